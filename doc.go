@@ -1,0 +1,45 @@
+// Package harnesskit is a map of the harnesskit module: embeddable tools and guards for
+// AI-agent hosts written in Go. This package holds no code; import the package you need.
+//
+// Every package is independent, host-agnostic and built in three layers: a pure,
+// deterministic core (values in, values out, no goroutines, clock or I/O), small host
+// interfaces of one to three methods, and a thin driver that runs the core against them.
+// Errors are values: sentinels for categories (check with [errors.Is]) and one typed error
+// per package for the detail (check with [errors.As]), with messages a model can act on.
+//
+// # Packages
+//
+// [github.com/harnesskit/harnesskit/patch] parses, validates, rescues and applies
+// Codex-format apply_patch text ("*** Begin Patch" …) atomically: every file is planned in
+// memory first, then all writes happen or none. Stale patches whose context drifted by
+// whitespace or Unicode punctuation are located conservatively and reported; an ambiguous
+// location is refused, never guessed.
+//
+// [github.com/harnesskit/harnesskit/webfetch] fetches a URL for a model: llms.txt
+// probing, main-content extraction to Markdown with metadata, a cache, a redirect policy,
+// binary detection, and an optional secondary-model summary. It is SSRF-safe by default.
+//
+// [github.com/harnesskit/harnesskit/pathguard] validates and resolves the paths a model
+// passes to search tools (grep, glob) with the host's own rules, in POSIX and Windows
+// flavours, and keeps every path inside the allowed root and worktrees, lexically and after
+// symlinks are resolved.
+//
+// [github.com/harnesskit/harnesskit/loopguard] notices a model repeating the same tool
+// call with identical results: it appends a corrective notice, then refuses further
+// identical reads and searches.
+//
+// [github.com/harnesskit/harnesskit/taskboard] is the background-task job board: task
+// records, generations, leases, cancel, message and revive protocols, compensation for
+// orphaned children and wait-for-user, as a deterministic state machine with host calls
+// behind interfaces.
+//
+// [github.com/harnesskit/harnesskit/astsearch] is structural search and rewrite over
+// syntax trees, with ast-grep's pattern syntax and dry-run diffs.
+//
+// # Examples
+//
+// The nested module github.com/harnesskit/harnesskit/examples holds the adapters: the
+// harnesskit command-line program (JSON in, JSON out, one subcommand per package), an MCP
+// server, and the demo that a new user runs first. Host SDKs are required only there, so
+// importing a harnesskit package never downloads one.
+package harnesskit

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Exit codes of every subcommand.
+const (
+	exitOK      = 0 // the call succeeded
+	exitRefused = 1 // the tool understood the call and refused it (a tool error)
+	exitUsage   = 2 // bad usage, or the host failed (a host error)
+)
+
+// stdio is what a command reads and writes.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// A command is one subcommand of harnesskit: usually one package, with verbs below it.
+type command struct {
+	name    string // "patch"
+	summary string // one line for the command list
+	usage   string // full usage text, printed by "help <name>" and "<name> -h"
+	// run gets the arguments after the command name. It returns an exit code.
+	run func(ctx context.Context, args []string, std stdio) int
+}
+
+// commands is the table of subcommands, in the order "help" lists them. Each package's
+// subcommand lives in its own file (cmd_<package>.go) and adds one line here.
+func commands() []command {
+	return []command{}
+}
+
+// run is the whole program; main only wires it to the process.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return dispatch(ctx, commands(), args, stdio{in: stdin, out: stdout, err: stderr})
+}
+
+// dispatch picks the command named by args[0] from cmds.
+func dispatch(ctx context.Context, cmds []command, args []string, std stdio) int {
+	if len(args) == 0 {
+		fmt.Fprint(std.err, "harnesskit: no command given\n\n", mainUsage(cmds))
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		return help(cmds, args[1:], std)
+	}
+	i := slices.IndexFunc(cmds, func(c command) bool { return c.name == name })
+	if i < 0 {
+		fmt.Fprintf(std.err, "harnesskit: unknown command %q\n\n%s", name, mainUsage(cmds))
+		return exitUsage
+	}
+	return cmds[i].run(ctx, args[1:], std)
+}
+
+// help prints the command list, or one command's usage, to stdout.
+func help(cmds []command, args []string, std stdio) int {
+	if len(args) == 0 {
+		fmt.Fprint(std.out, mainUsage(cmds))
+		return exitOK
+	}
+	i := slices.IndexFunc(cmds, func(c command) bool { return c.name == args[0] })
+	if i < 0 {
+		fmt.Fprintf(std.err, "harnesskit: no help for unknown command %q\n\n%s", args[0], mainUsage(cmds))
+		return exitUsage
+	}
+	fmt.Fprint(std.out, cmds[i].usage)
+	return exitOK
+}
+
+func mainUsage(cmds []command) string {
+	var b strings.Builder
+	b.WriteString(`harnesskit: the tools and guards of an agent host, JSON in and JSON out.
+
+Usage:
+  harnesskit <command> [<verb>] [flags]
+  harnesskit help [<command>]
+
+Commands:
+`)
+	if len(cmds) == 0 {
+		b.WriteString("  (none yet)\n")
+	}
+	for _, c := range cmds {
+		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+	}
+	b.WriteString(`
+Exit codes:
+  0  the call succeeded
+  1  the tool refused the input (the reason is on stdout)
+  2  usage error or host failure (the message is on stderr)
+
+Run "harnesskit help <command>" or "harnesskit <command> -h" for a command's verbs and flags.
+`)
+	return b.String()
+}
+
+// A verb is one action below a command, such as "apply" in "harnesskit patch apply".
+type verb struct {
+	name string
+	run  func(ctx context.Context, args []string, std stdio) int
+}
+
+// dispatchVerbs runs the verb named by args[0]; "-h" or "help" print usage to stdout.
+func dispatchVerbs(ctx context.Context, cmd string, usage string, verbs []verb, args []string, std stdio) int {
+	if len(args) == 0 {
+		fmt.Fprintf(std.err, "harnesskit %s: no verb given\n\n%s", cmd, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(std.out, usage)
+		return exitOK
+	}
+	i := slices.IndexFunc(verbs, func(v verb) bool { return v.name == args[0] })
+	if i < 0 {
+		fmt.Fprintf(std.err, "harnesskit %s: unknown verb %q\n\n%s", cmd, args[0], usage)
+		return exitUsage
+	}
+	return verbs[i].run(ctx, args[1:], std)
+}
+
+// parseFlags parses args with fs, which the caller has filled with its flags. It returns
+// (exit code, false) when the caller must stop: 0 after -h (usage on stdout), 2 after a bad
+// flag or a stray argument (the problem and the usage on stderr).
+func parseFlags(fs *flag.FlagSet, usage string, args []string, std stdio) (int, bool) {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(std.out, usage)
+			return exitOK, false
+		}
+		fmt.Fprintf(std.err, "harnesskit %s: %v\n\n%s", fs.Name(), err, usage)
+		return exitUsage, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(std.err, "harnesskit %s: unexpected argument %q\n\n%s", fs.Name(), fs.Arg(0), usage)
+		return exitUsage, false
+	}
+	return exitOK, true
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+)
+
+// An errorChannel says where an error goes (DESIGN §4.1).
+type errorChannel int
+
+const (
+	// hostError: the host is broken or gave up; another call would not help. The CLI
+	// writes the message to stderr and exits 2. It is the default, so an unmapped error
+	// fails loudly.
+	hostError errorChannel = iota
+	// toolError: the call was understood and failed for a reason the model can act on. The
+	// CLI writes {"error":{…}} to stdout and exits 1.
+	toolError
+)
+
+// toolErrors lists the sentinels that are tool errors. Each package's subcommand file adds
+// its sentinels here; a test checks that every exported sentinel of every package is
+// listed, so a new one cannot fall into the default unnoticed.
+func toolErrors() []error {
+	return []error{
+		fs.ErrNotExist,
+		fs.ErrPermission,
+	}
+}
+
+// classify sorts err into its channel. Cancellation is always a host error.
+func classify(err error) errorChannel {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return hostError
+	}
+	for _, s := range toolErrors() {
+		if errors.Is(err, s) {
+			return toolError
+		}
+	}
+	return hostError
+}
+
+// errorJSON is the error object of the commands that answer {"error":{…}}.
+type errorJSON struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// reportError sends err to its channel and returns the exit code: a tool error becomes
+// {"error":{"kind":kind,"message":…}} on stdout and exit 1; a host error becomes a message
+// on stderr and exit 2.
+func reportError(std stdio, cmd, kind string, err error) int {
+	if classify(err) == toolError {
+		if werr := writeJSON(std.out, struct {
+			Error errorJSON `json:"error"`
+		}{errorJSON{Kind: kind, Message: err.Error()}}); werr == nil {
+			return exitRefused
+		}
+	}
+	fmt.Fprintf(std.err, "harnesskit %s: %v\n", cmd, err)
+	return exitUsage
+}
