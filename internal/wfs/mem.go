@@ -1,0 +1,738 @@
+package wfs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// MaxSymlinks is the number of symbolic links [MemFS] follows while resolving one name
+// before it fails with syscall.ELOOP (Linux's limit).
+const MaxSymlinks = 40
+
+// DefaultUmask is the umask a new [MemFS] applies to the permissions given to OpenFile and
+// Mkdir, like a typical OS process.
+const DefaultUmask fs.FileMode = 0o022
+
+// MemFS is an in-memory [FS] that behaves like a POSIX file system seen by an unprivileged
+// user: directories, regular files and symbolic links (relative and absolute targets,
+// followed by Stat, ReadFile, OpenFile and Chmod and in every non-final component, at most
+// [MaxSymlinks] per name), permission bits that are enforced for the owner (search permission
+// on directories, read and write permission on files, write permission on a directory to
+// change its entries), and a umask. Names are resolved element by element, so ".." after a
+// symbolic link climbs from the link's target as it would on disk.
+//
+// MemFS is deterministic (no clock: every modification time is the zero time; no
+// randomness) and safe for concurrent use. Open files share the node they opened, so writes
+// through a handle are visible at once and survive a rename of the name.
+//
+// For tests it records every mutating call ([MemFS.Calls]) and can fail chosen calls
+// ([MemFS.InjectFault]). The setup methods [MemFS.WriteFile], [MemFS.MkdirAll] and
+// [MemFS.Symlink] are neither recorded nor subject to faults.
+//
+// The zero value is not usable; call [NewMemFS].
+type MemFS struct {
+	mu    sync.Mutex
+	vols  map[string]*node // volume name ("" on Unix) → its root directory
+	umask fs.FileMode
+
+	cmu    sync.Mutex // guards calls and faults; never held while mu is wanted
+	calls  []Call
+	faults []fault
+}
+
+type fault struct {
+	match func(op, name string) bool
+	err   error
+}
+
+type node struct {
+	mode   fs.FileMode // type bits | permission bits
+	data   []byte
+	target string
+	kids   map[string]*node
+}
+
+func (n *node) isDir() bool  { return n.mode.IsDir() }
+func (n *node) isLink() bool { return n.mode&fs.ModeSymlink != 0 }
+
+var _ FS = (*MemFS)(nil)
+
+// NewMemFS returns an empty MemFS holding only the root directory (mode 0755) of the
+// current platform's volume ("/" on Unix; other Windows volumes appear when setup methods
+// name them).
+func NewMemFS() *MemFS {
+	m := &MemFS{vols: map[string]*node{}, umask: DefaultUmask}
+	if wd, err := os.Getwd(); err == nil {
+		m.volume(filepath.VolumeName(wd))
+	} else {
+		m.volume("")
+	}
+	return m
+}
+
+// volume returns the root directory of vol, creating it. Callers hold mu (or own m).
+func (m *MemFS) volume(vol string) *node {
+	r := m.vols[vol]
+	if r == nil {
+		r = &node{mode: fs.ModeDir | 0o755, kids: map[string]*node{}}
+		m.vols[vol] = r
+	}
+	return r
+}
+
+// SetUmask sets the bits cleared from the permissions given to OpenFile and Mkdir.
+func (m *MemFS) SetUmask(mask fs.FileMode) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.umask = mask & fs.ModePerm
+}
+
+// InjectFault makes every later mutating call for which match(op, name) returns true fail
+// with err. op is one of "open" (an OpenFile that may create, truncate or write), "write",
+// "sync", "close" (on a file from OpenFile), "rename", "remove", "mkdir", "chmod"; name is
+// the path the call changes (the destination of a rename; the name a file was opened with).
+// Faults accumulate; the first one that matches wins. A failing call changes nothing, except
+// that a failing "close" still closes the file. err is returned as is when it is an
+// [*fs.PathError] or [*os.LinkError], else wrapped in one. match is called without MemFS locks
+// held, once per call, so it may count calls; it must not call InjectFault or ClearFaults.
+func (m *MemFS) InjectFault(match func(op, name string) bool, err error) {
+	m.cmu.Lock()
+	defer m.cmu.Unlock()
+	m.faults = append(m.faults, fault{match, err})
+}
+
+// ClearFaults removes every fault added by InjectFault.
+func (m *MemFS) ClearFaults() {
+	m.cmu.Lock()
+	defer m.cmu.Unlock()
+	m.faults = nil
+}
+
+// Calls returns a copy of the log of mutating calls ("open" with a flag that may create,
+// truncate or write, "rename", "remove", "mkdir", "chmod"), in call order, including calls
+// that failed.
+func (m *MemFS) Calls() []Call {
+	m.cmu.Lock()
+	defer m.cmu.Unlock()
+	return slices.Clone(m.calls)
+}
+
+// ResetCalls empties the log returned by Calls.
+func (m *MemFS) ResetCalls() {
+	m.cmu.Lock()
+	defer m.cmu.Unlock()
+	m.calls = nil
+}
+
+// enter logs a mutating call (when logged) and returns the injected fault for it, if any.
+func (m *MemFS) enter(op, name, name2 string, logged bool) error {
+	m.cmu.Lock()
+	if logged {
+		m.calls = append(m.calls, Call{Op: op, Name: name, Name2: name2})
+	}
+	faults := m.faults
+	m.cmu.Unlock()
+	target := name
+	if op == "rename" {
+		target = name2
+	}
+	for _, f := range faults {
+		if f.match(op, target) {
+			var pe *fs.PathError
+			var le *os.LinkError
+			switch {
+			case errors.As(f.err, &pe), errors.As(f.err, &le):
+				return f.err
+			case op == "rename":
+				return &os.LinkError{Op: op, Old: name, New: name2, Err: f.err}
+			default:
+				return &fs.PathError{Op: op, Path: name, Err: f.err}
+			}
+		}
+	}
+	return nil
+}
+
+// resolved is the outcome of resolving a name: the directory holding its final element
+// (nil when the name denotes a volume root or ends in "." or ".."), that element, and the
+// node (nil when the final element does not exist).
+type resolved struct {
+	parent *node
+	leaf   string
+	n      *node
+}
+
+// elems splits the part of a path after its volume name into its elements.
+func elems(rest string) []string {
+	var out []string
+	for e := range strings.SplitSeq(filepath.ToSlash(rest), "/") {
+		if e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// resolve walks name element by element. Symbolic links in non-final elements are always
+// followed, a final one only when follow is set. The error is a bare syscall error (or
+// ErrNotAbs) for the caller to wrap. Callers hold mu.
+func (m *MemFS) resolve(name string, follow bool) (resolved, error) {
+	if !filepath.IsAbs(name) {
+		return resolved{}, ErrNotAbs
+	}
+	vol := filepath.VolumeName(name)
+	root := m.vols[vol]
+	if root == nil {
+		return resolved{}, syscall.ENOENT
+	}
+	stack := []*node{root}
+	todo := elems(name[len(vol):])
+	links := 0
+	for len(todo) > 0 {
+		e := todo[0]
+		todo = todo[1:]
+		last := len(todo) == 0
+		dir := stack[len(stack)-1]
+		switch e {
+		case ".":
+			if last {
+				return resolved{n: dir}, nil
+			}
+			continue
+		case "..":
+			if len(stack) > 1 {
+				stack = stack[:len(stack)-1]
+			}
+			if last {
+				return resolved{n: stack[len(stack)-1]}, nil
+			}
+			continue
+		}
+		if dir.mode&0o100 == 0 {
+			return resolved{}, syscall.EACCES
+		}
+		child := dir.kids[e]
+		if child == nil {
+			if last {
+				return resolved{parent: dir, leaf: e}, nil
+			}
+			return resolved{}, syscall.ENOENT
+		}
+		if child.isLink() && (!last || follow) {
+			links++
+			if links > MaxSymlinks {
+				return resolved{}, syscall.ELOOP
+			}
+			t := child.target
+			if t == "" {
+				return resolved{}, syscall.ENOENT
+			}
+			tv := filepath.VolumeName(t)
+			rest := t[len(tv):]
+			if tv != "" || (rest != "" && os.IsPathSeparator(rest[0])) {
+				if tv == "" {
+					tv = vol
+				}
+				r := m.vols[tv]
+				if r == nil {
+					return resolved{}, syscall.ENOENT
+				}
+				vol = tv
+				stack = []*node{r}
+			}
+			te := elems(rest)
+			if len(te) == 0 {
+				te = []string{"."}
+			}
+			todo = append(te, todo...)
+			continue
+		}
+		if last {
+			return resolved{parent: dir, leaf: e, n: child}, nil
+		}
+		if !child.isDir() {
+			return resolved{}, syscall.ENOTDIR
+		}
+		stack = append(stack, child)
+	}
+	return resolved{n: stack[len(stack)-1]}, nil
+}
+
+// canModify reports whether entries of dir may be created, removed or renamed.
+func canModify(dir *node) bool { return dir.mode&0o300 == 0o300 }
+
+// memInfo is the fs.FileInfo of a MemFS node.
+type memInfo struct {
+	name string
+	size int64
+	mode fs.FileMode
+}
+
+func (i *memInfo) Name() string       { return i.name }
+func (i *memInfo) Size() int64        { return i.size }
+func (i *memInfo) Mode() fs.FileMode  { return i.mode }
+func (i *memInfo) ModTime() time.Time { return time.Time{} }
+func (i *memInfo) IsDir() bool        { return i.mode.IsDir() }
+func (i *memInfo) Sys() any           { return nil }
+
+func infoOf(name string, n *node) fs.FileInfo {
+	size := int64(len(n.data))
+	if n.isLink() {
+		size = int64(len(n.target))
+	}
+	return &memInfo{name: filepath.Base(name), size: size, mode: n.mode}
+}
+
+func (m *MemFS) stat(op, name string, follow bool) (fs.FileInfo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.resolve(name, follow)
+	if err == nil && r.n == nil {
+		err = syscall.ENOENT
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	return infoOf(name, r.n), nil
+}
+
+// Stat describes the named file, following symbolic links.
+func (m *MemFS) Stat(name string) (fs.FileInfo, error) { return m.stat("stat", name, true) }
+
+// Lstat describes the named file without following a final symbolic link.
+func (m *MemFS) Lstat(name string) (fs.FileInfo, error) { return m.stat("lstat", name, false) }
+
+// Readlink returns the stored target of the named symbolic link; syscall.EINVAL when the
+// name is not a symbolic link.
+func (m *MemFS) Readlink(name string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.resolve(name, false)
+	switch {
+	case err != nil:
+	case r.n == nil:
+		err = syscall.ENOENT
+	case !r.n.isLink():
+		err = syscall.EINVAL
+	default:
+		return r.n.target, nil
+	}
+	return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
+}
+
+// ReadFile returns a copy of the named file's contents, following symbolic links.
+func (m *MemFS) ReadFile(name string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.resolve(name, true)
+	switch {
+	case err != nil:
+	case r.n == nil:
+		err = syscall.ENOENT
+	case r.n.mode&0o400 == 0:
+		err = syscall.EACCES
+	case r.n.isDir():
+		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
+	default:
+		return slices.Clone(r.n.data), nil
+	}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+}
+
+const accMode = os.O_RDONLY | os.O_WRONLY | os.O_RDWR
+
+// OpenFile opens the named file like os.OpenFile: O_CREATE creates it (permissions perm
+// minus the umask) in an existing directory, O_CREATE|O_EXCL fails with syscall.EEXIST when
+// the name exists (even as a dangling symbolic link, which is not followed), O_TRUNC
+// empties it, O_APPEND writes at its end. Opening a directory for writing fails with
+// syscall.EISDIR.
+func (m *MemFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
+	acc := flag & accMode
+	mutating := acc != os.O_RDONLY || flag&(os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0
+	if mutating {
+		if err := m.enter("open", name, "", true); err != nil {
+			return nil, err
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	excl := flag&os.O_CREATE != 0 && flag&os.O_EXCL != 0
+	r, err := m.resolve(name, !excl)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	n := r.n
+	switch {
+	case n == nil && flag&os.O_CREATE == 0:
+		err = syscall.ENOENT
+	case n == nil && !canModify(r.parent):
+		err = syscall.EACCES
+	case n == nil:
+		n = &node{mode: perm & fs.ModePerm &^ m.umask}
+		r.parent.kids[r.leaf] = n
+	case excl:
+		err = syscall.EEXIST
+	case n.isDir() && (acc != os.O_RDONLY || flag&os.O_TRUNC != 0):
+		err = syscall.EISDIR
+	case (acc == os.O_RDONLY || acc == os.O_RDWR) && n.mode&0o400 == 0,
+		(acc == os.O_WRONLY || acc == os.O_RDWR) && n.mode&0o200 == 0:
+		err = syscall.EACCES
+	case flag&os.O_TRUNC != 0 && acc != os.O_RDONLY:
+		n.data = nil
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return &memFile{m: m, n: n, name: name, flag: flag}, nil
+}
+
+// memFile is an open MemFS file.
+type memFile struct {
+	m      *MemFS
+	n      *node
+	name   string
+	flag   int
+	off    int
+	closed bool // guarded by m.mu
+}
+
+func (f *memFile) Write(p []byte) (int, error) {
+	if err := f.m.enter("write", f.name, "", false); err != nil {
+		return 0, err
+	}
+	f.m.mu.Lock()
+	defer f.m.mu.Unlock()
+	switch {
+	case f.closed:
+		return 0, &fs.PathError{Op: "write", Path: f.name, Err: fs.ErrClosed}
+	case f.flag&accMode == os.O_RDONLY:
+		return 0, &fs.PathError{Op: "write", Path: f.name, Err: syscall.EBADF}
+	case f.n.isDir():
+		return 0, &fs.PathError{Op: "write", Path: f.name, Err: syscall.EISDIR}
+	}
+	if f.flag&os.O_APPEND != 0 {
+		f.off = len(f.n.data)
+	}
+	end := f.off + len(p)
+	if end > len(f.n.data) {
+		grown := make([]byte, end)
+		copy(grown, f.n.data)
+		f.n.data = grown
+	}
+	copy(f.n.data[f.off:], p)
+	f.off = end
+	return len(p), nil
+}
+
+func (f *memFile) Sync() error {
+	if err := f.m.enter("sync", f.name, "", false); err != nil {
+		return err
+	}
+	f.m.mu.Lock()
+	defer f.m.mu.Unlock()
+	if f.closed {
+		return &fs.PathError{Op: "sync", Path: f.name, Err: fs.ErrClosed}
+	}
+	return nil
+}
+
+func (f *memFile) Close() error {
+	ferr := f.m.enter("close", f.name, "", false)
+	f.m.mu.Lock()
+	defer f.m.mu.Unlock()
+	if f.closed {
+		return &fs.PathError{Op: "close", Path: f.name, Err: fs.ErrClosed}
+	}
+	f.closed = true
+	return ferr
+}
+
+// contains reports whether n is dir or lies in the tree below dir.
+func contains(dir, n *node) bool {
+	if dir == n {
+		return true
+	}
+	for _, k := range dir.kids {
+		if k.isDir() && contains(k, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// Rename renames oldname to newname like os.Rename on Unix (final symbolic links are
+// renamed, not followed): an existing file at newname is replaced; an existing directory at
+// newname fails with syscall.EEXIST; a directory cannot replace a file (syscall.ENOTDIR) or
+// move below itself (syscall.EINVAL). Errors are [*os.LinkError]s.
+func (m *MemFS) Rename(oldname, newname string) error {
+	if err := m.enter("rename", oldname, newname, true); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	err := m.rename(oldname, newname)
+	if err != nil {
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
+	}
+	return nil
+}
+
+func (m *MemFS) rename(oldname, newname string) error {
+	ro, err := m.resolve(oldname, false)
+	if err != nil {
+		return err
+	}
+	if ro.n == nil {
+		return syscall.ENOENT
+	}
+	rn, err := m.resolve(newname, false)
+	if err != nil {
+		return err
+	}
+	if ro.parent == nil {
+		return syscall.EBUSY
+	}
+	if rn.parent == nil {
+		if rn.n.isDir() {
+			return syscall.EEXIST
+		}
+		return syscall.EINVAL
+	}
+	if !canModify(ro.parent) || !canModify(rn.parent) {
+		return syscall.EACCES
+	}
+	if rn.n != nil {
+		switch {
+		case rn.n == ro.n:
+			return nil
+		case rn.n.isDir():
+			return syscall.EEXIST
+		case ro.n.isDir():
+			return syscall.ENOTDIR
+		}
+	}
+	if ro.n.isDir() && contains(ro.n, rn.parent) {
+		return syscall.EINVAL
+	}
+	delete(ro.parent.kids, ro.leaf)
+	rn.parent.kids[rn.leaf] = ro.n
+	return nil
+}
+
+// Remove removes the named file, symbolic link (not its target) or empty directory; a
+// non-empty directory fails with syscall.ENOTEMPTY.
+func (m *MemFS) Remove(name string) error {
+	if err := m.enter("remove", name, "", true); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.resolve(name, false)
+	switch {
+	case err != nil:
+	case r.n == nil:
+		err = syscall.ENOENT
+	case r.parent == nil:
+		err = syscall.EBUSY
+	case !canModify(r.parent):
+		err = syscall.EACCES
+	case r.n.isDir() && len(r.n.kids) > 0:
+		err = syscall.ENOTEMPTY
+	default:
+		delete(r.parent.kids, r.leaf)
+		return nil
+	}
+	return &fs.PathError{Op: "remove", Path: name, Err: err}
+}
+
+// Mkdir creates the named directory with permissions perm minus the umask; the parent must
+// exist (syscall.ENOENT) and the name must not (syscall.EEXIST, also for a dangling
+// symbolic link).
+func (m *MemFS) Mkdir(name string, perm fs.FileMode) error {
+	if err := m.enter("mkdir", name, "", true); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.resolve(name, false)
+	switch {
+	case err != nil:
+	case r.n != nil:
+		err = syscall.EEXIST
+	case !canModify(r.parent):
+		err = syscall.EACCES
+	default:
+		r.parent.kids[r.leaf] = &node{mode: fs.ModeDir | perm&fs.ModePerm&^m.umask, kids: map[string]*node{}}
+		return nil
+	}
+	return &fs.PathError{Op: "mkdir", Path: name, Err: err}
+}
+
+// Chmod sets the permission bits (mode & 0777) of the named file, following symbolic links.
+func (m *MemFS) Chmod(name string, mode fs.FileMode) error {
+	if err := m.enter("chmod", name, "", true); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.resolve(name, true)
+	if err == nil && r.n == nil {
+		err = syscall.ENOENT
+	}
+	if err != nil {
+		return &fs.PathError{Op: "chmod", Path: name, Err: err}
+	}
+	r.n.mode = r.n.mode.Type() | mode&fs.ModePerm
+	return nil
+}
+
+// mkdirAll creates name and its missing parents with exactly perm (no umask). Callers
+// hold mu.
+func (m *MemFS) mkdirAll(name string, perm fs.FileMode) error {
+	if !filepath.IsAbs(name) {
+		return ErrNotAbs
+	}
+	vol := filepath.VolumeName(name)
+	m.volume(vol)
+	prefix := vol + string(filepath.Separator)
+	for _, e := range elems(name[len(vol):]) {
+		prefix = filepath.Join(prefix, e)
+		r, err := m.resolve(prefix, true)
+		switch {
+		case err != nil:
+			return err
+		case r.n == nil && r.parent != nil:
+			r.parent.kids[r.leaf] = &node{mode: fs.ModeDir | perm&fs.ModePerm, kids: map[string]*node{}}
+		case r.n != nil && !r.n.isDir():
+			return syscall.ENOTDIR
+		}
+	}
+	return nil
+}
+
+// create resolves name for a setup method, creating missing parent directories (0755).
+func (m *MemFS) create(name string, follow bool) (resolved, error) {
+	if !filepath.IsAbs(name) {
+		return resolved{}, ErrNotAbs
+	}
+	m.volume(filepath.VolumeName(name))
+	r, err := m.resolve(name, follow)
+	if errors.Is(err, syscall.ENOENT) {
+		if err := m.mkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return resolved{}, err
+		}
+		r, err = m.resolve(name, follow)
+	}
+	if err == nil && r.parent == nil && r.n == nil {
+		err = syscall.EINVAL
+	}
+	return r, err
+}
+
+// WriteFile is a setup method: it writes data to the named file with exactly the permission
+// bits perm (no umask; an existing file's bits are replaced), creating missing parent
+// directories with mode 0755 and following symbolic links. It is not logged and not subject
+// to faults.
+func (m *MemFS) WriteFile(name string, data []byte, perm fs.FileMode) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.create(name, true)
+	switch {
+	case err != nil:
+	case r.n == nil:
+		r.parent.kids[r.leaf] = &node{mode: perm & fs.ModePerm, data: slices.Clone(data)}
+		return nil
+	case r.n.isDir():
+		err = syscall.EISDIR
+	default:
+		r.n.data = slices.Clone(data)
+		r.n.mode = perm & fs.ModePerm
+		return nil
+	}
+	return &fs.PathError{Op: "open", Path: name, Err: err}
+}
+
+// MkdirAll is a setup method: it creates the named directory and any missing parents with
+// exactly the permission bits perm (no umask). Existing directories are kept as they are.
+// It is not logged and not subject to faults.
+func (m *MemFS) MkdirAll(name string, perm fs.FileMode) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.mkdirAll(name, perm); err != nil {
+		return &fs.PathError{Op: "mkdir", Path: name, Err: err}
+	}
+	return nil
+}
+
+// Symlink is a setup method: it creates name as a symbolic link to target (stored as given,
+// relative or absolute, not checked), creating missing parent directories with mode 0755.
+// It fails with syscall.EEXIST when name exists. It is not logged and not subject to faults.
+func (m *MemFS) Symlink(target, name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.create(name, false)
+	switch {
+	case err != nil:
+	case r.n != nil:
+		err = syscall.EEXIST
+	default:
+		r.parent.kids[r.leaf] = &node{mode: fs.ModeSymlink | 0o777, target: target}
+		return nil
+	}
+	return &os.LinkError{Op: "symlink", Old: target, New: name, Err: err}
+}
+
+// Tree returns a snapshot of every entry, keyed by absolute OS-native path (volume roots
+// excluded). The data are copies.
+func (m *MemFS) Tree() map[string]Entry {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]Entry{}
+	for vol, root := range m.vols {
+		addTree(out, vol+string(filepath.Separator), root)
+	}
+	return out
+}
+
+func addTree(out map[string]Entry, dir string, n *node) {
+	for name, k := range n.kids {
+		p := filepath.Join(dir, name)
+		switch {
+		case k.isDir():
+			out[p] = Entry{Dir: true, Mode: k.mode.Perm()}
+			addTree(out, p, k)
+		case k.isLink():
+			out[p] = Entry{Symlink: true, Mode: k.mode.Perm(), Target: k.target}
+		default:
+			out[p] = Entry{Data: slices.Clone(k.data), Mode: k.mode.Perm()}
+		}
+	}
+}
+
+// TreeUnder returns the entries strictly below dir, keyed by slash-separated paths relative
+// to dir: the shape of a fixture directory.
+func (m *MemFS) TreeUnder(dir string) map[string]Entry {
+	return Under(m.Tree(), dir)
+}
+
+// Under keeps the entries of tree strictly below dir and re-keys them by slash-separated
+// paths relative to dir.
+func Under(tree map[string]Entry, dir string) map[string]Entry {
+	dir = filepath.Clean(dir)
+	out := map[string]Entry{}
+	for p, e := range tree {
+		rel, err := filepath.Rel(dir, p)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		out[filepath.ToSlash(rel)] = e
+	}
+	return out
+}
