@@ -1,0 +1,151 @@
+package pathguard_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/harnesskit/harnesskit/pathguard"
+)
+
+// fakeNode is one entry of a fakeFS: a directory, a regular file, a symlink (link != ""),
+// or a component whose Lstat fails with err.
+type fakeNode struct {
+	dir  bool
+	link string
+	err  error
+}
+
+// fakeFS is an in-memory Resolver and stat function keyed by exact path strings in one
+// flavour, so Windows-flavour cases run on any OS.
+type fakeFS struct {
+	flavor pathguard.Flavor
+	fold   bool
+	nodes  map[string]fakeNode
+}
+
+var _ pathguard.Resolver = (*fakeFS)(nil)
+
+func (f *fakeFS) key(name string) string {
+	if f.fold {
+		return strings.ToLower(name)
+	}
+	return name
+}
+
+func newFakeFS(fl pathguard.Flavor, fold bool, nodes map[string]fakeNode) *fakeFS {
+	m := make(map[string]fakeNode, len(nodes))
+	f := &fakeFS{flavor: fl, fold: fold, nodes: m}
+	for k, v := range nodes {
+		m[f.key(k)] = v
+	}
+	return f
+}
+
+func (f *fakeFS) Lstat(name string) (fs.FileInfo, error) {
+	if strings.IndexByte(name, 0) >= 0 {
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: syscall.EINVAL}
+	}
+	if n, ok := f.nodes[f.key(name)]; ok {
+		if n.err != nil {
+			return nil, &fs.PathError{Op: "lstat", Path: name, Err: n.err}
+		}
+		return fakeInfo{name: name, node: n}, nil
+	}
+	// Under a regular file: ENOTDIR, like Unix.
+	for p := name; ; {
+		parent := f.flavor.Resolve(p, "..")
+		if parent == p {
+			break
+		}
+		if n, ok := f.nodes[f.key(parent)]; ok && !n.dir && n.link == "" && n.err == nil {
+			return nil, &fs.PathError{Op: "lstat", Path: name, Err: syscall.ENOTDIR}
+		}
+		p = parent
+	}
+	return nil, &fs.PathError{Op: "lstat", Path: name, Err: fs.ErrNotExist}
+}
+
+func (f *fakeFS) Readlink(name string) (string, error) {
+	n, ok := f.nodes[f.key(name)]
+	if !ok || n.link == "" {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: syscall.EINVAL}
+	}
+	return n.link, nil
+}
+
+type fakeInfo struct {
+	name string
+	node fakeNode
+}
+
+func (i fakeInfo) Name() string { return i.name }
+func (i fakeInfo) Size() int64  { return 0 }
+func (i fakeInfo) Mode() fs.FileMode {
+	switch {
+	case i.node.link != "":
+		return fs.ModeSymlink | 0o777
+	case i.node.dir:
+		return fs.ModeDir | 0o755
+	}
+	return 0o644
+}
+func (i fakeInfo) ModTime() time.Time { return time.Time{} }
+func (i fakeInfo) IsDir() bool        { return i.node.dir }
+func (i fakeInfo) Sys() any           { return nil }
+
+// realTempDir returns a temp directory with every symlink in its path resolved, so tests
+// compare real paths on systems where /tmp is itself a link.
+func realTempDir(t testing.TB) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// mkTree creates files ("f"), directories (ending in "/") and symlinks ("name -> target")
+// under root.
+func mkTree(t testing.TB, root string, entries ...string) {
+	t.Helper()
+	for _, e := range entries {
+		var err error
+		switch {
+		case strings.Contains(e, " -> "):
+			name, target, _ := strings.Cut(e, " -> ")
+			p := filepath.Join(root, name)
+			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+				err = os.Symlink(target, p)
+			}
+		case strings.HasSuffix(e, "/"):
+			err = os.MkdirAll(filepath.Join(root, e), 0o755)
+		default:
+			p := filepath.Join(root, e)
+			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+				err = os.WriteFile(p, []byte("x\n"), 0o644)
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// kindOf returns the Kind of err, or 0 for nil; it fails the test for a foreign error.
+func kindOf(t testing.TB, err error) pathguard.Kind {
+	t.Helper()
+	if err == nil {
+		return 0
+	}
+	var pe *pathguard.Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %v (%T) is not a *pathguard.Error", err, err)
+	}
+	return pe.Kind
+}
