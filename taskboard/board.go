@@ -1,0 +1,287 @@
+package taskboard
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Defaults of [Options] and [Timing] (§2.8).
+const (
+	DefaultMaxReusablePerAgent = 2
+	DefaultMaxContextLines     = 50_000
+	DefaultWaitProtocol        = "harnesskit.wait_for_user.v1"
+	DefaultAbortGrace          = 10 * time.Second
+	DefaultOrchestratorAgent   = "orchestrator"
+
+	// MinWallClock and MaxWallClock bound Options.WallClock when it is not 0 (off).
+	MinWallClock = 60 * time.Second
+	MaxWallClock = 2_147_483_647 * time.Millisecond
+	// MinAbortGrace and MaxAbortGrace bound Options.AbortGrace.
+	MinAbortGrace = 1 * time.Second
+	MaxAbortGrace = 60 * time.Second
+)
+
+// Options configures a [Board] (and, through it, the driver). The zero value of every field
+// means its default.
+type Options struct {
+	MaxReusablePerAgent  int           // reusable and retained-stopped records kept per (parent, agent); default 2
+	MaxContextLines      int           // context budget of a reusable record; default 50,000
+	OrchestratorAgents   []string      // agents allowed to call orchestrator-only tools; default {"orchestrator"}
+	DeferNumberedAliases bool          // launches under a parent never seen managed use the task ID as alias
+	WaitGuard            bool          // wait_for_user refuses to arm while children are outstanding
+	WaitProtocol         string        // protocol line of wait_for_user; default DefaultWaitProtocol
+	WallClock            time.Duration // wall-clock supervisor: 0 (off) or 60 s … 2^31-1 ms
+	AbortGrace           time.Duration // grace after the supervisor's abort: 1 s … 60 s; default 10 s
+	Timing               Timing
+}
+
+// Timing holds every deadline, period and history size of the protocols (§2.8). Zero fields
+// take the defaults of [DefaultTiming]; negative ones are rejected by [NewBoard].
+type Timing struct {
+	AbortTimeout, VerifyBudget, VerifyPoll, VerifyStable     time.Duration // 10s, 1.5s, 150ms, 300ms
+	MessageBudget                                            time.Duration // 10s
+	MessageHistory                                           int           // 20
+	BaselineTimeout, IdleWaitTimeout, AdmissionTimeout       time.Duration // 5s, 5s, 10s
+	CompensationReadTimeout                                  time.Duration // 1.5s
+	NotifyTimeout, NotifyRetryDelay                          time.Duration // 10s, 1s
+	NotifyAttempts                                           int           // 3
+	StatusReadTimeout, ReconcilePeriod, StopGrace, IdleDelay time.Duration // 5s, 5s, 5s, 2s
+	EvidenceReadTimeout                                      time.Duration // 5s
+	EvidenceAttempts                                         int           // 3
+	ResultReadTimeout                                        time.Duration // 5s
+	ResultHistory                                            int           // 50
+	PossiblyStuckAfter, HideUncertainAfter, HideAgedAfter    time.Duration // 120s, 30m, 6h
+}
+
+// DefaultTiming returns the timing of §2.8.
+func DefaultTiming() Timing {
+	return Timing{
+		AbortTimeout: 10 * time.Second, VerifyBudget: 1500 * time.Millisecond,
+		VerifyPoll: 150 * time.Millisecond, VerifyStable: 300 * time.Millisecond,
+		MessageBudget: 10 * time.Second, MessageHistory: 20,
+		BaselineTimeout: 5 * time.Second, IdleWaitTimeout: 5 * time.Second,
+		AdmissionTimeout:        10 * time.Second,
+		CompensationReadTimeout: 1500 * time.Millisecond,
+		NotifyTimeout:           10 * time.Second, NotifyRetryDelay: time.Second, NotifyAttempts: 3,
+		StatusReadTimeout: 5 * time.Second, ReconcilePeriod: 5 * time.Second,
+		StopGrace: 5 * time.Second, IdleDelay: 2 * time.Second,
+		EvidenceReadTimeout: 5 * time.Second, EvidenceAttempts: 3,
+		ResultReadTimeout: 5 * time.Second, ResultHistory: 50,
+		PossiblyStuckAfter: 120 * time.Second, HideUncertainAfter: 30 * time.Minute,
+		HideAgedAfter: 6 * time.Hour,
+	}
+}
+
+// Budget clamps a computed deadline to at least 1 ms (a zero timeout would mean "none").
+func Budget(d time.Duration) time.Duration {
+	if d < time.Millisecond {
+		return time.Millisecond
+	}
+	return d
+}
+
+// withDefaults fills zero fields and validates the rest; the error names the field.
+func (o Options) withDefaults() (Options, error) {
+	if o.MaxReusablePerAgent < 0 {
+		return o, fmt.Errorf("taskboard: Options.MaxReusablePerAgent must be ≥ 0, got %d", o.MaxReusablePerAgent)
+	}
+	if o.MaxReusablePerAgent == 0 {
+		o.MaxReusablePerAgent = DefaultMaxReusablePerAgent
+	}
+	if o.MaxContextLines < 0 {
+		return o, fmt.Errorf("taskboard: Options.MaxContextLines must be ≥ 0, got %d", o.MaxContextLines)
+	}
+	if o.MaxContextLines == 0 {
+		o.MaxContextLines = DefaultMaxContextLines
+	}
+	if len(o.OrchestratorAgents) == 0 {
+		o.OrchestratorAgents = []string{DefaultOrchestratorAgent}
+	} else {
+		o.OrchestratorAgents = append([]string(nil), o.OrchestratorAgents...)
+	}
+	if o.WaitProtocol == "" {
+		o.WaitProtocol = DefaultWaitProtocol
+	}
+	if o.WallClock != 0 && (o.WallClock < MinWallClock || o.WallClock > MaxWallClock) {
+		return o, fmt.Errorf("taskboard: Options.WallClock must be 0 (off) or between %d and %d ms, got %d ms",
+			MinWallClock.Milliseconds(), MaxWallClock.Milliseconds(), o.WallClock.Milliseconds())
+	}
+	if o.AbortGrace == 0 {
+		o.AbortGrace = DefaultAbortGrace
+	}
+	if o.AbortGrace < MinAbortGrace || o.AbortGrace > MaxAbortGrace {
+		return o, fmt.Errorf("taskboard: Options.AbortGrace must be between %d and %d ms, got %d ms",
+			MinAbortGrace.Milliseconds(), MaxAbortGrace.Milliseconds(), o.AbortGrace.Milliseconds())
+	}
+	t, err := o.Timing.withDefaults()
+	if err != nil {
+		return o, err
+	}
+	o.Timing = t
+	return o, nil
+}
+
+func (t Timing) withDefaults() (Timing, error) {
+	d := DefaultTiming()
+	durs := []struct {
+		name string
+		v    *time.Duration
+		def  time.Duration
+	}{
+		{"AbortTimeout", &t.AbortTimeout, d.AbortTimeout},
+		{"VerifyBudget", &t.VerifyBudget, d.VerifyBudget},
+		{"VerifyPoll", &t.VerifyPoll, d.VerifyPoll},
+		{"VerifyStable", &t.VerifyStable, d.VerifyStable},
+		{"MessageBudget", &t.MessageBudget, d.MessageBudget},
+		{"BaselineTimeout", &t.BaselineTimeout, d.BaselineTimeout},
+		{"IdleWaitTimeout", &t.IdleWaitTimeout, d.IdleWaitTimeout},
+		{"AdmissionTimeout", &t.AdmissionTimeout, d.AdmissionTimeout},
+		{"CompensationReadTimeout", &t.CompensationReadTimeout, d.CompensationReadTimeout},
+		{"NotifyTimeout", &t.NotifyTimeout, d.NotifyTimeout},
+		{"NotifyRetryDelay", &t.NotifyRetryDelay, d.NotifyRetryDelay},
+		{"StatusReadTimeout", &t.StatusReadTimeout, d.StatusReadTimeout},
+		{"ReconcilePeriod", &t.ReconcilePeriod, d.ReconcilePeriod},
+		{"StopGrace", &t.StopGrace, d.StopGrace},
+		{"IdleDelay", &t.IdleDelay, d.IdleDelay},
+		{"EvidenceReadTimeout", &t.EvidenceReadTimeout, d.EvidenceReadTimeout},
+		{"ResultReadTimeout", &t.ResultReadTimeout, d.ResultReadTimeout},
+		{"PossiblyStuckAfter", &t.PossiblyStuckAfter, d.PossiblyStuckAfter},
+		{"HideUncertainAfter", &t.HideUncertainAfter, d.HideUncertainAfter},
+		{"HideAgedAfter", &t.HideAgedAfter, d.HideAgedAfter},
+	}
+	for _, f := range durs {
+		if *f.v < 0 {
+			return t, fmt.Errorf("taskboard: Options.Timing.%s must not be negative, got %s", f.name, *f.v)
+		}
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+		*f.v = Budget(*f.v)
+	}
+	ints := []struct {
+		name string
+		v    *int
+		def  int
+	}{
+		{"MessageHistory", &t.MessageHistory, d.MessageHistory},
+		{"NotifyAttempts", &t.NotifyAttempts, d.NotifyAttempts},
+		{"EvidenceAttempts", &t.EvidenceAttempts, d.EvidenceAttempts},
+		{"ResultHistory", &t.ResultHistory, d.ResultHistory},
+	}
+	for _, f := range ints {
+		if *f.v < 0 || *f.v > math.MaxInt32 {
+			return t, fmt.Errorf("taskboard: Options.Timing.%s must be between 0 and %d, got %d", f.name, math.MaxInt32, *f.v)
+		}
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+	}
+	return t, nil
+}
+
+// Board is the pure, deterministic job board: records, aliases, generations, leases,
+// tombstones and the wait-for-user latch. It performs no I/O, starts no goroutines and reads
+// time only from its [Clock]. It is not safe for concurrent use: the driver serialises access.
+type Board struct {
+	clock Clock
+	opts  Options
+
+	records map[string]*Record
+	aliases map[aliasKey]uint64 // last number per (parent, prefix)
+	nextGen uint64
+
+	leases    map[string]Lease // live leases by task ID
+	nextToken uint64
+
+	tombs     map[string]tombstone
+	epochs    map[string]uint64
+	nextEpoch uint64
+
+	managed  map[string]bool
+	waits    map[string]bool   // armed wait_for_user latches
+	lastUser map[string]string // last real user message identity per session
+
+	notices  []Notice
+	disposed bool
+}
+
+type aliasKey struct{ parent, prefix string }
+
+// NewBoard returns an empty board reading time from c. It fails when an option is out of
+// range; the error names the field.
+func NewBoard(c Clock, o Options) (*Board, error) {
+	if c == nil {
+		return nil, fmt.Errorf("taskboard: NewBoard needs a Clock")
+	}
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Board{
+		clock:    c,
+		opts:     o,
+		records:  map[string]*Record{},
+		aliases:  map[aliasKey]uint64{},
+		leases:   map[string]Lease{},
+		tombs:    map[string]tombstone{},
+		epochs:   map[string]uint64{},
+		managed:  map[string]bool{},
+		waits:    map[string]bool{},
+		lastUser: map[string]string{},
+	}, nil
+}
+
+// Now returns the injected clock's reading.
+func (b *Board) Now() time.Time { return b.clock.Now() }
+
+// Options returns the board's options with every default filled in.
+func (b *Board) Options() Options {
+	o := b.opts
+	o.OrchestratorAgents = append([]string(nil), o.OrchestratorAgents...)
+	return o
+}
+
+// Timing returns the board's timing with every default filled in.
+func (b *Board) Timing() Timing { return b.opts.Timing }
+
+// Manage marks sessionID as an orchestrator session managed by this board.
+func (b *Board) Manage(sessionID string) {
+	if sessionID != "" {
+		b.managed[sessionID] = true
+	}
+}
+
+// Managed reports whether sessionID was registered with [Board.Manage].
+func (b *Board) Managed(sessionID string) bool { return b.managed[sessionID] }
+
+// Dispose marks the board disposed; every later dispatch check of a machine fails.
+// Records, leases and waits stay as they are.
+func (b *Board) Dispose() { b.disposed = true }
+
+// Disposed reports whether [Board.Dispose] was called.
+func (b *Board) Disposed() bool { return b.disposed }
+
+// Drain returns the notices emitted since the last Drain, oldest first, and empties the
+// outbox.
+func (b *Board) Drain() []Notice {
+	n := b.notices
+	b.notices = nil
+	return n
+}
+
+func (b *Board) emit(kind NoticeKind, r *Record) {
+	b.notices = append(b.notices, Notice{
+		Kind: kind, TaskID: r.TaskID, ParentID: r.ParentID, Generation: r.Generation,
+		TerminalRevision: r.TerminalRevision, State: r.State,
+	})
+}
+
+// Notice is one entry of the board's outbox ([Board.Drain]).
+type Notice struct {
+	Kind             NoticeKind
+	TaskID, ParentID string
+	Generation       uint64
+	TerminalRevision uint64
+	State            State
+}

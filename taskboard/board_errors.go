@@ -1,0 +1,48 @@
+package taskboard
+
+import "errors"
+
+// Sentinels. Tool refusals and board-primitive failures are *ToolError values whose Kind is
+// one of these; test with errors.Is.
+var (
+	ErrInvalidArgs      = errors.New("invalid arguments")
+	ErrNotOrchestrator  = errors.New("caller is not an orchestrator")
+	ErrUnmanaged        = errors.New("session is not managed")
+	ErrUnknownTask      = errors.New("unknown task")
+	ErrForeignTask      = errors.New("task belongs to another parent")
+	ErrNotRunning       = errors.New("task is not running")
+	ErrLeaseUnavailable = errors.New("lease unavailable")
+	ErrStale            = errors.New("stale operation")
+	ErrTimeout          = errors.New("deadline exceeded")
+	ErrUnconfirmed      = errors.New("outcome unconfirmed")
+	ErrHost             = errors.New("host call failed")
+	ErrCapability       = errors.New("host capability missing")
+	ErrNotRevivable     = errors.New("task is not revivable")
+	ErrBusyAtHost       = errors.New("task is executing at the host")
+	ErrUnsettled        = errors.New("previous operation unsettled")
+	ErrNoResult         = errors.New("no result")
+	ErrTaskFailed       = errors.New("task failed")
+	ErrDuplicate        = errors.New("duplicate task")
+	ErrRefused          = errors.New("refused")
+	ErrClosed           = errors.New("driver closed")
+
+	// Board primitives (RegisterLaunch, Adopt).
+	ErrLeaseHeld  = errors.New("lease held")
+	ErrStaleLease = errors.New("stale lease")
+	ErrTombstoned = errors.New("task ID tombstoned")
+	ErrExists     = errors.New("record exists")
+)
+
+// ToolError is the one typed error of the package: Kind is a sentinel above, Message the
+// exact model-facing text.
+type ToolError struct {
+	Kind    error
+	Message string
+}
+
+func (e *ToolError) Error() string { return e.Message }
+
+// Unwrap returns the sentinel.
+func (e *ToolError) Unwrap() error { return e.Kind }
+
+func toolErr(kind error, msg string) *ToolError { return &ToolError{Kind: kind, Message: msg} }

@@ -1,0 +1,173 @@
+package taskboard
+
+import "time"
+
+// Host events as board inputs (§3.16). Each is fenced: an explicit generation other than the
+// current one is ignored; after a same-ID relaunch (Record.Quarantined) events without a
+// generation are ignored — idle and error always, busy when observedAt ≤ RunStartedAt —
+// until a busy observed after RunStartedAt clears the quarantine (R87).
+
+// fence returns the record an event for (taskID, gen) applies to.
+func (b *Board) fence(taskID string, gen *uint64, busy bool, at time.Time) (*Record, bool) {
+	r, ok := b.records[taskID]
+	if !ok {
+		return nil, false
+	}
+	if gen != nil {
+		return r, *gen == r.Generation
+	}
+	if r.Quarantined && (!busy || !at.After(r.RunStartedAt)) {
+		return r, false
+	}
+	return r, true
+}
+
+// ObserveBusy applies a live busy/retry event (gen nil when the host gave none) through the
+// fence, then [Board.MarkRunningFromLive].
+func (b *Board) ObserveBusy(taskID string, gen *uint64, at time.Time) (Record, bool) {
+	r, ok := b.fence(taskID, gen, true, at)
+	if !ok {
+		return b.copyOf(taskID), false
+	}
+	return b.MarkRunningFromLive(taskID, r.Generation, at)
+}
+
+// Stop-rule messages (R89, R90).
+const (
+	MsgIdleUnconfirmed   = "Runtime session is idle; task termination is unconfirmed."
+	MsgAbsentUnconfirmed = "Runtime status response did not contain a live session state; task termination is unconfirmed."
+	MsgMalformedEntry    = "malformed live status entry for session"
+)
+
+// StopCandidate applies one non-busy (idle or absent) observation at `at` to a running
+// generation with no deadline claim (R88). A deferred error is committed as error
+// (GateCommitted). The first observation of an episode stamps the stop confirmation and
+// marks the record uncertain with msg (GateDeferred). A later one at least StopGrace after
+// the stamp, with no busy since the stamp, commits stopped (GateCommitted); one inside the
+// grace is GateDeferred. Anything else is GateStale.
+func (b *Board) StopCandidate(taskID string, gen uint64, at time.Time, msg string) (Record, GateResult) {
+	r, ok := b.running(taskID, gen)
+	if !ok || r.deadlineClaimed() {
+		return b.copyOf(taskID), GateStale
+	}
+	if r.DeferredError != "" {
+		return b.CommitTerminal(Commit{TaskID: taskID, Generation: gen, State: StateError, Summary: r.DeferredError, ObservedAt: at})
+	}
+	if r.StopConfirmationStartedAt.IsZero() {
+		b.NoteStopConfirmation(taskID, gen, at)
+		rec, _ := b.MarkStatusUncertain(taskID, gen, msg)
+		return rec, GateDeferred
+	}
+	start := r.StopConfirmationStartedAt
+	if at.Sub(start) >= b.opts.Timing.StopGrace && r.LastLiveBusyAt.Before(start) {
+		return b.CommitTerminal(Commit{TaskID: taskID, Generation: gen, State: StateStopped, ObservedAt: at})
+	}
+	return r.clone(), GateDeferred
+}
+
+// ObserveError applies a session.error event (R86). Ignored (GateStale) when fenced out,
+// not running, or while the host recovers the task on a fallback model. A deferrable
+// (failover-class) error is stored as DeferredError (GateDeferred): a later non-busy
+// observation commits it, a busy clears it. Otherwise the error is committed.
+func (b *Board) ObserveError(taskID string, gen *uint64, msg string, deferrable bool, at time.Time) (Record, GateResult) {
+	r, ok := b.fence(taskID, gen, false, at)
+	if !ok || r.State != StateRunning || r.FallbackRecovering {
+		return b.copyOf(taskID), GateStale
+	}
+	if deferrable {
+		r.DeferredError = msg
+		r.LastErrorAt = at
+		r.UpdatedAt = b.Now()
+		return r.clone(), GateDeferred
+	}
+	return b.CommitTerminal(Commit{TaskID: taskID, Generation: r.Generation, State: StateError, Summary: msg, ObservedAt: at})
+}
+
+// DeletionEvent is the host's session.deleted.
+type DeletionEvent struct {
+	SessionID        string
+	Generation       *uint64 // nil when the host gave none
+	FallbackTeardown bool
+}
+
+// HostDeleted applies a session.deleted event (R91) and reports whether it was genuine.
+// A fallback teardown is ignored; so is an event without a generation for a record with
+// TaskGeneration > 1, and one whose generation is not the current one. A genuine deletion
+// clears the session's wait-for-user latch and last user identity, drops its record (unless
+// it has a deadline claim) and clears its children. Leases stay live.
+func (b *Board) HostDeleted(ev DeletionEvent) bool {
+	if ev.FallbackTeardown || ev.SessionID == "" {
+		return false
+	}
+	if r, ok := b.records[ev.SessionID]; ok {
+		if ev.Generation == nil && r.TaskGeneration > 1 {
+			return false
+		}
+		if ev.Generation != nil && *ev.Generation != r.Generation {
+			return false
+		}
+		if !r.deadlineClaimed() {
+			b.Drop(ev.SessionID)
+		}
+	}
+	delete(b.waits, ev.SessionID)
+	delete(b.lastUser, ev.SessionID)
+	b.ClearParent(ev.SessionID)
+	return true
+}
+
+// UserMessage is a chat message the host saw, for the wait-for-user latch (R93).
+type UserMessage struct {
+	SessionID, ID, Role string
+	Parts               []Part
+}
+
+// Part is one part of a [UserMessage]; Kind is "text", "file", "image", ….
+type Part struct {
+	Kind                string
+	Synthetic, Internal bool
+}
+
+// realExternal reports a message typed by a person: role user, no internal-initiator part,
+// at least one non-synthetic text, file or image part.
+func realExternal(m UserMessage) bool {
+	if m.Role != "user" {
+		return false
+	}
+	real := false
+	for _, p := range m.Parts {
+		if p.Internal {
+			return false
+		}
+		if !p.Synthetic && (p.Kind == "text" || p.Kind == "file" || p.Kind == "image") {
+			real = true
+		}
+	}
+	return real
+}
+
+// armWait arms the wait-for-user latch of a session (the wait_for_user tool calls it after
+// its checks).
+func (b *Board) armWait(sessionID string) { b.waits[sessionID] = true }
+
+// Waiting reports whether sessionID has an armed wait_for_user latch.
+func (b *Board) Waiting(sessionID string) bool { return b.waits[sessionID] }
+
+// ClearForMessage clears the session's wait when m is a real external user message in a
+// managed session whose identity (message ID) differs from the last one seen; it stores the
+// identity (an empty ID clears and stores nothing). It returns true iff an armed wait was
+// cleared. Synthetic or internal messages and replays of the last identity change nothing.
+func (b *Board) ClearForMessage(m UserMessage) bool {
+	if !b.managed[m.SessionID] || !realExternal(m) {
+		return false
+	}
+	if m.ID != "" {
+		if last, ok := b.lastUser[m.SessionID]; ok && last == m.ID {
+			return false
+		}
+		b.lastUser[m.SessionID] = m.ID
+	}
+	was := b.waits[m.SessionID]
+	delete(b.waits, m.SessionID)
+	return was
+}

@@ -1,0 +1,75 @@
+package taskboard
+
+import (
+	"fmt"
+	"strings"
+)
+
+// LeaseInfo explains one live lease: what it is, who holds it and why the task ID is
+// excluded (R20).
+type LeaseInfo struct {
+	Lease     Lease
+	Phase     Phase
+	HasRecord bool   // false when the record was deleted while the lease stayed live
+	State     State  // the record's state, when it has one
+	Reason    string // human-readable explanation
+}
+
+// InspectLeases returns every live lease, sorted by task ID, with the reason it is held, so
+// a permanently excluded task ID is visible.
+func (b *Board) InspectLeases() []LeaseInfo {
+	ls := b.LiveLeases()
+	out := make([]LeaseInfo, 0, len(ls))
+	for _, l := range ls {
+		info := LeaseInfo{Lease: l, Phase: l.Phase()}
+		r, ok := b.records[l.TaskID]
+		if ok {
+			info.HasRecord, info.State = true, r.State
+		}
+		info.Reason = leaseReason(l, ok, r)
+		out = append(out, info)
+	}
+	return out
+}
+
+func leaseReason(l Lease, hasRecord bool, r *Record) string {
+	var why string
+	switch {
+	case l.Kind == LeaseRelaunch && l.Owner == OwnerCompensation:
+		why = "compensating an orphaned revive: held until an abort is confirmed and the session is seen idle; if that was never confirmed it is held for the life of the board"
+	case l.Kind == LeaseRelaunch && l.Owner == OwnerAdmission:
+		why = "revive prompt sent, admission not settled (sent_unknown): held until the host accepts or rejects it"
+	case l.Kind == LeaseRelaunch:
+		why = "relaunch in progress (task() resume or task_revive)"
+	case l.Kind == LeaseCancellation:
+		why = "task_cancel in progress, or its abort is still pending at the host"
+	case l.Kind == LeaseMessage:
+		why = "task_message in progress, or its write is still pending at the host"
+	case l.Kind == LeaseNotification:
+		why = fmt.Sprintf("terminal notification for revision %d in flight", l.TerminalRevision)
+	}
+	switch {
+	case !hasRecord:
+		why += "; the record is gone, the ID stays excluded until this exact token is released"
+	case r.Generation != l.Generation:
+		why += fmt.Sprintf("; the record moved on to generation %d", r.Generation)
+	}
+	return why
+}
+
+// String renders one inspection line: "<id> <kind> gen=<g> token=<lease> owner=<o>
+// [phase=<p>] record=<state|deleted>: <reason>".
+func (i LeaseInfo) String() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s %s gen=%d token=%s owner=%s", i.Lease.TaskID, i.Lease.Kind, i.Lease.Generation, i.Lease, i.Lease.Owner)
+	if i.Phase != PhaseNone {
+		fmt.Fprintf(&sb, " phase=%s", i.Phase)
+	}
+	if i.HasRecord {
+		fmt.Fprintf(&sb, " record=%s", i.State)
+	} else {
+		sb.WriteString(" record=deleted")
+	}
+	sb.WriteString(": " + i.Reason)
+	return sb.String()
+}

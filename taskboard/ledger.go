@@ -1,0 +1,342 @@
+package taskboard
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+)
+
+// tombstone is the lifecycle ledger's entry for a deleted task ID (R24).
+type tombstone struct {
+	reason        SuppressionReason
+	parent, agent string // identity recorded at eviction
+	state         State  // terminal payload recorded at eviction
+	summary       string
+}
+
+// LaunchInput registers a launch (R26). Lease is the relaunch lease of a resume; Early
+// marks an event-driven registration, which is refused for tombstoned IDs and whenever a
+// lease is live; PreserveRun records an observation of the current run (metadata merge,
+// provisional promotion) instead of a relaunch.
+type LaunchInput struct {
+	TaskID, ParentID, Agent, Description, Objective string
+	Background, PreserveRun, Provisional, Early     bool
+	Lease                                           *Lease
+}
+
+// AdoptInput takes over a session the host verified (R35).
+type AdoptInput struct {
+	TaskID, ParentID, Agent string
+	State                   State // running or a terminal state as verified by the host
+	Summary                 string
+}
+
+// recordSuppression tombstones id unless it already is; a new tombstone gets a new
+// deletion epoch.
+func (b *Board) recordSuppression(id string, t tombstone) {
+	if _, ok := b.tombs[id]; ok {
+		return
+	}
+	b.tombs[id] = t
+	b.nextEpoch++
+	b.epochs[id] = b.nextEpoch
+}
+
+// Tombstoned reports whether taskID was deleted and not registered again since.
+func (b *Board) Tombstoned(taskID string) bool {
+	_, ok := b.tombs[taskID]
+	return ok
+}
+
+// DeletionEpoch returns the epoch of taskID's last deletion. It survives a later
+// registration, so revive and cancel can detect a deletion across their awaits.
+func (b *Board) DeletionEpoch(taskID string) (uint64, bool) {
+	e, ok := b.epochs[taskID]
+	return e, ok
+}
+
+// TombstoneReason returns why taskID is tombstoned, if it is.
+func (b *Board) TombstoneReason(taskID string) (SuppressionReason, bool) {
+	t, ok := b.tombs[taskID]
+	return t.reason, ok
+}
+
+func launchErr(kind error, id, what string) error {
+	return toolErr(kind, fmt.Sprintf("Cannot register launch for %s: %s", id, what))
+}
+
+// RegisterLaunch records a launch of in.TaskID (R23, R26). The lease checks run first: a
+// presented lease must be a valid relaunch lease for this ID and the record's current
+// generation (else ErrStaleLease); a live lease must be that presented lease (else
+// ErrLeaseHeld). Early registrations fail with ErrTombstoned or ErrLeaseHeld. Then the
+// tombstone is cleared (the epoch is kept) and a generation drawn; an existing record is
+// either merged (PreserveRun, the draw is discarded) or relaunched; a new record starts
+// running with an allocated alias. A new run emits a Launched notice.
+func (b *Board) RegisterLaunch(in LaunchInput) (Record, error) {
+	id := in.TaskID
+	if id == "" {
+		return Record{}, toolErr(ErrInvalidArgs, "Cannot register launch: task ID is empty")
+	}
+	live, leased := b.leases[id]
+	if in.Early {
+		if b.Tombstoned(id) {
+			return Record{}, launchErr(ErrTombstoned, id, "the session was deleted")
+		}
+		if leased {
+			return Record{}, launchErr(ErrLeaseHeld, id, fmt.Sprintf("a %s lease already owns this session", live.Kind))
+		}
+	}
+	r, exists := b.records[id]
+	if in.Lease != nil {
+		l := *in.Lease
+		if l.Kind != LeaseRelaunch || l.TaskID != id || !b.Validate(l) || !exists || r.Generation != l.Generation {
+			return Record{}, launchErr(ErrStaleLease, id, "relaunch lease is missing, stale, or belongs to another generation")
+		}
+	}
+	if leased && (in.Lease == nil || in.Lease.Token != live.Token) {
+		return Record{}, launchErr(ErrLeaseHeld, id, fmt.Sprintf("a %s lease already owns this session", live.Kind))
+	}
+	delete(b.tombs, id)
+	b.nextGen++
+	gen := b.nextGen
+	now := b.Now()
+
+	if exists && in.PreserveRun {
+		if in.Agent != "" {
+			r.Agent = in.Agent
+		}
+		if in.Description != "" {
+			r.Description = in.Description
+		}
+		if in.Objective != "" {
+			r.Objective = in.Objective
+		}
+		if in.Background {
+			r.Background = true
+		}
+		if r.Provisional && !in.Provisional {
+			r.Provisional = false
+			if r.State != StateRunning {
+				b.emit(NoticeTerminal, r)
+			}
+		}
+		r.UpdatedAt = now
+		return r.clone(), nil
+	}
+	if exists {
+		r.Generation = gen
+		r.TaskGeneration++
+		r.TerminalRevision, r.ActivityRevision = 0, 0
+		r.State, r.TerminalState = StateRunning, ""
+		r.TimedOut, r.RecoverableAfterLiveBusy, r.StatusUncertain = false, false, false
+		r.StatusUncertainSince = timeZero
+		r.CancellationRequested, r.TerminalUnreconciled = false, false
+		r.CompletedAt, r.DeadlineExceededAt, r.StopConfirmationStartedAt = timeZero, timeZero, timeZero
+		r.ResultSummary, r.LastStatusError, r.DeferredError = "", "", ""
+		r.QueuedContinuation = false
+		r.BaselineMessageID = ""
+		r.LastLaunchedAt, r.RunStartedAt, r.LastLiveBusyAt, r.LastUsedAt, r.UpdatedAt = now, now, now, now, now
+		r.Quarantined = r.TaskGeneration > 1
+		if in.Agent != "" {
+			r.Agent = in.Agent
+		}
+		if in.Description != "" {
+			r.Description = in.Description
+		}
+		if in.Objective != "" {
+			r.Objective = in.Objective
+		}
+		r.Background = in.Background
+		r.Provisional = in.Provisional
+		b.emit(NoticeLaunched, r)
+		return r.clone(), nil
+	}
+	desc := in.Description
+	if desc == "" {
+		desc = "background " + in.Agent + " task"
+	}
+	r = &Record{
+		TaskID: id, ParentID: in.ParentID, Agent: in.Agent, Description: desc,
+		Objective: in.Objective, Background: in.Background, Provisional: in.Provisional,
+		Origin: OriginLaunched, PluginLaunched: true,
+		Generation: gen, TaskGeneration: 1, State: StateRunning,
+		LaunchedAt: now, LastLaunchedAt: now, RunStartedAt: now, LastLiveBusyAt: now,
+		LastUsedAt: now, UpdatedAt: now,
+	}
+	r.Alias = b.allocAlias(in.ParentID, in.Agent, id)
+	b.records[id] = r
+	b.emit(NoticeLaunched, r)
+	return r.clone(), nil
+}
+
+// allocAlias returns <prefix>-<n> from the per-(parent, prefix) counter, or the task ID
+// when numbered aliases are deferred for a parent the board never saw managed.
+func (b *Board) allocAlias(parent, agent, id string) string {
+	if b.opts.DeferNumberedAliases && !b.managed[parent] {
+		return id
+	}
+	p := AliasPrefix(agent)
+	k := aliasKey{parent, p}
+	for {
+		b.aliases[k]++
+		a := p + "-" + strconv.FormatUint(b.aliases[k], 10)
+		if _, clash := b.byRef(parent, a); !clash {
+			return a
+		}
+	}
+}
+
+// AbandonLaunch puts replaced back when the task still holds launched's generation (a
+// queued admission the host explicitly refused, R27). A zero replaced (no record before the
+// launch) removes the record without a tombstone. Otherwise it returns false and changes
+// nothing.
+func (b *Board) AbandonLaunch(launched, replaced Record) bool {
+	r, ok := b.records[launched.TaskID]
+	if !ok || r.Generation != launched.Generation {
+		return false
+	}
+	if replaced.TaskID == "" {
+		delete(b.records, launched.TaskID)
+		return true
+	}
+	if replaced.TaskID != launched.TaskID {
+		return false
+	}
+	c := replaced.clone()
+	b.records[launched.TaskID] = &c
+	return true
+}
+
+// Adopt takes over an untracked session the host verified as a child of in.ParentID (R35).
+// Errors: ErrLeaseHeld when a lease is live for the ID, ErrExists when a record exists,
+// ErrTombstoned when the ID is tombstoned (unless by eviction with the same parent and
+// agent, in which case the tombstone is cleared and the epoch kept), ErrInvalidArgs for an
+// empty ID or a state that is not running or terminal.
+func (b *Board) Adopt(in AdoptInput) (Record, error) {
+	id := in.TaskID
+	if id == "" {
+		return Record{}, toolErr(ErrInvalidArgs, "Cannot adopt: task ID is empty")
+	}
+	st := in.State
+	if st == "" {
+		st = StateRunning
+	}
+	if st != StateRunning && !st.Terminal() {
+		return Record{}, toolErr(ErrInvalidArgs, fmt.Sprintf("Cannot adopt %s: state %s is not running or terminal", id, st))
+	}
+	if l, ok := b.leases[id]; ok {
+		return Record{}, toolErr(ErrLeaseHeld, fmt.Sprintf("Cannot adopt %s: a %s lease already owns this session", id, l.Kind))
+	}
+	if _, ok := b.records[id]; ok {
+		return Record{}, toolErr(ErrExists, fmt.Sprintf("Cannot adopt %s: it is already tracked", id))
+	}
+	if t, ok := b.tombs[id]; ok {
+		if t.reason != ReasonEvicted || t.parent != in.ParentID || t.agent != in.Agent {
+			return Record{}, toolErr(ErrTombstoned, fmt.Sprintf("Cannot adopt %s: the session was deleted from this board", id))
+		}
+		delete(b.tombs, id)
+	}
+	b.nextGen++
+	now := b.Now()
+	r := &Record{
+		TaskID: id, ParentID: in.ParentID, Agent: in.Agent, Alias: id,
+		Description: "background " + in.Agent + " task", Origin: OriginAdopted,
+		RecoveredWithoutPrompt: true, Generation: b.nextGen, TaskGeneration: 1, State: st,
+		LaunchedAt: now, LastLaunchedAt: now, RunStartedAt: now, LastLiveBusyAt: now,
+		LastUsedAt: now, UpdatedAt: now,
+	}
+	if st != StateRunning {
+		r.TerminalUnreconciled = true
+		r.TerminalRevision = 1
+		r.CompletedAt = now
+		r.ResultSummary = in.Summary
+		if st.Canonical() {
+			r.TerminalState = st
+		}
+		if st == StateStopped {
+			r.ResultSummary = stoppedSummary
+		}
+		if st == StateCancelled {
+			r.CancellationRequested = true
+		}
+	}
+	b.records[id] = r
+	return r.clone(), nil
+}
+
+// Drop deletes taskID's record and tombstones it (R33). Its lease, if any, stays live.
+// No notice is emitted.
+func (b *Board) Drop(taskID string) {
+	if _, ok := b.records[taskID]; !ok {
+		return
+	}
+	b.recordSuppression(taskID, tombstone{reason: ReasonDropped})
+	delete(b.records, taskID)
+}
+
+// ClearParent deletes and tombstones every record whose parent is parentID. Leases stay
+// live; no notice is emitted.
+func (b *Board) ClearParent(parentID string) {
+	for _, id := range b.sortedIDs() {
+		if b.records[id].ParentID == parentID {
+			b.recordSuppression(id, tombstone{reason: ReasonParentCleared})
+			delete(b.records, id)
+		}
+	}
+}
+
+// trim runs the retention trims for (parent, agent) over the reusable pool and the
+// retained-stopped pool (R33). Leased records neither count nor get evicted.
+func (b *Board) trim(parent, agent string) {
+	var reusable, retained []*Record
+	for _, id := range b.sortedIDs() {
+		r := b.records[id]
+		if r.ParentID != parent || r.Agent != agent {
+			continue
+		}
+		if _, leased := b.leases[id]; leased {
+			continue
+		}
+		switch {
+		case r.reusableIgnoringBudget():
+			if r.ContextLines() > b.opts.MaxContextLines {
+				b.evict(r)
+				continue
+			}
+			reusable = append(reusable, r)
+		case r.RetainedStopped():
+			retained = append(retained, r)
+		}
+	}
+	for _, pool := range [][]*Record{reusable, retained} {
+		if len(pool) <= b.opts.MaxReusablePerAgent {
+			continue
+		}
+		sort.SliceStable(pool, func(i, j int) bool {
+			if !pool[i].LastUsedAt.Equal(pool[j].LastUsedAt) {
+				return pool[i].LastUsedAt.After(pool[j].LastUsedAt)
+			}
+			return pool[i].Generation > pool[j].Generation
+		})
+		for _, r := range pool[b.opts.MaxReusablePerAgent:] {
+			b.evict(r)
+		}
+	}
+}
+
+func (b *Board) evict(r *Record) {
+	b.recordSuppression(r.TaskID, tombstone{
+		reason: ReasonEvicted, parent: r.ParentID, agent: r.Agent,
+		state: r.EffectiveState(), summary: r.ResultSummary,
+	})
+	delete(b.records, r.TaskID)
+}
+
+func (b *Board) sortedIDs() []string {
+	ids := make([]string, 0, len(b.records))
+	for id := range b.records {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}

@@ -1,0 +1,140 @@
+package taskboard
+
+import (
+	"strings"
+	"time"
+)
+
+// Record is one task's job record (§2.3, R7). The board hands out value copies: changing a
+// Record never changes the board.
+type Record struct {
+	TaskID, ParentID, Agent, Alias, Description, Objective string
+	Background                                             bool
+	Origin                                                 Origin
+	Generation, TaskGeneration                             uint64
+	TerminalRevision, ActivityRevision                     uint64
+	State, TerminalState                                   State
+	TerminalUnreconciled, StatusUncertain                  bool
+	CancellationRequested, TimedOut                        bool
+	RecoverableAfterLiveBusy, Provisional                  bool
+	RecoveredWithoutPrompt, PluginLaunched                 bool
+	QueuedContinuation, FallbackRecovering, Quarantined    bool
+	DeferredError, ResultSummary, LastStatusError          string
+	BaselineMessageID                                      string // set by revive; evidence reads look past it
+	TotalErrors, TimeoutCount                              int
+	ContextFiles                                           []ContextFile
+	LaunchedAt, LastLaunchedAt, RunStartedAt, UpdatedAt    time.Time
+	LastLiveBusyAt, LastActivityAt                         time.Time
+	StatusUncertainSince, StopConfirmationStartedAt        time.Time
+	CompletedAt, LastUsedAt, DeadlineExceededAt            time.Time
+	LastErrorAt                                            time.Time
+}
+
+// ContextFile is one file a task read, for the context budget (R11).
+type ContextFile struct {
+	Path       string
+	Lines      int
+	LastReadAt time.Time
+}
+
+// Context-file limits (R11).
+const (
+	MinContextFileLines  = 10 // files with fewer lines are ignored
+	MaxContextFilesKept  = 9
+	MaxContextFilesShown = 8
+)
+
+// Convergence thresholds of Record.Converging.
+const convergeAfter = 3
+
+func (r *Record) clone() Record {
+	c := *r
+	c.ContextFiles = append([]ContextFile(nil), r.ContextFiles...)
+	return c
+}
+
+// EffectiveState is the terminal state of a reconciled record, else State.
+func (r Record) EffectiveState() State {
+	if r.State == StateReconciled {
+		return r.TerminalState
+	}
+	return r.State
+}
+
+// ContextLines is the sum of the kept context files' line counts.
+func (r Record) ContextLines() int {
+	n := 0
+	for _, f := range r.ContextFiles {
+		n += f.Lines
+	}
+	return n
+}
+
+// Reusable reports whether task() may resume the record: canonical terminal (directly or
+// reconciled), acknowledged, not uncertain, and within maxContextLines.
+func (r Record) Reusable(maxContextLines int) bool {
+	return r.reusableIgnoringBudget() && r.ContextLines() <= maxContextLines
+}
+
+func (r Record) reusableIgnoringBudget() bool {
+	return r.EffectiveState().Canonical() && !r.TerminalUnreconciled && !r.StatusUncertain &&
+		(r.State == StateReconciled || r.State.Canonical())
+}
+
+// Recoverable reports a running record that timed out and was later seen busy, with no
+// deadline claim.
+func (r Record) Recoverable() bool {
+	return r.State == StateRunning && r.RecoverableAfterLiveBusy && r.DeadlineExceededAt.IsZero()
+}
+
+// RetainedStopped reports an acknowledged, certain stopped record.
+func (r Record) RetainedStopped() bool {
+	return r.State == StateStopped && !r.TerminalUnreconciled && !r.StatusUncertain
+}
+
+// Revivable reports whether task_revive may continue the session: not uncertain and the
+// effective state is completed, error, cancelled or stopped (R10; acknowledgement is not
+// required).
+func (r Record) Revivable() bool {
+	return !r.StatusUncertain && r.EffectiveState().Terminal()
+}
+
+// Converging reports a task that has failed or timed out often enough (3) that relaunching
+// it again is unlikely to help.
+func (r Record) Converging() bool {
+	return r.TotalErrors >= convergeAfter || r.TimeoutCount >= convergeAfter
+}
+
+// deadlineClaimed reports whether the wall-clock supervisor claimed the run.
+func (r *Record) deadlineClaimed() bool { return !r.DeadlineExceededAt.IsZero() }
+
+var aliasPrefixes = map[string]string{
+	"council": "cou", "designer": "des", "explorer": "exp", "fixer": "fix",
+	"librarian": "lib", "observer": "obs", "oracle": "ora",
+}
+
+// AliasPrefix returns the alias prefix of an agent (R8).
+func AliasPrefix(agent string) string {
+	a := strings.ToLower(strings.TrimSpace(agent))
+	if p, ok := aliasPrefixes[a]; ok {
+		return p
+	}
+	if a == "" {
+		return "job"
+	}
+	rs := []rune(a)
+	if len(rs) > 3 {
+		rs = rs[:3]
+	}
+	return string(rs)
+}
+
+// collapseSpace trims s and replaces every whitespace run by one space.
+func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,125 @@
+package taskboard
+
+import (
+	"strings"
+)
+
+// View is the background-task section of an orchestrator's prompt (R95): Text is what the
+// prompt shows; Shown lists the "Needs acknowledgement" lines, which a later parent idle
+// acknowledges.
+type View struct {
+	Text  string
+	Shown []Shown
+}
+
+// maxViewResult bounds the result line under "Needs acknowledgement".
+const maxViewResult = 500
+
+// View renders parentID's records (R95). Sections, each omitted when empty: Running:,
+// Needs acknowledgement:, Reusable:, Retained/Recovery:. Provisional records, records
+// uncertain for longer than HideUncertainAfter, and reusable or retained records unused for
+// longer than HideAgedAfter are hidden. It reads the clock but changes nothing.
+func (b *Board) View(parentID string) View {
+	now := b.Now()
+	t := b.opts.Timing
+	var running, needs, reusable, retained []string
+	var shown []Shown
+	for _, r := range b.Records(parentID) {
+		if r.Provisional {
+			continue
+		}
+		if r.StatusUncertain && !r.StatusUncertainSince.IsZero() && now.Sub(r.StatusUncertainSince) > t.HideUncertainAfter {
+			continue
+		}
+		line := "- " + escapeView(r.Alias) + " (" + escapeView(r.TaskID) + ") [" + escapeView(r.Agent) + "] " +
+			Label(r) + ": " + escapeView(oneLine(r.Description))
+		switch {
+		case r.State == StateRunning:
+			running = append(running, line)
+		case r.TerminalUnreconciled:
+			needs = append(needs, line, "  result: "+escapeView(truncateRunes(oneLine(r.ResultSummary), maxViewResult)))
+			shown = append(shown, Shown{TaskID: r.TaskID, Generation: r.Generation, TerminalRevision: r.TerminalRevision})
+		default:
+			if now.Sub(r.LastUsedAt) > t.HideAgedAfter {
+				continue
+			}
+			if r.Reusable(b.opts.MaxContextLines) {
+				reusable = append(reusable, line)
+			} else {
+				retained = append(retained, line)
+			}
+		}
+	}
+	var sb strings.Builder
+	for _, sec := range []struct {
+		title string
+		lines []string
+	}{
+		{"Running:", running}, {"Needs acknowledgement:", needs},
+		{"Reusable:", reusable}, {"Retained/Recovery:", retained},
+	} {
+		if len(sec.lines) == 0 {
+			continue
+		}
+		if sb.Len() > 0 {
+			sb.WriteString("\n")
+		}
+		sb.WriteString(sec.title + "\n")
+		for _, l := range sec.lines {
+			sb.WriteString(l + "\n")
+		}
+	}
+	return View{Text: sb.String(), Shown: shown}
+}
+
+// Label is a record's label in the prompt view (§2.7, R95).
+func Label(r Record) string {
+	switch {
+	case r.State == StateRunning:
+		l := "running"
+		if r.TaskGeneration > 1 {
+			l = "running [resumed]"
+		}
+		if r.StatusUncertain {
+			l += ", status uncertain"
+		}
+		if r.TimedOut {
+			l += ", timed out"
+		}
+		return l
+	case r.State == StateStopped && r.TerminalUnreconciled:
+		return "stopped, unreconciled, task_revive only"
+	case r.State == StateStopped:
+		return "stopped, task_revive only"
+	case r.TerminalUnreconciled:
+		l := string(r.State) + ", unreconciled"
+		if r.TimedOut {
+			l += ", timed out"
+		}
+		return l
+	case r.State == StateReconciled:
+		switch {
+		case r.StatusUncertain:
+			return string(r.TerminalState) + ", status uncertain"
+		case r.TimedOut:
+			return string(r.TerminalState) + ", timed out"
+		}
+		return string(r.TerminalState) + ", reconciled"
+	}
+	return string(r.State)
+}
+
+var viewEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+func escapeView(s string) string { return viewEscaper.Replace(s) }
+
+// oneLine collapses every whitespace run (newlines included) into one space.
+func oneLine(s string) string { return collapseSpace(s) }
+
+func truncateRunes(s string, n int) string {
+	rs := []rune(s)
+	if len(rs) <= n {
+		return s
+	}
+	return string(rs[:n])
+}
