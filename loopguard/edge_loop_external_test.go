@@ -351,7 +351,14 @@ func TestEdgeLoop(t *testing.T) {
 			if st.Runs != 3 || st.LastTool != "read" {
 				h.t.Fatalf("state %+v", st)
 			}
-			h.refused("blocked after 5", func() res { h.R(); h.R(); h.R(); h.R(); h.R(); return h.R() }(), loopguard.KindLoop, "read", 5)
+			h.refused("blocked after 5", func() res {
+				h.R()
+				h.R()
+				h.R()
+				h.R()
+				h.R()
+				return h.R()
+			}(), loopguard.KindLoop, "read", 5)
 		}},
 	})
 }
