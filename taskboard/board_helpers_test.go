@@ -1,0 +1,140 @@
+package taskboard_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harnesskit/harnesskit/taskboard"
+)
+
+var t0 = time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
+
+type env struct {
+	t   *testing.T
+	b   *taskboard.Board
+	clk *taskboard.ManualClock
+}
+
+func newEnv(t *testing.T, o taskboard.Options) *env {
+	t.Helper()
+	clk := taskboard.NewManualClock(t0)
+	b, err := taskboard.NewBoard(clk, o)
+	if err != nil {
+		t.Fatalf("NewBoard: %v", err)
+	}
+	return &env{t: t, b: b, clk: clk}
+}
+
+func (e *env) tick(d time.Duration) { e.clk.Advance(d) }
+
+func (e *env) launch(id, parent, agent string) taskboard.Record {
+	e.t.Helper()
+	r, err := e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: id, ParentID: parent, Agent: agent, Description: "do " + id})
+	if err != nil {
+		e.t.Fatalf("RegisterLaunch(%s): %v", id, err)
+	}
+	return r
+}
+
+func (e *env) rec(id string) taskboard.Record {
+	e.t.Helper()
+	r, ok := e.b.Get(id)
+	if !ok {
+		e.t.Fatalf("record %s missing", id)
+	}
+	return r
+}
+
+func (e *env) commit(id string, st taskboard.State, summary string) (taskboard.Record, taskboard.GateResult) {
+	e.t.Helper()
+	return e.b.CommitTerminal(taskboard.Commit{TaskID: id, Generation: e.rec(id).Generation, State: st, Summary: summary, ObservedAt: e.b.Now()})
+}
+
+func (e *env) mustCommit(id string, st taskboard.State, summary string) taskboard.Record {
+	e.t.Helper()
+	r, g := e.commit(id, st, summary)
+	if g != taskboard.GateCommitted {
+		e.t.Fatalf("commit %s %s: %s", id, st, g)
+	}
+	return r
+}
+
+func (e *env) ack(id string) taskboard.Record {
+	e.t.Helper()
+	r := e.rec(id)
+	out, ok := e.b.MarkReconciled(id, r.Generation, r.TerminalRevision)
+	if !ok {
+		e.t.Fatalf("MarkReconciled(%s) refused (state %s)", id, r.State)
+	}
+	return out
+}
+
+// stop drives the stop rule to a committed stopped state.
+func (e *env) stop(id string) taskboard.Record {
+	e.t.Helper()
+	gen := e.rec(id).Generation
+	e.tick(time.Millisecond)
+	if _, g := e.b.StopCandidate(id, gen, e.b.Now(), taskboard.MsgIdleUnconfirmed); g != taskboard.GateDeferred {
+		e.t.Fatalf("first stop candidate: %s", g)
+	}
+	e.tick(5 * time.Second)
+	r, g := e.b.StopCandidate(id, gen, e.b.Now(), taskboard.MsgIdleUnconfirmed)
+	if g != taskboard.GateCommitted || r.State != taskboard.StateStopped {
+		e.t.Fatalf("second stop candidate: %s %s", g, r.State)
+	}
+	return r
+}
+
+func (e *env) acquire(kind taskboard.LeaseKind, id string) taskboard.Lease {
+	e.t.Helper()
+	l, ok := e.b.Acquire(kind, id, e.rec(id).Generation, nil)
+	if !ok {
+		e.t.Fatalf("Acquire(%s, %s) refused", kind, id)
+	}
+	return l
+}
+
+func (e *env) noticesOf(kind taskboard.NoticeKind) []taskboard.Notice {
+	var out []taskboard.Notice
+	for _, n := range e.b.Drain() {
+		if n.Kind == kind {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func wantErr(t *testing.T, err, kind error, msg string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("want error %q, got nil", msg)
+	}
+	if !errors.Is(err, kind) {
+		t.Fatalf("error %v is not %v", err, kind)
+	}
+	var te *taskboard.ToolError
+	if !errors.As(err, &te) {
+		t.Fatalf("error %T is not *ToolError", err)
+	}
+	if te.Message != msg {
+		t.Fatalf("message:\n got %q\nwant %q", te.Message, msg)
+	}
+}
+
+func contains(t *testing.T, s, sub string) {
+	t.Helper()
+	if !strings.Contains(s, sub) {
+		t.Fatalf("%q does not contain %q", s, sub)
+	}
+}
+
+func notContains(t *testing.T, s, sub string) {
+	t.Helper()
+	if strings.Contains(s, sub) {
+		t.Fatalf("%q contains %q", s, sub)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
