@@ -485,16 +485,17 @@ func (m *MemFS) Rename(oldname, newname string) error {
 }
 
 func (m *MemFS) rename(oldname, newname string) error {
+	// Like os.Root: both parent directories are resolved before the entries are looked at.
 	ro, err := m.resolve(oldname, false)
+	if err != nil {
+		return err
+	}
+	rn, err := m.resolve(newname, false)
 	if err != nil {
 		return err
 	}
 	if ro.n == nil {
 		return syscall.ENOENT
-	}
-	rn, err := m.resolve(newname, false)
-	if err != nil {
-		return err
 	}
 	if ro.parent == nil {
 		return syscall.EBUSY
@@ -508,18 +509,17 @@ func (m *MemFS) rename(oldname, newname string) error {
 	if !canModify(ro.parent) || !canModify(rn.parent) {
 		return syscall.EACCES
 	}
-	if rn.n != nil {
-		switch {
-		case rn.n == ro.n:
-			return nil
-		case rn.n.isDir():
-			return syscall.EEXIST
-		case ro.n.isDir():
-			return syscall.ENOTDIR
-		}
-	}
-	if ro.n.isDir() && contains(ro.n, rn.parent) {
-		return syscall.EINVAL
+	switch {
+	case rn.n != nil && rn.n.isDir() && (rn.n != ro.n || rn.leaf == ro.leaf):
+		// os.Rename's own check, kept by os.Root: a directory is never replaced, and
+		// renaming a directory onto itself fails too.
+		return syscall.EEXIST
+	case ro.n.isDir() && contains(ro.n, rn.parent):
+		return syscall.EINVAL // a directory cannot move below itself
+	case rn.n == ro.n:
+		return nil
+	case rn.n != nil && ro.n.isDir():
+		return syscall.ENOTDIR
 	}
 	delete(ro.parent.kids, ro.leaf)
 	rn.parent.kids[rn.leaf] = ro.n
@@ -711,7 +711,7 @@ func addTree(out map[string]Entry, dir string, n *node) {
 		case k.isLink():
 			out[p] = Entry{Symlink: true, Mode: k.mode.Perm(), Target: k.target}
 		default:
-			out[p] = Entry{Data: slices.Clone(k.data), Mode: k.mode.Perm()}
+			out[p] = Entry{Data: append([]byte{}, k.data...), Mode: k.mode.Perm()}
 		}
 	}
 }
