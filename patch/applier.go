@@ -1,0 +1,325 @@
+package patch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/harnesskit/harnesskit/pathguard"
+)
+
+// Applier applies patches to one file system under one root (plus optional worktrees). Its
+// configuration is immutable; its methods are safe for concurrent use, and its commits are
+// serialised by a mutex. Create one with [New].
+//
+// Life cycle: New → Plan (or PlanPatch) → Commit, or Apply = Plan + Commit; Rewrite plans and
+// returns canonical text for a host's own applier instead of writing.
+type Applier struct {
+	fsys FS
+	root string // absolute, cleaned
+	base string // directory relative patch paths resolve against
+	cfg  config
+	ct   *pathguard.Containment
+	mu   *sync.Mutex // shared with appliers derived by In: one tree, one commit at a time
+	fam  *family
+}
+
+// New returns an Applier over fsys whose root is the absolute directory root. The options
+// choose worktrees, the outside-path policy, Codex compatibility and the rescue bounds; without
+// [WithContainment] the containment is built from root, the worktrees and a resolver over fsys
+// (its Lstat and Readlink).
+//
+// New returns an error when fsys is nil, root is not absolute, an option is out of range, or the
+// containment cannot be built. It does no I/O beyond what building the containment needs (none
+// for pathguard's constructor) and starts no goroutines.
+func New(fsys FS, root string, opts ...Option) (*Applier, error) {
+	if fsys == nil {
+		return nil, errors.New("patch: New: nil FS")
+	}
+	if !filepath.IsAbs(root) {
+		return nil, fmt.Errorf("patch: New: root %q is not an absolute path", root)
+	}
+	root = filepath.Clean(root)
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	ct := cfg.containment
+	if ct == nil {
+		var err error
+		ct, err = pathguard.NewContainment(root,
+			pathguard.WithWorktrees(cfg.worktrees...), pathguard.WithResolver(fsys))
+		if err != nil {
+			return nil, fmt.Errorf("patch: New: %w", err)
+		}
+	}
+	return &Applier{fsys: fsys, root: root, base: root, cfg: cfg, ct: ct, mu: &sync.Mutex{}, fam: &family{}}, nil
+}
+
+// In returns an Applier whose relative patch paths (hunk and move paths) resolve against dir
+// instead of the root — the working directory of a `cd dir && apply_patch` invocation (see
+// [ParseCommand]). A relative dir is taken against the current base. dir must lie inside the
+// bases; In never widens them. The result shares the configuration and the commit mutex, and
+// may commit plans of the receiver.
+//
+// Errors: *Error of KindBlocked when dir is outside the bases, KindIO when it cannot be
+// resolved.
+func (a *Applier) In(dir string) (*Applier, error) {
+	abs := dir
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(a.base, dir)
+	}
+	abs = filepath.Clean(abs)
+	if _, err := a.ct.Check(abs); err != nil {
+		return nil, a.containErr(dir, err)
+	}
+	b := *a
+	b.base = abs
+	return &b, nil
+}
+
+// containErr maps a containment failure onto the package's kinds (R13, R15).
+func (a *Applier) containErr(path string, err error) *Error {
+	var ge *pathguard.Error
+	if errors.As(err, &ge) && ge.Kind == pathguard.KindOutside {
+		paths := ge.Paths
+		if len(paths) == 0 {
+			paths = []string{path}
+		}
+		return &Error{Kind: KindBlocked, Path: path, Paths: paths, Err: err,
+			Msg: "patch contains path outside workspace root: " + path}
+	}
+	cause := err
+	if ge != nil && ge.Err != nil {
+		cause = ge.Err
+	}
+	return &Error{Kind: KindIO, Path: path, Err: err,
+		Msg: fmt.Sprintf("Failed to resolve real path: %s: %v", path, cause)}
+}
+
+// abs returns the lexical absolute form of a patch path (R12).
+func (a *Applier) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(a.base, filepath.FromSlash(p))
+}
+
+// contain checks every hunk and move path (R13–R15). It returns the resolved paths, the real
+// paths of Delete entries, and the outside paths.
+func (a *Applier) contain(p *Patch) (map[string]resolved, map[string]string, []string, error) {
+	paths := map[string]resolved{}
+	parents := map[string]string{}
+	var outside []string
+	var ioErr *Error
+	check := func(raw string) {
+		if _, ok := paths[raw]; ok {
+			return
+		}
+		abs := a.abs(raw)
+		t, err := a.ct.Check(abs)
+		if err != nil {
+			e := a.containErr(raw, err)
+			if e.Kind == KindBlocked {
+				outside = append(outside, raw)
+			} else if ioErr == nil {
+				ioErr = e
+			}
+			paths[raw] = resolved{raw: raw, abs: abs}
+			return
+		}
+		paths[raw] = resolved{raw: raw, abs: t.Abs, real: t.Real, rel: t.Rel}
+	}
+	for _, h := range p.Hunks {
+		check(h.Path)
+		if h.MoveTo != "" {
+			check(h.MoveTo)
+		}
+	}
+	if ioErr != nil {
+		return nil, nil, nil, ioErr
+	}
+	if len(outside) > 0 {
+		return paths, nil, outside, nil
+	}
+	for _, h := range p.Hunks {
+		if h.Kind != DeleteFile {
+			continue
+		}
+		r := paths[h.Path]
+		t, err := a.ct.Check(filepath.Dir(r.abs))
+		if err != nil {
+			return nil, nil, nil, a.containErr(h.Path, err)
+		}
+		parents[h.Path] = filepath.Join(t.Real, filepath.Base(r.abs))
+	}
+	return paths, parents, nil, nil
+}
+
+func blockedErr(outside []string) *Error {
+	return &Error{Kind: KindBlocked, Path: outside[0], Paths: outside,
+		Msg: "patch contains path outside workspace root: " + outside[0]}
+}
+
+var errEmptyPatch = "No files were modified."
+
+// Plan parses text and plans it without writing (see [Applier.PlanPatch]).
+func (a *Applier) Plan(ctx context.Context, text string) (*Plan, error) {
+	p, err := Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	return a.PlanPatch(ctx, p)
+}
+
+// PlanPatch plans p: containment of every path first (nothing is read before), then every
+// section in order over an in-memory overlay, so that each section sees the earlier ones.
+// The plan holds the final bytes of every changed file and a snapshot of every file read. The
+// file system is only read.
+//
+// Errors (*Error): KindInvalid (p fails Validate), KindEmpty (no sections), KindBlocked (an
+// outside path under the Block policy), KindMissingFile, KindExists, KindPathConflict,
+// KindNotFound, KindAmbiguous, KindOverlap, and KindIO (unreadable or oversized file, failed
+// path resolution, cancelled ctx — errors.Is(err, context.Canceled) then holds). Under the
+// PassThrough policy an outside path is not an error: the plan has PassedThrough set.
+func (a *Applier) PlanPatch(ctx context.Context, p *Patch) (*Plan, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if len(p.Hunks) == 0 {
+		return nil, &Error{Kind: KindEmpty, Msg: errEmptyPatch}
+	}
+	paths, parents, outside, err := a.contain(p)
+	if err != nil {
+		return nil, err
+	}
+	if len(outside) > 0 {
+		if a.cfg.outside == PassThrough {
+			return &Plan{Patch: p, PassedThrough: true, Outside: outside, owner: a.fam}, nil
+		}
+		return nil, blockedErr(outside)
+	}
+	pl := a.newPlanner(ctx, paths, parents)
+	for i := range p.Hunks {
+		if err := pl.hunk(&p.Hunks[i], i+1); err != nil {
+			return nil, err
+		}
+	}
+	changes, sum := netChanges(pl.order)
+	return &Plan{Patch: p, Changes: changes, Report: pl.report, owner: a.fam, entries: pl.order, sum: sum}, nil
+}
+
+// Commit writes a plan made by this Applier (or one derived from it by In): all changes or
+// none. It first re-reads every file the plan read and compares it with the snapshot; then it
+// stages every new file as a temporary sibling, and renames them into place in patch order,
+// re-checking each file's hash right before its rename; deletes and move sources go last. If
+// any step fails, every completed step is undone from the snapshots.
+//
+// Errors (*Error): KindInvalid (a plan of another Applier, or nil), KindChanged (a file
+// changed since planning; nothing written), KindIO ("Failed to apply changes; rolled back: …",
+// or "… rollback was incomplete …" naming what could not be restored, or a cancelled ctx
+// before anything was written). A plan with PassedThrough set commits nothing.
+func (a *Applier) Commit(ctx context.Context, pl *Plan) (*Result, error) {
+	if pl == nil || pl.owner != a.fam {
+		return nil, &Error{Kind: KindInvalid, Msg: "Invalid plan: commit a plan with the Applier that made it"}
+	}
+	if pl.PassedThrough {
+		return &Result{PassedThrough: true, Outside: pl.Outside}, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Kind: KindIO, Msg: "Patch commit was cancelled before anything was written: " + err.Error(), Err: err}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.commitEntries(ctx, pl.entries); err != nil {
+		return nil, err
+	}
+	return &Result{Changes: pl.Changes, Report: pl.Report, Summary: pl.Summary()}, nil
+}
+
+// Apply parses text, plans it and commits it (Plan + Commit). In the default (atomic) mode
+// nothing is written unless every section can be applied. With WithAtomic(false) (part of
+// [WithCodexCompat]) the sections are planned and committed one at a time, so a failing
+// section leaves the earlier ones written, as Codex does.
+//
+// Errors: those of [Applier.PlanPatch] and [Applier.Commit].
+func (a *Applier) Apply(ctx context.Context, text string) (*Result, error) {
+	p, err := Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	return a.ApplyPatch(ctx, p)
+}
+
+// ApplyPatch is Apply for an already parsed patch.
+func (a *Applier) ApplyPatch(ctx context.Context, p *Patch) (*Result, error) {
+	if a.cfg.atomic {
+		pl, err := a.PlanPatch(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return a.Commit(ctx, pl)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if len(p.Hunks) == 0 {
+		return nil, &Error{Kind: KindEmpty, Msg: errEmptyPatch}
+	}
+	paths, parents, outside, err := a.contain(p)
+	if err != nil {
+		return nil, err
+	}
+	if len(outside) > 0 {
+		if a.cfg.outside == PassThrough {
+			return &Result{PassedThrough: true, Outside: outside}, nil
+		}
+		return nil, blockedErr(outside)
+	}
+	// One section at a time against the disk; the net effect is accumulated.
+	merged := map[string]*entry{}
+	var order []*entry
+	var report []ChunkReport
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i := range p.Hunks {
+		pl := a.newPlanner(ctx, paths, parents)
+		if err := pl.hunk(&p.Hunks[i], i+1); err != nil {
+			return nil, err
+		}
+		if err := a.commitEntries(ctx, pl.order); err != nil {
+			return nil, err
+		}
+		report = append(report, pl.report...)
+		remap := map[*entry]*entry{}
+		for _, e := range pl.order {
+			m, ok := merged[e.key]
+			if !ok {
+				m = &entry{key: e.key, abs: e.abs, path: e.path, orig: e.orig}
+				merged[e.key] = m
+				order = append(order, m)
+			}
+			remap[e] = m
+		}
+		for _, e := range pl.order {
+			if !e.touched {
+				continue
+			}
+			m := remap[e]
+			m.touched, m.exists, m.data, m.mode, m.path = true, e.exists, e.data, e.mode, e.path
+			m.movedFrom = nil
+			if e.movedFrom != nil {
+				m.movedFrom = remap[e.movedFrom]
+			}
+		}
+	}
+	changes, sum := netChanges(order)
+	return &Result{Changes: changes, Report: report, Summary: sum.String()}, nil
+}

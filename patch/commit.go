@@ -1,0 +1,275 @@
+package patch
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// The commit (§3.7): re-check every snapshot, stage each new file as a temporary sibling,
+// then switch in patch order — re-checking each file's hash right before its rename — and
+// undo every completed step from the snapshots if anything fails.
+
+// undo kinds
+const (
+	stepReplaced = iota // a temporary was renamed over key
+	stepAside           // key was renamed to aside (a delete or a move source)
+)
+
+type step struct {
+	kind  int
+	e     *entry
+	aside string
+}
+
+type committer struct {
+	a       *Applier
+	temps   map[*entry]string // staged temporaries by entry
+	created []string          // directories created, in creation order
+	done    []step
+	asides  []step
+}
+
+func (a *Applier) randomHex() (string, error) {
+	var b [4]byte
+	r := a.cfg.random
+	if r == nil {
+		r = rand.Reader
+	}
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// sibling returns a fresh temporary name next to key: ".<name>.<8 hex>.tmp".
+func (c *committer) sibling(key string) (string, error) {
+	h, err := c.a.randomHex()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(key), "."+filepath.Base(key)+"."+h+".tmp"), nil
+}
+
+// writeTemp writes data to a new temporary sibling of key with mode (set exactly when
+// exact), synced and closed.
+func (c *committer) writeTemp(key string, data []byte, mode fs.FileMode, exact bool) (string, error) {
+	var name string
+	var f File
+	for attempt := 0; ; attempt++ {
+		n, err := c.sibling(key)
+		if err != nil {
+			return "", err
+		}
+		f, err = c.a.fsys.OpenFile(n, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
+		if err == nil {
+			name = n
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || attempt >= 8 {
+			return "", err
+		}
+	}
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && exact {
+		err = c.a.fsys.Chmod(name, mode)
+	}
+	if err != nil {
+		_ = c.a.fsys.Remove(name)
+		return "", err
+	}
+	return name, nil
+}
+
+// mkdirs creates the missing parents of key, recording them.
+func (c *committer) mkdirs(key string) error {
+	var missing []string
+	for dir := filepath.Dir(key); ; dir = filepath.Dir(dir) {
+		info, err := c.a.fsys.Lstat(dir)
+		if err == nil {
+			if !info.IsDir() {
+				return fmt.Errorf("%s is not a directory", dir)
+			}
+			break
+		}
+		if !isNotExist(err) {
+			return err
+		}
+		missing = append(missing, dir)
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := c.a.fsys.Mkdir(missing[i], c.a.cfg.dirMode); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				continue
+			}
+			return err
+		}
+		c.created = append(c.created, missing[i])
+	}
+	return nil
+}
+
+func changedErr(e *entry) *Error {
+	return &Error{Kind: KindChanged, Path: e.path,
+		Msg: fmt.Sprintf("File changed on disk since the patch was planned: %s", e.path)}
+}
+
+// commit writes the plan's entries all or nothing.
+func (a *Applier) commitEntries(ctx context.Context, entries []*entry) error {
+	// R42: every snapshot still holds.
+	for _, e := range entries {
+		ok, err := a.unchanged(e)
+		if err != nil {
+			return &Error{Kind: KindIO, Path: e.path, Msg: fmt.Sprintf("Failed to re-read %s: %v", e.path, err), Err: err}
+		}
+		if !ok {
+			return changedErr(e)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return &Error{Kind: KindIO, Msg: "Patch commit was cancelled before anything was written: " + err.Error(), Err: err}
+	}
+	c := &committer{a: a, temps: map[*entry]string{}}
+	// R43: staging.
+	for _, e := range entries {
+		if !e.touched || !e.exists {
+			continue
+		}
+		if err := c.mkdirs(e.key); err != nil {
+			return c.fail(err)
+		}
+		name, err := c.writeTemp(e.key, e.data, e.mode, e.inherit)
+		if err != nil {
+			return c.fail(err)
+		}
+		c.temps[e] = name
+	}
+	// R44: switch, in order.
+	for _, e := range entries {
+		if !e.touched {
+			continue
+		}
+		if ok, err := a.unchanged(e); err != nil || !ok {
+			if err == nil {
+				return c.failWith(changedErr(e))
+			}
+			return c.fail(err)
+		}
+		if e.exists {
+			if err := a.fsys.Rename(c.temps[e], e.key); err != nil {
+				return c.fail(err)
+			}
+			delete(c.temps, e)
+			c.done = append(c.done, step{kind: stepReplaced, e: e})
+			continue
+		}
+		if !e.orig.exists {
+			continue // created and deleted by the same patch
+		}
+		aside, err := c.sibling(e.key)
+		if err != nil {
+			return c.fail(err)
+		}
+		if err := a.fsys.Rename(e.key, aside); err != nil {
+			return c.fail(err)
+		}
+		s := step{kind: stepAside, e: e, aside: aside}
+		c.done = append(c.done, s)
+		c.asides = append(c.asides, s)
+	}
+	// Cleanup: the set-aside entries go for good.
+	for i, s := range c.asides {
+		if err := a.fsys.Remove(s.aside); err != nil {
+			// Entries already removed can only be restored from their snapshots.
+			for _, r := range c.asides[:i] {
+				idx := slices.IndexFunc(c.done, func(d step) bool { return d.aside == r.aside })
+				c.done[idx].aside = ""
+			}
+			return c.fail(err)
+		}
+	}
+	return nil
+}
+
+func (c *committer) fail(cause error) error {
+	return c.failWith(&Error{Kind: KindIO, Err: cause})
+}
+
+// failWith undoes every completed step in reverse order and returns the error to report:
+// the KindChanged error itself, or KindIO "Failed to apply changes; rolled back: …", or the
+// incomplete-rollback error.
+func (c *committer) failWith(e *Error) error {
+	fsys := c.a.fsys
+	var notRestored []string
+	var undoErr error
+	for i := len(c.done) - 1; i >= 0; i-- {
+		s := c.done[i]
+		var err error
+		switch {
+		case s.kind == stepAside && s.aside != "":
+			err = fsys.Rename(s.aside, s.e.key)
+		case s.e.orig.exists && !s.e.orig.symlink:
+			var tmp string
+			tmp, err = c.writeTemp(s.e.key, s.e.orig.data, s.e.orig.mode, true)
+			if err == nil {
+				if err = fsys.Rename(tmp, s.e.key); err != nil {
+					_ = fsys.Remove(tmp)
+				}
+			}
+		case s.e.orig.exists:
+			err = fmt.Errorf("cannot recreate symbolic link %s", s.e.path)
+		default:
+			err = fsys.Remove(s.e.key)
+		}
+		if err != nil {
+			notRestored = append(notRestored, s.e.path)
+			if undoErr == nil {
+				undoErr = err
+			}
+		}
+	}
+	for _, t := range c.temps {
+		if err := fsys.Remove(t); err != nil && !isNotExist(err) {
+			notRestored = append(notRestored, t)
+		}
+	}
+	for i := len(c.created) - 1; i >= 0; i-- {
+		_ = fsys.Remove(c.created[i]) // only succeeds when empty, as wanted
+	}
+	cause := e.Err
+	causeText := ""
+	if cause != nil {
+		causeText = cause.Error()
+	}
+	if e.Kind == KindChanged {
+		causeText = e.Msg
+	}
+	if len(notRestored) > 0 {
+		slices.Sort(notRestored)
+		return &Error{Kind: KindIO, Path: e.Path, Err: errors.Join(cause, undoErr),
+			Msg: fmt.Sprintf("Failed to apply changes and rollback was incomplete: %s; not restored: %s",
+				causeText, strings.Join(notRestored, ", "))}
+	}
+	if e.Kind == KindChanged {
+		return e
+	}
+	return &Error{Kind: KindIO, Path: e.Path, Err: cause,
+		Msg: "Failed to apply changes; rolled back: " + causeText}
+}

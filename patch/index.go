@@ -1,0 +1,138 @@
+package patch
+
+import "strings"
+
+// lineIndex answers "where does this pattern match at level L" for one file version. For each
+// level it computes the normalised form of every line once and a hash index from normalised
+// text to its positions (R32), lazily, the first time the level is used.
+type lineIndex struct {
+	lines  []string
+	bom    bool // the file had a BOM: a leading U+FEFF on a pattern's line 0 is ignored (R39)
+	levels [LevelUnicodeTrim + 1]*levelIndex
+}
+
+type levelIndex struct {
+	norm []string
+	head map[string]posList
+	next []int32 // next position with the same normalised text, -1 at the end
+}
+
+type posList struct{ first, count int32 }
+
+func newLineIndex(lines []string, bom bool) *lineIndex {
+	return &lineIndex{lines: lines, bom: bom}
+}
+
+func (ix *lineIndex) level(l Level) *levelIndex {
+	if li := ix.levels[l]; li != nil {
+		return li
+	}
+	li := &levelIndex{}
+	if l == LevelExact {
+		li.norm = ix.lines
+	} else {
+		li.norm = make([]string, len(ix.lines))
+		for i, s := range ix.lines {
+			li.norm[i] = normalize(l, s)
+		}
+	}
+	li.head = make(map[string]posList, len(li.norm))
+	li.next = make([]int32, len(li.norm))
+	for i := len(li.norm) - 1; i >= 0; i-- {
+		h, ok := li.head[li.norm[i]]
+		if ok {
+			li.next[i] = h.first
+		} else {
+			li.next[i] = -1
+		}
+		li.head[li.norm[i]] = posList{first: int32(i), count: h.count + 1}
+	}
+	ix.levels[l] = li
+	return li
+}
+
+// normLine returns file line i at level l.
+func (ix *lineIndex) normLine(l Level, i int) string { return ix.level(l).norm[i] }
+
+// lineMatches reports whether pattern text p matches file line i at level l.
+func (ix *lineIndex) lineMatches(l Level, p string, i int) bool {
+	if i == 0 && ix.bom {
+		p = strings.TrimPrefix(p, bom)
+	}
+	return normalize(l, p) == ix.level(l).norm[i]
+}
+
+// matchesAt reports whether every pattern line matches at position p at level l. pn holds the
+// pattern lines normalised at l.
+func (ix *lineIndex) matchesAt(l Level, pat, pn []string, p int) bool {
+	li := ix.level(l)
+	for i := range pn {
+		if p+i == 0 && ix.bom {
+			if normalize(l, strings.TrimPrefix(pat[0], bom)) != li.norm[0] {
+				return false
+			}
+			continue
+		}
+		if li.norm[p+i] != pn[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// positions returns the ascending start positions p ≥ start where pat matches at level l,
+// stopping after limit results (limit ≤ 0: all). The search goes through the index entry of
+// the pattern's rarest line.
+func (ix *lineIndex) positions(l Level, pat []string, start, limit int) []int {
+	m, n := len(pat), len(ix.lines)
+	if m == 0 || m > n || start > n-m {
+		return nil
+	}
+	start = max(start, 0)
+	li := ix.level(l)
+	pn := make([]string, m)
+	for i, s := range pat {
+		pn[i] = normalize(l, s)
+	}
+	var out []int
+	// With a BOM, position 0 compares line 0 without the pattern's U+FEFF: check it apart.
+	bomSpecial := ix.bom && start == 0 && strings.HasPrefix(pat[0], bom)
+	if bomSpecial && ix.matchesAt(l, pat, pn, 0) {
+		out = append(out, 0)
+		if limit > 0 && len(out) >= limit {
+			return out
+		}
+	}
+	best, bestCount := -1, int32(0)
+	for i, s := range pn {
+		c := li.head[s].count
+		if best < 0 || c < bestCount {
+			best, bestCount = i, c
+		}
+		if c == 0 {
+			break
+		}
+	}
+	if bestCount == 0 {
+		return out
+	}
+	for q := li.head[pn[best]].first; q >= 0; q = li.next[q] {
+		p := int(q) - best
+		if p < start {
+			continue
+		}
+		if p > n-m {
+			break
+		}
+		if bomSpecial && p == 0 {
+			continue
+		}
+		if ix.matchesAt(l, pat, pn, p) {
+			out = append(out, p)
+			if limit > 0 && len(out) >= limit {
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,297 @@
+package patch
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+
+	"github.com/harnesskit/harnesskit/pathguard"
+)
+
+// Defaults of the tunable limits. Each can be overridden per [Applier] with the matching
+// option.
+const (
+	// DefaultStaleSpanMin and DefaultStaleSpanFactor bound the prefix/suffix rescue: the file
+	// lines replaced between the two edges may number at most
+	// max(DefaultStaleSpanMin, DefaultStaleSpanFactor × stale lines of the chunk).
+	DefaultStaleSpanMin    = 8
+	DefaultStaleSpanFactor = 2
+	// DefaultLCSMaxLines: chunks with more old lines than this are not LCS-rescued.
+	DefaultLCSMaxLines = 48
+	// DefaultLCSMaxCandidates: with more candidate windows than this the LCS rescue gives up.
+	DefaultLCSMaxCandidates = 64
+	// DefaultLCSThreshold: the share of old lines an LCS window must keep.
+	DefaultLCSThreshold = 0.70
+	// DefaultWorkLimit bounds the rescue work of one chunk (line comparisons and LCS cells).
+	DefaultWorkLimit int64 = 4_000_000
+	// DefaultMaxFileSize: larger files are refused with KindIO.
+	DefaultMaxFileSize int64 = 64 << 20
+	// DefaultFileMode and DefaultDirMode are the permissions of created files and directories
+	// (the process umask applies on real file systems).
+	DefaultFileMode fs.FileMode = 0o644
+	DefaultDirMode  fs.FileMode = 0o755
+)
+
+// An Option configures an [Applier]; pass options to [New].
+type Option func(*config)
+
+// OutsidePolicy says what happens when a patch names a path outside the root and worktrees.
+type OutsidePolicy uint8
+
+const (
+	// Block refuses the whole patch with KindBlocked (the default).
+	Block OutsidePolicy = iota
+	// PassThrough returns no error and touches nothing: the result has PassedThrough set and
+	// lists the outside paths, and Rewrite returns the input unchanged, so that a host can run
+	// its own permission flow.
+	PassThrough
+)
+
+func (p OutsidePolicy) String() string {
+	if p == PassThrough {
+		return "pass-through"
+	}
+	return "block"
+}
+
+// EOLMode selects how line endings, the final newline and a byte-order mark are treated.
+type EOLMode uint8
+
+const (
+	// EOLPreserve (the default) keeps each line's own terminator, gives inserted lines the
+	// file's dominant terminator, keeps the final-newline state and keeps a UTF-8 BOM.
+	EOLPreserve EOLMode = iota
+	// EOLCodex reproduces Codex: inserted lines take the terminator of the file's first line
+	// break, an updated file always ends with a line break, and a BOM is ordinary content of
+	// line 1.
+	EOLCodex
+)
+
+func (m EOLMode) String() string {
+	if m == EOLCodex {
+		return "codex"
+	}
+	return "preserve"
+}
+
+// A Level is one rung of the tolerance ladder used to compare a patch line with a file line.
+// Levels are ordered from strict to loose; [WithMaxTolerance] caps the ladder.
+type Level uint8
+
+const (
+	LevelExact          Level = iota // equal bytes
+	LevelTrimEnd                     // trailing whitespace removed from both
+	LevelUnicode                     // typographic punctuation and spaces mapped, no trimming
+	LevelUnicodeTrimEnd              // mapped, then trailing whitespace removed
+	LevelTrim                        // leading and trailing whitespace removed
+	LevelUnicodeTrim                 // mapped, then both ends trimmed
+)
+
+var levelNames = [...]string{"exact", "trim-end", "unicode", "unicode-trim-end", "trim", "unicode-trim"}
+
+// String returns the level's name as used in reports and messages ("exact", "trim-end", …).
+func (l Level) String() string {
+	if int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return fmt.Sprintf("level(%d)", int(l))
+}
+
+// Strategy names how a chunk was placed: one of the ladder levels, "append" (a pure insertion
+// at the end of the file), "anchor" (a pure insertion after its @@ anchor), "prefix-suffix" or
+// "lcs" (a rescue).
+type Strategy string
+
+// The strategies of [ChunkReport].
+const (
+	StrategyExact          Strategy = "exact"
+	StrategyTrimEnd        Strategy = "trim-end"
+	StrategyUnicode        Strategy = "unicode"
+	StrategyUnicodeTrimEnd Strategy = "unicode-trim-end"
+	StrategyTrim           Strategy = "trim"
+	StrategyUnicodeTrim    Strategy = "unicode-trim"
+	StrategyAppend         Strategy = "append"
+	StrategyAnchor         Strategy = "anchor"
+	StrategyPrefixSuffix   Strategy = "prefix-suffix"
+	StrategyLCS            Strategy = "lcs"
+)
+
+// config is the immutable configuration of an Applier.
+type config struct {
+	worktrees     []string
+	outside       OutsidePolicy
+	overwrite     bool
+	eol           EOLMode
+	atomic        bool
+	maxTol        Level
+	prefixSuffix  bool
+	staleMin      int
+	staleFactor   int
+	lcs           bool
+	lcsMaxLines   int
+	lcsMaxCands   int
+	lcsThreshold  float64
+	margin        func(int) int
+	workLimit     int64
+	maxFileSize   int64
+	fileMode      fs.FileMode
+	dirMode       fs.FileMode
+	relPaths      bool
+	mergeRepeated bool
+	random        io.Reader
+	containment   *pathguard.Containment
+}
+
+func defaultConfig() config {
+	return config{
+		atomic:       true,
+		maxTol:       LevelUnicodeTrim,
+		prefixSuffix: true,
+		staleMin:     DefaultStaleSpanMin,
+		staleFactor:  DefaultStaleSpanFactor,
+		lcs:          true,
+		lcsMaxLines:  DefaultLCSMaxLines,
+		lcsMaxCands:  DefaultLCSMaxCandidates,
+		lcsThreshold: DefaultLCSThreshold,
+		margin:       defaultMargin,
+		workLimit:    DefaultWorkLimit,
+		maxFileSize:  DefaultMaxFileSize,
+		fileMode:     DefaultFileMode,
+		dirMode:      DefaultDirMode,
+		relPaths:     true,
+	}
+}
+
+// defaultMargin is the LCS rescue's required lead of the best window over the runner-up:
+// max(1, ceil(m/10)) for a chunk of m old lines.
+func defaultMargin(m int) int { return max(1, (m+9)/10) }
+
+// GoString makes table-test failures readable.
+func (c config) GoString() string {
+	return fmt.Sprintf("patch.config{worktrees:%q outside:%v overwrite:%v eol:%v atomic:%v maxTol:%v "+
+		"prefixSuffix:%v stale:%d/%d lcs:%v lcsLimits:%d/%d/%.2f workLimit:%d maxFileSize:%d "+
+		"modes:%v/%v relPaths:%v merge:%v}",
+		c.worktrees, c.outside, c.overwrite, c.eol, c.atomic, c.maxTol, c.prefixSuffix,
+		c.staleMin, c.staleFactor, c.lcs, c.lcsMaxLines, c.lcsMaxCands, c.lcsThreshold,
+		c.workLimit, c.maxFileSize, c.fileMode, c.dirMode, c.relPaths, c.mergeRepeated)
+}
+
+func (c *config) validate() error {
+	switch {
+	case c.maxTol > LevelUnicodeTrim:
+		return fmt.Errorf("patch: WithMaxTolerance: unknown level %d", c.maxTol)
+	case c.staleMin < 0 || c.staleFactor < 0:
+		return fmt.Errorf("patch: WithStaleSpan: negative bound (%d, %d)", c.staleMin, c.staleFactor)
+	case c.lcsMaxLines < 1 || c.lcsMaxCands < 1:
+		return fmt.Errorf("patch: WithLCSLimits: limits must be positive (%d, %d)", c.lcsMaxLines, c.lcsMaxCands)
+	case math.IsNaN(c.lcsThreshold) || c.lcsThreshold <= 0 || c.lcsThreshold > 1:
+		return fmt.Errorf("patch: WithLCSLimits: threshold %v outside (0, 1]", c.lcsThreshold)
+	case c.margin == nil:
+		return fmt.Errorf("patch: WithRescueMargin: nil function")
+	case c.workLimit < 1:
+		return fmt.Errorf("patch: WithWorkLimit: %d is not positive", c.workLimit)
+	case c.maxFileSize < 0:
+		return fmt.Errorf("patch: WithMaxFileSize: %d is negative", c.maxFileSize)
+	case c.outside > PassThrough:
+		return fmt.Errorf("patch: WithOutsidePolicy: unknown policy %d", c.outside)
+	case c.eol > EOLCodex:
+		return fmt.Errorf("patch: WithEOL: unknown mode %d", c.eol)
+	}
+	return nil
+}
+
+// WithWorktrees adds allowed bases besides the root (absolute directories). Paths inside a
+// worktree may be patched; relative patch paths still resolve against the root (or the
+// directory given to [Applier.In]). Ignored when [WithContainment] is given.
+func WithWorktrees(dirs ...string) Option {
+	return func(c *config) { c.worktrees = append(c.worktrees, dirs...) }
+}
+
+// WithOutsidePolicy sets what happens to a patch naming a path outside the bases: [Block]
+// (default) or [PassThrough].
+func WithOutsidePolicy(p OutsidePolicy) Option { return func(c *config) { c.outside = p } }
+
+// WithOverwrite lets Add File and Move to replace an existing regular file (Codex behaviour).
+// Default false: such a patch fails with KindExists. A directory is never replaced.
+func WithOverwrite(on bool) Option { return func(c *config) { c.overwrite = on } }
+
+// WithEOL selects the line-ending treatment; default [EOLPreserve].
+func WithEOL(m EOLMode) Option { return func(c *config) { c.eol = m } }
+
+// WithAtomic(false) plans and commits one hunk at a time against the disk, so that a failing
+// hunk leaves the earlier hunks written (Codex behaviour). Each file write is still a temp
+// file plus rename with a hash re-check. Default true: all hunks are planned first and
+// committed all or nothing.
+func WithAtomic(on bool) Option { return func(c *config) { c.atomic = on } }
+
+// WithCodexCompat restores Codex's behaviour for the three safety divergences: it equals
+// WithOverwrite(true), WithEOL(EOLCodex) and WithAtomic(false). Leniency, the tolerance ladder,
+// the uniqueness rule, anchors, rescues and containment stay as in the default mode. Options
+// given after it override its parts.
+func WithCodexCompat() Option {
+	return func(c *config) {
+		c.overwrite = true
+		c.eol = EOLCodex
+		c.atomic = false
+	}
+}
+
+// WithMaxTolerance caps the tolerance ladder at l (default [LevelUnicodeTrim], the whole
+// ladder). LevelUnicodeTrimEnd, for example, never matches across leading whitespace. The cap
+// also applies to anchors and to the edge comparisons of rescues.
+func WithMaxTolerance(l Level) Option { return func(c *config) { c.maxTol = l } }
+
+// WithPrefixSuffixRescue turns the prefix/suffix rescue on or off (default on).
+func WithPrefixSuffixRescue(on bool) Option { return func(c *config) { c.prefixSuffix = on } }
+
+// WithStaleSpan bounds the prefix/suffix rescue: at most max(min, factor × stale lines) file
+// lines may be replaced between the edges (defaults 8 and 2).
+func WithStaleSpan(min, factor int) Option {
+	return func(c *config) { c.staleMin, c.staleFactor = min, factor }
+}
+
+// WithLCSRescue turns the LCS rescue on or off (default on).
+func WithLCSRescue(on bool) Option { return func(c *config) { c.lcs = on } }
+
+// WithLCSLimits sets the LCS rescue's bounds: the largest chunk (old lines), the most
+// candidate windows, and the share of old lines a window must keep (defaults 48, 64, 0.70).
+func WithLCSLimits(maxLines, maxCandidates int, threshold float64) Option {
+	return func(c *config) { c.lcsMaxLines, c.lcsMaxCands, c.lcsThreshold = maxLines, maxCandidates, threshold }
+}
+
+// WithRescueMargin sets how far the best LCS window must lead the runner-up for a chunk of m
+// old lines (default max(1, ceil(m/10))).
+func WithRescueMargin(f func(oldLines int) int) Option { return func(c *config) { c.margin = f } }
+
+// WithWorkLimit bounds the rescue work of one chunk in units (one line comparison or one LCS
+// cell each; default [DefaultWorkLimit]). A rescue that reaches it is a miss.
+func WithWorkLimit(units int64) Option { return func(c *config) { c.workLimit = units } }
+
+// WithMaxFileSize refuses to patch files larger than n bytes (default 64 MiB).
+func WithMaxFileSize(n int64) Option { return func(c *config) { c.maxFileSize = n } }
+
+// WithNewFileMode sets the permissions of created files and directories (defaults 0o644 and
+// 0o755; the umask applies on real file systems). Updated files keep their mode and moved files
+// carry the source's mode.
+func WithNewFileMode(file, dir fs.FileMode) Option {
+	return func(c *config) { c.fileMode, c.dirMode = file.Perm(), dir.Perm() }
+}
+
+// WithRelativePaths makes Rewrite render absolute paths inside the bases relative to the root
+// (default true).
+func WithRelativePaths(on bool) Option { return func(c *config) { c.relPaths = on } }
+
+// WithMergeRepeated makes Rewrite merge repeated sections for one path into one (for hosts
+// that read every section from the original disk). Default false.
+func WithMergeRepeated(on bool) Option { return func(c *config) { c.mergeRepeated = on } }
+
+// WithRandom sets the source of temporary-file names (default crypto/rand), for deterministic
+// tests.
+func WithRandom(r io.Reader) Option { return func(c *config) { c.random = r } }
+
+// WithContainment replaces the default containment (built from the root, the worktrees and a
+// resolver over the applier's FS). Its bases are then the allowed bases.
+func WithContainment(ct *pathguard.Containment) Option {
+	return func(c *config) { c.containment = ct }
+}

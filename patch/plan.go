@@ -1,0 +1,530 @@
+package patch
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// Plan is the in-memory outcome of planning a patch: the net change of every affected path,
+// with the final bytes, and a report per chunk. Nothing has been written. A Plan is committed
+// with [Applier.Commit] of the Applier that made it; it also holds (unexported) a snapshot of
+// every file it read, so that the commit can detect concurrent edits.
+type Plan struct {
+	Patch         *Patch
+	Changes       []FileChange // net effect per path, in order of first appearance
+	Report        []ChunkReport
+	PassedThrough bool     // PassThrough policy and an outside path: nothing was read
+	Outside       []string // paths outside the bases (PassThrough only)
+
+	owner   *family
+	entries []*entry // every path the plan read or will change, in order of first appearance
+	sum     summaryLines
+}
+
+// Summary returns the Codex-style success text: "Success. Updated the following files:" then
+// one "A <path>", "M <path>" or "D <path>" line per change (adds, then modifications and moves,
+// then deletes, each group in order of first appearance).
+func (pl *Plan) Summary() string { return pl.sum.String() }
+
+// ChangeOp is the net effect of a patch on one path.
+type ChangeOp uint8
+
+const (
+	Added    ChangeOp = iota + 1 // the path did not exist and now holds a file
+	Modified                     // the file's content (or only its line) was rewritten in place
+	Moved                        // the file now lives at Path; From no longer exists
+	Deleted                      // the file was removed
+)
+
+func (o ChangeOp) String() string {
+	switch o {
+	case Added:
+		return "add"
+	case Modified:
+		return "update"
+	case Moved:
+		return "move"
+	case Deleted:
+		return "delete"
+	}
+	return fmt.Sprintf("op(%d)", int(o))
+}
+
+// FileChange is the net change to one path, relative to the tree before the patch.
+type FileChange struct {
+	Op      ChangeOp
+	Path    string // as written in the patch (the destination for moves)
+	From    string // the source path for moves, as written
+	Abs     string // absolute, lexically cleaned Path
+	FromAbs string // absolute From
+	Before  []byte // content before (nil for Added)
+	After   []byte // content after (nil for Deleted)
+	Mode    fs.FileMode
+}
+
+// Result is what a successful [Applier.Apply] or [Applier.Commit] did.
+type Result struct {
+	Changes       []FileChange
+	Report        []ChunkReport
+	Summary       string // "Success. Updated the following files:\nA x\nM y\nD z\n"
+	PassedThrough bool
+	Outside       []string
+}
+
+// ChunkReport says how one chunk was placed.
+type ChunkReport struct {
+	Section, Chunk int // 1-based
+	Path           string
+	Strategy       Strategy
+	AnchorLevel    Level // the loosest level at which an @@ anchor matched
+	Start, Len     int   // 1-based first line of the window in the file as it was before this section, window length
+	Removed, Added int
+	BlankRetry     bool // Codex's trailing-blank retry was used
+	Notes          []string
+}
+
+// family identifies the Applier a plan belongs to (an Applier and those derived by In).
+type family struct{}
+
+// snapshot is the state of a path on disk when the plan first looked at it.
+type snapshot struct {
+	exists  bool
+	dir     bool
+	symlink bool
+	data    []byte
+	mode    fs.FileMode
+	sum     [32]byte
+	target  string // symlink target
+}
+
+// entry is one path of the overlay: its disk snapshot and its planned state.
+type entry struct {
+	key       string // the real path all I/O uses
+	abs       string // lexical absolute path
+	path      string // as written in the patch
+	orig      snapshot
+	exists    bool // planned: a regular file (or, untouched, the original entry) is there
+	data      []byte
+	mode      fs.FileMode
+	inherit   bool // the mode comes from a replaced file or a move source: set it exactly
+	touched   bool
+	movedFrom *entry
+}
+
+type summaryLines struct{ a, m, d []string }
+
+func (s summaryLines) String() string {
+	var b strings.Builder
+	b.WriteString("Success. Updated the following files:\n")
+	for _, p := range s.a {
+		b.WriteString("A " + p + "\n")
+	}
+	for _, p := range s.m {
+		b.WriteString("M " + p + "\n")
+	}
+	for _, p := range s.d {
+		b.WriteString("D " + p + "\n")
+	}
+	return b.String()
+}
+
+// resolved is a checked patch path.
+type resolved struct {
+	raw  string // as written
+	abs  string
+	real string // for I/O
+	rel  string // relative to the root, '/'-separated
+}
+
+// planner builds a plan over an in-memory overlay of the file system (R18).
+type planner struct {
+	a       *Applier
+	ctx     context.Context
+	entries map[string]*entry
+	order   []*entry
+	dirs    map[string]bool // directories the plan will create
+	report  []ChunkReport
+	paths   map[string]resolved // by raw path: containment results
+	parents map[string]string   // Delete: raw path → real path of the entry itself
+}
+
+func (a *Applier) newPlanner(ctx context.Context, paths map[string]resolved, parents map[string]string) *planner {
+	return &planner{a: a, ctx: ctx, entries: map[string]*entry{}, dirs: map[string]bool{},
+		paths: paths, parents: parents}
+}
+
+func (pl *planner) ioErr(path string, section int, msg string, err error) *Error {
+	return &Error{Kind: KindIO, Path: path, Section: section, Msg: msg, Err: err}
+}
+
+// look returns the overlay entry for key, reading the disk the first time.
+func (pl *planner) look(key, abs, path string, section int) (*entry, error) {
+	if e, ok := pl.entries[key]; ok {
+		return e, nil
+	}
+	e := &entry{key: key, abs: abs, path: path}
+	fsys := pl.a.fsys
+	info, err := fsys.Lstat(key)
+	switch {
+	case err == nil:
+		e.orig.exists = true
+		e.orig.mode = info.Mode().Perm()
+		switch {
+		case info.IsDir():
+			e.orig.dir = true
+		case info.Mode()&fs.ModeSymlink != 0:
+			e.orig.symlink = true
+			t, err := fsys.Readlink(key)
+			if err != nil {
+				return nil, pl.ioErr(path, section, fmt.Sprintf("Failed to read link %s: %v", path, err), err)
+			}
+			e.orig.target = t
+		case info.Mode().IsRegular():
+			if info.Size() > pl.a.cfg.maxFileSize {
+				return nil, pl.ioErr(path, section, fmt.Sprintf("File too large to patch: %s (%d bytes)", path, info.Size()), nil)
+			}
+			data, err := fsys.ReadFile(key)
+			if err != nil {
+				return nil, pl.ioErr(path, section, fmt.Sprintf("Failed to read file %s: %v", path, err), err)
+			}
+			if int64(len(data)) > pl.a.cfg.maxFileSize {
+				return nil, pl.ioErr(path, section, fmt.Sprintf("File too large to patch: %s (%d bytes)", path, len(data)), nil)
+			}
+			e.orig.data = data
+			e.orig.sum = sha256.Sum256(data)
+		}
+	case isNotExist(err):
+	default:
+		return nil, pl.ioErr(path, section, fmt.Sprintf("Failed to inspect %s: %v", path, err), err)
+	}
+	e.exists = e.orig.exists
+	e.data = e.orig.data
+	e.mode = e.orig.mode
+	pl.entries[key] = e
+	pl.order = append(pl.order, e)
+	return e, nil
+}
+
+func isNotExist(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// The current kind of an overlay entry.
+const (
+	curNone = iota
+	curFile
+	curDir
+	curLink
+	curOther
+)
+
+func (e *entry) current() int {
+	switch {
+	case e.touched && e.exists:
+		return curFile
+	case e.touched || !e.orig.exists:
+		return curNone
+	case e.orig.dir:
+		return curDir
+	case e.orig.symlink:
+		return curLink
+	case e.orig.mode.IsRegular() || e.orig.data != nil:
+		return curFile
+	}
+	return curOther
+}
+
+// reason explains why e is not a regular file.
+func (pl *planner) reason(e *entry) string {
+	switch k, _ := pl.kind(e); k {
+	case curNone:
+		return "file does not exist"
+	case curDir:
+		return "is a directory"
+	}
+	return "not a regular file"
+}
+
+// kind classifies the entry's planned state, counting directories the plan creates.
+func (pl *planner) kind(e *entry) (int, bool) {
+	if pl.dirs[e.key] {
+		return curDir, true
+	}
+	k := e.current()
+	return k, k == curDir
+}
+
+// state reports whether the entry is a regular file or a directory in the planned tree.
+func (pl *planner) state(e *entry) (file, dir bool) {
+	k, _ := pl.kind(e)
+	return k == curFile, k == curDir
+}
+
+// checkParents verifies that every missing parent of key can be created (R19).
+func (pl *planner) checkParents(key, path string, section int) error {
+	for dir := filepath.Dir(key); ; dir = filepath.Dir(dir) {
+		if pl.dirs[dir] {
+			return nil
+		}
+		if e, ok := pl.entries[dir]; ok {
+			if k, _ := pl.kind(e); k != curDir && k != curNone {
+				return &Error{Kind: KindPathConflict, Path: path, Section: section,
+					Msg: fmt.Sprintf("Cannot create %s: %s is not a directory", path, pl.display(dir, key, path))}
+			} else if k == curDir {
+				return nil
+			}
+		} else {
+			info, err := pl.a.fsys.Lstat(dir)
+			switch {
+			case err == nil && info.IsDir():
+				return nil
+			case err == nil:
+				return &Error{Kind: KindPathConflict, Path: path, Section: section,
+					Msg: fmt.Sprintf("Cannot create %s: %s is not a directory", path, pl.display(dir, key, path))}
+			case !isNotExist(err):
+				return pl.ioErr(path, section, fmt.Sprintf("Failed to inspect %s: %v", dir, err), err)
+			}
+		}
+		if filepath.Dir(dir) == dir {
+			return nil
+		}
+	}
+}
+
+// display renders the parent component dir of key as the patch wrote it, when possible.
+func (pl *planner) display(dir, key, path string) string {
+	rel, err := filepath.Rel(dir, key)
+	if err != nil {
+		return dir
+	}
+	p := filepath.ToSlash(path)
+	relS := filepath.ToSlash(rel)
+	if strings.HasSuffix(p, "/"+relS) {
+		return strings.TrimSuffix(p, "/"+relS)
+	}
+	return dir
+}
+
+// markParents records the directories an upcoming write will create.
+func (pl *planner) markParents(key string) {
+	for dir := filepath.Dir(key); ; dir = filepath.Dir(dir) {
+		if pl.dirs[dir] {
+			return
+		}
+		if e, ok := pl.entries[dir]; ok && e.orig.dir {
+			return
+		}
+		if info, err := pl.a.fsys.Lstat(dir); err == nil && info.IsDir() {
+			return
+		}
+		pl.dirs[dir] = true
+		if filepath.Dir(dir) == dir {
+			return
+		}
+	}
+}
+
+func (pl *planner) canceled(path string, section int) error {
+	if err := pl.ctx.Err(); err != nil {
+		return &Error{Kind: KindIO, Path: path, Section: section,
+			Msg: "Patch planning was cancelled: " + err.Error(), Err: err}
+	}
+	return nil
+}
+
+// hunk plans one section.
+func (pl *planner) hunk(h *Hunk, section int) error {
+	if err := pl.canceled(h.Path, section); err != nil {
+		return err
+	}
+	cfg := &pl.a.cfg
+	r := pl.paths[h.Path]
+	switch h.Kind {
+	case AddFile:
+		e, err := pl.look(r.real, r.abs, h.Path, section)
+		if err != nil {
+			return err
+		}
+		file, dir := pl.state(e)
+		switch {
+		case dir:
+			return &Error{Kind: KindPathConflict, Path: h.Path, Line: h.Line, Section: section,
+				Msg: fmt.Sprintf("Add File target is a directory: %s", h.Path)}
+		case file && !cfg.overwrite:
+			return &Error{Kind: KindExists, Path: h.Path, Line: h.Line, Section: section,
+				Msg: fmt.Sprintf("Add File target already exists: %s. Use '*** Update File: %s' to change it, or delete it first.", h.Path, h.Path)}
+		case e.current() != curNone && !file:
+			return &Error{Kind: KindPathConflict, Path: h.Path, Line: h.Line, Section: section,
+				Msg: fmt.Sprintf("Add File target is not a regular file: %s", h.Path)}
+		}
+		if err := pl.checkParents(r.real, h.Path, section); err != nil {
+			return err
+		}
+		pl.markParents(r.real)
+		if file {
+			e.inherit = true // keeps the replaced file's mode
+		} else {
+			e.mode, e.inherit = cfg.fileMode, false
+		}
+		e.exists, e.touched, e.data, e.movedFrom, e.path = true, true, []byte(h.Contents), nil, h.Path
+		return nil
+	case DeleteFile:
+		key := pl.parents[h.Path]
+		e, err := pl.look(key, r.abs, h.Path, section)
+		if err != nil {
+			return err
+		}
+		if k, _ := pl.kind(e); k != curFile && k != curLink {
+			return &Error{Kind: KindMissingFile, Path: h.Path, Line: h.Line, Section: section,
+				Msg: fmt.Sprintf("Failed to delete file %s: %s", h.Path, pl.reason(e))}
+		}
+		e.exists, e.touched, e.data, e.movedFrom = false, true, nil, nil
+		return nil
+	}
+	// UpdateFile
+	e, err := pl.look(r.real, r.abs, h.Path, section)
+	if err != nil {
+		return err
+	}
+	if file, _ := pl.state(e); !file {
+		return &Error{Kind: KindMissingFile, Path: h.Path, Line: h.Line, Section: section,
+			Msg: fmt.Sprintf("Failed to read file to update %s: %s", h.Path, pl.reason(e))}
+	}
+	d := parseDoc(e.data, cfg.eol == EOLCodex)
+	loc := newSectionLocator(cfg, h.Path, section, d)
+	places, reps, err := loc.locateAll(h.Chunks)
+	if err != nil {
+		if pe := (*Error)(nil); errors.As(err, &pe) && pe.Line == 0 {
+			pe.Line = h.Line
+		}
+		return err
+	}
+	if err := pl.canceled(h.Path, section); err != nil {
+		return err
+	}
+	pl.report = append(pl.report, reps...)
+	out := render(d, places, cfg.eol)
+	if h.MoveTo == "" {
+		e.data, e.touched = out, true
+		return nil
+	}
+	mr := pl.paths[h.MoveTo]
+	if mr.real == r.real || pl.sameFile(r.real, mr.real) {
+		e.data, e.touched = out, true // a move onto itself is an in-place update
+		return nil
+	}
+	dst, err := pl.look(mr.real, mr.abs, h.MoveTo, section)
+	if err != nil {
+		return err
+	}
+	file, dir := pl.state(dst)
+	switch {
+	case dir:
+		return &Error{Kind: KindPathConflict, Path: h.MoveTo, Line: h.Line, Section: section,
+			Msg: fmt.Sprintf("Move destination is a directory: %s", h.MoveTo)}
+	case file && !cfg.overwrite:
+		return &Error{Kind: KindExists, Path: h.MoveTo, Line: h.Line, Section: section,
+			Msg: fmt.Sprintf("Move destination already exists: %s", h.MoveTo)}
+	case dst.current() != curNone && !file:
+		return &Error{Kind: KindPathConflict, Path: h.MoveTo, Line: h.Line, Section: section,
+			Msg: fmt.Sprintf("Move destination is not a regular file: %s", h.MoveTo)}
+	}
+	if err := pl.checkParents(mr.real, h.MoveTo, section); err != nil {
+		return err
+	}
+	pl.markParents(mr.real)
+	dst.exists, dst.touched, dst.data, dst.mode, dst.inherit, dst.path = true, true, out, e.mode, true, h.MoveTo
+	dst.movedFrom = e
+	if e.movedFrom != nil {
+		dst.movedFrom = e.movedFrom
+	}
+	e.exists, e.touched, e.data, e.movedFrom = false, true, nil, nil
+	return nil
+}
+
+// sameFile reports whether two different real paths name one existing file (a
+// case-insensitive volume).
+func (pl *planner) sameFile(a, b string) bool {
+	ia, err1 := pl.a.fsys.Stat(a)
+	ib, err2 := pl.a.fsys.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
+}
+
+// changes computes the net effect per path (R46).
+func netChanges(order []*entry) ([]FileChange, summaryLines) {
+	var out []FileChange
+	var sum summaryLines
+	movedSources := map[*entry]bool{}
+	for _, e := range order {
+		if e.touched && e.exists && e.movedFrom != nil && e.movedFrom.orig.exists && !e.movedFrom.exists {
+			movedSources[e.movedFrom] = true
+		}
+	}
+	for _, e := range order {
+		if !e.touched {
+			continue
+		}
+		fc := FileChange{Path: e.path, Abs: e.abs, Mode: e.mode}
+		if e.orig.exists && !e.orig.dir {
+			fc.Before = e.orig.data
+		}
+		switch {
+		case e.exists && e.movedFrom != nil && movedSources[e.movedFrom]:
+			fc.Op, fc.From, fc.FromAbs, fc.After = Moved, e.movedFrom.path, e.movedFrom.abs, e.data
+			sum.m = append(sum.m, e.path)
+		case e.exists && !e.orig.exists:
+			fc.Op, fc.After = Added, e.data
+			sum.a = append(sum.a, e.path)
+		case e.exists:
+			fc.Op, fc.After = Modified, e.data
+			sum.m = append(sum.m, e.path)
+		case e.orig.exists && !movedSources[e]:
+			fc.Op = Deleted
+			sum.d = append(sum.d, e.path)
+		default:
+			continue
+		}
+		out = append(out, fc)
+	}
+	return out, sum
+}
+
+// equalSnapshot compares a fresh look at key with the plan's snapshot (R42).
+func (a *Applier) unchanged(e *entry) (bool, error) {
+	info, err := a.fsys.Lstat(e.key)
+	if err != nil {
+		if isNotExist(err) {
+			return !e.orig.exists, nil
+		}
+		return false, err
+	}
+	o := e.orig
+	switch {
+	case !o.exists:
+		return false, nil
+	case o.dir:
+		return info.IsDir(), nil
+	case o.symlink:
+		if info.Mode()&fs.ModeSymlink == 0 {
+			return false, nil
+		}
+		t, err := a.fsys.Readlink(e.key)
+		return err == nil && t == o.target, err
+	}
+	if !info.Mode().IsRegular() || info.Mode().Perm() != o.mode {
+		return false, nil
+	}
+	data, err := a.fsys.ReadFile(e.key)
+	if err != nil {
+		return false, err
+	}
+	return len(data) == len(o.data) && sha256.Sum256(data) == o.sum && bytes.Equal(data, o.data), nil
+}
