@@ -207,11 +207,15 @@ type patchParser struct {
 	i     int
 	end   int
 	hunks []Hunk
+	path  string // path of the hunk being read, for errors
+	chunk int    // 1-based index of the chunk being read, 0 outside chunks
 }
 
+// hunkError reports msg at 0-based line lineIdx, naming the section (and chunk) being read.
 func (ps *patchParser) hunkError(lineIdx int, msg string) *Error {
 	n := lineIdx + 1
-	return &Error{Kind: KindInvalid, Line: n, Msg: "Invalid patch hunk on line " + strconv.Itoa(n) + ": " + msg}
+	return &Error{Kind: KindInvalid, Path: ps.path, Line: n, Section: len(ps.hunks) + 1, Chunk: ps.chunk,
+		Msg: "Invalid patch hunk on line " + strconv.Itoa(n) + ": " + msg}
 }
 
 // parseHunks reads hunk after hunk; blank lines where a header is expected are skipped (R4).
@@ -222,10 +226,12 @@ func (ps *patchParser) parseHunks() *Error {
 			ps.i++
 			continue
 		}
+		ps.path, ps.chunk = "", 0
 		kind, path, err := ps.parseHeader(ps.i)
 		if err != nil {
 			return err
 		}
+		ps.path = path
 		h := Hunk{Kind: kind, Path: path, Line: ps.i + 1}
 		ps.i++
 		switch kind {
@@ -324,10 +330,12 @@ func (ps *patchParser) parseUpdateBody(h *Hunk) *Error {
 		default: // (e)
 			return ps.hunkError(ps.i, "Expected update hunk to start with a @@ context marker, got: '"+line+"'")
 		}
+		ps.chunk = len(h.Chunks) + 1
 		c, err := ps.parseChunk()
 		if err != nil {
 			return err
 		}
+		ps.chunk = 0
 		h.Chunks = append(h.Chunks, c)
 	}
 	return ps.endUpdate(h, header)

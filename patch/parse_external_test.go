@@ -455,3 +455,34 @@ func TestParseLineNumbers(t *testing.T) {
 		t.Errorf("line numbers (-want +got):\n%s", diff)
 	}
 }
+
+// TestParseErrorPosition checks the section, chunk and path a parse error names.
+func TestParseErrorPosition(t *testing.T) {
+	tests := []struct {
+		name                   string
+		text                   string
+		line, section, chunkNo int
+		path                   string
+	}{
+		{name: "E1_envelope_names_no_section", text: "bad", line: 1},
+		{name: "E13_bad_header_names_next_section", text: lines("*** Begin Patch", "*** Delete File: a", "bad", "*** End Patch"), line: 3, section: 2},
+		{name: "E4_empty_update_names_its_path", text: lines("*** Begin Patch", "*** Delete File: a", "*** Update File: b", "*** End Patch"), line: 3, section: 2, path: "b"},
+		{name: "E16_bad_line_names_chunk", text: lines("*** Begin Patch", "*** Update File: a", "@@", "-x", "@@ y", "bad", "*** End Patch"), line: 6, section: 1, chunkNo: 2, path: "a"},
+		{name: "E86_add_blank_names_path", text: lines("*** Begin Patch", "*** Add File: n", "+a", "", "+b", "*** End Patch"), line: 4, section: 1, path: "n"},
+		{name: "E116_nul_path_not_echoed", text: lines("*** Begin Patch", "*** Add File: \x00", "*** End Patch"), line: 2, section: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := patch.Parse(tc.text)
+			var pe *patch.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("Parse() error = %v, want *patch.Error", err)
+			}
+			got := []any{pe.Line, pe.Section, pe.Chunk, pe.Path}
+			want := []any{tc.line, tc.section, tc.chunkNo, tc.path}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Line, Section, Chunk, Path (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -193,7 +193,7 @@ func propParseArbitrary(t *rapid.T) {
 
 func TestParseProperties(t *testing.T) {
 	t.Run("P2_round_trip", rapid.MakeCheck(propRoundTrip))
-	t.Run("P1_P3_total_and_fixpoint_patchish", rapid.MakeCheck(propParseTotal))
+	t.Run("P1_P3_E36_total_and_fixpoint_patchish", rapid.MakeCheck(propParseTotal))
 	t.Run("P1_total_arbitrary", rapid.MakeCheck(propParseArbitrary))
 }
 
