@@ -417,6 +417,9 @@ func (f *memFile) Write(p []byte) (int, error) {
 	case f.n.isDir():
 		return 0, &fs.PathError{Op: "write", Path: f.name, Err: syscall.EISDIR}
 	}
+	if len(p) == 0 {
+		return 0, nil // like write(2): an empty write does not extend the file
+	}
 	if f.flag&os.O_APPEND != 0 {
 		f.off = len(f.n.data)
 	}

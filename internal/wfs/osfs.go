@@ -115,7 +115,8 @@ func (o *OSFS) route(op, name string) (*os.Root, string, error) {
 	for _, e := range elems(name[len(filepath.VolumeName(name)):]) {
 		if e == ".." {
 			return nil, "", &fs.PathError{Op: op, Path: name, Err: &outsideError{
-				"path contains a '..' element; pass a cleaned absolute path inside " + o.describe()}}
+				msg:    "path contains a '..' element; pass a cleaned absolute path inside " + o.describe(),
+				dotdot: true}}
 		}
 	}
 	o.mu.Lock()
@@ -131,7 +132,7 @@ func (o *OSFS) route(op, name string) (*os.Root, string, error) {
 		}
 	}
 	return nil, "", &fs.PathError{Op: op, Path: name, Err: &outsideError{
-		"path is outside the allowed base directories " + o.describe()}}
+		msg: "path is outside the allowed base directories " + o.describe()}}
 }
 
 func (o *OSFS) describe() string {
@@ -182,10 +183,11 @@ func (o *OSFS) Stat(name string) (fs.FileInfo, error) {
 }
 
 // Lstat describes the named file without following a final symbolic link. Names outside
-// the bases are answered by os.Lstat (see [OSFS]).
+// the bases, and a base itself (its entry lives in its parent), are answered by os.Lstat
+// (see [OSFS]).
 func (o *OSFS) Lstat(name string) (fs.FileInfo, error) {
 	root, rel, err := o.route("lstat", name)
-	if errors.Is(err, ErrOutside) {
+	if errors.Is(err, ErrOutside) && !errors.Is(err, errDotDot) || err == nil && rel == "." {
 		return os.Lstat(name)
 	}
 	if err != nil {
@@ -195,11 +197,11 @@ func (o *OSFS) Lstat(name string) (fs.FileInfo, error) {
 	return fi, rewrap("lstat", name, err)
 }
 
-// Readlink returns the target of the named symbolic link. Names outside the bases are
-// answered by os.Readlink (see [OSFS]).
+// Readlink returns the target of the named symbolic link. Names outside the bases, and a
+// base itself, are answered by os.Readlink (see [OSFS]).
 func (o *OSFS) Readlink(name string) (string, error) {
 	root, rel, err := o.route("readlink", name)
-	if errors.Is(err, ErrOutside) {
+	if errors.Is(err, ErrOutside) && !errors.Is(err, errDotDot) || err == nil && rel == "." {
 		return os.Readlink(name)
 	}
 	if err != nil {
@@ -273,7 +275,7 @@ func (o *OSFS) Rename(oldname, newname string) error {
 		return linkErr(err)
 	}
 	if r1 != r2 {
-		return linkErr(&outsideError{"rename across base directories is not supported; " +
+		return linkErr(&outsideError{msg: "rename across base directories is not supported; " +
 			"rename within one directory"})
 	}
 	if err := r1.Rename(rel1, rel2); err != nil {

@@ -75,10 +75,17 @@ var ErrOutside = errors.New("path is outside the allowed base directories")
 var ErrNotAbs = errors.New("path is not absolute; pass an absolute, OS-native path")
 
 // outsideError is the Err of the *fs.PathError returned for a refused path.
-type outsideError struct{ msg string }
+type outsideError struct {
+	msg    string
+	dotdot bool // refused for a ".." element
+}
+
+// errDotDot marks (unexported) a refusal for a ".." element: such a name is never answered,
+// not even by Lstat.
+var errDotDot = errors.New("path contains '..'")
 
 func (e *outsideError) Error() string { return e.msg }
 
 func (e *outsideError) Is(target error) bool {
-	return target == ErrOutside || target == fs.ErrPermission
+	return target == ErrOutside || target == fs.ErrPermission || e.dotdot && target == errDotDot
 }
