@@ -55,12 +55,22 @@ func New(fsys FS, root string, opts ...Option) (*Applier, error) {
 	if ct == nil {
 		var err error
 		ct, err = pathguard.NewContainment(root,
-			pathguard.WithWorktrees(cfg.worktrees...), pathguard.WithResolver(fsys))
+			pathguard.WithWorktrees(cfg.worktrees...), pathguard.WithResolver(resolverFor(fsys)))
 		if err != nil {
 			return nil, fmt.Errorf("patch: New: %w", err)
 		}
 	}
 	return &Applier{fsys: fsys, root: root, base: root, cfg: cfg, ct: ct, mu: &sync.Mutex{}, fam: &family{}}, nil
+}
+
+// resolverFor picks the containment's resolver: the operating system's for an [*OSFS] (whose
+// own methods refuse every path outside its bases, which containment must still be able to
+// resolve to say "outside"), else fsys itself.
+func resolverFor(fsys FS) pathguard.Resolver {
+	if _, ok := fsys.(*OSFS); ok {
+		return pathguard.OSResolver()
+	}
+	return fsys
 }
 
 // In returns an Applier whose relative patch paths (hunk and move paths) resolve against dir

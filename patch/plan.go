@@ -154,6 +154,8 @@ type planner struct {
 	report  []ChunkReport
 	paths   map[string]resolved // by raw path: containment results
 	parents map[string]string   // Delete: raw path → real path of the entry itself
+	// onSection, when set, sees every located Update section (Rewrite renders from it).
+	onSection func(d *doc, places []placement, reps []ChunkReport)
 }
 
 func (a *Applier) newPlanner(ctx context.Context, paths map[string]resolved, parents map[string]string) *planner {
@@ -411,6 +413,9 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 		return err
 	}
 	pl.report = append(pl.report, reps...)
+	if pl.onSection != nil {
+		pl.onSection(d, places, reps)
+	}
 	out := render(d, places, cfg.eol)
 	if h.MoveTo == "" {
 		e.data, e.touched = out, true

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/harnesskit/harnesskit/patch"
+)
+
+const patchUsage = `usage: harnesskit patch apply --root DIR [--worktree DIR]... [--codex-compat] [--allow-overwrite] [--dry-run] [--json]
+       harnesskit patch rewrite --root DIR [--worktree DIR]...
+
+Reads one "*** Begin Patch" … "*** End Patch" text (Codex apply_patch format) on stdin.
+
+apply     plans every section in memory, then writes all changes or none. Relative patch
+          paths resolve against --root; paths outside --root and the --worktree directories
+          are refused before anything is read. Context that drifted by whitespace or
+          typographic punctuation is located only when the match is unique; a stale line
+          between unique edges is rescued within bounds; an ambiguous location is refused.
+          Prints the Codex-style summary ("Success. Updated the following files:" and
+          A/M/D lines), or the refusal's message.
+rewrite   plans the same way, writes nothing, and prints canonical patch text that a strict
+          (Codex-like) applier applies to the same result, for hosts that keep their own
+          apply_patch tool.
+
+Flags:
+  --root DIR          the workspace root (required)
+  --worktree DIR      a further allowed directory (repeatable)
+  --codex-compat      Codex behaviour: overwrite on Add/Move, Codex line endings and final
+                      newline, sections written one by one (a failure keeps earlier ones)
+  --allow-overwrite   let Add File and Move to replace an existing file
+  --dry-run           plan only; report what would change, write nothing
+  --json              print one JSON object instead of text:
+    {"ok":bool,
+     "changes":[{"op":"add|update|delete|move","path":"…","move_to":"…"}],
+     "rescues":[{"path":"…","hunk":N,"strategy":"…"}],
+     "error":{"kind":"…","path":"…","line":N,"message":"…"}}
+    "changes" lists the net effect per path ("path" is the source of a move, "move_to" its
+    destination); "rescues" lists every chunk placed other than by an exact match ("hunk" is
+    the 1-based file section; strategy trim-end, unicode, unicode-trim-end, trim,
+    unicode-trim, prefix-suffix or lcs); "line" is the 1-based patch line.
+
+Error kinds (the package's kinds in brackets):
+  malformed   the patch text is invalid or has no sections [invalid, empty]
+  blocked     a path is outside the root and worktrees [blocked]
+  not_found   a file to update or delete is missing, or the lines or @@ context were not
+              found [missing_file, not_found]
+  ambiguous   the lines match more than one place; add context or an @@ anchor [ambiguous]
+  conflict    chunks overlap, a target is a directory, or a file changed meanwhile
+              [overlap, path_conflict, changed]
+  exists      an Add File target or Move destination already exists [exists]
+  io          reading or writing failed; nothing was changed [io]
+
+Exit codes: 0 applied (or would apply, with --dry-run; rewrite: text printed), 1 refused (the
+reason on stdout), 2 usage error or host failure (on stderr; an io error also prints its JSON
+object with --json).
+`
+
+func patchCommand() command {
+	return command{
+		name:    "patch",
+		summary: "apply or rewrite Codex-format apply_patch text, atomically and without guessing",
+		usage:   patchUsage,
+		run: func(ctx context.Context, args []string, std stdio) int {
+			return dispatchVerbs(ctx, "patch", patchUsage, []verb{
+				{name: "apply", run: patchApply},
+				{name: "rewrite", run: patchRewrite},
+			}, args, std)
+		},
+	}
+}
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// patchFlags are the flags both verbs share.
+type patchFlags struct {
+	root      string
+	worktrees multiFlag
+}
+
+func (pf *patchFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&pf.root, "root", "", "workspace root")
+	fs.Var(&pf.worktrees, "worktree", "further allowed directory")
+}
+
+// applier builds the Applier over real directories (the root and worktrees resolved, so that
+// the paths containment hands to the file system lie in the file system's bases).
+func (pf *patchFlags) applier(name string, std stdio, opts ...patch.Option) (*patch.Applier, io.Closer, int) {
+	if pf.root == "" {
+		fmt.Fprintf(std.err, "harnesskit %s: --root is required\n\n%s", name, patchUsage)
+		return nil, nil, exitUsage
+	}
+	real := func(p string) (string, error) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return "", err
+		}
+		return filepath.EvalSymlinks(abs)
+	}
+	root, err := real(pf.root)
+	if err != nil {
+		fmt.Fprintf(std.err, "harnesskit %s: --root: %v\n", name, err)
+		return nil, nil, exitUsage
+	}
+	bases := []string{root}
+	for _, w := range pf.worktrees {
+		rw, err := real(w)
+		if err != nil {
+			fmt.Fprintf(std.err, "harnesskit %s: --worktree: %v\n", name, err)
+			return nil, nil, exitUsage
+		}
+		bases = append(bases, rw)
+	}
+	fsys, err := patch.NewOSFS(bases...)
+	if err != nil {
+		fmt.Fprintf(std.err, "harnesskit %s: %v\n", name, err)
+		return nil, nil, exitUsage
+	}
+	a, err := patch.New(fsys, root, append([]patch.Option{patch.WithWorktrees(bases[1:]...)}, opts...)...)
+	if err != nil {
+		fsys.Close()
+		fmt.Fprintf(std.err, "harnesskit %s: %v\n", name, err)
+		return nil, nil, exitUsage
+	}
+	return a, fsys, exitOK
+}
+
+// patchKind maps the package's kinds onto the CLI's error vocabulary (see the usage text).
+func patchKind(k patch.Kind) string {
+	switch k {
+	case patch.KindInvalid, patch.KindEmpty:
+		return "malformed"
+	case patch.KindBlocked:
+		return "blocked"
+	case patch.KindMissingFile, patch.KindNotFound:
+		return "not_found"
+	case patch.KindAmbiguous:
+		return "ambiguous"
+	case patch.KindOverlap, patch.KindPathConflict, patch.KindChanged:
+		return "conflict"
+	case patch.KindExists:
+		return "exists"
+	}
+	return "io"
+}
+
+type patchChangeJSON struct {
+	Op     string `json:"op"`
+	Path   string `json:"path"`
+	MoveTo string `json:"move_to,omitempty"`
+}
+
+type patchRescueJSON struct {
+	Path     string `json:"path"`
+	Hunk     int    `json:"hunk"`
+	Strategy string `json:"strategy"`
+}
+
+type patchErrorJSON struct {
+	Kind    string `json:"kind"`
+	Path    string `json:"path,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
+type patchApplyJSON struct {
+	OK      bool              `json:"ok"`
+	Changes []patchChangeJSON `json:"changes"`
+	Rescues []patchRescueJSON `json:"rescues"`
+	Error   *patchErrorJSON   `json:"error,omitempty"`
+}
+
+func changesJSON(cs []patch.FileChange) []patchChangeJSON {
+	out := make([]patchChangeJSON, 0, len(cs))
+	for _, c := range cs {
+		j := patchChangeJSON{Op: c.Op.String(), Path: c.Path}
+		if c.Op == patch.Moved {
+			j.Path, j.MoveTo = c.From, c.Path
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func rescuesJSON(rs []patch.ChunkReport) []patchRescueJSON {
+	out := []patchRescueJSON{}
+	for _, r := range rs {
+		switch r.Strategy {
+		case patch.StrategyExact, patch.StrategyAppend, patch.StrategyAnchor:
+			continue
+		}
+		out = append(out, patchRescueJSON{Path: r.Path, Hunk: r.Section, Strategy: string(r.Strategy)})
+	}
+	return out
+}
+
+func readPatch(std stdio, name string) (string, int) {
+	b, err := io.ReadAll(io.LimitReader(std.in, 256<<20))
+	if err != nil {
+		fmt.Fprintf(std.err, "harnesskit %s: reading the patch from stdin: %v\n", name, err)
+		return "", exitUsage
+	}
+	return string(b), exitOK
+}
+
+// refuse reports a failed apply or rewrite: tool errors on stdout with exit 1, host errors
+// (KindIO and anything unexpected) on stderr with exit 2; with asJSON the object is printed
+// in both cases.
+func refuse(std stdio, name string, err error, asJSON bool) int {
+	code := exitUsage
+	if classify(err) == toolError {
+		code = exitRefused
+	}
+	if asJSON {
+		ej := &patchErrorJSON{Kind: "io", Message: err.Error()}
+		var pe *patch.Error
+		if errors.As(err, &pe) {
+			ej.Kind, ej.Path, ej.Line = patchKind(pe.Kind), pe.Path, pe.Line
+		}
+		if werr := writeJSON(std.out, patchApplyJSON{Changes: []patchChangeJSON{}, Rescues: []patchRescueJSON{}, Error: ej}); werr != nil {
+			code = exitUsage
+		}
+		if code == exitUsage {
+			fmt.Fprintf(std.err, "harnesskit %s: %v\n", name, err)
+		}
+		return code
+	}
+	if code == exitRefused {
+		fmt.Fprintln(std.out, err.Error())
+	} else {
+		fmt.Fprintf(std.err, "harnesskit %s: %v\n", name, err)
+	}
+	return code
+}
+
+func patchApply(ctx context.Context, args []string, std stdio) int {
+	const name = "patch apply"
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	var pf patchFlags
+	pf.register(fs)
+	compat := fs.Bool("codex-compat", false, "Codex behaviour")
+	overwrite := fs.Bool("allow-overwrite", false, "allow Add/Move onto an existing file")
+	dryRun := fs.Bool("dry-run", false, "plan only")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if code, ok := parseFlags(fs, patchUsage, args, std); !ok {
+		return code
+	}
+	var opts []patch.Option
+	if *compat {
+		opts = append(opts, patch.WithCodexCompat())
+	}
+	if *overwrite {
+		opts = append(opts, patch.WithOverwrite(true))
+	}
+	a, closer, code := pf.applier(name, std, opts...)
+	if code != exitOK {
+		return code
+	}
+	defer closer.Close()
+	text, code := readPatch(std, name)
+	if code != exitOK {
+		return code
+	}
+	var changes []patch.FileChange
+	var report []patch.ChunkReport
+	var summary string
+	if *dryRun {
+		pl, err := a.Plan(ctx, text)
+		if err != nil {
+			return refuse(std, name, err, *asJSON)
+		}
+		changes, report, summary = pl.Changes, pl.Report, pl.Summary()
+	} else {
+		res, err := a.Apply(ctx, text)
+		if err != nil {
+			return refuse(std, name, err, *asJSON)
+		}
+		changes, report, summary = res.Changes, res.Report, res.Summary
+	}
+	if *asJSON {
+		if err := writeJSON(std.out, patchApplyJSON{OK: true, Changes: changesJSON(changes), Rescues: rescuesJSON(report)}); err != nil {
+			fmt.Fprintf(std.err, "harnesskit %s: %v\n", name, err)
+			return exitUsage
+		}
+		return exitOK
+	}
+	fmt.Fprint(std.out, summary)
+	return exitOK
+}
+
+func patchRewrite(ctx context.Context, args []string, std stdio) int {
+	const name = "patch rewrite"
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	var pf patchFlags
+	pf.register(fs)
+	if code, ok := parseFlags(fs, patchUsage, args, std); !ok {
+		return code
+	}
+	a, closer, code := pf.applier(name, std)
+	if code != exitOK {
+		return code
+	}
+	defer closer.Close()
+	text, code := readPatch(std, name)
+	if code != exitOK {
+		return code
+	}
+	rw, err := a.Rewrite(ctx, text)
+	if err != nil {
+		return refuse(std, name, err, false)
+	}
+	fmt.Fprint(std.out, rw.Text)
+	return exitOK
+}
