@@ -1,0 +1,504 @@
+package taskboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Timers schedules the driver's deadlines. The default uses time.AfterFunc; tests run the
+// driver inside testing/synctest, whose fake clock drives the same timers.
+type Timers interface {
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+type realTimers struct{}
+
+func (realTimers) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+
+// DriverOption configures a [Driver].
+type DriverOption func(*driverConfig)
+
+type driverConfig struct {
+	timers      Timers
+	logger      *slog.Logger
+	notifyAll   bool
+	noReconcile bool
+}
+
+// WithTimers replaces the driver's timer source.
+func WithTimers(t Timers) DriverOption { return func(c *driverConfig) { c.timers = t } }
+
+// WithLogger sets the logger for the machines' log lines (default: discarded).
+func WithLogger(l *slog.Logger) DriverOption { return func(c *driverConfig) { c.logger = l } }
+
+// WithNotifyAll makes the driver notify the parent of every run that reaches completed or
+// error, not only of runs a revive registered (R85).
+func WithNotifyAll() DriverOption { return func(c *driverConfig) { c.notifyAll = true } }
+
+// Driver runs the step machines against the host (R99–R101). It serialises every board
+// access with one mutex, runs each host call in its own goroutine with a context that has
+// no deadline and is cancelled only by CancelCall or Close, turns StartTimer commands into
+// timers, and delivers replies and firings to the owning machine under the lock. A tool
+// method returns as soon as its machine has replied; the machine keeps running in the
+// background until it is done (to settle retained leases). Subscribers and the logger run
+// outside the lock.
+//
+// Every host-call goroutine ends when its call returns; Close cancels the contexts of
+// pending calls and waits for their goroutines, so hosts must honour context cancellation.
+type Driver struct {
+	mu     sync.Mutex
+	b      *Board
+	h      Host
+	caps   Caps
+	cfg    driverConfig
+	closed bool
+	done   chan struct{}
+	wg     sync.WaitGroup
+
+	runs       map[*run]struct{}
+	tracked    map[trackKey]bool
+	shown      map[string][]Shown
+	onTerminal []func(Notice) error
+	onLaunched []func(Notice) error
+	outbox     []func() // callbacks and log lines to run after unlocking
+	reconcile  *reconcileState
+}
+
+type trackKey struct {
+	id  string
+	gen uint64
+}
+
+// run is one machine in flight.
+type run struct {
+	m       Machine
+	calls   map[CallID]context.CancelFunc
+	timers  map[TimerID]func() bool
+	replied chan struct{}
+	closed  bool // replied channel closed
+}
+
+// NewDriver returns a driver over b and the host h. Aborter, Prompter and Sessions are
+// required; Status and Idle are optional.
+func NewDriver(b *Board, h Host, opts ...DriverOption) (*Driver, error) {
+	if b == nil {
+		return nil, errors.New("taskboard: NewDriver needs a Board")
+	}
+	if h.Aborter == nil || h.Prompter == nil || h.Sessions == nil {
+		return nil, errors.New("taskboard: NewDriver needs Host.Aborter, Host.Prompter and Host.Sessions")
+	}
+	if h.Flavor == 0 {
+		if h.Status != nil {
+			h.Flavor = FlavorV1
+		} else {
+			h.Flavor = FlavorV2
+		}
+	}
+	cfg := driverConfig{timers: realTimers{}, logger: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return &Driver{b: b, h: h, caps: h.Caps(), cfg: cfg, done: make(chan struct{}),
+		runs: map[*run]struct{}{}, tracked: map[trackKey]bool{}, shown: map[string][]Shown{}}, nil
+}
+
+// Board returns the driver's board. Use it only through [Driver.Do] while the driver is
+// running.
+func (d *Driver) Board() *Board { return d.b }
+
+// Do runs f with the board under the driver's lock, then processes the notices f caused.
+func (d *Driver) Do(f func(b *Board)) {
+	d.mu.Lock()
+	f(d.b)
+	d.drain()
+	d.unlock()
+}
+
+// unlock releases the mutex and runs the queued callbacks outside it.
+func (d *Driver) unlock() {
+	out := d.outbox
+	d.outbox = nil
+	d.mu.Unlock()
+	for _, f := range out {
+		f()
+	}
+}
+
+// start registers a machine and runs its Start (lock held).
+func (d *Driver) start(m Machine) *run {
+	r := &run{m: m, calls: map[CallID]context.CancelFunc{}, timers: map[TimerID]func() bool{},
+		replied: make(chan struct{})}
+	d.runs[r] = struct{}{}
+	d.exec(r, m.Start(d.b))
+	d.settle(r)
+	return r
+}
+
+// exec carries out commands (lock held).
+func (d *Driver) exec(r *run, cmds []Command) {
+	for _, c := range cmds {
+		switch c := c.(type) {
+		case StartTimer:
+			id := c.Timer
+			r.timers[id] = d.cfg.timers.AfterFunc(c.After, func() { d.deliver(r, Fired{Timer: id}) })
+		case StopTimer:
+			if stop, ok := r.timers[c.Timer]; ok {
+				stop()
+				delete(r.timers, c.Timer)
+			}
+		case CancelCall:
+			if cancel, ok := r.calls[c.Call]; ok {
+				cancel()
+				delete(r.calls, c.Call)
+			}
+		case Log:
+			l := c
+			d.outbox = append(d.outbox, func() { d.cfg.logger.LogAttrs(context.Background(), l.Level, l.Msg, l.Attrs...) })
+		case Spawn:
+			d.start(c.Machine)
+		case Proceed, Withdraw:
+			// answers to a Dispatch are read by dispatch()
+		default:
+			if id, ok := callOfCommand(c); ok {
+				d.launch(r, id, c)
+			}
+		}
+	}
+}
+
+// launch starts the goroutine of one host call (lock held).
+func (d *Driver) launch(r *run, id CallID, c Command) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r.calls[id] = cancel
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		defer cancel()
+		if guarded(c) && !d.dispatch(r, id) {
+			return
+		}
+		d.deliver(r, d.perform(ctx, id, c))
+	}()
+}
+
+// dispatch delivers Dispatch under the lock and reports whether the machine proceeds.
+func (d *Driver) dispatch(r *run, id CallID) bool {
+	d.mu.Lock()
+	if d.closed {
+		// Every later dispatch is withdrawn (R100): the machine is told, nothing runs.
+		d.mu.Unlock()
+		return false
+	}
+	if _, live := d.runs[r]; !live {
+		d.mu.Unlock()
+		return false
+	}
+	cmds := r.m.Step(d.b, Dispatch{Call: id})
+	ok := false
+	for _, c := range cmds {
+		if p, is := c.(Proceed); is && p.Call == id {
+			ok = true
+		}
+	}
+	if !ok {
+		delete(r.calls, id)
+	}
+	d.exec(r, cmds)
+	d.settle(r)
+	d.unlock()
+	return ok
+}
+
+// perform makes one host call and returns its reply event.
+func (d *Driver) perform(ctx context.Context, id CallID, c Command) Event {
+	switch c := c.(type) {
+	case Abort:
+		ok, err := d.h.Aborter.Abort(ctx, c.SessionID)
+		return AbortReply{Call: id, Confirmed: ok, Err: err}
+	case ReadStatus:
+		if d.h.Status == nil {
+			return StatusReply{Call: id, Err: errors.New("live status unavailable")}
+		}
+		s, err := d.h.Status.Statuses(ctx)
+		return StatusReply{Call: id, Snapshot: s, Err: err}
+	case ReadSession:
+		info, err := d.h.Sessions.Session(ctx, c.SessionID)
+		return SessionReply{Call: id, Info: info, Err: err}
+	case ReadMessages:
+		es, err := d.h.Sessions.Messages(ctx, c.SessionID, c.Limit)
+		return MessagesReply{Call: id, Entries: es, Err: err}
+	case WaitIdle:
+		if d.h.Idle == nil {
+			return IdleReply{Call: id, Err: errors.New("idle waiter unavailable")}
+		}
+		return IdleReply{Call: id, Err: d.h.Idle.WaitIdle(ctx, c.SessionID)}
+	case WriteMessage:
+		return WriteReply{Call: id, Err: d.h.Prompter.Enqueue(ctx, c.SessionID, c.Message)}
+	case SendPrompt:
+		return PromptReply{Call: id, Err: d.h.Prompter.PromptAsync(ctx, c.SessionID, c.Prompt)}
+	}
+	panic(fmt.Sprintf("taskboard: unknown host call %T", c))
+}
+
+// deliver hands one event to a machine under the lock. After Close nothing is delivered.
+func (d *Driver) deliver(r *run, ev Event) {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return
+	}
+	if _, live := d.runs[r]; !live {
+		d.mu.Unlock()
+		return
+	}
+	if id, ok := callOf(ev); ok {
+		delete(r.calls, id)
+	}
+	if f, ok := ev.(Fired); ok {
+		delete(r.timers, f.Timer)
+	}
+	d.exec(r, r.m.Step(d.b, ev))
+	d.settle(r)
+	d.unlock()
+}
+
+// settle publishes a reply, retires a finished machine and processes notices (lock held).
+func (d *Driver) settle(r *run) {
+	if r.m.Replied() && !r.closed {
+		r.closed = true
+		close(r.replied)
+	}
+	if rv, ok := r.m.(*Revive); ok {
+		if gen, ok := rv.Registered(); ok {
+			d.tracked[trackKey{rv.id, gen}] = true
+		}
+	}
+	if r.m.Done() {
+		if _, ok := r.m.(*ReconcilePass); ok && d.reconcile != nil {
+			d.reconcile.inFlight = false
+		}
+		delete(d.runs, r)
+		for id, stop := range r.timers {
+			stop()
+			delete(r.timers, id)
+		}
+	}
+	d.drain()
+}
+
+// drain processes the board's notices (lock held): subscribers are queued to run after
+// unlocking, finished tracked runs get a notification machine, released leases wake parked
+// notifications.
+func (d *Driver) drain() {
+	for {
+		ns := d.b.Drain()
+		if len(ns) == 0 {
+			break
+		}
+		for _, n := range ns {
+			switch n.Kind {
+			case NoticeTerminal:
+				d.queue(d.onTerminal, n)
+				if (n.State == StateCompleted || n.State == StateError) && (d.cfg.notifyAll || d.tracked[trackKey{n.TaskID, n.Generation}]) {
+					d.start(NewNotify(n.ParentID, n, d.caps))
+				}
+			case NoticeLaunched:
+				d.queue(d.onLaunched, n)
+				d.armReconcile()
+			case NoticeLeaseReleased:
+				for r := range d.runs {
+					if nm, ok := r.m.(*Notify); ok && nm.State() == NotifyParked && nm.n.TaskID == n.TaskID {
+						d.exec(r, r.m.Step(d.b, NoticeEvent{Notice: n}))
+						d.settle(r)
+					}
+				}
+			}
+		}
+	}
+}
+
+func (d *Driver) queue(subs []func(Notice) error, n Notice) {
+	for _, fn := range subs {
+		d.outbox = append(d.outbox, func() {
+			if err := fn(n); err != nil {
+				d.cfg.logger.Warn("taskboard: notice subscriber failed", "kind", n.Kind.String(), "task_id", n.TaskID, "error", err)
+			}
+		})
+	}
+}
+
+// runTool starts a tool machine and waits for its reply, the caller's context, or Close.
+func (d *Driver) runTool(ctx context.Context, m Machine) error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return toolErr(ErrClosed, "the task board was closed; no action was taken")
+	}
+	r := d.start(m)
+	d.unlock()
+	select {
+	case <-r.replied:
+		return nil
+	default:
+	}
+	select {
+	case <-r.replied:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-d.done:
+		return toolErr(ErrClosed, "the task board was closed while the call was in progress")
+	}
+}
+
+// Status runs task_status.
+func (d *Driver) Status(ctx context.Context, c Caller, a StatusArgs) (StatusResult, error) {
+	m := NewStatus(c, a, d.caps)
+	if err := d.runTool(ctx, m); err != nil {
+		return StatusResult{}, err
+	}
+	return m.Outcome()
+}
+
+// Result runs task_result.
+func (d *Driver) Result(ctx context.Context, c Caller, a ResultArgs) (ResultOutput, error) {
+	m := NewResult(c, a, d.caps)
+	if err := d.runTool(ctx, m); err != nil {
+		return ResultOutput{}, err
+	}
+	return m.Outcome()
+}
+
+// Message runs task_message.
+func (d *Driver) Message(ctx context.Context, c Caller, a MessageArgs) (MessageResult, error) {
+	m := NewMessage(c, a, d.caps)
+	if err := d.runTool(ctx, m); err != nil {
+		return MessageResult{}, err
+	}
+	return m.Outcome()
+}
+
+// Cancel runs task_cancel.
+func (d *Driver) Cancel(ctx context.Context, c Caller, a CancelArgs) (CancelResult, error) {
+	m := NewCancel(c, a, d.caps)
+	if err := d.runTool(ctx, m); err != nil {
+		return CancelResult{}, err
+	}
+	return m.Outcome()
+}
+
+// Revive runs task_revive.
+func (d *Driver) Revive(ctx context.Context, c Caller, a ReviveArgs) (ReviveResult, error) {
+	m := NewRevive(c, a, d.caps)
+	if err := d.runTool(ctx, m); err != nil {
+		return ReviveResult{}, err
+	}
+	return m.Outcome()
+}
+
+// Task runs task()'s before-hook under the lock.
+func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, error) {
+	if err := ctx.Err(); err != nil {
+		return TaskPlan{}, err
+	}
+	if in.Flavor == 0 {
+		in.Flavor = d.h.Flavor
+	}
+	d.mu.Lock()
+	defer d.unlock()
+	if d.closed {
+		return TaskPlan{}, toolErr(ErrClosed, "the task board was closed; no action was taken")
+	}
+	p, err := d.b.PrepareTask(c, in)
+	d.drain()
+	return p, err
+}
+
+// FinishTask runs task()'s after-hook under the lock.
+func (d *Driver) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult, error) {
+	d.mu.Lock()
+	defer d.unlock()
+	res, err := d.b.FinishTask(p, obs)
+	d.drain()
+	return res, err
+}
+
+// FailTask releases a plan's lease after a host or handler error.
+func (d *Driver) FailTask(p TaskPlan) {
+	d.mu.Lock()
+	defer d.unlock()
+	d.b.FailTask(p)
+	d.drain()
+}
+
+// WaitForUser runs wait_for_user under the lock.
+func (d *Driver) WaitForUser(c Caller, reason string) (WaitResult, error) {
+	d.mu.Lock()
+	defer d.unlock()
+	return d.b.WaitForUser(c, reason)
+}
+
+// View renders a parent's prompt view and remembers its Shown entries for the parent-idle
+// acknowledgement (R89).
+func (d *Driver) View(parentID string) View {
+	d.mu.Lock()
+	defer d.unlock()
+	v := d.b.View(parentID)
+	d.shown[parentID] = v.Shown
+	return v
+}
+
+// OnTerminal subscribes fn to Terminal notices. Subscribers run outside the lock, in
+// order; an error is logged and does not stop the others.
+func (d *Driver) OnTerminal(fn func(Notice) error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.onTerminal = append(d.onTerminal, fn)
+}
+
+// OnLaunched subscribes fn to Launched notices, like [Driver.OnTerminal].
+func (d *Driver) OnLaunched(fn func(Notice) error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.onLaunched = append(d.onLaunched, fn)
+}
+
+// Close disposes the board (every later dispatch is withdrawn), stops every timer, cancels
+// the contexts of pending host calls and delivers none of their settlements; leases stay
+// exactly as they are and armed waits survive. Tool calls in progress return ErrClosed.
+// Close waits for the host-call goroutines to return.
+func (d *Driver) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	d.b.Dispose()
+	for r := range d.runs {
+		for id, stop := range r.timers {
+			stop()
+			delete(r.timers, id)
+		}
+		for id, cancel := range r.calls {
+			cancel()
+			delete(r.calls, id)
+		}
+	}
+	d.stopReconcile()
+	close(d.done)
+	d.mu.Unlock()
+	d.wg.Wait()
+	return nil
+}
+
+// Pending returns how many machines are still running (for tests and inspection).
+func (d *Driver) Pending() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.runs)
+}

@@ -1,0 +1,193 @@
+package taskboard
+
+import (
+	"time"
+)
+
+// HostEventKind is the kind of a [HostEvent].
+type HostEventKind int
+
+// Host event kinds.
+const (
+	EventBusy HostEventKind = iota + 1
+	EventRetry
+	EventIdle
+	EventError
+	EventDeleted
+	EventParentIdle
+	EventUserMessage
+	EventActivity
+)
+
+func (k HostEventKind) String() string {
+	switch k {
+	case EventBusy:
+		return "busy"
+	case EventRetry:
+		return "retry"
+	case EventIdle:
+		return "idle"
+	case EventError:
+		return "error"
+	case EventDeleted:
+		return "deleted"
+	case EventParentIdle:
+		return "parent_idle"
+	case EventUserMessage:
+		return "user_message"
+	case EventActivity:
+		return "activity"
+	}
+	return "unknown"
+}
+
+// HostEvent is one event the host reports (§2.1). Generation is nil when the host gave
+// none; At is when the host observed it (zero means now).
+type HostEvent struct {
+	Kind             HostEventKind
+	SessionID        string
+	Generation       *uint64
+	At               time.Time
+	Message          string // error text
+	Deferrable       bool   // failover-class error
+	FallbackTeardown bool
+	User             *UserMessage
+}
+
+// reconcileState schedules the periodic reconciliation passes.
+type reconcileState struct {
+	stop     func() bool
+	inFlight bool
+	off      bool
+}
+
+// WithoutReconciliation turns off the driver's periodic reconciliation passes (R90), for
+// hosts that reconcile on their own schedule with [NewReconcilePass].
+func WithoutReconciliation() DriverOption {
+	return func(c *driverConfig) { c.noReconcile = true }
+}
+
+// Observe applies one host event (§3.16) under the lock. busy/retry, error, deletion,
+// activity and user messages apply at once; a child idle is checked IdleDelay later
+// (terminal-evidence read, then the stop rule); a parent idle acknowledges, IdleDelay
+// later, what the last [Driver.View] showed that parent.
+func (d *Driver) Observe(ev HostEvent) {
+	d.mu.Lock()
+	defer d.unlock()
+	if d.closed {
+		return
+	}
+	b := d.b
+	at := ev.At
+	if at.IsZero() {
+		at = b.Now()
+	}
+	switch ev.Kind {
+	case EventBusy, EventRetry:
+		b.ObserveBusy(ev.SessionID, ev.Generation, at)
+	case EventError:
+		b.ObserveError(ev.SessionID, ev.Generation, ev.Message, ev.Deferrable, at)
+	case EventActivity:
+		b.NoteActivity(ev.SessionID, at)
+	case EventUserMessage:
+		if ev.User != nil {
+			b.ClearForMessage(*ev.User)
+		}
+	case EventDeleted:
+		b.HostDeleted(DeletionEvent{SessionID: ev.SessionID, Generation: ev.Generation, FallbackTeardown: ev.FallbackTeardown})
+	case EventIdle:
+		r, ok := b.fence(ev.SessionID, ev.Generation, false, at)
+		if ok && r.State == StateRunning {
+			id, gen := r.TaskID, r.Generation
+			d.after(d.b.Timing().IdleDelay, func() {
+				r, ok := d.b.Get(id)
+				if ok && r.Generation == gen && r.State == StateRunning && !r.LastLiveBusyAt.After(at) {
+					d.start(NewEvidence(id, gen, d.caps))
+				}
+			})
+		}
+	case EventParentIdle:
+		parent := ev.SessionID
+		d.after(d.b.Timing().IdleDelay, func() {
+			if shown := d.shown[parent]; len(shown) > 0 {
+				d.b.AcknowledgeShown(parent, shown)
+				delete(d.shown, parent)
+			}
+		})
+	}
+	d.drain()
+}
+
+// after runs f under the lock after dur, unless the driver closes first. The timer is
+// owned by a tiny machine so Close stops it like any other.
+func (d *Driver) after(dur time.Duration, f func()) {
+	d.start(&delayed{core: newCore(nil), dur: dur, f: f})
+}
+
+// delayed is a one-timer machine that runs a board function when its timer fires.
+type delayed struct {
+	core
+	dur time.Duration
+	f   func()
+	t   TimerID
+}
+
+func (m *delayed) Start(b *Board) []Command {
+	m.replied = true
+	t, st := m.timer(b, m.dur)
+	m.t = t
+	return []Command{st}
+}
+
+func (m *delayed) Step(b *Board, ev Event) []Command {
+	return m.step(b, ev, func(TimerID) []Command { m.f(); return nil }, func(Event) []Command { return nil })
+}
+
+// armReconcile schedules the next reconciliation tick when the host has a status map and
+// a record is running (lock held).
+func (d *Driver) armReconcile() {
+	if d.cfg.noReconcile || d.h.Status == nil || d.closed {
+		return
+	}
+	if d.reconcile == nil {
+		d.reconcile = &reconcileState{}
+	}
+	if d.reconcile.stop != nil {
+		return
+	}
+	d.reconcile.stop = d.cfg.timers.AfterFunc(d.b.Timing().ReconcilePeriod, d.reconcileTick)
+}
+
+func (d *Driver) reconcileTick() {
+	d.mu.Lock()
+	defer d.unlock()
+	if d.closed {
+		return
+	}
+	d.reconcile.stop = nil
+	running := false
+	for _, r := range d.b.AllRecords() {
+		if r.State == StateRunning {
+			running = true
+			break
+		}
+	}
+	if !running {
+		return
+	}
+	if !d.reconcile.inFlight {
+		d.reconcile.inFlight = true
+		pass := d.start(NewReconcilePass(d.caps))
+		if pass.m.Done() {
+			d.reconcile.inFlight = false
+		}
+	}
+	d.armReconcile()
+}
+
+func (d *Driver) stopReconcile() {
+	if d.reconcile != nil && d.reconcile.stop != nil {
+		d.reconcile.stop()
+		d.reconcile.stop = nil
+	}
+}

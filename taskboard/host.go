@@ -1,0 +1,108 @@
+package taskboard
+
+import (
+	"context"
+	"time"
+)
+
+// The host interfaces are the seams the [Driver] runs the machines against. Each is small
+// so a fake is a few lines. StatusMap and IdleWaiter are optional: a v1 host offers the
+// first, a v2 host may offer the second.
+
+// Aborter aborts a session's current turn. confirmed=false means the host answered but did
+// not confirm the abort.
+type Aborter interface {
+	Abort(ctx context.Context, sessionID string) (confirmed bool, err error)
+}
+
+// Prompter writes to sessions. Enqueue appends a message to the transcript without starting
+// a turn (v1 noReply; v2 delivery queue with resume false). PromptAsync queues a prompt that
+// the host admits as a new turn; nil means the host accepted it.
+type Prompter interface {
+	Enqueue(ctx context.Context, sessionID string, m Message) error
+	PromptAsync(ctx context.Context, sessionID string, p Prompt) error
+}
+
+// SessionReader reads a session's host information and its transcript (oldest first).
+type SessionReader interface {
+	Session(ctx context.Context, sessionID string) (SessionInfo, error)
+	Messages(ctx context.Context, sessionID string, limit int) ([]TranscriptEntry, error)
+}
+
+// StatusMap is the v1 status map of all sessions (optional).
+type StatusMap interface {
+	Statuses(ctx context.Context) (StatusSnapshot, error)
+}
+
+// IdleWaiter waits until a session is idle (optional, v2).
+type IdleWaiter interface {
+	WaitIdle(ctx context.Context, sessionID string) error
+}
+
+// Message is a transcript write of task_message. On v1 it is sent with noReply and the
+// model identity read from the history; on v2 with delivery "queue", resume false and no
+// identity (the session's persisted selection applies).
+type Message struct {
+	Text, Agent, Provider, Model, Variant string
+	Flavor                                Flavor
+}
+
+// Prompt is a queued prompt (delivery "queue", never noReply). Synthetic marks an internal
+// part, as used by parent notifications.
+type Prompt struct {
+	Agent, Text string
+	Synthetic   bool
+}
+
+// SessionInfo is what the host says about one session. IdleAt is zero while the session
+// has not been idle; Outcome is the host's free-form outcome string, never trusted alone.
+type SessionInfo struct {
+	ParentID string
+	IdleAt   time.Time
+	Outcome  string
+}
+
+// StatusEntry is one session's entry in the status map: busy, retry, idle or malformed.
+type StatusEntry struct {
+	Status LiveStatus
+	Detail string
+}
+
+// StatusSnapshot is one reading of the status map; a missing key means absent.
+type StatusSnapshot map[string]StatusEntry
+
+// TranscriptEntry is one message of a session's transcript.
+type TranscriptEntry struct {
+	ID, Role, Agent, Provider, Model, Variant, Text, Error string
+	Summary, Finished, Synthetic                           bool
+	CreatedAt                                              time.Time
+}
+
+// Host bundles the host's implementations. Aborter, Prompter and Sessions are required;
+// Status is nil on v2 hosts; Idle is optional.
+type Host struct {
+	Aborter  Aborter
+	Prompter Prompter
+	Sessions SessionReader
+	Status   StatusMap
+	Idle     IdleWaiter
+	Flavor   Flavor
+}
+
+// Caps returns the capabilities the machines see for this host.
+func (h Host) Caps() Caps {
+	return Caps{Flavor: h.Flavor, StatusMap: h.Status != nil, IdleWaiter: h.Idle != nil}
+}
+
+// liveOf classifies one session in a snapshot.
+func liveOf(s StatusSnapshot, id string) LiveStatus {
+	e, ok := s[id]
+	if !ok {
+		return LiveAbsent
+	}
+	switch e.Status {
+	case LiveBusy, LiveRetry, LiveIdle:
+		return e.Status
+	}
+	return LiveMalformed
+}

@@ -1,0 +1,376 @@
+package taskboard_test
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	tb "github.com/harnesskit/harnesskit/taskboard"
+)
+
+// The protocol harness runs step machines by hand, as §5 asks: host calls stay pending
+// until the test settles them, guarded calls wait for an explicit Dispatch, timers fire only
+// when the test advances the fake clock, and any board operation may run in between.
+
+var pStart = time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC)
+
+const (
+	parent1 = "parent-1"
+	parent2 = "parent-2"
+)
+
+var (
+	orch  = tb.Caller{SessionID: parent1, Agent: "orchestrator"}
+	orch2 = tb.Caller{SessionID: parent2, Agent: "orchestrator"}
+	v1    = tb.Caps{Flavor: tb.FlavorV1, StatusMap: true}
+	v2    = tb.Caps{Flavor: tb.FlavorV2}
+	v2w   = tb.Caps{Flavor: tb.FlavorV2, IdleWaiter: true}
+)
+
+type rig struct {
+	t    *testing.T
+	b    *tb.Board
+	clk  *tb.ManualClock
+	runs []*mrun
+	// performed lists every host call actually made, in order, across machines.
+	performed []tb.Command
+	logs      []tb.Log
+}
+
+type mrun struct {
+	r         *rig
+	m         tb.Machine
+	pending   map[tb.CallID]tb.Command // performed, not settled
+	awaiting  map[tb.CallID]tb.Command // guarded, waiting for Dispatch
+	withdrawn map[tb.CallID]bool
+	cancelled map[tb.CallID]bool
+	timers    map[tb.TimerID]time.Time
+	order     []tb.CallID
+}
+
+func newRig(t *testing.T, o tb.Options) *rig {
+	t.Helper()
+	clk := tb.NewManualClock(pStart)
+	b, err := tb.NewBoard(clk, o)
+	if err != nil {
+		t.Fatalf("NewBoard: %v", err)
+	}
+	b.Manage(parent1)
+	b.Manage(parent2)
+	return &rig{t: t, b: b, clk: clk}
+}
+
+func (r *rig) launch(id, parent, agent string) tb.Record {
+	r.t.Helper()
+	rec, err := r.b.RegisterLaunch(tb.LaunchInput{TaskID: id, ParentID: parent, Agent: agent, Description: "work on " + id, Objective: "objective " + id})
+	if err != nil {
+		r.t.Fatalf("RegisterLaunch(%s): %v", id, err)
+	}
+	r.b.Drain()
+	return rec
+}
+
+func (r *rig) get(id string) tb.Record {
+	r.t.Helper()
+	rec, ok := r.b.Get(id)
+	if !ok {
+		r.t.Fatalf("record %s missing", id)
+	}
+	return rec
+}
+
+func (r *rig) complete(id, text string) tb.Record {
+	r.t.Helper()
+	rec, g := r.b.CommitTerminal(tb.Commit{TaskID: id, Generation: r.get(id).Generation, State: tb.StateCompleted, Summary: text})
+	if g != tb.GateCommitted {
+		r.t.Fatalf("complete %s: %s", id, g)
+	}
+	return rec
+}
+
+func (r *rig) commit(id string, st tb.State, text string) tb.Record {
+	r.t.Helper()
+	rec, g := r.b.CommitTerminal(tb.Commit{TaskID: id, Generation: r.get(id).Generation, State: st, Summary: text})
+	if g != tb.GateCommitted {
+		r.t.Fatalf("commit %s %s: %s", id, st, g)
+	}
+	return rec
+}
+
+func (r *rig) ack(id string) tb.Record {
+	r.t.Helper()
+	rec := r.get(id)
+	out, ok := r.b.MarkReconciled(id, rec.Generation, rec.TerminalRevision)
+	if !ok {
+		r.t.Fatalf("MarkReconciled(%s) refused", id)
+	}
+	return out
+}
+
+func (r *rig) start(m tb.Machine) *mrun {
+	mr := &mrun{r: r, m: m, pending: map[tb.CallID]tb.Command{}, awaiting: map[tb.CallID]tb.Command{},
+		withdrawn: map[tb.CallID]bool{}, cancelled: map[tb.CallID]bool{}, timers: map[tb.TimerID]time.Time{}}
+	r.runs = append(r.runs, mr)
+	mr.exec(m.Start(r.b))
+	return mr
+}
+
+func (mr *mrun) exec(cmds []tb.Command) {
+	for _, c := range cmds {
+		switch c := c.(type) {
+		case tb.StartTimer:
+			mr.timers[c.Timer] = mr.r.b.Now().Add(c.After)
+		case tb.StopTimer:
+			delete(mr.timers, c.Timer)
+		case tb.CancelCall:
+			delete(mr.pending, c.Call)
+			mr.cancelled[c.Call] = true
+		case tb.Log:
+			mr.r.logs = append(mr.r.logs, c)
+		case tb.Spawn:
+			mr.r.start(c.Machine)
+		case tb.Proceed:
+			call := mr.awaiting[c.Call]
+			delete(mr.awaiting, c.Call)
+			mr.pending[c.Call] = call
+			mr.r.performed = append(mr.r.performed, call)
+		case tb.Withdraw:
+			delete(mr.awaiting, c.Call)
+			mr.withdrawn[c.Call] = true
+		default:
+			id := callID(c)
+			mr.order = append(mr.order, id)
+			switch c.(type) {
+			case tb.Abort, tb.WriteMessage, tb.SendPrompt:
+				mr.awaiting[id] = c
+			default:
+				mr.pending[id] = c
+				mr.r.performed = append(mr.r.performed, c)
+			}
+		}
+	}
+}
+
+func callID(c tb.Command) tb.CallID {
+	v := reflect.ValueOf(c).FieldByName("Call")
+	return tb.CallID(v.Uint())
+}
+
+func (mr *mrun) step(ev tb.Event) {
+	if _, isDispatch := ev.(tb.Dispatch); !isDispatch {
+		if v := reflect.ValueOf(ev).FieldByName("Call"); v.IsValid() {
+			delete(mr.pending, tb.CallID(v.Uint()))
+		}
+	}
+	mr.exec(mr.m.Step(mr.r.b, ev))
+}
+
+// dispatch delivers Dispatch to the oldest guarded call waiting for it.
+func (mr *mrun) dispatch() {
+	mr.r.t.Helper()
+	for _, id := range mr.order {
+		if _, ok := mr.awaiting[id]; ok {
+			mr.step(tb.Dispatch{Call: id})
+			return
+		}
+	}
+	mr.r.t.Fatalf("no guarded call awaits Dispatch")
+}
+
+// call returns the oldest pending call of the given type ("Abort", "ReadStatus", …).
+func (mr *mrun) call(kind string) (tb.CallID, bool) {
+	for _, id := range mr.order {
+		if c, ok := mr.pending[id]; ok && reflect.TypeOf(c).Name() == kind {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+func (mr *mrun) must(kind string) tb.CallID {
+	mr.r.t.Helper()
+	id, ok := mr.call(kind)
+	if !ok {
+		mr.r.t.Fatalf("no pending %s call; pending=%v awaiting=%v", kind, mr.pending, mr.awaiting)
+	}
+	return id
+}
+
+func (mr *mrun) has(kind string) bool { _, ok := mr.call(kind); return ok }
+
+// Replies to the oldest pending call of each kind.
+func (mr *mrun) abort(confirmed bool, err error) {
+	mr.r.t.Helper()
+	mr.step(tb.AbortReply{Call: mr.must("Abort"), Confirmed: confirmed, Err: err})
+}
+func (mr *mrun) status(s tb.StatusSnapshot, err error) {
+	mr.r.t.Helper()
+	mr.step(tb.StatusReply{Call: mr.must("ReadStatus"), Snapshot: s, Err: err})
+}
+func (mr *mrun) session(info tb.SessionInfo, err error) {
+	mr.r.t.Helper()
+	mr.step(tb.SessionReply{Call: mr.must("ReadSession"), Info: info, Err: err})
+}
+func (mr *mrun) messages(es []tb.TranscriptEntry, err error) {
+	mr.r.t.Helper()
+	mr.step(tb.MessagesReply{Call: mr.must("ReadMessages"), Entries: es, Err: err})
+}
+func (mr *mrun) idle(err error) {
+	mr.r.t.Helper()
+	mr.step(tb.IdleReply{Call: mr.must("WaitIdle"), Err: err})
+}
+func (mr *mrun) write(err error) {
+	mr.r.t.Helper()
+	mr.step(tb.WriteReply{Call: mr.must("WriteMessage"), Err: err})
+}
+func (mr *mrun) prompt(err error) {
+	mr.r.t.Helper()
+	mr.step(tb.PromptReply{Call: mr.must("SendPrompt"), Err: err})
+}
+
+// advance moves the clock by d, firing every due timer of every machine in due order
+// (timers due at the same instant fire in the order they were started).
+func (r *rig) advance(d time.Duration) {
+	end := r.clk.Now().Add(d)
+	for {
+		var best *mrun
+		var bestID tb.TimerID
+		var bestDue time.Time
+		for _, mr := range r.runs {
+			for id, due := range mr.timers {
+				if due.After(end) {
+					continue
+				}
+				if best == nil || due.Before(bestDue) || (due.Equal(bestDue) && (mr != best && indexOf(r.runs, mr) < indexOf(r.runs, best) || mr == best && id < bestID)) {
+					best, bestID, bestDue = mr, id, due
+				}
+			}
+		}
+		if best == nil {
+			break
+		}
+		r.clk.Set(bestDue)
+		delete(best.timers, bestID)
+		best.step(tb.Fired{Timer: bestID})
+	}
+	r.clk.Set(end)
+}
+
+func indexOf(runs []*mrun, m *mrun) int {
+	for i, x := range runs {
+		if x == m {
+			return i
+		}
+	}
+	return -1
+}
+
+// count returns how many performed host calls have the given type.
+func (r *rig) count(kind string) int {
+	n := 0
+	for _, c := range r.performed {
+		if reflect.TypeOf(c).Name() == kind {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *rig) logged(msg string) bool {
+	for _, l := range r.logs {
+		if l.Msg == msg {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *rig) leaseOf(id string) (tb.Lease, bool) { return r.b.LiveLease(id) }
+
+func (r *rig) noLease(id string) {
+	r.t.Helper()
+	if l, ok := r.b.LiveLease(id); ok {
+		r.t.Fatalf("lease %v still live for %s", l, id)
+	}
+}
+
+func (r *rig) hasLease(id string, kind tb.LeaseKind) tb.Lease {
+	r.t.Helper()
+	l, ok := r.b.LiveLease(id)
+	if !ok || l.Kind != kind {
+		r.t.Fatalf("want a live %s lease for %s, got %v (live=%t)", kind, id, l, ok)
+	}
+	return l
+}
+
+// outcome extracts the tool outcome of a machine.
+type outcomer[R any] interface{ Outcome() (R, error) }
+
+func outcome[R any](t *testing.T, mr *mrun) (R, error) {
+	t.Helper()
+	if !mr.m.Replied() {
+		t.Fatalf("machine has not replied")
+	}
+	return mr.m.(outcomer[R]).Outcome()
+}
+
+// checkErr asserts err is a *ToolError of kind whose message contains msg ("" = any).
+func checkErr(t *testing.T, err, kind error, msg string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("want error %v %q, got nil", kind, msg)
+	}
+	if !errors.Is(err, kind) {
+		t.Fatalf("want kind %v, got %v (%q)", kind, errors.Unwrap(err), err)
+	}
+	var te *tb.ToolError
+	if !errors.As(err, &te) {
+		t.Fatalf("want *ToolError, got %T", err)
+	}
+	if msg != "" && !strings.Contains(te.Message, msg) {
+		t.Fatalf("message %q does not contain %q", te.Message, msg)
+	}
+}
+
+func exactErr(t *testing.T, err, kind error, msg string) {
+	t.Helper()
+	checkErr(t, err, kind, "")
+	if err.Error() != msg {
+		t.Fatalf("message:\n got %q\nwant %q", err.Error(), msg)
+	}
+}
+
+func noErr(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("unexpected error: %v", err)
+	}
+}
+
+func idle(ids ...string) tb.StatusSnapshot {
+	s := tb.StatusSnapshot{}
+	for _, id := range ids {
+		s[id] = tb.StatusEntry{Status: tb.LiveIdle}
+	}
+	return s
+}
+
+func busy(ids ...string) tb.StatusSnapshot {
+	s := tb.StatusSnapshot{}
+	for _, id := range ids {
+		s[id] = tb.StatusEntry{Status: tb.LiveBusy}
+	}
+	return s
+}
+
+func done(t *testing.T, mr *mrun) {
+	t.Helper()
+	if !mr.m.Done() {
+		t.Fatalf("machine not done: pending=%v awaiting=%v timers=%v", mr.pending, mr.awaiting, mr.timers)
+	}
+}
+
+var errHost = fmt.Errorf("HTTP 500")

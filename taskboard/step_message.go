@@ -1,0 +1,323 @@
+package taskboard
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// MaxMessageChars is the task_message limit in Unicode code points after trimming (R52).
+const MaxMessageChars = 2000
+
+// Messaging is the task_message machine (R52–R59): checks, the message lease, on v1 one
+// identity read of the last transcript entries, then one guarded transcript write that
+// starts no turn, all within one budget. A write still pending when the budget ends keeps
+// the lease until it settles. (The spec's name for this machine, Message, is taken by the
+// host's message struct.)
+type Messaging struct {
+	core
+	caller Caller
+	args   MessageArgs
+	caps   Caps
+	t      Timing
+
+	text   string
+	ref    string
+	rec    Record
+	lease  Lease
+	held   bool
+	due    time.Time
+	budget TimerID
+
+	phase     msgPhase
+	readCall  CallID
+	writeCall CallID
+	msg       Message
+
+	res MessageResult
+	err *ToolError
+}
+
+type msgPhase int
+
+const (
+	msgIdle msgPhase = iota
+	msgLookup
+	msgWrite
+	msgWriteLate
+	msgFinished
+)
+
+var _ Machine = (*Messaging)(nil)
+
+// NewMessage returns a task_message machine for caller c.
+func NewMessage(c Caller, a MessageArgs, caps Caps) *Messaging {
+	return &Messaging{core: newCore(nil), caller: c, args: a, caps: caps}
+}
+
+// Outcome returns the tool result and, for a refusal, the *ToolError.
+func (m *Messaging) Outcome() (MessageResult, error) {
+	if m.err != nil {
+		return m.res, m.err
+	}
+	return m.res, nil
+}
+
+func (m *Messaging) fail(err *ToolError) {
+	m.err = err
+	m.res.TaskID, m.res.Alias = m.rec.TaskID, m.rec.Alias
+	m.replied = true
+}
+
+func (m *Messaging) release(b *Board) {
+	if m.held {
+		b.Release(m.lease)
+	}
+}
+
+// messageRefusal applies R54's checks to a record.
+func messageRefusal(ref string, r Record) *ToolError {
+	switch {
+	case r.State == StateStopped:
+		return toolErr(ErrNotRunning, fmt.Sprintf("Task %s is stopped. task_message only queues messages for running tasks; continue that session with task_revive and task_id: %q.", ref, r.TaskID))
+	case r.EffectiveState().Canonical():
+		return toolErr(ErrNotRunning, fmt.Sprintf("Task %s is terminal (%s). task_message only queues messages for running tasks; it never launches or resumes. Continue that same session with task_revive and task_id: %q.", ref, r.EffectiveState(), r.TaskID))
+	case r.State != StateRunning:
+		return toolErr(ErrNotRunning, fmt.Sprintf("Task %s board state is %s, not running", ref, r.State))
+	case r.CancellationRequested:
+		return toolErr(ErrNotRunning, fmt.Sprintf("Task %s cannot queue a message: cancellation was requested", ref))
+	}
+	return nil
+}
+
+// fresh re-checks that the record is still tracked, of the same generation and messageable.
+func (m *Messaging) fresh(b *Board) *ToolError {
+	r, ok := b.Get(m.rec.TaskID)
+	if !ok {
+		return toolErr(ErrStale, fmt.Sprintf("Task %s is no longer tracked; refusing stale message", m.ref))
+	}
+	if r.Generation != m.rec.Generation {
+		return toolErr(ErrStale, fmt.Sprintf("Task %s run generation changed; refusing stale message", m.ref))
+	}
+	return messageRefusal(m.ref, r)
+}
+
+// Start validates, resolves, takes the lease and emits the identity read (v1) or the write.
+func (m *Messaging) Start(b *Board) []Command {
+	m.t = b.Timing()
+	if err := guardCaller(b, ToolMessage, m.caller, false); err != nil {
+		m.fail(err)
+		return nil
+	}
+	if err := guardRef(ToolMessage, m.args.Ref); err != nil {
+		m.fail(err)
+		return nil
+	}
+	m.ref = m.args.Ref
+	m.text = strings.TrimSpace(m.args.Text)
+	if m.text == "" {
+		m.fail(toolErr(ErrInvalidArgs, "task_message requires message"))
+		return nil
+	}
+	if n := utf8.RuneCountInString(m.text); n > MaxMessageChars {
+		m.fail(toolErr(ErrInvalidArgs, fmt.Sprintf("task_message message is too long (%d characters; the limit is %d)", n, MaxMessageChars)))
+		return nil
+	}
+	r, ok := b.Resolve(m.caller.SessionID, m.ref)
+	if !ok {
+		if sessionShaped(m.ref) && !foreignRecord(b, m.caller, m.ref) {
+			m.fail(toolErr(ErrUnknownTask, fmt.Sprintf("Unknown task ID or alias: %s. It is not tracked by this board; to continue that session use task_revive with task_id: %q. Do not launch a duplicate.", m.ref, m.ref)))
+			return nil
+		}
+		m.fail(toolErr(ErrUnknownTask, "Unknown task ID or alias: "+m.ref))
+		return nil
+	}
+	m.rec = r
+	if err := messageRefusal(m.ref, r); err != nil {
+		m.fail(err)
+		return nil
+	}
+	l, ok := b.Acquire(LeaseMessage, r.TaskID, r.Generation, nil)
+	if !ok {
+		m.fail(toolErr(ErrLeaseUnavailable, fmt.Sprintf("Task %s cannot queue a message: message/control lease unavailable", m.ref)))
+		return nil
+	}
+	m.lease, m.held = l, true
+	t, st := m.timer(b, m.t.MessageBudget)
+	m.budget, m.due = t, b.Now().Add(Budget(m.t.MessageBudget))
+	if m.caps.Flavor == FlavorV2 {
+		return append([]Command{st}, m.write(b, Message{Text: m.text, Flavor: FlavorV2})...)
+	}
+	m.phase = msgLookup
+	m.readCall = m.call(false)
+	m.guard[m.readCall] = t
+	return []Command{st, ReadMessages{Call: m.readCall, SessionID: r.TaskID, Limit: m.t.MessageHistory}}
+}
+
+func (m *Messaging) write(b *Board, msg Message) []Command {
+	if !b.Now().Before(m.due) {
+		m.release(b)
+		m.fail(toolErr(ErrTimeout, "Task message transport timed out after "+ms(m.t.MessageBudget)))
+		m.phase = msgFinished
+		return m.stop(m.budget)
+	}
+	m.phase = msgWrite
+	m.msg = msg
+	m.writeCall = m.call(true)
+	m.guard[m.writeCall] = m.budget
+	return []Command{WriteMessage{Call: m.writeCall, SessionID: m.rec.TaskID, Message: msg}}
+}
+
+// Step consumes one event.
+func (m *Messaging) Step(b *Board, ev Event) []Command {
+	return m.step(b, ev, func(t TimerID) []Command { return m.fire(b, t) }, func(ev Event) []Command { return m.handle(b, ev) })
+}
+
+func (m *Messaging) fire(b *Board, t TimerID) []Command {
+	if t != m.budget {
+		return nil
+	}
+	switch m.phase {
+	case msgLookup:
+		out := m.cancel(m.readCall)
+		m.release(b)
+		m.fail(toolErr(ErrTimeout, "Task message model lookup timed out after "+ms(m.t.MessageBudget)))
+		m.phase = msgFinished
+		return out
+	case msgWrite:
+		msg := "Task message transport timed out after " + ms(m.t.MessageBudget)
+		if m.awaiting[m.writeCall] { // not dispatched yet: no write will start
+			m.release(b)
+			m.fail(toolErr(ErrTimeout, msg))
+			m.phase = msgFinished
+			return nil
+		}
+		m.fail(toolErr(ErrTimeout, msg))
+		m.res.LeaseRetained = true
+		m.phase = msgWriteLate
+	}
+	return nil
+}
+
+func (m *Messaging) handle(b *Board, ev Event) []Command {
+	switch e := ev.(type) {
+	case MessagesReply:
+		if m.phase != msgLookup {
+			return nil
+		}
+		if e.Err != nil {
+			m.release(b)
+			m.fail(toolErr(ErrHost, "Task message model lookup failed: "+e.Err.Error()))
+			m.phase = msgFinished
+			return m.stop(m.budget)
+		}
+		if err := m.fresh(b); err != nil {
+			m.release(b)
+			m.fail(err)
+			m.phase = msgFinished
+			return m.stop(m.budget)
+		}
+		msg, ok := identity(e.Entries, m.rec.Agent)
+		if !ok {
+			m.release(b)
+			m.fail(toolErr(ErrRefused, fmt.Sprintf("Task %s has no authoritative model identity; refusing message", m.ref)))
+			m.phase = msgFinished
+			return m.stop(m.budget)
+		}
+		msg.Text, msg.Flavor = m.text, FlavorV1
+		return m.write(b, msg)
+	case Dispatch:
+		if e.Call != m.writeCall {
+			return nil
+		}
+		if m.phase != msgWrite || m.replied {
+			return m.withdraw(e.Call)
+		}
+		err := m.dispatchRefusal(b)
+		if err != nil {
+			out := m.withdraw(e.Call)
+			m.release(b)
+			m.fail(err)
+			m.phase = msgFinished
+			return append(out, m.stop(m.budget)...)
+		}
+		return m.proceed(e.Call)
+	case WriteReply:
+		if m.phase == msgWriteLate {
+			m.release(b) // exactly this token; the record is left alone
+			m.phase = msgFinished
+			return nil
+		}
+		if m.phase != msgWrite {
+			return nil
+		}
+		out := m.stop(m.budget)
+		m.phase = msgFinished
+		if e.Err != nil {
+			m.release(b)
+			m.fail(toolErr(ErrHost, "Task message transport failed: "+e.Err.Error()))
+			return out
+		}
+		if !b.Validate(m.lease) {
+			m.release(b)
+			m.fail(toolErr(ErrStale, fmt.Sprintf("Task %s message lease is no longer valid; refusing stale message", m.ref)))
+			return out
+		}
+		if err := m.fresh(b); err != nil {
+			m.release(b)
+			m.fail(err)
+			return out
+		}
+		m.release(b)
+		m.res = MessageResult{TaskID: m.rec.TaskID, Alias: m.rec.Alias, Status: MessageQueued}
+		m.replied = true
+		return out
+	}
+	return nil
+}
+
+func (m *Messaging) dispatchRefusal(b *Board) *ToolError {
+	r, ok := b.Get(m.rec.TaskID)
+	switch {
+	case !ok:
+		return toolErr(ErrStale, fmt.Sprintf("Task %s is no longer tracked; refusing stale message", m.ref))
+	case r.Generation != m.rec.Generation:
+		return toolErr(ErrStale, fmt.Sprintf("Task %s run generation changed; refusing stale message", m.ref))
+	case b.Disposed() || !b.Validate(m.lease):
+		return toolErr(ErrStale, fmt.Sprintf("Task %s message lease is no longer valid; refusing stale message", m.ref))
+	}
+	return messageRefusal(m.ref, r)
+}
+
+// identity picks the model identity of a v1 write from the transcript (R56): newest to
+// oldest, skipping summaries and entries without both provider and model, the first user
+// or assistant entry gives provider and model; the variant comes from that entry, else the
+// newest user entry, else "default"; the agent from that entry, else the record's.
+func identity(entries []TranscriptEntry, recordAgent string) (Message, bool) {
+	newestUserVariant := ""
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := entries[i]; e.Role == "user" && e.Variant != "" {
+			newestUserVariant = e.Variant
+			break
+		}
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.Summary || e.Provider == "" || e.Model == "" || (e.Role != "user" && e.Role != "assistant") {
+			continue
+		}
+		m := Message{Agent: e.Agent, Provider: e.Provider, Model: e.Model, Variant: e.Variant}
+		if m.Variant == "" {
+			m.Variant = newestUserVariant
+		}
+		if m.Variant == "" {
+			m.Variant = "default"
+		}
+		if m.Agent == "" {
+			m.Agent = recordAgent
+		}
+		return m, true
+	}
+	return Message{}, false
+}

@@ -1,0 +1,65 @@
+package taskboard
+
+import "time"
+
+// MessageQueued is the only success status of task_message.
+const MessageQueued = "queued"
+
+// Tool arguments.
+type (
+	StatusArgs  struct{ Ref string }
+	ResultArgs  struct{ Ref string }
+	MessageArgs struct{ Ref, Text string }
+	CancelArgs  struct{ Ref, Reason string }
+	ReviveArgs  struct{ Ref, Prompt string }
+)
+
+// StatusResult is task_status's answer (R45, R46).
+type StatusResult struct {
+	TaskID, Alias, Agent string
+	State                string // live value, or "<board state> (unconfirmed)"
+	Source               StatusSource
+	LastActivityAt       time.Time
+	IdleForSeconds       int64
+	PossiblyStuck        bool
+	StatusUncertain      bool
+	LastStatusError      string
+}
+
+// ResultOutput is task_result's answer: the final text, or Running with the live status.
+type ResultOutput struct {
+	TaskID     string
+	State      State
+	Running    bool
+	Live       LiveStatus
+	Generation uint64
+	Text       string
+}
+
+// MessageResult is task_message's answer. LeaseRetained is set on a transport timeout: the
+// message lease stays live until the pending write settles.
+type MessageResult struct {
+	TaskID, Alias, Status string
+	LeaseRetained         bool
+}
+
+// CancelResult is task_cancel's answer. Message holds the note of an unknown outcome or the
+// error text of a failed one.
+type CancelResult struct {
+	TaskID  string
+	State   CancelState
+	Reason  string
+	Message string
+}
+
+// ReviveResult is task_revive's answer.
+type ReviveResult struct {
+	TaskID          string
+	Generation      uint64
+	State           State
+	Status          ReviveStatus
+	StatusUncertain bool
+	Observation     string
+	Summary         string
+	Failed          bool // Summary is an error block
+}

@@ -1,0 +1,174 @@
+package taskboard
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// TaskCall is one call of the delegation tool (task / subagent) as the before-hook sees it.
+// Ref is the optional task_id (resume). UntrackedRunningChild tells the hook that the host
+// shows a running child this board does not track.
+type TaskCall struct {
+	Agent, Description, Objective, Ref string
+	Background, UntrackedRunningChild  bool
+	Flavor                             Flavor
+}
+
+// TaskPlan is what the before-hook decided. A resume carries the relaunch lease, which
+// [Board.FinishTask] or [Board.FailTask] releases.
+type TaskPlan struct {
+	Kind       PlanKind
+	TaskID     string // the task to resume or adopt
+	DroppedRef string // an unknown reference that was dropped for a fresh spawn
+	Lease      *Lease
+	// Agent, Description, Objective and Background are carried from the call for the
+	// after-hook.
+	Agent, Description, Objective string
+	Background                    bool
+	ParentID                      string
+}
+
+// LaunchObservation is what the host's task output said: the task ID and whether the run
+// is still going (Terminal nil) or already finished.
+type LaunchObservation struct {
+	TaskID, Agent, Description, Objective string
+	Background                            bool
+	Terminal                              *TerminalObservation
+}
+
+// TerminalObservation is a terminal task output.
+type TerminalObservation struct {
+	State   State
+	Summary string
+}
+
+// TaskLaunchResult is the after-hook's answer: "task_id: <id>" / "alias: <alias>" /
+// "state: <state>".
+type TaskLaunchResult struct {
+	TaskID, Alias string
+	State         State
+}
+
+var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// normObjective trims, collapses whitespace and case-folds an objective (R41).
+func normObjective(s string) string { return strings.ToLower(collapseSpace(s)) }
+
+// PrepareTask is the before-hook of task() (R40, R41). Unmanaged callers get PlanSpawn
+// unchanged. With a reference it resumes a reusable or recoverable record of the same
+// agent (taking the relaunch lease), or refuses with a message saying what to do instead;
+// an unknown random-UUID reference is dropped for a fresh spawn, an unknown ses_ ID on a v1
+// host is an adoption candidate. New spawns are refused when the same objective already
+// finished and its result was not read.
+//
+// Errors: ErrRefused, ErrLeaseUnavailable, ErrDuplicate (all *ToolError).
+func (b *Board) PrepareTask(c Caller, in TaskCall) (TaskPlan, error) {
+	plan := TaskPlan{Kind: PlanSpawn, Agent: in.Agent, Description: in.Description,
+		Objective: in.Objective, Background: in.Background, ParentID: c.SessionID}
+	if !b.Managed(c.SessionID) {
+		return plan, nil
+	}
+	ref := strings.TrimSpace(in.Ref)
+	if ref != "" {
+		if in.Agent == "" {
+			return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s: task() requires a valid subagent_type with an explicit task_id. The task_id was not dropped; no new session was created.", ref))
+		}
+		if r, ok := b.Resolve(c.SessionID, ref); ok {
+			return b.prepareKnown(plan, r, in)
+		}
+		switch {
+		case uuidShape.MatchString(ref):
+			plan.DroppedRef = ref
+		case sessionShaped(ref) && in.Flavor != FlavorV2 && !b.Tombstoned(ref) && !foreignRecord(b, c, ref):
+			plan.Kind, plan.TaskID = PlanAdoptCandidate, ref
+			return plan, nil
+		case in.UntrackedRunningChild:
+			return plan, toolErr(ErrRefused, fmt.Sprintf("Unknown task ID or alias: %s. The board may have lost its mapping for a running child; task() will not silently spawn a duplicate. Use task_status or task_revive with the session ID.", ref))
+		default:
+			plan.DroppedRef = ref
+		}
+	}
+	// A new spawn: refuse a duplicate of a finished, unread objective.
+	want := normObjective(in.Objective)
+	if want != "" {
+		for _, r := range b.Records(c.SessionID) {
+			if r.TerminalUnreconciled && r.Agent == in.Agent && normObjective(r.Objective) == want &&
+				!r.LastUsedAt.After(r.CompletedAt) {
+				return plan, toolErr(ErrDuplicate, fmt.Sprintf("A background task with the same objective already finished (%s / %s, %s). Call task_result with task_id: %q before launching it again.", r.Alias, r.TaskID, r.State, r.TaskID))
+			}
+		}
+	}
+	return plan, nil
+}
+
+func (b *Board) prepareKnown(plan TaskPlan, r Record, in TaskCall) (TaskPlan, error) {
+	sameAgent := r.Agent == in.Agent
+	switch {
+	case sameAgent && (r.Reusable(b.opts.MaxContextLines) || r.Recoverable()):
+		l, ok := b.Acquire(LeaseRelaunch, r.TaskID, r.Generation, nil)
+		if !ok {
+			return plan, toolErr(ErrLeaseUnavailable, fmt.Sprintf("Task %s cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.", r.Alias))
+		}
+		b.MarkUsed(r.ParentID, r.TaskID)
+		plan.Kind, plan.TaskID, plan.Lease = PlanResume, r.TaskID, &l
+		return plan, nil
+	case r.State == StateRunning:
+		return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s is still running and cannot be resumed or amended with task(). Use task_message to add information, task_status to inspect it, or task_cancel if it is obsolete. No new session was created.", r.Alias))
+	case !sameAgent:
+		return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s / %s: agent is %s, not %s. No new session was created.", r.Alias, r.TaskID, r.Agent, in.Agent))
+	case r.State == StateStopped:
+		ack := "acknowledged"
+		if r.TerminalUnreconciled {
+			ack = "unreconciled"
+		}
+		return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s / %s: stopped, %s; task() cannot resume this session. Use task_revive with task_id: %q. No new session was created.", r.Alias, r.TaskID, ack, r.TaskID))
+	case r.TerminalUnreconciled:
+		return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s / %s: %s, cannot resume until acknowledgement. Use task_revive now, or wait for acknowledgement and call task() again. No new session was created.", r.Alias, r.TaskID, r.State))
+	}
+	return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s / %s: %s. Use task_revive with a new prompt. No new session was created.", r.Alias, r.TaskID, Label(r)))
+}
+
+// FinishTask is the after-hook of task() (R42): it registers the launch (with the plan's
+// relaunch lease when resuming), commits a terminal observation, releases the plan's lease
+// and returns the result. A delayed output for a generation the record no longer holds
+// changes nothing and returns ErrStale.
+func (b *Board) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult, error) {
+	defer b.FailTask(p)
+	id := obs.TaskID
+	if id == "" {
+		id = p.TaskID
+	}
+	if p.Kind == PlanResume && p.Lease != nil {
+		if r, ok := b.Get(id); !ok || r.Generation != p.Lease.Generation || !b.Validate(*p.Lease) {
+			return TaskLaunchResult{}, toolErr(ErrStale, fmt.Sprintf("Task %s changed generation before its launch was recorded; the output was ignored.", id))
+		}
+	}
+	agent, desc, obj := firstNonEmpty(obs.Agent, p.Agent), firstNonEmpty(obs.Description, p.Description), firstNonEmpty(obs.Objective, p.Objective)
+	r, err := b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: p.ParentID, Agent: agent,
+		Description: desc, Objective: obj, Background: obs.Background || p.Background, Lease: p.Lease})
+	if err != nil {
+		return TaskLaunchResult{}, err
+	}
+	if t := obs.Terminal; t != nil {
+		r, _ = b.CommitTerminal(Commit{TaskID: id, Generation: r.Generation, State: t.State, Summary: t.Summary, ObservedAt: b.Now()})
+		b.MarkReconciled(id, r.Generation, r.TerminalRevision)
+		r, _ = b.Get(id)
+	}
+	return TaskLaunchResult{TaskID: r.TaskID, Alias: r.Alias, State: r.EffectiveState()}, nil
+}
+
+// FailTask releases the plan's relaunch lease after a host or handler error (R42). It is
+// safe to call more than once.
+func (b *Board) FailTask(p TaskPlan) {
+	if p.Lease != nil {
+		b.Release(*p.Lease)
+	}
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,50 @@
+package taskboard
+
+import (
+	"slices"
+	"unicode/utf8"
+)
+
+// MaxWaitReasonChars bounds the wait_for_user reason in code points after collapsing (R92).
+const MaxWaitReasonChars = 500
+
+// Wait states of a [WaitResult].
+const (
+	WaitStateWaiting = "waiting_for_user"
+	WaitStateSkipped = "waiting_for_user_skipped"
+)
+
+// WaitResult is wait_for_user's answer.
+type WaitResult struct {
+	State, Protocol, Reason string
+	Skipped                 bool
+}
+
+// WaitForUser is the wait_for_user tool (R92): orchestrator only (an unmanaged session
+// whose agent is an orchestrator agent is managed first); the reason is collapsed to single
+// spaces and must be 1–500 characters. With Options.WaitGuard and outstanding children it
+// answers waiting_for_user_skipped without arming; otherwise it arms the session's latch,
+// which only a new real user message or a genuine deletion clears ([Board.ClearForMessage],
+// [Board.HostDeleted]).
+//
+// Errors: ErrInvalidArgs, ErrNotOrchestrator, ErrUnmanaged (all *ToolError).
+func (b *Board) WaitForUser(c Caller, reason string) (WaitResult, error) {
+	if c.SessionID != "" && !b.Managed(c.SessionID) && slices.Contains(b.opts.OrchestratorAgents, c.Agent) {
+		b.Manage(c.SessionID)
+	}
+	if err := guardCaller(b, ToolWaitForUser, c, true); err != nil {
+		return WaitResult{}, err
+	}
+	r := collapseSpace(reason)
+	if r == "" {
+		return WaitResult{}, toolErr(ErrInvalidArgs, "wait_for_user requires a non-empty reason")
+	}
+	if utf8.RuneCountInString(r) > MaxWaitReasonChars {
+		return WaitResult{}, toolErr(ErrInvalidArgs, "wait_for_user reason must be at most 500 characters")
+	}
+	if b.opts.WaitGuard && (b.HasRunning(c.SessionID) || b.HasTerminalUnreconciled(c.SessionID)) {
+		return WaitResult{State: WaitStateSkipped, Reason: r, Skipped: true}, nil
+	}
+	b.armWait(c.SessionID)
+	return WaitResult{State: WaitStateWaiting, Protocol: b.opts.WaitProtocol, Reason: r}, nil
+}
