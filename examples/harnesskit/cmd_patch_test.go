@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// patchGoldenUpdate reports whether -update was given (the flag may be defined by another test
+// file of this package; patch's tests only look it up).
+func patchGoldenUpdate() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files")
+	}
+}
+
+const greetGo = "package main\n\nfunc greet() string {\n\treturn \"hello\"\n}\n"
+
+func TestPatchCLI(t *testing.T) {
+	tests := []struct {
+		name     string
+		files    map[string]string // the workspace before
+		args     []string          // after "patch"; --root is added
+		noRoot   bool
+		stdin    string
+		wantCode int
+		wantErr  string            // substring of stderr ("" = empty)
+		want     map[string]string // files that must hold exactly this afterwards (nil = unchanged)
+	}{
+		{
+			name: "apply_exact_summary", files: map[string]string{"src/greet.go": greetGo},
+			args:     []string{"apply"},
+			stdin:    "*** Begin Patch\n*** Update File: src/greet.go\n@@ func greet() string {\n-\treturn \"hello\"\n+\treturn \"hello, world\"\n*** Add File: docs/new.md\n+# New\n*** End Patch\n",
+			wantCode: exitOK,
+			want:     map[string]string{"src/greet.go": strings.Replace(greetGo, `"hello"`, `"hello, world"`, 1), "docs/new.md": "# New\n"},
+		},
+		{
+			name: "apply_json_stale_rescued", files: map[string]string{"src/greet.go": greetGo},
+			args:     []string{"apply", "--json"},
+			stdin:    "*** Begin Patch\n*** Update File: src/greet.go\n@@\n func greet() string {\n-\treturn \"hi\"\n+\treturn \"hi there\"\n }\n*** End Patch\n",
+			wantCode: exitOK,
+			want:     map[string]string{"src/greet.go": strings.Replace(greetGo, `"hello"`, `"hi there"`, 1)},
+		},
+		{
+			name: "apply_json_move", files: map[string]string{"a.txt": "one\ntwo\n"},
+			args:     []string{"apply", "--json"},
+			stdin:    "*** Begin Patch\n*** Update File: a.txt\n*** Move to: sub/b.txt\n@@\n-two\n+TWO\n*** End Patch\n",
+			wantCode: exitOK,
+			want:     map[string]string{"sub/b.txt": "one\nTWO\n"},
+		},
+		{
+			name: "apply_json_ambiguous", files: map[string]string{"cfg.yaml": "a:\n  enabled: false\nb:\n    enabled: false\n"},
+			args:     []string{"apply", "--json"},
+			stdin:    "*** Begin Patch\n*** Update File: cfg.yaml\n@@\n-enabled: false\n+enabled: true\n*** End Patch\n",
+			wantCode: exitRefused,
+		},
+		{
+			name: "apply_json_blocked", files: map[string]string{"a.txt": "x\n"},
+			args:     []string{"apply", "--json"},
+			stdin:    "*** Begin Patch\n*** Update File: a.txt\n@@\n-x\n+y\n*** Add File: ../escape.txt\n+boom\n*** End Patch\n",
+			wantCode: exitRefused,
+		},
+		{
+			name: "apply_json_malformed", files: map[string]string{},
+			args:     []string{"apply", "--json"},
+			stdin:    "*** Begin Patch\n*** Frobnicate File: a.txt\n*** End Patch\n",
+			wantCode: exitRefused,
+		},
+		{
+			name: "apply_json_exists", files: map[string]string{"a.txt": "old\n"},
+			args:     []string{"apply", "--json"},
+			stdin:    "*** Begin Patch\n*** Add File: a.txt\n+new\n*** End Patch\n",
+			wantCode: exitRefused,
+		},
+		{
+			name: "apply_allow_overwrite", files: map[string]string{"a.txt": "old\n"},
+			args:     []string{"apply", "--allow-overwrite"},
+			stdin:    "*** Begin Patch\n*** Add File: a.txt\n+new\n*** End Patch\n",
+			wantCode: exitOK,
+			want:     map[string]string{"a.txt": "new\n"},
+		},
+		{
+			name: "apply_not_found_text", files: map[string]string{"src/greet.go": greetGo},
+			args:     []string{"apply"},
+			stdin:    "*** Begin Patch\n*** Update File: src/greet.go\n@@\n func greet() string {\n-\treturn \"bye\"\n+\treturn \"ciao\"\n*** End Patch\n",
+			wantCode: exitRefused,
+		},
+		{
+			name: "apply_all_or_nothing", files: map[string]string{"a.txt": "a\n"},
+			args:     []string{"apply", "--json"},
+			stdin:    "*** Begin Patch\n*** Add File: created.txt\n+hello\n*** Update File: missing.txt\n@@\n-old\n+new\n*** End Patch\n",
+			wantCode: exitRefused,
+		},
+		{
+			name: "apply_codex_compat_partial", files: map[string]string{"a.txt": "a\n"},
+			args:     []string{"apply", "--codex-compat"},
+			stdin:    "*** Begin Patch\n*** Add File: created.txt\n+hello\n*** Update File: missing.txt\n@@\n-old\n+new\n*** End Patch\n",
+			wantCode: exitRefused,
+			want:     map[string]string{"a.txt": "a\n", "created.txt": "hello\n"},
+		},
+		{
+			name: "apply_dry_run", files: map[string]string{"a.txt": "one\n"},
+			args:     []string{"apply", "--dry-run", "--json"},
+			stdin:    "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Delete File: a.txt\n*** Add File: b.txt\n+b\n*** End Patch\n",
+			wantCode: exitOK,
+		},
+		{
+			name: "rewrite_stale", files: map[string]string{"src/greet.go": greetGo},
+			args:     []string{"rewrite"},
+			stdin:    "*** Begin Patch\n*** Update File: src/greet.go\n@@\n func greet() string {\n-\treturn \"hi\"\n+\treturn \"hi there\"\n }\n*** End Patch\n",
+			wantCode: exitOK,
+		},
+		{
+			name: "rewrite_canonical_unchanged", files: map[string]string{"a.txt": "one\ntwo\n"},
+			args:     []string{"rewrite"},
+			stdin:    "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n*** End Patch\n",
+			wantCode: exitOK,
+		},
+		{
+			name: "usage_missing_root", noRoot: true, args: []string{"apply"},
+			stdin: "", wantCode: exitUsage, wantErr: "--root is required",
+		},
+		{
+			name: "usage_bad_flag", args: []string{"apply", "--frobnicate"},
+			stdin: "", wantCode: exitUsage, wantErr: "flag provided but not defined",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "ws")
+			if err := os.MkdirAll(root, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for rel, data := range tc.files {
+				p := filepath.Join(root, filepath.FromSlash(rel))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args := append([]string{"patch"}, tc.args...)
+			if !tc.noRoot {
+				args = append(args, "--root", root)
+			}
+			var out, errb bytes.Buffer
+			code := run(t.Context(), args, strings.NewReader(tc.stdin), &out, &errb)
+			if code != tc.wantCode {
+				t.Errorf("exit code = %d, want %d (stdout %q, stderr %q)", code, tc.wantCode, out.String(), errb.String())
+			}
+			if tc.wantErr == "" && errb.Len() != 0 {
+				t.Errorf("stderr = %q, want empty", errb.String())
+			}
+			if !strings.Contains(errb.String(), tc.wantErr) {
+				t.Errorf("stderr = %q, want it to contain %q", errb.String(), tc.wantErr)
+			}
+			if tc.wantCode != exitUsage {
+				golden := filepath.Join("testdata", "patch", tc.name+".golden")
+				got := strings.ReplaceAll(out.String(), root, "$ROOT")
+				if patchGoldenUpdate() {
+					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run with -update to create it)", err)
+				}
+				if got != string(want) {
+					t.Errorf("stdout differs from %s:\n got: %q\nwant: %q", golden, got, want)
+				}
+			}
+			wantFiles := tc.want
+			if wantFiles == nil {
+				wantFiles = tc.files
+			}
+			for rel, data := range wantFiles {
+				got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+				if err != nil || string(got) != data {
+					t.Errorf("%s = %q (%v), want %q", rel, got, err, data)
+				}
+			}
+			if tc.want == nil {
+				count := 0
+				_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+					if err == nil && !d.IsDir() {
+						count++
+					}
+					return err
+				})
+				if count != len(tc.files) {
+					t.Errorf("workspace holds %d files, want %d (nothing created)", count, len(tc.files))
+				}
+			}
+		})
+	}
+}
