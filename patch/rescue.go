@@ -189,8 +189,15 @@ func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error)
 	rep.Removed, rep.Added = s, ln-suf-pre
 	rep.Notes = append(rep.Notes,
 		fmt.Sprintf("edges %d+%d lines matched at %s", pre, suf, edgeLevel),
-		fmt.Sprintf("stale span %d lines", s))
+		fmt.Sprintf("stale span %d %s", s, plural(s, "line", "lines")))
 	return placement{start: f.l, end: f.r + suf, edits: ed, order: k - 1}, true, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func joinLines(ls []string) string {
