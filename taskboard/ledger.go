@@ -121,7 +121,9 @@ func (b *Board) RegisterLaunch(in LaunchInput) (Record, error) {
 			}
 		}
 		r.UpdatedAt = now
-		return r.clone(), nil
+		out := r.clone()
+		b.trim(r.ParentID, r.Agent) // a changed agent moves the record into another pool
+		return out, nil
 	}
 	if exists {
 		r.Generation = gen

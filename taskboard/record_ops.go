@@ -45,8 +45,8 @@ func (b *Board) CommitTerminal(c Commit) (Record, GateResult) {
 	switch c.State {
 	case StateCancelled:
 		if live, leased := b.leases[c.TaskID]; leased {
-			if c.Lease == nil || c.Lease.Kind != LeaseCancellation || !b.Validate(*c.Lease) ||
-				live.Generation != c.Generation {
+			if c.Lease == nil || c.Lease.TaskID != c.TaskID || c.Lease.Token != live.Token ||
+				c.Lease.Kind != LeaseCancellation || !b.Validate(*c.Lease) || live.Generation != c.Generation {
 				return r.clone(), GateStale
 			}
 		}
@@ -337,12 +337,12 @@ func (b *Board) ClaimDeadline(taskID string, gen uint64) (Record, bool) {
 	return r.clone(), true
 }
 
-// FinalizeDeadline moves a running generation to error with TimedOut, TimeoutCount+1 and the
+// FinalizeDeadline moves a running, claimed generation to error with TimedOut, TimeoutCount+1 and the
 // summary "Task exceeded its wall-clock limit of <n> ms"; a non-empty uncertainty marks it
 // uncertain. It emits the Terminal notice.
 func (b *Board) FinalizeDeadline(taskID string, gen uint64, uncertainty string) (Record, bool) {
 	r, ok := b.running(taskID, gen)
-	if !ok {
+	if !ok || !r.deadlineClaimed() {
 		return b.copyOf(taskID), false
 	}
 	b.finalizeDeadline(r, uncertainty)
@@ -351,10 +351,6 @@ func (b *Board) FinalizeDeadline(taskID string, gen uint64, uncertainty string) 
 
 func (b *Board) finalizeDeadline(r *Record, uncertainty string) {
 	now := b.Now()
-	if !r.deadlineClaimed() {
-		r.DeadlineExceededAt = now
-		r.CancellationRequested = true
-	}
 	r.TimedOut = true
 	r.TimeoutCount++
 	r.TotalErrors++

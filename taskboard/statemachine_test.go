@@ -1,0 +1,1260 @@
+package taskboard_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/harnesskit/harnesskit/taskboard"
+	"pgregory.net/rapid"
+)
+
+// The §6 state machine: one Board with a manual clock, driven by any interleaving of board
+// operations and of lease-holding host operations (cancel aborts, message writes,
+// notification sends, revive admissions, compensation) that settle with success, failure,
+// late after their deadline, or never. A dumb model — maps and straight-line rules written
+// from the spec, sharing no code with the board — predicts every result; the invariants of
+// §6 that concern the board are checked after every step.
+
+type mrec struct {
+	id, parent, agent, alias                           string
+	gen, taskGen, rev                                  uint64
+	state, term                                        taskboard.State
+	unrec, uncertain, cancelReq, timedOut, claim, quar bool
+	provisional                                        bool
+	deferred                                           string
+	completedAt, lastBusy, stopConfirm, runStarted     time.Time
+}
+
+type mtomb struct {
+	reason        taskboard.SuppressionReason
+	parent, agent string
+}
+
+type expNotice struct {
+	kind taskboard.NoticeKind
+	id   string
+}
+
+type model struct {
+	recs      map[string]*mrec
+	leases    map[string]taskboard.Lease
+	tombs     map[string]mtomb
+	nextGen   uint64
+	nextToken uint64
+	aliasNext map[[2]string]uint64
+	cap       int
+	grace     time.Duration
+	notices   []expNotice
+}
+
+func newModel(cap int) *model {
+	return &model{
+		recs: map[string]*mrec{}, leases: map[string]taskboard.Lease{}, tombs: map[string]mtomb{},
+		aliasNext: map[[2]string]uint64{}, cap: cap, grace: 5 * time.Second,
+	}
+}
+
+func (m *model) terminalPublish(r *mrec, st, term taskboard.State, now time.Time) {
+	r.state, r.term = st, term
+	r.unrec = true
+	if r.completedAt.IsZero() {
+		r.completedAt = now
+	}
+	r.stopConfirm = time.Time{}
+	r.deferred = ""
+	r.rev++
+	m.notices = append(m.notices, expNotice{taskboard.NoticeTerminal, r.id})
+}
+
+// commit predicts CommitTerminal.
+func (m *model) commit(id string, gen uint64, st taskboard.State, l *taskboard.Lease, at, now time.Time) taskboard.GateResult {
+	r, ok := m.recs[id]
+	if !ok || r.state != taskboard.StateRunning || r.gen != gen {
+		return taskboard.GateStale
+	}
+	switch st {
+	case taskboard.StateCompleted, taskboard.StateError, taskboard.StateCancelled, taskboard.StateStopped:
+	default:
+		return taskboard.GateStale
+	}
+	if r.claim {
+		if st == taskboard.StateCompleted || st == taskboard.StateStopped {
+			return taskboard.GateStale
+		}
+		r.timedOut = true
+		m.terminalPublish(r, taskboard.StateError, taskboard.StateError, now)
+		return taskboard.GateCommitted
+	}
+	switch st {
+	case taskboard.StateCancelled:
+		if live, leased := m.leases[id]; leased {
+			if l == nil || l.Kind != taskboard.LeaseCancellation || l.Token != live.Token || l.Generation != live.Generation || live.Kind != taskboard.LeaseCancellation || live.Generation != gen {
+				return taskboard.GateStale
+			}
+		}
+		r.cancelReq = true
+		m.terminalPublish(r, st, st, now)
+	case taskboard.StateStopped:
+		if at.IsZero() {
+			at = now
+		}
+		if !r.lastBusy.Before(at) {
+			return taskboard.GateStale
+		}
+		m.terminalPublish(r, st, "", now)
+	default:
+		m.terminalPublish(r, st, st, now)
+	}
+	return taskboard.GateCommitted
+}
+
+func (m *model) activity(r *mrec, at time.Time) {
+	r.stopConfirm = time.Time{}
+	if !r.claim {
+		r.timedOut = false
+	}
+	r.uncertain = false
+	r.deferred = ""
+	if at.After(r.runStarted) {
+		r.quar = false
+	}
+}
+
+// busy predicts MarkRunningFromLive.
+func (m *model) busy(id string, gen uint64, at time.Time) bool {
+	r, ok := m.recs[id]
+	if !ok || r.gen != gen {
+		return false
+	}
+	if at.After(r.lastBusy) {
+		r.lastBusy = at
+	}
+	switch {
+	case r.state == taskboard.StateRunning:
+		m.activity(r, at)
+	case r.state == taskboard.StateCancelled || r.state == taskboard.StateReconciled || r.claim:
+	case r.state == taskboard.StateStopped && !r.unrec:
+	case r.unrec && at.After(r.completedAt):
+		r.state, r.term = taskboard.StateRunning, ""
+		r.rev++
+		r.completedAt = time.Time{}
+		r.unrec = false
+		m.activity(r, at)
+	}
+	return true
+}
+
+// fenced predicts the event fence of R87.
+func (m *model) fenced(id string, gen *uint64, busy bool, at time.Time) (*mrec, bool) {
+	r, ok := m.recs[id]
+	if !ok {
+		return nil, false
+	}
+	if gen != nil {
+		return r, *gen == r.gen
+	}
+	if r.quar && (!busy || !at.After(r.runStarted)) {
+		return r, false
+	}
+	return r, true
+}
+
+func (m *model) uncertainMark(id string, gen uint64) bool {
+	r, ok := m.recs[id]
+	if !ok || r.gen != gen || r.state != taskboard.StateRunning {
+		return false
+	}
+	r.uncertain = true
+	return true
+}
+
+func (m *model) stopCandidate(id string, gen uint64, at, now time.Time) taskboard.GateResult {
+	r, ok := m.recs[id]
+	if !ok || r.gen != gen || r.state != taskboard.StateRunning || r.claim {
+		return taskboard.GateStale
+	}
+	if r.deferred != "" {
+		return m.commit(id, gen, taskboard.StateError, nil, at, now)
+	}
+	if r.stopConfirm.IsZero() {
+		r.stopConfirm = at
+		r.uncertain = true
+		return taskboard.GateDeferred
+	}
+	if at.Sub(r.stopConfirm) >= m.grace && r.lastBusy.Before(r.stopConfirm) {
+		return m.commit(id, gen, taskboard.StateStopped, nil, at, now)
+	}
+	return taskboard.GateDeferred
+}
+
+func (m *model) reconcile(id string, gen, rev uint64) bool {
+	r, ok := m.recs[id]
+	if !ok || r.gen != gen || r.rev != rev || r.state == taskboard.StateRunning {
+		return false
+	}
+	switch {
+	case r.state == taskboard.StateStopped && r.unrec:
+		r.unrec, r.uncertain = false, false
+	case r.state == taskboard.StateCompleted || r.state == taskboard.StateError || r.state == taskboard.StateCancelled:
+		r.state = taskboard.StateReconciled
+		r.unrec = false
+		if !r.claim {
+			r.uncertain = false
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+func (m *model) tombstone(id string, t mtomb) {
+	if _, ok := m.tombs[id]; !ok {
+		m.tombs[id] = t
+	}
+}
+
+func (m *model) drop(id string, reason taskboard.SuppressionReason) {
+	if _, ok := m.recs[id]; ok {
+		m.tombstone(id, mtomb{reason: reason})
+		delete(m.recs, id)
+	}
+}
+
+func (m *model) clearParent(p string) {
+	for id, r := range m.recs {
+		if r.parent == p {
+			m.tombstone(id, mtomb{reason: taskboard.ReasonParentCleared})
+			delete(m.recs, id)
+		}
+	}
+}
+
+func (m *model) validate(l taskboard.Lease) bool {
+	live, ok := m.leases[l.TaskID]
+	if !ok || live.Token != l.Token || live.Kind != l.Kind || live.Generation != l.Generation {
+		return false
+	}
+	if l.Kind == taskboard.LeaseNotification {
+		r, ok := m.recs[l.TaskID]
+		return ok && r.rev == live.TerminalRevision && l.TerminalRevision == live.TerminalRevision
+	}
+	return true
+}
+
+func (m *model) acquire(kind taskboard.LeaseKind, id string, gen uint64, rev *uint64) (taskboard.Lease, bool) {
+	if _, ok := m.leases[id]; ok {
+		return taskboard.Lease{}, false
+	}
+	r, ok := m.recs[id]
+	if !ok || r.gen != gen {
+		return taskboard.Lease{}, false
+	}
+	l := taskboard.Lease{TaskID: id, Kind: kind, Generation: gen, Owner: taskboard.OwnerCaller}
+	switch kind {
+	case taskboard.LeaseCancellation, taskboard.LeaseMessage:
+		if r.state != taskboard.StateRunning {
+			return taskboard.Lease{}, false
+		}
+	case taskboard.LeaseRelaunch:
+	case taskboard.LeaseNotification:
+		okState := r.state == taskboard.StateCompleted || r.state == taskboard.StateError ||
+			(r.state == taskboard.StateReconciled && (r.term == taskboard.StateCompleted || r.term == taskboard.StateError))
+		if !okState || (rev != nil && *rev != r.rev) {
+			return taskboard.Lease{}, false
+		}
+		l.TerminalRevision = r.rev
+	default:
+		return taskboard.Lease{}, false
+	}
+	m.nextToken++
+	l.Token = m.nextToken
+	m.leases[id] = l
+	return l, true
+}
+
+func (m *model) release(l taskboard.Lease) bool {
+	live, ok := m.leases[l.TaskID]
+	if !ok || live.Token != l.Token || live.Kind != l.Kind || live.Generation != l.Generation || live.TerminalRevision != l.TerminalRevision {
+		return false
+	}
+	delete(m.leases, l.TaskID)
+	m.notices = append(m.notices, expNotice{taskboard.NoticeLeaseReleased, l.TaskID})
+	return true
+}
+
+var errModelLeaseHeld = errors.New("model: lease held")
+
+func (m *model) register(in taskboard.LaunchInput, now time.Time) error {
+	id := in.TaskID
+	live, leased := m.leases[id]
+	if in.Early {
+		if _, t := m.tombs[id]; t {
+			return taskboard.ErrTombstoned
+		}
+		if leased {
+			return taskboard.ErrLeaseHeld
+		}
+	}
+	r, exists := m.recs[id]
+	if in.Lease != nil {
+		l := *in.Lease
+		if l.Kind != taskboard.LeaseRelaunch || l.TaskID != id || !m.validate(l) || !exists || r.gen != l.Generation {
+			return taskboard.ErrStaleLease
+		}
+	}
+	if leased && (in.Lease == nil || in.Lease.Token != live.Token) {
+		return taskboard.ErrLeaseHeld
+	}
+	delete(m.tombs, id)
+	m.nextGen++
+	if exists && in.PreserveRun {
+		if in.Agent != "" {
+			r.agent = in.Agent
+		}
+		if r.provisional && !in.Provisional {
+			r.provisional = false
+			if r.state != taskboard.StateRunning {
+				m.notices = append(m.notices, expNotice{taskboard.NoticeTerminal, id})
+			}
+		}
+		return nil
+	}
+	if exists {
+		*r = mrec{id: id, parent: r.parent, agent: r.agent, alias: r.alias, gen: m.nextGen, taskGen: r.taskGen + 1,
+			state: taskboard.StateRunning, lastBusy: now, runStarted: now, provisional: in.Provisional}
+		r.quar = r.taskGen > 1
+		if in.Agent != "" {
+			r.agent = in.Agent
+		}
+		m.notices = append(m.notices, expNotice{taskboard.NoticeLaunched, id})
+		return nil
+	}
+	prefix := map[string]string{"explorer": "exp", "oracle": "ora"}[in.Agent]
+	k := [2]string{in.ParentID, prefix}
+	m.aliasNext[k]++
+	m.recs[id] = &mrec{id: id, parent: in.ParentID, agent: in.Agent, alias: fmt.Sprintf("%s-%d", prefix, m.aliasNext[k]),
+		gen: m.nextGen, taskGen: 1, state: taskboard.StateRunning, lastBusy: now, runStarted: now, provisional: in.Provisional}
+	m.notices = append(m.notices, expNotice{taskboard.NoticeLaunched, id})
+	return nil
+}
+
+func (m *model) adopt(in taskboard.AdoptInput, now time.Time) error {
+	if _, ok := m.leases[in.TaskID]; ok {
+		return taskboard.ErrLeaseHeld
+	}
+	if _, ok := m.recs[in.TaskID]; ok {
+		return taskboard.ErrExists
+	}
+	if t, ok := m.tombs[in.TaskID]; ok {
+		if t.reason != taskboard.ReasonEvicted || t.parent != in.ParentID || t.agent != in.Agent {
+			return taskboard.ErrTombstoned
+		}
+		delete(m.tombs, in.TaskID)
+	}
+	m.nextGen++
+	r := &mrec{id: in.TaskID, parent: in.ParentID, agent: in.Agent, alias: in.TaskID, gen: m.nextGen, taskGen: 1,
+		state: in.State, lastBusy: now, runStarted: now}
+	if in.State != taskboard.StateRunning {
+		r.unrec, r.rev, r.completedAt = true, 1, now
+		if in.State != taskboard.StateStopped {
+			r.term = in.State
+		}
+		r.cancelReq = in.State == taskboard.StateCancelled
+	}
+	m.recs[in.TaskID] = r
+	return nil
+}
+
+// poolMember reports whether a record may be evicted by the retention trims.
+func (m *model) poolMember(r *mrec) (string, bool) {
+	if _, leased := m.leases[r.id]; leased {
+		return "", false
+	}
+	eff := r.state
+	if r.state == taskboard.StateReconciled {
+		eff = r.term
+	}
+	canonical := eff == taskboard.StateCompleted || eff == taskboard.StateError || eff == taskboard.StateCancelled
+	switch {
+	case canonical && !r.unrec && !r.uncertain:
+		return "reusable", true
+	case r.state == taskboard.StateStopped && !r.unrec && !r.uncertain:
+		return "retained", true
+	}
+	return "", false
+}
+
+// op is a lease-holding host operation in flight.
+type op struct {
+	kind    string // cancel, message, notify, revive, compensation
+	lease   taskboard.Lease
+	late    bool // its deadline passed while the host call was pending
+	done    bool
+	forever bool // unconfirmed compensation: the lease is kept for the board's life
+}
+
+type sm struct {
+	b       *taskboard.Board
+	clk     *taskboard.ManualClock
+	m       *model
+	issued  []taskboard.Lease
+	ops     []*op
+	ids     []string
+	parents []string
+	agents  []string
+
+	tokens      map[uint64]bool
+	maxGen      uint64
+	genOf       map[string]uint64
+	maxEpoch    uint64
+	epochOf     map[string]uint64
+	aliasOwner  map[[2]string]string
+	compAborts  map[uint64]int // compensation aborts per lease token
+	stepChecked int
+}
+
+func TestStateMachine(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		cap := rapid.IntRange(1, 2).Draw(rt, "cap")
+		clk := taskboard.NewManualClock(t0)
+		b, err := taskboard.NewBoard(clk, taskboard.Options{MaxReusablePerAgent: cap, WallClock: time.Minute})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		s := &sm{
+			b: b, clk: clk, m: newModel(cap),
+			ids:     []string{"ses_a", "ses_b", "ses_c", "ses_d"},
+			parents: []string{"par-A", "par-B", "ses_a"},
+			agents:  []string{"explorer", "oracle"},
+			tokens:  map[uint64]bool{}, genOf: map[string]uint64{}, epochOf: map[string]uint64{},
+			aliasOwner: map[[2]string]string{}, compAborts: map[uint64]int{},
+		}
+		rt.Repeat(rapid.StateMachineActions(s))
+	})
+}
+
+func (s *sm) now() time.Time { return s.b.Now() }
+
+func (s *sm) pickID(t *rapid.T) string { return rapid.SampledFrom(s.ids).Draw(t, "id") }
+
+// pickParent and pickAgent favour one (parent, agent) pool so retention trims happen.
+func (s *sm) pickParent(t *rapid.T) string {
+	return rapid.SampledFrom([]string{s.parents[0], s.parents[0], s.parents[1]}).Draw(t, "parent")
+}
+
+func (s *sm) pickAgent(t *rapid.T) string {
+	return rapid.SampledFrom([]string{s.agents[0], s.agents[0], s.agents[1]}).Draw(t, "agent")
+}
+
+// RunToAck is a macro: launch the ID when it is not running, publish a terminal state for
+// its current generation, acknowledge it. Each step goes through the model like the single
+// actions, so long lifecycles (and full retention pools) are reached in few steps.
+func (s *sm) RunToAck(t *rapid.T) {
+	id := s.pickID(t)
+	if r, ok := s.m.recs[id]; !ok || r.state != taskboard.StateRunning {
+		in := taskboard.LaunchInput{TaskID: id, ParentID: s.pickParent(t), Agent: s.pickAgent(t)}
+		want := s.m.register(in, s.now())
+		_, got := s.b.RegisterLaunch(in)
+		s.sameErr(t, "RegisterLaunch", got, want)
+		if got != nil {
+			return
+		}
+	}
+	s.clk.Advance(time.Millisecond)
+	r := s.m.recs[id]
+	st := rapid.SampledFrom([]taskboard.State{taskboard.StateCompleted, taskboard.StateError, taskboard.StateCancelled, taskboard.StateStopped}).Draw(t, "state")
+	want := s.m.commit(id, r.gen, st, nil, s.now(), s.now())
+	if _, got := s.b.CommitTerminal(taskboard.Commit{TaskID: id, Generation: r.gen, State: st, Summary: "x", ObservedAt: s.now()}); got != want {
+		t.Fatalf("CommitTerminal(%s, %s) = %s, model %s", id, st, got, want)
+	}
+	if rapid.Bool().Draw(t, "ack") {
+		wantAck := s.m.reconcile(id, r.gen, r.rev)
+		if _, got := s.b.MarkReconciled(id, r.gen, r.rev); got != wantAck {
+			t.Fatalf("MarkReconciled(%s) = %v, model %v", id, got, wantAck)
+		}
+	}
+}
+
+// pickGen draws a generation: the current one, a stale or future one, or any.
+func (s *sm) pickGen(t *rapid.T, id string) uint64 {
+	cur := uint64(0)
+	if r, ok := s.m.recs[id]; ok {
+		cur = r.gen
+	}
+	switch rapid.IntRange(0, 3).Draw(t, "genKind") {
+	case 0, 1:
+		return cur
+	case 2:
+		if cur > 0 {
+			return cur - 1
+		}
+		return 0
+	}
+	return rapid.Uint64Range(0, s.m.nextGen+1).Draw(t, "gen")
+}
+
+func (s *sm) pickLease(t *rapid.T) (taskboard.Lease, bool) {
+	if len(s.issued) == 0 {
+		return taskboard.Lease{}, false
+	}
+	l := rapid.SampledFrom(s.issued).Draw(t, "lease")
+	switch rapid.IntRange(0, 5).Draw(t, "leaseMut") {
+	case 0:
+		l.Token++
+	case 1:
+		l.Generation++
+	case 2:
+		l.TerminalRevision++
+	}
+	return l, true
+}
+
+func (s *sm) issue(l taskboard.Lease) {
+	if s.tokens[l.Token] {
+		panic(fmt.Sprintf("token %d issued twice", l.Token))
+	}
+	s.tokens[l.Token] = true
+	s.issued = append(s.issued, l)
+}
+
+// --- board operations -------------------------------------------------------------------
+
+func (s *sm) Launch(t *rapid.T) {
+	in := taskboard.LaunchInput{
+		TaskID: s.pickID(t), ParentID: s.pickParent(t),
+		Agent:       s.pickAgent(t),
+		PreserveRun: rapid.IntRange(0, 4).Draw(t, "preserve") == 0,
+		Early:       rapid.IntRange(0, 4).Draw(t, "early") == 0,
+		Provisional: rapid.IntRange(0, 6).Draw(t, "provisional") == 0,
+	}
+	if rapid.Bool().Draw(t, "withLease") {
+		if l, ok := s.pickLease(t); ok {
+			in.Lease = &l
+		}
+	}
+	want := s.m.register(in, s.now())
+	_, got := s.b.RegisterLaunch(in)
+	s.sameErr(t, "RegisterLaunch", got, want)
+}
+
+func (s *sm) Acquire(t *rapid.T) {
+	id := s.pickID(t)
+	kind := rapid.SampledFrom(taskboard.LeaseKinds()).Draw(t, "kind")
+	gen := s.pickGen(t, id)
+	var rev *uint64
+	if rapid.Bool().Draw(t, "withRev") {
+		v := uint64(0)
+		if r, ok := s.m.recs[id]; ok {
+			v = r.rev
+		}
+		v -= uint64(rapid.IntRange(0, 1).Draw(t, "revBack"))
+		rev = &v
+	}
+	wl, wok := s.m.acquire(kind, id, gen, rev)
+	gl, gok := s.b.Acquire(kind, id, gen, rev)
+	if wok != gok || wl != gl {
+		t.Fatalf("Acquire(%s, %s, %d): board %v %+v, model %v %+v", kind, id, gen, gok, gl, wok, wl)
+	}
+	if gok {
+		s.issue(gl)
+	}
+}
+
+func (s *sm) Release(t *rapid.T) {
+	l, ok := s.pickLease(t)
+	if !ok {
+		t.Skip("no lease issued")
+	}
+	want := s.m.release(l)
+	if got := s.b.Release(l); got != want {
+		t.Fatalf("Release(%+v) = %v, model %v", l, got, want)
+	}
+}
+
+func (s *sm) HandOver(t *rapid.T) {
+	l, ok := s.pickLease(t)
+	if !ok {
+		t.Skip("no lease issued")
+	}
+	to := rapid.SampledFrom([]taskboard.LeaseOwner{taskboard.OwnerCaller, taskboard.OwnerAdmission, taskboard.OwnerCompensation}).Draw(t, "to")
+	live, isLive := s.m.leases[l.TaskID]
+	want := s.m.validate(l) && l.Kind == taskboard.LeaseRelaunch && isLive &&
+		((live.Owner == taskboard.OwnerCaller && to == taskboard.OwnerAdmission) ||
+			(live.Owner == taskboard.OwnerAdmission && to == taskboard.OwnerCompensation))
+	got, gok := s.b.HandOver(l, to)
+	if gok != want {
+		t.Fatalf("HandOver(%+v, %s) = %v, model %v", l, to, gok, want)
+	}
+	if gok {
+		if got.Token != live.Token || got.Owner != to {
+			t.Fatalf("HandOver changed the token or owner: %+v", got)
+		}
+		live.Owner = to
+		s.m.leases[l.TaskID] = live
+	}
+}
+
+func (s *sm) Commit(t *rapid.T) {
+	id := s.pickID(t)
+	st := rapid.SampledFrom([]taskboard.State{taskboard.StateCompleted, taskboard.StateError, taskboard.StateCancelled,
+		taskboard.StateStopped, taskboard.StateRunning, taskboard.StateReconciled}).Draw(t, "state")
+	gen := s.pickGen(t, id)
+	var l *taskboard.Lease
+	if rapid.Bool().Draw(t, "withLease") {
+		if pl, ok := s.pickLease(t); ok {
+			l = &pl
+		}
+	}
+	at := s.now().Add(-time.Duration(rapid.IntRange(0, 3000).Draw(t, "ago")) * time.Millisecond)
+	want := s.m.commit(id, gen, st, l, at, s.now())
+	_, got := s.b.CommitTerminal(taskboard.Commit{TaskID: id, Generation: gen, State: st, Summary: "x", Lease: l, ObservedAt: at})
+	if got != want {
+		t.Fatalf("CommitTerminal(%s, %d, %s): board %s, model %s", id, gen, st, got, want)
+	}
+}
+
+func (s *sm) pickAt(t *rapid.T, id string) time.Time {
+	r := s.m.recs[id]
+	switch rapid.IntRange(0, 4).Draw(t, "atKind") {
+	case 0:
+		if r != nil && !r.completedAt.IsZero() {
+			return r.completedAt
+		}
+	case 1:
+		if r != nil && !r.completedAt.IsZero() {
+			return r.completedAt.Add(time.Millisecond)
+		}
+	case 2:
+		if r != nil {
+			return r.runStarted
+		}
+	}
+	return s.now().Add(-time.Duration(rapid.IntRange(0, 2000).Draw(t, "ago")) * time.Millisecond)
+}
+
+func (s *sm) Busy(t *rapid.T) {
+	id := s.pickID(t)
+	at := s.pickAt(t, id)
+	if rapid.Bool().Draw(t, "direct") {
+		gen := s.pickGen(t, id)
+		want := s.m.busy(id, gen, at)
+		if _, got := s.b.MarkRunningFromLive(id, gen, at); got != want {
+			t.Fatalf("MarkRunningFromLive(%s, %d) = %v, model %v", id, gen, got, want)
+		}
+		return
+	}
+	var gen *uint64
+	if rapid.Bool().Draw(t, "withGen") {
+		g := s.pickGen(t, id)
+		gen = &g
+	}
+	want := false
+	if r, ok := s.m.fenced(id, gen, true, at); ok {
+		want = s.m.busy(id, r.gen, at)
+	}
+	if _, got := s.b.ObserveBusy(id, gen, at); got != want {
+		t.Fatalf("ObserveBusy(%s) = %v, model %v", id, got, want)
+	}
+}
+
+func (s *sm) NonBusyReading(t *rapid.T) {
+	id := s.pickID(t)
+	gen := s.pickGen(t, id)
+	switch rapid.IntRange(0, 2).Draw(t, "reading") {
+	case 0: // idle or absent → stop rule
+		want := s.m.stopCandidate(id, gen, s.now(), s.now())
+		if _, got := s.b.StopCandidate(id, gen, s.now(), taskboard.MsgIdleUnconfirmed); got != want {
+			t.Fatalf("StopCandidate(%s, %d) = %s, model %s", id, gen, got, want)
+		}
+	case 1: // malformed or lookup error → uncertainty only
+		want := s.m.uncertainMark(id, gen)
+		if _, got := s.b.MarkStatusUncertain(id, gen, taskboard.MsgMalformedEntry); got != want {
+			t.Fatalf("MarkStatusUncertain = %v, model %v", got, want)
+		}
+	case 2:
+		r, ok := s.m.recs[id]
+		want := ok && r.gen == gen && r.state == taskboard.StateRunning
+		if want {
+			r.timedOut = true
+		}
+		if _, got := s.b.MarkTimedOut(id, gen); got != want {
+			t.Fatalf("MarkTimedOut = %v, model %v", got, want)
+		}
+	}
+}
+
+func (s *sm) HostError(t *rapid.T) {
+	id := s.pickID(t)
+	var gen *uint64
+	if rapid.Bool().Draw(t, "withGen") {
+		g := s.pickGen(t, id)
+		gen = &g
+	}
+	deferrable := rapid.Bool().Draw(t, "deferrable")
+	want := taskboard.GateStale
+	if r, ok := s.m.fenced(id, gen, false, s.now()); ok && r.state == taskboard.StateRunning {
+		if deferrable {
+			r.deferred = "failover"
+			want = taskboard.GateDeferred
+		} else {
+			want = s.m.commit(id, r.gen, taskboard.StateError, nil, s.now(), s.now())
+		}
+	}
+	if _, got := s.b.ObserveError(id, gen, "failover", deferrable, s.now()); got != want {
+		t.Fatalf("ObserveError(%s) = %s, model %s", id, got, want)
+	}
+}
+
+func (s *sm) Acknowledge(t *rapid.T) {
+	if rapid.Bool().Draw(t, "viaView") {
+		p := s.pickParent(t)
+		shown := s.b.View(p).Shown
+		want := 0
+		for _, sh := range shown {
+			if s.m.reconcile(sh.TaskID, sh.Generation, sh.TerminalRevision) {
+				want++
+			}
+		}
+		if got := s.b.AcknowledgeShown(p, shown); got != want {
+			t.Fatalf("AcknowledgeShown = %d, model %d", got, want)
+		}
+		return
+	}
+	id := s.pickID(t)
+	gen := s.pickGen(t, id)
+	rev := uint64(0)
+	if r, ok := s.m.recs[id]; ok {
+		rev = r.rev
+	}
+	rev -= uint64(rapid.IntRange(0, 1).Draw(t, "revBack"))
+	want := s.m.reconcile(id, gen, rev)
+	if _, got := s.b.MarkReconciled(id, gen, rev); got != want {
+		t.Fatalf("MarkReconciled(%s, %d, %d) = %v, model %v", id, gen, rev, got, want)
+	}
+}
+
+func (s *sm) MarkUsed(t *rapid.T) {
+	id := s.pickID(t)
+	p := s.pickParent(t)
+	r, ok := s.m.recs[id]
+	want := ok && r.parent == p
+	if got := s.b.MarkUsed(p, id); got != want {
+		t.Fatalf("MarkUsed(%s, %s) = %v, model %v", p, id, got, want)
+	}
+}
+
+func (s *sm) Drop(t *rapid.T) {
+	id := s.pickID(t)
+	s.m.drop(id, taskboard.ReasonDropped)
+	s.b.Drop(id)
+}
+
+func (s *sm) ClearParent(t *rapid.T) {
+	p := rapid.SampledFrom(s.parents).Draw(t, "parent")
+	s.m.clearParent(p)
+	s.b.ClearParent(p)
+}
+
+func (s *sm) HostDeleted(t *rapid.T) {
+	id := rapid.SampledFrom(append(slices.Clone(s.ids), s.parents...)).Draw(t, "session")
+	ev := taskboard.DeletionEvent{SessionID: id, FallbackTeardown: rapid.IntRange(0, 4).Draw(t, "teardown") == 0}
+	if rapid.Bool().Draw(t, "withGen") {
+		g := s.pickGen(t, id)
+		ev.Generation = &g
+	}
+	want := !ev.FallbackTeardown
+	if r, ok := s.m.recs[id]; ok && want {
+		switch {
+		case ev.Generation == nil && r.taskGen > 1, ev.Generation != nil && *ev.Generation != r.gen:
+			want = false
+		}
+		if want && !r.claim {
+			s.m.drop(id, taskboard.ReasonDropped)
+		}
+	}
+	if want {
+		s.m.clearParent(id)
+	}
+	if got := s.b.HostDeleted(ev); got != want {
+		t.Fatalf("HostDeleted(%+v) = %v, model %v", ev, got, want)
+	}
+}
+
+func (s *sm) Adopt(t *rapid.T) {
+	in := taskboard.AdoptInput{
+		TaskID: s.pickID(t), ParentID: s.pickParent(t),
+		Agent: s.pickAgent(t),
+		State: rapid.SampledFrom([]taskboard.State{taskboard.StateRunning, taskboard.StateCompleted, taskboard.StateStopped, taskboard.StateCancelled}).Draw(t, "state"),
+	}
+	want := s.m.adopt(in, s.now())
+	_, got := s.b.Adopt(in)
+	s.sameErr(t, "Adopt", got, want)
+}
+
+func (s *sm) Deadline(t *rapid.T) {
+	id := s.pickID(t)
+	gen := s.pickGen(t, id)
+	r, ok := s.m.recs[id]
+	running := ok && r.gen == gen && r.state == taskboard.StateRunning
+	if rapid.Bool().Draw(t, "claim") {
+		want := running && !r.claim
+		if want {
+			r.claim, r.timedOut, r.cancelReq = true, true, true
+		}
+		if _, got := s.b.ClaimDeadline(id, gen); got != want {
+			t.Fatalf("ClaimDeadline = %v, model %v", got, want)
+		}
+		return
+	}
+	unc := rapid.SampledFrom([]string{"", "abort was not confirmed"}).Draw(t, "unc")
+	running = running && r.claim
+	if running {
+		r.timedOut = true
+		if unc != "" {
+			r.uncertain = true
+		}
+		s.m.terminalPublish(r, taskboard.StateError, taskboard.StateError, s.now())
+	}
+	if _, got := s.b.FinalizeDeadline(id, gen, unc); got != running {
+		t.Fatalf("FinalizeDeadline = %v, model %v", got, running)
+	}
+}
+
+func (s *sm) Tick(t *rapid.T) {
+	d := rapid.SampledFrom([]time.Duration{time.Millisecond, 150 * time.Millisecond, 1500 * time.Millisecond,
+		5 * time.Second, 10 * time.Second, 24 * time.Hour}).Draw(t, "d")
+	leases := s.b.LiveLeases()
+	before := s.b.AllRecords()
+	s.clk.Advance(d)
+	if !slices.Equal(leases, s.b.LiveLeases()) || !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) {
+		t.Fatal("advancing the clock changed a lease or a record (R5)")
+	}
+}
+
+// --- host operations: lease-holding calls that settle, settle late, or never -----------
+
+func (s *sm) OpStart(t *rapid.T) {
+	id := s.pickID(t)
+	r, ok := s.m.recs[id]
+	if !ok {
+		t.Skip("no record")
+	}
+	kind := rapid.SampledFrom([]string{"cancel", "message", "notify", "revive"}).Draw(t, "opKind")
+	lk := map[string]taskboard.LeaseKind{"cancel": taskboard.LeaseCancellation, "message": taskboard.LeaseMessage,
+		"notify": taskboard.LeaseNotification, "revive": taskboard.LeaseRelaunch}[kind]
+	rev := r.rev
+	wl, wok := s.m.acquire(lk, id, r.gen, &rev)
+	gl, gok := s.b.Acquire(lk, id, r.gen, &rev)
+	if wok != gok || wl != gl {
+		t.Fatalf("op %s acquire: board %v, model %v", kind, gok, wok)
+	}
+	if !gok {
+		return
+	}
+	s.issue(gl)
+	o := &op{kind: kind, lease: gl}
+	if kind == "revive" { // the prompt was sent: the admission owner holds the lease
+		h, ok := s.b.HandOver(gl, taskboard.OwnerAdmission)
+		if !ok {
+			t.Fatal("hand-over to admission refused")
+		}
+		live := s.m.leases[id]
+		live.Owner = taskboard.OwnerAdmission
+		s.m.leases[id] = live
+		o.lease = h
+	}
+	s.ops = append(s.ops, o)
+}
+
+func (s *sm) pendingOp(t *rapid.T) *op {
+	var open []*op
+	for _, o := range s.ops {
+		if !o.done && !o.forever {
+			open = append(open, o)
+		}
+	}
+	if len(open) == 0 {
+		t.Skip("no pending host call")
+	}
+	return rapid.SampledFrom(open).Draw(t, "op")
+}
+
+// OpDeadline: the deadline guarding the pending call passes. The caller gets its timeout;
+// the lease stays with the pending call (R59, R63, R81, R85).
+func (s *sm) OpDeadline(t *rapid.T) {
+	o := s.pendingOp(t)
+	if o.late || o.kind == "compensation" {
+		t.Skip("no deadline")
+	}
+	o.late = true
+	if o.kind == "cancel" {
+		want := s.m.uncertainMark(o.lease.TaskID, o.lease.Generation)
+		if _, got := s.b.MarkStatusUncertain(o.lease.TaskID, o.lease.Generation, "Session abort timed out after 10000ms"); got != want {
+			t.Fatalf("abort timeout uncertainty = %v, model %v", got, want)
+		}
+	}
+}
+
+func (s *sm) OpSettle(t *rapid.T) {
+	o := s.pendingOp(t)
+	success := rapid.Bool().Draw(t, "success")
+	id := o.lease.TaskID
+	recBefore, hadRec := s.b.Get(id)
+	if o.late && o.kind != "revive" {
+		// A late settlement releases exactly its own token and nothing else (invariant 8).
+		others := s.othersSnapshot(id)
+		want := s.m.release(o.lease)
+		if got := s.b.Release(o.lease); got != want {
+			t.Fatalf("late %s settlement release = %v, model %v", o.kind, got, want)
+		}
+		o.done = true
+		if after, ok := s.b.Get(id); hadRec && ok && !equalRecords(recBefore, after) {
+			t.Fatalf("late %s settlement changed the record:\n%s", o.kind, diffRecords(recBefore, after))
+		}
+		s.checkOthersUnchanged(t, id, others)
+		return
+	}
+	switch o.kind {
+	case "cancel":
+		if success { // abort confirmed and verified quiescent: commit with the lease
+			want := s.m.commit(id, o.lease.Generation, taskboard.StateCancelled, &o.lease, s.now(), s.now())
+			l := o.lease
+			if _, got := s.b.CommitTerminal(taskboard.Commit{TaskID: id, Generation: o.lease.Generation, State: taskboard.StateCancelled, Summary: "obsolete", Lease: &l, ObservedAt: s.now()}); got != want {
+				t.Fatalf("cancel commit = %s, model %s", got, want)
+			}
+		}
+		s.settleRelease(t, o)
+	case "message", "notify":
+		s.settleRelease(t, o)
+	case "revive":
+		if !success { // admission rejected
+			s.settleRelease(t, o)
+			return
+		}
+		valid := s.m.validate(o.lease)
+		gv := s.b.Validate(o.lease)
+		if valid != gv {
+			t.Fatalf("Validate(admission lease) = %v, model %v", gv, valid)
+		}
+		if !valid { // ownership lost: nothing registered, nothing aborted
+			o.done = true
+			return
+		}
+		if _, exists := s.m.recs[id]; !exists {
+			// Record deleted while the lease was valid: hand over to compensation (unless a
+			// HandOver action already did).
+			if s.m.leases[id].Owner == taskboard.OwnerCompensation {
+				o.kind, o.late = "compensation", false
+				return
+			}
+			h, ok := s.b.HandOver(o.lease, taskboard.OwnerCompensation)
+			if !ok {
+				t.Fatal("hand-over to compensation refused")
+			}
+			live := s.m.leases[id]
+			live.Owner = taskboard.OwnerCompensation
+			s.m.leases[id] = live
+			o.kind, o.lease, o.late = "compensation", h, false
+			return
+		}
+		l := o.lease
+		in := taskboard.LaunchInput{TaskID: id, Lease: &l}
+		want := s.m.register(in, s.now())
+		_, got := s.b.RegisterLaunch(in)
+		s.sameErr(t, "admission RegisterLaunch", got, want)
+		s.settleRelease(t, o)
+	case "compensation":
+		// Exactly one abort per compensation; the lease is released only when the abort
+		// was confirmed and the next read showed idle or absent.
+		s.compAborts[o.lease.Token]++
+		if s.compAborts[o.lease.Token] != 1 {
+			t.Fatalf("compensation aborted %d times", s.compAborts[o.lease.Token])
+		}
+		if _, exists := s.m.recs[id]; exists || !s.m.validate(o.lease) {
+			o.done = true // ownership lost
+			return
+		}
+		if success && rapid.Bool().Draw(t, "quiescent") {
+			s.settleRelease(t, o)
+			return
+		}
+		o.forever = true
+	}
+}
+
+func (s *sm) settleRelease(t *rapid.T, o *op) {
+	want := s.m.release(o.lease)
+	if got := s.b.Release(o.lease); got != want {
+		t.Fatalf("%s release = %v, model %v", o.kind, got, want)
+	}
+	o.done = true
+}
+
+func (s *sm) othersSnapshot(id string) map[string]taskboard.Record {
+	out := map[string]taskboard.Record{}
+	for _, r := range s.b.AllRecords() {
+		if r.TaskID != id {
+			out[r.TaskID] = r
+		}
+	}
+	return out
+}
+
+// checkOthersUnchanged: other records may only have been evicted by the release's trim.
+func (s *sm) checkOthersUnchanged(t *rapid.T, id string, before map[string]taskboard.Record) {
+	for oid, r := range before {
+		after, ok := s.b.Get(oid)
+		if !ok {
+			if reason, _ := s.b.TombstoneReason(oid); reason != taskboard.ReasonEvicted {
+				t.Fatalf("late settlement on %s deleted %s (%s)", id, oid, reason)
+			}
+			continue
+		}
+		if !equalRecords(r, after) {
+			t.Fatalf("late settlement on %s changed %s", id, oid)
+		}
+	}
+}
+
+// --- invariants --------------------------------------------------------------------------
+
+func (s *sm) sameErr(t *rapid.T, what string, got, want error) {
+	if (got == nil) != (want == nil) || (want != nil && !errors.Is(got, want)) {
+		t.Fatalf("%s: board error %v, model %v", what, got, want)
+	}
+	if got != nil {
+		var te *taskboard.ToolError
+		if !errors.As(got, &te) || te.Message == "" {
+			t.Fatalf("%s: error %v is not a *ToolError with a message", what, got)
+		}
+	}
+}
+
+func (s *sm) Check(t *rapid.T) {
+	s.syncEvictions(t)
+	s.checkNotices(t)
+	s.checkLeases(t)
+	s.checkRecords(t)
+	s.checkLedger(t)
+	s.checkPools(t)
+}
+
+// syncEvictions accepts a record the board deleted that the model still has only when the
+// retention trim was allowed to evict it (invariant 10), then mirrors it.
+func (s *sm) syncEvictions(t *rapid.T) {
+	for _, id := range sortedKeys(s.m.recs) {
+		r := s.m.recs[id]
+		if _, ok := s.b.Get(id); ok {
+			continue
+		}
+		pool, member := s.m.poolMember(r)
+		reason, _ := s.b.TombstoneReason(id)
+		if !member || reason != taskboard.ReasonEvicted {
+			t.Fatalf("record %s vanished (tombstone %q) but was not evictable (state %s unrec %v uncertain %v leased %v)",
+				id, reason, r.state, r.unrec, r.uncertain, s.m.leases[id].Token != 0)
+		}
+		_ = pool
+		s.m.tombstone(id, mtomb{reason: taskboard.ReasonEvicted, parent: r.parent, agent: r.agent})
+		delete(s.m.recs, id)
+	}
+}
+
+func (s *sm) checkNotices(t *rapid.T) {
+	got := s.b.Drain()
+	want := s.m.notices
+	s.m.notices = nil
+	if len(got) != len(want) {
+		t.Fatalf("notices: board %v, model %v", got, want)
+	}
+	for i := range got {
+		if got[i].Kind != want[i].kind || got[i].TaskID != want[i].id {
+			t.Fatalf("notice %d: board %+v, model %+v", i, got[i], want[i])
+		}
+	}
+}
+
+func (s *sm) checkLeases(t *rapid.T) {
+	got := s.b.LiveLeases()
+	var want []taskboard.Lease
+	for _, id := range sortedKeys(s.m.leases) {
+		want = append(want, s.m.leases[id])
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("live leases: board %+v, model %+v", got, want)
+	}
+	if !sort.SliceIsSorted(got, func(i, j int) bool { return got[i].TaskID < got[j].TaskID }) {
+		t.Fatal("LiveLeases not sorted")
+	}
+	for _, l := range got {
+		if ll, ok := s.b.LiveLease(l.TaskID); !ok || ll != l {
+			t.Fatal("LiveLease disagrees with LiveLeases")
+		}
+		if !s.tokens[l.Token] {
+			t.Fatalf("live lease %v was never issued", l)
+		}
+		// Exclusion is total (invariant 4): no kind can be acquired while l is live. Probe on
+		// a clone-free path: Acquire must fail and must not change anything.
+		for _, k := range taskboard.LeaseKinds() {
+			if r, ok := s.b.Get(l.TaskID); ok {
+				if _, ok := s.b.Acquire(k, l.TaskID, r.Generation, nil); ok {
+					t.Fatalf("acquired %s while %v is live", k, l)
+				}
+			}
+		}
+	}
+	for _, o := range s.ops {
+		if o.forever && !s.b.Validate(o.lease) {
+			// An unconfirmed compensation lease stays live for the board's life (inv. 25)
+			// unless a test action released it by token, which the model records.
+			if _, live := s.m.leases[o.lease.TaskID]; live && s.m.leases[o.lease.TaskID].Token == o.lease.Token {
+				t.Fatalf("compensation lease %v lost", o.lease)
+			}
+		}
+	}
+	for id := range s.m.leases {
+		if !s.b.IsTracked(id) {
+			t.Fatalf("leased %s not tracked", id)
+		}
+	}
+}
+
+func (s *sm) checkRecords(t *rapid.T) {
+	all := s.b.AllRecords()
+	if len(all) != len(s.m.recs) {
+		t.Fatalf("board has %d records, model %d", len(all), len(s.m.recs))
+	}
+	aliases := map[[2]string]string{}
+	for _, g := range all {
+		w, ok := s.m.recs[g.TaskID]
+		if !ok {
+			t.Fatalf("board has unexpected record %s", g.TaskID)
+		}
+		type view struct {
+			Parent, Agent, Alias                         string
+			Gen, TaskGen, Rev                            uint64
+			State, Term                                  taskboard.State
+			Unrec, Uncertain, CancelReq, TimedOut, Claim bool
+			Quar, Provisional                            bool
+		}
+		gv := view{g.ParentID, g.Agent, g.Alias, g.Generation, g.TaskGeneration, g.TerminalRevision, g.State, g.TerminalState,
+			g.TerminalUnreconciled, g.StatusUncertain, g.CancellationRequested, g.TimedOut, !g.DeadlineExceededAt.IsZero(), g.Quarantined, g.Provisional}
+		wv := view{w.parent, w.agent, w.alias, w.gen, w.taskGen, w.rev, w.state, w.term,
+			w.unrec, w.uncertain, w.cancelReq, w.timedOut, w.claim, w.quar, w.provisional}
+		if gv != wv {
+			t.Fatalf("record %s:\nboard %+v\nmodel %+v", g.TaskID, gv, wv)
+		}
+		// Generations (invariant 13).
+		if g.Generation > s.m.nextGen || g.Generation < s.genOf[g.TaskID] {
+			t.Fatalf("generation of %s went %d → %d", g.TaskID, s.genOf[g.TaskID], g.Generation)
+		}
+		s.genOf[g.TaskID] = g.Generation
+		// State invariants (18, 20).
+		if g.TerminalUnreconciled && !g.State.Terminal() {
+			t.Fatalf("%s unreconciled in state %s", g.TaskID, g.State)
+		}
+		if g.State == taskboard.StateReconciled && (g.TerminalState == "" || g.TerminalUnreconciled) {
+			t.Fatalf("%s reconciled without terminal state", g.TaskID)
+		}
+		if g.State == taskboard.StateStopped && g.TerminalState != "" {
+			t.Fatalf("%s stopped with terminal state %s", g.TaskID, g.TerminalState)
+		}
+		if g.Reusable(taskboard.DefaultMaxContextLines) && (g.State == taskboard.StateStopped || g.TerminalUnreconciled || g.StatusUncertain || !g.EffectiveState().Canonical()) {
+			t.Fatalf("%s reusable in state %s", g.TaskID, g.State)
+		}
+		// Resolution never crosses parents (20) and aliases are unambiguous (21).
+		for _, p := range s.parents {
+			r, ok := s.b.Resolve(p, g.TaskID)
+			if ok != (p == g.ParentID) || (ok && r.TaskID != g.TaskID) {
+				t.Fatalf("Resolve(%s, %s) = %v", p, g.TaskID, ok)
+			}
+		}
+		k := [2]string{g.ParentID, g.Alias}
+		if other, dup := aliases[k]; dup {
+			t.Fatalf("alias %s shared by %s and %s", g.Alias, other, g.TaskID)
+		}
+		aliases[k] = g.TaskID
+		if owner, seen := s.aliasOwner[k]; seen && owner != g.TaskID {
+			t.Fatalf("alias %s reused: %s then %s", g.Alias, owner, g.TaskID)
+		}
+		s.aliasOwner[k] = g.TaskID
+		if !s.b.IsTracked(g.TaskID) {
+			t.Fatalf("%s not tracked", g.TaskID)
+		}
+	}
+	if s.m.nextGen < s.maxGen {
+		t.Fatal("generation counter went back")
+	}
+	s.maxGen = s.m.nextGen
+}
+
+func (s *sm) checkLedger(t *rapid.T) {
+	seen := map[uint64]string{}
+	all := append(slices.Clone(s.ids), s.parents...)
+	slices.Sort(all)
+	for _, id := range slices.Compact(all) {
+		isTomb := s.b.Tombstoned(id)
+		if _, want := s.m.tombs[id]; isTomb != want {
+			t.Fatalf("Tombstoned(%s) = %v, model %v", id, isTomb, want)
+		}
+		if isTomb {
+			if _, ok := s.b.Get(id); ok {
+				t.Fatalf("%s tombstoned and tracked", id)
+			}
+		}
+		ep, ok := s.b.DeletionEpoch(id)
+		if isTomb && !ok {
+			t.Fatalf("%s tombstoned without an epoch", id)
+		}
+		prev, had := s.epochOf[id]
+		if had && !ok {
+			t.Fatalf("epoch of %s lost", id)
+		}
+		if ok {
+			if other, dup := seen[ep]; dup {
+				t.Fatalf("epoch %d shared by %s and %s", ep, other, id)
+			}
+			seen[ep] = id
+			if ep != prev {
+				if ep < prev || ep <= s.maxEpoch && had {
+					t.Fatalf("epoch of %s went %d → %d", id, prev, ep)
+				}
+				if !had && ep <= s.maxEpoch {
+					t.Fatalf("new epoch %d for %s not above %d", ep, id, s.maxEpoch)
+				}
+			}
+			s.epochOf[id] = ep
+		}
+	}
+	for _, ep := range s.epochOf {
+		s.maxEpoch = max(s.maxEpoch, ep)
+	}
+}
+
+// checkPools: after every step no (parent, agent) pool of unleased reusable or retained
+// records exceeds the cap (the trims ran).
+func (s *sm) checkPools(t *rapid.T) {
+	count := map[[3]string]int{}
+	for _, r := range s.m.recs {
+		if pool, ok := s.m.poolMember(r); ok {
+			count[[3]string{r.parent, r.agent, pool}]++
+		}
+	}
+	for k, n := range count {
+		if n > s.m.cap {
+			t.Fatalf("pool %v holds %d records over the cap %d", k, n, s.m.cap)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
