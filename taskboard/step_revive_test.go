@@ -485,4 +485,3 @@ func TestReviveScenarios(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, tb.Options{})) })
 	}
 }
-
