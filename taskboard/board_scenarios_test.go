@@ -159,7 +159,6 @@ func TestBoardScenarios(t *testing.T) {
 			other.Token += 100
 			e.launch("ses_b", p1, "explorer")
 			foreign := e.acquire(taskboard.LeaseCancellation, "ses_b") // valid, but for another task
-			foreign.Generation = r.Generation
 			for _, c := range []taskboard.Commit{
 				{TaskID: "ses_a", Generation: r.Generation, State: taskboard.StateCancelled, Lease: &foreign},
 				{TaskID: "ses_a", Generation: r.Generation + 1, State: taskboard.StateCancelled, Lease: &l},
