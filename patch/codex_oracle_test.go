@@ -1,0 +1,516 @@
+package patch_test
+
+// Differential tests against the real Codex applier (the oracle). They run only when the
+// Codex 0.171.0 native binary is available; otherwise they skip and say how to install it.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/harnesskit/harnesskit/internal/wfs"
+	"github.com/harnesskit/harnesskit/patch"
+)
+
+const oracleInstall = `the Codex oracle is not installed; to run this differential test:
+    npm install --prefix /tmp/codex-oracle @openai/codex@0.171.0
+    export HARNESSKIT_CODEX_APPLY_PATCH=$(ls /tmp/codex-oracle/node_modules/@openai/codex-*/vendor/*/bin/codex)
+(or put a symbolic link named apply_patch to that binary on PATH)`
+
+// oracleBinary returns a path named apply_patch that runs the Codex native binary, or skips.
+// HARNESSKIT_CODEX_APPLY_PATCH may name the binary itself or a link to it; Codex picks its
+// apply_patch personality from argv[0], so a link named apply_patch is made when needed.
+func oracleBinary(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("HARNESSKIT_CODEX_APPLY_PATCH")
+	if bin == "" {
+		p, err := exec.LookPath("apply_patch")
+		if err != nil {
+			t.Skip(oracleInstall)
+		}
+		bin = p
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("HARNESSKIT_CODEX_APPLY_PATCH=%s: %v\n%s", bin, err, oracleInstall)
+	}
+	abs, err := filepath.Abs(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(abs) == "apply_patch" {
+		return abs
+	}
+	link := filepath.Join(t.TempDir(), "apply_patch")
+	if err := os.Symlink(abs, link); err != nil {
+		t.Fatalf("cannot link %s as apply_patch: %v", abs, err)
+	}
+	return link
+}
+
+// tb is what the helpers need of *testing.T and *rapid.T.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// runOracle runs the Codex applier in dir with text on stdin and returns its combined output.
+// The exit status is not compared (the scenarios compare trees only).
+func runOracle(t tb, bin, dir, text string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(text)
+	cmd.Env = append(os.Environ(), "HOME="+dir+"/.oracle-home-unused")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("running the Codex oracle %s: %v", bin, err)
+	}
+	return string(out)
+}
+
+// oracleNode is what the differential tests compare of a tree entry: kind and bytes (modes
+// are not part of the Codex scenarios).
+type oracleNode struct {
+	Dir  bool
+	Data string
+}
+
+func oracleSimplify(tr map[string]wfs.Entry) map[string]oracleNode {
+	out := make(map[string]oracleNode, len(tr))
+	for k, e := range tr {
+		out[k] = oracleNode{Dir: e.Dir, Data: string(e.Data)}
+	}
+	return out
+}
+
+// oracleReadDir snapshots a real directory (missing = empty).
+func oracleReadDir(t tb, dir string) map[string]oracleNode {
+	t.Helper()
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return map[string]oracleNode{}
+	}
+	tr, err := wfs.ReadTree(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return oracleSimplify(tr)
+}
+
+// oracleCopyInput copies a fixture's input/ (if any) into a fresh directory, writable.
+func oracleCopyInput(t *testing.T, input string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "tree")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for rel, n := range oracleReadDir(t, input) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		var err error
+		if n.Dir {
+			err = os.MkdirAll(p, 0o755)
+		} else if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+			err = os.WriteFile(p, []byte(n.Data), 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// oracleScenarios lists the Codex scenario directories.
+func oracleScenarios(t *testing.T) []string {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join("testdata", "codex-apply-patch"))
+	if err != nil {
+		t.Fatalf("the Codex scenarios are missing: %v", err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	if len(out) != 23 {
+		t.Fatalf("found %d Codex scenario directories, want 23", len(out))
+	}
+	return out
+}
+
+// TestCodexOracleScenarios runs every Codex scenario through the real Codex binary, checks
+// the fixture's expected tree (so the fixtures and the reference binary agree), and checks
+// that this package's Codex-compatibility mode, on OSFS over a copy of the same input, ends
+// with the very same tree.
+func TestCodexOracleScenarios(t *testing.T) {
+	bin := oracleBinary(t)
+	for _, name := range oracleScenarios(t) {
+		t.Run(name, func(t *testing.T) {
+			sc := filepath.Join("testdata", "codex-apply-patch", name)
+			text, err := os.ReadFile(filepath.Join(sc, "patch.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := oracleReadDir(t, filepath.Join(sc, "expected"))
+
+			codexDir := oracleCopyInput(t, filepath.Join(sc, "input"))
+			out := runOracle(t, bin, codexDir, string(text))
+			if diff := cmp.Diff(want, oracleReadDir(t, codexDir)); diff != "" {
+				t.Fatalf("Codex binary disagrees with expected/ (-expected +codex):\n%s\noutput:\n%s", diff, out)
+			}
+
+			oursDir := oracleCopyInput(t, filepath.Join(sc, "input"))
+			root, err := filepath.EvalSymlinks(oursDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := patch.NewOSFS(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer o.Close()
+			a, err := patch.New(o, root, patch.WithCodexCompat())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, applyErr := a.Apply(context.Background(), string(text))
+			if diff := cmp.Diff(oracleReadDir(t, codexDir), oracleReadDir(t, root)); diff != "" {
+				t.Fatalf("compat Apply (error: %v) disagrees with the Codex binary (-codex +ours):\n%s\ncodex output:\n%s",
+					applyErr, diff, out)
+			}
+		})
+	}
+}
+
+// oracleAlphabet makes repeats, blank lines, indentation and trailing whitespace common, so
+// first-match, trailing-blank and loose-level behaviour is exercised.
+var oracleAlphabet = []string{"alpha", "beta", "gamma", "delta", "  indented", "\tx := 1", "", "end", "alpha ", "}"}
+
+// oracleOp is one line of an edit script from A to B.
+type oracleOp struct {
+	op   byte // ' ' kept, '-' removed, '+' added
+	text string
+}
+
+// oracleFile is one generated file: its lines, terminator and final-newline state.
+type oracleFile struct {
+	path    string
+	lines   []string
+	eol     string
+	finalNL bool
+}
+
+func (f oracleFile) content() string {
+	if len(f.lines) == 0 {
+		return ""
+	}
+	s := strings.Join(f.lines, f.eol)
+	if f.finalNL {
+		s += f.eol
+	}
+	return s
+}
+
+// oracleCase is a generated tree and a patch built from A→B edit scripts.
+type oracleCase struct {
+	files []oracleFile
+	text  string
+}
+
+// describe renders the case's files for a failure message.
+func (c oracleCase) describe() string {
+	var b strings.Builder
+	for _, f := range c.files {
+		fmt.Fprintf(&b, "%s = %q\n", f.path, f.content())
+	}
+	return b.String()
+}
+
+// genOracleCase draws files and a patch: per file an Update built from a random edit script
+// grouped into chunks with 0–3 lines of context (optionally an @@ anchor taken from the line
+// above the chunk, an End-of-File marker when the chunk reaches the end, and trailing-space
+// drift on context or removed lines), or a Delete; plus an optional Add of a new file.
+func genOracleCase(t *rapid.T) oracleCase {
+	var c oracleCase
+	var b strings.Builder
+	b.WriteString("*** Begin Patch\n")
+	n := rapid.IntRange(1, 3).Draw(t, "files")
+	for i := range n {
+		f := oracleFile{
+			path:    []string{"a.txt", "src/b.txt", "c.txt"}[i],
+			lines:   rapid.SliceOfN(rapid.SampledFrom(oracleAlphabet), 0, 20).Draw(t, "lines"),
+			eol:     rapid.SampledFrom([]string{"\n", "\n", "\n", "\r\n"}).Draw(t, "eol"),
+			finalNL: rapid.IntRange(0, 3).Draw(t, "finalNL") > 0,
+		}
+		c.files = append(c.files, f)
+		switch rapid.IntRange(0, 9).Draw(t, "section") {
+		case 0:
+			fmt.Fprintf(&b, "*** Delete File: %s\n", f.path)
+		default:
+			writeOracleUpdate(t, &b, f)
+		}
+	}
+	if rapid.Bool().Draw(t, "add") {
+		b.WriteString("*** Add File: new/added.txt\n")
+		for _, l := range rapid.SliceOfN(rapid.SampledFrom(oracleAlphabet), 0, 4).Draw(t, "added") {
+			b.WriteString("+" + l + "\n")
+		}
+	}
+	b.WriteString("*** End Patch\n")
+	c.text = b.String()
+	return c
+}
+
+func writeOracleUpdate(t *rapid.T, b *strings.Builder, f oracleFile) {
+	var ops []oracleOp
+	insert := func() {
+		for range rapid.IntRange(0, 2).Draw(t, "inserted") {
+			ops = append(ops, oracleOp{'+', rapid.SampledFrom([]string{"NEW", "alpha", "", "beta 2"}).Draw(t, "new")})
+		}
+	}
+	for _, l := range f.lines {
+		if rapid.IntRange(0, 9).Draw(t, "insertHere") == 0 {
+			insert()
+		}
+		switch rapid.IntRange(0, 9).Draw(t, "edit") {
+		case 0:
+			ops = append(ops, oracleOp{'-', l})
+		case 1:
+			ops = append(ops, oracleOp{'-', l}, oracleOp{'+', strings.ToUpper(l) + "!"})
+		default:
+			ops = append(ops, oracleOp{' ', l})
+		}
+	}
+	if rapid.IntRange(0, 4).Draw(t, "insertAtEnd") == 0 {
+		insert()
+	}
+	ctx := rapid.IntRange(0, 3).Draw(t, "context")
+	// Group changes into chunks: each change keeps ctx kept lines around it; chunks whose
+	// context would touch are merged.
+	var changed []int
+	for i, o := range ops {
+		if o.op != ' ' {
+			changed = append(changed, i)
+		}
+	}
+	if len(changed) == 0 {
+		// No change: a no-op chunk of up to 3 lines, which must leave the file as it is.
+		if len(ops) == 0 {
+			ops = append(ops, oracleOp{'+', "only"})
+			changed = append(changed, 0)
+		} else {
+			changed = append(changed, 0)
+		}
+	}
+	fmt.Fprintf(b, "*** Update File: %s\n", f.path)
+	for k := 0; k < len(changed); {
+		start := max(0, changed[k]-ctx)
+		end := changed[k]
+		for k < len(changed) && changed[k] <= end+2*ctx+1 {
+			end = changed[k]
+			k++
+		}
+		end = min(len(ops)-1, end+ctx)
+		oldIdx := 0 // index in A of the chunk's first old line
+		for _, o := range ops[:start] {
+			if o.op != '+' {
+				oldIdx++
+			}
+		}
+		// Anchors come from the line above the chunk; lines with trailing whitespace are left
+		// out because Codex 0.171.0 trims the "@@" line (TestCodexOracleAnchorLine).
+		if oldIdx > 0 && f.lines[oldIdx-1] != "" && strings.TrimRight(f.lines[oldIdx-1], " \t") == f.lines[oldIdx-1] &&
+			rapid.IntRange(0, 3).Draw(t, "anchor") == 0 {
+			b.WriteString("@@ " + f.lines[oldIdx-1] + "\n")
+		} else {
+			b.WriteString("@@\n")
+		}
+		for _, o := range ops[start : end+1] {
+			text := o.text
+			if o.op != '+' && rapid.IntRange(0, 9).Draw(t, "drift") == 0 {
+				text += " "
+			}
+			b.WriteString(string(o.op) + text + "\n")
+		}
+		if end == len(ops)-1 && rapid.Bool().Draw(t, "eof") {
+			b.WriteString("*** End of File\n")
+		}
+	}
+}
+
+// oracleMem builds a MemFS holding the case's files under root.
+func oracleMem(t *rapid.T, root string, c oracleCase) *patch.MemFS {
+	m := patch.NewMemFS()
+	if err := m.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range c.files {
+		if err := m.WriteFile(filepath.Join(root, filepath.FromSlash(f.path)), []byte(f.content()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m
+}
+
+// oracleDisk writes the case's files into a fresh directory.
+func oracleDisk(t *rapid.T, base string, c oracleCase) string {
+	dir, err := os.MkdirTemp(base, "case")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range c.files {
+		p := filepath.Join(dir, filepath.FromSlash(f.path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f.content()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestCodexOracleRandom compares, on random A→B patches:
+//   - property 13 of the spec: whenever Rewrite succeeds, the real Codex binary applying
+//     Rewrite(P).Text to A gives the same tree as Apply in Codex-compatibility mode;
+//   - Codex agreement on exact input: when every chunk of P was located exactly (strategy
+//     exact or append, anchors exact), the binary applying P itself gives that tree too.
+func TestCodexOracleRandom(t *testing.T) {
+	bin := oracleBinary(t)
+	base := t.TempDir()
+	const root = "/w/root"
+	var rewrites, directs, refused int
+	rapid.Check(t, func(rt *rapid.T) {
+		c := genOracleCase(rt)
+		ctx := context.Background()
+
+		rwFS := oracleMem(rt, root, c)
+		ra, err := patch.New(rwFS, root, patch.WithCodexCompat())
+		if err != nil {
+			rt.Fatal(err)
+		}
+		rw, err := ra.Rewrite(ctx, c.text)
+		if err != nil {
+			refused++
+			var pe *patch.Error
+			if !errors.As(err, &pe) {
+				rt.Fatalf("Rewrite error is not a *patch.Error: %v", err)
+			}
+			return
+		}
+		if len(rwFS.Calls()) != 0 {
+			rt.Fatalf("Rewrite made mutating calls: %v", rwFS.Calls())
+		}
+
+		m := oracleMem(rt, root, c)
+		a, err := patch.New(m, root, patch.WithCodexCompat())
+		if err != nil {
+			rt.Fatal(err)
+		}
+		res, err := a.Apply(ctx, c.text)
+		if err != nil {
+			rt.Fatalf("Rewrite succeeded but compat Apply failed: %v\npatch:\n%s", err, c.text)
+		}
+		ours := oracleSimplify(m.TreeUnder(root))
+
+		dir := oracleDisk(rt, base, c)
+		defer os.RemoveAll(dir)
+		out := runOracle(rt, bin, dir, rw.Text)
+		if diff := cmp.Diff(ours, oracleReadDir(rt, dir)); diff != "" {
+			rt.Fatalf("Codex(Rewrite(P)) differs from compat Apply(P) (-ours +codex):\n%s\nfiles:\n%s\npatch:\n%s\nrewritten:\n%s\ncodex output:\n%s",
+				diff, c.describe(), c.text, rw.Text, out)
+		}
+		rewrites++
+
+		exact := !slices.ContainsFunc(res.Report, func(r patch.ChunkReport) bool {
+			return (r.Strategy != "exact" && r.Strategy != "append") || r.AnchorLevel != patch.LevelExact || r.BlankRetry
+		})
+		if !exact {
+			return
+		}
+		dir2 := oracleDisk(rt, base, c)
+		defer os.RemoveAll(dir2)
+		out = runOracle(rt, bin, dir2, c.text)
+		if diff := cmp.Diff(ours, oracleReadDir(rt, dir2)); diff != "" {
+			rt.Fatalf("on exact input Codex(P) differs from compat Apply(P) (-ours +codex):\n%s\nfiles:\n%s\npatch:\n%s\ncodex output:\n%s",
+				diff, c.describe(), c.text, out)
+		}
+		directs++
+	})
+	t.Logf("compared %d rewritten patches and %d exact patches with the Codex binary; %d patches refused by planning",
+		rewrites, directs, refused)
+	if rewrites == 0 || directs == 0 {
+		t.Fatalf("the generator produced too few comparable patches (%d rewritten, %d exact)", rewrites, directs)
+	}
+}
+
+// TestCodexOracleAnchorLine pins how Codex 0.171.0 reads an "@@ <context>" line — it trims
+// the line's trailing whitespace (so "@@ A " seeks "A" and "@@ " is a bare "@@") but keeps
+// the leading spaces of the context — and checks that Rewrite's output, applied by the
+// binary, still gives the tree of Apply in Codex-compatibility mode (spec property 13).
+func TestCodexOracleAnchorLine(t *testing.T) {
+	bin := oracleBinary(t)
+	tests := []struct {
+		name  string
+		file  string // a.txt before
+		body  string // the Update section's chunk lines
+		codex string // a.txt after the binary applies the patch as written
+	}{
+		{name: "trailing_space_trimmed", file: "A\nk\nA \nk\n", body: "@@ A \n-k\n+K\n", codex: "A\nK\nA \nk\n"},
+		{name: "trailing_tab_trimmed", file: "A\nk\nA\t\nk\n", body: "@@ A\t\n-k\n+K\n", codex: "A\nK\nA\t\nk\n"},
+		{name: "leading_spaces_kept", file: "A\nk\n  A\nk\n", body: "@@   A\n-k\n+K\n", codex: "A\nk\n  A\nK\n"},
+		{name: "space_only_is_bare", file: "A\nk\n\nk\n", body: "@@ \n-k\n+K\n", codex: "A\nK\n\nk\n"},
+		{name: "exact_anchor_kept", file: "A\nk\nB\nk\n", body: "@@ B\n-k\n+K\n", codex: "A\nk\nB\nK\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			text := "*** Begin Patch\n*** Update File: a.txt\n" + tc.body + "*** End Patch\n"
+			dir := t.TempDir()
+			write := func() {
+				if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(tc.file), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write()
+			out := runOracle(t, bin, dir, text)
+			if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != tc.codex {
+				t.Fatalf("Codex applied %q as %q; this test expects %q (output: %s)", text, got, tc.codex, out)
+			}
+
+			const root = "/w/root"
+			m := patch.NewMemFS()
+			m.WriteFile(root+"/a.txt", []byte(tc.file), 0o644)
+			a, err := patch.New(m, root, patch.WithCodexCompat())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rw, err := a.Rewrite(context.Background(), text)
+			if err != nil {
+				t.Fatalf("Rewrite: %v", err)
+			}
+			if _, err := a.Apply(context.Background(), text); err != nil {
+				t.Fatalf("compat Apply: %v", err)
+			}
+			ours, _ := m.ReadFile(root + "/a.txt")
+			write()
+			out = runOracle(t, bin, dir, rw.Text)
+			if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != string(ours) {
+				t.Fatalf("Codex(Rewrite(P)) = %q, compat Apply(P) = %q\nrewritten:\n%s\ncodex output: %s", got, ours, rw.Text, out)
+			}
+		})
+	}
+}
