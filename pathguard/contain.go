@@ -307,6 +307,9 @@ func realpath(f volumeSplitter, r Resolver, abs string) (real string, missing bo
 	// unknown counts the trailing components of resolved that do not exist; while it is
 	// positive, no Lstat is needed.
 	unknown := 0
+	// onAbs reports that resolved is still a prefix of abs and pending the rest of it
+	// (no link followed yet), so the next prefix can be sliced from abs instead of built.
+	onAbs := true
 	for {
 		var seg string
 		seg, pending = cutSegment(pending, f.isSep)
@@ -318,8 +321,10 @@ func realpath(f volumeSplitter, r Resolver, abs string) (real string, missing bo
 		}
 		switch seg {
 		case ".":
+			onAbs = false
 			continue
 		case "..":
+			onAbs = false
 			if i := strings.LastIndexByte(resolved[len(vol):], sep); i >= 0 {
 				resolved = resolved[:len(vol)+i]
 			} else {
@@ -330,8 +335,13 @@ func realpath(f volumeSplitter, r Resolver, abs string) (real string, missing bo
 			}
 			continue
 		}
-		next := resolved + seg
-		if resolved != vol {
+		var next string
+		switch {
+		case onAbs:
+			next = abs[:len(abs)-len(pending)]
+		case resolved == vol:
+			next = resolved + seg
+		default:
 			next = resolved + string(sep) + seg
 		}
 		if unknown > 0 {
@@ -359,11 +369,13 @@ func realpath(f volumeSplitter, r Resolver, abs string) (real string, missing bo
 						return next, false, everr
 					}
 					next = f.Resolve(ev)
+					onAbs = false
 				}
 			}
 			resolved = next
 			continue
 		}
+		onAbs = false
 		links++
 		if links > MaxSymlinks {
 			return next, false, fmt.Errorf("more than %d symbolic links (a loop?) at %s: %w", MaxSymlinks, next, syscall.ELOOP)

@@ -1,12 +1,61 @@
-// Package pathguard validates and resolves the paths a model passes to tools, with the
-// host's own rules.
+// Package pathguard decides whether the paths a model passes to tools are usable and
+// allowed, resolving them with the host's own rules.
 //
-// Contract: the grep/glob pre-check resolves a search path the way the host will (POSIX or
-// Windows flavour, Node-style join and resolve) and refuses a path that is missing or runs
-// through a non-directory, with a message that says what was resolved and what to do.
-// Containment keeps every path inside an allowed root and its worktrees, segment by segment,
-// both lexically and after symlinks are resolved. pathguard decides; an *os.Root enforces.
+// It has two independent parts:
 //
-// The behaviour is specified in the project's pathguard specification; the package gets its
-// code with the pathguard issue.
+//   - [SearchGuard], the grep/glob pre-check. Before a host runs ripgrep for a "grep" or
+//     "glob" call, [SearchGuard.Check] resolves the call's "path" argument exactly as the
+//     host will (OpenCode v1 joins it for grep and resolves it for glob; v2 resolves it for
+//     both) and refuses a path that does not exist, or that runs through a regular file,
+//     with a message saying what was resolved, from what, and what to do. Every other
+//     tool, an empty path and an unknown project directory pass; so does any stat error
+//     other than not-exist and not-a-directory: the check never blocks on the
+//     environment. [Rescuer] is the optional companion that repairs an absolute path
+//     copied from another checkout.
+//   - [Containment], the write-side check used by patch and astsearch. It decides whether
+//     each target lies inside the workspace root or one of its worktrees, segment by
+//     segment ("..cache" is inside, "/w/rootx" is not inside "/w/root"), both lexically
+//     and after resolving every symlink like `realpath -m`. It fails closed.
+//
+// The issue that asked for this package speaks of one "Guard" built with functional
+// options; it is split in two here, as in the specification: [SearchGuard] (options
+// [WithHost], [WithFlavor], [WithStat], [WithObserver]) and [Containment] (options
+// [WithWorktrees], [WithResolver], [WithCaseFold], [WithPathFlavor]). They share the
+// [Flavor] and [Error] types.
+//
+// Life cycles:
+//
+//	NewSearchGuard(opts…) → Check(tool, args, projectDir) {repeat}
+//	NewContainment(root, opts…) → Check(target) | CheckAll(targets…) {repeat}
+//
+// # Path flavours
+//
+// A host written in JavaScript resolves paths with Node's path.posix or path.win32, whose
+// rules differ from Go's path/filepath: Node keeps a trailing separator in join (which
+// changes whether "f.txt/" is an error), treats "\src" as absolute on Windows, and gives
+// drive-relative paths ("C:src") their own per-drive directory. [POSIX] and [Windows]
+// reimplement Node's rules in pure Go, with the working directories injected, so both are
+// tested on every OS; [Native] picks the running system's. Reserved device names with a
+// colon ("COM1:") and the ".\" prefix newer Node versions add to colon-bearing relative
+// results are out of scope.
+//
+// # Errors
+//
+// Every refusal is an *[Error] with a [Kind]; errors.Is matches [ErrMissing],
+// [ErrNotDirectory], [ErrOutside] and [ErrResolve], and the stat or resolver cause when
+// there is one. The search-check messages are a contract (hosts show them to models
+// verbatim); the containment messages are prose.
+//
+// # Security Considerations
+//
+// pathguard decides; an *os.Root enforces. The search check is advisory: it does not
+// confine the search ("../" and "/usr" pass because they exist) and a path created or
+// removed after the check is the host's business. Containment resolves symlinks as they
+// are at check time; a writer must do its I/O on the returned [Target.Real] path, ideally
+// through an os.Root opened on [Target.RealBase], so that a component swapped for a
+// symlink afterwards cannot escape. Containment accepts absolute in-repository symlinks,
+// which os.Root alone would refuse. Any resolver error other than not-exist or
+// not-a-directory refuses the path, as does a chain of more than [MaxSymlinks] links.
+// Paths containing a NUL byte are refused by Containment and passed by the search check
+// (stat fails with EINVAL, so ripgrep will fail too).
 package pathguard

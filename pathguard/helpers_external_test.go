@@ -58,15 +58,16 @@ func (f *fakeFS) Lstat(name string) (fs.FileInfo, error) {
 		return fakeInfo{name: name, node: n}, nil
 	}
 	// Under a regular file: ENOTDIR, like Unix.
+	sep := string(f.flavor.Sep())
 	for p := name; ; {
-		parent := f.flavor.Resolve(p, "..")
-		if parent == p {
+		i := strings.LastIndex(p, sep)
+		if i <= 0 || i == len(p)-1 {
 			break
 		}
-		if n, ok := f.nodes[f.key(parent)]; ok && !n.dir && n.link == "" && n.err == nil {
+		p = p[:i]
+		if n, ok := f.nodes[f.key(p)]; ok && !n.dir && n.link == "" && n.err == nil {
 			return nil, &fs.PathError{Op: "lstat", Path: name, Err: syscall.ENOTDIR}
 		}
-		p = parent
 	}
 	return nil, &fs.PathError{Op: "lstat", Path: name, Err: fs.ErrNotExist}
 }
@@ -149,3 +150,5 @@ func kindOf(t testing.TB, err error) pathguard.Kind {
 	}
 	return pe.Kind
 }
+
+var errNotExist = &fs.PathError{Op: "stat", Path: "x", Err: fs.ErrNotExist}
