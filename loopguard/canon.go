@@ -29,11 +29,18 @@ func Canonical(dst, src []byte) []byte {
 	if len(src) == 0 {
 		return append(dst, "undefined"...)
 	}
-	start := len(dst)
 	var p canonParser
-	p.src = src
-	p.keys = p.keysArr[:0]
-	p.members = p.membersArr[:0]
+	return p.canonical(dst, src)
+}
+
+// canonical is Canonical with the parser's buffers reused from earlier calls.
+func (p *canonParser) canonical(dst, src []byte) []byte {
+	if len(src) == 0 {
+		return append(dst, "undefined"...)
+	}
+	start := len(dst)
+	p.src, p.i, p.depth = src, 0, 0
+	p.keys, p.members = p.keys[:0], p.members[:0]
 	out, ok := p.value(dst)
 	if ok {
 		p.skipSpace()
@@ -61,8 +68,6 @@ type canonParser struct {
 	members    []member // members of the open objects
 	tmp        []byte   // one decoded string
 	scratch    []byte   // copy of an object's members while they are reordered
-	keysArr    [256]byte
-	membersArr [16]member
 }
 
 func (p *canonParser) skipSpace() {

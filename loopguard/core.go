@@ -115,6 +115,7 @@ type record struct {
 type Core struct {
 	cfg      config
 	sessions *simplelru.LRU[string, *record]
+	sc       scratch // buffers for fingerprinting (Core is single-threaded)
 }
 
 // NewCore returns a Core configured by opts, or an error wrapping [ErrInvalidOption].
@@ -137,14 +138,24 @@ func NewCore(opts ...Option) (*Core, error) {
 // [ErrRefused]) whose message is meant for the model. Only block tools (KindLoop) and wait
 // tools (KindWait) are ever refused. An admitted call with a call id is registered so its
 // After can be counted.
-func (g *Core) Before(c Call) error { return g.before(g.cfg.describe(c), true) }
+func (g *Core) Before(c Call) error {
+	ci := g.cfg.describe(c, &g.sc, true)
+	g.sc.trim()
+	return g.before(ci, true)
+}
 
 // Preview returns what Before would return for c, recording nothing.
-func (g *Core) Preview(c Call) error { return g.before(g.cfg.describe(c), false) }
+func (g *Core) Preview(c Call) error {
+	ci := g.cfg.describe(c, &g.sc, true)
+	g.sc.trim()
+	return g.before(ci, false)
+}
 
 // After counts a completed call and returns the output to hand to the model.
 func (g *Core) After(c Call, out Output) Verdict {
-	return g.after(g.cfg.describe(c), out, prepareAfter(&g.cfg, c, out))
+	ci, prep := g.cfg.describe(c, &g.sc, false), prepareAfter(&g.cfg, c, out, &g.sc)
+	g.sc.trim()
+	return g.after(ci, out, prep)
 }
 
 // AfterText is After for a text output, returning only the text to hand to the model.
@@ -284,7 +295,7 @@ type afterPrep struct {
 	task, state string
 }
 
-func prepareAfter(cfg *config, c Call, out Output) afterPrep {
+func prepareAfter(cfg *config, c Call, out Output, sc *scratch) afterPrep {
 	if c.Session == "" || c.CallID == "" {
 		return afterPrep{class: classExempt}
 	}
@@ -292,7 +303,7 @@ func prepareAfter(cfg *config, c Call, out Output) afterPrep {
 	p := afterPrep{class: cfg.classOf(tool)}
 	switch p.class {
 	case classOrdinary:
-		p.outKey = outputKey(tool, out)
+		p.outKey = sc.outputKey(tool, out)
 	case classSupervision:
 		text := outputText(out)
 		p.task, p.state = parseTaskID(text), parseTaskState(text)
@@ -317,7 +328,7 @@ func (g *Core) after(ci callInfo, out Output, prep afterPrep) Verdict {
 	if prep.class != p.class {
 		// The host named another tool in After than in Before: the class recorded at
 		// Before wins, and the output is read for that class now.
-		prep = prepareAfter(&g.cfg, Call{Session: ci.session, CallID: ci.callID, Tool: p.tool}, out)
+		prep = prepareAfter(&g.cfg, Call{Session: ci.session, CallID: ci.callID, Tool: p.tool}, out, &g.sc)
 	}
 	n := &g.cfg.notices
 	switch p.class {

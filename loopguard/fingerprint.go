@@ -19,7 +19,38 @@ type callInfo struct {
 	argTask         string // task_id from the arguments (supervision tools only)
 }
 
-func (cfg *config) describe(c Call) callInfo {
+// scratch holds the buffers of one fingerprinting at a time, so that steady-state calls
+// allocate nothing for canonicalisation. Core owns one; Guard keeps a pool of them.
+type scratch struct {
+	buf []byte
+	p   canonParser
+}
+
+// maxKeptScratch bounds the buffers a scratch keeps between calls.
+const maxKeptScratch = 64 << 10
+
+func (sc *scratch) trim() {
+	if cap(sc.buf) > maxKeptScratch {
+		sc.buf = nil
+	}
+	if cap(sc.p.tmp) > maxKeptScratch {
+		sc.p.tmp = nil
+	}
+	if cap(sc.p.scratch) > maxKeptScratch {
+		sc.p.scratch = nil
+	}
+	if cap(sc.p.keys) > maxKeptScratch {
+		sc.p.keys = nil
+	}
+	if cap(sc.p.members) > maxKeptScratch/32 {
+		sc.p.members = nil
+	}
+	sc.p.src = nil // do not keep the caller's arguments alive
+}
+
+// describe classifies a call; withKey also computes its call key (Before and Preview need
+// it; After uses the key recorded at Before).
+func (cfg *config) describe(c Call, sc *scratch, withKey bool) callInfo {
 	tool := strings.ToLower(c.Tool)
 	ci := callInfo{session: c.Session, callID: c.CallID, tool: tool, class: cfg.classOf(tool)}
 	if c.Session == "" {
@@ -28,19 +59,23 @@ func (cfg *config) describe(c Call) callInfo {
 	switch ci.class {
 	case classOrdinary:
 		ci.block = cfg.block[tool]
-		ci.key = callKey(tool, c.Args)
+		if withKey {
+			ci.key = sc.callKey(tool, c.Args)
+		}
 	case classSupervision:
-		ci.argTask = argTaskID(c.Args)
+		if withKey {
+			ci.argTask = argTaskID(c.Args)
+		}
 	}
 	return ci
 }
 
 // callKey is SHA-256 of tool + ":" + canonical arguments (spec L2, L3).
-func callKey(tool string, args json.RawMessage) digest {
-	var stack [1024]byte
-	buf := append(stack[:0], tool...)
+func (sc *scratch) callKey(tool string, args json.RawMessage) digest {
+	buf := append(sc.buf[:0], tool...)
 	buf = append(buf, ':')
-	buf = Canonical(buf, args)
+	buf = sc.p.canonical(buf, args)
+	sc.buf = buf
 	return sha256.Sum256(buf)
 }
 
@@ -50,44 +85,45 @@ func callKey(tool string, args json.RawMessage) digest {
 // text into a literal (a copy of the whole output), the text is hashed raw after a NUL
 // byte, a byte no canonical JSON serialisation starts with: the keys partition outputs
 // exactly as the literal would, at the cost of one pass of SHA-256 over the output.
-func outputKey(tool string, o Output) digest {
+func (sc *scratch) outputKey(tool string, o Output) digest {
 	if o.Value == nil {
-		return textKey(tool, o.Text)
+		return sc.textKey(tool, o.Text)
 	}
-	canon := Canonical(nil, o.Value)
-	if canon[0] == '"' {
-		var p canonParser
-		p.src = canon
-		p.str() // canon is a valid literal
-		return textKey(tool, string(p.tmp))
+	buf := append(sc.buf[:0], tool...)
+	buf = append(buf, ':')
+	buf = sc.p.canonical(buf, o.Value)
+	sc.buf = buf
+	if buf[len(tool)+1] == '"' {
+		sc.p.src, sc.p.i = buf, len(tool)+1
+		sc.p.str() // a canonical string literal always decodes
+		return sc.textKey(tool, string(sc.p.tmp))
 	}
-	h := sha256.New()
-	h.Write([]byte(tool))
-	h.Write([]byte{':'})
-	h.Write(canon)
-	var d digest
-	h.Sum(d[:0])
-	return d
+	return sha256.Sum256(buf)
 }
 
-func textKey(tool, text string) digest {
-	var d digest
-	var chunk [2048]byte
-	if len(tool)+2+len(text) <= len(chunk) {
-		buf := append(chunk[:0], tool...)
-		buf = append(buf, ':', 0)
+// textKey hashes tool + ":" + NUL + text. Up to maxKeptScratch bytes are hashed from the
+// scratch buffer in one call; longer texts are streamed through it.
+func (sc *scratch) textKey(tool, text string) digest {
+	buf := append(sc.buf[:0], tool...)
+	buf = append(buf, ':', 0)
+	if len(buf)+len(text) <= maxKeptScratch {
 		buf = append(buf, text...)
+		sc.buf = buf
 		return sha256.Sum256(buf)
 	}
 	h := sha256.New()
-	buf := append(chunk[:0], tool...)
-	buf = append(buf, ':', 0)
 	h.Write(buf)
+	if cap(buf) < 32<<10 {
+		buf = make([]byte, 0, 32<<10)
+	}
+	chunk := buf[:cap(buf)]
 	for len(text) > 0 {
-		n := copy(chunk[:], text)
+		n := copy(chunk, text)
 		h.Write(chunk[:n])
 		text = text[n:]
 	}
+	sc.buf = buf[:0]
+	var d digest
 	h.Sum(d[:0])
 	return d
 }

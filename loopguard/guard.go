@@ -12,6 +12,7 @@ import "sync"
 type Guard struct {
 	mu   sync.Mutex
 	core *Core
+	pool sync.Pool // of *scratch: fingerprinting buffers, used outside the lock
 }
 
 // New returns a Guard configured by opts, or an error wrapping [ErrInvalidOption].
@@ -20,12 +21,21 @@ func New(opts ...Option) (*Guard, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Guard{core: core}, nil
+	return &Guard{core: core, pool: sync.Pool{New: func() any { return new(scratch) }}}, nil
+}
+
+// describe is config.describe with a scratch from the pool.
+func (g *Guard) describe(c Call, withKey bool) callInfo {
+	sc := g.pool.Get().(*scratch)
+	ci := g.core.cfg.describe(c, sc, withKey)
+	sc.trim()
+	g.pool.Put(sc)
+	return ci
 }
 
 // Before is [Core.Before], safe for concurrent use.
 func (g *Guard) Before(c Call) error {
-	ci := g.core.cfg.describe(c)
+	ci := g.describe(c, true)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.core.before(ci, true)
@@ -33,7 +43,7 @@ func (g *Guard) Before(c Call) error {
 
 // Preview is [Core.Preview], safe for concurrent use.
 func (g *Guard) Preview(c Call) error {
-	ci := g.core.cfg.describe(c)
+	ci := g.describe(c, true)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.core.before(ci, false)
@@ -41,8 +51,11 @@ func (g *Guard) Preview(c Call) error {
 
 // After is [Core.After], safe for concurrent use.
 func (g *Guard) After(c Call, out Output) Verdict {
-	ci := g.core.cfg.describe(c)
-	prep := prepareAfter(&g.core.cfg, c, out)
+	ci := g.describe(c, false)
+	sc := g.pool.Get().(*scratch)
+	prep := prepareAfter(&g.core.cfg, c, out, sc)
+	sc.trim()
+	g.pool.Put(sc)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.core.after(ci, out, prep)
