@@ -61,13 +61,13 @@ type member struct {
 }
 
 type canonParser struct {
-	src        []byte
-	i          int
-	depth      int
-	keys       []byte   // decoded keys of the open objects
-	members    []member // members of the open objects
-	tmp        []byte   // one decoded string
-	scratch    []byte   // copy of an object's members while they are reordered
+	src     []byte
+	i       int
+	depth   int
+	keys    []byte   // decoded keys of the open objects
+	members []member // members of the open objects
+	tmp     []byte   // one decoded string
+	scratch []byte   // copy of an object's members while they are reordered
 }
 
 func (p *canonParser) skipSpace() {
