@@ -687,6 +687,34 @@ func (s *sm) NonBusyReading(t *rapid.T) {
 	}
 }
 
+// IdleSequence is a macro: two or three non-busy readings of the current generation with
+// ticks around the 5 s grace between them, optionally a busy in the middle, so the stop
+// rule (first reading → confirmation + uncertainty, second ≥ 5 s later → stopped once) is
+// exercised in few steps.
+func (s *sm) IdleSequence(t *rapid.T) {
+	id := s.pickID(t)
+	r, ok := s.m.recs[id]
+	if !ok {
+		t.Skip("no record")
+	}
+	gen := r.gen
+	n := rapid.IntRange(2, 3).Draw(t, "readings")
+	for i := range n {
+		s.clk.Advance(rapid.SampledFrom([]time.Duration{time.Millisecond, 4999 * time.Millisecond, 5 * time.Second, 6 * time.Second}).Draw(t, "gap"))
+		if i == 1 && rapid.IntRange(0, 3).Draw(t, "busyBetween") == 0 {
+			at := s.now().Add(-time.Millisecond)
+			want := s.m.busy(id, gen, at)
+			if _, got := s.b.MarkRunningFromLive(id, gen, at); got != want {
+				t.Fatalf("MarkRunningFromLive = %v, model %v", got, want)
+			}
+		}
+		want := s.m.stopCandidate(id, gen, s.now(), s.now())
+		if _, got := s.b.StopCandidate(id, gen, s.now(), taskboard.MsgAbsentUnconfirmed); got != want {
+			t.Fatalf("StopCandidate(%s) reading %d = %s, model %s", id, i, got, want)
+		}
+	}
+}
+
 func (s *sm) HostError(t *rapid.T) {
 	id := s.pickID(t)
 	var gen *uint64
