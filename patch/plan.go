@@ -92,7 +92,7 @@ type ChunkReport struct {
 }
 
 // family identifies the Applier a plan belongs to (an Applier and those derived by In).
-type family struct{}
+type family struct{ _ byte } // not zero-size, so that every New gets a distinct pointer
 
 // snapshot is the state of a path on disk when the plan first looked at it.
 type snapshot struct {
