@@ -19,6 +19,13 @@ type realTimers struct{}
 
 func (realTimers) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
+// SystemClock is the [Clock] a production driver's board uses: it reads time.Now. Only the
+// host wires it in; the board itself never reads the wall clock.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
 // DriverOption configures a [Driver].
 type DriverOption func(*driverConfig)
 

@@ -50,8 +50,14 @@ func newCore(i *ids) core {
 // Replied reports whether the caller-facing outcome is ready.
 func (c *core) Replied() bool { return c.replied }
 
-// Done reports whether the machine has nothing pending.
-func (c *core) Done() bool { return c.done }
+// Done reports whether the machine has replied and has nothing pending: no host call, no
+// guarded call awaiting its Dispatch, no armed timer, and no wait for a notice.
+func (c *core) Done() bool {
+	if !c.done && c.replied && !c.hold && len(c.pending) == 0 && len(c.awaiting) == 0 && len(c.timers) == 0 {
+		c.done = true
+	}
+	return c.done
+}
 
 // call registers a new host call; guarded calls wait for their Dispatch.
 func (c *core) call(guardedCall bool) CallID {
@@ -118,7 +124,7 @@ func (c *core) log(level slog.Level, msg string, attrs ...slog.Attr) Command {
 // duplicated or arrive after Done, applies the tick rule, and hands the rest to fire
 // (timers) and handle (replies, dispatches and notices).
 func (c *core) step(b *Board, ev Event, fire func(TimerID) []Command, handle func(Event) []Command) []Command {
-	if c.done {
+	if c.Done() {
 		return nil
 	}
 	var out []Command
@@ -154,7 +160,7 @@ func (c *core) step(b *Board, ev Event, fire func(TimerID) []Command, handle fun
 		delete(c.guard, id)
 		out = append(out, handle(ev)...)
 	}
-	c.done = c.replied && !c.hold && len(c.pending) == 0 && len(c.awaiting) == 0 && len(c.timers) == 0
+	c.Done()
 	return out
 }
 

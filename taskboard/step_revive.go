@@ -81,7 +81,7 @@ func (m *Revive) Outcome() (ReviveResult, error) {
 func (m *Revive) Registered() (uint64, bool) { return m.newGen, m.newGen != 0 }
 
 // Done reports whether the revive and its cancel sub-machine have nothing pending.
-func (m *Revive) Done() bool { return m.core.done && (m.inner == nil || m.inner.Done()) }
+func (m *Revive) Done() bool { return m.core.Done() && (m.inner == nil || m.inner.Done()) }
 
 func (m *Revive) fail(err *ToolError) {
 	if !m.replied {

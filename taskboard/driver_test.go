@@ -1,0 +1,520 @@
+package taskboard_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	tb "github.com/harnesskit/harnesskit/taskboard"
+)
+
+// fakeHost is a scriptable host for driver tests. Each method records the call and runs its
+// hook; a nil hook answers at once with a benign value. Hooks may block on a channel and must
+// return when ctx is cancelled.
+type fakeHost struct {
+	mu       sync.Mutex
+	calls    []string
+	abort    func(ctx context.Context, id string) (bool, error)
+	statuses func(ctx context.Context) (tb.StatusSnapshot, error)
+	session  func(ctx context.Context, id string) (tb.SessionInfo, error)
+	messages func(ctx context.Context, id string, limit int) ([]tb.TranscriptEntry, error)
+	enqueue  func(ctx context.Context, id string, m tb.Message) error
+	prompt   func(ctx context.Context, id string, p tb.Prompt) error
+	idle     func(ctx context.Context, id string) error
+}
+
+func (h *fakeHost) note(s string) {
+	h.mu.Lock()
+	h.calls = append(h.calls, s)
+	h.mu.Unlock()
+}
+
+func (h *fakeHost) count(prefix string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, c := range h.calls {
+		if strings.HasPrefix(c, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func (h *fakeHost) Abort(ctx context.Context, id string) (bool, error) {
+	h.note("abort " + id)
+	if h.abort != nil {
+		return h.abort(ctx, id)
+	}
+	return true, nil
+}
+func (h *fakeHost) Statuses(ctx context.Context) (tb.StatusSnapshot, error) {
+	h.note("status")
+	if h.statuses != nil {
+		return h.statuses(ctx)
+	}
+	return tb.StatusSnapshot{}, nil
+}
+func (h *fakeHost) Session(ctx context.Context, id string) (tb.SessionInfo, error) {
+	h.note("session " + id)
+	if h.session != nil {
+		return h.session(ctx, id)
+	}
+	return tb.SessionInfo{ParentID: parent1, IdleAt: time.Now()}, nil
+}
+func (h *fakeHost) Messages(ctx context.Context, id string, limit int) ([]tb.TranscriptEntry, error) {
+	h.note("messages " + id)
+	if h.messages != nil {
+		return h.messages(ctx, id, limit)
+	}
+	return []tb.TranscriptEntry{{ID: "m1", Role: "assistant", Provider: "p", Model: "m", Finished: true, Text: "answer"}}, nil
+}
+func (h *fakeHost) Enqueue(ctx context.Context, id string, m tb.Message) error {
+	h.note("enqueue " + id)
+	if h.enqueue != nil {
+		return h.enqueue(ctx, id, m)
+	}
+	return nil
+}
+func (h *fakeHost) PromptAsync(ctx context.Context, id string, p tb.Prompt) error {
+	h.note("prompt " + id)
+	if h.prompt != nil {
+		return h.prompt(ctx, id, p)
+	}
+	return nil
+}
+func (h *fakeHost) WaitIdle(ctx context.Context, id string) error {
+	h.note("idle " + id)
+	if h.idle != nil {
+		return h.idle(ctx, id)
+	}
+	return nil
+}
+
+var (
+	_ tb.Aborter       = (*fakeHost)(nil)
+	_ tb.Prompter      = (*fakeHost)(nil)
+	_ tb.SessionReader = (*fakeHost)(nil)
+	_ tb.StatusMap     = (*fakeHost)(nil)
+	_ tb.IdleWaiter    = (*fakeHost)(nil)
+)
+
+// blockUntil waits for ch or the call's context.
+func blockUntil(ctx context.Context, ch <-chan struct{}) error {
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+type drv struct {
+	t *testing.T
+	d *tb.Driver
+	h *fakeHost
+}
+
+// newDrv builds a driver on the system clock (fake inside a synctest bubble).
+func newDrv(t *testing.T, v1host bool, opts ...tb.DriverOption) *drv {
+	t.Helper()
+	b, err := tb.NewBoard(tb.SystemClock{}, tb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Manage(parent1)
+	b.Manage(parent2)
+	h := &fakeHost{}
+	host := tb.Host{Aborter: h, Prompter: h, Sessions: h, Flavor: tb.FlavorV2}
+	if v1host {
+		host.Status, host.Flavor = h, tb.FlavorV1
+	} else {
+		host.Idle = h
+	}
+	d, err := tb.NewDriver(b, host, append([]tb.DriverOption{tb.WithoutReconciliation()}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &drv{t: t, d: d, h: h}
+}
+
+func (x *drv) launch(id, parent string) {
+	x.t.Helper()
+	x.d.Do(func(b *tb.Board) {
+		if _, err := b.RegisterLaunch(tb.LaunchInput{TaskID: id, ParentID: parent, Agent: "explorer"}); err != nil {
+			x.t.Fatal(err)
+		}
+	})
+}
+
+func (x *drv) rec(id string) (r tb.Record) {
+	x.d.Do(func(b *tb.Board) { r, _ = b.Get(id) })
+	return r
+}
+
+func (x *drv) lease(id string) (l tb.Lease, ok bool) {
+	x.d.Do(func(b *tb.Board) { l, ok = b.LiveLease(id) })
+	return l, ok
+}
+
+func TestDriverScenarios(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{name: "E130_caller_context_cancelled_machine_finishes", run: func(t *testing.T) {
+			x := newDrv(t, true)
+			gate := make(chan struct{})
+			x.h.statuses = func(ctx context.Context) (tb.StatusSnapshot, error) {
+				if err := blockUntil(ctx, gate); err != nil {
+					return nil, err
+				}
+				return idle("ses_a"), nil
+			}
+			x.launch("ses_a", parent1)
+			ctx, cancel := context.WithCancel(context.Background())
+			var err error
+			var wg sync.WaitGroup
+			wg.Go(func() { _, err = x.d.Cancel(ctx, orch, tb.CancelArgs{Ref: "ses_a"}) })
+			synctest.Wait()
+			cancel()
+			wg.Wait()
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("err %v", err)
+			}
+			close(gate)
+			time.Sleep(2 * time.Second)
+			synctest.Wait()
+			if x.rec("ses_a").State != tb.StateCancelled {
+				t.Fatalf("state %s", x.rec("ses_a").State)
+			}
+			if _, ok := x.lease("ses_a"); ok {
+				t.Fatal("lease still live")
+			}
+			if x.d.Pending() != 0 {
+				t.Fatalf("%d machines pending", x.d.Pending())
+			}
+			x.d.Close()
+		}},
+		{name: "E131_close_with_abort_pending", run: func(t *testing.T) {
+			x := newDrv(t, true)
+			var settled bool
+			x.h.abort = func(ctx context.Context, id string) (bool, error) {
+				<-ctx.Done()
+				settled = true
+				return true, nil
+			}
+			x.launch("ses_a", parent1)
+			var err error
+			var wg sync.WaitGroup
+			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, tb.CancelArgs{Ref: "ses_a"}) })
+			synctest.Wait()
+			x.d.Close()
+			wg.Wait()
+			checkErr(t, err, tb.ErrClosed, "")
+			if !settled {
+				t.Fatal("the abort's context was not cancelled")
+			}
+			if l, ok := x.d.Board().LiveLease("ses_a"); !ok || l.Kind != tb.LeaseCancellation {
+				t.Fatal("lease not kept")
+			}
+			if !x.d.Board().Disposed() {
+				t.Fatal("not disposed")
+			}
+			_, err = x.d.Message(context.Background(), orch, tb.MessageArgs{Ref: "ses_a", Text: "x"})
+			checkErr(t, err, tb.ErrClosed, "")
+			// Every later Dispatch is withdrawn: a machine run by hand on the disposed board.
+			r := &rig{t: t, b: x.d.Board()}
+			x.d.Board().Release(mustLease(t, x.d.Board(), "ses_a"))
+			m := r.start(tb.NewMessage(orch, tb.MessageArgs{Ref: "ses_a", Text: "x"}, v2))
+			m.dispatch()
+			if len(m.withdrawn) != 1 {
+				t.Fatal("dispatch after Close not withdrawn")
+			}
+			if x.h.count("enqueue") != 0 {
+				t.Fatal("call performed after Close")
+			}
+		}},
+		{name: "E132_cancel_and_message_interleaved", run: func(t *testing.T) {
+			x := newDrv(t, true)
+			x.launch("ses_a", parent1)
+			x.launch("ses_b", parent1)
+			var cres tb.CancelResult
+			var mres tb.MessageResult
+			var cerr, merr error
+			var wg sync.WaitGroup
+			wg.Go(func() { cres, cerr = x.d.Cancel(context.Background(), orch, tb.CancelArgs{Ref: "ses_a"}) })
+			wg.Go(func() { mres, merr = x.d.Message(context.Background(), orch, tb.MessageArgs{Ref: "ses_b", Text: "hello"}) })
+			wg.Wait()
+			if cerr != nil || merr != nil || cres.State != tb.CancelCancelled || mres.Status != "queued" {
+				t.Fatalf("cancel %+v %v; message %+v %v", cres, cerr, mres, merr)
+			}
+			if x.rec("ses_b").State != tb.StateRunning {
+				t.Fatal("message changed ses_b")
+			}
+			x.d.Close()
+		}},
+		{name: "E35_subscriber_error_logged_others_run", run: func(t *testing.T) {
+			logs := &captureHandler{}
+			x := newDrv(t, true, tb.WithLogger(slog.New(logs)))
+			var second int
+			x.d.OnTerminal(func(tb.Notice) error { return errors.New("subscriber down") })
+			x.d.OnTerminal(func(tb.Notice) error { second++; return nil })
+			x.launch("ses_a", parent1)
+			_, err := x.d.Cancel(context.Background(), orch, tb.CancelArgs{Ref: "ses_a"})
+			noErr(t, err)
+			synctest.Wait()
+			if second != 1 || logs.count("subscriber down") != 1 {
+				t.Fatalf("second=%d logs=%v", second, logs.msgs())
+			}
+			x.d.Close()
+		}},
+		{name: "E110_close_keeps_wait_deletion_clears", run: func(t *testing.T) {
+			x := newDrv(t, true)
+			if _, err := x.d.WaitForUser(orch, "need input"); err != nil {
+				t.Fatal(err)
+			}
+			x.d.Close()
+			if !x.d.Board().Waiting(parent1) {
+				t.Fatal("Close cleared the wait")
+			}
+			x.d.Board().HostDeleted(tb.DeletionEvent{SessionID: parent1})
+			if x.d.Board().Waiting(parent1) {
+				t.Fatal("deletion did not clear")
+			}
+		}},
+		{name: "revive_notifies_parent_when_the_run_finishes", run: func(t *testing.T) {
+			x := newDrv(t, true)
+			x.launch("ses_r", parent1)
+			x.d.Do(func(b *tb.Board) {
+				r, _ := b.Get("ses_r")
+				b.CommitTerminal(tb.Commit{TaskID: "ses_r", Generation: r.Generation, State: tb.StateCompleted, Summary: "one"})
+			})
+			x.h.messages = func(ctx context.Context, id string, limit int) ([]tb.TranscriptEntry, error) { return nil, nil }
+			res, err := x.d.Revive(context.Background(), orch, tb.ReviveArgs{Ref: "ses_r", Prompt: "more"})
+			noErr(t, err)
+			x.d.Do(func(b *tb.Board) {
+				b.CommitTerminal(tb.Commit{TaskID: "ses_r", Generation: res.Generation, State: tb.StateCompleted, Summary: "two"})
+			})
+			synctest.Wait()
+			if x.h.count("prompt "+parent1) != 1 {
+				t.Fatalf("parent notifications: %v", x.h.calls)
+			}
+			x.d.Close()
+		}},
+		{name: "E100_genuine_deletion_and_teardown", run: func(t *testing.T) {
+			x := newDrv(t, true)
+			x.launch("ses_a", parent1)
+			x.launch("ses_b", parent1)
+			x.d.Observe(tb.HostEvent{Kind: tb.EventDeleted, SessionID: "ses_a", FallbackTeardown: true})
+			if _, ok := x.d.Board().Get("ses_a"); !ok {
+				t.Fatal("teardown dropped the record")
+			}
+			x.d.Observe(tb.HostEvent{Kind: tb.EventDeleted, SessionID: parent1})
+			if x.d.Board().IsTracked("ses_a") || x.d.Board().IsTracked("ses_b") {
+				t.Fatal("children kept after parent deletion")
+			}
+			x.d.Close()
+		}},
+		{name: "E89_idle_then_busy_within_grace_stays_running", run: func(t *testing.T) {
+			x := newDrv(t, true)
+			x.h.messages = func(context.Context, string, int) ([]tb.TranscriptEntry, error) { return nil, nil }
+			var terminal int
+			x.d.OnTerminal(func(tb.Notice) error { terminal++; return nil })
+			x.launch("ses_a", parent1)
+			time.Sleep(time.Second)
+			x.d.Observe(tb.HostEvent{Kind: tb.EventIdle, SessionID: "ses_a"})
+			time.Sleep(3 * time.Second)
+			synctest.Wait()
+			if !x.rec("ses_a").StatusUncertain {
+				t.Fatal("first idle did not start the stop confirmation")
+			}
+			x.d.Observe(tb.HostEvent{Kind: tb.EventBusy, SessionID: "ses_a"})
+			time.Sleep(10 * time.Second)
+			synctest.Wait()
+			if r := x.rec("ses_a"); r.State != tb.StateRunning || r.StatusUncertain || terminal != 0 {
+				t.Fatalf("state %s uncertain %t terminal %d", r.State, r.StatusUncertain, terminal)
+			}
+			x.d.Close()
+		}},
+		{name: "E93_periodic_pass_hangs_no_overlap", run: func(t *testing.T) {
+			b, _ := tb.NewBoard(tb.SystemClock{}, tb.Options{})
+			h := &fakeHost{}
+			var inFlight, maxInFlight int
+			var mu sync.Mutex
+			h.statuses = func(ctx context.Context) (tb.StatusSnapshot, error) {
+				mu.Lock()
+				inFlight++
+				maxInFlight = max(maxInFlight, inFlight)
+				mu.Unlock()
+				<-ctx.Done()
+				mu.Lock()
+				inFlight--
+				mu.Unlock()
+				return nil, ctx.Err()
+			}
+			d, _ := tb.NewDriver(b, tb.Host{Aborter: h, Prompter: h, Sessions: h, Status: h})
+			d.Do(func(b *tb.Board) {
+				b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"})
+			})
+			time.Sleep(10*time.Second + time.Millisecond)
+			synctest.Wait()
+			var r tb.Record
+			d.Do(func(b *tb.Board) { r, _ = b.Get("ses_a") })
+			if !r.StatusUncertain || r.LastStatusError != "live status lookup timed out after 5000ms" || r.State != tb.StateRunning {
+				t.Fatalf("record %+v", r)
+			}
+			time.Sleep(20 * time.Second)
+			synctest.Wait()
+			if maxInFlight != 1 || h.count("status") < 3 {
+				t.Fatalf("max in flight %d, reads %d", maxInFlight, h.count("status"))
+			}
+			d.Close()
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { synctest.Test(t, tc.run) })
+	}
+}
+
+func mustLease(t *testing.T, b *tb.Board, id string) tb.Lease {
+	t.Helper()
+	l, ok := b.LiveLease(id)
+	if !ok {
+		t.Fatalf("no lease for %s", id)
+	}
+	return l
+}
+
+// TestDriverNoGoroutineLeft checks that no goroutine survives the driver's operations once
+// their host calls have returned, and none after Close.
+func TestDriverNoGoroutineLeft(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		base := runtime.NumGoroutine()
+		x := newDrv(t, true)
+		x.launch("ses_a", parent1)
+		x.launch("ses_b", parent1)
+		if _, err := x.d.Status(context.Background(), orch, tb.StatusArgs{Ref: "ses_a"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := x.d.Message(context.Background(), orch, tb.MessageArgs{Ref: "ses_a", Text: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := x.d.Cancel(context.Background(), orch, tb.CancelArgs{Ref: "ses_a"}); err != nil {
+			t.Fatal(err)
+		}
+		x.h.messages = func(context.Context, string, int) ([]tb.TranscriptEntry, error) { return nil, nil }
+		if _, err := x.d.Revive(context.Background(), orch, tb.ReviveArgs{Ref: "ses_a", Prompt: "again"}); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if n := runtime.NumGoroutine(); n != base {
+			t.Fatalf("goroutines: %d after the calls, %d before", n, base)
+		}
+		if x.d.Pending() != 0 {
+			t.Fatalf("%d machines pending", x.d.Pending())
+		}
+		// A write left pending past its budget keeps one goroutine until Close.
+		x.h.messages = nil
+		x.h.enqueue = func(ctx context.Context, id string, m tb.Message) error { <-ctx.Done(); return ctx.Err() }
+		_, err := x.d.Message(context.Background(), orch, tb.MessageArgs{Ref: "ses_b", Text: "hi"})
+		checkErr(t, err, tb.ErrTimeout, "transport timed out")
+		x.d.Close()
+		synctest.Wait()
+		if n := runtime.NumGoroutine(); n != base {
+			t.Fatalf("goroutines after Close: %d, want %d", n, base)
+		}
+	})
+}
+
+// TestDriverConcurrentRace runs many tool calls on the same and different tasks at once;
+// run it with -race. Every outcome must be a result or a *ToolError, the lease table must
+// stay consistent, and no machine may be left once the host has settled everything.
+func TestDriverConcurrentRace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		x := newDrv(t, true)
+		ids := []string{"ses_a", "ses_b", "ses_c"}
+		for _, id := range ids {
+			x.launch(id, parent1)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 200)
+		for i := 0; i < 8; i++ {
+			for _, id := range ids {
+				id, i := id, i
+				wg.Go(func() {
+					ctx := context.Background()
+					var err error
+					switch i % 4 {
+					case 0:
+						_, err = x.d.Message(ctx, orch, tb.MessageArgs{Ref: id, Text: fmt.Sprint("m", i)})
+					case 1:
+						_, err = x.d.Cancel(ctx, orch, tb.CancelArgs{Ref: id})
+					case 2:
+						_, err = x.d.Status(ctx, orch, tb.StatusArgs{Ref: id})
+					case 3:
+						_, err = x.d.Revive(ctx, orch, tb.ReviveArgs{Ref: id, Prompt: "go"})
+					}
+					var te *tb.ToolError
+					if err != nil && !errors.As(err, &te) {
+						errs <- err
+					}
+				})
+			}
+		}
+		wg.Wait()
+		synctest.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("non-tool error: %v", err)
+		}
+		if x.h.count("abort") > 8*3 {
+			t.Fatal("too many aborts")
+		}
+		if x.d.Pending() != 0 {
+			t.Fatalf("%d machines pending: %v", x.d.Pending(), x.d.PendingKinds())
+		}
+		if ls := x.d.Board().LiveLeases(); len(ls) != 0 {
+			t.Fatalf("leases left: %v", ls)
+		}
+		x.d.Close()
+	})
+}
+
+type captureHandler struct {
+	mu   sync.Mutex
+	recs []string
+}
+
+func (h *captureHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *captureHandler) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := r.Message
+	r.Attrs(func(a slog.Attr) bool { s += " " + a.String(); return true })
+	h.recs = append(h.recs, s)
+	return nil
+}
+func (h *captureHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *captureHandler) WithGroup(string) slog.Handler      { return h }
+func (h *captureHandler) msgs() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.recs...)
+}
+func (h *captureHandler) count(sub string) int {
+	n := 0
+	for _, m := range h.msgs() {
+		if strings.Contains(m, sub) {
+			n++
+		}
+	}
+	return n
+}
