@@ -251,7 +251,9 @@ func TestDriverScenarios(t *testing.T) {
 			var cerr, merr error
 			var wg sync.WaitGroup
 			wg.Go(func() { cres, cerr = x.d.Cancel(context.Background(), orch, tb.CancelArgs{Ref: "ses_a"}) })
-			wg.Go(func() { mres, merr = x.d.Message(context.Background(), orch, tb.MessageArgs{Ref: "ses_b", Text: "hello"}) })
+			wg.Go(func() {
+				mres, merr = x.d.Message(context.Background(), orch, tb.MessageArgs{Ref: "ses_b", Text: "hello"})
+			})
 			wg.Wait()
 			if cerr != nil || merr != nil || cres.State != tb.CancelCancelled || mres.Status != "queued" {
 				t.Fatalf("cancel %+v %v; message %+v %v", cres, cerr, mres, merr)
