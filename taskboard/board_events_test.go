@@ -333,7 +333,7 @@ func TestBoardEdgeCases(t *testing.T) {
 				t.Fatal("handed over a released lease")
 			}
 		}},
-		{name: "E146b_inspection_shows_why_an_id_is_excluded", run: func(t *testing.T, e *env) {
+		{name: "inspection_shows_why_an_id_is_excluded", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			e.launch("ses_b", p1, "explorer")
 			l := e.acquire(taskboard.LeaseRelaunch, "ses_a")
