@@ -281,7 +281,7 @@ func (c *Containment) bases0() ([]string, error) {
 				return
 			}
 			if missing {
-				c.baseErr = fmt.Errorf("base %s (real path %s) does not exist: %w", b, real, fs.ErrNotExist)
+				c.baseErr = fmt.Errorf("workspace base %s does not exist (real path %s); create it or configure an existing root or worktree: %w", b, real, fs.ErrNotExist)
 				return
 			}
 			rb[i] = real
