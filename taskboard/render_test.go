@@ -1,0 +1,68 @@
+package taskboard_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	tb "github.com/harnesskit/harnesskit/taskboard"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/<name>.golden, rewriting it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./taskboard -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Fatalf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestRenderGolden(t *testing.T) {
+	at := time.Date(2026, 9, 1, 9, 30, 15, 250_000_000, time.UTC)
+	tests := []struct {
+		name string
+		text string
+	}{
+		{name: "task_launch", text: tb.TaskLaunchResult{TaskID: "ses_x", Alias: "exp-1", State: tb.StateRunning}.Render()},
+		{name: "status_live", text: tb.StatusResult{TaskID: "ses_x", Alias: "exp-1", Agent: "explorer", State: "busy", Source: tb.SourceLive,
+			LastActivityAt: at, IdleForSeconds: 130, PossiblyStuck: true}.Render()},
+		{name: "status_unconfirmed", text: tb.StatusResult{TaskID: "ses_x", Alias: "exp-1", Agent: "explorer", State: "running (unconfirmed)",
+			Source: tb.SourceBoard, LastActivityAt: at, IdleForSeconds: 4, StatusUncertain: true, LastStatusError: "no live status entry for session"}.Render()},
+		{name: "result_running", text: tb.ResultOutput{TaskID: "ses_x", State: tb.StateRunning, Running: true, Live: tb.LiveRetry}.Render()},
+		{name: "result_completed", text: tb.ResultOutput{TaskID: "ses_x", State: tb.StateCompleted, Generation: 3, Text: "Found 3 call sites."}.Render()},
+		{name: "message_queued", text: tb.MessageResult{TaskID: "ses_x", Alias: "exp-1", Status: tb.MessageQueued}.Render()},
+		{name: "cancel_cancelled", text: tb.CancelResult{TaskID: "ses_x", State: tb.CancelCancelled, Reason: "obsolete"}.Render()},
+		{name: "cancel_unknown", text: tb.CancelResult{TaskID: "ses_y", State: tb.CancelUnknown, Message: "unknown or unowned background task"}.Render()},
+		{name: "cancel_failed", text: tb.CancelResult{TaskID: "ses_x", State: tb.CancelRunning,
+			Message: "Session abort returned but task did not stay stopped: ses_x (busy)"}.Render()},
+		{name: "revive_started", text: tb.ReviveResult{TaskID: "ses_x", Generation: 4, State: tb.StateRunning, Status: tb.ReviveStarted}.Render()},
+		{name: "revive_completed", text: tb.ReviveResult{TaskID: "ses_x", Generation: 4, State: tb.StateCompleted,
+			Status: tb.ReviveStatus(tb.StateCompleted), Summary: "Done: 2 files changed."}.Render()},
+		{name: "revive_uncertain_error", text: tb.ReviveResult{TaskID: "ses_x", Generation: 4, State: tb.StateError,
+			Status: tb.ReviveStatus(tb.StateError), StatusUncertain: true, Observation: "Task termination is unconfirmed.", Summary: "model overloaded", Failed: true}.Render()},
+		{name: "revive_admission_unknown", text: tb.ReviveResult{TaskID: "ses_x", Generation: 2, State: tb.StateCompleted, Status: tb.ReviveAdmissionUnknown}.Render()},
+		{name: "wait_armed", text: tb.WaitResult{State: tb.WaitStateWaiting, Protocol: tb.DefaultWaitProtocol, Reason: "need the deploy key"}.Render()},
+		{name: "wait_skipped", text: tb.WaitResult{State: tb.WaitStateSkipped, Reason: "need the deploy key", Skipped: true}.Render()},
+		{name: "notify_text", text: tb.NotifyText("exp-1", "ses_x", tb.StateCompleted)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { golden(t, "render/"+tc.name, tc.text+"\n") })
+	}
+}
