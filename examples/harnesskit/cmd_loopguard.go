@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/harnesskit/harnesskit/loopguard"
+)
+
+const loopguardUsage = `usage: harnesskit loopguard replay [-warn-at N] [-block-at N] [-keep-streak] < events.jsonl
+
+Replays a recorded sequence of tool-call events through one loop guard and prints what the
+guard decided, one JSON line per event, in order.
+
+Input: JSON lines, one event each.
+  {"phase":"before","session":"s1","call":"c1","tool":"read","args":{"filePath":"a.ts"}}
+  {"phase":"after","session":"s1","call":"c1","tool":"read","args":{…},"output":"…"}
+  {"phase":"user_message","session":"s1","message":"m1"}      (add "external":false for a
+                                                              message the host generated)
+  {"phase":"end_turn","session":"s1"}
+  {"phase":"end_session","session":"s1"}
+  {"phase":"abandon","session":"s1","call":"c1"}
+"args" is any JSON value (omit it for a call without arguments). "output" is a string, or
+any other JSON value for a structured result (counted, never annotated).
+
+Output: one line per event.
+  {"action":"none"}                              allowed / nothing appended
+  {"action":"refused","message":"Refusing …"}    before: do not run the call; tell the model
+  {"action":"appended","appended":"\n\n[REPEATED …"}   after: this notice was appended
+
+Flags:
+  -warn-at N      notices from the Nth identical result on (default 3)
+  -block-at N     refuse read/grep/glob after N identical results (default 5)
+  -keep-streak    a user message does not reset the loop streak (the plugin's behaviour)
+
+Exit codes: 0 all events replayed (refusals included); 2 bad input or flags (stderr says
+which line).
+`
+
+func loopguardCommand() command {
+	return command{
+		name:    "loopguard",
+		summary: "replay tool-call events through the repeated-call guard",
+		usage:   loopguardUsage,
+		run: func(ctx context.Context, args []string, std stdio) int {
+			return dispatchVerbs(ctx, "loopguard", loopguardUsage, []verb{{name: "replay", run: loopguardReplay}}, args, std)
+		},
+	}
+}
+
+// loopguardEvent is one input line.
+type loopguardEvent struct {
+	Phase    string          `json:"phase"`
+	Session  string          `json:"session"`
+	Call     string          `json:"call,omitempty"`
+	Tool     string          `json:"tool,omitempty"`
+	Args     json.RawMessage `json:"args,omitempty"`
+	Output   json.RawMessage `json:"output,omitempty"`
+	Message  string          `json:"message,omitempty"`
+	External *bool           `json:"external,omitempty"`
+}
+
+// loopguardResult is one output line.
+type loopguardResult struct {
+	Action   string `json:"action"`             // none, refused or appended
+	Message  string `json:"message,omitempty"`  // the refusal message
+	Appended string `json:"appended,omitempty"` // the notice appended to the output
+}
+
+func loopguardReplay(ctx context.Context, args []string, std stdio) int {
+	fs := flag.NewFlagSet("loopguard replay", flag.ContinueOnError)
+	warnAt := fs.Int("warn-at", loopguard.DefaultWarnAt, "notices from the Nth identical result on")
+	blockAt := fs.Int("block-at", loopguard.DefaultBlockAt, "refuse block tools after N identical results")
+	keep := fs.Bool("keep-streak", false, "user messages do not reset the loop streak")
+	if code, ok := parseFlags(fs, loopguardUsage, args, std); !ok {
+		return code
+	}
+	core, err := loopguard.NewCore(loopguard.WithWarnAt(*warnAt), loopguard.WithBlockAt(*blockAt), loopguard.WithStreakResetOnUserMessage(!*keep))
+	if err != nil {
+		fmt.Fprintf(std.err, "harnesskit loopguard replay: %v\n\n%s", err, loopguardUsage)
+		return exitUsage
+	}
+	err = eachLine(ctx, std.in, func(n int, line []byte) error {
+		var ev loopguardEvent
+		if err := decodeStrict(line, &ev); err != nil {
+			return fmt.Errorf("line %d: %v", n, err)
+		}
+		res, err := loopguardApply(core, ev)
+		if err != nil {
+			return fmt.Errorf("line %d: %v", n, err)
+		}
+		return writeJSON(std.out, res)
+	})
+	if err != nil {
+		fmt.Fprintf(std.err, "harnesskit loopguard replay: %v\n", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+var errLoopguardPhase = errors.New(`unknown "phase": use before, after, user_message, end_turn, end_session or abandon`)
+
+// loopguardApply feeds one event to the guard.
+func loopguardApply(core *loopguard.Core, ev loopguardEvent) (loopguardResult, error) {
+	call := loopguard.Call{Session: ev.Session, CallID: ev.Call, Tool: ev.Tool, Args: ev.Args}
+	none := loopguardResult{Action: "none"}
+	switch ev.Phase {
+	case "before":
+		if ev.Tool == "" {
+			return none, errors.New(`a "before" event needs "tool"`)
+		}
+		if err := core.Before(call); err != nil {
+			return loopguardResult{Action: "refused", Message: err.Error()}, nil
+		}
+		return none, nil
+	case "after":
+		if ev.Tool == "" {
+			return none, errors.New(`an "after" event needs "tool"`)
+		}
+		out, err := loopguardOutput(ev.Output)
+		if err != nil {
+			return none, err
+		}
+		if v := core.After(call, out); v.Notice != "" {
+			return loopguardResult{Action: "appended", Appended: v.Notice}, nil
+		}
+		return none, nil
+	case "user_message":
+		if ev.Message == "" {
+			return none, errors.New(`a "user_message" event needs "message" (the message id)`)
+		}
+		core.UserMessage(ev.Session, ev.Message, ev.External == nil || *ev.External)
+		return none, nil
+	case "end_turn":
+		core.EndTurn(ev.Session)
+		return none, nil
+	case "end_session":
+		core.EndSession(ev.Session)
+		return none, nil
+	case "abandon":
+		core.Abandon(ev.Session, ev.Call)
+		return none, nil
+	}
+	return none, fmt.Errorf("%w (got %q)", errLoopguardPhase, ev.Phase)
+}
+
+// loopguardOutput reads "output": a JSON string is a text output, any other value a
+// structured one, and an absent output the empty text.
+func loopguardOutput(raw json.RawMessage) (loopguard.Output, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return loopguard.TextOutput(""), nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return loopguard.Output{}, fmt.Errorf(`"output": %v`, err)
+		}
+		return loopguard.TextOutput(s), nil
+	}
+	return loopguard.ValueOutput(raw), nil
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files")
+	}
+}
+
+// loopguardUpdate reports whether -update was given (the flag may be defined by another
+// test file of this package).
+func loopguardUpdate() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// TestLoopguardReplayGolden replays each testdata/loopguard/*.jsonl and compares the
+// output with the .golden file next to it (go test -run TestLoopguard -update rewrites them).
+func TestLoopguardReplayGolden(t *testing.T) {
+	inputs, err := filepath.Glob(filepath.Join("testdata", "loopguard", "*.jsonl"))
+	if err != nil || len(inputs) == 0 {
+		t.Fatalf("no inputs: %v", err)
+	}
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".jsonl")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out, errb bytes.Buffer
+			if code := run(t.Context(), []string{"loopguard", "replay"}, bytes.NewReader(data), &out, &errb); code != exitOK {
+				t.Fatalf("exit %d, stderr %q", code, errb.String())
+			}
+			if lines, events := strings.Count(out.String(), "\n"), len(strings.Split(strings.TrimSpace(string(data)), "\n")); lines != events {
+				t.Errorf("%d output lines for %d events", lines, events)
+			}
+			golden := strings.TrimSuffix(in, ".jsonl") + ".golden"
+			if loopguardUpdate() {
+				if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("output differs from %s (run with -update after a deliberate change)\n--- got\n%s--- want\n%s", golden, out.Bytes(), want)
+			}
+		})
+	}
+}
+
+func TestLoopguardReplay(t *testing.T) {
+	const before = `{"phase":"before","session":"s1","call":"c1","tool":"read","args":{"filePath":"a.ts"}}` + "\n"
+	const after = `{"phase":"after","session":"s1","call":"c1","tool":"read","args":{"filePath":"a.ts"},"output":"x"}` + "\n"
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    string
+		wantCode int
+		wantOut  string // exact stdout
+		wantErr  string // substring of stderr ("" = empty)
+	}{
+		{name: "help", args: []string{"-h"}, wantOut: loopguardUsage},
+		{name: "verb_help", args: []string{"replay", "-h"}, wantOut: loopguardUsage},
+		{name: "no_verb", args: nil, wantCode: exitUsage, wantErr: "no verb given"},
+		{name: "empty_input", args: []string{"replay"}},
+		{name: "blank_lines_skipped", args: []string{"replay"}, stdin: "\n" + before + "\n\n" + after, wantOut: "{\"action\":\"none\"}\n{\"action\":\"none\"}\n"},
+		{name: "warn_at_flag", args: []string{"replay", "-warn-at", "1"}, stdin: before + after,
+			wantOut: "{\"action\":\"none\"}\n{\"action\":\"appended\",\"appended\":\"\\n\\n[REPEATED TOOL CALLS - STOP]\\n\\nYou have made this exact tool call (read with identical arguments) 1 times in a row and received identical results each time. You are in a loop and making no progress.\\n\\nStop repeating this call. Instead:\\n1. Use the result above: it already contains everything this call can tell you.\\n2. If you need different information, make a different call (another path, pattern or tool).\\n3. If the task is done, give your final answer now instead of calling more tools.\\n\"}\n"},
+		{name: "bad_flag_values", args: []string{"replay", "-warn-at", "6"}, wantCode: exitUsage, wantErr: "WithBlockAt(5) is below WithWarnAt(6)"},
+		{name: "unknown_flag", args: []string{"replay", "-loud"}, wantCode: exitUsage, wantErr: "flag provided but not defined"},
+		{name: "not_json", args: []string{"replay"}, stdin: before + "phase=before\n", wantCode: exitUsage, wantOut: "{\"action\":\"none\"}\n", wantErr: "line 2:"},
+		{name: "unknown_field", args: []string{"replay"}, stdin: `{"phase":"before","session":"s1","tool":"read","arguments":{}}` + "\n", wantCode: exitUsage, wantErr: `unknown field "arguments"`},
+		{name: "unknown_phase", args: []string{"replay"}, stdin: `{"phase":"during","session":"s1"}` + "\n", wantCode: exitUsage, wantErr: `unknown "phase"`},
+		{name: "missing_tool", args: []string{"replay"}, stdin: `{"phase":"before","session":"s1","call":"c1"}` + "\n", wantCode: exitUsage, wantErr: `needs "tool"`},
+		{name: "missing_message_id", args: []string{"replay"}, stdin: `{"phase":"user_message","session":"s1"}` + "\n", wantCode: exitUsage, wantErr: `needs "message"`},
+		{name: "bad_output_string", args: []string{"replay"}, stdin: `{"phase":"after","session":"s1","call":"c1","tool":"read","output":"\x"}` + "\n", wantCode: exitUsage, wantErr: "line 1:"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(t.Context(), append([]string{"loopguard"}, tc.args...), strings.NewReader(tc.stdin), &out, &errb)
+			if code != tc.wantCode {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.wantCode, errb.String())
+			}
+			if out.String() != tc.wantOut {
+				t.Errorf("stdout %q, want %q", out.String(), tc.wantOut)
+			}
+			if !strings.Contains(errb.String(), tc.wantErr) || (tc.wantErr == "" && errb.Len() > 0) {
+				t.Errorf("stderr %q, want it to contain %q", errb.String(), tc.wantErr)
+			}
+		})
+	}
+}
