@@ -279,8 +279,20 @@ func codexApplyText(content []byte, chunks []codexChunk, path string) ([]byte, e
 		return nil, err
 	}
 	sort.SliceStable(reps, func(i, j int) bool { return reps[i].start < reps[j].start })
+	disjoint := true
+	for i := 1; i < len(reps); i++ {
+		if reps[i].start < reps[i-1].start+reps[i-1].oldLen {
+			disjoint = false
+		}
+	}
+	var outL, outT []string
+	pos := 0
 	for i := len(reps) - 1; i >= 0; i-- {
 		r := reps[i]
+		if disjoint {
+			// Applying disjoint replacements from last to first equals one forward pass.
+			r = reps[len(reps)-1-i]
+		}
 		// Lines shared by old and new at the window's edges keep the file's bytes.
 		pre := 0
 		for pre < len(r.old) && pre < len(r.new) && r.old[pre] == r.new[pre] {
@@ -303,8 +315,18 @@ func codexApplyText(content []byte, chunks []codexChunk, path string) ([]byte, e
 				nl, nt = append(nl, t), append(nt, firstBreak)
 			}
 		}
+		if disjoint {
+			outL = append(append(outL, lines[pos:r.start]...), nl...)
+			outT = append(append(outT, terms[pos:r.start]...), nt...)
+			pos = r.start + r.oldLen
+			continue
+		}
 		lines = slices.Concat(lines[:r.start], nl, lines[r.start+r.oldLen:])
 		terms = slices.Concat(terms[:r.start], nt, terms[r.start+r.oldLen:])
+	}
+	if disjoint {
+		lines = append(outL, lines[pos:]...)
+		terms = append(outT, terms[pos:]...)
 	}
 	var b strings.Builder
 	for i := range lines {

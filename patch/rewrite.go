@@ -140,8 +140,8 @@ func renderSection(d *doc, h *Hunk, places []placement, reps []ChunkReport) []Ch
 		}
 		c := fileChunk(d, want, ch.EOF, rep.Strategy)
 		next, ok := fits(c)
-		for j := 1; !ok && !pure && wStart-j >= cursor; j++ {
-			c.Lines = append([]Line{{Op: Context, Text: lines[wStart-j]}}, c.Lines...)
+		for !ok && !pure && wStart-1 >= cursor {
+			c.Lines = append([]Line{{Op: Context, Text: lines[wStart-1]}}, c.Lines...)
 			wStart, wLen = wStart-1, wLen+1
 			next, ok = fits(c)
 		}
