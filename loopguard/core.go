@@ -290,7 +290,8 @@ func (s *record) register(ci callInfo, max int) {
 
 // afterPrep is the part of After computed before taking a lock: hashing and parsing.
 type afterPrep struct {
-	class       class // the class the output was prepared for
+	class       class  // the class the output was prepared for
+	tool        string // the lower-cased tool it was prepared for
 	outKey      digest
 	task, state string
 }
@@ -300,7 +301,7 @@ func prepareAfter(cfg *config, c Call, out Output, sc *scratch) afterPrep {
 		return afterPrep{class: classExempt}
 	}
 	tool := strings.ToLower(c.Tool)
-	p := afterPrep{class: cfg.classOf(tool)}
+	p := afterPrep{class: cfg.classOf(tool), tool: tool}
 	switch p.class {
 	case classOrdinary:
 		p.outKey = sc.outputKey(tool, out)
@@ -325,7 +326,7 @@ func (g *Core) after(ci callInfo, out Output, prep afterPrep) Verdict {
 		return v
 	}
 	delete(s.pending, ci.callID)
-	if prep.class != p.class {
+	if prep.class != p.class || prep.tool != p.tool {
 		// The host named another tool in After than in Before: the class recorded at
 		// Before wins, and the output is read for that class now.
 		prep = prepareAfter(&g.cfg, Call{Session: ci.session, CallID: ci.callID, Tool: p.tool}, out, &g.sc)

@@ -228,198 +228,207 @@ func (c mCall) call(tool string) loopguard.Call {
 // decision, notice and count of the guard (and of the lock-free Core) equals the naive
 // model's, on random interleavings of calls, completions, messages, turn and session
 // ends, abandons and previews.
-func TestModelStateMachine(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		resetOnUser := rapid.Bool().Draw(t, "resetOnUser")
-		useCore := rapid.Bool().Draw(t, "useCore")
-		var g api
-		var err error
-		if useCore {
-			g, err = loopguard.NewCore(loopguard.WithStreakResetOnUserMessage(resetOnUser))
-		} else {
-			g, err = loopguard.New(loopguard.WithStreakResetOnUserMessage(resetOnUser))
+func TestModelStateMachine(t *testing.T) { rapid.Check(t, modelMachine) }
+
+// FuzzModelStateMachine runs the same state machine under go test -fuzz.
+// The seeds are byte strings rapid reads its draws from.
+func FuzzModelStateMachine(f *testing.F) {
+	f.Add(make([]byte, 64))
+	f.Add([]byte("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14"))
+	f.Add([]byte("repeat repeat repeat repeat repeat repeat repeat repeat"))
+	f.Fuzz(rapid.MakeFuzz(modelMachine))
+}
+
+func modelMachine(t *rapid.T) {
+	resetOnUser := rapid.Bool().Draw(t, "resetOnUser")
+	useCore := rapid.Bool().Draw(t, "useCore")
+	var g api
+	var err error
+	if useCore {
+		g, err = loopguard.NewCore(loopguard.WithStreakResetOnUserMessage(resetOnUser))
+	} else {
+		g, err = loopguard.New(loopguard.WithStreakResetOnUserMessage(resetOnUser))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &model{resetOnUser: resetOnUser, sessions: map[string]*mSession{}}
+	nextID := 0
+	tools := map[string]string{} // call id → tool name as the host spelt it
+	drawCall := func(t *rapid.T) (mCall, string) {
+		tool := rapid.SampledFrom(modelTools).Draw(t, "tool")
+		shape := rapid.IntRange(0, len(modelShapes)-1).Draw(t, "shape")
+		c := mCall{
+			session: rapid.SampledFrom(modelSessions).Draw(t, "session"),
+			tool:    strings.ToLower(tool),
+			shape:   shape,
+			perm:    rapid.IntRange(0, len(modelShapes[shape])-1).Draw(t, "perm"),
+			class:   modelClass(tool),
 		}
-		if err != nil {
-			t.Fatal(err)
+		if rapid.IntRange(0, 9).Draw(t, "noID") > 0 {
+			nextID++
+			c.id = fmt.Sprint("c", nextID)
 		}
-		m := &model{resetOnUser: resetOnUser, sessions: map[string]*mSession{}}
-		nextID := 0
-		tools := map[string]string{} // call id → tool name as the host spelt it
-		drawCall := func(t *rapid.T) (mCall, string) {
-			tool := rapid.SampledFrom(modelTools).Draw(t, "tool")
-			shape := rapid.IntRange(0, len(modelShapes)-1).Draw(t, "shape")
-			c := mCall{
-				session: rapid.SampledFrom(modelSessions).Draw(t, "session"),
-				tool:    strings.ToLower(tool),
-				shape:   shape,
-				perm:    rapid.IntRange(0, len(modelShapes[shape])-1).Draw(t, "perm"),
-				class:   modelClass(tool),
-			}
-			if rapid.IntRange(0, 9).Draw(t, "noID") > 0 {
-				nextID++
-				c.id = fmt.Sprint("c", nextID)
-			}
-			return c, tool
-		}
-		pendingCalls := func() []mCall {
-			var all []mCall
-			for _, s := range modelSessions {
-				if ms := m.sessions[s]; ms != nil {
-					for _, p := range ms.pending {
-						all = append(all, p)
-					}
+		return c, tool
+	}
+	pendingCalls := func() []mCall {
+		var all []mCall
+		for _, s := range modelSessions {
+			if ms := m.sessions[s]; ms != nil {
+				for _, p := range ms.pending {
+					all = append(all, p)
 				}
 			}
-			slices.SortFunc(all, func(a, b mCall) int { return strings.Compare(a.id, b.id) })
-			return all
 		}
-		checkBefore := func(t *rapid.T, what string, err error, kind loopguard.Kind, runs int, tool string) {
+		slices.SortFunc(all, func(a, b mCall) int { return strings.Compare(a.id, b.id) })
+		return all
+	}
+	checkBefore := func(t *rapid.T, what string, err error, kind loopguard.Kind, runs int, tool string) {
+		if kind == 0 {
+			if err != nil {
+				t.Fatalf("%s: guard refused (%v), model admits", what, err)
+			}
+			return
+		}
+		var re *loopguard.RefusedError
+		if !errors.As(err, &re) {
+			t.Fatalf("%s: guard admitted, model refuses (kind %v runs %d)", what, kind, runs)
+		}
+		if re.Kind != kind || re.Runs != runs || re.Tool != strings.ToLower(tool) {
+			t.Fatalf("%s: refusal %+v, model kind %v runs %d", what, *re, kind, runs)
+		}
+		// Property 1: only block tools (loop) and wait tools (wait) are refused.
+		if (kind == loopguard.KindLoop && !modelBlock(tool)) || (kind == loopguard.KindWait && modelClass(tool) != mWait) {
+			t.Fatalf("%s: refused an unlisted tool %q", what, tool)
+		}
+	}
+	type done struct {
+		c    mCall
+		tool string
+		out  int
+	}
+	var completed []done // calls completed so far, to repeat (streaks need repeats)
+	doAfter := func(t *rapid.T, c mCall, tool string, out int) {
+		in := outputOf(out)
+		v := g.After(c.call(tool), in)
+		stream, runs, notice := m.after(c, out)
+		if v.Stream != stream || v.Runs != runs || (v.Notice != "") != notice {
+			t.Fatalf("After %+v out %d: guard %v/%d notice %q; model %v/%d notice %t", c, out, v.Stream, v.Runs, v.Notice, stream, runs, notice)
+		}
+		// Property 9: no notice means the output is returned unchanged.
+		if !notice && (v.Output.Text != in.Text || string(v.Output.Value) != string(in.Value)) {
+			t.Fatalf("After changed an output without a notice: %q", v.Output.Text)
+		}
+		if notice && v.Output.Text != in.Text+v.Notice {
+			t.Fatalf("notice not appended once: %q", v.Output.Text)
+		}
+		completed = append(completed, done{c: c, tool: tool, out: out})
+	}
+	t.Repeat(map[string]func(*rapid.T){
+		"": func(t *rapid.T) {
+			n := 0
+			for _, s := range modelSessions[1:] {
+				ms := m.sessions[s]
+				st, ok := g.State(s)
+				if ok != (ms != nil) {
+					t.Fatalf("session %s: guard has record %t, model %t", s, ok, ms != nil)
+				}
+				if !ok {
+					continue
+				}
+				n++
+				if st.Runs != m.runs(s) || st.WaitRuns != ms.wait || st.Pending != len(ms.pending) || st.LastMessage != ms.lastMsg {
+					t.Fatalf("session %s: guard %+v, model runs %d wait %d pending %d msg %q", s, st, m.runs(s), ms.wait, len(ms.pending), ms.lastMsg)
+				}
+				for task, states := range ms.tasks {
+					if got := st.Supervision[task]; got.State != states[len(states)-1] || got.Runs != trailing(states) {
+						t.Fatalf("session %s task %s: guard %+v, model %v", s, task, got, states)
+					}
+				}
+				if len(st.Supervision) != len(ms.tasks) {
+					t.Fatalf("session %s: guard tasks %v, model %v", s, st.Supervision, ms.tasks)
+				}
+			}
+			if g.Len() != n {
+				t.Fatalf("Len %d, model %d", g.Len(), n)
+			}
+		},
+		"before": func(t *rapid.T) {
+			c, tool := drawCall(t)
+			err := g.Before(c.call(tool))
+			kind, runs := m.before(c, true)
+			checkBefore(t, "Before", err, kind, runs, tool)
+			tools[c.id] = tool
+		},
+		"preview": func(t *rapid.T) {
+			c, tool := drawCall(t)
+			err := g.Preview(c.call(tool))
+			kind, runs := m.before(c, false)
+			checkBefore(t, "Preview", err, kind, runs, tool)
+		},
+		"after": func(t *rapid.T) {
+			all := pendingCalls()
+			if len(all) == 0 {
+				t.Skip("nothing pending")
+			}
+			c := rapid.SampledFrom(all).Draw(t, "pending")
+			out := rapid.IntRange(0, len(modelOutputs)-1).Draw(t, "out")
+			doAfter(t, c, tools[c.id], out)
+		},
+		"repeat": func(t *rapid.T) {
+			if len(completed) == 0 {
+				t.Skip("nothing completed yet")
+			}
+			d := completed[len(completed)-1-rapid.IntRange(0, min(2, len(completed)-1)).Draw(t, "back")]
+			nextID++
+			c := d.c
+			c.id = fmt.Sprint("c", nextID)
+			c.perm = rapid.IntRange(0, len(modelShapes[c.shape])-1).Draw(t, "perm")
+			err := g.Before(c.call(d.tool))
+			kind, runs := m.before(c, true)
+			checkBefore(t, "Before (repeat)", err, kind, runs, d.tool)
 			if kind == 0 {
-				if err != nil {
-					t.Fatalf("%s: guard refused (%v), model admits", what, err)
-				}
-				return
+				doAfter(t, c, d.tool, d.out)
 			}
-			var re *loopguard.RefusedError
-			if !errors.As(err, &re) {
-				t.Fatalf("%s: guard admitted, model refuses (kind %v runs %d)", what, kind, runs)
+		},
+		"afterUntracked": func(t *rapid.T) {
+			c, tool := drawCall(t)
+			if c.id != "" {
+				c.id = "unknown-" + c.id
 			}
-			if re.Kind != kind || re.Runs != runs || re.Tool != strings.ToLower(tool) {
-				t.Fatalf("%s: refusal %+v, model kind %v runs %d", what, *re, kind, runs)
+			out := rapid.IntRange(0, len(modelOutputs)-1).Draw(t, "out")
+			v := g.After(c.call(tool), outputOf(out))
+			if stream, _, _ := m.after(c, out); stream != loopguard.StreamNone || v.Stream != loopguard.StreamNone || v.Notice != "" {
+				t.Fatalf("untracked After counted: %+v", v)
 			}
-			// Property 1: only block tools (loop) and wait tools (wait) are refused.
-			if (kind == loopguard.KindLoop && !modelBlock(tool)) || (kind == loopguard.KindWait && modelClass(tool) != mWait) {
-				t.Fatalf("%s: refused an unlisted tool %q", what, tool)
+		},
+		"userMessage": func(t *rapid.T) {
+			s := rapid.SampledFrom(modelSessions).Draw(t, "session")
+			id := rapid.SampledFrom([]string{"", "m1", "m2", "m3"}).Draw(t, "message")
+			ext := rapid.Bool().Draw(t, "external")
+			g.UserMessage(s, id, ext)
+			m.userMessage(s, id, ext)
+		},
+		"endTurn": func(t *rapid.T) {
+			s := rapid.SampledFrom(modelSessions).Draw(t, "session")
+			g.EndTurn(s)
+			if ms := m.sessions[s]; ms != nil {
+				ms.tasks, ms.wait = nil, 0
 			}
-		}
-		type done struct {
-			c    mCall
-			tool string
-			out  int
-		}
-		var completed []done // calls completed so far, to repeat (streaks need repeats)
-		doAfter := func(t *rapid.T, c mCall, tool string, out int) {
-			in := outputOf(out)
-			v := g.After(c.call(tool), in)
-			stream, runs, notice := m.after(c, out)
-			if v.Stream != stream || v.Runs != runs || (v.Notice != "") != notice {
-				t.Fatalf("After %+v out %d: guard %v/%d notice %q; model %v/%d notice %t", c, out, v.Stream, v.Runs, v.Notice, stream, runs, notice)
+		},
+		"endSession": func(t *rapid.T) {
+			s := rapid.SampledFrom(modelSessions).Draw(t, "session")
+			g.EndSession(s)
+			delete(m.sessions, s)
+		},
+		"abandon": func(t *rapid.T) {
+			all := pendingCalls()
+			if len(all) == 0 {
+				t.Skip("nothing pending")
 			}
-			// Property 9: no notice means the output is returned unchanged.
-			if !notice && (v.Output.Text != in.Text || string(v.Output.Value) != string(in.Value)) {
-				t.Fatalf("After changed an output without a notice: %q", v.Output.Text)
-			}
-			if notice && v.Output.Text != in.Text+v.Notice {
-				t.Fatalf("notice not appended once: %q", v.Output.Text)
-			}
-			completed = append(completed, done{c: c, tool: tool, out: out})
-		}
-		t.Repeat(map[string]func(*rapid.T){
-			"": func(t *rapid.T) {
-				n := 0
-				for _, s := range modelSessions[1:] {
-					ms := m.sessions[s]
-					st, ok := g.State(s)
-					if ok != (ms != nil) {
-						t.Fatalf("session %s: guard has record %t, model %t", s, ok, ms != nil)
-					}
-					if !ok {
-						continue
-					}
-					n++
-					if st.Runs != m.runs(s) || st.WaitRuns != ms.wait || st.Pending != len(ms.pending) || st.LastMessage != ms.lastMsg {
-						t.Fatalf("session %s: guard %+v, model runs %d wait %d pending %d msg %q", s, st, m.runs(s), ms.wait, len(ms.pending), ms.lastMsg)
-					}
-					for task, states := range ms.tasks {
-						if got := st.Supervision[task]; got.State != states[len(states)-1] || got.Runs != trailing(states) {
-							t.Fatalf("session %s task %s: guard %+v, model %v", s, task, got, states)
-						}
-					}
-					if len(st.Supervision) != len(ms.tasks) {
-						t.Fatalf("session %s: guard tasks %v, model %v", s, st.Supervision, ms.tasks)
-					}
-				}
-				if g.Len() != n {
-					t.Fatalf("Len %d, model %d", g.Len(), n)
-				}
-			},
-			"before": func(t *rapid.T) {
-				c, tool := drawCall(t)
-				err := g.Before(c.call(tool))
-				kind, runs := m.before(c, true)
-				checkBefore(t, "Before", err, kind, runs, tool)
-				tools[c.id] = tool
-			},
-			"preview": func(t *rapid.T) {
-				c, tool := drawCall(t)
-				err := g.Preview(c.call(tool))
-				kind, runs := m.before(c, false)
-				checkBefore(t, "Preview", err, kind, runs, tool)
-			},
-			"after": func(t *rapid.T) {
-				all := pendingCalls()
-				if len(all) == 0 {
-					t.Skip("nothing pending")
-				}
-				c := rapid.SampledFrom(all).Draw(t, "pending")
-				out := rapid.IntRange(0, len(modelOutputs)-1).Draw(t, "out")
-				doAfter(t, c, tools[c.id], out)
-			},
-			"repeat": func(t *rapid.T) {
-				if len(completed) == 0 {
-					t.Skip("nothing completed yet")
-				}
-				d := completed[len(completed)-1-rapid.IntRange(0, min(2, len(completed)-1)).Draw(t, "back")]
-				nextID++
-				c := d.c
-				c.id = fmt.Sprint("c", nextID)
-				c.perm = rapid.IntRange(0, len(modelShapes[c.shape])-1).Draw(t, "perm")
-				err := g.Before(c.call(d.tool))
-				kind, runs := m.before(c, true)
-				checkBefore(t, "Before (repeat)", err, kind, runs, d.tool)
-				if kind == 0 {
-					doAfter(t, c, d.tool, d.out)
-				}
-			},
-			"afterUntracked": func(t *rapid.T) {
-				c, tool := drawCall(t)
-				if c.id != "" {
-					c.id = "unknown-" + c.id
-				}
-				out := rapid.IntRange(0, len(modelOutputs)-1).Draw(t, "out")
-				v := g.After(c.call(tool), outputOf(out))
-				if stream, _, _ := m.after(c, out); stream != loopguard.StreamNone || v.Stream != loopguard.StreamNone || v.Notice != "" {
-					t.Fatalf("untracked After counted: %+v", v)
-				}
-			},
-			"userMessage": func(t *rapid.T) {
-				s := rapid.SampledFrom(modelSessions).Draw(t, "session")
-				id := rapid.SampledFrom([]string{"", "m1", "m2", "m3"}).Draw(t, "message")
-				ext := rapid.Bool().Draw(t, "external")
-				g.UserMessage(s, id, ext)
-				m.userMessage(s, id, ext)
-			},
-			"endTurn": func(t *rapid.T) {
-				s := rapid.SampledFrom(modelSessions).Draw(t, "session")
-				g.EndTurn(s)
-				if ms := m.sessions[s]; ms != nil {
-					ms.tasks, ms.wait = nil, 0
-				}
-			},
-			"endSession": func(t *rapid.T) {
-				s := rapid.SampledFrom(modelSessions).Draw(t, "session")
-				g.EndSession(s)
-				delete(m.sessions, s)
-			},
-			"abandon": func(t *rapid.T) {
-				all := pendingCalls()
-				if len(all) == 0 {
-					t.Skip("nothing pending")
-				}
-				c := rapid.SampledFrom(all).Draw(t, "pending")
-				g.Abandon(c.session, c.id)
-				delete(m.sessions[c.session].pending, c.id)
-			},
-		})
+			c := rapid.SampledFrom(all).Draw(t, "pending")
+			g.Abandon(c.session, c.id)
+			delete(m.sessions[c.session].pending, c.id)
+		},
 	})
 }
