@@ -264,20 +264,33 @@ func TestSearchCheckTiming(t *testing.T) {
 }
 
 // TestSearchCheckParallel covers E30: parallel calls with the same bad path are each
-// refused.
+// refused independently (run with -race).
 func TestSearchCheckParallel(t *testing.T) {
 	P := searchTree(t)
 	g := pathguard.NewSearchGuard(pathguard.WithFlavor(pathguard.POSIX("/")))
-	errs := make([]error, 32)
-	var wg sync.WaitGroup
-	for i := range errs {
-		wg.Go(func() { errs[i] = g.Check("grep", map[string]any{"path": "bad"}, P) })
+	tests := []struct {
+		name string
+		tool string
+		path string
+		want error
+	}{
+		{name: "E30_parallel_missing", tool: "grep", path: "bad", want: pathguard.ErrMissing},
+		{name: "E30_parallel_not_directory", tool: "glob", path: "f.txt/x", want: pathguard.ErrNotDirectory},
 	}
-	wg.Wait()
-	for i, err := range errs {
-		if !errors.Is(err, pathguard.ErrMissing) {
-			t.Errorf("call %d: %v, want ErrMissing", i, err)
-		}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := make([]error, 32)
+			var wg sync.WaitGroup
+			for i := range errs {
+				wg.Go(func() { errs[i] = g.Check(tc.tool, map[string]any{"path": tc.path}, P) })
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if !errors.Is(err, tc.want) {
+					t.Errorf("call %d: %v, want %v", i, err, tc.want)
+				}
+			}
+		})
 	}
 }
 
