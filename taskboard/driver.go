@@ -86,7 +86,39 @@ type run struct {
 	calls   map[CallID]context.CancelFunc
 	timers  map[TimerID]func() bool
 	replied chan struct{}
-	closed  bool // replied channel closed
+	closed  bool          // replied channel closed
+	forgot  chan struct{} // closed when a genuine deletion makes the driver forget the call
+}
+
+// sessionsOf is implemented by tool machines: the caller's session and the task they act
+// on, so a genuine deletion of either can release a waiting caller (R91).
+type sessionsOf interface{ sessions() []string }
+
+func (m *Cancel) sessions() []string    { return []string{m.caller.SessionID, m.id} }
+func (m *Messaging) sessions() []string { return []string{m.caller.SessionID, m.rec.TaskID} }
+func (m *Revive) sessions() []string    { return []string{m.caller.SessionID, m.id} }
+func (m *Status) sessions() []string    { return []string{m.caller.SessionID, m.rec.TaskID} }
+func (m *Result) sessions() []string    { return []string{m.caller.SessionID, m.rec.TaskID} }
+
+// forget releases the callers waiting on machines that act for a deleted session; the
+// machines keep running to settle their leases (lock held).
+func (d *Driver) forget(deleted map[string]bool) {
+	for r := range d.runs {
+		so, ok := r.m.(sessionsOf)
+		if !ok || r.closed {
+			continue
+		}
+		for _, s := range so.sessions() {
+			if s != "" && deleted[s] {
+				select {
+				case <-r.forgot:
+				default:
+					close(r.forgot)
+				}
+				break
+			}
+		}
+	}
 }
 
 // NewDriver returns a driver over b and the host h. Aborter, Prompter and Sessions are
@@ -138,7 +170,7 @@ func (d *Driver) unlock() {
 // start registers a machine and runs its Start (lock held).
 func (d *Driver) start(m Machine) *run {
 	r := &run{m: m, calls: map[CallID]context.CancelFunc{}, timers: map[TimerID]func() bool{},
-		replied: make(chan struct{})}
+		replied: make(chan struct{}), forgot: make(chan struct{})}
 	d.runs[r] = struct{}{}
 	d.exec(r, m.Start(d.b))
 	d.settle(r)
@@ -310,12 +342,21 @@ func (d *Driver) drain() {
 			switch n.Kind {
 			case NoticeTerminal:
 				d.queue(d.onTerminal, n)
+				for r := range d.runs {
+					if sv, ok := r.m.(*Supervise); ok && sv.id == n.TaskID {
+						d.exec(r, r.m.Step(d.b, NoticeEvent{Notice: n}))
+						d.settle(r)
+					}
+				}
 				if (n.State == StateCompleted || n.State == StateError) && (d.cfg.notifyAll || d.tracked[trackKey{n.TaskID, n.Generation}]) {
 					d.start(NewNotify(n.ParentID, n, d.caps))
 				}
 			case NoticeLaunched:
 				d.queue(d.onLaunched, n)
 				d.armReconcile()
+				if d.b.Options().WallClock > 0 {
+					d.start(NewSupervise(n.TaskID, n.Generation))
+				}
 			case NoticeLeaseReleased:
 				for r := range d.runs {
 					if nm, ok := r.m.(*Notify); ok && nm.State() == NotifyParked && nm.n.TaskID == n.TaskID {
@@ -357,6 +398,8 @@ func (d *Driver) runTool(ctx context.Context, m Machine) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-r.forgot:
+		return toolErr(ErrStale, "The session was deleted while this call was in progress; no result is available. Any lease it holds is released when its host call settles.")
 	case <-d.done:
 		return toolErr(ErrClosed, "the task board was closed while the call was in progress")
 	}

@@ -94,7 +94,13 @@ func (d *Driver) Observe(ev HostEvent) {
 			b.ClearForMessage(*ev.User)
 		}
 	case EventDeleted:
-		b.HostDeleted(DeletionEvent{SessionID: ev.SessionID, Generation: ev.Generation, FallbackTeardown: ev.FallbackTeardown})
+		affected := map[string]bool{ev.SessionID: true}
+		for _, c := range b.Records(ev.SessionID) {
+			affected[c.TaskID] = true
+		}
+		if b.HostDeleted(DeletionEvent{SessionID: ev.SessionID, Generation: ev.Generation, FallbackTeardown: ev.FallbackTeardown}) {
+			d.forget(affected)
+		}
 	case EventIdle:
 		r, ok := b.fence(ev.SessionID, ev.Generation, false, at)
 		if ok && r.State == StateRunning {

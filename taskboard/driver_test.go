@@ -319,9 +319,28 @@ func TestDriverScenarios(t *testing.T) {
 			if _, ok := x.d.Board().Get("ses_a"); !ok {
 				t.Fatal("teardown dropped the record")
 			}
+			gate := make(chan struct{})
+			x.h.enqueue = func(ctx context.Context, id string, m tb.Message) error { return blockUntil(ctx, gate) }
+			var err error
+			var wg sync.WaitGroup
+			wg.Go(func() { _, err = x.d.Message(context.Background(), orch, tb.MessageArgs{Ref: "ses_b", Text: "x"}) })
+			synctest.Wait()
 			x.d.Observe(tb.HostEvent{Kind: tb.EventDeleted, SessionID: parent1})
-			if x.d.Board().IsTracked("ses_a") || x.d.Board().IsTracked("ses_b") {
+			wg.Wait()
+			checkErr(t, err, tb.ErrStale, "was deleted while this call was in progress")
+			if x.d.Board().Waiting(parent1) {
+				t.Fatal("wait kept")
+			}
+			if _, ok := x.d.Board().Get("ses_a"); ok {
 				t.Fatal("children kept after parent deletion")
+			}
+			if l, ok := x.d.Board().LiveLease("ses_b"); !ok || l.Kind != tb.LeaseMessage {
+				t.Fatal("the pending write's lease must stay until it settles")
+			}
+			close(gate)
+			synctest.Wait()
+			if _, ok := x.d.Board().LiveLease("ses_b"); ok {
+				t.Fatal("lease not released by the settlement")
 			}
 			x.d.Close()
 		}},
