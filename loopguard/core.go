@@ -347,7 +347,6 @@ func (g *Core) after(ci callInfo, out Output, prep afterPrep) Verdict {
 		if id == "" || prep.state == "" {
 			return v
 		}
-		id = strings.Clone(id) // never keep a slice of a large output
 		t := s.task(id, g.cfg.maxTasks)
 		if t.State == prep.state {
 			t.Runs++
@@ -374,7 +373,8 @@ func (g *Core) after(ci callInfo, out Output, prep afterPrep) Verdict {
 }
 
 // task returns the entry of task id, creating it (and dropping the least recently
-// updated task when the session is at max) if needed, and marks it updated.
+// updated task when the session is at max) if needed, and marks it updated. A new id is
+// copied, so that a slice of a large output is never kept.
 func (s *record) task(id string, max int) *taskEntry {
 	if s.tasks == nil {
 		s.tasks = make(map[string]*taskEntry)
@@ -392,7 +392,7 @@ func (s *record) task(id string, max int) *taskEntry {
 			delete(s.tasks, oldest)
 		}
 		t = &taskEntry{}
-		s.tasks[id] = t
+		s.tasks[strings.Clone(id)] = t
 	}
 	s.seq++
 	t.seq = s.seq

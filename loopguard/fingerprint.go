@@ -64,7 +64,7 @@ func (cfg *config) describe(c Call, sc *scratch, withKey bool) callInfo {
 		}
 	case classSupervision:
 		if withKey {
-			ci.argTask = argTaskID(c.Args)
+			ci.argTask = sc.argTaskID(c.Args)
 		}
 	}
 	return ci
@@ -128,19 +128,69 @@ func (sc *scratch) textKey(tool, text string) digest {
 	return d
 }
 
-// argTaskID returns the trimmed task_id string of a supervision call's arguments, or "".
-func argTaskID(args json.RawMessage) string {
-	if len(args) == 0 {
+// argTaskID returns the trimmed string value of the top-level "task_id" member of a
+// supervision call's JSON object arguments (the last one if repeated), or "" when there is
+// none, it is not a string, or the arguments are not a JSON object.
+func (sc *scratch) argTaskID(args []byte) string {
+	p := &sc.p
+	p.src, p.i, p.depth = args, 0, 0
+	p.keys, p.members = p.keys[:0], p.members[:0]
+	defer func() { p.src = nil }()
+	p.skipSpace()
+	if p.i >= len(args) || args[p.i] != '{' {
 		return ""
 	}
-	var a struct {
-		TaskID any `json:"task_id"`
-	}
-	if json.Unmarshal(args, &a) != nil {
+	p.i++
+	p.skipSpace()
+	if p.i < len(args) && args[p.i] == '}' {
 		return ""
 	}
-	s, _ := a.TaskID.(string)
-	return strings.TrimSpace(s)
+	val := ""
+	for {
+		p.skipSpace()
+		if p.i >= len(args) || args[p.i] != '"' || !p.str() {
+			return ""
+		}
+		match := string(p.tmp) == "task_id"
+		p.skipSpace()
+		if p.i >= len(args) || args[p.i] != ':' {
+			return ""
+		}
+		p.i++
+		p.skipSpace()
+		if match && p.i < len(args) && args[p.i] == '"' {
+			if !p.str() {
+				return ""
+			}
+			val = strings.TrimSpace(string(p.tmp))
+		} else {
+			if match {
+				val = ""
+			}
+			var ok bool
+			if sc.buf, ok = p.value(sc.buf[:0]); !ok {
+				return ""
+			}
+		}
+		p.skipSpace()
+		if p.i >= len(args) {
+			return ""
+		}
+		if args[p.i] == ',' {
+			p.i++
+			continue
+		}
+		if args[p.i] != '}' {
+			return ""
+		}
+		p.i++
+		break
+	}
+	p.skipSpace()
+	if p.i != len(args) {
+		return ""
+	}
+	return val
 }
 
 // outputText is the text a supervision output is read from: the text of a text output, or
