@@ -17,6 +17,11 @@ type Timers interface {
 
 type realTimers struct{}
 
+var (
+	_ Timers = realTimers{}
+	_ Clock  = SystemClock{}
+)
+
 func (realTimers) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
 // SystemClock is the [Clock] a production driver's board uses: it reads time.Now. Only the
@@ -56,6 +61,7 @@ func WithNotifyAll() DriverOption { return func(c *driverConfig) { c.notifyAll =
 //
 // Every host-call goroutine ends when its call returns; Close cancels the contexts of
 // pending calls and waits for their goroutines, so hosts must honour context cancellation.
+// Subscribers and host calls must not call Close themselves (it would wait for them).
 type Driver struct {
 	mu     sync.Mutex
 	b      *Board

@@ -2,8 +2,14 @@ package taskboard
 
 import "time"
 
-// MessageQueued is the only success status of task_message.
-const MessageQueued = "queued"
+// MessageStatus is the status of a task_message result.
+type MessageStatus string
+
+// MessageQueued is the only success status of task_message: the write was queued in the
+// transcript; it proves nothing about the task having read it.
+const MessageQueued MessageStatus = "queued"
+
+func (s MessageStatus) String() string { return string(s) }
 
 // Tool arguments.
 type (
@@ -39,8 +45,9 @@ type ResultOutput struct {
 // MessageResult is task_message's answer. LeaseRetained is set on a transport timeout: the
 // message lease stays live until the pending write settles.
 type MessageResult struct {
-	TaskID, Alias, Status string
-	LeaseRetained         bool
+	TaskID, Alias string
+	Status        MessageStatus
+	LeaseRetained bool
 }
 
 // CancelResult is task_cancel's answer. Message holds the note of an unknown outcome or the

@@ -8,16 +8,22 @@ import (
 // MaxWaitReasonChars bounds the wait_for_user reason in code points after collapsing (R92).
 const MaxWaitReasonChars = 500
 
-// Wait states of a [WaitResult].
+// WaitState is the state line of a wait_for_user result.
+type WaitState string
+
+// Wait states.
 const (
-	WaitStateWaiting = "waiting_for_user"
-	WaitStateSkipped = "waiting_for_user_skipped"
+	WaitStateWaiting WaitState = "waiting_for_user"
+	WaitStateSkipped WaitState = "waiting_for_user_skipped"
 )
+
+func (s WaitState) String() string { return string(s) }
 
 // WaitResult is wait_for_user's answer.
 type WaitResult struct {
-	State, Protocol, Reason string
-	Skipped                 bool
+	State            WaitState
+	Protocol, Reason string
+	Skipped          bool
 }
 
 // WaitForUser is the wait_for_user tool (R92): orchestrator only (an unmanaged session
