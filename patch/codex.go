@@ -268,9 +268,13 @@ func codexApplyText(content []byte, chunks []codexChunk, path string) ([]byte, e
 	lines := make([]string, len(parts))
 	terms := make([]string, len(parts))
 	for i, p := range parts {
-		if strings.HasSuffix(p, "\r") {
+		switch {
+		case i == len(parts)-1 && !strings.HasSuffix(s, "\n"):
+			// the final line break Codex adds takes the first line break's style
+			lines[i], terms[i] = p, firstBreak
+		case strings.HasSuffix(p, "\r"):
 			lines[i], terms[i] = p[:len(p)-1], "\r\n"
-		} else {
+		default:
 			lines[i], terms[i] = p, "\n"
 		}
 	}
