@@ -1,0 +1,120 @@
+package taskboard_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	tb "github.com/harnesskit/harnesskit/taskboard"
+)
+
+func TestDriverEvents(t *testing.T) {
+	tests := []struct {
+		name string
+		opts []tb.DriverOption
+		run  func(t *testing.T, x *drv)
+	}{
+		{name: "parent_idle_acknowledges_what_the_view_showed", run: func(t *testing.T, x *drv) {
+			x.launch("ses_a", parent1)
+			x.d.Do(func(b *tb.Board) {
+				b.CommitTerminal(tb.Commit{TaskID: "ses_a", Generation: 1, State: tb.StateCompleted, Summary: "ok"})
+			})
+			x.d.Observe(tb.HostEvent{Kind: tb.EventParentIdle, SessionID: parent1})
+			time.Sleep(3 * time.Second)
+			synctest.Wait()
+			if x.rec("ses_a").State != tb.StateCompleted {
+				t.Fatal("acknowledged without a rendered view")
+			}
+			if v := x.d.View(parent1); len(v.Shown) != 1 {
+				t.Fatalf("shown %v", v.Shown)
+			}
+			x.d.Observe(tb.HostEvent{Kind: tb.EventParentIdle, SessionID: parent1})
+			time.Sleep(time.Second)
+			synctest.Wait()
+			if x.rec("ses_a").State != tb.StateCompleted {
+				t.Fatal("acknowledged before the 2 s idle delay")
+			}
+			time.Sleep(time.Second)
+			synctest.Wait()
+			if r := x.rec("ses_a"); r.State != tb.StateReconciled {
+				t.Fatalf("state %s", r.State)
+			}
+		}},
+		{name: "child_idle_evidence_commits_completed", run: func(t *testing.T, x *drv) {
+			x.launch("ses_a", parent1)
+			x.d.Observe(tb.HostEvent{Kind: tb.EventIdle, SessionID: "ses_a"})
+			time.Sleep(2*time.Second + time.Millisecond)
+			synctest.Wait()
+			if r := x.rec("ses_a"); r.State != tb.StateCompleted || r.ResultSummary != "answer" {
+				t.Fatalf("record %s %q", r.State, r.ResultSummary)
+			}
+			res, err := x.d.Result(context.Background(), orch, tb.ResultArgs{Ref: "exp-1"})
+			noErr(t, err)
+			if res.Text != "answer" {
+				t.Fatalf("result %+v", res)
+			}
+		}},
+		{name: "E97_stale_generation_events_ignored", run: func(t *testing.T, x *drv) {
+			x.launch("ses_a", parent1)
+			stale := uint64(99)
+			before := x.rec("ses_a")
+			x.d.Observe(tb.HostEvent{Kind: tb.EventError, SessionID: "ses_a", Generation: &stale, Message: "boom"})
+			x.d.Observe(tb.HostEvent{Kind: tb.EventIdle, SessionID: "ses_a", Generation: &stale})
+			time.Sleep(3 * time.Second)
+			synctest.Wait()
+			if after := x.rec("ses_a"); !equalRecords(before, after) {
+				t.Fatalf("stale events changed the record: %s", diffRecords(before, after))
+			}
+		}},
+		{name: "E102_error_then_idle_stays_error", run: func(t *testing.T, x *drv) {
+			x.launch("ses_a", parent1)
+			x.d.Observe(tb.HostEvent{Kind: tb.EventError, SessionID: "ses_a", Message: "model crashed"})
+			x.d.Observe(tb.HostEvent{Kind: tb.EventIdle, SessionID: "ses_a"})
+			time.Sleep(10 * time.Second)
+			synctest.Wait()
+			if r := x.rec("ses_a"); r.State != tb.StateError || r.ResultSummary != "model crashed" {
+				t.Fatalf("record %s %q", r.State, r.ResultSummary)
+			}
+		}},
+		{name: "notify_all_reports_every_finished_run", opts: []tb.DriverOption{tb.WithNotifyAll()}, run: func(t *testing.T, x *drv) {
+			var launched int
+			x.d.OnLaunched(func(tb.Notice) error { launched++; return nil })
+			plan, err := x.d.Task(context.Background(), orch, tb.TaskCall{Agent: "explorer"})
+			noErr(t, err)
+			if _, err := x.d.FinishTask(plan, tb.LaunchObservation{TaskID: "ses_n"}); err != nil {
+				t.Fatal(err)
+			}
+			x.d.Do(func(b *tb.Board) {
+				b.CommitTerminal(tb.Commit{TaskID: "ses_n", Generation: 1, State: tb.StateError, Summary: "bad"})
+			})
+			synctest.Wait()
+			if launched != 1 || x.h.count("prompt "+parent1) != 1 {
+				t.Fatalf("launched %d, calls %v", launched, x.h.calls)
+			}
+			// A failed task() releases its resume lease.
+			x.d.Do(func(b *tb.Board) {
+				r, _ := b.Get("ses_n")
+				b.MarkReconciled("ses_n", r.Generation, r.TerminalRevision)
+			})
+			plan, err = x.d.Task(context.Background(), orch, tb.TaskCall{Agent: "explorer", Ref: "ses_n"})
+			noErr(t, err)
+			if _, ok := x.lease("ses_n"); !ok {
+				t.Fatal("resume holds no lease")
+			}
+			x.d.FailTask(plan)
+			if _, ok := x.lease("ses_n"); ok {
+				t.Fatal("FailTask kept the lease")
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				x := newDrv(t, true, tc.opts...)
+				tc.run(t, x)
+				x.d.Close()
+			})
+		})
+	}
+}
