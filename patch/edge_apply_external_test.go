@@ -150,13 +150,13 @@ func TestApplyLocateEdgeCases(t *testing.T) {
 			},
 		},
 		{
-			name: "E41_prefix_suffix_two_regions_ambiguous",
+			name:  "E41_prefix_suffix_two_regions_ambiguous",
 			files: map[string]string{"a.py": "print(\"a\")\nvalue = 1\nend\nprint(\"a\")\nvalue = 5\nend\n"},
 			patch: apText("*** Update File: a.py", "@@", ` print("a")`, "-value = 2", "+value = 3", " end"),
 			kind:  patch.KindAmbiguous, msg: []string{"Prefix/suffix rescue was ambiguous in a.py:\nprint(\"a\")\nvalue = 2\nend"},
 		},
 		{
-			name: "E41_trailing_space_edge_counts_too",
+			name:  "E41_trailing_space_edge_counts_too",
 			files: map[string]string{"a.py": "print(\"a\")\nvalue = 1\nend\nprint(\"a\")   \nvalue = 5\nend\n"},
 			patch: apText("*** Update File: a.py", "@@", ` print("a")`, "-value = 2", "+value = 3", " end"),
 			kind:  patch.KindAmbiguous, msg: []string{"Prefix/suffix rescue was ambiguous"},
@@ -167,7 +167,7 @@ func TestApplyLocateEdgeCases(t *testing.T) {
 			kind:  patch.KindNotFound,
 		},
 		{
-			name: "E43_lcs_ignores_window_before_cursor",
+			name:  "E43_lcs_ignores_window_before_cursor",
 			files: map[string]string{"a.txt": "top\nA\nB\nC\nD\nE\nmid\nA\nB\nC\nD\nE\nbottom\n"},
 			patch: apText("*** Update File: a.txt", "@@", " C", " D", "+inserted", "@@", " A", "-Bx", "+B", " C", " D", "-E", "+X"),
 			want:  map[string]string{"a.txt": "top\nA\nB\nC\nD\ninserted\nE\nmid\nA\nB\nC\nD\nX\nbottom\n"},

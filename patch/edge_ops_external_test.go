@@ -26,12 +26,12 @@ func TestApplyFileEdgeCases(t *testing.T) {
 	far.WriteString("end\n")
 	cases := []apCase{
 		{
-			name:  "E57_leading_whitespace_drift_at_trim", files: map[string]string{"a.txt": "x\n  alpha  \ny\n"},
+			name: "E57_leading_whitespace_drift_at_trim", files: map[string]string{"a.txt": "x\n  alpha  \ny\n"},
 			patch: apText("*** Update File: a.txt", "@@", " alpha", "+beta"),
 			want:  map[string]string{"a.txt": "x\n  alpha  \nbeta\ny\n"}, check: apWantStrategies(patch.StrategyTrim),
 		},
 		{
-			name:  "E57_yaml_indent_levels_ambiguous", files: map[string]string{"c.yaml": "a:\n  enabled: false\nb:\n    enabled: false\n"},
+			name: "E57_yaml_indent_levels_ambiguous", files: map[string]string{"c.yaml": "a:\n  enabled: false\nb:\n    enabled: false\n"},
 			patch: apText("*** Update File: c.yaml", "@@", "-enabled: false", "+enabled: true"),
 			kind:  patch.KindAmbiguous, msg: []string{"compared with trim (file lines 2, 4)"},
 		},
@@ -76,12 +76,12 @@ func TestApplyFileEdgeCases(t *testing.T) {
 			want:  map[string]string{"a.txt": "alpha\nBETA!\n"},
 		},
 		{
-			name:  "E65_add_then_update", files: map[string]string{},
+			name: "E65_add_then_update", files: map[string]string{},
 			patch: apText("*** Add File: n.txt", "+one", "*** Update File: n.txt", "@@", "-one", "+ONE"),
 			want:  map[string]string{"n.txt": "ONE\n"}, summary: "Success. Updated the following files:\nA n.txt\n",
 		},
 		{
-			name:  "E65_add_update_move", files: map[string]string{},
+			name: "E65_add_update_move", files: map[string]string{},
 			patch: apText("*** Add File: n.txt", "+one", "*** Update File: n.txt", "*** Move to: m.txt", "@@", "-one", "+ONE"),
 			want:  map[string]string{"m.txt": "ONE\n"}, summary: "Success. Updated the following files:\nA m.txt\n",
 		},
@@ -214,12 +214,12 @@ func TestApplyFileEdgeCases(t *testing.T) {
 			patch: apText("*** Update File: ..cache/x.txt", "@@", "-a", "+b"), want: map[string]string{"..cache/x.txt": "b\n"},
 		},
 		{
-			name:  "E119_default_scenario_015_writes_nothing", files: map[string]string{},
+			name: "E119_default_scenario_015_writes_nothing", files: map[string]string{},
 			patch: apText("*** Add File: created.txt", "+hello", "*** Update File: missing.txt", "@@", "-old", "+new"),
 			kind:  patch.KindMissingFile, msg: []string{"Failed to read file to update missing.txt: file does not exist"},
 		},
 		{
-			name:  "E119_compat_scenario_015_keeps_add", files: map[string]string{}, opts: compat,
+			name: "E119_compat_scenario_015_keeps_add", files: map[string]string{}, opts: compat,
 			patch: apText("*** Add File: created.txt", "+hello", "*** Update File: missing.txt", "@@", "-old", "+new"),
 			want:  map[string]string{"created.txt": "hello\n"}, kind: patch.KindMissingFile,
 		},
@@ -243,7 +243,7 @@ func TestApplyFileEdgeCases(t *testing.T) {
 			patch: apText("*** Update File: a.txt", "@@", "-x", "+y"), want: map[string]string{"a.txt": "y\n" + big[2:]},
 		},
 		{
-			name:  "E125_empty_add", files: map[string]string{},
+			name: "E125_empty_add", files: map[string]string{},
 			patch: apText("*** Add File: empty.txt"), want: map[string]string{"empty.txt": ""},
 		},
 	}

@@ -9,7 +9,7 @@ import (
 // isSpace is the package's notion of whitespace: unicode.IsSpace plus U+FEFF.
 func isSpace(r rune) bool { return r == '\ufeff' || unicode.IsSpace(r) }
 
-func trimEnd(s string) string { return strings.TrimRightFunc(s, isSpace) }
+func trimEnd(s string) string  { return strings.TrimRightFunc(s, isSpace) }
 func trimBoth(s string) string { return strings.TrimFunc(s, isSpace) }
 
 // mapRune is the typographic mapping table of R24 (the union of Codex's and Slim's). It returns
