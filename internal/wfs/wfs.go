@@ -8,7 +8,18 @@
 // fs.ErrPermission, and comparisons with syscall.ENOTDIR, EISDIR or ENOTEMPTY, work the same
 // on both. A caller can therefore develop against MemFS and run against OSFS.
 //
-// The package wfstest checks any FS against this contract, as testing/fstest does for fs.FS.
+// The package wfstest checks any FS against this contract, as testing/fstest does for fs.FS;
+// both implementations pass it, and a rapid state machine runs random operation sequences on
+// both and requires identical results, error texts included. Known differences, which that
+// test avoids on purpose:
+//
+//   - Symbolic links that leave a base, and absolute link targets, are refused by OSFS (os.Root
+//     rules) and followed by MemFS, which has no bases.
+//   - MemFS follows at most [MaxSymlinks] (40) links per name, os.Root 8.
+//   - MemFS enforces permission bits as for an unprivileged owner; a process running as root
+//     bypasses them on disk.
+//   - MemFS reports the zero modification time and size 0 for directories, has no hard links,
+//     ignores trailing separators, and follows POSIX rules on every platform.
 package wfs
 
 import (
