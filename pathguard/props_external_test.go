@@ -39,18 +39,21 @@ func genSlashPath() *rapid.Generator[string] {
 
 // TestPropFlavorsAgree: on paths with neither drive letters nor backslashes, the Windows
 // flavour gives the POSIX answer with '\' for '/' (the issue's first property).
-func TestPropFlavorsAgree(t *testing.T) {
+func TestPropFlavorsAgree(t *testing.T) { rapid.Check(t, propFlavorsAgree) }
+
+// FuzzPropFlavorsAgree runs the same property under the coverage-guided fuzzer.
+func FuzzPropFlavorsAgree(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propFlavorsAgree)) }
+
+func propFlavorsAgree(t *rapid.T) {
 	posix := pathguard.POSIX("/tmp/cwd")
 	win := pathguard.Windows("/tmp/cwd", nil)
-	rapid.Check(t, func(t *rapid.T) {
-		op := rapid.SampledFrom([]string{"isAbs", "normalize", "join", "resolve"}).Draw(t, "op")
-		args := rapid.SliceOfN(genSlashPath(), 1, 3).Draw(t, "args")
-		p := applyOp(posix, op, args)
-		w := strings.ReplaceAll(applyOp(win, op, args), `\`, "/")
-		if p != w {
-			t.Fatalf("%s%q: posix %q, windows %q", op, args, p, w)
-		}
-	})
+	op := rapid.SampledFrom([]string{"isAbs", "normalize", "join", "resolve"}).Draw(t, "op")
+	args := rapid.SliceOfN(genSlashPath(), 1, 3).Draw(t, "args")
+	p := applyOp(posix, op, args)
+	w := strings.ReplaceAll(applyOp(win, op, args), `\`, "/")
+	if p != w {
+		t.Fatalf("%s%q: posix %q, windows %q", op, args, p, w)
+	}
 }
 
 // collapseUNC is the UNC rule of spec F9, written independently: unless a starts with
