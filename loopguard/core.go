@@ -400,12 +400,46 @@ func (s *record) task(id string, max int) *taskEntry {
 }
 
 // annotate appends the notice "\n\n" + marker + "\n\n" + body + "\n" to a text output that
-// does not already contain the marker.
+// does not already contain the marker, filling in the body's placeholders.
 func (v *Verdict) annotate(marker, body, tool string, runs int, id, state string) {
 	if v.Output.Value != nil || strings.Contains(v.Output.Text, marker) {
 		return
 	}
-	body = strings.NewReplacer("<tool>", tool, "<N>", strconv.Itoa(runs), "<id>", id, "<state>", state).Replace(body)
-	v.Notice = "\n\n" + marker + "\n\n" + body + "\n"
-	v.Output.Text += v.Notice
+	var b strings.Builder
+	b.Grow(len(v.Output.Text) + len(marker) + len(body) + len(tool) + len(id) + len(state) + 32)
+	b.WriteString(v.Output.Text)
+	b.WriteString("\n\n")
+	b.WriteString(marker)
+	b.WriteString("\n\n")
+	for body != "" {
+		i := strings.IndexByte(body, '<')
+		if i < 0 {
+			b.WriteString(body)
+			break
+		}
+		b.WriteString(body[:i])
+		body = body[i:]
+		switch {
+		case strings.HasPrefix(body, "<tool>"):
+			b.WriteString(tool)
+			body = body[len("<tool>"):]
+		case strings.HasPrefix(body, "<N>"):
+			var num [20]byte
+			b.Write(strconv.AppendInt(num[:0], int64(runs), 10))
+			body = body[len("<N>"):]
+		case strings.HasPrefix(body, "<id>"):
+			b.WriteString(id)
+			body = body[len("<id>"):]
+		case strings.HasPrefix(body, "<state>"):
+			b.WriteString(state)
+			body = body[len("<state>"):]
+		default:
+			b.WriteByte('<')
+			body = body[1:]
+		}
+	}
+	b.WriteByte('\n')
+	text := b.String()
+	v.Notice = text[len(v.Output.Text):]
+	v.Output.Text = text
 }
