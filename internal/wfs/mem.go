@@ -425,9 +425,8 @@ func (f *memFile) Write(p []byte) (int, error) {
 	}
 	end := f.off + len(p)
 	if end > len(f.n.data) {
-		grown := make([]byte, end)
-		copy(grown, f.n.data)
-		f.n.data = grown
+		// append grows the capacity geometrically, so many small writes stay linear.
+		f.n.data = append(f.n.data, make([]byte, end-len(f.n.data))...)
 	}
 	copy(f.n.data[f.off:], p)
 	f.off = end
