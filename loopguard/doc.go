@@ -75,12 +75,19 @@
 //
 // A typical Before+After pair (a 200-byte argument object, a 4 KiB text output) allocates
 // nothing in steady state: canonicalisation and hashing reuse buffers (a sync.Pool in
-// Guard, a field in Core). Allocations that remain elsewhere, by design: a new session
-// record and its pending map; a *RefusedError per refusal; the notice text and the
-// annotated output when a notice is appended; argument objects or outputs larger than
-// 64 KiB (their buffers are not kept between calls, so one huge call does not pin memory,
-// and outputs over 64 KiB are streamed through a sha256 digest); the task_id lookup in a
-// supervision call's arguments (encoding/json) and the copy of a task id that is kept.
+// Guard, a field in Core), and the call id and session name are stored as given. Most of
+// its time is the SHA-256 of the output. The allocations that remain are on other paths:
+//
+//   - a notice: one, the annotated output (Verdict.Notice is a substring of it);
+//   - a refusal: the *RefusedError;
+//   - a new session: the record, its pending map and the LRU entry (and the evicted
+//     record's memory becomes garbage);
+//   - a supervision call: the trimmed task_id copied out of the arguments, and a copy of a
+//     task id seen for the first time (so no slice of a large output is ever kept);
+//   - a structured output that is a JSON string: its decoded text;
+//   - arguments or outputs over 64 KiB: fingerprint buffers that large are dropped after
+//     the call so that one huge call does not pin memory, and such outputs are hashed in
+//     chunks through a sha256 digest.
 //
 // # Security Considerations
 //
