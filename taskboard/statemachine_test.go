@@ -1286,3 +1286,899 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// ---------------------------------------------------------------------------------------
+// The protocol state machine: the same board, now driven through the step machines of the
+// tools (cancel, message, revive with its compensation, notification, status, result) by a
+// fake host whose calls stay pending until the test settles them (success, failure, at or
+// after their deadline, twice, or never). Guarded calls are performed only after a Dispatch
+// answered with Proceed. Board operations run between any two machine steps. After every
+// step the board's structural invariants and the host-effect invariants of §6 are checked.
+
+type prun struct {
+	kind     string // cancel, message, revive, compensation, notify, status, result
+	taskID   string
+	m        taskboard.Machine
+	pending  map[taskboard.CallID]taskboard.Command // performed, not settled
+	awaiting map[taskboard.CallID]taskboard.Command // guarded, waiting for Dispatch
+	settled  map[taskboard.CallID]taskboard.Event   // replies already delivered (for duplicates)
+	timers   map[taskboard.TimerID]time.Time
+	aborts   int
+	writes   int
+	prompts  int
+	checked  bool // the reply-time checks ran
+
+	// compensation evidence: the abort's reply and the quiescence of the fresh read
+	abortOK, readQuiet, readKnown, timedOut bool
+}
+
+type psm struct {
+	b        *taskboard.Board
+	clk      *taskboard.ManualClock
+	caps     taskboard.Caps
+	runs     []*prun
+	ids      []string
+	issued   []taskboard.Lease // leases the test itself acquired
+	mine     map[uint64]bool   // their tokens
+	seen     map[uint64]taskboard.Lease
+	gone     map[uint64]bool // tokens that were live once and are gone
+	maxGen   uint64
+	genOf    map[string]uint64
+	epochOf  map[string]uint64
+	aliasOf  map[[2]string]string
+	notified map[[3]uint64]bool
+}
+
+var pcaller = taskboard.Caller{SessionID: "par-A", Agent: "orchestrator"}
+
+func TestStateMachineProtocols(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		clk := taskboard.NewManualClock(t0)
+		b, err := taskboard.NewBoard(clk, taskboard.Options{MaxReusablePerAgent: rapid.IntRange(1, 2).Draw(rt, "cap")})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		b.Manage("par-A")
+		b.Manage("par-B")
+		s := &psm{
+			b: b, clk: clk,
+			caps: rapid.SampledFrom([]taskboard.Caps{
+				{Flavor: taskboard.FlavorV1, StatusMap: true},
+				{Flavor: taskboard.FlavorV1, StatusMap: true},
+				{Flavor: taskboard.FlavorV2, IdleWaiter: true},
+				{Flavor: taskboard.FlavorV2},
+			}).Draw(rt, "caps"),
+			ids:  []string{"ses_a", "ses_b", "ses_c"},
+			mine: map[uint64]bool{}, seen: map[uint64]taskboard.Lease{}, gone: map[uint64]bool{},
+			genOf: map[string]uint64{}, epochOf: map[string]uint64{}, aliasOf: map[[2]string]string{},
+			notified: map[[3]uint64]bool{},
+		}
+		actions := rapid.StateMachineActions(s)
+		// Weights: host progress and the lifecycle operations that make tasks revivable
+		// are drawn more often, so the later protocol phases are reached within a run.
+		for i := range 3 {
+			actions[fmt.Sprintf("HostSteps%d", i)] = s.HostSteps
+		}
+		actions["StartRevive2"] = s.StartRevive
+		actions["Complete2"] = s.Complete
+		rt.Repeat(actions)
+	})
+}
+
+func (s *psm) now() time.Time { return s.b.Now() }
+
+// pickID favours IDs that have a record.
+func (s *psm) pickID(t *rapid.T) string {
+	var tracked []string
+	for _, id := range s.ids {
+		if _, ok := s.b.Get(id); ok {
+			tracked = append(tracked, id)
+		}
+	}
+	if len(tracked) > 0 && rapid.IntRange(0, 3).Draw(t, "preferTracked") > 0 {
+		return rapid.SampledFrom(tracked).Draw(t, "id")
+	}
+	return rapid.SampledFrom(s.ids).Draw(t, "id")
+}
+
+// start runs m.Start and executes its commands.
+func (s *psm) start(t *rapid.T, kind, taskID string, m taskboard.Machine) *prun {
+	r := &prun{kind: kind, taskID: taskID, m: m,
+		pending: map[taskboard.CallID]taskboard.Command{}, awaiting: map[taskboard.CallID]taskboard.Command{},
+		settled: map[taskboard.CallID]taskboard.Event{}, timers: map[taskboard.TimerID]time.Time{}}
+	s.runs = append(s.runs, r)
+	s.exec(t, r, m.Start(s.b))
+	return r
+}
+
+func callIDOf(c taskboard.Command) (taskboard.CallID, bool) {
+	switch c := c.(type) {
+	case taskboard.Abort:
+		return c.Call, true
+	case taskboard.ReadStatus:
+		return c.Call, true
+	case taskboard.ReadSession:
+		return c.Call, true
+	case taskboard.ReadMessages:
+		return c.Call, true
+	case taskboard.WaitIdle:
+		return c.Call, true
+	case taskboard.WriteMessage:
+		return c.Call, true
+	case taskboard.SendPrompt:
+		return c.Call, true
+	}
+	return 0, false
+}
+
+// exec performs a machine's commands the way the driver does, checking the dispatch-time
+// invariants (26, 28, 29, 32) when a guarded call is allowed to proceed.
+func (s *psm) exec(t *rapid.T, r *prun, cmds []taskboard.Command) {
+	for _, c := range cmds {
+		switch c := c.(type) {
+		case taskboard.Abort, taskboard.WriteMessage, taskboard.SendPrompt:
+			id, _ := callIDOf(c)
+			r.awaiting[id] = c
+		case taskboard.ReadStatus, taskboard.ReadSession, taskboard.ReadMessages, taskboard.WaitIdle:
+			id, _ := callIDOf(c)
+			if s.b.Disposed() {
+				continue // no call of any kind after Close (32)
+			}
+			r.pending[id] = c
+		case taskboard.Proceed:
+			call, ok := r.awaiting[c.Call]
+			if !ok {
+				t.Fatalf("%s answered Proceed for call %d it is not waiting on", r.kind, c.Call)
+			}
+			delete(r.awaiting, c.Call)
+			s.checkProceed(t, r, call)
+			r.pending[c.Call] = call
+		case taskboard.Withdraw:
+			if _, ok := r.awaiting[c.Call]; !ok {
+				t.Fatalf("%s withdrew call %d it is not waiting on", r.kind, c.Call)
+			}
+			delete(r.awaiting, c.Call)
+		case taskboard.CancelCall:
+			delete(r.pending, c.Call)
+		case taskboard.StartTimer:
+			if c.After <= 0 {
+				t.Fatalf("%s started a timer of %s (budgets are ≥ 1 ms)", r.kind, c.After)
+			}
+			r.timers[c.Timer] = s.now().Add(c.After)
+		case taskboard.StopTimer:
+			delete(r.timers, c.Timer)
+		case taskboard.Log:
+		case taskboard.Spawn:
+			kind := "spawned"
+			id := ""
+			switch m := c.Machine.(type) {
+			case *taskboard.Compensation:
+				kind, id = "compensation", m.Lease().TaskID
+			case *taskboard.Notify:
+				kind = "notify"
+			}
+			s.start(t, kind, id, c.Machine)
+		}
+	}
+}
+
+// checkProceed: a guarded call is performed only when, at dispatch, its preconditions hold.
+func (s *psm) checkProceed(t *rapid.T, r *prun, call taskboard.Command) {
+	if s.b.Disposed() {
+		t.Fatalf("%s proceeded with %T after Close", r.kind, call)
+	}
+	rec, hasRec := s.b.Get(r.taskID)
+	live, leased := s.b.LiveLease(r.taskID)
+	switch c := call.(type) {
+	case taskboard.Abort:
+		r.aborts++
+		if c.SessionID != r.taskID && r.taskID != "" {
+			t.Fatalf("%s aborted %s, not its task %s", r.kind, c.SessionID, r.taskID)
+		}
+		switch r.kind {
+		case "cancel":
+			l, held := r.m.(*taskboard.Cancel).Lease()
+			if !held || !s.b.Validate(l) || !hasRec || rec.Generation != l.Generation || rec.State != taskboard.StateRunning {
+				t.Fatalf("cancel aborted %s without a valid lease on a running generation (held %v, record %v %s)", c.SessionID, held, hasRec, rec.State)
+			}
+		case "compensation":
+			l := r.m.(*taskboard.Compensation).Lease()
+			if hasRec || !s.b.Validate(l) || live.Owner != taskboard.OwnerCompensation {
+				t.Fatalf("compensation aborted %s without ownership (record %v, lease %+v)", c.SessionID, hasRec, live)
+			}
+		case "revive": // the inner cancel of a running generation
+			if !leased || live.Kind != taskboard.LeaseCancellation || !hasRec || rec.State != taskboard.StateRunning || rec.Generation != live.Generation {
+				t.Fatalf("revive's cancel aborted %s without its cancellation lease (%+v, %s)", c.SessionID, live, rec.State)
+			}
+		}
+		if r.aborts > 1 {
+			t.Fatalf("%s performed %d aborts", r.kind, r.aborts)
+		}
+	case taskboard.WriteMessage:
+		r.writes++
+		if r.writes > 1 {
+			t.Fatalf("message performed %d writes", r.writes)
+		}
+		if !hasRec || rec.State != taskboard.StateRunning || rec.CancellationRequested || !leased || live.Kind != taskboard.LeaseMessage || live.Generation != rec.Generation {
+			t.Fatalf("message wrote to %s: record %v %s cancel-requested %v lease %+v", c.SessionID, hasRec, rec.State, rec.CancellationRequested, live)
+		}
+		if c.Message.Text == "" {
+			t.Fatal("empty message written")
+		}
+	case taskboard.SendPrompt:
+		r.prompts++
+		switch r.kind {
+		case "revive":
+			if r.prompts > 1 {
+				t.Fatalf("revive sent %d prompts", r.prompts)
+			}
+			if !hasRec || !leased || live.Kind != taskboard.LeaseRelaunch || live.Generation != rec.Generation || !rec.Revivable() {
+				t.Fatalf("revive prompted %s: record %v %s revivable %v lease %+v", c.SessionID, hasRec, rec.State, rec.Revivable(), live)
+			}
+		case "notify":
+			if !hasRec || !leased || live.Kind != taskboard.LeaseNotification || !s.b.Validate(live) {
+				t.Fatalf("notification sent for %s without a valid notification lease (%+v)", r.taskID, live)
+			}
+		}
+	}
+}
+
+// deliver hands one event to a run and executes the answer.
+func (s *psm) deliver(t *rapid.T, r *prun, ev taskboard.Event) {
+	wasDone := r.m.Done()
+	cmds := r.m.Step(s.b, ev)
+	if wasDone && len(cmds) != 0 {
+		t.Fatalf("%s returned %d commands after Done (37)", r.kind, len(cmds))
+	}
+	s.exec(t, r, cmds)
+}
+
+func (s *psm) openRuns(pred func(*prun) bool) []*prun {
+	var out []*prun
+	for _, r := range s.runs {
+		if pred(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// --- tool starts ---------------------------------------------------------------------
+
+func (s *psm) StartCancel(t *rapid.T) {
+	id := s.pickID(t)
+	s.start(t, "cancel", id, taskboard.NewCancel(pcaller, taskboard.CancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
+}
+
+func (s *psm) StartMessage(t *rapid.T) {
+	id := s.pickID(t)
+	s.start(t, "message", id, taskboard.NewMessage(pcaller, taskboard.MessageArgs{Ref: id, Text: "also check the tests"}, s.caps))
+}
+
+func (s *psm) StartRevive(t *rapid.T) {
+	id := s.pickID(t)
+	s.start(t, "revive", id, taskboard.NewRevive(pcaller, taskboard.ReviveArgs{Ref: id, Prompt: "continue"}, s.caps))
+}
+
+func (s *psm) StartRead(t *rapid.T) {
+	id := s.pickID(t)
+	before := s.b.AllRecords()
+	leases := s.b.LiveLeases()
+	if rapid.Bool().Draw(t, "status") {
+		s.start(t, "status", id, taskboard.NewStatus(pcaller, taskboard.StatusArgs{Ref: id}, s.caps))
+		if !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LiveLeases()) {
+			t.Fatal("task_status changed the board (R43)")
+		}
+		return
+	}
+	s.start(t, "result", id, taskboard.NewResult(pcaller, taskboard.ResultArgs{Ref: id}, s.caps))
+}
+
+// --- host side -----------------------------------------------------------------------
+
+func (s *psm) Dispatch(t *rapid.T) {
+	runs := s.openRuns(func(r *prun) bool { return len(r.awaiting) > 0 })
+	if len(runs) == 0 {
+		t.Skip("nothing awaits dispatch")
+	}
+	r := rapid.SampledFrom(runs).Draw(t, "run")
+	calls := sortedCalls(r.awaiting)
+	call := rapid.SampledFrom(calls).Draw(t, "call")
+	s.deliver(t, r, taskboard.Dispatch{Call: call})
+	if _, still := r.awaiting[call]; still {
+		t.Fatalf("%s answered a Dispatch with neither Proceed nor Withdraw", r.kind)
+	}
+}
+
+func sortedCalls[V any](m map[taskboard.CallID]V) []taskboard.CallID {
+	out := make([]taskboard.CallID, 0, len(m))
+	for c := range m {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}
+
+var smErrHost = errors.New("HTTP 503")
+
+// reply builds a host answer for a pending call.
+func (s *psm) reply(t *rapid.T, r *prun, id taskboard.CallID, c taskboard.Command) taskboard.Event {
+	fail := rapid.IntRange(0, 6).Draw(t, "fail") == 0
+	var err error
+	if fail {
+		err = smErrHost
+	}
+	switch c := c.(type) {
+	case taskboard.Abort:
+		return taskboard.AbortReply{Call: id, Confirmed: rapid.IntRange(0, 3).Draw(t, "confirmed") > 0, Err: err}
+	case taskboard.ReadStatus:
+		snap := taskboard.StatusSnapshot{}
+		for _, sid := range s.ids {
+			st := rapid.SampledFrom([]taskboard.LiveStatus{taskboard.LiveIdle, taskboard.LiveIdle, taskboard.LiveBusy,
+				taskboard.LiveRetry, taskboard.LiveMalformed, taskboard.LiveAbsent}).Draw(t, "live")
+			if st != taskboard.LiveAbsent {
+				snap[sid] = taskboard.StatusEntry{Status: st}
+			}
+		}
+		return taskboard.StatusReply{Call: id, Snapshot: snap, Err: err}
+	case taskboard.ReadSession:
+		info := taskboard.SessionInfo{ParentID: rapid.SampledFrom([]string{"par-A", "par-A", "par-B"}).Draw(t, "hostParent")}
+		switch rapid.IntRange(0, 2).Draw(t, "idleAt") {
+		case 0:
+			info.IdleAt = s.now()
+		case 1:
+			info.IdleAt = s.now().Add(-time.Hour)
+		}
+		return taskboard.SessionReply{Call: id, Info: info, Err: err}
+	case taskboard.ReadMessages:
+		menu := [][]taskboard.TranscriptEntry{
+			nil,
+			{{ID: "m1", Role: "user", Provider: "p", Model: "a", Text: "go"}},
+			{{ID: "m1", Role: "user", Provider: "p", Model: "a", Text: "go"}, {ID: "m2", Role: "assistant", Provider: "p", Model: "b", Text: "done", Finished: true}},
+			{{ID: "m3", Role: "assistant", Provider: "p", Model: "b", Error: "boom", Finished: true}},
+		}
+		e := menu[rapid.IntRange(0, len(menu)-1).Draw(t, "transcript")]
+		if c.Limit > 0 && len(e) > c.Limit {
+			e = e[len(e)-c.Limit:]
+		}
+		return taskboard.MessagesReply{Call: id, Entries: e, Err: err}
+	case taskboard.WaitIdle:
+		return taskboard.IdleReply{Call: id, Err: err}
+	case taskboard.WriteMessage:
+		return taskboard.WriteReply{Call: id, Err: err}
+	case taskboard.SendPrompt:
+		return taskboard.PromptReply{Call: id, Err: err}
+	}
+	t.Fatalf("no reply for %T", c)
+	return nil
+}
+
+// Settle answers one pending host call, optionally at exactly the due time of the run's
+// earliest timer (the tick rule), and checks that a late settlement changes nothing but
+// its own lease (invariant 8).
+func (s *psm) Settle(t *rapid.T) {
+	runs := s.openRuns(func(r *prun) bool { return len(r.pending) > 0 })
+	if len(runs) == 0 {
+		t.Skip("nothing pending")
+	}
+	r := rapid.SampledFrom(runs).Draw(t, "run")
+	id := rapid.SampledFrom(sortedCalls(r.pending)).Draw(t, "call")
+	c := r.pending[id]
+	if rapid.IntRange(0, 3).Draw(t, "atDeadline") == 0 {
+		if due, ok := earliest(r.timers); ok {
+			s.clk.Set(due)
+		}
+	}
+	ev := s.reply(t, r, id, c)
+	delete(r.pending, id)
+	r.settled[id] = ev
+	if r.kind == "compensation" {
+		if _, isAbort := c.(taskboard.Abort); !isAbort {
+			if due, ok := earliest(r.timers); ok && !s.now().Before(due) {
+				r.timedOut = true // settled at the deadline instant: late (tick rule)
+			}
+		}
+		r.noteCompensationReply(ev, c)
+	}
+
+	late := r.m.Replied() && (r.kind == "cancel" || r.kind == "message")
+	if _, isAbort := c.(taskboard.Abort); late && r.kind == "cancel" && !isAbort {
+		late = false
+	}
+	if _, isWrite := c.(taskboard.WriteMessage); late && r.kind == "message" && !isWrite {
+		late = false
+	}
+	var before taskboard.Record
+	var hadRec bool
+	var leaseBefore []taskboard.Lease
+	var others map[string]taskboard.Record
+	if late {
+		before, hadRec = s.b.Get(r.taskID)
+		leaseBefore = s.b.LiveLeases()
+		others = map[string]taskboard.Record{}
+		for _, rec := range s.b.AllRecords() {
+			if rec.TaskID != r.taskID {
+				others[rec.TaskID] = rec
+			}
+		}
+	}
+	s.deliver(t, r, ev)
+	if late {
+		if after, ok := s.b.Get(r.taskID); hadRec && ok && !equalRecords(before, after) {
+			t.Fatalf("late %s settlement changed the record:\n%s", r.kind, diffRecords(before, after))
+		}
+		for oid, rec := range others {
+			if after, ok := s.b.Get(oid); ok && !equalRecords(rec, after) {
+				t.Fatalf("late %s settlement on %s changed %s", r.kind, r.taskID, oid)
+			}
+		}
+		now := s.b.LiveLeases()
+		for _, l := range now {
+			if !slices.Contains(leaseBefore, l) {
+				t.Fatalf("late %s settlement created lease %+v", r.kind, l)
+			}
+		}
+		if len(leaseBefore)-len(now) > 1 {
+			t.Fatalf("late %s settlement released %d leases", r.kind, len(leaseBefore)-len(now))
+		}
+	}
+}
+
+// HostSteps is a macro: up to ten host steps in a row (dispatch, settle or fire, drawn
+// among what is possible), so multi-call protocols (revive: baseline, idle check, prompt,
+// admission, observation; compensation: abort, read) reach their later phases.
+func (s *psm) HostSteps(t *rapid.T) {
+	n := rapid.IntRange(1, 20).Draw(t, "hostSteps")
+	for range n {
+		var opts []string
+		if len(s.openRuns(func(r *prun) bool { return len(r.awaiting) > 0 })) > 0 {
+			opts = append(opts, "dispatch", "dispatch")
+		}
+		if len(s.openRuns(func(r *prun) bool { return len(r.pending) > 0 })) > 0 {
+			opts = append(opts, "settle", "settle", "settle")
+		}
+		if len(s.openRuns(func(r *prun) bool { return len(r.timers) > 0 })) > 0 {
+			opts = append(opts, "fire")
+		}
+		if len(opts) == 0 {
+			return
+		}
+		if len(s.openRuns(func(r *prun) bool {
+			return r.kind == "revive" && r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.SendPrompt); return ok })
+		})) > 0 {
+			opts = append(opts, "delete")
+		}
+		switch rapid.SampledFrom(opts).Draw(t, "hostStep") {
+		case "delete":
+			s.Delete(t)
+		case "dispatch":
+			s.Dispatch(t)
+		case "settle":
+			s.Settle(t)
+		case "fire":
+			s.Fire(t)
+		}
+		s.Check(t)
+	}
+}
+
+// Duplicate re-delivers an already delivered reply: it must be ignored (37, 29).
+func (s *psm) Duplicate(t *rapid.T) {
+	runs := s.openRuns(func(r *prun) bool { return len(r.settled) > 0 })
+	if len(runs) == 0 {
+		t.Skip("nothing settled")
+	}
+	r := rapid.SampledFrom(runs).Draw(t, "run")
+	id := rapid.SampledFrom(sortedCalls(r.settled)).Draw(t, "call")
+	before := s.b.AllRecords()
+	leases := s.b.LiveLeases()
+	cmds := r.m.Step(s.b, r.settled[id])
+	if len(cmds) != 0 || !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LiveLeases()) {
+		t.Fatalf("%s acted on a duplicate reply (%d commands)", r.kind, len(cmds))
+	}
+}
+
+// Bogus delivers a reply for a call and a firing for a timer the machine never issued.
+func (s *psm) Bogus(t *rapid.T) {
+	if len(s.runs) == 0 {
+		t.Skip("no machine")
+	}
+	r := rapid.SampledFrom(s.runs).Draw(t, "run")
+	before := s.b.AllRecords()
+	leases := s.b.LiveLeases()
+	for _, ev := range []taskboard.Event{taskboard.AbortReply{Call: 1 << 40, Confirmed: true}, taskboard.Fired{Timer: 1 << 40},
+		taskboard.PromptReply{Call: 1 << 41}, taskboard.Dispatch{Call: 1 << 42}} {
+		if cmds := r.m.Step(s.b, ev); len(cmds) != 0 {
+			t.Fatalf("%s acted on an unknown event %T", r.kind, ev)
+		}
+	}
+	if !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LiveLeases()) {
+		t.Fatal("unknown events changed the board")
+	}
+}
+
+func earliest(m map[taskboard.TimerID]time.Time) (time.Time, bool) {
+	var best time.Time
+	ok := false
+	for _, d := range m {
+		if !ok || d.Before(best) {
+			best, ok = d, true
+		}
+	}
+	return best, ok
+}
+
+// Fire advances the clock to one armed timer's due time (if needed) and fires it.
+func (s *psm) Fire(t *rapid.T) {
+	runs := s.openRuns(func(r *prun) bool { return len(r.timers) > 0 })
+	if len(runs) == 0 {
+		t.Skip("no timer")
+	}
+	r := rapid.SampledFrom(runs).Draw(t, "run")
+	var ids []taskboard.TimerID
+	for id := range r.timers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	id := rapid.SampledFrom(ids).Draw(t, "timer")
+	s.clk.Set(r.timers[id])
+	delete(r.timers, id)
+	if r.kind == "compensation" && len(r.pending) > 0 {
+		r.timedOut = true // the read's deadline passed with the read pending
+	}
+	s.deliver(t, r, taskboard.Fired{Timer: id})
+}
+
+// Close disposes the board as Driver.Close does: pending calls are abandoned (their
+// settlements never delivered) and every later Dispatch must be withdrawn.
+func (s *psm) Close(t *rapid.T) {
+	if rapid.IntRange(0, 5).Draw(t, "reallyClose") != 0 {
+		t.Skip("rarely")
+	}
+	leases := s.b.LiveLeases()
+	s.b.Dispose()
+	for _, r := range s.runs {
+		r.pending = map[taskboard.CallID]taskboard.Command{}
+		r.timers = map[taskboard.TimerID]time.Time{}
+	}
+	if !slices.Equal(leases, s.b.LiveLeases()) {
+		t.Fatal("Close changed the leases (R100)")
+	}
+}
+
+// --- board operations between machine steps -----------------------------------------
+
+func (s *psm) Launch(t *rapid.T) {
+	id := s.pickID(t)
+	in := taskboard.LaunchInput{TaskID: id, ParentID: rapid.SampledFrom([]string{"par-A", "par-A", "par-B"}).Draw(t, "parent"), Agent: "explorer"}
+	if _, err := s.b.RegisterLaunch(in); err != nil && !errors.Is(err, taskboard.ErrLeaseHeld) {
+		t.Fatalf("RegisterLaunch: %v", err)
+	}
+}
+
+func (s *psm) Complete(t *rapid.T) {
+	id := s.pickID(t)
+	r, ok := s.b.Get(id)
+	if !ok {
+		t.Skip("no record")
+	}
+	st := rapid.SampledFrom([]taskboard.State{taskboard.StateCompleted, taskboard.StateError, taskboard.StateStopped}).Draw(t, "state")
+	s.b.CommitTerminal(taskboard.Commit{TaskID: id, Generation: r.Generation, State: st, Summary: "done", ObservedAt: s.now()})
+}
+
+func (s *psm) Acknowledge(t *rapid.T) {
+	s.b.AcknowledgeShown("par-A", s.b.View("par-A").Shown)
+}
+
+func (s *psm) LiveBusy(t *rapid.T) {
+	id := s.pickID(t)
+	if r, ok := s.b.Get(id); ok {
+		s.clk.Advance(time.Millisecond)
+		s.b.MarkRunningFromLive(id, r.Generation, s.now())
+	}
+}
+
+func (s *psm) Delete(t *rapid.T) {
+	id := s.pickID(t)
+	// Favour a task whose revive prompt is in flight: the orphaned-admission path (R79.2,
+	// compensation) needs a deletion exactly there.
+	for _, r := range s.runs {
+		if r.kind == "revive" && r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.SendPrompt); return ok }) &&
+			rapid.Bool().Draw(t, "orphan") {
+			id = r.taskID
+			break
+		}
+	}
+	if rapid.Bool().Draw(t, "drop") {
+		s.b.Drop(id)
+		return
+	}
+	var gen *uint64
+	if r, ok := s.b.Get(id); ok {
+		gen = &r.Generation
+	}
+	s.b.HostDeleted(taskboard.DeletionEvent{SessionID: id, Generation: gen})
+}
+
+func (s *psm) LeaseOp(t *rapid.T) {
+	id := s.pickID(t)
+	if rapid.Bool().Draw(t, "acquire") || len(s.issued) == 0 {
+		r, ok := s.b.Get(id)
+		if !ok {
+			t.Skip("no record")
+		}
+		if l, ok := s.b.Acquire(rapid.SampledFrom(taskboard.LeaseKinds()).Draw(t, "kind"), id, r.Generation, nil); ok {
+			s.issued = append(s.issued, l)
+			s.mine[l.Token] = true
+		}
+		return
+	}
+	s.b.Release(rapid.SampledFrom(s.issued).Draw(t, "lease"))
+}
+
+func (s *psm) Tick(t *rapid.T) {
+	s.clk.Advance(rapid.SampledFrom([]time.Duration{time.Millisecond, 150 * time.Millisecond, time.Second, 5 * time.Second, time.Hour}).Draw(t, "d"))
+}
+
+// --- invariants ----------------------------------------------------------------------
+
+func (s *psm) Check(t *rapid.T) {
+	// Notices: start a notification machine per completed/error publication of a revived
+	// run's revision not notified yet (as the driver does), and hand LeaseReleased
+	// notices to the parked ones.
+	for _, n := range s.b.Drain() {
+		switch n.Kind {
+		case taskboard.NoticeTerminal:
+			if n.State != taskboard.StateCompleted && n.State != taskboard.StateError {
+				continue
+			}
+			if r, ok := s.b.Get(n.TaskID); !ok || r.TaskGeneration < 2 {
+				continue // the driver reports revived runs
+			}
+			k := [3]uint64{uint64(len(n.TaskID)), n.Generation, n.TerminalRevision}
+			if s.notified[k] {
+				continue
+			}
+			s.notified[k] = true
+			s.start(t, "notify", n.TaskID, taskboard.NewNotify(n.ParentID, n, s.caps))
+		case taskboard.NoticeLeaseReleased:
+			for _, r := range s.runs {
+				if r.kind == "notify" && !r.m.Done() {
+					s.deliver(t, r, taskboard.NoticeEvent{Notice: n})
+				}
+			}
+		}
+	}
+	checkBoardStructure(t, s.b, s.ids, []string{"par-A", "par-B"}, s.genOf, s.epochOf, s.aliasOf, &s.maxGen)
+
+	live := s.b.LiveLeases()
+	for _, l := range live {
+		if prev, ok := s.seen[l.Token]; ok && (prev.TaskID != l.TaskID || prev.Kind != l.Kind || prev.Generation != l.Generation) {
+			t.Fatalf("token %d reused: %+v then %+v (2)", l.Token, prev, l)
+		}
+		if s.gone[l.Token] {
+			t.Fatalf("token %d came back after its release", l.Token)
+		}
+		s.seen[l.Token] = l
+	}
+	for tok := range s.seen {
+		if !slices.ContainsFunc(live, func(l taskboard.Lease) bool { return l.Token == tok }) {
+			s.gone[tok] = true
+		}
+	}
+
+	allDone := true
+	for _, r := range s.runs {
+		if r.kind == "compensation" && r.m.Done() && !s.b.Disposed() {
+			// 24: exactly one abort; 25: released iff the abort was confirmed and the
+			// fresh read was quiescent (a timed-out read never releases).
+			if r.aborts != 1 {
+				t.Fatalf("compensation for %s performed %d aborts", r.taskID, r.aborts)
+			}
+			l := r.m.(*taskboard.Compensation).Lease()
+			live := s.b.Validate(l)
+			if r.readKnown && !r.timedOut && live == (r.abortOK && r.readQuiet) {
+				t.Fatalf("compensation for %s: lease live %v after abort ok %v, read quiescent %v", r.taskID, live, r.abortOK, r.readQuiet)
+			}
+			if !live && (!r.abortOK || r.timedOut) {
+				t.Fatalf("compensation for %s released its lease without a confirmed abort and a fresh quiescent read", r.taskID)
+			}
+		}
+		if r.m.Done() {
+			if len(r.pending) > 0 {
+				t.Fatalf("%s is Done with %d host calls pending", r.kind, len(r.pending))
+			}
+		} else {
+			allDone = false
+		}
+		if r.m.Replied() && !r.checked {
+			r.checked = true
+			s.checkReply(t, r)
+		}
+	}
+	// 38: once every machine is Done, the only leases left are the test's own and
+	// unconfirmed compensation leases.
+	if allDone && !s.b.Disposed() {
+		for _, l := range live {
+			if !s.mine[l.Token] && l.Owner != taskboard.OwnerCompensation {
+				t.Fatalf("lease %+v outlived every machine", l)
+			}
+		}
+	}
+}
+
+// checkReply runs the outcome checks at the moment a tool machine replies.
+func (s *psm) checkReply(t *rapid.T, r *prun) {
+	switch m := r.m.(type) {
+	case *taskboard.Cancel:
+		res, err := m.Outcome()
+		if err == nil && res.State == taskboard.CancelCancelled {
+			rec, ok := s.b.Get(r.taskID)
+			l, _ := m.Lease()
+			if ok && rec.Generation == l.Generation && rec.State != taskboard.StateCancelled {
+				t.Fatalf("cancel succeeded but %s is %s (27)", r.taskID, rec.State)
+			}
+			if live, ok := s.b.LiveLease(r.taskID); ok && live.Token == l.Token {
+				t.Fatal("cancel succeeded with its lease still live (27)")
+			}
+		}
+		if err != nil && errors.Is(err, taskboard.ErrTimeout) && len(r.pending) == 0 && r.aborts > 0 && !s.b.Disposed() {
+			// abort timed out: its lease must stay live until the abort settles
+			if l, held := m.Lease(); held && r.hasPendingAbort() {
+				if !s.b.Validate(l) && s.mineOrReleased(l) {
+					t.Fatal("abort timed out but its lease was released")
+				}
+			}
+		}
+	case *taskboard.Messaging:
+		res, err := m.Outcome()
+		if err == nil && res.Status != "queued" {
+			t.Fatalf("message status %q", res.Status)
+		}
+		if res.LeaseRetained && r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.WriteMessage); return ok }) {
+			if l, ok := s.b.LiveLease(r.taskID); !ok || l.Kind != taskboard.LeaseMessage {
+				t.Fatal("LeaseRetained with the write pending but no message lease is live (9)")
+			}
+		}
+		if err != nil && !r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.WriteMessage); return ok }) {
+			// any failure with no write pending leaves the message lease free (9)
+			if l, ok := s.b.LiveLease(r.taskID); ok && l.Kind == taskboard.LeaseMessage && !s.mine[l.Token] && !s.messageRunHolds(r) {
+				t.Fatalf("message failed (%v) and left its lease %+v", err, l)
+			}
+		}
+	case *taskboard.Revive:
+		res, err := m.Outcome()
+		promptPending := r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.SendPrompt); return ok })
+		if err == nil && res.Status == taskboard.ReviveAdmissionUnknown && promptPending {
+			if l, ok := s.b.LiveLease(r.taskID); !ok || l.Owner != taskboard.OwnerAdmission {
+				t.Fatalf("admission_unknown without an admission-owned lease (%+v)", l)
+			}
+		}
+	}
+}
+
+// noteCompensationReply records what the compensation machine was told, so the release
+// rule (25) can be checked when it is Done.
+func (r *prun) noteCompensationReply(ev taskboard.Event, c taskboard.Command) {
+	switch e := ev.(type) {
+	case taskboard.AbortReply:
+		r.abortOK = e.Err == nil && e.Confirmed
+	case taskboard.StatusReply:
+		entry, present := e.Snapshot[r.taskID]
+		r.readKnown = true
+		r.readQuiet = e.Err == nil && (!present || entry.Status == taskboard.LiveIdle)
+	case taskboard.IdleReply:
+		r.readKnown = true
+		r.readQuiet = e.Err == nil
+	}
+}
+
+func (r *prun) hasPending(pred func(taskboard.Command) bool) bool {
+	for _, c := range r.pending {
+		if pred(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// messageRunHolds reports whether another, unfinished message machine may hold the lease.
+func (s *psm) messageRunHolds(self *prun) bool {
+	for _, r := range s.runs {
+		if r != self && r.kind == "message" && r.taskID == self.taskID && !r.m.Done() {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *prun) hasPendingAbort() bool {
+	for _, c := range r.pending {
+		if _, ok := c.(taskboard.Abort); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *psm) mineOrReleased(l taskboard.Lease) bool { return !s.mine[l.Token] }
+
+// checkBoardStructure checks the model-free invariants of §6 on any board.
+func checkBoardStructure(t *rapid.T, b *taskboard.Board, ids, parents []string, genOf, epochOf map[string]uint64, aliasOf map[[2]string]string, maxGen *uint64) {
+	live := b.LiveLeases()
+	seenIDs := map[string]bool{}
+	for i, l := range live {
+		if seenIDs[l.TaskID] {
+			t.Fatalf("two live leases for %s (1)", l.TaskID)
+		}
+		seenIDs[l.TaskID] = true
+		if i > 0 && live[i-1].TaskID >= l.TaskID {
+			t.Fatal("LiveLeases not sorted by task ID (12)")
+		}
+		if !b.IsTracked(l.TaskID) {
+			t.Fatalf("leased %s not tracked", l.TaskID)
+		}
+		if r, ok := b.Get(l.TaskID); ok {
+			for _, k := range taskboard.LeaseKinds() {
+				if _, ok := b.Acquire(k, l.TaskID, r.Generation, nil); ok {
+					t.Fatalf("acquired %s while %+v is live (4)", k, l)
+				}
+			}
+		}
+	}
+	aliases := map[[2]string]string{}
+	for _, r := range b.AllRecords() {
+		if r.Generation < genOf[r.TaskID] {
+			t.Fatalf("generation of %s went back (13)", r.TaskID)
+		}
+		genOf[r.TaskID] = r.Generation
+		*maxGen = max(*maxGen, r.Generation)
+		switch {
+		case r.TerminalUnreconciled && !r.State.Terminal(),
+			r.State == taskboard.StateReconciled && (r.TerminalState == "" || r.TerminalUnreconciled),
+			r.State == taskboard.StateRunning && r.TerminalUnreconciled,
+			r.State == taskboard.StateStopped && r.TerminalState != "":
+			t.Fatalf("record %s breaks the state invariants (18): %+v", r.TaskID, r)
+		}
+		if r.Reusable(taskboard.DefaultMaxContextLines) && r.State == taskboard.StateStopped {
+			t.Fatalf("stopped %s reusable (20)", r.TaskID)
+		}
+		if b.Tombstoned(r.TaskID) {
+			t.Fatalf("%s tracked and tombstoned", r.TaskID)
+		}
+		k := [2]string{r.ParentID, r.Alias}
+		if other, dup := aliases[k]; dup {
+			t.Fatalf("alias %s shared by %s and %s (21)", r.Alias, other, r.TaskID)
+		}
+		aliases[k] = r.TaskID
+		if owner, ok := aliasOf[k]; ok && owner != r.TaskID {
+			t.Fatalf("alias %s reused (21)", r.Alias)
+		}
+		aliasOf[k] = r.TaskID
+		for _, p := range parents {
+			if got, ok := b.Resolve(p, r.TaskID); ok != (p == r.ParentID) || (ok && got.TaskID != r.TaskID) {
+				t.Fatalf("Resolve(%s, %s) crossed parents (20)", p, r.TaskID)
+			}
+		}
+	}
+	maxEpoch := uint64(0)
+	for _, e := range epochOf {
+		maxEpoch = max(maxEpoch, e)
+	}
+	for _, id := range ids {
+		ep, ok := b.DeletionEpoch(id)
+		if b.Tombstoned(id) && !ok {
+			t.Fatalf("%s tombstoned without an epoch (23)", id)
+		}
+		prev, had := epochOf[id]
+		if had && (!ok || ep < prev) {
+			t.Fatalf("epoch of %s lost or went back (23)", id)
+		}
+		if ok && ep != prev && ep <= maxEpoch {
+			t.Fatalf("new epoch %d of %s not above %d (23)", ep, id, maxEpoch)
+		}
+		if ok {
+			epochOf[id] = ep
+		}
+	}
+}
