@@ -144,14 +144,19 @@ func (g *Core) Before(c Call) error {
 	return g.before(ci, true)
 }
 
-// Preview returns what Before would return for c, recording nothing.
+// Preview returns what Before would return for c (nil or a *[RefusedError]), recording
+// nothing: no pending entry, no cleared state, and the session is not marked as used.
 func (g *Core) Preview(c Call) error {
 	ci := g.cfg.describe(c, &g.sc, true)
 	g.sc.trim()
 	return g.before(ci, false)
 }
 
-// After counts a completed call and returns the output to hand to the model.
+// After counts a completed call and returns the output to hand to the model. It only
+// counts a call whose call id Before registered in the same session; anything else (no
+// call id, an unknown, refused, abandoned or evicted call, an exempt tool, an ended
+// session) returns the output unchanged and changes nothing. The class and call key
+// recorded by Before are used. After never fails.
 func (g *Core) After(c Call, out Output) Verdict {
 	ci, prep := g.cfg.describe(c, &g.sc, false), prepareAfter(&g.cfg, c, out, &g.sc)
 	g.sc.trim()
@@ -187,7 +192,7 @@ func (g *Core) UserMessage(session, messageID string, external bool) {
 		g.sessions.Add(session, s)
 	}
 	s.lastMessage = messageID
-	s.tasks = nil
+	clear(s.tasks)
 	s.waitRuns = 0
 	if external && g.cfg.resetOnUser {
 		s.resetStreak()
@@ -197,7 +202,7 @@ func (g *Core) UserMessage(session, messageID string, external bool) {
 // EndTurn clears the supervision state and the wait counter; the loop streak is kept.
 func (g *Core) EndTurn(session string) {
 	if s, ok := g.sessions.Get(session); ok {
-		s.tasks = nil
+		clear(s.tasks)
 		s.waitRuns = 0
 	}
 }
@@ -245,7 +250,7 @@ func (g *Core) before(ci callInfo, commit bool) error {
 		s, ok = g.sessions.Peek(ci.session)
 	}
 	if ci.class != classSupervision && ok && commit {
-		s.tasks = nil // every non-supervision call ends a polling stream
+		clear(s.tasks) // every non-supervision call ends a polling stream
 	}
 	switch ci.class {
 	case classExempt:
