@@ -111,7 +111,8 @@ type record struct {
 
 // Core is the guard's state machine without a lock: the type to drive from a single
 // goroutine (a host event loop, a test, the CLI replay). Its methods have the same meaning
-// as [Guard]'s. It starts no goroutines, reads no clock and does no I/O.
+// as [Guard]'s. It starts no goroutines, reads no clock and does no I/O. Create one with
+// [NewCore]; the zero value is not usable.
 type Core struct {
 	cfg      config
 	sessions *simplelru.LRU[string, *record]

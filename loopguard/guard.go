@@ -9,6 +9,8 @@ import "sync"
 // Parallel calls are counted when they complete: a call admitted by Before is always
 // allowed to complete, even if the streak reaches BlockAt meanwhile, and overlapping
 // identical calls can never count more than the identical results that actually came back.
+//
+// Create one with [New]; the zero value is not usable.
 type Guard struct {
 	mu   sync.Mutex
 	core *Core
