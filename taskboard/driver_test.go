@@ -368,20 +368,27 @@ func TestDriverScenarios(t *testing.T) {
 		{name: "E93_periodic_pass_hangs_no_overlap", run: func(t *testing.T) {
 			b, _ := tb.NewBoard(tb.SystemClock{}, tb.Options{})
 			h := &fakeHost{}
-			var inFlight, maxInFlight int
+			// A pass is in flight from its read until the read settles or is cancelled
+			// (its context ends); count the reads whose context is still live.
+			var live []context.Context
+			var maxInFlight int
 			var mu sync.Mutex
 			h.statuses = func(ctx context.Context) (tb.StatusSnapshot, error) {
 				mu.Lock()
-				inFlight++
-				maxInFlight = max(maxInFlight, inFlight)
+				n := 1
+				for _, c := range live {
+					if c.Err() == nil {
+						n++
+					}
+				}
+				maxInFlight = max(maxInFlight, n)
+				live = append(live, ctx)
 				mu.Unlock()
 				<-ctx.Done()
-				mu.Lock()
-				inFlight--
-				mu.Unlock()
 				return nil, ctx.Err()
 			}
 			d, _ := tb.NewDriver(b, tb.Host{Aborter: h, Prompter: h, Sessions: h, Status: h})
+			defer d.Close()
 			d.Do(func(b *tb.Board) {
 				b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"})
 			})
