@@ -1,13 +1,95 @@
-// Package taskboard is the background-task job board of an agent host.
+// Package taskboard is the job board an orchestrating agent uses to run background
+// sub-agent tasks: launch and resume, status, results, messages to a running task,
+// cancellation, revival of a finished session, and "wait for the user".
 //
-// Contract: a deterministic Board holds task records, aliases, parent/child links,
-// generations, tombstones and leases (at most one per task ID, released only with its exact
-// token). The task, status, result, message, cancel and revive protocols, compensation for
-// orphaned children and wait_for_user are step machines that take host replies and deadline
-// events and return the next host calls; a thin driver runs them against the host's
-// interfaces with real deadlines. The core starts no goroutines and reads time only from an
-// injected clock.
+// Use it when a host lets one agent session start other sessions in the background and
+// must answer, at any moment and under late, duplicated or lost host replies, "which run
+// of this task is current, who may act on it, and what may the model be told". Do not use
+// it as a scheduler or a queue: it never starts work by itself, keeps no timers in its
+// core, and persists nothing.
 //
-// The behaviour is specified in the project's taskboard specification; the package gets its
-// code with the taskboard issue.
+// # Layers
+//
+// The package has three layers (see the project's DESIGN.md §3):
+//
+//   - [Board]: a pure, deterministic value. It holds job records ([Record]), aliases,
+//     parent/child links, generations, live leases ([Lease]), tombstones and deletion
+//     epochs, and the wait-for-user latches. It performs no I/O, starts no goroutines and
+//     reads time only from an injected [Clock]. It is not safe for concurrent use.
+//   - Step machines ([Machine]): sans-IO protocols for the tools (task_cancel,
+//     task_message, task_revive with its compensation, notifications, task_status,
+//     task_result, reconciliation). They read the board, return host calls as commands and
+//     consume host replies and timer firings as events.
+//   - [Driver]: a thin runner that performs the machines' host calls against the host
+//     interfaces with real deadlines and a context, under one mutex around the board.
+//
+// # Life cycle
+//
+// A task's life on the board, as a grammar:
+//
+//	RegisterLaunch → running {MarkRunningFromLive | MarkStatusUncertain | StopCandidate}
+//	  → CommitTerminal(completed | error | cancelled | stopped)
+//	  → MarkReconciled (acknowledged) → [RegisterLaunch with a relaunch lease → running …]
+//	  | Drop | ClearParent | HostDeleted | retention eviction → tombstone
+//
+// and a lease's:
+//
+//	Acquire → [HandOver caller → admission → compensation] → Release (exact token)
+//
+// # Generations and fencing
+//
+// Every launch registration draws the next value of one board-wide generation counter.
+// Every mutation names the generation (and, for acknowledgements and notifications, the
+// terminal revision) it was computed for; a mismatch is a no-op that emits nothing
+// ([GateStale]). A late reply from an old run can therefore never touch a newer run.
+// Only [Board.RegisterLaunch] (and a matching [Board.Adopt]) creates a record; a
+// tombstoned task is never brought back by a late completion, status or busy event.
+//
+// # Leases
+//
+// At most one lease is live per task ID, whatever its kind ([LeaseCancellation],
+// [LeaseMessage], [LeaseRelaunch], [LeaseNotification]); tokens are never reused. A lease
+// ends only when its holder releases it with the exact token ([Board.Release]): there is
+// no TTL and no forced release, and deleting a record never retires its lease. A call that
+// never settles therefore excludes its task ID for the life of the board, by design;
+// [Board.LiveLeases] and [Board.InspectLeases] show every live lease, its owner and why it
+// is held, so such an ID is visible. Compensation is not a kind: it is a relaunch lease
+// handed to [OwnerCompensation].
+//
+// # Records, views and notices
+//
+// Records are returned as value copies. [Board.View] renders the orchestrator's prompt
+// section (Running, Needs acknowledgement, Reusable, Retained/Recovery) and lists the
+// entries a later parent idle acknowledges ([Board.AcknowledgeShown]). Terminal
+// transitions, launches and lease releases are queued as [Notice] values and collected
+// with [Board.Drain]; the driver hands them to subscribers outside its lock.
+//
+// # Errors
+//
+// Refusals are *[ToolError] values: Kind is a sentinel usable with errors.Is
+// ([ErrLeaseHeld], [ErrStaleLease], [ErrTombstoned], [ErrExists] for the board
+// primitives; [ErrUnknownTask], [ErrNotRunning], [ErrTimeout] … for the tools) and Message
+// is the exact model-facing text.
+//
+// # Choices where the specification is silent
+//
+//   - [Board.CommitTerminal] with a cancelled state takes Summary as the reason:
+//     "" gives "cancelled", "x" gives "cancelled: x", a text already starting with
+//     "cancelled" is kept (whitespace collapsed).
+//   - [Board.FinalizeDeadline] needs a prior [Board.ClaimDeadline] for that generation.
+//   - [Board.Drop] of an ID without a record does not tombstone it.
+//   - [Board.RegisterLaunch] emits a Launched notice for every new run (a new record or a
+//     relaunch), not for a PreserveRun observation; a PreserveRun merge that changes the
+//     agent runs the retention trim for the record's new pool.
+//   - [Board.Adopt] of a terminal session records it unacknowledged (terminal revision 1)
+//     without a Terminal notice.
+//   - [Board.HostDeleted] reports whether the deletion was genuine.
+//   - [Board.ClearForMessage] returns true only when it cleared an armed wait.
+//   - Under "Needs acknowledgement" the result line is always printed (possibly empty).
+//
+// # Security Considerations
+//
+// The board touches no files, network or processes. Descriptions, results and agent names
+// come from models and hosts and are escaped (&lt; &gt; &amp;) in [Board.View], so a task
+// cannot close the prompt section it is shown in.
 package taskboard
