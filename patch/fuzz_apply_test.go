@@ -1,0 +1,58 @@
+package patch
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// FuzzApply applies arbitrary patch text to an arbitrary file. It must never panic; every
+// failure is an *Error of a known kind; and when Apply succeeds, applying the Rewrite of the
+// same text gives the same file. Seeds follow the Example functions and the edge cases.
+func FuzzApply(f *testing.F) {
+	seeds := []struct{ file, patch string }{
+		{"package main\n\nfunc greet() string {\n\treturn \"hello\"\n}\n",
+			"*** Begin Patch\n*** Update File: f.txt\n@@ func greet() string {\n-\treturn \"hello\"\n+\treturn \"hello, world\"\n*** End Patch\n"},
+		{"x\nprint(\u201ca\u201d)\nvalue = 1\nend\n",
+			"*** Begin Patch\n*** Update File: f.txt\n@@\n print(\"a\")\n-value = 2\n+value = 3\n end\n*** End Patch\n"},
+		{"one\r\ntwo\r\nthree\r\n", "*** Begin Patch\n*** Update File: f.txt\n@@\n-one\n+uno\n@@\n two\n+\n+between\n three\n*** End Patch\n"},
+		{"\ufeffa\nb", "*** Begin Patch\n*** Update File: f.txt\n@@\n+c\n*** End of File\n*** End Patch"},
+		{"a:\n  enabled: false\nb:\n    enabled: false\n", "*** Begin Patch\n*** Update File: f.txt\n@@\n-enabled: false\n+enabled: true\n*** End Patch\n"},
+		{"top\nA\nB\nC\nD\nE\nbottom\n", "*** Begin Patch\n*** Update File: f.txt\n@@\n A\n-Bx\n+B\n C\n D\n-E\n+X\n*** End Patch\n"},
+		{"a\n", "*** Begin Patch\n*** Add File: n.txt\n+x\n*** Update File: f.txt\n*** Move to: g.txt\n@@\n-a\n+b\n*** Delete File: n.txt\n*** End Patch\n"},
+		{"anchor\nx\n", "<<'EOF'\n*** Begin Patch\n*** Update File: f.txt\n@@ anchor\n+middle\n*** End Patch\nEOF\n"},
+		{"a\rb\r", "*** Begin Patch\n*** Update File: ../f.txt\n@@\n-a\n+A\n*** End Patch\n"},
+		{"", "*** Begin Patch\n*** End Patch\n"},
+	}
+	for _, s := range seeds {
+		f.Add(s.file, s.patch)
+	}
+	f.Fuzz(func(t *testing.T, file, text string) {
+		files := map[string][]byte{"f.txt": []byte(file)}
+		m, a := propApplier(t, files, WithWorkLimit(200_000))
+		_, err := a.Apply(context.Background(), text)
+		if err != nil {
+			var pe *Error
+			if !errors.As(err, &pe) || !pe.Kind.valid() {
+				t.Fatalf("error %v (%T) is not a *patch.Error with a known kind", err, err)
+			}
+			if pe.Kind == KindBlocked && len(m.Calls()) != 0 {
+				t.Fatalf("blocked patch made calls: %v", m.Calls())
+			}
+			return
+		}
+		got := m.Tree()
+		_, b := propApplier(t, files, WithWorkLimit(200_000))
+		rw, err := b.Rewrite(context.Background(), text)
+		if err != nil {
+			t.Fatalf("Apply succeeded but Rewrite failed: %v", err)
+		}
+		m2, c := propApplier(t, files, WithWorkLimit(200_000))
+		if _, err := c.Apply(context.Background(), rw.Text); err != nil {
+			t.Fatalf("Apply of the rewrite failed: %v\nrewrite:\n%q", err, rw.Text)
+		}
+		if d := wfsDiff(got, m2.Tree()); d != "" {
+			t.Fatalf("Apply(P) and Apply(Rewrite(P)) differ:\n%s\nrewrite:\n%q", d, rw.Text)
+		}
+	})
+}
