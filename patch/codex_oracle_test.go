@@ -243,7 +243,8 @@ func (c oracleCase) describe() string {
 // genOracleCase draws files and a patch: per file an Update built from a random edit script
 // grouped into chunks with 0–3 lines of context (optionally an @@ anchor taken from the line
 // above the chunk, an End-of-File marker when the chunk reaches the end, and trailing-space
-// drift on context or removed lines), or a Delete; plus an optional Add of a new file.
+// drift on context or removed lines) and sometimes a Move, or a Delete; plus an optional Add
+// of a new file or over an existing one.
 func genOracleCase(t *rapid.T) oracleCase {
 	var c oracleCase
 	var b strings.Builder
@@ -265,7 +266,9 @@ func genOracleCase(t *rapid.T) oracleCase {
 		}
 	}
 	if rapid.Bool().Draw(t, "add") {
-		b.WriteString("*** Add File: new/added.txt\n")
+		// A new file, or (compat: overwritten, default: refused) the first existing one.
+		target := rapid.SampledFrom([]string{"new/added.txt", "new/added.txt", "a.txt"}).Draw(t, "addTarget")
+		b.WriteString("*** Add File: " + target + "\n")
 		for _, l := range rapid.SliceOfN(rapid.SampledFrom(oracleAlphabet), 0, 4).Draw(t, "added") {
 			b.WriteString("+" + l + "\n")
 		}
@@ -317,6 +320,9 @@ func writeOracleUpdate(t *rapid.T, b *strings.Builder, f oracleFile) {
 		}
 	}
 	fmt.Fprintf(b, "*** Update File: %s\n", f.path)
+	if rapid.IntRange(0, 5).Draw(t, "move") == 0 {
+		fmt.Fprintf(b, "*** Move to: moved/%s\n", f.path)
+	}
 	for k := 0; k < len(changed); {
 		start := max(0, changed[k]-ctx)
 		end := changed[k]
@@ -386,14 +392,15 @@ func oracleDisk(t *rapid.T, base string, c oracleCase) string {
 
 // TestCodexOracleRandom compares, on random A→B patches:
 //   - property 13 of the spec: whenever Rewrite succeeds, the real Codex binary applying
-//     Rewrite(P).Text to A gives the same tree as Apply in Codex-compatibility mode;
+//     Rewrite(P).Text to A gives the same tree as Apply in Codex-compatibility mode (for
+//     Rewrite in compatibility mode and with default options);
 //   - Codex agreement on exact input: when every chunk of P was located exactly (strategy
 //     exact or append, anchors exact), the binary applying P itself gives that tree too.
 func TestCodexOracleRandom(t *testing.T) {
 	bin := oracleBinary(t)
 	base := t.TempDir()
 	const root = "/w/root"
-	var rewrites, directs, refused int
+	var rewrites, defaults, directs, refused int
 	rapid.Check(t, func(rt *rapid.T) {
 		c := genOracleCase(rt)
 		ctx := context.Background()
@@ -436,6 +443,30 @@ func TestCodexOracleRandom(t *testing.T) {
 		}
 		rewrites++
 
+		// A host keeps its own Codex-like tool and calls Rewrite with default options: the
+		// text must lead to the same tree (the generated patches add no existing file and
+		// move nothing, so the default refusals do not apply).
+		da, err := patch.New(oracleMem(rt, root, c), root)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		drw, err := da.Rewrite(ctx, c.text)
+		switch {
+		case errors.Is(err, patch.ErrExists):
+			// Add over an existing file: refused by default, by design.
+		case err != nil:
+			rt.Fatalf("Rewrite with default options failed where the compat one succeeded: %v\npatch:\n%s", err, c.text)
+		case drw.Text != rw.Text:
+			dir := oracleDisk(rt, base, c)
+			defer os.RemoveAll(dir)
+			out := runOracle(rt, bin, dir, drw.Text)
+			if diff := cmp.Diff(ours, oracleReadDir(rt, dir)); diff != "" {
+				rt.Fatalf("Codex(default Rewrite(P)) differs from compat Apply(P) (-ours +codex):\n%s\nfiles:\n%s\npatch:\n%s\nrewritten:\n%s\ncodex output:\n%s",
+					diff, c.describe(), c.text, drw.Text, out)
+			}
+			defaults++
+		}
+
 		exact := !slices.ContainsFunc(res.Report, func(r patch.ChunkReport) bool {
 			return (r.Strategy != "exact" && r.Strategy != "append") || r.AnchorLevel != patch.LevelExact || r.BlankRetry
 		})
@@ -451,8 +482,8 @@ func TestCodexOracleRandom(t *testing.T) {
 		}
 		directs++
 	})
-	t.Logf("compared %d rewritten patches and %d exact patches with the Codex binary; %d patches refused by planning",
-		rewrites, directs, refused)
+	t.Logf("compared %d rewritten patches (%d with a different default-mode rewrite) and %d exact patches with the Codex binary; %d patches refused by planning",
+		rewrites, defaults, directs, refused)
 	if rewrites == 0 || directs == 0 {
 		t.Fatalf("the generator produced too few comparable patches (%d rewritten, %d exact)", rewrites, directs)
 	}
