@@ -1,0 +1,181 @@
+package taskboard_test
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	tb "github.com/harnesskit/harnesskit/taskboard"
+)
+
+// scenario builds a board and a machine for one property run.
+type scenario struct {
+	name  string
+	caps  tb.Caps
+	setup func(r *rig) tb.Machine
+}
+
+var propScenarios = []scenario{
+	{"cancel_v1", v1, func(r *rig) tb.Machine {
+		r.launch("ses_p", parent1, "explorer")
+		return tb.NewCancel(orch, tb.CancelArgs{Ref: "ses_p", Reason: "prop"}, v1)
+	}},
+	{"cancel_v2", v2, func(r *rig) tb.Machine {
+		r.launch("ses_p", parent1, "explorer")
+		return tb.NewCancel(orch, tb.CancelArgs{Ref: "ses_p"}, v2)
+	}},
+	{"cancel_v2_idle", v2w, func(r *rig) tb.Machine {
+		r.launch("ses_p", parent1, "explorer")
+		return tb.NewCancel(orch, tb.CancelArgs{Ref: "ses_p"}, v2w)
+	}},
+	{"message_v1", v1, func(r *rig) tb.Machine {
+		r.launch("ses_p", parent1, "explorer")
+		return tb.NewMessage(orch, tb.MessageArgs{Ref: "ses_p", Text: "note"}, v1)
+	}},
+	{"message_v2", v2, func(r *rig) tb.Machine {
+		r.launch("ses_p", parent1, "explorer")
+		return tb.NewMessage(orch, tb.MessageArgs{Ref: "ses_p", Text: "note"}, v2)
+	}},
+	{"revive_running_v1", v1, func(r *rig) tb.Machine {
+		r.launch("ses_p", parent1, "oracle")
+		return tb.NewRevive(orch, tb.ReviveArgs{Ref: "ses_p", Prompt: "go"}, v1)
+	}},
+	{"revive_done_v2_idle", v2w, func(r *rig) tb.Machine {
+		r.launch("ses_p", parent1, "oracle")
+		r.complete("ses_p", "first")
+		return tb.NewRevive(orch, tb.ReviveArgs{Ref: "ses_p", Prompt: "go"}, v2w)
+	}},
+	{"status_v1", v1, func(r *rig) tb.Machine {
+		r.launch("ses_p", parent1, "explorer")
+		return tb.NewStatus(orch, tb.StatusArgs{Ref: "ses_p"}, v1)
+	}},
+}
+
+// answer builds the reply to a pending call from one drawn choice.
+func answer(r *rig, c tb.Command, choice int) tb.Event {
+	fail := errors.New("host failure")
+	k := choice % 3
+	switch c := c.(type) {
+	case tb.Abort:
+		return tb.AbortReply{Call: c.Call, Confirmed: k != 1, Err: map[bool]error{true: fail}[k == 2]}
+	case tb.ReadStatus:
+		return tb.StatusReply{Call: c.Call, Snapshot: []tb.StatusSnapshot{idle("ses_p"), busy("ses_p"), {}}[k]}
+	case tb.ReadSession:
+		info := tb.SessionInfo{ParentID: parent1}
+		if k == 0 {
+			info.IdleAt = r.b.Now()
+		}
+		return tb.SessionReply{Call: c.Call, Info: info, Err: map[bool]error{true: fail}[k == 2]}
+	case tb.ReadMessages:
+		return tb.MessagesReply{Call: c.Call, Entries: [][]tb.TranscriptEntry{history, nil, {{ID: "z", Role: "assistant", Finished: true, Text: "fast"}}}[k]}
+	case tb.WaitIdle:
+		return tb.IdleReply{Call: c.Call, Err: map[bool]error{true: fail}[k == 1]}
+	case tb.WriteMessage:
+		return tb.WriteReply{Call: c.Call, Err: map[bool]error{true: fail}[k == 1]}
+	case tb.SendPrompt:
+		return tb.PromptReply{Call: c.Call, Err: map[bool]error{true: fail}[k == 1]}
+	}
+	panic(fmt.Sprintf("no answer for %T", c))
+}
+
+func earliestDue(mr *mrun) (time.Time, bool) {
+	var best time.Time
+	ok := false
+	for _, due := range mr.timers {
+		if !ok || due.Before(best) {
+			best, ok = due, true
+		}
+	}
+	return best, ok
+}
+
+// play runs one machine to the end with a fixed list of choices. With timerFirst, a reply
+// scheduled exactly at a deadline is delivered after the timer fires; otherwise before it.
+func play(t *testing.T, sc scenario, choices []int, timerFirst bool) string {
+	r := newRig(t, tb.Options{})
+	m := r.start(sc.setup(r))
+	for i := 0; i < len(choices) && !m.m.Done(); i++ {
+		c := choices[i]
+		if len(m.awaiting) > 0 {
+			m.dispatch()
+			continue
+		}
+		var id tb.CallID
+		for _, cid := range m.order {
+			if _, ok := m.pending[cid]; ok {
+				id = cid
+				break
+			}
+		}
+		due, hasTimer := earliestDue(m)
+		if id == 0 {
+			if !hasTimer {
+				break
+			}
+			r.advance(due.Sub(r.b.Now()))
+			continue
+		}
+		ev := answer(r, m.pending[id], c/4)
+		switch c % 4 {
+		case 0:
+		case 1:
+			r.advance(100 * time.Millisecond)
+		case 2: // exactly at the deadline instant
+			if hasTimer {
+				if timerFirst {
+					r.advance(due.Sub(r.b.Now()))
+				} else {
+					r.clk.Set(due)
+				}
+			}
+		case 3:
+			if hasTimer {
+				r.advance(due.Sub(r.b.Now()) + time.Millisecond)
+			}
+		}
+		if _, still := m.pending[id]; still || !timerFirst {
+			m.step(ev)
+		}
+		r.advance(0)
+	}
+	var out string
+	if m.m.Replied() {
+		v := reflect.ValueOf(m.m).MethodByName("Outcome").Call(nil)
+		out = fmt.Sprintf("%+v err=%v", v[0].Interface(), v[1].Interface())
+	}
+	rec, _ := r.b.Get("ses_p")
+	var calls []string
+	for _, c := range r.performed {
+		calls = append(calls, reflect.TypeOf(c).Name())
+	}
+	var logs []string
+	for _, l := range r.logs {
+		logs = append(logs, l.Msg)
+	}
+	return fmt.Sprintf("outcome: %s\nrecord: %+v\nleases: %v\ncalls: %v\nlogs: %v\ndone: %t",
+		out, rec, r.b.LiveLeases(), calls, logs, m.m.Done())
+}
+
+// TestTickRuleProperty checks invariants 39 and 40 of §6 for the machines: the outcome,
+// the record, the leases and the host calls do not depend on whether a reply due at a
+// deadline instant is seen before or after the timer, and replaying the same choices gives
+// the same result.
+func TestTickRuleProperty(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		sc := rapid.SampledFrom(propScenarios).Draw(rt, "scenario")
+		choices := rapid.SliceOfN(rapid.IntRange(0, 11), 1, 40).Draw(rt, "choices")
+		a := play(t, sc, choices, true)
+		b := play(t, sc, choices, false)
+		if a != b {
+			rt.Fatalf("%s: tick order changed the result\ntimer first:\n%s\nreply first:\n%s", sc.name, a, b)
+		}
+		if again := play(t, sc, choices, true); again != a {
+			rt.Fatalf("%s: replay differs\n%s\n%s", sc.name, a, again)
+		}
+	})
+}
+
