@@ -178,4 +178,3 @@ func TestTickRuleProperty(t *testing.T) {
 		}
 	})
 }
-
