@@ -1,6 +1,9 @@
 package patch
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // lineIndex answers "where does this pattern match at level L" for one file version. For each
 // level it computes the normalised form of every line once and a hash index from normalised
@@ -34,6 +37,14 @@ func (ix *lineIndex) level(l Level) *levelIndex {
 		li.norm = make([]string, len(ix.lines))
 		for i, s := range ix.lines {
 			li.norm[i] = normalize(l, s)
+		}
+		// Most files normalise to the same lines at several levels (no trailing blanks, no
+		// typographic characters): share the index of an identical level.
+		for k := LevelExact; k < l; k++ {
+			if o := ix.levels[k]; o != nil && slices.Equal(o.norm, li.norm) {
+				ix.levels[l] = o
+				return o
+			}
 		}
 	}
 	li.head = make(map[string]posList, len(li.norm))

@@ -3,6 +3,7 @@ package patch
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // rescuer runs the bounded rescues of one chunk (§3.5): prefix/suffix first, then LCS. They run
@@ -108,16 +109,16 @@ func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error)
 	left, right := old[:pre], old[lo-suf:]
 	ln0, rn0 := r.normLevels(left), r.normLevels(right)
 	n := r.s.n()
-	// rightAt memoises the right edge's match at r (0 unknown, 1 no, 2 yes).
-	rightAt := map[int]int8{}
+	// rightAt memoises the right edge's match at x: 0 unknown, else 1 + level, or -1 no.
+	rightAt := make([]int8, n+1)
 	rightMatch := func(x int) (Level, bool) {
-		if v, ok := rightAt[x]; ok {
-			return 0, v == 2
+		if v := rightAt[x]; v != 0 {
+			return Level(max(v-1, 0)), v > 0
 		}
 		l, ok := r.edgeMatch(right, rn0, x)
-		rightAt[x] = 1
+		rightAt[x] = -1
 		if ok {
-			rightAt[x] = 2
+			rightAt[x] = int8(l) + 1
 		}
 		return l, ok
 	}
@@ -200,16 +201,7 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-func joinLines(ls []string) string {
-	out := ""
-	for i, l := range ls {
-		if i > 0 {
-			out += "\n"
-		}
-		out += l
-	}
-	return out
-}
+func joinLines(ls []string) string { return strings.Join(ls, "\n") }
 
 // lcs is the rescue of R35.
 func (r *rescuer) lcs(k int, rep *ChunkReport) (placement, bool, error) {

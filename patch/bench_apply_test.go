@@ -1,0 +1,238 @@
+package patch
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Benchmarks of spec §8 for the applier. Run with -benchmem; rescue benchmarks also report the
+// work units spent per chunk.
+
+func benchApply(b *testing.B, loose bool) {
+	content, text := bigCase(100_000, 1000, loose)
+	m, a := itApplier(b, map[string]string{"big.txt": string(content)})
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		if err := m.WriteFile(itRoot+"/big.txt", content, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		pl, err := a.Plan(ctx, text)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := a.Commit(ctx, pl); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkApply(b *testing.B) {
+	b.Run("1000chunks-100klines", func(b *testing.B) { benchApply(b, false) })
+	b.Run("1000chunks-100klines-loose", func(b *testing.B) { benchApply(b, true) })
+}
+
+func BenchmarkLocate(b *testing.B) {
+	b.Run("exact-worst", func(b *testing.B) {
+		var fb, pb strings.Builder
+		for r := 0; r < 2000; r++ {
+			for i := 1; i < 50; i++ {
+				fmt.Fprintf(&fb, "L%d\n", i)
+			}
+			fb.WriteString("decoy\n")
+		}
+		for i := 1; i <= 50; i++ {
+			fmt.Fprintf(&fb, "L%d\n", i)
+		}
+		pb.WriteString("*** Begin Patch\n*** Update File: f.txt\n@@\n")
+		for i := 1; i < 50; i++ {
+			fmt.Fprintf(&pb, " L%d\n", i)
+		}
+		pb.WriteString("-L50\n+L50!\n*** End Patch\n")
+		_, a := itApplier(b, map[string]string{"f.txt": fb.String()})
+		text := pb.String()
+		b.ReportAllocs()
+		for b.Loop() {
+			pl, err := a.Plan(context.Background(), text)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if pl.Report[0].Start != 2000*50+1 {
+				b.Fatalf("placed at %d", pl.Report[0].Start)
+			}
+		}
+	})
+}
+
+// benchRescuer returns a rescuer for one chunk over file lines.
+func benchRescuer(file []string, body []Line, opts ...Option) *rescuer {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	d := &doc{lines: file, terms: make([]string, len(file))}
+	s := newSectionLocator(&cfg, "f.txt", 1, d)
+	return &rescuer{s: s, ch: Chunk{Lines: body}, body: chunkBody{lines: body}, budget: cfg.workLimit}
+}
+
+func BenchmarkRescue(b *testing.B) {
+	b.Run("prefix-suffix-worst", func(b *testing.B) {
+		// The one-line left edge "{" occurs 10,000 times and every occurrence has 10,000
+		// lines of span (5,000 stale lines allow 10,000) in which the right edge "}" never
+		// appears, so the pair search stops at the work limit.
+		file := make([]string, 0, 20_000)
+		for i := 0; i < 10_000; i++ {
+			file = append(file, "{")
+		}
+		for i := 0; i < 10_000; i++ {
+			file = append(file, "x")
+		}
+		body := []Line{{Op: Context, Text: "{"}}
+		for i := 0; i < 5000; i++ {
+			body = append(body, Line{Op: Remove, Text: fmt.Sprint("stale ", i)})
+		}
+		body = append(body, Line{Op: Insert, Text: "fresh"}, Line{Op: Context, Text: "}"})
+		var used int64
+		b.ReportAllocs()
+		for b.Loop() {
+			r := benchRescuer(file, body, WithLCSRescue(false))
+			if _, ok, err := r.run(1, &ChunkReport{}); ok || err != nil || !r.spent {
+				b.Fatalf("ok=%v err=%v spent=%v, want a miss at the work limit", ok, err, r.spent)
+			}
+			used = r.used
+		}
+		b.ReportMetric(float64(used), "work/op")
+	})
+	b.Run("lcs-worst", func(b *testing.B) {
+		// A 48-line chunk and 64 candidate windows that all pass the upper bound: each window
+		// holds the chunk's lines with neighbours swapped, so no ladder level matches.
+		var old []string
+		for i := 0; i < 48; i++ {
+			old = append(old, fmt.Sprint("line ", i))
+		}
+		var file []string
+		for w := 0; w < 64; w++ {
+			win := append([]string(nil), old...)
+			for i := 1; i+2 < len(win); i += 4 {
+				win[i], win[i+1] = win[i+1], win[i]
+			}
+			file = append(file, win...)
+		}
+		body := make([]Line, 0, 49)
+		for i, s := range old {
+			op := Context
+			if i == 20 {
+				op = Remove
+			}
+			body = append(body, Line{Op: op, Text: s})
+		}
+		body = append(body, Line{Op: Insert, Text: "added"})
+		var used int64
+		b.ReportAllocs()
+		for b.Loop() {
+			r := benchRescuer(file, body, WithPrefixSuffixRescue(false))
+			_, _, _ = r.run(1, &ChunkReport{})
+			used = r.used
+		}
+		b.ReportMetric(float64(used), "work/op")
+	})
+}
+
+func BenchmarkDiagnostics(b *testing.B) {
+	b.Run("notfound-100klines", func(b *testing.B) {
+		content, _ := bigCase(100_000, 1000, false)
+		_, a := itApplier(b, map[string]string{"big.txt": string(content)},
+			WithPrefixSuffixRescue(false), WithLCSRescue(false))
+		text := itText("*** Update File: big.txt", "@@", " line 50000 - value 350000", "-line 50001 - value 0", "+x", " line 50002 - value 350014")
+		b.ReportAllocs()
+		for b.Loop() {
+			_, err := a.Plan(context.Background(), text)
+			if !strings.Contains(fmt.Sprint(err), "Closest match starts at file line 50001") {
+				b.Fatalf("err = %v", err)
+			}
+		}
+	})
+}
+
+func BenchmarkRewrite(b *testing.B) {
+	b.Run("100chunks", func(b *testing.B) {
+		content, text := bigCase(10_000, 100, true)
+		_, a := itApplier(b, map[string]string{"big.txt": string(content)})
+		b.ReportAllocs()
+		for b.Loop() {
+			rw, err := a.Rewrite(context.Background(), text)
+			if err != nil || !rw.Changed {
+				b.Fatalf("rewrite: %v", err)
+			}
+		}
+	})
+}
+
+func BenchmarkCommit(b *testing.B) {
+	b.Run("OSFS-50files", func(b *testing.B) {
+		root, err := filepath.EvalSymlinks(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		var fwd, back strings.Builder
+		fwd.WriteString("*** Begin Patch\n")
+		back.WriteString("*** Begin Patch\n")
+		for i := 0; i < 50; i++ {
+			name := fmt.Sprintf("f%02d.txt", i)
+			if err := os.WriteFile(filepath.Join(root, name), []byte("alpha\nbeta\ngamma\n"), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			fmt.Fprintf(&fwd, "*** Update File: %s\n@@\n alpha\n-beta\n+BETA\n", name)
+			fmt.Fprintf(&back, "*** Update File: %s\n@@\n alpha\n-BETA\n+beta\n", name)
+		}
+		fwd.WriteString("*** End Patch\n")
+		back.WriteString("*** End Patch\n")
+		o, err := NewOSFS(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer o.Close()
+		a, err := New(o, root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		texts := []string{fwd.String(), back.String()}
+		i := 0
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			pl, err := a.Plan(context.Background(), texts[i%2])
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if _, err := a.Commit(context.Background(), pl); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+}
+
+func BenchmarkCodexModel(b *testing.B) {
+	b.Run("1000chunks", func(b *testing.B) {
+		content, text := bigCase(100_000, 1000, false)
+		hunks, err := codexParse(text)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := codexApplyText(content, hunks[0].chunks, "big.txt"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
