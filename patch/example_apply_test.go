@@ -1,0 +1,145 @@
+package patch_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/harnesskit/harnesskit/patch"
+)
+
+// exampleTree returns a MemFS with one Go file under /work (keep in sync with FuzzApply's
+// first seed).
+func exampleTree() *patch.MemFS {
+	m := patch.NewMemFS()
+	_ = m.MkdirAll("/work/src", 0o755)
+	_ = m.WriteFile("/work/src/greet.go", []byte("package main\n\nfunc greet() string {\n\treturn \"hello\"\n}\n"), 0o644)
+	return m
+}
+
+func ExampleApplier_Apply() {
+	m := exampleTree()
+	a, err := patch.New(m, "/work")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := a.Apply(context.Background(), `*** Begin Patch
+*** Update File: src/greet.go
+@@ func greet() string {
+-	return "hello"
++	return "hello, world"
+*** Add File: docs/greet.md
++greet returns a greeting.
+*** End Patch`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(res.Summary)
+	data, _ := m.ReadFile("/work/src/greet.go")
+	fmt.Print(string(data))
+	// Output:
+	// Success. Updated the following files:
+	// A docs/greet.md
+	// M src/greet.go
+	// package main
+	//
+	// func greet() string {
+	// 	return "hello, world"
+	// }
+}
+
+// A stale patch: the removed line no longer matches the file, but the lines around it are
+// unique, so the chunk is rescued within bounds and the report says how.
+func ExampleApplier_Apply_rescued() {
+	m := exampleTree()
+	a, _ := patch.New(m, "/work")
+	res, err := a.Apply(context.Background(), `*** Begin Patch
+*** Update File: src/greet.go
+@@
+ func greet() string {
+-	return "hi"
++	return "hi there"
+ }
+*** End Patch`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := res.Report[0]
+	fmt.Println(r.Strategy, r.Start, r.Len, r.Notes)
+	// Output:
+	// prefix-suffix 3 3 [edges 1+1 lines matched at exact stale span 1 line]
+}
+
+// An ambiguous location is refused, never guessed, and nothing is written.
+func ExampleApplier_Apply_ambiguous() {
+	m := patch.NewMemFS()
+	_ = m.MkdirAll("/work", 0o755)
+	_ = m.WriteFile("/work/config.yaml", []byte("a:\n  enabled: false\nb:\n    enabled: false\n"), 0o644)
+	a, _ := patch.New(m, "/work")
+	_, err := a.Apply(context.Background(), `*** Begin Patch
+*** Update File: config.yaml
+@@
+-enabled: false
++enabled: true
+*** End Patch`)
+	var pe *patch.Error
+	if errors.As(err, &pe) {
+		fmt.Println(pe.Kind, pe.Candidates)
+	}
+	fmt.Println(err)
+	// Output:
+	// ambiguous [2 4]
+	// apply_patch verification failed: Ambiguous match in config.yaml: chunk 1 matches 2 places when compared with trim (file lines 2, 4); add context lines or an @@ anchor to choose one
+}
+
+// Plan first, look, then commit: a file edited in between is detected.
+func ExampleApplier_Commit() {
+	m := exampleTree()
+	a, _ := patch.New(m, "/work")
+	ctx := context.Background()
+	pl, err := a.Plan(ctx, "*** Begin Patch\n*** Delete File: src/greet.go\n*** End Patch")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(pl.Changes[0].Op, pl.Changes[0].Path)
+	_ = m.WriteFile("/work/src/greet.go", []byte("edited meanwhile\n"), 0o644)
+	_, err = a.Commit(ctx, pl)
+	fmt.Println(errors.Is(err, patch.ErrChanged))
+	// Output:
+	// delete src/greet.go
+	// true
+}
+
+// Rewrite gives a host that keeps its own (Codex-like) apply_patch a patch it applies to the
+// same result: the stale line is replaced by the file's real line.
+func ExampleApplier_Rewrite() {
+	a, _ := patch.New(exampleTree(), "/work")
+	rw, err := a.Rewrite(context.Background(), `*** Begin Patch
+*** Update File: /work/src/greet.go
+@@
+ func greet() string {
+-	return "hi"
++	return "hi there"
+ }
+*** End Patch`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(rw.Changed)
+	fmt.Print(rw.Text)
+	// Output:
+	// true
+	// *** Begin Patch
+	// *** Update File: src/greet.go
+	// @@
+	//  func greet() string {
+	// -	return "hello"
+	// +	return "hi there"
+	//  }
+	// *** End Patch
+}
