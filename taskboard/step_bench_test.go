@@ -41,7 +41,9 @@ func BenchmarkDriverMessage(b *testing.B) {
 	h := &exampleHost{}
 	d, _ := tb.NewDriver(board, tb.Host{Aborter: h, Prompter: h, Sessions: h, Idle: h, Flavor: tb.FlavorV2})
 	defer d.Close()
-	d.Do(func(b *tb.Board) { b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_m", ParentID: parent1, Agent: "explorer"}) })
+	d.Do(func(b *tb.Board) {
+		b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_m", ParentID: parent1, Agent: "explorer"})
+	})
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
