@@ -122,6 +122,7 @@ func (d *Driver) Observe(ev HostEvent) {
 		})
 	}
 	d.drain()
+	d.armReconcile() // a withdrawal may have made a record running again
 }
 
 // after runs f under the lock after dur, unless the driver closes first. The timer is

@@ -95,6 +95,9 @@ func (m *Status) answer(b *Board, live LiveStatus, statusErr string) {
 		return
 	}
 	r := m.rec
+	if cur, ok := b.Get(r.TaskID); ok && cur.Generation == r.Generation {
+		r = cur // the board state at the time of the answer
+	}
 	last := r.RunStartedAt
 	for _, t := range []time.Time{r.LastActivityAt, r.LastLiveBusyAt} {
 		last = maxTime(last, t)
