@@ -187,9 +187,11 @@ type Board struct {
 	clock Clock
 	opts  Options
 
-	records map[string]*Record
-	aliases map[aliasKey]uint64 // last number per (parent, prefix)
-	nextGen uint64
+	records  map[string]*Record
+	children map[string]map[string]struct{} // parent → task IDs
+	aliasIdx map[aliasKey]string            // (parent, alias) → task ID
+	aliases  map[aliasKey]uint64            // last number per (parent, prefix)
+	nextGen  uint64
 
 	leases    map[string]Lease // live leases by task ID
 	nextToken uint64
@@ -222,6 +224,8 @@ func NewBoard(c Clock, o Options) (*Board, error) {
 		clock:    c,
 		opts:     o,
 		records:  map[string]*Record{},
+		children: map[string]map[string]struct{}{},
+		aliasIdx: map[aliasKey]string{},
 		aliases:  map[aliasKey]uint64{},
 		leases:   map[string]Lease{},
 		tombs:    map[string]tombstone{},

@@ -166,7 +166,7 @@ func (b *Board) RegisterLaunch(in LaunchInput) (Record, error) {
 		LastUsedAt: now, UpdatedAt: now,
 	}
 	r.Alias = b.allocAlias(in.ParentID, in.Agent, id)
-	b.records[id] = r
+	b.put(r)
 	b.emit(NoticeLaunched, r)
 	return r.clone(), nil
 }
@@ -198,14 +198,15 @@ func (b *Board) AbandonLaunch(launched, replaced Record) bool {
 		return false
 	}
 	if replaced.TaskID == "" {
-		delete(b.records, launched.TaskID)
+		b.remove(launched.TaskID)
 		return true
 	}
 	if replaced.TaskID != launched.TaskID {
 		return false
 	}
 	c := replaced.clone()
-	b.records[launched.TaskID] = &c
+	b.remove(launched.TaskID)
+	b.put(&c)
 	return true
 }
 
@@ -262,7 +263,7 @@ func (b *Board) Adopt(in AdoptInput) (Record, error) {
 			r.CancellationRequested = true
 		}
 	}
-	b.records[id] = r
+	b.put(r)
 	return r.clone(), nil
 }
 
@@ -273,48 +274,51 @@ func (b *Board) Drop(taskID string) {
 		return
 	}
 	b.recordSuppression(taskID, tombstone{reason: ReasonDropped})
-	delete(b.records, taskID)
+	b.remove(taskID)
 }
 
 // ClearParent deletes and tombstones every record whose parent is parentID. Leases stay
 // live; no notice is emitted.
 func (b *Board) ClearParent(parentID string) {
-	for _, id := range b.sortedIDs() {
-		if b.records[id].ParentID == parentID {
-			b.recordSuppression(id, tombstone{reason: ReasonParentCleared})
-			delete(b.records, id)
-		}
+	for _, id := range b.childIDs(parentID) {
+		b.recordSuppression(id, tombstone{reason: ReasonParentCleared})
+		b.remove(id)
 	}
 }
 
 // trim runs the retention trims for (parent, agent) over the reusable pool and the
-// retained-stopped pool (R33). Leased records neither count nor get evicted.
+// retained-stopped pool (R33). Leased records neither count nor get evicted. Evictions run
+// in a fixed order (over-budget records by task ID, then each pool from its least recently
+// used end), so deletion epochs are deterministic.
 func (b *Board) trim(parent, agent string) {
-	var reusable, retained []*Record
-	for _, id := range b.sortedIDs() {
+	var over, reusable, retained []*Record
+	for id := range b.children[parent] {
 		r := b.records[id]
-		if r.ParentID != parent || r.Agent != agent {
+		if r.Agent != agent {
 			continue
 		}
 		if _, leased := b.leases[id]; leased {
 			continue
 		}
 		switch {
+		case r.reusableIgnoringBudget() && r.ContextLines() > b.opts.MaxContextLines:
+			over = append(over, r)
 		case r.reusableIgnoringBudget():
-			if r.ContextLines() > b.opts.MaxContextLines {
-				b.evict(r)
-				continue
-			}
 			reusable = append(reusable, r)
 		case r.RetainedStopped():
 			retained = append(retained, r)
 		}
 	}
+	sort.Slice(over, func(i, j int) bool { return over[i].TaskID < over[j].TaskID })
+	for _, r := range over {
+		b.evict(r)
+	}
 	for _, pool := range [][]*Record{reusable, retained} {
 		if len(pool) <= b.opts.MaxReusablePerAgent {
 			continue
 		}
-		sort.SliceStable(pool, func(i, j int) bool {
+		// Most recently used first; ties: higher generation (generations are unique).
+		sort.Slice(pool, func(i, j int) bool {
 			if !pool[i].LastUsedAt.Equal(pool[j].LastUsedAt) {
 				return pool[i].LastUsedAt.After(pool[j].LastUsedAt)
 			}
@@ -331,7 +335,48 @@ func (b *Board) evict(r *Record) {
 		reason: ReasonEvicted, parent: r.ParentID, agent: r.Agent,
 		state: r.EffectiveState(), summary: r.ResultSummary,
 	})
-	delete(b.records, r.TaskID)
+	b.remove(r.TaskID)
+}
+
+// put stores a record and indexes it by parent and alias.
+func (b *Board) put(r *Record) {
+	b.records[r.TaskID] = r
+	kids := b.children[r.ParentID]
+	if kids == nil {
+		kids = map[string]struct{}{}
+		b.children[r.ParentID] = kids
+	}
+	kids[r.TaskID] = struct{}{}
+	b.aliasIdx[aliasKey{r.ParentID, r.Alias}] = r.TaskID
+}
+
+// remove deletes a record and its index entries.
+func (b *Board) remove(id string) {
+	r, ok := b.records[id]
+	if !ok {
+		return
+	}
+	delete(b.records, id)
+	if kids := b.children[r.ParentID]; kids != nil {
+		delete(kids, id)
+		if len(kids) == 0 {
+			delete(b.children, r.ParentID)
+		}
+	}
+	if b.aliasIdx[aliasKey{r.ParentID, r.Alias}] == id {
+		delete(b.aliasIdx, aliasKey{r.ParentID, r.Alias})
+	}
+}
+
+// childIDs returns the task IDs whose parent is parentID, sorted.
+func (b *Board) childIDs(parentID string) []string {
+	kids := b.children[parentID]
+	ids := make([]string, 0, len(kids))
+	for id := range kids {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 func (b *Board) sortedIDs() []string {

@@ -392,11 +392,8 @@ func (b *Board) byRef(parentID, ref string) (*Record, bool) {
 		}
 		return nil, false
 	}
-	for _, id := range b.sortedIDs() {
-		r := b.records[id]
-		if r.ParentID == parentID && r.Alias == ref {
-			return r, true
-		}
+	if id, ok := b.aliasIdx[aliasKey{parentID, ref}]; ok {
+		return b.records[id], true
 	}
 	return nil, false
 }
@@ -414,12 +411,24 @@ func (b *Board) Resolve(parentID, ref string) (Record, bool) {
 // Records returns copies of parentID's records ordered by launch time, then task ID.
 func (b *Board) Records(parentID string) []Record {
 	var out []Record
-	for _, id := range b.sortedIDs() {
-		if r := b.records[id]; r.ParentID == parentID {
-			out = append(out, r.clone())
-		}
+	for _, r := range b.ordered(parentID) {
+		out = append(out, r.clone())
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].LaunchedAt.Before(out[j].LaunchedAt) })
+	return out
+}
+
+// ordered returns parentID's records (not copies) by launch time, then task ID.
+func (b *Board) ordered(parentID string) []*Record {
+	out := make([]*Record, 0, len(b.children[parentID]))
+	for id := range b.children[parentID] {
+		out = append(out, b.records[id])
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].LaunchedAt.Equal(out[j].LaunchedAt) {
+			return out[i].LaunchedAt.Before(out[j].LaunchedAt)
+		}
+		return out[i].TaskID < out[j].TaskID
+	})
 	return out
 }
 
@@ -441,8 +450,8 @@ func (b *Board) IsTracked(taskID string) bool {
 
 // HasRunning reports whether parentID has a running, non-provisional child.
 func (b *Board) HasRunning(parentID string) bool {
-	for _, r := range b.records {
-		if r.ParentID == parentID && !r.Provisional && r.State == StateRunning {
+	for id := range b.children[parentID] {
+		if r := b.records[id]; !r.Provisional && r.State == StateRunning {
 			return true
 		}
 	}
@@ -452,8 +461,8 @@ func (b *Board) HasRunning(parentID string) bool {
 // HasTerminalUnreconciled reports whether parentID has a non-provisional child whose terminal
 // result was not acknowledged.
 func (b *Board) HasTerminalUnreconciled(parentID string) bool {
-	for _, r := range b.records {
-		if r.ParentID == parentID && !r.Provisional && r.TerminalUnreconciled {
+	for id := range b.children[parentID] {
+		if r := b.records[id]; !r.Provisional && r.TerminalUnreconciled {
 			return true
 		}
 	}

@@ -24,7 +24,7 @@ func (b *Board) View(parentID string) View {
 	t := b.opts.Timing
 	var running, needs, reusable, retained []string
 	var shown []Shown
-	for _, r := range b.Records(parentID) {
+	for _, r := range b.ordered(parentID) {
 		if r.Provisional {
 			continue
 		}
@@ -32,7 +32,7 @@ func (b *Board) View(parentID string) View {
 			continue
 		}
 		line := "- " + escapeView(r.Alias) + " (" + escapeView(r.TaskID) + ") [" + escapeView(r.Agent) + "] " +
-			Label(r) + ": " + escapeView(oneLine(r.Description))
+			Label(*r) + ": " + escapeView(oneLine(r.Description))
 		switch {
 		case r.State == StateRunning:
 			running = append(running, line)

@@ -1,0 +1,91 @@
+package taskboard_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/harnesskit/harnesskit/taskboard"
+)
+
+// benchBoard returns a board with n tasks under one parent, half of them acknowledged.
+func benchBoard(b *testing.B, n int) (*taskboard.Board, *taskboard.ManualClock) {
+	b.Helper()
+	clk := taskboard.NewManualClock(t0)
+	bd, err := taskboard.NewBoard(clk, taskboard.Options{MaxReusablePerAgent: n})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range n {
+		id := fmt.Sprintf("ses_%04d", i)
+		r, err := bd.RegisterLaunch(taskboard.LaunchInput{TaskID: id, ParentID: "orch", Agent: "explorer", Description: "task " + id})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i%2 == 0 {
+			r, _ = bd.CommitTerminal(taskboard.Commit{TaskID: id, Generation: r.Generation, State: taskboard.StateCompleted, Summary: "ok"})
+			bd.MarkReconciled(id, r.Generation, r.TerminalRevision)
+		}
+		clk.Advance(time.Millisecond)
+	}
+	bd.Drain()
+	return bd, clk
+}
+
+// BenchmarkRelaunchCycle measures one resume of a reusable task on a board of n tasks:
+// acquire the relaunch lease, register, release, complete, acknowledge.
+func BenchmarkRelaunchCycle(b *testing.B) {
+	for _, n := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("tasks=%d", n), func(b *testing.B) {
+			bd, clk := benchBoard(b, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				r, _ := bd.Get("ses_0000")
+				l, ok := bd.Acquire(taskboard.LeaseRelaunch, "ses_0000", r.Generation, nil)
+				if !ok {
+					b.Fatal("acquire")
+				}
+				r, err := bd.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_0000", ParentID: "orch", Agent: "explorer", Lease: &l})
+				if err != nil {
+					b.Fatal(err)
+				}
+				bd.Release(l)
+				clk.Advance(time.Millisecond)
+				r, _ = bd.CommitTerminal(taskboard.Commit{TaskID: "ses_0000", Generation: r.Generation, State: taskboard.StateCompleted, Summary: "ok"})
+				bd.MarkReconciled("ses_0000", r.Generation, r.TerminalRevision)
+				bd.Drain()
+			}
+		})
+	}
+}
+
+// BenchmarkView measures rendering the prompt view of a parent with n tasks.
+func BenchmarkView(b *testing.B) {
+	for _, n := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("tasks=%d", n), func(b *testing.B) {
+			bd, _ := benchBoard(b, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				if v := bd.View("orch"); v.Text == "" {
+					b.Fatal("empty view")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkResolveAlias measures resolving an alias on a board of n tasks.
+func BenchmarkResolveAlias(b *testing.B) {
+	for _, n := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("tasks=%d", n), func(b *testing.B) {
+			bd, _ := benchBoard(b, n)
+			alias := fmt.Sprintf("exp-%d", n)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := bd.Resolve("orch", alias); !ok {
+					b.Fatal("not found")
+				}
+			}
+		})
+	}
+}
