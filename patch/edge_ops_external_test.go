@@ -613,9 +613,11 @@ func TestPathEdgeCases(t *testing.T) {
 // TestRewriteEdgeCases covers Rewrite's rendering rules.
 func TestRewriteEdgeCases(t *testing.T) {
 	ctx := context.Background()
+	merge := []patch.Option{patch.WithMergeRepeated(true)}
 	cases := []struct {
 		name    string
 		files   map[string]string
+		opts    []patch.Option
 		text    string
 		want    string // expected Text ("" = the input)
 		changed bool
@@ -663,6 +665,31 @@ func TestRewriteEdgeCases(t *testing.T) {
 			text: apText("*** Update File: a.txt", "@@ alpha", " beta", "+BETA", "*** Update File: a.txt", "@@ gamma", "-delta", "+DELTA"),
 		},
 		{
+			name: "E63_merge_two_sections", files: map[string]string{"a.txt": "alpha\nbeta\ngamma\ndelta\n"}, opts: merge,
+			text: apText("*** Update File: a.txt", "@@ alpha", "-beta", "+BETA", "*** Update File: a.txt", "@@ gamma", "-delta", "+DELTA"),
+			want: apText("*** Update File: a.txt", "@@ alpha", "-beta", "+BETA", "@@ gamma", "-delta", "+DELTA"), changed: true,
+		},
+		{
+			name: "E64_merge_edit_of_edit", files: map[string]string{"a.txt": "alpha\nbeta\n"}, opts: merge,
+			text: apText("*** Update File: a.txt", "@@ alpha", "-beta", "+BETA", "*** Update File: a.txt", "@@", "-BETA", "+BETA!"),
+			want: apText("*** Update File: a.txt", "@@ alpha", "-beta", "+BETA!"), changed: true,
+		},
+		{
+			name: "E65_merge_add_then_update", files: map[string]string{}, opts: merge,
+			text: apText("*** Add File: n.txt", "+one", "+two", "*** Update File: n.txt", "@@", "-two", "+TWO"),
+			want: apText("*** Add File: n.txt", "+one", "+TWO"), changed: true,
+		},
+		{
+			name: "E65_merge_add_update_move", files: map[string]string{}, opts: merge,
+			text: apText("*** Add File: n.txt", "+one", "*** Update File: n.txt", "*** Move to: m.txt", "@@", "-one", "+ONE"),
+			want: apText("*** Add File: m.txt", "+ONE"), changed: true,
+		},
+		{
+			name: "E66_merge_move_then_update_destination", files: map[string]string{"a.txt": "one\ntwo\nthree\n"}, opts: merge,
+			text: apText("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-one", "+ONE", "*** Update File: b.txt", "@@ two", "-three", "+THREE"),
+			want: apText("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-one", "+ONE", "@@ two", "-three", "+THREE"), changed: true,
+		},
+		{
 			name: "E78_add_verbatim_update_rewritten", files: map[string]string{"a.txt": "x\nstale\ny\n"},
 			text: apText("*** Add File: n.txt", "+n", "*** Update File: a.txt", "@@", " x", "-old", "+new", " y"),
 			want: apText("*** Add File: n.txt", "+n", "*** Update File: a.txt", "@@", " x", "-stale", "+new", " y"), changed: true,
@@ -671,7 +698,7 @@ func TestRewriteEdgeCases(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := apTree(t, tc.files)
-			a, _ := patch.New(m, apRoot)
+			a, _ := patch.New(m, apRoot, tc.opts...)
 			m.ResetCalls()
 			rw, err := a.Rewrite(ctx, tc.text)
 			if err != nil {

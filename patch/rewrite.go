@@ -1,8 +1,11 @@
 package patch
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // Rewritten is the outcome of [Applier.Rewrite].
@@ -55,8 +58,16 @@ func (a *Applier) Rewrite(ctx context.Context, text string) (*Rewritten, error) 
 	}
 	pl := a.newPlanner(ctx, paths, parents)
 	out := &Patch{Hunks: make([]Hunk, len(p.Hunks))}
+	bases := make([][]byte, len(p.Hunks)) // Update sections: the file before the section
 	for i := range p.Hunks {
 		h := &p.Hunks[i]
+		if h.Kind == UpdateFile {
+			if e, ok := pl.entries[paths[h.Path].real]; ok && e.current() == curFile {
+				bases[i] = e.data
+			} else if data, err := a.fsys.ReadFile(paths[h.Path].real); err == nil {
+				bases[i] = data
+			}
+		}
 		var chunks []Chunk
 		pl.onSection = func(d *doc, places []placement, reps []ChunkReport) {
 			chunks = renderSection(d, h, places, reps)
@@ -76,9 +87,13 @@ func (a *Applier) Rewrite(ctx context.Context, text string) (*Rewritten, error) 
 		out.Hunks[i] = nh
 	}
 	res := &Rewritten{Report: pl.report}
+	merged := false
+	if a.cfg.mergeRepeated {
+		out, merged = mergeRepeated(p, out, paths, bases)
+	}
 	canon := Format(p)
 	rendered := Format(out)
-	if rendered == canon && (text == canon || text+"\n" == canon || text == canon+"\n") {
+	if !merged && rendered == canon && (text == canon || text+"\n" == canon || text == canon+"\n") {
 		res.Text = text
 		return res, nil
 	}
@@ -223,4 +238,180 @@ func codexLocateFrom(lines []string, c codexChunk, cursor int) (*codexReplacemen
 		return nil, cursor
 	}
 	return &codexReplacement{start: p, oldLen: len(old)}, p + len(old)
+}
+
+// mergeRepeated merges the sections that edit one evolving file (R53): Add + Update(s) [+ Move]
+// become one Add with the final contents at the final path; Update + Update(s) [+ Move]
+// become one Update whose chunks are the minimised difference between the file before the
+// first section and after the last, kept only if Codex's model reproduces the final text
+// from them, else one whole-file chunk. The merged section takes the first one's place.
+func mergeRepeated(p, out *Patch, paths map[string]resolved, bases [][]byte) (*Patch, bool) {
+	n := len(p.Hunks)
+	group := make([]int, n) // group id per section (index of its first section), -1 = alone
+	for i := range group {
+		group[i] = -1
+	}
+	current := map[string]int{} // real path → group id of the file now living there
+	for i, h := range p.Hunks {
+		real := paths[h.Path].real
+		switch h.Kind {
+		case AddFile:
+			current[real] = i
+			group[i] = i
+		case DeleteFile:
+			delete(current, real)
+		case UpdateFile:
+			g, ok := current[real]
+			if !ok {
+				g = i
+			}
+			group[i] = g
+			if h.MoveTo != "" {
+				delete(current, real)
+				current[paths[h.MoveTo].real] = g
+			} else {
+				current[real] = g
+			}
+		}
+	}
+	members := map[int][]int{}
+	for i, g := range group {
+		if g >= 0 {
+			members[g] = append(members[g], i)
+		}
+	}
+	merged := false
+	drop := make([]bool, n)
+	res := &Patch{Hunks: slices.Clone(out.Hunks)}
+	for g, ms := range members {
+		if len(ms) < 2 {
+			continue
+		}
+		first := out.Hunks[ms[0]]
+		// The final text as a Codex-like host produces it from the rendered sections.
+		tree := codexTree{}
+		if first.Kind == UpdateFile {
+			tree[first.Path] = bases[ms[0]]
+		}
+		for _, i := range ms {
+			if err := codexApply(tree, Format(&Patch{Hunks: []Hunk{out.Hunks[i]}})); err != nil {
+				tree = nil
+				break
+			}
+		}
+		if tree == nil || len(tree) != 1 {
+			continue // cannot merge safely: keep the sections as they are
+		}
+		var finalPath string
+		var final []byte
+		for k, v := range tree {
+			finalPath, final = k, v
+		}
+		var h Hunk
+		if first.Kind == AddFile {
+			h = Hunk{Kind: AddFile, Path: finalPath, Contents: string(final)}
+		} else {
+			h = Hunk{Kind: UpdateFile, Path: first.Path, Chunks: minimalChunks(bases[ms[0]], final)}
+			if finalPath != first.Path {
+				h.MoveTo = finalPath
+			}
+			check := codexTree{first.Path: bases[ms[0]]}
+			if err := codexApply(check, Format(&Patch{Hunks: []Hunk{h}})); err != nil || !bytes.Equal(check[finalPath], final) {
+				h.Chunks = wholeFileChunk(bases[ms[0]], final)
+			}
+		}
+		res.Hunks[g] = h
+		for _, i := range ms[1:] {
+			drop[i] = true
+		}
+		merged = true
+	}
+	if !merged {
+		return out, false
+	}
+	var hs []Hunk
+	for i, h := range res.Hunks {
+		if !drop[i] {
+			hs = append(hs, h)
+		}
+	}
+	return &Patch{Hunks: hs}, true
+}
+
+// codexLines splits content as a Codex-like host sees it.
+func codexLines(content []byte) []string { return parseDoc(content, true).lines }
+
+// minimalChunks renders the line difference between base and final as context-free chunks,
+// each anchored on the base line right before it (when there is one and it is not blank).
+func minimalChunks(base, final []byte) []Chunk {
+	a, b := codexLines(base), codexLines(final)
+	if len(a)*len(b) > 4_000_000 {
+		return wholeFileChunk(base, final)
+	}
+	dp := make([][]int32, len(a)+1)
+	for i := range dp {
+		dp[i] = make([]int32, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				dp[i][j] = dp[i+1][j+1] + 1
+			} else {
+				dp[i][j] = max(dp[i+1][j], dp[i][j+1])
+			}
+		}
+	}
+	var chunks []Chunk
+	var cur *Chunk
+	i, j := 0, 0
+	flush := func() {
+		if cur != nil {
+			chunks = append(chunks, *cur)
+			cur = nil
+		}
+	}
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			flush()
+			i, j = i+1, j+1
+			continue
+		}
+		if cur == nil {
+			cur = &Chunk{}
+			if i > 0 && strings.TrimSpace(a[i-1]) != "" {
+				cur.Anchors = []string{a[i-1]}
+			}
+		}
+		if j < len(b) && (i == len(a) || dp[i][j+1] > dp[i+1][j]) {
+			cur.Lines = append(cur.Lines, Line{Op: Insert, Text: b[j]})
+			j++
+		} else {
+			cur.Lines = append(cur.Lines, Line{Op: Remove, Text: a[i]})
+			i++
+		}
+	}
+	flush()
+	if len(chunks) == 0 {
+		return wholeFileChunk(base, final)
+	}
+	return chunks
+}
+
+// wholeFileChunk replaces every line of base by every line of final.
+func wholeFileChunk(base, final []byte) []Chunk {
+	c := Chunk{EOF: true}
+	for _, l := range codexLines(base) {
+		c.Lines = append(c.Lines, Line{Op: Remove, Text: l})
+	}
+	for _, l := range codexLines(final) {
+		c.Lines = append(c.Lines, Line{Op: Insert, Text: l})
+	}
+	if len(c.Old()) == 0 {
+		c.EOF = false
+	}
+	if len(c.Lines) == 0 {
+		c.Lines = []Line{{Op: Context, Text: ""}}
+	}
+	return []Chunk{c}
 }
