@@ -424,11 +424,16 @@ func (f *memFile) Write(p []byte) (int, error) {
 		f.off = len(f.n.data)
 	}
 	end := f.off + len(p)
-	if end > len(f.n.data) {
-		// append grows the capacity geometrically, so many small writes stay linear.
+	switch {
+	case f.off == len(f.n.data):
+		// The usual sequential write; append grows the capacity geometrically.
+		f.n.data = append(f.n.data, p...)
+	case end > len(f.n.data):
 		f.n.data = append(f.n.data, make([]byte, end-len(f.n.data))...)
+		copy(f.n.data[f.off:], p)
+	default:
+		copy(f.n.data[f.off:], p)
 	}
-	copy(f.n.data[f.off:], p)
 	f.off = end
 	return len(p), nil
 }
