@@ -31,7 +31,7 @@ var (
 )
 
 type rig struct {
-	t    *testing.T
+	t    tbT
 	b    *tb.Board
 	clk  *tb.ManualClock
 	runs []*mrun
@@ -51,7 +51,7 @@ type mrun struct {
 	order     []tb.CallID
 }
 
-func newRig(t *testing.T, o tb.Options) *rig {
+func newRig(t tbT, o tb.Options) *rig {
 	t.Helper()
 	clk := tb.NewManualClock(pStart)
 	b, err := tb.NewBoard(clk, o)

@@ -12,6 +12,13 @@ import (
 	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
+// tbT is what newRig needs from a test: *testing.T or *rapid.T.
+type tbT interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Fatal(args ...any)
+}
+
 // scenario builds a board and a machine for one property run.
 type scenario struct {
 	name  string
@@ -95,7 +102,7 @@ func earliestDue(mr *mrun) (time.Time, bool) {
 
 // play runs one machine to the end with a fixed list of choices. With timerFirst, a reply
 // scheduled exactly at a deadline is delivered after the timer fires; otherwise before it.
-func play(t *testing.T, sc scenario, choices []int, timerFirst bool) string {
+func play(t tbT, sc scenario, choices []int, timerFirst bool) string {
 	r := newRig(t, tb.Options{})
 	m := r.start(sc.setup(r))
 	for i := 0; i < len(choices) && !m.m.Done(); i++ {
@@ -164,17 +171,26 @@ func play(t *testing.T, sc scenario, choices []int, timerFirst bool) string {
 // the record, the leases and the host calls do not depend on whether a reply due at a
 // deadline instant is seen before or after the timer, and replaying the same choices gives
 // the same result.
-func TestTickRuleProperty(t *testing.T) {
-	rapid.Check(t, func(rt *rapid.T) {
-		sc := rapid.SampledFrom(propScenarios).Draw(rt, "scenario")
-		choices := rapid.SliceOfN(rapid.IntRange(0, 11), 1, 40).Draw(rt, "choices")
-		a := play(t, sc, choices, true)
-		b := play(t, sc, choices, false)
-		if a != b {
-			rt.Fatalf("%s: tick order changed the result\ntimer first:\n%s\nreply first:\n%s", sc.name, a, b)
-		}
-		if again := play(t, sc, choices, true); again != a {
-			rt.Fatalf("%s: replay differs\n%s\n%s", sc.name, a, again)
-		}
-	})
+func TestTickRuleProperty(t *testing.T) { t.Run("p", rapid.MakeCheck(tickRuleProp)) }
+
+// FuzzTickRule runs the same property under go test -fuzz (seeds: a few fixed byte
+// strings; rapid turns any input into draws).
+func FuzzTickRule(f *testing.F) {
+	for _, seed := range [][]byte{{0}, {1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2, 2, 2, 2, 2, 2, 2, 2}, {6, 10, 2, 9, 1, 0, 11, 3}} {
+		f.Add(seed)
+	}
+	f.Fuzz(rapid.MakeFuzz(tickRuleProp))
+}
+
+func tickRuleProp(rt *rapid.T) {
+	sc := rapid.SampledFrom(propScenarios).Draw(rt, "scenario")
+	choices := rapid.SliceOfN(rapid.IntRange(0, 11), 1, 40).Draw(rt, "choices")
+	a := play(rt, sc, choices, true)
+	b := play(rt, sc, choices, false)
+	if a != b {
+		rt.Fatalf("%s: tick order changed the result\ntimer first:\n%s\nreply first:\n%s", sc.name, a, b)
+	}
+	if again := play(rt, sc, choices, true); again != a {
+		rt.Fatalf("%s: replay differs\n%s\n%s", sc.name, a, again)
+	}
 }
