@@ -14,7 +14,8 @@
 #                                 /tmp/codex-oracle/node_modules/@openai/codex-*/vendor/*/bin/codex
 #   RUNS     timed runs per command (default 30)      LINES, CHUNKS  size (default 100000, 1000)
 #   OUT      directory for hyperfine's JSON and Markdown exports (default: not kept)
-# Uses hyperfine when installed (Debian: apt-get install -y hyperfine), else a shell loop.
+# Times with hyperfine when installed (Debian: apt-get install -y hyperfine), and always with
+# patch/internal/sidebyside (interleaved runs, CPU time, results checked).
 set -eu
 
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -56,6 +57,7 @@ for who in codex hk; do
 done
 echo "both appliers produce expected.txt ($lines lines, $chunks chunks, patch $(wc -c < "$work/src/patch.txt") bytes)"
 
+# 1. hyperfine, when installed: mean ± σ over RUNS runs, both copies restored before each run.
 if command -v hyperfine > /dev/null; then
 	set -- --warmup 3 --runs "$runs" --prepare "$restore"
 	if [ -n "${OUT:-}" ]; then
@@ -64,24 +66,12 @@ if command -v hyperfine > /dev/null; then
 	fi
 	hyperfine "$@" -n "harnesskit patch apply" "$hk_cmd" -n "codex apply_patch" "$codex_cmd"
 else
-	echo "hyperfine not found; timing $runs runs of each with date +%s%N"
-	for name in hk codex; do
-		if [ "$name" = hk ]; then cmd=$hk_cmd; else cmd=$codex_cmd; fi
-		i=0
-		total=0
-		sumsq=0
-		while [ "$i" -lt "$runs" ]; do
-			sh -c "$restore"
-			start=$(date +%s%N)
-			sh -c "$cmd"
-			end=$(date +%s%N)
-			ms=$(((end - start) / 1000))
-			total=$((total + ms))
-			sumsq=$((sumsq + ms * ms))
-			i=$((i + 1))
-		done
-		awk -v n="$runs" -v s="$total" -v q="$sumsq" -v name="$name" 'BEGIN {
-			m = s / n; sd = sqrt((q - n * m * m) / (n - 1));
-			printf "%-6s mean %.1f ms ± %.1f ms (%d runs)\n", name, m / 1000, sd / 1000, n }'
-	done
+	echo "hyperfine not found (Debian: apt-get install -y hyperfine); using sidebyside only"
 fi
+
+# 2. sidebyside: the same runs interleaved (A B A B …, so load changes hit both alike), no
+# shell in between, the child's CPU time reported too, and every result checked.
+go build -o "$work/bin/sidebyside" ./patch/internal/sidebyside
+"$work/bin/sidebyside" -src "$work/src" -runs "$runs" \
+	-cmd "codex=$work/bin/apply_patch" \
+	-cmd "harnesskit=$work/bin/harnesskit patch apply --root ."
