@@ -1,6 +1,7 @@
 package taskboard_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -331,6 +332,23 @@ func TestBoardEdgeCases(t *testing.T) {
 			stale := l
 			if _, ok := e.b.HandOver(stale, taskboard.OwnerAdmission); ok {
 				t.Fatal("handed over a released lease")
+			}
+		}},
+		{name: "R11_context_files_kept_9_one_per_path", run: func(t *testing.T, e *env) {
+			e.launch("ses_a", p1, "explorer")
+			e.b.NoteContextFile("ses_a", "small.go", 9, e.b.Now())
+			for i := range 12 {
+				e.b.NoteContextFile("ses_a", fmt.Sprintf("f%d.go", i), 100, e.b.Now().Add(time.Duration(i)*time.Second))
+			}
+			e.b.NoteContextFile("ses_a", "f11.go", 500, e.b.Now().Add(time.Minute))
+			r := e.rec("ses_a")
+			if len(r.ContextFiles) != 9 || r.ContextFiles[0].Path != "f11.go" || r.ContextFiles[0].Lines != 500 || r.ContextLines() != 500+8*100 {
+				t.Fatalf("context files %+v", r.ContextFiles)
+			}
+			for _, f := range r.ContextFiles {
+				if f.Path == "small.go" || f.Path == "f0.go" || f.Path == "f1.go" || f.Path == "f2.go" {
+					t.Fatalf("kept %s", f.Path)
+				}
 			}
 		}},
 		{name: "inspection_shows_why_an_id_is_excluded", run: func(t *testing.T, e *env) {

@@ -1,6 +1,7 @@
 package taskboard
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -16,7 +17,9 @@ type View struct {
 const maxViewResult = 500
 
 // View renders parentID's records (R95). Sections, each omitted when empty: Running:,
-// Needs acknowledgement:, Reusable:, Retained/Recovery:. Provisional records, records
+// Needs acknowledgement:, Reusable:, Retained/Recovery:. A reusable record that read
+// context files gets a second line listing up to 8 of them (R11); a reconciled record that
+// timed out is listed under Retained/Recovery. Provisional records, records
 // uncertain for longer than HideUncertainAfter, and reusable or retained records unused for
 // longer than HideAgedAfter are hidden. It reads the clock but changes nothing.
 func (b *Board) View(parentID string) View {
@@ -43,8 +46,11 @@ func (b *Board) View(parentID string) View {
 			if now.Sub(r.LastUsedAt) > t.HideAgedAfter {
 				continue
 			}
-			if r.Reusable(b.opts.MaxContextLines) {
+			if r.Reusable(b.opts.MaxContextLines) && !r.TimedOut {
 				reusable = append(reusable, line)
+				if c := contextLine(r.ContextFiles); c != "" {
+					reusable = append(reusable, c)
+				}
 			} else {
 				retained = append(retained, line)
 			}
@@ -107,6 +113,22 @@ func Label(r Record) string {
 		return string(r.TerminalState) + ", reconciled"
 	}
 	return string(r.State)
+}
+
+// contextLine lists up to MaxContextFilesShown context files of a reusable record, most
+// recently read first: "  context: a.go (120 lines), b.go (30 lines)".
+func contextLine(files []ContextFile) string {
+	if len(files) == 0 {
+		return ""
+	}
+	if len(files) > MaxContextFilesShown {
+		files = files[:MaxContextFilesShown]
+	}
+	parts := make([]string, len(files))
+	for i, f := range files {
+		parts[i] = fmt.Sprintf("%s (%d lines)", escapeView(oneLine(f.Path)), f.Lines)
+	}
+	return "  context: " + strings.Join(parts, ", ")
 }
 
 var viewEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")

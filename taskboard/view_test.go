@@ -1,6 +1,7 @@
 package taskboard_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,8 +64,16 @@ func TestViewGolden(t *testing.T) {
 	e.stop("ses_kept")
 	e.ack("ses_kept")
 	e.launch("ses_done", p1, "explorer")
+	for i := range 10 {
+		e.b.NoteContextFile("ses_done", fmt.Sprintf("pkg/file%d.go", i), 10+i, e.b.Now().Add(time.Duration(i)*time.Second))
+	}
+	e.b.NoteContextFile("ses_done", "tiny.go", 9, e.b.Now())
 	e.mustCommit("ses_done", taskboard.StateCompleted, "done")
 	e.ack("ses_done")
+	tr := e.launch("ses_tr", p1, "fixer")
+	e.b.MarkTimedOut("ses_tr", tr.Generation)
+	e.mustCommit("ses_tr", taskboard.StateCompleted, "slow but done")
+	e.ack("ses_tr")
 	dl := e.launch("ses_dl", p1, "Custom Agent")
 	e.b.ClaimDeadline("ses_dl", dl.Generation)
 	e.b.FinalizeDeadline("ses_dl", dl.Generation, "abort was not confirmed")
