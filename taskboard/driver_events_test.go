@@ -77,6 +77,34 @@ func TestDriverEvents(t *testing.T) {
 				t.Fatalf("record %s %q", r.State, r.ResultSummary)
 			}
 		}},
+		{name: "E45_parked_notification_runs_after_the_late_abort", opts: []tb.DriverOption{tb.WithNotifyAll()}, run: func(t *testing.T, x *drv) {
+			gate := make(chan struct{})
+			x.h.abort = func(ctx context.Context, id string) (bool, error) { return true, blockUntil(ctx, gate) }
+			x.launch("ses_a", parent1)
+			_, err := x.d.Cancel(context.Background(), orch, tb.CancelArgs{Ref: "ses_a"})
+			exactErr(t, err, tb.ErrTimeout, "Session abort timed out after 10000ms")
+			x.d.Do(func(b *tb.Board) {
+				b.CommitTerminal(tb.Commit{TaskID: "ses_a", Generation: 1, State: tb.StateCompleted, Summary: "done anyway"})
+			})
+			synctest.Wait()
+			if x.h.count("prompt") != 0 {
+				t.Fatal("notification sent while the cancellation lease is live")
+			}
+			if l, ok := x.lease("ses_a"); !ok || l.Kind != tb.LeaseCancellation {
+				t.Fatalf("lease %v", l)
+			}
+			close(gate)
+			synctest.Wait()
+			if x.h.count("prompt "+parent1) != 1 {
+				t.Fatalf("calls %v", x.h.calls)
+			}
+			if r := x.rec("ses_a"); r.State != tb.StateCompleted || x.h.count("status") != 0 {
+				t.Fatalf("late abort verified or changed the record: %s", r.State)
+			}
+			if _, ok := x.lease("ses_a"); ok {
+				t.Fatal("lease left after the notification")
+			}
+		}},
 		{name: "notify_all_reports_every_finished_run", opts: []tb.DriverOption{tb.WithNotifyAll()}, run: func(t *testing.T, x *drv) {
 			var launched int
 			x.d.OnLaunched(func(tb.Notice) error { launched++; return nil })
