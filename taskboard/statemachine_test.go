@@ -1878,6 +1878,27 @@ func (s *psm) LiveBusy(t *rapid.T) {
 	}
 }
 
+// HostEvent applies an event the host reports on its own: an idle or absent reading
+// (stop rule), a session error (deferrable or not), a busy without a generation, or a
+// malformed reading.
+func (s *psm) HostEvent(t *rapid.T) {
+	id := s.pickID(t)
+	r, ok := s.b.Get(id)
+	if !ok {
+		t.Skip("no record")
+	}
+	switch rapid.IntRange(0, 3).Draw(t, "event") {
+	case 0:
+		s.b.StopCandidate(id, r.Generation, s.now(), taskboard.MsgIdleUnconfirmed)
+	case 1:
+		s.b.ObserveError(id, nil, "provider overloaded", rapid.Bool().Draw(t, "deferrable"), s.now())
+	case 2:
+		s.b.ObserveBusy(id, nil, s.now())
+	case 3:
+		s.b.MarkStatusUncertain(id, r.Generation, taskboard.MsgMalformedEntry)
+	}
+}
+
 func (s *psm) Delete(t *rapid.T) {
 	id := s.pickID(t)
 	// Favour a task whose revive prompt is in flight: the orphaned-admission path (R79.2,
