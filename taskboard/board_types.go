@@ -59,7 +59,7 @@ const (
 
 func (k LeaseKind) String() string { return string(k) }
 
-// LeaseKinds lists every lease kind, in a fixed order.
+// leaseKinds is every lease kind, in a fixed order.
 var leaseKinds = [...]LeaseKind{LeaseCancellation, LeaseMessage, LeaseRelaunch, LeaseNotification}
 
 // LeaseKinds returns every lease kind in a fixed order.

@@ -86,6 +86,9 @@
 //   - [Board.HostDeleted] reports whether the deletion was genuine.
 //   - [Board.ClearForMessage] returns true only when it cleared an armed wait.
 //   - Under "Needs acknowledgement" the result line is always printed (possibly empty).
+//   - A reusable record that read context files gets a line "  context: <path> (<n>
+//     lines), …" with at most 8 files, most recently read first (R11); a reconciled record
+//     that timed out is listed under Retained/Recovery, not Reusable, as its label says.
 //
 // # Security Considerations
 //
