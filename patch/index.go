@@ -22,6 +22,10 @@ type levelIndex struct {
 
 type posList struct{ first, count int32 }
 
+// exactScanBudget bounds the forward scan of an exact first-hit search before the exact index
+// is built.
+const exactScanBudget = 4096
+
 func newLineIndex(lines []string, bom bool) *lineIndex {
 	return &lineIndex{lines: lines, bom: bom}
 }
@@ -62,29 +66,38 @@ func (ix *lineIndex) level(l Level) *levelIndex {
 	return li
 }
 
+// norms returns the file lines normalised at level l (the lines themselves at exact level,
+// without building the exact index).
+func (ix *lineIndex) norms(l Level) []string {
+	if l == LevelExact {
+		return ix.lines
+	}
+	return ix.level(l).norm
+}
+
 // normLine returns file line i at level l.
-func (ix *lineIndex) normLine(l Level, i int) string { return ix.level(l).norm[i] }
+func (ix *lineIndex) normLine(l Level, i int) string { return ix.norms(l)[i] }
 
 // lineMatches reports whether pattern text p matches file line i at level l.
 func (ix *lineIndex) lineMatches(l Level, p string, i int) bool {
 	if i == 0 && ix.bom {
 		p = strings.TrimPrefix(p, bom)
 	}
-	return normalize(l, p) == ix.level(l).norm[i]
+	return normalize(l, p) == ix.norms(l)[i]
 }
 
 // matchesAt reports whether every pattern line matches at position p at level l. pn holds the
 // pattern lines normalised at l.
 func (ix *lineIndex) matchesAt(l Level, pat, pn []string, p int) bool {
-	li := ix.level(l)
+	norm := ix.norms(l)
 	for i := range pn {
 		if p+i == 0 && ix.bom {
-			if normalize(l, strings.TrimPrefix(pat[0], bom)) != li.norm[0] {
+			if normalize(l, strings.TrimPrefix(pat[0], bom)) != norm[0] {
 				return false
 			}
 			continue
 		}
-		if li.norm[p+i] != pn[i] {
+		if norm[p+i] != pn[i] {
 			return false
 		}
 	}
@@ -100,6 +113,21 @@ func (ix *lineIndex) positions(l Level, pat []string, start, limit int) []int {
 		return nil
 	}
 	start = max(start, 0)
+	if l == LevelExact && limit == 1 && ix.levels[LevelExact] == nil {
+		// Chunks usually sit a little after the cursor: a bounded forward scan finds the first
+		// exact hit without building the index; a miss within the budget builds it.
+		end := min(n-m, start+exactScanBudget)
+		for p := start; p <= end; p++ {
+			if ix.lines[p] == pat[0] || p == 0 && ix.bom && ix.lines[0] == strings.TrimPrefix(pat[0], bom) {
+				if ix.matchesAt(LevelExact, pat, pat, p) {
+					return []int{p}
+				}
+			}
+		}
+		if end == n-m {
+			return nil
+		}
+	}
 	li := ix.level(l)
 	pn := make([]string, m)
 	for i, s := range pat {
