@@ -1,0 +1,138 @@
+package patch_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/patch"
+)
+
+func TestNewRejectsBadConfiguration(t *testing.T) {
+	m := patch.NewMemFS()
+	_ = m.MkdirAll(apRoot, 0o755)
+	cases := []struct {
+		name string
+		fsys patch.FS
+		root string
+		opts []patch.Option
+		want string
+	}{
+		{name: "nil_fs", fsys: nil, root: apRoot, want: "nil FS"},
+		{name: "relative_root", fsys: m, root: "w/root", want: "not an absolute path"},
+		{name: "unknown_level", fsys: m, root: apRoot, opts: []patch.Option{patch.WithMaxTolerance(patch.Level(9))}, want: "WithMaxTolerance"},
+		{name: "negative_span", fsys: m, root: apRoot, opts: []patch.Option{patch.WithStaleSpan(-1, 2)}, want: "WithStaleSpan"},
+		{name: "zero_lcs_lines", fsys: m, root: apRoot, opts: []patch.Option{patch.WithLCSLimits(0, 64, 0.7)}, want: "WithLCSLimits"},
+		{name: "nan_threshold", fsys: m, root: apRoot, opts: []patch.Option{patch.WithLCSLimits(48, 64, math.NaN())}, want: "threshold"},
+		{name: "threshold_above_one", fsys: m, root: apRoot, opts: []patch.Option{patch.WithLCSLimits(48, 64, 1.5)}, want: "threshold"},
+		{name: "nil_margin", fsys: m, root: apRoot, opts: []patch.Option{patch.WithRescueMargin(nil)}, want: "WithRescueMargin"},
+		{name: "zero_work_limit", fsys: m, root: apRoot, opts: []patch.Option{patch.WithWorkLimit(0)}, want: "WithWorkLimit"},
+		{name: "negative_file_size", fsys: m, root: apRoot, opts: []patch.Option{patch.WithMaxFileSize(-1)}, want: "WithMaxFileSize"},
+		{name: "unknown_policy", fsys: m, root: apRoot, opts: []patch.Option{patch.WithOutsidePolicy(patch.OutsidePolicy(7))}, want: "WithOutsidePolicy"},
+		{name: "unknown_eol", fsys: m, root: apRoot, opts: []patch.Option{patch.WithEOL(patch.EOLMode(7))}, want: "WithEOL"},
+		{name: "relative_worktree", fsys: m, root: apRoot, opts: []patch.Option{patch.WithWorktrees("rel")}, want: "patch: New"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := patch.New(tc.fsys, tc.root, tc.opts...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("New error = %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestOptionEffects(t *testing.T) {
+	compatEOL := []patch.Option{patch.WithEOL(patch.EOLCodex)}
+	var stale strings.Builder
+	stale.WriteString("x\n")
+	for i := 0; i < 5; i++ {
+		stale.WriteString("old\n")
+	}
+	stale.WriteString("y\n")
+	cases := []apCase{
+		{
+			name: "eol_codex_alone_adds_final_newline", files: map[string]string{"a.txt": "a\nb"}, opts: compatEOL,
+			patch: apText("*** Update File: a.txt", "@@", "-a", "+A"), want: map[string]string{"a.txt": "A\nb\n"},
+		},
+		{
+			name: "atomic_off_keeps_earlier_sections", files: map[string]string{"a.txt": "a\n"},
+			opts:  []patch.Option{patch.WithAtomic(false)},
+			patch: apText("*** Update File: a.txt", "@@", "-a", "+A", "*** Delete File: missing.txt"),
+			want:  map[string]string{"a.txt": "A\n"}, kind: patch.KindMissingFile,
+		},
+		{
+			name: "overwrite_keeps_replaced_mode", files: map[string]string{"a.txt": "old\n"},
+			opts:  []patch.Option{patch.WithOverwrite(true)},
+			patch: apText("*** Add File: a.txt", "+new"), want: map[string]string{"a.txt": "new\n"},
+		},
+		{
+			name: "stale_span_tight_misses", files: map[string]string{"a.txt": stale.String()},
+			opts:  []patch.Option{patch.WithStaleSpan(2, 1), patch.WithLCSRescue(false)},
+			patch: apText("*** Update File: a.txt", "@@", " x", "-gone", "+new", " y"), kind: patch.KindNotFound,
+		},
+		{
+			name: "stale_span_wide_rescues", files: map[string]string{"a.txt": stale.String()},
+			opts:  []patch.Option{patch.WithStaleSpan(5, 1)},
+			patch: apText("*** Update File: a.txt", "@@", " x", "-gone", "+new", " y"), want: map[string]string{"a.txt": "x\nnew\ny\n"},
+		},
+		{
+			name: "lcs_limits_too_small", files: map[string]string{"a.txt": "top\nA\nB\nC\nD\nE\nbottom\n"},
+			opts:  []patch.Option{patch.WithLCSLimits(4, 64, 0.7)},
+			patch: apText("*** Update File: a.txt", "@@", " A", "-Bx", "+B", " C", " D", "-E", "+X"), kind: patch.KindNotFound,
+		},
+		{
+			name: "rescue_margin_too_large", files: map[string]string{"a.txt": "top\nA\nB\nC\nD\nE\nbottom\n"},
+			opts:  []patch.Option{patch.WithRescueMargin(func(int) int { return 5 })},
+			patch: apText("*** Update File: a.txt", "@@", " A", "-Bx", "+B", " C", " D", "-E", "+X"), kind: patch.KindAmbiguous,
+		},
+		{
+			name: "prefix_suffix_off", files: map[string]string{"a.txt": "x\nstale\ny\n"},
+			opts:  []patch.Option{patch.WithPrefixSuffixRescue(false), patch.WithLCSRescue(false)},
+			patch: apText("*** Update File: a.txt", "@@", " x", "-old", "+new", " y"), kind: patch.KindNotFound,
+		},
+		{
+			name: "new_file_mode", files: map[string]string{},
+			opts:  []patch.Option{patch.WithNewFileMode(0o600, 0o700)},
+			patch: apText("*** Add File: d/n.txt", "+n"), want: map[string]string{"d/n.txt": "n\n"},
+			check: func(t *testing.T, res *patch.Result, err error) {
+				if res.Changes[0].Mode != 0o600 {
+					t.Errorf("mode = %v, want 0600", res.Changes[0].Mode)
+				}
+			},
+		},
+	}
+	apRun(t, cases)
+
+	t.Run("relative_paths_off_keeps_absolute", func(t *testing.T) {
+		m := apTree(t, map[string]string{"a.txt": "x\nold\ny\n"})
+		a, _ := patch.New(m, apRoot, patch.WithRelativePaths(false))
+		rw, err := a.Rewrite(context.Background(), apText("*** Update File: "+apRoot+"/a.txt", "@@", " x", "-stale", "+new", " y"))
+		if err != nil || !strings.Contains(rw.Text, "*** Update File: "+apRoot+"/a.txt\n") {
+			t.Errorf("rewrite = %+v, %v", rw, err)
+		}
+	})
+	t.Run("custom_containment", func(t *testing.T) {
+		m := apTree(t, map[string]string{"a.txt": "a\n"})
+		_ = m.MkdirAll("/w/other", 0o755)
+		ct, err := pathguard.NewContainment(apRoot, pathguard.WithWorktrees("/w/other"), pathguard.WithResolver(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := patch.New(m, apRoot, patch.WithContainment(ct))
+		if _, err := a.Apply(context.Background(), apText("*** Add File: /w/other/n.txt", "+n")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("names", func(t *testing.T) {
+		got := fmt.Sprint(patch.Block, patch.PassThrough, patch.EOLPreserve, patch.EOLCodex, patch.LevelUnicodeTrim, patch.Level(9),
+			patch.Added, patch.Modified, patch.Moved, patch.Deleted)
+		want := "block pass-through preserve codex unicode-trim level(9) add update move delete"
+		if got != want {
+			t.Errorf("names = %q, want %q", got, want)
+		}
+	})
+}
