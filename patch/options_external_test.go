@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harnesskit/harnesskit/pathguard"
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/pathguard"
 )
 
 func TestNewRejectsBadConfiguration(t *testing.T) {
