@@ -417,24 +417,32 @@ type sm struct {
 	stepChecked int
 }
 
-func TestStateMachine(t *testing.T) {
-	rapid.Check(t, func(rt *rapid.T) {
-		cap := rapid.IntRange(1, 2).Draw(rt, "cap")
-		clk := taskboard.NewManualClock(t0)
-		b, err := taskboard.NewBoard(clk, taskboard.Options{MaxReusablePerAgent: cap, WallClock: time.Minute})
-		if err != nil {
-			rt.Fatal(err)
-		}
-		s := &sm{
-			b: b, clk: clk, m: newModel(cap),
-			ids:     []string{"ses_a", "ses_b", "ses_c", "ses_d"},
-			parents: []string{"par-A", "par-B", "ses_a"},
-			agents:  []string{"explorer", "oracle"},
-			tokens:  map[uint64]bool{}, genOf: map[string]uint64{}, epochOf: map[string]uint64{},
-			aliasOwner: map[[2]string]string{}, compAborts: map[uint64]int{},
-		}
-		rt.Repeat(rapid.StateMachineActions(s))
-	})
+func TestStateMachine(t *testing.T) { rapid.Check(t, boardMachine) }
+
+// FuzzStateMachine runs the same state machine under go test -fuzz (the fuzzer's bytes
+// drive rapid's choices).
+func FuzzStateMachine(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Fuzz(rapid.MakeFuzz(boardMachine))
+}
+
+func boardMachine(rt *rapid.T) {
+	cap := rapid.IntRange(1, 2).Draw(rt, "cap")
+	clk := taskboard.NewManualClock(t0)
+	b, err := taskboard.NewBoard(clk, taskboard.Options{MaxReusablePerAgent: cap, WallClock: time.Minute})
+	if err != nil {
+		rt.Fatal(err)
+	}
+	s := &sm{
+		b: b, clk: clk, m: newModel(cap),
+		ids:     []string{"ses_a", "ses_b", "ses_c", "ses_d"},
+		parents: []string{"par-A", "par-B", "ses_a"},
+		agents:  []string{"explorer", "oracle"},
+		tokens:  map[uint64]bool{}, genOf: map[string]uint64{}, epochOf: map[string]uint64{},
+		aliasOwner: map[[2]string]string{}, compAborts: map[uint64]int{},
+	}
+	rt.Repeat(rapid.StateMachineActions(s))
 }
 
 func (s *sm) now() time.Time { return s.b.Now() }
