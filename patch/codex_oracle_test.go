@@ -212,6 +212,8 @@ type oracleFile struct {
 	lines   []string
 	eol     string
 	finalNL bool
+	// bomOmitted: line 1 starts with a BOM that the patch's lines leave out.
+	bomOmitted bool
 }
 
 func (f oracleFile) content() string {
@@ -257,6 +259,13 @@ func genOracleCase(t *rapid.T) oracleCase {
 			eol:     rapid.SampledFrom([]string{"\n", "\n", "\n", "\r\n"}).Draw(t, "eol"),
 			finalNL: rapid.IntRange(0, 3).Draw(t, "finalNL") > 0,
 		}
+		if len(f.lines) > 0 && rapid.IntRange(0, 7).Draw(t, "bom") == 0 {
+			// A UTF-8 BOM: Codex treats it as content of line 1 (so does compatibility
+			// mode); the patch keeps it or, as models do, leaves it out.
+			f.lines = slices.Clone(f.lines)
+			f.lines[0] = "\ufeff" + f.lines[0]
+			f.bomOmitted = rapid.Bool().Draw(t, "bomOmitted")
+		}
 		c.files = append(c.files, f)
 		switch rapid.IntRange(0, 9).Draw(t, "section") {
 		case 0:
@@ -285,7 +294,10 @@ func writeOracleUpdate(t *rapid.T, b *strings.Builder, f oracleFile) {
 			ops = append(ops, oracleOp{'+', rapid.SampledFrom([]string{"NEW", "alpha", "", "beta 2"}).Draw(t, "new")})
 		}
 	}
-	for _, l := range f.lines {
+	for i, l := range f.lines {
+		if i == 0 && f.bomOmitted {
+			l = strings.TrimPrefix(l, "\ufeff")
+		}
 		if rapid.IntRange(0, 9).Draw(t, "insertHere") == 0 {
 			insert()
 		}
