@@ -266,6 +266,17 @@ func TestApplyLocateEdgeCases(t *testing.T) {
 			kind:  patch.KindNotFound,
 		},
 		{
+			name: "E77_lcs_four_of_five", files: map[string]string{"a.txt": "top\nA\nB\nC\nD\nE\nbottom\n"},
+			patch: apText("*** Update File: a.txt", "@@", " A", "-Bx", "+B", " C", " D", "-E", "+X"),
+			want:  map[string]string{"a.txt": "top\nA\nB\nC\nD\nX\nbottom\n"},
+			check: func(t *testing.T, res *patch.Result, err error) {
+				r := res.Report[0]
+				if r.Strategy != patch.StrategyLCS || r.Start != 2 || r.Len != 5 || !strings.Contains(strings.Join(r.Notes, ";"), "LCS 4/5") {
+					t.Errorf("report = %+v, want LCS 4/5 at line 2", r)
+				}
+			},
+		},
+		{
 			name:  "E79_stacked_anchors_narrow_the_search",
 			files: map[string]string{"a.py": "class B:\n    def m():\n        return 1\nclass A:\n    def m():\n        return 1\n"},
 			patch: apText("*** Update File: a.py", "@@ class A:", "@@     def m():", "-        return 1", "+        return 2"),
