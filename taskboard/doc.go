@@ -76,6 +76,8 @@
 //   - [Board.CommitTerminal] with a cancelled state takes Summary as the reason:
 //     "" gives "cancelled", "x" gives "cancelled: x", a text already starting with
 //     "cancelled" is kept (whitespace collapsed).
+//   - A relaunch clears FallbackRecovering (it describes the previous run); the host sets
+//     it again if the new run falls back.
 //   - [Board.FinalizeDeadline] needs a prior [Board.ClaimDeadline] for that generation.
 //   - [Board.Drop] of an ID without a record does not tombstone it.
 //   - [Board.RegisterLaunch] emits a Launched notice for every new run (a new record or a

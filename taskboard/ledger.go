@@ -135,7 +135,7 @@ func (b *Board) RegisterLaunch(in LaunchInput) (Record, error) {
 		r.CancellationRequested, r.TerminalUnreconciled = false, false
 		r.CompletedAt, r.DeadlineExceededAt, r.StopConfirmationStartedAt = timeZero, timeZero, timeZero
 		r.ResultSummary, r.LastStatusError, r.DeferredError = "", "", ""
-		r.QueuedContinuation = false
+		r.QueuedContinuation, r.FallbackRecovering = false, false
 		r.BaselineMessageID = ""
 		r.LastLaunchedAt, r.RunStartedAt, r.LastLiveBusyAt, r.LastUsedAt, r.UpdatedAt = now, now, now, now, now
 		r.Quarantined = r.TaskGeneration > 1

@@ -24,7 +24,7 @@ type mrec struct {
 	gen, taskGen, rev                                  uint64
 	state, term                                        taskboard.State
 	unrec, uncertain, cancelReq, timedOut, claim, quar bool
-	provisional                                        bool
+	provisional, fallback                              bool
 	deferred                                           string
 	completedAt, lastBusy, stopConfirm, runStarted     time.Time
 }
@@ -732,7 +732,7 @@ func (s *sm) HostError(t *rapid.T) {
 	}
 	deferrable := rapid.Bool().Draw(t, "deferrable")
 	want := taskboard.GateStale
-	if r, ok := s.m.fenced(id, gen, false, s.now()); ok && r.state == taskboard.StateRunning {
+	if r, ok := s.m.fenced(id, gen, false, s.now()); ok && r.state == taskboard.StateRunning && !r.fallback {
 		if deferrable {
 			r.deferred = "failover"
 			want = taskboard.GateDeferred
@@ -743,6 +743,17 @@ func (s *sm) HostError(t *rapid.T) {
 	if _, got := s.b.ObserveError(id, gen, "failover", deferrable, s.now()); got != want {
 		t.Fatalf("ObserveError(%s) = %s, model %s", id, got, want)
 	}
+}
+
+// Fallback toggles the host's fallback-model recovery; session errors are ignored while it
+// is on (R86).
+func (s *sm) Fallback(t *rapid.T) {
+	id := s.pickID(t)
+	on := rapid.Bool().Draw(t, "on")
+	if r, ok := s.m.recs[id]; ok {
+		r.fallback = on
+	}
+	s.b.SetFallbackRecovering(id, on)
 }
 
 func (s *sm) Acknowledge(t *rapid.T) {
