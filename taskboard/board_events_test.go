@@ -66,6 +66,49 @@ func TestBoardEdgeCases(t *testing.T) {
 				t.Fatalf("got %+v", r)
 			}
 		}},
+		{name: "E91_board_read_error_marks_running_uncertain_only", run: func(t *testing.T, e *env) {
+			a := e.launch("ses_a", p1, "explorer")
+			b := e.launch("ses_b", p1, "fixer")
+			e.b.Drain()
+			for _, r := range []taskboard.Record{a, b} {
+				e.b.MarkStatusUncertain(r.TaskID, r.Generation, "live status lookup timed out after 5000ms")
+			}
+			for _, id := range []string{"ses_a", "ses_b"} {
+				if r := e.rec(id); r.State != taskboard.StateRunning || !r.StatusUncertain {
+					t.Fatalf("%s: %s uncertain %v", id, r.State, r.StatusUncertain)
+				}
+			}
+			if n := e.b.Drain(); len(n) != 0 {
+				t.Fatalf("notices %v", n)
+			}
+		}},
+		{name: "E94_board_busy_during_pass_blocks_its_idle_reading", run: func(t *testing.T, e *env) {
+			r := e.launch("ses_a", p1, "explorer")
+			e.tick(time.Second)
+			e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), taskboard.MsgIdleUnconfirmed) // earlier pass
+			e.tick(5 * time.Second)
+			passStart := e.b.Now()
+			e.tick(100 * time.Millisecond)
+			e.b.ObserveBusy("ses_a", nil, e.b.Now()) // busy while the pass's read is in flight
+			got, g := e.b.StopCandidate("ses_a", r.Generation, passStart, taskboard.MsgIdleUnconfirmed)
+			if got.State != taskboard.StateRunning || g == taskboard.GateCommitted || got.LastLiveBusyAt.Before(passStart) {
+				t.Fatalf("%s %s", g, got.State)
+			}
+		}},
+		{name: "E95_board_pass_from_G1_not_applied_to_G2", run: func(t *testing.T, e *env) {
+			g1 := e.launch("ses_a", p1, "explorer")
+			e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
+			e.ack("ses_a")
+			e.launch("ses_a", p1, "explorer")
+			before := e.rec("ses_a")
+			e.tick(time.Second)
+			e.b.StopCandidate("ses_a", g1.Generation, e.b.Now(), taskboard.MsgIdleUnconfirmed)
+			e.b.MarkStatusUncertain("ses_a", g1.Generation, "x")
+			e.b.MarkRunningFromLive("ses_a", g1.Generation, e.b.Now())
+			if after := e.rec("ses_a"); !equalRecords(before, after) {
+				t.Fatalf("G1 pass changed G2:\n%s", diffRecords(before, after))
+			}
+		}},
 		{name: "E96_quarantine_after_same_id_relaunch", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
@@ -188,6 +231,37 @@ func TestBoardEdgeCases(t *testing.T) {
 			}
 			if r := e.rec("ses_a"); r.State != taskboard.StateError || r.TotalErrors != 1 {
 				t.Fatalf("got %s", r.State)
+			}
+		}},
+		{name: "E141_board_deadline_claim_beats_late_inputs", opts: taskboard.Options{WallClock: time.Minute}, run: func(t *testing.T, e *env) {
+			r := e.launch("ses_a", p1, "explorer")
+			c, ok := e.b.ClaimDeadline("ses_a", r.Generation)
+			if !ok || !c.TimedOut || !c.CancellationRequested || c.DeadlineExceededAt.IsZero() {
+				t.Fatalf("claim: %+v", c)
+			}
+			if _, ok := e.b.ClaimDeadline("ses_a", r.Generation); ok {
+				t.Fatal("claimed twice")
+			}
+			if _, g := e.commit("ses_a", taskboard.StateCompleted, "late"); g != taskboard.GateStale {
+				t.Fatalf("completion after claim: %s", g)
+			}
+			e.tick(time.Second)
+			if b, _ := e.b.MarkRunningFromLive("ses_a", r.Generation, e.b.Now()); !b.TimedOut {
+				t.Fatal("busy cleared the claimed timeout")
+			}
+			f, ok := e.b.FinalizeDeadline("ses_a", r.Generation, "abort was not confirmed")
+			if !ok || f.State != taskboard.StateError || !f.StatusUncertain || f.LastStatusError != "abort was not confirmed" || f.TimeoutCount != 1 {
+				t.Fatalf("finalize: %+v", f)
+			}
+			if _, g := e.commit("ses_a", taskboard.StateCompleted, "later"); g != taskboard.GateStale {
+				t.Fatal("completion replaced the timeout")
+			}
+			// An error input after a claim becomes the timeout error.
+			r2 := e.launch("ses_b", p1, "explorer")
+			e.b.ClaimDeadline("ses_b", r2.Generation)
+			got, g := e.commit("ses_b", taskboard.StateError, "provider error")
+			if g != taskboard.GateCommitted || got.ResultSummary != "Task exceeded its wall-clock limit of 60000 ms" || !got.TimedOut {
+				t.Fatalf("%s %+v", g, got)
 			}
 		}},
 		{name: "E115_lease_on_dropped_record", run: func(t *testing.T, e *env) {
