@@ -129,15 +129,35 @@ func taskParen(rest string) (string, bool) {
 }
 
 // lineStarts calls yield with every suffix of s that starts a line (multi-line ^), until
-// yield returns true.
+// yield returns true. It scans bytes: U+2028 and U+2029 are the only line terminators
+// outside ASCII, and their encodings (E2 80 A8, E2 80 A9) cannot start inside another
+// character, valid or not.
 func lineStarts(s string, yield func(line string) bool) {
 	if yield(s) {
 		return
 	}
-	for i, r := range s {
-		if isLineTerminator(r) {
-			size := utf8.RuneLen(r)
-			if yield(s[i+size:]) {
+	if strings.IndexByte(s, '\r') < 0 && strings.IndexByte(s, 0xE2) < 0 {
+		// Only '\n' ends lines: jump from one to the next.
+		for rest := s; ; {
+			i := strings.IndexByte(rest, '\n')
+			if i < 0 {
+				return
+			}
+			rest = rest[i+1:]
+			if yield(rest) {
+				return
+			}
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n' || c == '\r':
+			if yield(s[i+1:]) {
+				return
+			}
+		case c == 0xE2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9):
+			i += 2
+			if yield(s[i+1:]) {
 				return
 			}
 		}
