@@ -557,3 +557,104 @@ func TestCodexOracleAnchorLine(t *testing.T) {
 		})
 	}
 }
+
+// TestCodexOracleReference pins behaviours of the Codex 0.171.0 binary that the spec's
+// reference section (§2.2–2.3) describes and the internal Codex model reproduces, and checks
+// property 13 on each: whenever Rewrite succeeds, the binary applying Rewrite(P).Text gives
+// the tree of Apply in Codex-compatibility mode; when Rewrite fails, compat Apply fails too.
+func TestCodexOracleReference(t *testing.T) {
+	bin := oracleBinary(t)
+	ab := map[string]string{"a.txt": "a\nb\n"}
+	tests := []struct {
+		name  string
+		files map[string]string
+		patch string            // between Begin and End (or the whole text when it starts with <<)
+		codex map[string]string // the tree after the binary applies the patch as written
+	}{
+		{name: "stacked_anchors_rejected", files: ab,
+			patch: "*** Update File: a.txt\n@@ a\n@@ b\n+x\n", codex: ab},
+		{name: "anchored_insertion_appends", files: map[string]string{"a.txt": "a\nb\nc\n"},
+			patch: "*** Update File: a.txt\n@@ a\n+x\n", codex: map[string]string{"a.txt": "a\nb\nc\nx\n"}},
+		{name: "eof_chunk_tries_last_position_only", files: map[string]string{"a.txt": "x\ny\nx\n"},
+			patch: "*** Update File: a.txt\n@@\n-x\n+X\n*** End of File\n", codex: map[string]string{"a.txt": "x\ny\nX\n"}},
+		{name: "crlf_file_inserted_line_gets_crlf", files: map[string]string{"a.txt": "a\r\nb\r\n"},
+			patch: "*** Update File: a.txt\n@@\n a\n+n\n", codex: map[string]string{"a.txt": "a\r\nn\r\nb\r\n"}},
+		{name: "move_to_same_path_deletes_the_file", files: ab,
+			patch: "*** Update File: a.txt\n*** Move to: a.txt\n@@\n-a\n+A\n", codex: map[string]string{}},
+		{name: "heredoc_wrapper_on_stdin", files: ab,
+			patch: "<<'EOF'\n*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** End Patch\nEOF\n",
+			codex: map[string]string{"a.txt": "A\nb\n"}},
+		{name: "update_of_missing_file_fails", files: ab,
+			patch: "*** Update File: missing.txt\n@@\n-a\n+A\n", codex: ab},
+		{name: "trailing_blank_retry", files: map[string]string{"a.txt": "a\n\nb\n"},
+			patch: "*** Update File: a.txt\n@@\n a\n-\n+X\n \n", codex: map[string]string{"a.txt": "a\nX\nb\n"}},
+		{name: "final_newline_added", files: map[string]string{"a.txt": "a\nb"},
+			patch: "*** Update File: a.txt\n@@\n-a\n+A\n", codex: map[string]string{"a.txt": "A\nb\n"}},
+		{name: "add_overwrites_and_creates_parents", files: ab,
+			patch: "*** Add File: a.txt\n+new\n*** Add File: d/e/f.txt\n+f\n",
+			codex: map[string]string{"a.txt": "new\n", "d/e/f.txt": "f\n"}},
+	}
+	files := func(t *testing.T, dir string, fs map[string]string) {
+		for name, data := range fs {
+			p := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	onlyFiles := func(tr map[string]oracleNode) map[string]string {
+		out := map[string]string{}
+		for k, n := range tr {
+			if !n.Dir {
+				out[k] = n.Data
+			}
+		}
+		return out
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			text := tc.patch
+			if !strings.HasPrefix(text, "<<") {
+				text = "*** Begin Patch\n" + text + "*** End Patch\n"
+			}
+			dir := t.TempDir()
+			files(t, dir, tc.files)
+			out := runOracle(t, bin, dir, text)
+			if diff := cmp.Diff(tc.codex, onlyFiles(oracleReadDir(t, dir))); diff != "" {
+				t.Fatalf("the Codex binary behaves differently than pinned (-pinned +binary):\n%s\noutput: %s", diff, out)
+			}
+
+			const root = "/w/root"
+			newMem := func() *patch.MemFS {
+				m := patch.NewMemFS()
+				m.MkdirAll(root, 0o755)
+				for name, data := range tc.files {
+					m.WriteFile(root+"/"+name, []byte(data), 0o644)
+				}
+				return m
+			}
+			ra, _ := patch.New(newMem(), root, patch.WithCodexCompat())
+			rw, rwErr := ra.Rewrite(context.Background(), text)
+			m := newMem()
+			a, _ := patch.New(m, root, patch.WithCodexCompat())
+			_, applyErr := a.Apply(context.Background(), text)
+			if rwErr != nil {
+				if applyErr == nil {
+					t.Fatalf("Rewrite failed (%v) but compat Apply succeeded", rwErr)
+				}
+				return
+			}
+			ours := onlyFiles(oracleSimplify(m.TreeUnder(root)))
+			dir2 := t.TempDir()
+			files(t, dir2, tc.files)
+			out = runOracle(t, bin, dir2, rw.Text)
+			if diff := cmp.Diff(ours, onlyFiles(oracleReadDir(t, dir2))); diff != "" {
+				t.Fatalf("Codex(Rewrite(P)) differs from compat Apply(P) (error %v) (-ours +codex):\n%s\nrewritten:\n%s\ncodex output: %s",
+					applyErr, diff, rw.Text, out)
+			}
+		})
+	}
+}
