@@ -323,6 +323,15 @@ func TestEdgeLoop(t *testing.T) {
 				h.t.Fatal("s2 not evicted")
 			}
 		}},
+		{name: "E30_exactly_512_sessions_kept", run: func(h *harness) {
+			for i := 1; i <= 512; i++ {
+				h.do(fmt.Sprint("s", i), "read", aTS, aText)
+				if h.g.Len() != i {
+					h.t.Fatalf("Len = %d after %d sessions", h.g.Len(), i)
+				}
+			}
+			h.loop("s1 still counted", h.R(), 2, false)
+		}},
 		{name: "E30_touched_session_kept", run: func(h *harness) {
 			h.R()
 			for i := 2; i <= 512; i++ {
