@@ -235,7 +235,12 @@ func TestModelStateMachine(t *testing.T) { rapid.Check(t, modelMachine) }
 func FuzzModelStateMachine(f *testing.F) {
 	f.Add(make([]byte, 64))
 	f.Add([]byte("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14"))
-	f.Add([]byte("repeat repeat repeat repeat repeat repeat repeat repeat"))
+	long := make([]byte, 4096) // a deterministic pseudo-random stream: many steps
+	for i, x := 0, uint32(1); i < len(long); i++ {
+		x = x*1664525 + 1013904223
+		long[i] = byte(x >> 24)
+	}
+	f.Add(long)
 	f.Fuzz(rapid.MakeFuzz(modelMachine))
 }
 
