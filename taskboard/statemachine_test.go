@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -1329,6 +1330,10 @@ type prun struct {
 
 	// compensation evidence: the abort's reply and the quiescence of the fresh read
 	abortOK, readQuiet, readKnown, timedOut bool
+
+	// revive: the record when its prompt was dispatched (invariant 30)
+	preGen   uint64
+	preState taskboard.State
 }
 
 type psm struct {
@@ -1534,6 +1539,7 @@ func (s *psm) checkProceed(t *rapid.T, r *prun, call taskboard.Command) {
 			if !hasRec || !leased || live.Kind != taskboard.LeaseRelaunch || live.Generation != rec.Generation || !rec.Revivable() {
 				t.Fatalf("revive prompted %s: record %v %s revivable %v lease %+v", c.SessionID, hasRec, rec.State, rec.Revivable(), live)
 			}
+			r.preGen, r.preState = rec.Generation, rec.EffectiveState()
 		case "notify":
 			if !hasRec || !leased || live.Kind != taskboard.LeaseNotification || !s.b.Validate(live) {
 				t.Fatalf("notification sent for %s without a valid notification lease (%+v)", r.taskID, live)
@@ -2088,6 +2094,19 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 		}
 	case *taskboard.Revive:
 		res, err := m.Outcome()
+		if gen, registered := m.Registered(); registered {
+			rec, ok := s.b.Get(r.taskID)
+			becameStale := err != nil && strings.Contains(err.Error(), "revive became stale before launch completed")
+			if becameStale && ok && rec.Generation == gen {
+				t.Fatalf("revive became stale although %s still holds generation %d (31)", r.taskID, gen)
+			}
+			if err == nil && res.Status != taskboard.ReviveAdmissionUnknown && (!ok || rec.Generation != gen || res.Generation != gen) {
+				t.Fatalf("revive succeeded with generation %d but the record holds %d (31)", gen, rec.Generation)
+			}
+		}
+		if err == nil && res.Status == taskboard.ReviveAdmissionUnknown && (res.Generation != r.preGen || res.State != r.preState) {
+			t.Fatalf("admission_unknown shows generation %d %s, pre-admission was %d %s (30)", res.Generation, res.State, r.preGen, r.preState)
+		}
 		promptPending := r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.SendPrompt); return ok })
 		if err == nil && res.Status == taskboard.ReviveAdmissionUnknown && promptPending {
 			if l, ok := s.b.LiveLease(r.taskID); !ok || l.Owner != taskboard.OwnerAdmission {
