@@ -12,10 +12,12 @@ package wfstest
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -597,6 +599,30 @@ var checks = []check{
 		}
 		if _, err := os.Lstat(filepath.Join(filepath.Dir(h.s.Root), "escaped.txt")); !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("a file was created outside the base: %v", err)
+		}
+	}},
+	{name: "concurrent_writers", run: func(t *testing.T, h *h) {
+		// Writers in parallel, each staging a temporary and renaming it into place.
+		var wg sync.WaitGroup
+		errs := make([]error, 8)
+		for i := range errs {
+			wg.Go(func() {
+				tmp, final := h.p(fmt.Sprintf(".w%d.tmp", i)), h.p(fmt.Sprintf("w%d", i))
+				f, err := h.s.FS.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+				if err == nil {
+					_, err = f.Write([]byte(fmt.Sprint(i)))
+					err = errors.Join(err, f.Sync(), f.Close(), h.s.FS.Rename(tmp, final))
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("writer %d: %v", i, err)
+			}
+			h.content(fmt.Sprintf("w%d", i), fmt.Sprint(i))
+			h.absent(fmt.Sprintf(".w%d.tmp", i))
 		}
 	}},
 	{name: "permission_denied", permissions: true, run: func(t *testing.T, h *h) {
