@@ -110,11 +110,14 @@ func codexParse(text string) ([]codexHunk, error) {
 func codexChunkParse(ls []string, first bool) (codexChunk, int, error) {
 	var c codexChunk
 	i := 0
+	// Codex reads the "@@" line with its trailing whitespace removed: "@@ A " seeks "A" and
+	// "@@ " is a bare "@@" (leading spaces of the context stay).
+	head := rustTrimEnd(ls[0])
 	switch {
-	case ls[0] == "@@":
+	case head == "@@":
 		i = 1
-	case strings.HasPrefix(ls[0], "@@ "):
-		ctx := ls[0][3:]
+	case strings.HasPrefix(head, "@@ "):
+		ctx := head[3:]
 		c.ctx = &ctx
 		i = 1
 	case !first:

@@ -166,6 +166,12 @@ func render(d *doc, ps []placement, m EOLMode) []byte {
 			if outT[n-1] == "" {
 				outT[n-1] = term
 			}
+		case outL[n-1] == "":
+			// An empty last line cannot exist without a terminator: keeping the line the
+			// patch asked for wins over keeping the missing final newline.
+			if outT[n-1] == "" {
+				outT[n-1] = term
+			}
 		default:
 			outT[n-1] = ""
 		}

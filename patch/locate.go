@@ -40,8 +40,13 @@ type seekResult struct {
 // position wins unless uniqueExact is set; at loose levels the match must be unique, and an
 // ambiguity is final.
 func (s *sectionLocator) seek(pat []string, start int, eof, uniqueExact bool) seekResult {
+	return s.seekLevels(pat, start, eof, uniqueExact, LevelExact, s.cfg.maxTol)
+}
+
+// seekLevels runs the ladder from level lo to hi.
+func (s *sectionLocator) seekLevels(pat []string, start int, eof, uniqueExact bool, lo, hi Level) seekResult {
 	n, m := s.n(), len(pat)
-	for l := LevelExact; l <= s.cfg.maxTol; l++ {
+	for l := lo; l <= hi; l++ {
 		if eof {
 			p := n - m
 			if p >= 0 && s.ix.matchesAt(l, pat, normAll(l, pat), p) {
@@ -202,6 +207,20 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 	}
 	if r.pos >= 0 {
 		return s.finish(body, r.pos, Strategy(r.level.String()), k, rep), nil
+	}
+	if s.cfg.maxTol < LevelUnicodeTrim {
+		// Levels beyond the cap are not accepted, but they still decide whether a rescue
+		// may run: a chunk that would match (or be ambiguous) there is not rescued, so that
+		// lowering the cap never turns a failure into a success.
+		beyond := s.seekLevels(old, cursor, ch.EOF, false, s.cfg.maxTol+1, LevelUnicodeTrim)
+		if beyond.ambiguous {
+			return placement{}, s.chunkAmbiguous(k, ch, oldLines, beyond)
+		}
+		if beyond.pos >= 0 {
+			note := fmt.Sprintf("the lines match only at %s (file line %d), beyond the tolerance cap %s",
+				beyond.level, beyond.pos+1, s.cfg.maxTol)
+			return placement{}, s.notFound(k, ch, body, cursor, []string{note})
+		}
 	}
 	rs := &rescuer{s: s, ch: ch, body: body, cursor: cursor, budget: s.cfg.workLimit}
 	p, ok, err := rs.run(k, rep)

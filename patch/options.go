@@ -239,7 +239,10 @@ func WithCodexCompat() Option {
 
 // WithMaxTolerance caps the tolerance ladder at l (default [LevelUnicodeTrim], the whole
 // ladder). LevelUnicodeTrimEnd, for example, never matches across leading whitespace. The cap
-// also applies to anchors and to the edge comparisons of rescues.
+// applies to chunks and anchors. A chunk that matches (or is ambiguous) only beyond the cap
+// fails instead of being rescued, and the edges of rescues are always compared with exact,
+// trim-end, unicode and unicode-trim-end, so that lowering the cap never turns a failure into
+// a success.
 func WithMaxTolerance(l Level) Option { return func(c *config) { c.maxTol = l } }
 
 // WithPrefixSuffixRescue turns the prefix/suffix rescue on or off (default on).

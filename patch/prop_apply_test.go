@@ -299,9 +299,12 @@ func expectedDefault(a gFile, ops []dop) []byte {
 	}
 	final := len(a.terms) == 0 || a.terms[len(a.terms)-1] != ""
 	if k := len(ts); k > 0 {
-		if final && ts[k-1] == "" {
-			ts[k-1] = dom
-		} else if !final {
+		switch {
+		case final || ls[k-1] == "": // an empty last line keeps a terminator
+			if ts[k-1] == "" {
+				ts[k-1] = dom
+			}
+		default:
 			ts[k-1] = ""
 		}
 	}

@@ -32,8 +32,11 @@ func (r *rescuer) spend(n int64) bool {
 	return true
 }
 
-// edgeCap is the loosest level used for edge comparisons (R33).
-func (r *rescuer) edgeCap() Level { return min(r.s.cfg.maxTol, LevelUnicodeTrimEnd) }
+// edgeCap is the loosest level used for edge comparisons (R33). It does not follow
+// WithMaxTolerance: with a narrower edge comparison a capped applier could rescue a chunk
+// whose edges are ambiguous under the full set, and lowering the cap must never turn a
+// failure into a success (spec property 17). Edges never use leading-whitespace trimming.
+func (r *rescuer) edgeCap() Level { return LevelUnicodeTrimEnd }
 
 // edgeMatch reports whether the block pat matches at x under one of the edge comparators
 // (all lines at the same level). pn[l] holds pat normalised at level l.

@@ -80,6 +80,10 @@ func (a *Applier) Rewrite(ctx context.Context, text string) (*Rewritten, error) 
 		nh.Path = a.renderPath(paths[h.Path])
 		if h.MoveTo != "" {
 			nh.MoveTo = a.renderPath(paths[h.MoveTo])
+			src, dst := paths[h.Path].real, paths[h.MoveTo].real
+			if src == dst || pl.sameFile(src, dst) {
+				nh.MoveTo = "" // a move onto itself is an in-place update; Codex would delete the file
+			}
 		}
 		if h.Kind == UpdateFile {
 			nh.Chunks = chunks
@@ -206,11 +210,14 @@ func fileChunk(d *doc, p placement, eof bool, st Strategy) Chunk {
 	return c
 }
 
+// toCodexChunk is the chunk as Codex reads its rendering: one "@@ <anchor>" line, whose
+// trailing whitespace Codex drops.
 func toCodexChunk(c Chunk) codexChunk {
 	cc := codexChunk{old: c.Old(), new: c.New(), eof: c.EOF}
 	if len(c.Anchors) > 0 {
-		a := c.Anchors[len(c.Anchors)-1]
-		cc.ctx = &a
+		if a := rustTrimEnd(c.Anchors[len(c.Anchors)-1]); a != "" {
+			cc.ctx = &a
+		}
 	}
 	return cc
 }
