@@ -41,6 +41,7 @@ type MemFS struct {
 	mu    sync.Mutex
 	vols  map[string]*node // volume name ("" on Unix) → its root directory
 	umask fs.FileMode
+	fold  bool // names compare case-insensitively (SetCaseInsensitive)
 
 	cmu    sync.Mutex // guards calls and faults; never held while mu is wanted
 	calls  []Call
@@ -85,6 +86,34 @@ func (m *MemFS) volume(vol string) *node {
 		m.vols[vol] = r
 	}
 	return r
+}
+
+// SetCaseInsensitive makes names compare case-insensitively (Unicode simple folding), as on
+// the default volumes of macOS and Windows: "README.md" then finds "Readme.md", a new entry
+// keeps the spelling it was created with, and a rename that changes only the case changes the
+// stored spelling.
+func (m *MemFS) SetCaseInsensitive(on bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.fold = on
+}
+
+// MemID is what the Sys method of a [MemFS] FileInfo returns: the identity of the file, so
+// that [SameFile] can tell whether two names lead to the same file.
+type MemID struct{ n *node }
+
+// SameFile reports whether a and b describe the same file: like os.SameFile for FileInfos from
+// the os package (and OSFS), by identity for FileInfos from a MemFS.
+func SameFile(a, b fs.FileInfo) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	ia, aok := a.Sys().(MemID)
+	ib, bok := b.Sys().(MemID)
+	if aok || bok {
+		return aok && bok && ia.n == ib.n
+	}
+	return os.SameFile(a, b)
 }
 
 // SetUmask sets the bits cleared from the permissions given to OpenFile and Mkdir.
@@ -161,12 +190,27 @@ func (m *MemFS) enter(op, name, name2 string, logged bool) error {
 }
 
 // resolved is the outcome of resolving a name: the directory holding its final element
-// (nil when the name denotes a volume root or ends in "." or ".."), that element, and the
-// node (nil when the final element does not exist).
+// (nil when the name denotes a volume root or ends in "." or ".."), that element as given,
+// the key it is stored under (its spelling on a case-insensitive MemFS), and the node (nil
+// when the final element does not exist).
 type resolved struct {
 	parent *node
 	leaf   string
+	key    string
 	n      *node
+}
+
+// lookup finds the entry e of dir and the key it is stored under.
+func (m *MemFS) lookup(dir *node, e string) (*node, string) {
+	if n := dir.kids[e]; n != nil || !m.fold {
+		return n, e
+	}
+	for k, n := range dir.kids {
+		if strings.EqualFold(k, e) {
+			return n, k
+		}
+	}
+	return nil, e
 }
 
 // elems splits the part of a path after its volume name into its elements.
@@ -218,10 +262,10 @@ func (m *MemFS) resolve(name string, follow bool) (resolved, error) {
 		if dir.mode&0o100 == 0 {
 			return resolved{}, syscall.EACCES
 		}
-		child := dir.kids[e]
+		child, key := m.lookup(dir, e)
 		if child == nil {
 			if last {
-				return resolved{parent: dir, leaf: e}, nil
+				return resolved{parent: dir, leaf: e, key: e}, nil
 			}
 			return resolved{}, syscall.ENOENT
 		}
@@ -255,7 +299,7 @@ func (m *MemFS) resolve(name string, follow bool) (resolved, error) {
 			continue
 		}
 		if last {
-			return resolved{parent: dir, leaf: e, n: child}, nil
+			return resolved{parent: dir, leaf: e, key: key, n: child}, nil
 		}
 		if !child.isDir() {
 			return resolved{}, syscall.ENOTDIR
@@ -273,6 +317,7 @@ type memInfo struct {
 	name string
 	size int64
 	mode fs.FileMode
+	id   *node
 }
 
 func (i *memInfo) Name() string       { return i.name }
@@ -280,14 +325,14 @@ func (i *memInfo) Size() int64        { return i.size }
 func (i *memInfo) Mode() fs.FileMode  { return i.mode }
 func (i *memInfo) ModTime() time.Time { return time.Time{} }
 func (i *memInfo) IsDir() bool        { return i.mode.IsDir() }
-func (i *memInfo) Sys() any           { return nil }
+func (i *memInfo) Sys() any           { return MemID{i.id} }
 
 func infoOf(name string, n *node) fs.FileInfo {
 	size := int64(len(n.data))
 	if n.isLink() {
 		size = int64(len(n.target))
 	}
-	return &memInfo{name: filepath.Base(name), size: size, mode: n.mode}
+	return &memInfo{name: filepath.Base(name), size: size, mode: n.mode, id: n}
 }
 
 func (m *MemFS) stat(op, name string, follow bool) (fs.FileInfo, error) {
@@ -524,11 +569,19 @@ func (m *MemFS) rename(oldname, newname string) error {
 	case ro.n.isDir() && contains(ro.n, rn.parent):
 		return syscall.EINVAL // a directory cannot move below itself
 	case rn.n == ro.n:
+		if ro.parent == rn.parent && ro.key != rn.leaf {
+			// A case-only rename on a case-insensitive MemFS changes the spelling.
+			delete(ro.parent.kids, ro.key)
+			ro.parent.kids[rn.leaf] = ro.n
+		}
 		return nil
 	case rn.n != nil && ro.n.isDir():
 		return syscall.ENOTDIR
 	}
-	delete(ro.parent.kids, ro.leaf)
+	delete(ro.parent.kids, ro.key)
+	if rn.n != nil {
+		delete(rn.parent.kids, rn.key)
+	}
 	rn.parent.kids[rn.leaf] = ro.n
 	return nil
 }
@@ -553,7 +606,7 @@ func (m *MemFS) Remove(name string) error {
 	case r.n.isDir() && len(r.n.kids) > 0:
 		err = syscall.ENOTEMPTY
 	default:
-		delete(r.parent.kids, r.leaf)
+		delete(r.parent.kids, r.key)
 		return nil
 	}
 	return &fs.PathError{Op: "remove", Path: name, Err: err}

@@ -369,3 +369,111 @@ func TestMemFSConcurrent(t *testing.T) {
 		t.Errorf("logged %d calls, want %d", n, 8*50*2)
 	}
 }
+
+func TestMemFSCaseInsensitive(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func(m *wfs.MemFS) error
+		want map[string]string // files under the root afterwards
+	}{
+		{
+			name: "lookup_ignores_case",
+			run: func(m *wfs.MemFS) error {
+				b, err := m.ReadFile(p("README.MD"))
+				if err == nil && string(b) != "r" {
+					err = fmt.Errorf("read %q", b)
+				}
+				return err
+			},
+			want: map[string]string{"Readme.md": "r"},
+		},
+		{
+			name: "exclusive_create_of_other_spelling_exists",
+			run: func(m *wfs.MemFS) error {
+				_, err := m.OpenFile(p("readme.md"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+				if !errors.Is(err, fs.ErrExist) {
+					return fmt.Errorf("OpenFile = %v; want ErrExist", err)
+				}
+				return nil
+			},
+			want: map[string]string{"Readme.md": "r"},
+		},
+		{
+			name: "case_only_rename_changes_spelling",
+			run:  func(m *wfs.MemFS) error { return m.Rename(p("Readme.md"), p("README.md")) },
+			want: map[string]string{"README.md": "r"},
+		},
+		{
+			name: "rename_over_other_spelling_replaces_it",
+			run: func(m *wfs.MemFS) error {
+				if err := create(m, p(".tmp"), "new"); err != nil {
+					return err
+				}
+				return m.Rename(p(".tmp"), p("README.MD"))
+			},
+			want: map[string]string{"README.MD": "new"},
+		},
+		{
+			name: "remove_by_other_spelling",
+			run:  func(m *wfs.MemFS) error { return m.Remove(p("readme.MD")) },
+			want: map[string]string{},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMem(t)
+			m.SetCaseInsensitive(true)
+			m.WriteFile(p("Readme.md"), []byte("r"), 0o644)
+			if err := tc.run(m); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for k, e := range m.TreeUnder(memRoot()) {
+				got[k] = string(e.Data)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Fatalf("tree (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSameFile(t *testing.T) {
+	m := newMem(t)
+	m.WriteFile(p("a.txt"), []byte("a"), 0o644)
+	m.WriteFile(p("b.txt"), []byte("a"), 0o644)
+	m.Symlink("a.txt", p("l"))
+	stat := func(fsys wfs.FS, name string) fs.FileInfo {
+		fi, err := fsys.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644)
+	o, err := wfs.NewOSFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	tests := []struct {
+		name string
+		a, b fs.FileInfo
+		want bool
+	}{
+		{name: "memfs_same_name", a: stat(m, p("a.txt")), b: stat(m, p("a.txt")), want: true},
+		{name: "memfs_through_symlink", a: stat(m, p("a.txt")), b: stat(m, p("l")), want: true},
+		{name: "memfs_equal_content_other_file", a: stat(m, p("a.txt")), b: stat(m, p("b.txt")), want: false},
+		{name: "osfs_same_file", a: stat(o, filepath.Join(dir, "a.txt")), b: stat(o, filepath.Join(dir, "a.txt")), want: true},
+		{name: "memfs_versus_osfs", a: stat(m, p("a.txt")), b: stat(o, filepath.Join(dir, "a.txt")), want: false},
+		{name: "nil", a: nil, b: stat(m, p("a.txt")), want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := wfs.SameFile(tc.a, tc.b); got != tc.want {
+				t.Fatalf("SameFile = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
