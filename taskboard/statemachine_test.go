@@ -1344,6 +1344,7 @@ type psm struct {
 	ids      []string
 	issued   []taskboard.Lease // leases the test itself acquired
 	mine     map[uint64]bool   // their tokens
+	stolen   map[uint64]bool   // machine leases the test released behind their back
 	seen     map[uint64]taskboard.Lease
 	gone     map[uint64]bool // tokens that were live once and are gone
 	maxGen   uint64
@@ -1373,7 +1374,7 @@ func TestStateMachineProtocols(t *testing.T) {
 				{Flavor: taskboard.FlavorV2},
 			}).Draw(rt, "caps"),
 			ids:  []string{"ses_a", "ses_b", "ses_c"},
-			mine: map[uint64]bool{}, seen: map[uint64]taskboard.Lease{}, gone: map[uint64]bool{},
+			mine: map[uint64]bool{}, stolen: map[uint64]bool{}, seen: map[uint64]taskboard.Lease{}, gone: map[uint64]bool{},
 			genOf: map[string]uint64{}, epochOf: map[string]uint64{}, aliasOf: map[[2]string]string{},
 			notified: map[[3]uint64]bool{},
 		}
@@ -1615,6 +1616,49 @@ func (s *psm) Dispatch(t *rapid.T) {
 	}
 }
 
+// RaceDispatch changes the board for a guarded call's task between the call's emission
+// and its Dispatch (R98: "tests may run any board operation between emission and
+// dispatch"): complete it, drop it, relaunch it, steal its lease, or observe it busy; then
+// dispatches. checkProceed fails if the machine proceeds anyway.
+func (s *psm) RaceDispatch(t *rapid.T) {
+	runs := s.openRuns(func(r *prun) bool { return len(r.awaiting) > 0 })
+	if len(runs) == 0 {
+		t.Skip("nothing awaits dispatch")
+	}
+	r := rapid.SampledFrom(runs).Draw(t, "run")
+	call := rapid.SampledFrom(sortedCalls(r.awaiting)).Draw(t, "call")
+	id := r.taskID
+	if id == "" {
+		if c, ok := r.awaiting[call].(taskboard.Abort); ok {
+			id = c.SessionID
+		}
+	}
+	if rec, ok := s.b.Get(id); ok {
+		switch rapid.IntRange(0, 4).Draw(t, "race") {
+		case 0:
+			st := rapid.SampledFrom([]taskboard.State{taskboard.StateCompleted, taskboard.StateError}).Draw(t, "state")
+			s.b.CommitTerminal(taskboard.Commit{TaskID: id, Generation: rec.Generation, State: st, Summary: "raced"})
+		case 1:
+			s.b.Drop(id)
+		case 2:
+			s.b.RegisterLaunch(taskboard.LaunchInput{TaskID: id, ParentID: rec.ParentID, Agent: rec.Agent})
+		case 3:
+			if l, ok := s.b.LiveLease(id); ok {
+				s.b.Release(l)
+				s.stolen[l.Token] = true
+			}
+		case 4:
+			s.clk.Advance(time.Millisecond)
+			s.b.MarkRunningFromLive(id, rec.Generation, s.now())
+		}
+	}
+	s.Check(t)
+	if _, still := r.awaiting[call]; !still {
+		return // the Check above may have moved it (a notice delivered to a parked run)
+	}
+	s.deliver(t, r, taskboard.Dispatch{Call: call})
+}
+
 func sortedCalls[V any](m map[taskboard.CallID]V) []taskboard.CallID {
 	out := make([]taskboard.CallID, 0, len(m))
 	for c := range m {
@@ -1773,9 +1817,21 @@ func (s *psm) HostSteps(t *rapid.T) {
 		})) > 0 {
 			opts = append(opts, "delete")
 		}
+		opts = append(opts, "board")
 		switch rapid.SampledFrom(opts).Draw(t, "hostStep") {
 		case "delete":
 			s.Delete(t)
+		case "board": // a board change between two host steps
+			switch rapid.IntRange(0, 3).Draw(t, "boardChange") {
+			case 0:
+				s.Complete(t)
+			case 1:
+				s.StealRelease(t)
+			case 2:
+				s.LiveBusy(t)
+			case 3:
+				s.Launch(t)
+			}
 		case "dispatch":
 			s.Dispatch(t)
 		case "settle":
@@ -1885,7 +1941,7 @@ func (s *psm) Complete(t *rapid.T) {
 	id := s.pickID(t)
 	r, ok := s.b.Get(id)
 	if !ok {
-		t.Skip("no record")
+		return
 	}
 	st := rapid.SampledFrom([]taskboard.State{taskboard.StateCompleted, taskboard.StateError, taskboard.StateStopped}).Draw(t, "state")
 	s.b.CommitTerminal(taskboard.Commit{TaskID: id, Generation: r.Generation, State: st, Summary: "done", ObservedAt: s.now()})
@@ -1962,6 +2018,20 @@ func (s *psm) LeaseOp(t *rapid.T) {
 	s.b.Release(rapid.SampledFrom(s.issued).Draw(t, "lease"))
 }
 
+// StealRelease releases any live lease with its exact token, as a buggy or foreign holder
+// could (§5 E44: "the test releases the lease"); machines must notice at their next check.
+func (s *psm) StealRelease(t *rapid.T) {
+	live := s.b.LiveLeases()
+	if len(live) == 0 {
+		return
+	}
+	l := rapid.SampledFrom(live).Draw(t, "steal")
+	if !s.b.Release(l) {
+		t.Fatalf("exact release of live lease %+v failed", l)
+	}
+	s.stolen[l.Token] = true
+}
+
 func (s *psm) Tick(t *rapid.T) {
 	s.clk.Advance(rapid.SampledFrom([]time.Duration{time.Millisecond, 150 * time.Millisecond, time.Second, 5 * time.Second, time.Hour}).Draw(t, "d"))
 }
@@ -2018,15 +2088,15 @@ func (s *psm) Check(t *rapid.T) {
 		if r.kind == "compensation" && r.m.Done() && !s.b.Disposed() {
 			// 24: exactly one abort; 25: released iff the abort was confirmed and the
 			// fresh read was quiescent (a timed-out read never releases).
-			if r.aborts != 1 {
+			l := r.m.(*taskboard.Compensation).Lease()
+			if r.aborts > 1 || (r.aborts == 0 && !s.stolen[l.Token]) {
 				t.Fatalf("compensation for %s performed %d aborts", r.taskID, r.aborts)
 			}
-			l := r.m.(*taskboard.Compensation).Lease()
 			live := s.b.Validate(l)
-			if r.readKnown && !r.timedOut && live == (r.abortOK && r.readQuiet) {
+			if r.readKnown && !r.timedOut && live == (r.abortOK && r.readQuiet) && !s.stolen[l.Token] {
 				t.Fatalf("compensation for %s: lease live %v after abort ok %v, read quiescent %v", r.taskID, live, r.abortOK, r.readQuiet)
 			}
-			if !live && (!r.abortOK || r.timedOut) {
+			if !live && (!r.abortOK || r.timedOut) && !s.stolen[l.Token] {
 				t.Fatalf("compensation for %s released its lease without a confirmed abort and a fresh quiescent read", r.taskID)
 			}
 		}
@@ -2071,7 +2141,7 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 		if err != nil && errors.Is(err, taskboard.ErrTimeout) && len(r.pending) == 0 && r.aborts > 0 && !s.b.Disposed() {
 			// abort timed out: its lease must stay live until the abort settles
 			if l, held := m.Lease(); held && r.hasPendingAbort() {
-				if !s.b.Validate(l) && s.mineOrReleased(l) {
+				if !s.b.Validate(l) && !s.stolen[l.Token] {
 					t.Fatal("abort timed out but its lease was released")
 				}
 			}
@@ -2082,7 +2152,7 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 			t.Fatalf("message status %q", res.Status)
 		}
 		if res.LeaseRetained && r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.WriteMessage); return ok }) {
-			if l, ok := s.b.LiveLease(r.taskID); !ok || l.Kind != taskboard.LeaseMessage {
+			if l, ok := s.b.LiveLease(r.taskID); (!ok || l.Kind != taskboard.LeaseMessage) && !s.anyStolen(r.taskID) {
 				t.Fatal("LeaseRetained with the write pending but no message lease is live (9)")
 			}
 		}
@@ -2108,7 +2178,7 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 			t.Fatalf("admission_unknown shows generation %d %s, pre-admission was %d %s (30)", res.Generation, res.State, r.preGen, r.preState)
 		}
 		promptPending := r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.SendPrompt); return ok })
-		if err == nil && res.Status == taskboard.ReviveAdmissionUnknown && promptPending {
+		if err == nil && res.Status == taskboard.ReviveAdmissionUnknown && promptPending && !s.anyStolen(r.taskID) {
 			if l, ok := s.b.LiveLease(r.taskID); !ok || l.Owner != taskboard.OwnerAdmission {
 				t.Fatalf("admission_unknown without an admission-owned lease (%+v)", l)
 			}
@@ -2130,6 +2200,16 @@ func (r *prun) noteCompensationReply(ev taskboard.Event, c taskboard.Command) {
 		r.readKnown = true
 		r.readQuiet = e.Err == nil
 	}
+}
+
+// anyStolen reports whether the test released a lease of taskID behind its holder's back.
+func (s *psm) anyStolen(taskID string) bool {
+	for tok := range s.stolen {
+		if s.seen[tok].TaskID == taskID {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *prun) hasPending(pred func(taskboard.Command) bool) bool {
@@ -2159,8 +2239,6 @@ func (r *prun) hasPendingAbort() bool {
 	}
 	return false
 }
-
-func (s *psm) mineOrReleased(l taskboard.Lease) bool { return !s.mine[l.Token] }
 
 // checkBoardStructure checks the model-free invariants of §6 on any board.
 func checkBoardStructure(t *rapid.T, b *taskboard.Board, ids, parents []string, genOf, epochOf map[string]uint64, aliasOf map[[2]string]string, maxGen *uint64) {
