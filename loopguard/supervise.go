@@ -68,8 +68,8 @@ func skipJSSpace(s string) string {
 }
 
 // parseTaskID finds the task id in a status output: the leftmost place where "task_id:"
-// and optional whitespace, or "Task", whitespace, non-line-break characters other than "("
-// and then "(", is followed by a run of characters that are neither whitespace nor ")".
+// and optional whitespace, or "Task", whitespace, characters other than "\n" and "(" and
+// then "(", is followed by a run of characters that are neither whitespace nor ")".
 // It returns "" when there is none.
 func parseTaskID(out string) string {
 	for i := 0; i+4 <= len(out); i++ {
@@ -94,28 +94,22 @@ func parseTaskID(out string) string {
 	return ""
 }
 
-// taskParen matches \s+[^\n(]*\((id) against rest, where [^\n(] excludes every line
-// terminator: one or more whitespace characters (line breaks allowed), then characters on
-// one line up to the first "(".
+// taskParen matches \s+[^\n(]*\((id) against rest: one or more whitespace characters
+// (line breaks included), then characters other than "\n" and "(" up to the first "(".
+// Only "\n" ends the line here, as in the plugin's expression: "\r", U+2028 and U+2029 do
+// not.
 func taskParen(rest string) (string, bool) {
 	r, size := utf8.DecodeRuneInString(rest)
 	if size == 0 || !isJSSpace(r) {
 		return "", false
 	}
-	// Everything up to the first "(" must be whitespace up to its last line break.
 	p := strings.IndexByte(rest, '(')
 	if p < 0 {
 		return "", false
 	}
-	seg := rest[:p]
-	lastBreak := -1
-	for j, r := range seg {
-		if isLineTerminator(r) {
-			lastBreak = j
-		}
-	}
-	if lastBreak >= 0 {
-		for _, r := range seg[:lastBreak] {
+	// Everything before the last "\n" of rest[:p] must be whitespace (taken by \s+).
+	if nl := strings.LastIndexByte(rest[:p], '\n'); nl >= 0 {
+		for _, r := range rest[:nl] {
 			if !isJSSpace(r) {
 				return "", false
 			}
@@ -201,21 +195,28 @@ func isWordOrDash(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
 }
 
-// uncertain reports whether out has "state:" followed on the same line by
-// "(unconfirmed)", or a line that is "status_uncertain:", optional whitespace and "true".
+// uncertain reports whether out has "state:", optional whitespace (line breaks included),
+// then "(unconfirmed)" before the next "\n" (the plugin's state:\s*[^\n]*\(unconfirmed\),
+// so "\r", U+2028 and U+2029 do not end the line here), or a line that is
+// "status_uncertain:", optional whitespace (line breaks included) and "true".
 func uncertain(out string) bool {
 	for i := 0; i+6 <= len(out); i++ {
 		if c := out[i]; (c != 's' && c != 'S') || !hasPrefixFold(out[i:], "state:") {
 			continue
 		}
-		rest := out[i+6:]
-		for j, r := range rest {
-			if isLineTerminator(r) {
-				break
-			}
-			if r == '(' && hasPrefixFold(rest[j:], "(unconfirmed)") {
+		rest := skipJSSpace(out[i+6:])
+		if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+			rest = rest[:nl]
+		}
+		for j := strings.IndexByte(rest, '('); j >= 0; {
+			if hasPrefixFold(rest[j:], "(unconfirmed)") {
 				return true
 			}
+			k := strings.IndexByte(rest[j+1:], '(')
+			if k < 0 {
+				break
+			}
+			j += 1 + k
 		}
 	}
 	found := false

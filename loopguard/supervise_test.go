@@ -6,20 +6,20 @@ import (
 	"testing"
 )
 
-// The oracle: the plugin's expressions written for Go's regexp, with JavaScript's
+// The oracle: the plugin's expressions (as observed through TestParsePluginParity) written
+// for Go's regexp, with JavaScript's
 // whitespace and line terminators spelt out and case folding limited to ASCII (Go's (?i)
 // would also fold the Kelvin sign and the long s, which JavaScript's /i does not).
 const (
 	jsSpace = `[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]`
 	jsNoID  = `[^\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff})]`
 	jsLine  = `[\n\r\x{2028}\x{2029}]`
-	notLine = `[^\n\r\x{2028}\x{2029}]`
 )
 
 var (
-	oracleTaskID = regexp.MustCompile(`(?:[tT][aA][sS][kK]_[iI][dD]:` + jsSpace + `*|[tT][aA][sS][kK]` + jsSpace + `+[^\n\r\x{2028}\x{2029}(]*\()(` + jsNoID + `+)`)
+	oracleTaskID = regexp.MustCompile(`(?:[tT][aA][sS][kK]_[iI][dD]:` + jsSpace + `*|[tT][aA][sS][kK]` + jsSpace + `+[^\n(]*\()(` + jsNoID + `+)`)
 	oracleState  = regexp.MustCompile(`(?:^|` + jsLine + `)[sS][tT][aA][tT][eE]:` + jsSpace + `*([A-Za-z0-9_-]+)`)
-	oracleUnconf = regexp.MustCompile(`[sS][tT][aA][tT][eE]:` + notLine + `*\([uU][nN][cC][oO][nN][fF][iI][rR][mM][eE][dD]\)`)
+	oracleUnconf = regexp.MustCompile(`[sS][tT][aA][tT][eE]:` + jsSpace + `*[^\n]*\([uU][nN][cC][oO][nN][fF][iI][rR][mM][eE][dD]\)`)
 	oracleUncert = regexp.MustCompile(`(?:^|` + jsLine + `)[sS][tT][aA][tT][uU][sS]_[uU][nN][cC][eE][rR][tT][aA][iI][nN]:` + jsSpace + `*[tT][rR][uU][eE](?:$|` + jsLine + `)`)
 )
 
@@ -65,6 +65,12 @@ func TestParseSupervision(t *testing.T) {
 		{name: "empty_state_spans_into_next_line", out: "state: \nstate: completed", state: "state"}, // as in JavaScript: \s* crosses the line break
 		{name: "state_unicode_space", out: "state:\u3000running", state: "running"},
 		{name: "nothing", out: "all good"},
+		{name: "paren_line_is_newline_only", out: "Task x\ry\u2028z (t5)", id: "t5"},
+		{name: "unconfirmed_after_leading_break", out: "state:\nrunning (unconfirmed)", state: "running:uncertain"},
+		{name: "unconfirmed_line_is_newline_only", out: "state: running\r(unconfirmed)", state: "running:uncertain"},
+		{name: "unconfirmed_not_past_newline", out: "state:\nrunning\n(unconfirmed)", state: "running"},
+		{name: "unconfirmed_anywhere_in_line", out: "x state: y (unconfirmed)\nstate: running", state: "running:uncertain"},
+		{name: "status_uncertain_trailing_space", out: "state: running\nstatus_uncertain: true \n", state: "running"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

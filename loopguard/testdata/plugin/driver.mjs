@@ -3,6 +3,8 @@
 //
 // Usage: node driver.mjs <path to the oh-my-opencode-slim package directory>
 // Input: one JSON array of events per line. Output: one JSON array of outcomes per line.
+// A line {"parse":[texts]} instead gets [[task id, state], …] from the hook's own readers
+// ("" where they find nothing).
 // Events: {"op":"before"|"after","session","call","tool","args"(JSON text, "" = absent),
 // "output" (string) | "value" (JSON text)} | {"op":"message","session","message"} |
 // {"op":"end_turn","session"} | {"op":"end_session","session"}.
@@ -26,7 +28,7 @@ if (start < 0 || end < 0) {
 const section = bundle.slice(start, end);
 const make = new Function(
   "log", "createHash", "createHash2", "createHash3", "createHash4", "createHash5",
-  section + "\nreturn { createToolLoopGuardHook, LOOP_GUARD_MARKER, WAIT_GUARD_MARKER };",
+  section + "\nreturn { createToolLoopGuardHook, LOOP_GUARD_MARKER, WAIT_GUARD_MARKER, taskIDFromOutput, lifecycleStateFromOutput };",
 );
 const silent = () => {};
 const mod = make(silent, createHash, createHash, createHash, createHash, createHash);
@@ -83,5 +85,11 @@ async function runSequence(events) {
 const rl = createInterface({ input: process.stdin });
 for await (const line of rl) {
   if (line.trim() === "") continue;
-  process.stdout.write(JSON.stringify(await runSequence(JSON.parse(line))) + "\n");
+  const msg = JSON.parse(line);
+  if (msg !== null && !Array.isArray(msg) && Array.isArray(msg.parse)) {
+    const res = msg.parse.map((text) => [mod.taskIDFromOutput(text) ?? "", mod.lifecycleStateFromOutput(text) ?? ""]);
+    process.stdout.write(JSON.stringify(res) + "\n");
+    continue;
+  }
+  process.stdout.write(JSON.stringify(await runSequence(msg)) + "\n");
 }
