@@ -230,7 +230,9 @@ func (a *Applier) PlanPatch(ctx context.Context, p *Patch) (*Plan, error) {
 // none. It first re-reads every file the plan read and compares it with the snapshot; then it
 // stages every new file as a temporary sibling, and renames them into place in patch order,
 // re-checking each file's hash right before its rename; deletes and move sources go last. If
-// any step fails, every completed step is undone from the snapshots.
+// any step fails, every completed step is undone from the snapshots. Because files are
+// replaced by rename, a second hard link to an updated file keeps the old content, and a
+// symbolic link that was patched stays a link to its (updated) target.
 //
 // Errors (*Error): KindInvalid (a plan of another Applier, or nil), KindChanged (a file
 // changed since planning; nothing written), KindIO ("Failed to apply changes; rolled back: …",
