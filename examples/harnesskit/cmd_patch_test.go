@@ -34,6 +34,9 @@ func TestPatchCLI(t *testing.T) {
 		wantCode int
 		wantErr  string            // substring of stderr ("" = empty)
 		want     map[string]string // files that must hold exactly this afterwards (nil = unchanged)
+		// parent holds files next to the workspace (its parent directory is "$PARENT" in args);
+		// wantParent, what they must hold afterwards.
+		parent, wantParent map[string]string
 	}{
 		{
 			name: "apply_exact_summary", files: map[string]string{"src/greet.go": greetGo},
@@ -125,6 +128,22 @@ func TestPatchCLI(t *testing.T) {
 			wantCode: exitOK,
 		},
 		{
+			name: "apply_worktree_sibling", files: map[string]string{"a.txt": "a\n"},
+			args:       []string{"apply", "--worktree", "$PARENT"},
+			stdin:      "*** Begin Patch\n*** Update File: ../shared.txt\n@@\n-s\n+S\n*** End Patch\n",
+			parent:     map[string]string{"shared.txt": "s\n"},
+			wantCode:   exitOK,
+			wantParent: map[string]string{"shared.txt": "S\n"},
+		},
+		{
+			name: "apply_sibling_without_worktree_blocked", files: map[string]string{"a.txt": "a\n"},
+			args:       []string{"apply"},
+			stdin:      "*** Begin Patch\n*** Update File: ../shared.txt\n@@\n-s\n+S\n*** End Patch\n",
+			parent:     map[string]string{"shared.txt": "s\n"},
+			wantCode:   exitRefused,
+			wantParent: map[string]string{"shared.txt": "s\n"},
+		},
+		{
 			name: "usage_missing_root", noRoot: true, args: []string{"apply"},
 			stdin: "", wantCode: exitUsage, wantErr: "--root is required",
 		},
@@ -135,9 +154,15 @@ func TestPatchCLI(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root := filepath.Join(t.TempDir(), "ws")
+			parentDir := t.TempDir()
+			root := filepath.Join(parentDir, "ws")
 			if err := os.MkdirAll(root, 0o755); err != nil {
 				t.Fatal(err)
+			}
+			for rel, data := range tc.parent {
+				if err := os.WriteFile(filepath.Join(parentDir, rel), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			for rel, data := range tc.files {
 				p := filepath.Join(root, filepath.FromSlash(rel))
@@ -148,7 +173,10 @@ func TestPatchCLI(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			args := append([]string{"patch"}, tc.args...)
+			args := []string{"patch"}
+			for _, a := range tc.args {
+				args = append(args, strings.ReplaceAll(a, "$PARENT", parentDir))
+			}
 			if !tc.noRoot {
 				args = append(args, "--root", root)
 			}
@@ -180,6 +208,12 @@ func TestPatchCLI(t *testing.T) {
 				}
 				if got != string(want) {
 					t.Errorf("stdout differs from %s:\n got: %q\nwant: %q", golden, got, want)
+				}
+			}
+			for rel, data := range tc.wantParent {
+				got, err := os.ReadFile(filepath.Join(parentDir, rel))
+				if err != nil || string(got) != data {
+					t.Errorf("../%s = %q (%v), want %q", rel, got, err, data)
 				}
 			}
 			wantFiles := tc.want
