@@ -41,6 +41,8 @@ type expNotice struct {
 }
 
 type model struct {
+	waiting   map[string]bool   // armed wait_for_user latches
+	lastUser  map[string]string // last real user message identity per session
 	recs      map[string]*mrec
 	leases    map[string]taskboard.Lease
 	tombs     map[string]mtomb
@@ -54,6 +56,7 @@ type model struct {
 
 func newModel(cap int) *model {
 	return &model{
+		waiting: map[string]bool{}, lastUser: map[string]string{},
 		recs: map[string]*mrec{}, leases: map[string]taskboard.Lease{}, tombs: map[string]mtomb{},
 		aliasNext: map[[2]string]uint64{}, cap: cap, grace: 5 * time.Second,
 	}
@@ -826,6 +829,8 @@ func (s *sm) HostDeleted(t *rapid.T) {
 	}
 	if want {
 		s.m.clearParent(id)
+		delete(s.m.waiting, id)
+		delete(s.m.lastUser, id)
 	}
 	if got := s.b.HostDeleted(ev); got != want {
 		t.Fatalf("HostDeleted(%+v) = %v, model %v", ev, got, want)
@@ -869,6 +874,44 @@ func (s *sm) Deadline(t *rapid.T) {
 	}
 	if _, got := s.b.FinalizeDeadline(id, gen, unc); got != running {
 		t.Fatalf("FinalizeDeadline = %v, model %v", got, running)
+	}
+}
+
+// WaitForUser arms the latch of an orchestrator session (invariant 36).
+func (s *sm) WaitForUser(t *rapid.T) {
+	p := s.pickParent(t)
+	if _, err := s.b.WaitForUser(taskboard.Caller{SessionID: p, Agent: "orchestrator"}, "need a decision"); err != nil {
+		t.Fatalf("WaitForUser(%s): %v", p, err)
+	}
+	s.m.waiting[p] = true
+}
+
+// UserMessage delivers a chat message: real or synthetic or internal, with an identity
+// from a small set (so replays happen) or none. Only a real external message with a new
+// identity (or none) clears the latch (invariant 36).
+func (s *sm) UserMessage(t *rapid.T) {
+	m := taskboard.UserMessage{
+		SessionID: s.pickParent(t),
+		ID:        rapid.SampledFrom([]string{"", "msg-1", "msg-2"}).Draw(t, "msgID"),
+		Role:      rapid.SampledFrom([]string{"user", "user", "assistant"}).Draw(t, "role"),
+		Parts: []taskboard.Part{{
+			Kind:      rapid.SampledFrom([]string{"text", "file", "image", "tool"}).Draw(t, "partKind"),
+			Synthetic: rapid.IntRange(0, 3).Draw(t, "synthetic") == 0,
+			Internal:  rapid.IntRange(0, 5).Draw(t, "internal") == 0,
+		}},
+	}
+	p := m.Parts[0]
+	real := m.Role == "user" && !p.Internal && !p.Synthetic && (p.Kind == "text" || p.Kind == "file" || p.Kind == "image")
+	want := false
+	if real && s.b.Managed(m.SessionID) && (m.ID == "" || s.m.lastUser[m.SessionID] != m.ID) {
+		if m.ID != "" {
+			s.m.lastUser[m.SessionID] = m.ID
+		}
+		want = s.m.waiting[m.SessionID]
+		delete(s.m.waiting, m.SessionID)
+	}
+	if got := s.b.ClearForMessage(m); got != want {
+		t.Fatalf("ClearForMessage(%+v) = %v, model %v", m, got, want)
 	}
 }
 
@@ -1083,6 +1126,11 @@ func (s *sm) sameErr(t *rapid.T, what string, got, want error) {
 }
 
 func (s *sm) Check(t *rapid.T) {
+	for _, p := range s.parents {
+		if got := s.b.Waiting(p); got != s.m.waiting[p] {
+			t.Fatalf("Waiting(%s) = %v, model %v (36)", p, got, s.m.waiting[p])
+		}
+	}
 	s.syncEvictions(t)
 	s.checkNotices(t)
 	s.checkLeases(t)
