@@ -20,6 +20,30 @@ import (
 // from the spec, sharing no code with the board — predicts every result; the invariants of
 // §6 that concern the board are checked after every step.
 
+// Where each invariant of §6 is checked:
+//
+//	1, 4, 12       checkBoardStructure (both machines) and sm.checkLeases
+//	2              sm.issue (a token issued twice panics), psm.Check (seen/gone tokens)
+//	3, 5, 6, 14-17 the model's predictions of Release, Acquire, RegisterLaunch, Adopt,
+//	19, 20, 22     CommitTerminal, MarkRunningFromLive, MarkReconciled, with notices
+//	7              sm.Tick (records and leases unchanged by the clock alone)
+//	8              sm.OpSettle (late abstract settlements), psm.Settle (late machine replies)
+//	9              psm.checkReply (message outcomes)
+//	10             sm.syncEvictions, sm.checkPools
+//	11, 26, 28, 29 psm.checkProceed (preconditions at Dispatch), psm.Check (38)
+//	13, 18, 21, 23 checkBoardStructure, sm.checkRecords, sm.checkLedger
+//	24, 25         sm.OpSettle (abstract compensation), psm.Check (compensation machine)
+//	27, 30, 31     psm.checkReply
+//	32             psm.exec (Proceed only for awaited calls, nothing after Close)
+//	33-35          the model's stop rule and uncertainty marks; IdleSequence, NonBusyReading
+//	36             sm.WaitForUser, sm.UserMessage, sm.HostDeleted, sm.Check
+//	37             psm.Bogus, psm.Duplicate, psm.deliver (nothing after Done)
+//	38             psm.Check (Done ⇒ no pending call; leases left only by the test or
+//	               compensation)
+//	39             psm.Settle settles at the deadline instant (tick rule) at random; the
+//	               outcome checks above hold either way
+//	40             TestDeterminism (board_determinism_test.go)
+
 type mrec struct {
 	id, parent, agent, alias                           string
 	gen, taskGen, rev                                  uint64
