@@ -40,6 +40,7 @@ type ToolError struct {
 	Message string
 }
 
+// Error returns the model-facing message.
 func (e *ToolError) Error() string { return e.Message }
 
 // Unwrap returns the sentinel.

@@ -18,6 +18,7 @@ const (
 	StateReconciled State = "reconciled"
 )
 
+// String returns the State's spelling.
 func (s State) String() string { return string(s) }
 
 // Canonical reports whether s is completed, error or cancelled.
@@ -43,6 +44,7 @@ const (
 	LiveUnavailable LiveStatus = "status-unavailable"
 )
 
+// String returns the LiveStatus's spelling.
 func (s LiveStatus) String() string { return string(s) }
 
 // LeaseKind is the purpose a lease is held for.
@@ -57,6 +59,7 @@ const (
 	LeaseNotification LeaseKind = "terminal-notification"
 )
 
+// String returns the LeaseKind's spelling.
 func (k LeaseKind) String() string { return string(k) }
 
 // leaseKinds is every lease kind, in a fixed order.
@@ -76,6 +79,7 @@ const (
 	OwnerCompensation LeaseOwner = "compensation"
 )
 
+// String returns the LeaseOwner's spelling.
 func (o LeaseOwner) String() string { return string(o) }
 
 // Phase is the inspection label of a relaunch lease that outlived its caller (R20).
@@ -88,6 +92,7 @@ const (
 	PhaseCompensating Phase = "compensating"
 )
 
+// String returns the Phase's spelling.
 func (p Phase) String() string { return string(p) }
 
 // ReviveStatus is the status line of a task_revive result; a terminal State may also
@@ -100,6 +105,7 @@ const (
 	ReviveAdmissionUnknown ReviveStatus = "admission_unknown"
 )
 
+// String returns the ReviveStatus's spelling.
 func (s ReviveStatus) String() string { return string(s) }
 
 // CancelState is the state line of a task_cancel result; any State may also appear there
@@ -113,6 +119,7 @@ const (
 	CancelCancelled CancelState = "cancelled"
 )
 
+// String returns the CancelState's spelling.
 func (s CancelState) String() string { return string(s) }
 
 // StatusSource says whether a task_status state came from the host or from the board.
@@ -124,6 +131,7 @@ const (
 	SourceBoard StatusSource = "board"
 )
 
+// String returns the StatusSource's spelling.
 func (s StatusSource) String() string { return string(s) }
 
 // GateResult is the outcome of a fenced board input such as [Board.CommitTerminal].
@@ -138,6 +146,7 @@ const (
 	GateStale     GateResult = "stale"
 )
 
+// String returns the GateResult's spelling.
 func (g GateResult) String() string { return string(g) }
 
 // Flavor is the host API generation.
@@ -150,6 +159,7 @@ const (
 	FlavorV2
 )
 
+// String returns the Flavor's spelling.
 func (f Flavor) String() string {
 	switch f {
 	case FlavorV1:
@@ -170,6 +180,7 @@ const (
 	OriginRestored Origin = "restored"
 )
 
+// String returns the Origin's spelling.
 func (o Origin) String() string { return string(o) }
 
 // PlanKind is what task() decided to do with a call.
@@ -182,6 +193,7 @@ const (
 	PlanAdoptCandidate
 )
 
+// String returns the PlanKind's spelling.
 func (k PlanKind) String() string {
 	switch k {
 	case PlanSpawn:
@@ -204,6 +216,7 @@ const (
 	NoticeLeaseReleased
 )
 
+// String returns the NoticeKind's spelling.
 func (k NoticeKind) String() string {
 	switch k {
 	case NoticeTerminal:
@@ -226,4 +239,5 @@ const (
 	ReasonEvicted       SuppressionReason = "evicted"
 )
 
+// String returns the SuppressionReason's spelling.
 func (r SuppressionReason) String() string { return string(r) }
