@@ -193,8 +193,9 @@ type Board struct {
 	aliases  map[aliasKey]uint64            // last number per (parent, prefix)
 	nextGen  uint64
 
-	leases    map[string]Lease // live leases by task ID
-	nextToken uint64
+	leases     map[string]Lease     // live leases by task ID
+	leaseSince map[string]time.Time // when each live lease was acquired
+	nextToken  uint64
 
 	tombs     map[string]tombstone
 	epochs    map[string]uint64
@@ -221,18 +222,19 @@ func NewBoard(c Clock, o Options) (*Board, error) {
 		return nil, err
 	}
 	return &Board{
-		clock:    c,
-		opts:     o,
-		records:  map[string]*Record{},
-		children: map[string]map[string]struct{}{},
-		aliasIdx: map[aliasKey]string{},
-		aliases:  map[aliasKey]uint64{},
-		leases:   map[string]Lease{},
-		tombs:    map[string]tombstone{},
-		epochs:   map[string]uint64{},
-		managed:  map[string]bool{},
-		waits:    map[string]bool{},
-		lastUser: map[string]string{},
+		clock:      c,
+		opts:       o,
+		records:    map[string]*Record{},
+		children:   map[string]map[string]struct{}{},
+		aliasIdx:   map[aliasKey]string{},
+		aliases:    map[aliasKey]uint64{},
+		leases:     map[string]Lease{},
+		leaseSince: map[string]time.Time{},
+		tombs:      map[string]tombstone{},
+		epochs:     map[string]uint64{},
+		managed:    map[string]bool{},
+		waits:      map[string]bool{},
+		lastUser:   map[string]string{},
 	}, nil
 }
 

@@ -433,9 +433,13 @@ func TestBoardEdgeCases(t *testing.T) {
 			l, _ = e.b.HandOver(l, taskboard.OwnerCompensation)
 			e.b.Drop("ses_a")
 			e.acquire(taskboard.LeaseMessage, "ses_b")
+			e.tick(90 * time.Minute)
 			infos := e.b.InspectLeases()
 			if len(infos) != 2 || infos[0].Lease.TaskID != "ses_a" || infos[0].HasRecord || infos[0].Phase != taskboard.PhaseCompensating {
 				t.Fatalf("%+v", infos)
+			}
+			if infos[0].HeldFor != 90*time.Minute || !infos[0].Since.Equal(t0) {
+				t.Fatalf("held for %s since %s", infos[0].HeldFor, infos[0].Since)
 			}
 			s := infos[0].String()
 			contains(t, s, "ses_a relaunch gen=1 token=background-job-relaunch-lease-1 owner=compensation phase=compensating record=deleted: ")

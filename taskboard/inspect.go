@@ -3,6 +3,7 @@ package taskboard
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // LeaseInfo explains one live lease: what it is, who holds it and why the task ID is
@@ -10,9 +11,11 @@ import (
 type LeaseInfo struct {
 	Lease     Lease
 	Phase     Phase
-	HasRecord bool   // false when the record was deleted while the lease stayed live
-	State     State  // the record's state, when it has one
-	Reason    string // human-readable explanation
+	HasRecord bool          // false when the record was deleted while the lease stayed live
+	State     State         // the record's state, when it has one
+	Since     time.Time     // when the lease was acquired (hand-overs keep it)
+	HeldFor   time.Duration // Now − Since
+	Reason    string        // human-readable explanation
 }
 
 // InspectLeases returns every live lease, sorted by task ID, with the reason it is held, so
@@ -21,7 +24,8 @@ func (b *Board) InspectLeases() []LeaseInfo {
 	ls := b.LiveLeases()
 	out := make([]LeaseInfo, 0, len(ls))
 	for _, l := range ls {
-		info := LeaseInfo{Lease: l, Phase: l.Phase()}
+		since := b.leaseSince[l.TaskID]
+		info := LeaseInfo{Lease: l, Phase: l.Phase(), Since: since, HeldFor: b.Now().Sub(since)}
 		r, ok := b.records[l.TaskID]
 		if ok {
 			info.HasRecord, info.State = true, r.State
@@ -58,7 +62,8 @@ func leaseReason(l Lease, hasRecord bool, r *Record) string {
 }
 
 // String renders one inspection line: "<id> <kind> gen=<g> token=<lease> owner=<o>
-// [phase=<p>] record=<state|deleted>: <reason>".
+// [phase=<p>] record=<state|deleted>: <reason>". HeldFor is not part of the line, so the
+// line is stable as the clock moves.
 func (i LeaseInfo) String() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s %s gen=%d token=%s owner=%s", i.Lease.TaskID, i.Lease.Kind, i.Lease.Generation, i.Lease, i.Lease.Owner)

@@ -73,6 +73,7 @@ func (b *Board) Acquire(kind LeaseKind, taskID string, gen uint64, terminalRev *
 	b.nextToken++
 	l.Token = b.nextToken
 	b.leases[taskID] = l
+	b.leaseSince[taskID] = b.Now()
 	return l, true
 }
 
@@ -104,6 +105,7 @@ func (b *Board) Release(l Lease) bool {
 		return false
 	}
 	delete(b.leases, l.TaskID)
+	delete(b.leaseSince, l.TaskID)
 	n := Notice{Kind: NoticeLeaseReleased, TaskID: l.TaskID, Generation: l.Generation,
 		TerminalRevision: l.TerminalRevision}
 	if r, ok := b.records[l.TaskID]; ok {
