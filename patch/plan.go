@@ -502,7 +502,7 @@ func netChanges(order []*entry) ([]FileChange, summaryLines) {
 	return out, sum
 }
 
-// equalSnapshot compares a fresh look at key with the plan's snapshot (R42).
+// unchanged compares a fresh look at the entry's path with the plan's snapshot (R42).
 func (a *Applier) unchanged(e *entry) (bool, error) {
 	info, err := a.fsys.Lstat(e.key)
 	if err != nil {
@@ -531,5 +531,7 @@ func (a *Applier) unchanged(e *entry) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return len(data) == len(o.data) && sha256.Sum256(data) == o.sum && bytes.Equal(data, o.data), nil
+	// The snapshot keeps the bytes the SHA-256 was taken of: equal bytes are an equal hash,
+	// and comparing them directly saves hashing the file again on every re-check.
+	return bytes.Equal(data, o.data), nil
 }
