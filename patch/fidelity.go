@@ -1,9 +1,6 @@
 package patch
 
-import (
-	"bytes"
-	"strings"
-)
+import "strings"
 
 // This file keeps a file's bytes faithful: each line's own terminator, the final-newline state
 // and a UTF-8 byte-order mark (R38–R41).
@@ -183,14 +180,12 @@ func render(d *doc, ps []placement, m EOLMode) []byte {
 	for i := range outL {
 		size += len(outL[i]) + len(outT[i])
 	}
-	var b bytes.Buffer
-	b.Grow(size)
+	b := make([]byte, 0, size)
 	if d.bom {
-		b.WriteString(bom)
+		b = append(b, bom...)
 	}
 	for i := range outL {
-		b.WriteString(outL[i])
-		b.WriteString(outT[i])
+		b = append(append(b, outL[i]...), outT[i]...)
 	}
-	return b.Bytes()
+	return b
 }
