@@ -878,3 +878,119 @@ func TestApplyProperties(t *testing.T) {
 }
 
 var _ fs.FileMode
+
+// applyMachine is a rapid state machine: a MemFS tree under an Applier against a plain map of
+// file contents; every action builds a patch from the model, applies it to both (the model
+// with naive string operations), and the invariant compares them.
+type applyMachine struct {
+	m     *MemFS
+	a     *Applier
+	model map[string]string // slash path → content
+}
+
+func (sm *applyMachine) Check(t *rapid.T) {
+	got := map[string]string{}
+	for rel, e := range sm.m.TreeUnder(itRoot) {
+		if !e.Dir {
+			got[rel] = string(e.Data)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(sm.model) {
+		t.Fatalf("tree %q, model %q", got, sm.model)
+	}
+}
+
+func (sm *applyMachine) apply(t *rapid.T, text string) {
+	if _, err := sm.a.Apply(context.Background(), text); err != nil {
+		t.Fatalf("Apply: %v\n%s", err, text)
+	}
+}
+
+func (sm *applyMachine) names() []string {
+	var out []string
+	for k := range sm.model {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (sm *applyMachine) Add(t *rapid.T) {
+	name := rapid.SampledFrom([]string{"a.txt", "b.txt", "d/c.txt", "d/e/f.txt"}).Draw(t, "name")
+	if _, ok := sm.model[name]; ok {
+		t.Skip("exists")
+	}
+	lines := rapid.SliceOfN(rapid.SampledFrom(propAlphabet), 0, 5).Draw(t, "lines")
+	var body strings.Builder
+	for _, l := range lines {
+		body.WriteString("+" + l + "\n")
+	}
+	sm.apply(t, "*** Begin Patch\n*** Add File: "+name+"\n"+body.String()+"*** End Patch\n")
+	content := ""
+	for _, l := range lines {
+		content += l + "\n"
+	}
+	sm.model[name] = content
+}
+
+func (sm *applyMachine) Update(t *rapid.T) {
+	names := sm.names()
+	if len(names) == 0 {
+		t.Skip("no files")
+	}
+	name := rapid.SampledFrom(names).Draw(t, "name")
+	lines := strings.SplitAfter(sm.model[name], "\n")
+	lines = lines[:len(lines)-1] // every model file ends with "\n" or is empty
+	i := rapid.IntRange(0, len(lines)).Draw(t, "at")
+	repl := rapid.SampledFrom([]string{"NEW", "changed", "alpha"}).Draw(t, "text")
+	// Context: everything before the line, so the exact first hit is this window.
+	var body strings.Builder
+	for _, l := range lines[:i] {
+		body.WriteString(" " + strings.TrimSuffix(l, "\n") + "\n")
+	}
+	var out []string
+	out = append(out, lines[:i]...)
+	if i < len(lines) {
+		body.WriteString("-" + strings.TrimSuffix(lines[i], "\n") + "\n")
+		out = append(out, repl+"\n")
+		out = append(out, lines[i+1:]...)
+	} else {
+		out = append(out, repl+"\n")
+	}
+	body.WriteString("+" + repl + "\n")
+	sm.apply(t, "*** Begin Patch\n*** Update File: "+name+"\n@@\n"+body.String()+"*** End Patch\n")
+	sm.model[name] = strings.Join(out, "")
+}
+
+func (sm *applyMachine) Move(t *rapid.T) {
+	names := sm.names()
+	if len(names) == 0 {
+		t.Skip("no files")
+	}
+	from := rapid.SampledFrom(names).Draw(t, "from")
+	to := rapid.SampledFrom([]string{"m/a.txt", "m/n/b.txt", "z.txt"}).Draw(t, "to")
+	if _, ok := sm.model[to]; ok || to == from {
+		t.Skip("destination exists")
+	}
+	sm.apply(t, "*** Begin Patch\n*** Update File: "+from+"\n*** Move to: "+to+"\n@@\n+moved\n*** End Patch\n")
+	sm.model[to] = sm.model[from] + "moved\n"
+	delete(sm.model, from)
+}
+
+func (sm *applyMachine) Delete(t *rapid.T) {
+	names := sm.names()
+	if len(names) == 0 {
+		t.Skip("no files")
+	}
+	name := rapid.SampledFrom(names).Draw(t, "name")
+	sm.apply(t, "*** Begin Patch\n*** Delete File: "+name+"\n*** End Patch\n")
+	delete(sm.model, name)
+}
+
+func TestApplyStateMachine(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m, a := propApplier(t, nil)
+		sm := &applyMachine{m: m, a: a, model: map[string]string{}}
+		t.Repeat(rapid.StateMachineActions(sm))
+	})
+}
