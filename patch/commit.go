@@ -78,15 +78,17 @@ func (c *committer) writeTemp(key string, data []byte, mode fs.FileMode, exact b
 			return "", err
 		}
 	}
+	// R43's order: write, sync, set an inherited mode exactly (the umask cannot narrow it),
+	// close.
 	_, err := f.Write(data)
 	if err == nil {
 		err = f.Sync()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err == nil && exact {
 		err = c.a.fsys.Chmod(name, mode)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
 		_ = c.a.fsys.Remove(name)
