@@ -3,7 +3,6 @@ package patch_test
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -142,5 +141,3 @@ func apErr(err error) *patch.Error {
 	}
 	return nil
 }
-
-var _ = fs.ModePerm

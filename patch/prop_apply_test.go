@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -876,8 +875,6 @@ func TestApplyProperties(t *testing.T) {
 	t.Run("P15_concurrency_detection", rapid.MakeCheck(propChanged))
 	t.Run("P16_noop", rapid.MakeCheck(propNoop))
 }
-
-var _ fs.FileMode
 
 // applyMachine is a rapid state machine: a MemFS tree under an Applier against a plain map of
 // file contents; every action builds a patch from the model, applies it to both (the model
