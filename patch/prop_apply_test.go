@@ -991,3 +991,43 @@ func TestApplyStateMachine(t *testing.T) {
 		t.Repeat(rapid.StateMachineActions(sm))
 	})
 }
+
+// Property 13 with WithMergeRepeated: two sections on one file (A→B1, B1→B2), rewritten
+// into one section, applied by the Codex model, equal Apply in compat mode.
+func propMergeRewrite(t *rapid.T) {
+	a := genFile(t, "a", 0, false)
+	b1 := editLines(t, a.lines)
+	b2 := editLines(t, b1)
+	w := rapid.IntRange(0, 2).Draw(t, "context")
+	c1 := buildChunks(t, a.lines, lineDiff(a.lines, b1), w, false)
+	c2 := buildChunks(t, b1, lineDiff(b1, b2), w, false)
+	if len(c1) == 0 || len(c2) == 0 {
+		t.Skip("a section without changes")
+	}
+	p := &Patch{Hunks: []Hunk{chunksPatch("f.txt", c1).Hunks[0], chunksPatch("f.txt", c2).Hunks[0]}}
+	text := Format(p)
+	files := map[string][]byte{"f.txt": a.bytes()}
+	m, ca := propApplier(t, files, WithCodexCompat())
+	if _, err := ca.Apply(context.Background(), text); err != nil {
+		t.Skipf("compat Apply refused: %v", err) // e.g. the intermediate file lost its last empty line
+	}
+	_, ra := propApplier(t, files, WithMergeRepeated(true), WithCodexCompat())
+	rw, err := ra.Rewrite(context.Background(), text)
+	if err != nil {
+		t.Fatalf("Rewrite: %v", err)
+	}
+	if strings.Count(rw.Text, "*** Update File:") != 1 {
+		t.Fatalf("not merged:\n%s", rw.Text)
+	}
+	tree := codexTree{"f.txt": a.bytes()}
+	if err := codexApply(tree, rw.Text); err != nil {
+		t.Fatalf("Codex model on the merged rewrite: %v\n%s", err, rw.Text)
+	}
+	if got := readMem(m, "f.txt"); string(tree["f.txt"]) != got {
+		t.Fatalf("Codex(merged Rewrite) %q, compat Apply %q\npatch:\n%s\nrewrite:\n%s", tree["f.txt"], got, text, rw.Text)
+	}
+}
+
+func TestMergeRewriteProperty(t *testing.T) {
+	rapid.Check(t, propMergeRewrite)
+}
