@@ -318,13 +318,21 @@ func mergeRepeated(p, out *Patch, paths map[string]resolved, bases [][]byte) (*P
 		if first.Kind == AddFile {
 			h = Hunk{Kind: AddFile, Path: finalPath, Contents: string(final)}
 		} else {
-			h = Hunk{Kind: UpdateFile, Path: first.Path, Chunks: minimalChunks(bases[ms[0]], final)}
+			h = Hunk{Kind: UpdateFile, Path: first.Path}
 			if finalPath != first.Path {
 				h.MoveTo = finalPath
 			}
-			check := codexTree{first.Path: bases[ms[0]]}
-			if err := codexApply(check, Format(&Patch{Hunks: []Hunk{h}})); err != nil || !bytes.Equal(check[finalPath], final) {
+			reproduces := func() bool {
+				check := codexTree{first.Path: bases[ms[0]]}
+				err := codexApply(check, Format(&Patch{Hunks: []Hunk{h}}))
+				return err == nil && len(check) == 1 && bytes.Equal(check[finalPath], final)
+			}
+			h.Chunks = minimalChunks(bases[ms[0]], final)
+			if !reproduces() {
 				h.Chunks = wholeFileChunk(bases[ms[0]], final)
+				if !reproduces() {
+					continue // not expressible as one section (line endings): keep them apart
+				}
 			}
 		}
 		res.Hunks[g] = h
