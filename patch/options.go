@@ -286,7 +286,10 @@ func WithNewFileMode(file, dir fs.FileMode) Option {
 func WithRelativePaths(on bool) Option { return func(c *config) { c.relPaths = on } }
 
 // WithMergeRepeated makes Rewrite merge repeated sections for one path into one (for hosts
-// that read every section from the original disk). Default false.
+// that read every section from the original disk): Add + Update(s) [+ Move] become one Add,
+// Update + Update(s) [+ Move] one Update with minimised chunks (or one whole-file chunk), each
+// verified with the Codex model; sections that cannot be merged faithfully stay apart.
+// Default false.
 func WithMergeRepeated(on bool) Option { return func(c *config) { c.mergeRepeated = on } }
 
 // WithRandom sets the source of temporary-file names (default crypto/rand), for deterministic

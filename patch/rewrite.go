@@ -251,7 +251,9 @@ func codexLocateFrom(lines []string, c codexChunk, cursor int) (*codexReplacemen
 // become one Add with the final contents at the final path; Update + Update(s) [+ Move]
 // become one Update whose chunks are the minimised difference between the file before the
 // first section and after the last, kept only if Codex's model reproduces the final text
-// from them, else one whole-file chunk. The merged section takes the first one's place.
+// from them, else one whole-file chunk; when even that does not reproduce it (line endings
+// that only the sequential application gives), the sections stay apart. The merged section
+// takes the first one's place.
 func mergeRepeated(p, out *Patch, paths map[string]resolved, bases [][]byte) (*Patch, bool) {
 	n := len(p.Hunks)
 	group := make([]int, n) // group id per section (index of its first section), -1 = alone
