@@ -35,7 +35,11 @@ type command struct {
 // commands is the table of subcommands, in the order "help" lists them. Each package's
 // subcommand lives in its own file (cmd_<package>.go) and adds one line here.
 func commands() []command {
-	return []command{}
+	return []command{
+		patchCommand(),
+		pathguardCommand(),
+		loopguardCommand(),
+	}
 }
 
 // run is the whole program; main only wires it to the process.

@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/harnesskit/harnesskit/loopguard"
+	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/pathguard"
 )
 
 // An errorChannel says where an error goes (DESIGN §4.1).
@@ -27,6 +31,14 @@ func toolErrors() []error {
 	return []error{
 		fs.ErrNotExist,
 		fs.ErrPermission,
+		// patch: every kind but KindIO (patch.ErrIO is a host error).
+		patch.ErrInvalid, patch.ErrEmpty, patch.ErrBlocked, patch.ErrMissingFile, patch.ErrExists,
+		patch.ErrPathConflict, patch.ErrNotFound, patch.ErrAmbiguous, patch.ErrOverlap, patch.ErrChanged,
+		patch.ErrImplicitInvocation, patch.ErrNotPatchCommand,
+		// pathguard: every kind (a refused or unresolvable path is the model's to fix).
+		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,
+		// loopguard: a refusal is the model's to act on (loopguard.ErrInvalidOption is a host error).
+		loopguard.ErrRefused,
 	}
 }
 
