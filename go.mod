@@ -3,7 +3,7 @@ module github.com/harnesskit/harnesskit
 go 1.26.0
 
 require (
-	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
+	github.com/google/go-cmp v0.7.0
+	github.com/hashicorp/golang-lru/v2 v2.0.7
+	pgregory.net/rapid v1.3.0
 )
