@@ -9,6 +9,7 @@ import (
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/taskboard"
 )
 
 // An errorChannel says where an error goes (DESIGN §4.1).
@@ -39,6 +40,15 @@ func toolErrors() []error {
 		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,
 		// loopguard: a refusal is the model's to act on (loopguard.ErrInvalidOption is a host error).
 		loopguard.ErrRefused,
+		// taskboard: refusals and outcomes the model can act on (wrong reference, a task in
+		// the wrong state, a lease held by another operation, a deadline passed, an outcome
+		// the host could not confirm). ErrHost, ErrClosed and ErrUnmanaged are host errors.
+		taskboard.ErrInvalidArgs, taskboard.ErrNotOrchestrator, taskboard.ErrUnknownTask,
+		taskboard.ErrForeignTask, taskboard.ErrNotRunning, taskboard.ErrLeaseUnavailable,
+		taskboard.ErrStale, taskboard.ErrTimeout, taskboard.ErrUnconfirmed, taskboard.ErrCapability,
+		taskboard.ErrNotRevivable, taskboard.ErrBusyAtHost, taskboard.ErrUnsettled,
+		taskboard.ErrNoResult, taskboard.ErrTaskFailed, taskboard.ErrDuplicate, taskboard.ErrRefused,
+		taskboard.ErrLeaseHeld, taskboard.ErrStaleLease, taskboard.ErrTombstoned, taskboard.ErrExists,
 	}
 }
 
