@@ -59,6 +59,28 @@ func (c *committer) sibling(key string) (string, error) {
 	return filepath.Join(filepath.Dir(key), "."+filepath.Base(key)+"."+h+".tmp"), nil
 }
 
+// asideName returns a free temporary sibling name for setting key aside. A rename replaces
+// whatever holds the new name, so the name is checked first: on a case-insensitive volume
+// the aside of "Readme.md" and the staged temporary of "README.md" could otherwise be one
+// file when the random source repeats itself.
+func (c *committer) asideName(key string) (string, error) {
+	for attempt := 0; ; attempt++ {
+		n, err := c.sibling(key)
+		if err != nil {
+			return "", err
+		}
+		_, err = c.a.fsys.Lstat(n)
+		switch {
+		case isNotExist(err):
+			return n, nil
+		case err != nil:
+			return "", err
+		case attempt >= 8:
+			return "", fmt.Errorf("no free temporary name next to %s (last tried %s)", key, n)
+		}
+	}
+}
+
 // writeTemp writes data to a new temporary sibling of key with mode (set exactly when
 // exact), synced and closed.
 func (c *committer) writeTemp(key string, data []byte, mode fs.FileMode, exact bool) (string, error) {
@@ -135,8 +157,13 @@ func changedErr(e *entry) *Error {
 
 // commit writes the plan's entries all or nothing.
 func (a *Applier) commitEntries(ctx context.Context, entries []*entry) error {
-	// R42: every snapshot still holds.
+	// R42: every snapshot still holds. The destination of a case-only rename is skipped: its
+	// name leads to the source's file (checked through the source) until the switch sets that
+	// file aside, and the switch re-checks that the name is free right before its rename.
 	for _, e := range entries {
+		if e.sameAs != nil {
+			continue
+		}
 		ok, err := a.unchanged(e)
 		if err != nil {
 			return &Error{Kind: KindIO, Path: e.path, Msg: fmt.Sprintf("Failed to re-read %s: %v", e.path, err), Err: err}
@@ -185,7 +212,7 @@ func (a *Applier) commitEntries(ctx context.Context, entries []*entry) error {
 		if !e.orig.exists {
 			continue // created and deleted by the same patch
 		}
-		aside, err := c.sibling(e.key)
+		aside, err := c.asideName(e.key)
 		if err != nil {
 			return c.fail(err)
 		}

@@ -7,10 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/harnesskit/harnesskit/internal/wfs"
 )
 
 // Plan is the in-memory outcome of planning a patch: the net change of every affected path,
@@ -117,6 +118,9 @@ type entry struct {
 	inherit   bool // the mode comes from a replaced file or a move source: set it exactly
 	touched   bool
 	movedFrom *entry
+	// sameAs, set on the destination of a case-only rename, is the source entry: on disk this
+	// name leads to the source's file until the commit sets that file aside.
+	sameAs *entry
 }
 
 type summaryLines struct{ a, m, d []string }
@@ -154,13 +158,14 @@ type planner struct {
 	report  []ChunkReport
 	paths   map[string]resolved // by raw path: containment results
 	parents map[string]string   // Delete: raw path → real path of the entry itself
+	folds   map[string][]string // lower-cased key → the keys read under it (see alias)
 	// onSection, when set, sees every located Update section (Rewrite renders from it).
 	onSection func(d *doc, places []placement, reps []ChunkReport)
 }
 
 func (a *Applier) newPlanner(ctx context.Context, paths map[string]resolved, parents map[string]string) *planner {
 	return &planner{a: a, ctx: ctx, entries: map[string]*entry{}, dirs: map[string]bool{},
-		paths: paths, parents: parents}
+		paths: paths, parents: parents, folds: map[string][]string{}}
 }
 
 func (pl *planner) ioErr(path string, section int, msg string, err error) *Error {
@@ -175,6 +180,12 @@ func (pl *planner) look(key, abs, path string, section int) (*entry, error) {
 	e := &entry{key: key, abs: abs, path: path}
 	fsys := pl.a.fsys
 	info, err := fsys.Lstat(key)
+	if err == nil {
+		if x := pl.alias(key, info); x != nil {
+			pl.entries[key] = x
+			return x, nil
+		}
+	}
 	switch {
 	case err == nil:
 		e.orig.exists = true
@@ -211,8 +222,27 @@ func (pl *planner) look(key, abs, path string, section int) (*entry, error) {
 	e.data = e.orig.data
 	e.mode = e.orig.mode
 	pl.entries[key] = e
+	fk := strings.ToLower(key)
+	pl.folds[fk] = append(pl.folds[fk], key)
 	pl.order = append(pl.order, e)
 	return e, nil
+}
+
+// alias returns the overlay entry of another spelling of key that leads to the same file
+// (info is key's Lstat) — on a case-insensitive volume "README.md" after "Readme.md" — so
+// that the overlay holds one entry per file, as the volume does. Only keys already seen that
+// differ from key in case alone are candidates, and identity is checked without following
+// symbolic links.
+func (pl *planner) alias(key string, info fs.FileInfo) *entry {
+	for _, k := range pl.folds[strings.ToLower(key)] {
+		if k == key || !strings.EqualFold(k, key) {
+			continue
+		}
+		if xi, err := pl.a.fsys.Lstat(k); err == nil && wfs.SameFile(info, xi) {
+			return pl.entries[k]
+		}
+	}
+	return nil
 }
 
 func isNotExist(err error) bool {
@@ -422,8 +452,15 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 		return nil
 	}
 	mr := pl.paths[h.MoveTo]
-	if mr.real == r.real || pl.sameFile(r.real, mr.real) {
+	if x, ok := pl.entries[mr.real]; mr.real == r.real || ok && x == e {
 		e.data, e.touched = out, true // a move onto itself is an in-place update
+		return nil
+	}
+	if pl.sameFile(r.real, mr.real) {
+		if pl.caseOnly(r.real, mr.real) {
+			return pl.renameCase(e, mr, h, section, out)
+		}
+		e.data, e.touched = out, true // another name of the same file: an in-place update
 		return nil
 	}
 	dst, err := pl.look(mr.real, mr.abs, h.MoveTo, section)
@@ -456,11 +493,70 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 }
 
 // sameFile reports whether two different real paths name one existing file (a
-// case-insensitive volume).
+// case-insensitive volume, or a hard link). wfs.SameFile compares MemFS files by identity
+// and defers to os.SameFile for the operating system's FileInfos.
 func (pl *planner) sameFile(a, b string) bool {
 	ia, err1 := pl.a.fsys.Stat(a)
 	ib, err2 := pl.a.fsys.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
+	return err1 == nil && err2 == nil && wfs.SameFile(ia, ib)
+}
+
+// caseOnly reports whether the real paths a and b, already known to name one file, differ
+// only in the case of their final element and lie in the same directory: a case-only rename
+// such as Readme.md → README.md on a case-insensitive volume.
+func (pl *planner) caseOnly(a, b string) bool {
+	ba, bb := filepath.Base(a), filepath.Base(b)
+	if ba == bb || !strings.EqualFold(ba, bb) {
+		return false
+	}
+	da, db := filepath.Dir(a), filepath.Dir(b)
+	return da == db || pl.sameFile(da, db)
+}
+
+// renameCase plans a case-only rename of the file of e to the spelling of mr (R22, edge case
+// 91). It is planned as a move — the destination entry holds the new content and records
+// the source, so the result reports "M <new spelling>" like any move — with two
+// differences that keep the user's file safe, because on disk both names lead to the one
+// file:
+//
+//   - the destination lives in the source's directory and is marked sameAs the source, so
+//     the commit does not expect its name to be absent before the source is set aside, and
+//     re-checks that it is absent right before the new file is renamed into place;
+//   - every overlay key that led to the source (and both spellings of the destination) now
+//     leads to the destination, so later sections see one file, as the volume does.
+//
+// The commit then sets the source aside (rename to a temporary sibling), renames the staged
+// new content to the new spelling, and removes the set-aside file last: the destination is
+// never written while the source name still leads to it, and a failure at any step is
+// undone by renaming back.
+func (pl *planner) renameCase(e *entry, mr resolved, h *Hunk, section int, out []byte) error {
+	key := filepath.Join(filepath.Dir(e.key), filepath.Base(mr.real))
+	for _, k := range []string{key, mr.real} {
+		if x, ok := pl.entries[k]; ok && x != e {
+			return &Error{Kind: KindPathConflict, Path: h.MoveTo, Line: h.Line, Section: section,
+				Msg: fmt.Sprintf("Move destination %s is another spelling of %s on a case-insensitive volume, and an earlier section already changed it under that spelling; rename the file in a patch of its own", h.MoveTo, h.Path)}
+		}
+	}
+	d := &entry{key: key, abs: mr.abs, path: h.MoveTo, exists: true, touched: true, data: out,
+		mode: e.mode, inherit: true, movedFrom: e, sameAs: e}
+	if e.movedFrom != nil {
+		d.movedFrom = e.movedFrom
+	}
+	e.exists, e.touched, e.data, e.movedFrom = false, true, nil, nil
+	for k, x := range pl.entries {
+		if x == e {
+			pl.entries[k] = d
+		}
+	}
+	for _, k := range []string{key, mr.real} {
+		if _, ok := pl.entries[k]; !ok {
+			fk := strings.ToLower(k)
+			pl.folds[fk] = append(pl.folds[fk], k)
+		}
+		pl.entries[k] = d
+	}
+	pl.order = append(pl.order, d)
+	return nil
 }
 
 // changes computes the net effect per path (R46).
