@@ -14,8 +14,10 @@ import (
 
 const patchUsage = `usage: harnesskit patch apply --root DIR [--worktree DIR]... [--codex-compat] [--allow-overwrite] [--dry-run] [--json]
        harnesskit patch rewrite --root DIR [--worktree DIR]...
+       harnesskit patch hook --root DIR [--worktree DIR]...
 
-Reads one "*** Begin Patch" … "*** End Patch" text (Codex apply_patch format) on stdin.
+apply and rewrite read one "*** Begin Patch" … "*** End Patch" text (Codex apply_patch
+format) on stdin; hook reads one tool call as JSON.
 
 apply     plans every section in memory, then writes all changes or none. Relative patch
           paths resolve against --root; paths outside --root and the --worktree directories
@@ -27,6 +29,13 @@ apply     plans every section in memory, then writes all changes or none. Relati
 rewrite   plans the same way, writes nothing, and prints canonical patch text that a strict
           (Codex-like) applier applies to the same result, for hosts that keep their own
           apply_patch tool.
+hook      the host wiring of rewrite: reads one tool call {"tool":"…","args":{…}} and
+          writes {"tool":"…","args":{…},"changed":bool,"reason":"…"}. Only the tool
+          "apply_patch" with a string "patchText" argument is handled: its args come back
+          as a new object whose patchText is the rewritten text ("changed" says whether it
+          differs). Any other tool, missing or non-string patchText, args that are not an
+          object, or a patch that rewrite refuses leave the call untouched: args are echoed
+          as given and "reason" says why. Exit 0 in both cases.
 
 Flags:
   --root DIR          the workspace root (required)
@@ -70,6 +79,7 @@ func patchCommand() command {
 			return dispatchVerbs(ctx, "patch", patchUsage, []verb{
 				{name: "apply", run: patchApply},
 				{name: "rewrite", run: patchRewrite},
+				{name: "hook", run: patchHook},
 			}, args, std)
 		},
 	}
