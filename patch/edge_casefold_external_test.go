@@ -179,8 +179,8 @@ func TestCaseOnlyRename(t *testing.T) {
 						got = append(got, "unexpected "+c.Op+" "+c.Name+" "+c.Name2)
 					}
 				}
-				if diff := cmp.Diff([]string{"stage", "aside", "switch", "cleanup"}, got[len(got)-min(len(got), 4):]); diff != "" || len(got) != 4 {
-					t.Errorf("commit calls (-want +got):\n%s\nall: %v", diff, got)
+				if diff := cmp.Diff([]string{"stage", "aside", "switch", "cleanup"}, got); diff != "" {
+					t.Errorf("commit calls (-want +got):\n%s", diff)
 				}
 			},
 		},
