@@ -2,6 +2,7 @@ package loopguard
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"strconv"
 	"unicode/utf16"
@@ -11,6 +12,11 @@ import (
 // maxDepth is the nesting limit of canonical JSON, the same as encoding/json's: deeper
 // input is treated as undecodable (and fingerprinted by its raw bytes).
 const maxDepth = 10000
+
+// maxVerbatimDigits is the longest integer literal copied as it is: up to six digits an
+// integer is exact in a float64 and strconv.FormatFloat(f, 'g', -1, 64) prints it in
+// plain decimal (from 1000000 on, it switches to the exponent form 1e+06).
+const maxVerbatimDigits = 6
 
 // Canonical appends the canonical serialisation of the raw JSON value src to dst and
 // returns the extended buffer. It is the identity the guard hashes (spec L3):
@@ -53,11 +59,12 @@ func (p *canonParser) canonical(dst, src []byte) []byte {
 	return out
 }
 
-// member is one object member while its object is canonicalised: the decoded key in
-// parser.keys and the serialised "key":value in dst.
+// member is one object member while its object is canonicalised: its decoded key (a
+// slice of the source when the key has no escapes, else of parser.keys) and the
+// serialised "key":value at dst[start:end].
 type member struct {
-	keyStart, keyEnd int
-	start, end       int
+	key        []byte
+	start, end int
 }
 
 type canonParser struct {
@@ -68,6 +75,11 @@ type canonParser struct {
 	members []member // members of the open objects
 	tmp     []byte   // one decoded string
 	scratch []byte   // copy of an object's members while they are reordered
+
+	// slow turns off the verbatim copies of strings and numbers that are already in
+	// canonical form, so that every token is decoded and re-serialised. Only tests set
+	// it, to check that both ways give the same bytes.
+	slow bool
 }
 
 func (p *canonParser) skipSpace() {
@@ -92,6 +104,11 @@ func (p *canonParser) value(dst []byte) ([]byte, bool) {
 	case c == '[':
 		return p.array(dst)
 	case c == '"':
+		if end, _, ok := p.verbatimString(); ok {
+			dst = append(dst, p.src[p.i:end]...)
+			p.i = end
+			return dst, true
+		}
 		if !p.str() {
 			return dst, false
 		}
@@ -123,6 +140,7 @@ func (p *canonParser) number(dst []byte) ([]byte, bool) {
 	if s[i] == '-' {
 		i++
 	}
+	intStart := i
 	digits := func() bool {
 		j := i
 		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
@@ -136,6 +154,7 @@ func (p *canonParser) number(dst []byte) ([]byte, bool) {
 	case !digits():
 		return dst, false
 	}
+	intEnd := i
 	if i < len(s) && s[i] == '.' {
 		i++
 		if !digits() {
@@ -152,6 +171,11 @@ func (p *canonParser) number(dst []byte) ([]byte, bool) {
 		}
 	}
 	p.i = i
+	if !p.slow && i == intEnd && i-intStart <= maxVerbatimDigits && (s[intStart] != '0' || start == intStart) {
+		// A plain integer of at most maxVerbatimDigits digits, other than -0, is its
+		// own canonical form: copy it instead of parsing and printing it.
+		return append(dst, s[start:i]...), true
+	}
 	f, err := strconv.ParseFloat(string(s[start:i]), 64)
 	if err != nil {
 		return dst, false // out of float64 range: encoding/json refuses it too
@@ -211,15 +235,27 @@ func (p *canonParser) object(dst []byte) ([]byte, bool) {
 		p.depth--
 		return append(dst, '}'), true
 	}
+	sorted := true // the members so far are in strictly increasing key order
 	for {
 		p.skipSpace()
-		if p.i >= len(p.src) || p.src[p.i] != '"' || !p.str() {
+		if p.i >= len(p.src) || p.src[p.i] != '"' {
 			return dst, false
 		}
-		m := member{keyStart: len(p.keys), start: len(dst)}
-		p.keys = append(p.keys, p.tmp...)
-		m.keyEnd = len(p.keys)
-		dst = appendQuoted(dst, p.tmp)
+		m := member{start: len(dst)}
+		if end, escaped, ok := p.verbatimString(); ok && !escaped {
+			// The key needs no decoding: compare it in place and copy it as it is.
+			m.key = p.src[p.i+1 : end-1]
+			dst = append(dst, p.src[p.i:end]...)
+			p.i = end
+		} else {
+			if !p.str() {
+				return dst, false
+			}
+			k := len(p.keys)
+			p.keys = append(p.keys, p.tmp...)
+			m.key = p.keys[k:len(p.keys):len(p.keys)]
+			dst = appendQuoted(dst, p.tmp)
+		}
 		p.skipSpace()
 		if p.i >= len(p.src) || p.src[p.i] != ':' {
 			return dst, false
@@ -231,6 +267,9 @@ func (p *canonParser) object(dst []byte) ([]byte, bool) {
 			return dst, false
 		}
 		m.end = len(dst)
+		if n := len(p.members); n > memBase && bytes.Compare(p.members[n-1].key, m.key) >= 0 {
+			sorted = false
+		}
 		p.members = append(p.members, m)
 		p.skipSpace()
 		if p.i >= len(p.src) {
@@ -238,6 +277,7 @@ func (p *canonParser) object(dst []byte) ([]byte, bool) {
 		}
 		if p.src[p.i] == ',' {
 			p.i++
+			dst = append(dst, ',')
 			continue
 		}
 		if p.src[p.i] != '}' {
@@ -246,19 +286,28 @@ func (p *canonParser) object(dst []byte) ([]byte, bool) {
 		p.i++
 		break
 	}
-	ms := p.members[memBase:]
-	keys := p.keys
-	slices.SortStableFunc(ms, func(a, b member) int {
-		return bytes.Compare(keys[a.keyStart:a.keyEnd], keys[b.keyStart:b.keyEnd])
-	})
-	// Rebuild the object from a copy of its members, in key order, keeping the last of
-	// equal keys (the stable sort keeps their input order).
-	p.scratch = append(p.scratch[:0], dst[start+1:]...)
-	dst = dst[:start+1]
+	if !sorted {
+		dst = p.reorder(dst, start, p.members[memBase:])
+	}
+	clear(p.members[memBase:]) // drop the references to src and keys
+	p.keys = p.keys[:keyBase]
+	p.members = p.members[:memBase]
+	p.depth--
+	return append(dst, '}'), true
+}
+
+// reorder rewrites the members ms of the object that opens at dst[start] in key order,
+// keeping the last of equal keys, and returns dst without the closing brace.
+func (p *canonParser) reorder(dst []byte, start int, ms []member) []byte {
+	sortMembers(ms)
+	// Rebuild the object from a copy of its members (the stable sort keeps equal keys in
+	// input order, so the last of them is the one kept).
 	base := start + 1
+	p.scratch = append(p.scratch[:0], dst[base:]...)
+	dst = dst[:base]
 	first := true
 	for j, m := range ms {
-		if j+1 < len(ms) && bytes.Equal(keys[m.keyStart:m.keyEnd], keys[ms[j+1].keyStart:ms[j+1].keyEnd]) {
+		if j+1 < len(ms) && bytes.Equal(m.key, ms[j+1].key) {
 			continue
 		}
 		if !first {
@@ -267,10 +316,21 @@ func (p *canonParser) object(dst []byte) ([]byte, bool) {
 		first = false
 		dst = append(dst, p.scratch[m.start-base:m.end-base]...)
 	}
-	p.keys = p.keys[:keyBase]
-	p.members = p.members[:memBase]
-	p.depth--
-	return append(dst, '}'), true
+	return dst
+}
+
+// sortMembers sorts ms by key, stably: an insertion sort for the few members an argument
+// object usually has, the library's stable sort beyond.
+func sortMembers(ms []member) {
+	if len(ms) > 16 {
+		slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+		return
+	}
+	for i := 1; i < len(ms); i++ {
+		for j := i; j > 0 && bytes.Compare(ms[j-1].key, ms[j].key) > 0; j-- {
+			ms[j-1], ms[j] = ms[j], ms[j-1]
+		}
+	}
 }
 
 // str decodes the JSON string at p.i into p.tmp as encoding/json does: invalid UTF-8 and
@@ -281,10 +341,7 @@ func (p *canonParser) str() bool {
 	p.tmp = p.tmp[:0]
 	for {
 		// Copy the run of plain bytes in one go.
-		j := i
-		for j < len(s) && s[j] != '"' && s[j] != '\\' && s[j] >= 0x20 && s[j] < utf8.RuneSelf {
-			j++
-		}
+		j := plainRun(s, i)
 		p.tmp = append(p.tmp, s[i:j]...)
 		i = j
 		if i >= len(s) {
@@ -348,6 +405,109 @@ func (p *canonParser) str() bool {
 			i += 2
 		}
 	}
+}
+
+// plainRun returns the index of the first byte at or after i in s that is not plain
+// string content, or len(s): plain bytes are printable ASCII other than '"' and '\\',
+// the bytes a JSON string literal holds as they are. It tests eight bytes at a time.
+func plainRun(s []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64(s[i:])
+		// A byte below 0x20 or equal to '"' or '\\' (a zero byte after the XOR) sets
+		// the high bit of some byte of these words; so does a byte of 0x80 or more.
+		ctl := (x - ones*0x20) &^ x
+		quote := x ^ (ones * '"')
+		quote = (quote - ones) &^ quote
+		bs := x ^ (ones * '\\')
+		bs = (bs - ones) &^ bs
+		if (ctl|quote|bs|x)&highs != 0 {
+			break
+		}
+	}
+	for i < len(s) && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' && s[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
+}
+
+// verbatimString reports whether the JSON string literal at p.i is already in canonical
+// form, so that its bytes can be copied as they are: valid UTF-8 without raw control
+// characters, U+2028 or U+2029, and every escape the one appendQuoted writes for its
+// character (\" \\ \b \f \n \r \t, \u00xx in lower-case hex for the other control
+// characters, \u2028 and \u2029). It returns the index after the closing quote and whether
+// the literal has escapes (then its decoded bytes differ from its source). ok is false for
+// anything else, including invalid strings: str decodes those.
+func (p *canonParser) verbatimString() (end int, escaped, ok bool) {
+	if p.slow {
+		return 0, false, false
+	}
+	s := p.src
+	i := p.i + 1
+	for {
+		i = plainRun(s, i)
+		if i >= len(s) {
+			return 0, false, false
+		}
+		switch c := s[i]; {
+		case c == '"':
+			return i + 1, escaped, true
+		case c < 0x20:
+			return 0, false, false
+		case c == '\\':
+			if i+1 >= len(s) {
+				return 0, false, false
+			}
+			switch s[i+1] {
+			case '"', '\\', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if !canonicalEscape(s[i+2:]) {
+					return 0, false, false
+				}
+				i += 6
+			default:
+				return 0, false, false
+			}
+			escaped = true
+		default:
+			r, size := utf8.DecodeRune(s[i:])
+			if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
+				return 0, false, false
+			}
+			i += size
+		}
+	}
+}
+
+// canonicalEscape reports whether the four hex digits that start s, after a \u, are the
+// escape appendQuoted writes: a control character without a short escape, or U+2028 or
+// U+2029, in lower-case hex.
+func canonicalEscape(s []byte) bool {
+	if len(s) < 4 {
+		return false
+	}
+	switch string(s[:4]) {
+	case "2028", "2029":
+		return true
+	}
+	if s[0] != '0' || s[1] != '0' || (s[2] != '0' && s[2] != '1') {
+		return false
+	}
+	var low byte
+	switch c := s[3]; {
+	case '0' <= c && c <= '9':
+		low = c - '0'
+	case 'a' <= c && c <= 'f':
+		low = c - 'a' + 10
+	default:
+		return false
+	}
+	switch (s[2]-'0')<<4 | low {
+	case '\b', '\f', '\n', '\r', '\t':
+		return false // these have short escapes
+	}
+	return true
 }
 
 func hex4(s []byte) (rune, bool) {
