@@ -11,6 +11,9 @@ import (
 	"testing"
 )
 
+// update rewrites the golden files of every command test: go test ./examples/harnesskit -update
+var update = flag.Bool("update", false, "rewrite golden files")
+
 // testCommands is a command table for exercising the dispatcher without a package.
 func testCommands() []command {
 	const usage = "usage: harnesskit echo say [-upper] \n"

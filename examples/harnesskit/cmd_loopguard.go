@@ -27,10 +27,10 @@ Input: JSON lines, one event each.
 "args" is any JSON value (omit it for a call without arguments). "output" is a string, or
 any other JSON value for a structured result (counted, never annotated).
 
-Output: one line per event.
-  {"action":"none"}                              allowed / nothing appended
-  {"action":"refused","message":"Refusing …"}    before: do not run the call; tell the model
-  {"action":"appended","appended":"\n\n[REPEATED …"}   after: this notice was appended
+Output: one line per event, {"action":"none|refused|appended","message":"…","appended":"…"}.
+  action "none"       allowed, nothing appended ("message" and "appended" are "")
+  action "refused"    before: do not run the call; "message" is the refusal to give the model
+  action "appended"   after: "appended" is the notice appended to the output
 
 Flags:
   -warn-at N      notices from the Nth identical result on (default 3)
@@ -66,9 +66,9 @@ type loopguardEvent struct {
 
 // loopguardResult is one output line.
 type loopguardResult struct {
-	Action   string `json:"action"`             // none, refused or appended
-	Message  string `json:"message,omitempty"`  // the refusal message
-	Appended string `json:"appended,omitempty"` // the notice appended to the output
+	Action   string `json:"action"`   // none, refused or appended
+	Message  string `json:"message"`  // the refusal message; "" unless refused
+	Appended string `json:"appended"` // the notice appended to the output; "" unless appended
 }
 
 func loopguardReplay(ctx context.Context, args []string, std stdio) int {

@@ -2,25 +2,11 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-// loopguardUpdate reports whether -update was given (the flag may be defined by another
-// test file of this package).
-func loopguardUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // TestLoopguardReplayGolden replays each testdata/loopguard/*.jsonl and compares the
 // output with the .golden file next to it (go test -run TestLoopguard -update rewrites them).
@@ -44,7 +30,7 @@ func TestLoopguardReplayGolden(t *testing.T) {
 				t.Errorf("%d output lines for %d events", lines, events)
 			}
 			golden := strings.TrimSuffix(in, ".jsonl") + ".golden"
-			if loopguardUpdate() {
+			if *update {
 				if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -75,12 +61,12 @@ func TestLoopguardReplay(t *testing.T) {
 		{name: "verb_help", args: []string{"replay", "-h"}, wantOut: loopguardUsage},
 		{name: "no_verb", args: nil, wantCode: exitUsage, wantErr: "no verb given"},
 		{name: "empty_input", args: []string{"replay"}},
-		{name: "blank_lines_skipped", args: []string{"replay"}, stdin: "\n" + before + "\n\n" + after, wantOut: "{\"action\":\"none\"}\n{\"action\":\"none\"}\n"},
+		{name: "blank_lines_skipped", args: []string{"replay"}, stdin: "\n" + before + "\n\n" + after, wantOut: "{\"action\":\"none\",\"message\":\"\",\"appended\":\"\"}\n{\"action\":\"none\",\"message\":\"\",\"appended\":\"\"}\n"},
 		{name: "warn_at_flag", args: []string{"replay", "-warn-at", "1"}, stdin: before + after,
-			wantOut: "{\"action\":\"none\"}\n{\"action\":\"appended\",\"appended\":\"\\n\\n[REPEATED TOOL CALLS - STOP]\\n\\nYou have made this exact tool call (read with identical arguments) 1 times in a row and received identical results each time. You are in a loop and making no progress.\\n\\nStop repeating this call. Instead:\\n1. Use the result above: it already contains everything this call can tell you.\\n2. If you need different information, make a different call (another path, pattern or tool).\\n3. If the task is done, give your final answer now instead of calling more tools.\\n\"}\n"},
+			wantOut: "{\"action\":\"none\",\"message\":\"\",\"appended\":\"\"}\n{\"action\":\"appended\",\"message\":\"\",\"appended\":\"\\n\\n[REPEATED TOOL CALLS - STOP]\\n\\nYou have made this exact tool call (read with identical arguments) 1 times in a row and received identical results each time. You are in a loop and making no progress.\\n\\nStop repeating this call. Instead:\\n1. Use the result above: it already contains everything this call can tell you.\\n2. If you need different information, make a different call (another path, pattern or tool).\\n3. If the task is done, give your final answer now instead of calling more tools.\\n\"}\n"},
 		{name: "bad_flag_values", args: []string{"replay", "-warn-at", "6"}, wantCode: exitUsage, wantErr: "WithBlockAt(5) is below WithWarnAt(6)"},
 		{name: "unknown_flag", args: []string{"replay", "-loud"}, wantCode: exitUsage, wantErr: "flag provided but not defined"},
-		{name: "not_json", args: []string{"replay"}, stdin: before + "phase=before\n", wantCode: exitUsage, wantOut: "{\"action\":\"none\"}\n", wantErr: "line 2:"},
+		{name: "not_json", args: []string{"replay"}, stdin: before + "phase=before\n", wantCode: exitUsage, wantOut: "{\"action\":\"none\",\"message\":\"\",\"appended\":\"\"}\n", wantErr: "line 2:"},
 		{name: "unknown_field", args: []string{"replay"}, stdin: `{"phase":"before","session":"s1","tool":"read","arguments":{}}` + "\n", wantCode: exitUsage, wantErr: `unknown field "arguments"`},
 		{name: "unknown_phase", args: []string{"replay"}, stdin: `{"phase":"during","session":"s1"}` + "\n", wantCode: exitUsage, wantErr: `unknown "phase"`},
 		{name: "missing_tool", args: []string{"replay"}, stdin: `{"phase":"before","session":"s1","call":"c1"}` + "\n", wantCode: exitUsage, wantErr: `needs "tool"`},

@@ -50,7 +50,8 @@ Flags:
      "rescues":[{"path":"…","hunk":N,"strategy":"…"}],
      "error":{"kind":"…","path":"…","line":N,"message":"…"}}
     "changes" lists the net effect per path ("path" is the source of a move, "move_to" its
-    destination); "rescues" lists every chunk placed other than by an exact match ("hunk" is
+    destination, "" for other ops); "error" is present only when ok is false, its "path"
+    is "" and "line" 0 when the failure has none; "rescues" lists every chunk placed other than by an exact match ("hunk" is
     the 1-based file section; strategy trim-end, unicode, unicode-trim-end, trim,
     unicode-trim, prefix-suffix or lcs); "line" is the 1-based patch line.
 
@@ -166,7 +167,7 @@ func patchKind(k patch.Kind) string {
 type patchChangeJSON struct {
 	Op     string `json:"op"`
 	Path   string `json:"path"`
-	MoveTo string `json:"move_to,omitempty"`
+	MoveTo string `json:"move_to"`
 }
 
 type patchRescueJSON struct {
@@ -177,8 +178,8 @@ type patchRescueJSON struct {
 
 type patchErrorJSON struct {
 	Kind    string `json:"kind"`
-	Path    string `json:"path,omitempty"`
-	Line    int    `json:"line,omitempty"`
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
 	Message string `json:"message"`
 }
 

@@ -2,25 +2,11 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// patchGoldenUpdate reports whether -update was given (the flag may be defined by another test
-// file of this package; patch's tests only look it up).
-func patchGoldenUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
 
 const greetGo = "package main\n\nfunc greet() string {\n\treturn \"hello\"\n}\n"
 
@@ -194,7 +180,7 @@ func TestPatchCLI(t *testing.T) {
 			if tc.wantCode != exitUsage {
 				golden := filepath.Join("testdata", "patch", tc.name+".golden")
 				got := strings.ReplaceAll(out.String(), root, "$ROOT")
-				if patchGoldenUpdate() {
+				if *update {
 					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 						t.Fatal(err)
 					}

@@ -33,16 +33,17 @@ resolve   Node-style path arithmetic in either flavour, on any OS.
           working directory for the native flavour, C:\ for windows on another OS).
 contains  containment in a root and worktrees, lexically and after symlinks.
           in:  {"roots":["root","worktree",…],"path":"…"}
-          out: {"inside":bool,"resolved":"…","message":"…"}
+          out: {"inside":bool,"resolved":"…"}
           The first root is the workspace root, the others worktrees; relative roots are
           taken against this process's working directory, a relative path against the root.
-          "resolved" is the real path (symlinks resolved); "message" (omitted when inside)
-          says why the path was refused.
+          "resolved" is the real path (symlinks resolved). A path that cannot be resolved
+          (a missing root, a symlink loop) is not inside: the check fails closed.
 
 flavor defaults to this machine's (posix here unless on Windows).
 
 Exit codes: 0 every line answered (blocked/outside is an answer, not a failure); 2 usage
-error: a line that is not valid JSON or names an unknown host, flavor or op (lines before
+error: a line that is not valid JSON, names an unknown host, flavor or op, or gives roots
+that cannot be used (lines before
 it have been answered; the message on stderr names the line).
 `
 
@@ -199,7 +200,6 @@ type pathguardContainsIn struct {
 type pathguardContainsOut struct {
 	Inside   bool   `json:"inside"`
 	Resolved string `json:"resolved"`
-	Message  string `json:"message,omitempty"`
 }
 
 func pathguardContainsLine(line []byte) (any, error) {
@@ -220,15 +220,13 @@ func pathguardContainsLine(line []byte) (any, error) {
 	}
 	c, err := pathguard.NewContainment(roots[0], pathguard.WithWorktrees(roots[1:]...))
 	if err != nil {
-		return pathguardContainsOut{Message: err.Error()}, nil
+		return nil, err // a root that is not absolute or cannot be resolved: fix the input
 	}
+	// Outside and unresolvable targets both answer inside=false (fail closed).
 	t, err := c.Check(in.Path)
 	out := pathguardContainsOut{Inside: err == nil, Resolved: t.Real}
 	if out.Resolved == "" {
 		out.Resolved = t.Abs
-	}
-	if err != nil {
-		out.Message = err.Error()
 	}
 	return out, nil
 }

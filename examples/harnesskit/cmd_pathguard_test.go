@@ -2,23 +2,11 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-func pathguardGoldenUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // pathguardTree builds the workspace the golden inputs refer to as $TMP.
 func pathguardTree(t *testing.T) string {
@@ -64,7 +52,7 @@ func TestPathguardCLIGolden(t *testing.T) {
 				t.Errorf("%d output lines for %d input lines", n, m)
 			}
 			golden := filepath.Join("testdata/pathguard", verb+".golden")
-			if pathguardGoldenUpdate() {
+			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -257,7 +257,7 @@ func TestPatchHookCLI(t *testing.T) {
 			}
 			got := strings.ReplaceAll(out.String(), root, "$ROOT")
 			golden := filepath.Join("testdata", "patch", tc.name+".golden")
-			if patchGoldenUpdate() {
+			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
 				}
