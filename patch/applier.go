@@ -173,9 +173,41 @@ func (a *Applier) contain(p *Patch) (map[string]resolved, map[string]string, []s
 	return paths, parents, nil, nil
 }
 
-func blockedErr(outside []string) *Error {
-	return &Error{Kind: KindBlocked, Path: outside[0], Paths: outside,
+// admit runs the checks every entry point makes before anything is read, in the order of
+// R16: validation (KindInvalid, KindEmpty), then containment of every path (KindBlocked, or
+// KindIO when a path cannot be resolved). Under the PassThrough policy outside paths are not
+// an error: they come back in outside, and the caller must neither read nor write.
+func (a *Applier) admit(p *Patch) (paths map[string]resolved, parents map[string]string, outside []string, err error) {
+	if err := p.Validate(); err != nil {
+		return nil, nil, nil, err
+	}
+	if len(p.Hunks) == 0 {
+		return nil, nil, nil, &Error{Kind: KindEmpty, Msg: errEmptyPatch}
+	}
+	paths, parents, outside, err = a.contain(p)
+	switch {
+	case err != nil:
+		return nil, nil, nil, err
+	case len(outside) == 0:
+		return paths, parents, nil, nil
+	case a.cfg.outside == PassThrough:
+		return nil, nil, outside, nil
+	}
+	return nil, nil, nil, blockedErr(p, outside)
+}
+
+// blockedErr refuses the patch for its outside paths; Line and Section point at the first
+// section that names the first of them, so a model knows which header to fix.
+func blockedErr(p *Patch, outside []string) *Error {
+	e := &Error{Kind: KindBlocked, Path: outside[0], Paths: outside,
 		Msg: "patch contains path outside workspace root: " + outside[0]}
+	for i, h := range p.Hunks {
+		if h.Path == outside[0] || h.MoveTo == outside[0] {
+			e.Line, e.Section = h.Line, i+1
+			break
+		}
+	}
+	return e
 }
 
 var errEmptyPatch = "No files were modified."
@@ -200,21 +232,12 @@ func (a *Applier) Plan(ctx context.Context, text string) (*Plan, error) {
 // path resolution, cancelled ctx — errors.Is(err, context.Canceled) then holds). Under the
 // PassThrough policy an outside path is not an error: the plan has PassedThrough set.
 func (a *Applier) PlanPatch(ctx context.Context, p *Patch) (*Plan, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	if len(p.Hunks) == 0 {
-		return nil, &Error{Kind: KindEmpty, Msg: errEmptyPatch}
-	}
-	paths, parents, outside, err := a.contain(p)
+	paths, parents, outside, err := a.admit(p)
 	if err != nil {
 		return nil, err
 	}
-	if len(outside) > 0 {
-		if a.cfg.outside == PassThrough {
-			return &Plan{Patch: p, PassedThrough: true, Outside: outside, owner: a.fam}, nil
-		}
-		return nil, blockedErr(outside)
+	if outside != nil {
+		return &Plan{Patch: p, PassedThrough: true, Outside: outside, owner: a.fam}, nil
 	}
 	pl := a.newPlanner(ctx, paths, parents)
 	for i := range p.Hunks {
@@ -279,21 +302,12 @@ func (a *Applier) ApplyPatch(ctx context.Context, p *Patch) (*Result, error) {
 		}
 		return a.Commit(ctx, pl)
 	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	if len(p.Hunks) == 0 {
-		return nil, &Error{Kind: KindEmpty, Msg: errEmptyPatch}
-	}
-	paths, parents, outside, err := a.contain(p)
+	paths, parents, outside, err := a.admit(p)
 	if err != nil {
 		return nil, err
 	}
-	if len(outside) > 0 {
-		if a.cfg.outside == PassThrough {
-			return &Result{PassedThrough: true, Outside: outside}, nil
-		}
-		return nil, blockedErr(outside)
+	if outside != nil {
+		return &Result{PassedThrough: true, Outside: outside}, nil
 	}
 	// One section at a time against the disk; the net effect is accumulated.
 	merged := map[string]*entry{}

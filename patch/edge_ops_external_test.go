@@ -104,6 +104,12 @@ func TestApplyFileEdgeCases(t *testing.T) {
 			name: "E74_stale_update_plus_outside_add_blocked", files: map[string]string{"a.txt": "x\nold\ny\n"},
 			patch: apText("*** Update File: a.txt", "@@", " x", "-stale", "+new", " y", "*** Add File: ../out.txt", "+o"),
 			kind:  patch.KindBlocked, msg: []string{"patch contains path outside workspace root: ../out.txt"},
+			check: func(t *testing.T, _ *patch.Result, err error) {
+				// The error points at the header of the section that names the outside path.
+				if pe := apErr(err); pe.Line != 8 || pe.Section != 2 || pe.Path != "../out.txt" {
+					t.Errorf("blocked error at line %d, section %d, path %q; want line 8, section 2, ../out.txt", pe.Line, pe.Section, pe.Path)
+				}
+			},
 		},
 		{
 			name: "E74_pass_through_untouched", files: map[string]string{"a.txt": "x\nold\ny\n"},

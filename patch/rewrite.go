@@ -40,21 +40,12 @@ func (a *Applier) Rewrite(ctx context.Context, text string) (*Rewritten, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	if len(p.Hunks) == 0 {
-		return nil, &Error{Kind: KindEmpty, Msg: errEmptyPatch}
-	}
-	paths, parents, outside, err := a.contain(p)
+	paths, parents, outside, err := a.admit(p)
 	if err != nil {
 		return nil, err
 	}
-	if len(outside) > 0 {
-		if a.cfg.outside == PassThrough {
-			return &Rewritten{Text: text, PassedThrough: true, Outside: outside}, nil
-		}
-		return nil, blockedErr(outside)
+	if outside != nil {
+		return &Rewritten{Text: text, PassedThrough: true, Outside: outside}, nil
 	}
 	pl := a.newPlanner(ctx, paths, parents)
 	out := &Patch{Hunks: make([]Hunk, len(p.Hunks))}
