@@ -17,11 +17,12 @@
 //     segment ("..cache" is inside, "/w/rootx" is not inside "/w/root"), both lexically
 //     and after resolving every symlink like `realpath -m`. It fails closed.
 //
-// The issue that asked for this package speaks of one "Guard" built with functional
-// options; it is split in two here, as in the specification: [SearchGuard] (options
-// [WithHost], [WithFlavor], [WithStat], [WithObserver]) and [Containment] (options
-// [WithWorktrees], [WithResolver], [WithCaseFold], [WithPathFlavor]). They share the
-// [Flavor] and [Error] types.
+// The two guards are separate values because they answer different questions with
+// different inputs (a tool call and a project directory; a target path and the workspace
+// bases), and a host often needs only one: [SearchGuard] (options [WithHost], [WithFlavor],
+// [WithStat], [WithObserver]) and [Containment] (options [WithWorktrees], [WithResolver],
+// [WithCaseFold], [WithPathFlavor]). Both are built with functional options, are immutable
+// once built, and share the [Flavor] and [Error] types.
 //
 // Life cycles:
 //
