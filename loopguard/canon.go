@@ -3,6 +3,7 @@ package loopguard
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"strconv"
 	"unicode/utf16"
@@ -221,6 +222,10 @@ func (p *canonParser) array(dst []byte) ([]byte, bool) {
 	}
 }
 
+// maxInsertion is the number of members of an object kept in key order as they are
+// parsed (an insertion sort); the members of larger objects are sorted once at the end.
+const maxInsertion = 16
+
 func (p *canonParser) object(dst []byte) ([]byte, bool) {
 	if p.depth++; p.depth > maxDepth {
 		return dst, false
@@ -235,7 +240,10 @@ func (p *canonParser) object(dst []byte) ([]byte, bool) {
 		p.depth--
 		return append(dst, '}'), true
 	}
-	sorted := true // the members so far are in strictly increasing key order
+	// The members are kept in key order, ties in input order: the first maxInsertion
+	// by insertion as they come, the rest appended in input order and sorted at the
+	// end if needed. moved: the order is not the input order; dup: two keys are equal.
+	moved, dup := false, false
 	for {
 		p.skipSpace()
 		if p.i >= len(p.src) || p.src[p.i] != '"' {
@@ -267,10 +275,27 @@ func (p *canonParser) object(dst []byte) ([]byte, bool) {
 			return dst, false
 		}
 		m.end = len(dst)
-		if n := len(p.members); n > memBase && bytes.Compare(p.members[n-1].key, m.key) >= 0 {
-			sorted = false
-		}
 		p.members = append(p.members, m)
+		if ms := p.members[memBase:]; len(ms) > 1 {
+			j := len(ms) - 1
+			for j > 0 {
+				c := bytes.Compare(ms[j-1].key, m.key)
+				if c <= 0 {
+					dup = dup || c == 0
+					break
+				}
+				if len(ms) > maxInsertion {
+					moved = true // sorted at the end
+					break
+				}
+				ms[j] = ms[j-1]
+				j--
+			}
+			if j != len(ms)-1 && len(ms) <= maxInsertion {
+				ms[j] = m
+				moved = true
+			}
+		}
 		p.skipSpace()
 		if p.i >= len(p.src) {
 			return dst, false
@@ -286,8 +311,12 @@ func (p *canonParser) object(dst []byte) ([]byte, bool) {
 		p.i++
 		break
 	}
-	if !sorted {
-		dst = p.reorder(dst, start, p.members[memBase:])
+	if ms := p.members[memBase:]; moved || dup {
+		if len(ms) > maxInsertion {
+			slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+			dup = true // not tracked beyond maxInsertion: look for equal keys
+		}
+		dst = p.rebuild(dst, start, ms, dup)
 	}
 	clear(p.members[memBase:]) // drop the references to src and keys
 	p.keys = p.keys[:keyBase]
@@ -296,18 +325,16 @@ func (p *canonParser) object(dst []byte) ([]byte, bool) {
 	return append(dst, '}'), true
 }
 
-// reorder rewrites the members ms of the object that opens at dst[start] in key order,
-// keeping the last of equal keys, and returns dst without the closing brace.
-func (p *canonParser) reorder(dst []byte, start int, ms []member) []byte {
-	sortMembers(ms)
-	// Rebuild the object from a copy of its members (the stable sort keeps equal keys in
-	// input order, so the last of them is the one kept).
+// rebuild rewrites the object that opens at dst[start] with its members in the order of
+// ms, keeping only the last of equal keys when dup is set (ties are in input order), and
+// returns dst without the closing brace.
+func (p *canonParser) rebuild(dst []byte, start int, ms []member, dup bool) []byte {
 	base := start + 1
 	p.scratch = append(p.scratch[:0], dst[base:]...)
 	dst = dst[:base]
 	first := true
 	for j, m := range ms {
-		if j+1 < len(ms) && bytes.Equal(m.key, ms[j+1].key) {
+		if dup && j+1 < len(ms) && bytes.Equal(m.key, ms[j+1].key) {
 			continue
 		}
 		if !first {
@@ -317,20 +344,6 @@ func (p *canonParser) reorder(dst []byte, start int, ms []member) []byte {
 		dst = append(dst, p.scratch[m.start-base:m.end-base]...)
 	}
 	return dst
-}
-
-// sortMembers sorts ms by key, stably: an insertion sort for the few members an argument
-// object usually has, the library's stable sort beyond.
-func sortMembers(ms []member) {
-	if len(ms) > 16 {
-		slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
-		return
-	}
-	for i := 1; i < len(ms); i++ {
-		for j := i; j > 0 && bytes.Compare(ms[j-1].key, ms[j].key) > 0; j-- {
-			ms[j-1], ms[j] = ms[j], ms[j-1]
-		}
-	}
 }
 
 // str decodes the JSON string at p.i into p.tmp as encoding/json does: invalid UTF-8 and
@@ -414,15 +427,17 @@ func plainRun(s []byte, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for ; i+8 <= len(s); i += 8 {
 		x := binary.LittleEndian.Uint64(s[i:])
-		// A byte below 0x20 or equal to '"' or '\\' (a zero byte after the XOR) sets
-		// the high bit of some byte of these words; so does a byte of 0x80 or more.
+		// Each test sets the high bit of a byte that is below 0x20, '"' or '\\' (zero
+		// after the XOR); x itself has it for a byte of 0x80 or more. A borrow can set
+		// bits above the first such byte but never below it, so the lowest bit set
+		// marks the first byte that is not plain.
 		ctl := (x - ones*0x20) &^ x
 		quote := x ^ (ones * '"')
 		quote = (quote - ones) &^ quote
 		bs := x ^ (ones * '\\')
 		bs = (bs - ones) &^ bs
-		if (ctl|quote|bs|x)&highs != 0 {
-			break
+		if m := (ctl | quote | bs | x) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
 	}
 	for i < len(s) && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' && s[i] < utf8.RuneSelf {

@@ -3,6 +3,7 @@ package loopguard
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -117,6 +118,12 @@ func TestCanonicalFastSlow(t *testing.T) {
 		{name: "short_unicode_escape", in: `"\u00"`},
 		{name: "number_leading_zero", in: `[01]`},
 		{name: "number_out_of_range", in: `1e400`},
+		{name: "wide_object_sorted", in: wideObject(20, func(i int) int { return i })},
+		{name: "wide_object_reversed", in: wideObject(20, func(i int) int { return 19 - i })},
+		{name: "wide_object_late_small_key", in: wideObject(17, func(i int) int { return (i + 1) % 17 })},
+		{name: "wide_object_duplicates_across_limit", in: wideObject(24, func(i int) int { return i % 9 })},
+		{name: "wide_object_duplicate_after_limit", in: wideObject(18, func(i int) int { return min(i, 16) })},
+		{name: "wide_object_late_duplicate_of_early_key", in: wideObject(17, lateDuplicate)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { checkFastSlow(t, []byte(tc.in)) })
@@ -125,6 +132,25 @@ func TestCanonicalFastSlow(t *testing.T) {
 
 // TestVerbatimIntegers checks the claim behind maxVerbatimDigits for every integer it
 // covers, and that the next integer up is no longer printed as itself.
+// wideObject returns an object of n members whose i-th key is k<key(i)>, with the
+// member's index as its value, so that duplicate keys show which one was kept.
+func wideObject(n int, key func(int) int) string {
+	ms := make([]string, n)
+	for i := range ms {
+		ms[i] = `"k` + fmt.Sprintf("%02d", key(i)) + `":` + strconv.Itoa(i)
+	}
+	return "{" + strings.Join(ms, ",") + "}"
+}
+
+// lateDuplicate keys 17 members k00…k15 then k05 again: the duplicate arrives after the
+// insertion limit and is not next to its twin in input order.
+func lateDuplicate(i int) int {
+	if i == 16 {
+		return 5
+	}
+	return i
+}
+
 func TestVerbatimIntegers(t *testing.T) {
 	limit := 1
 	for range maxVerbatimDigits {
@@ -232,9 +258,18 @@ func jsonText() *rapid.Generator[string] {
 			}),
 		)
 	})
+	// Objects wider than maxInsertion, with scalar values and keys that often repeat.
+	wide := rapid.Custom(func(t *rapid.T) string {
+		n := rapid.IntRange(maxInsertion-2, 3*maxInsertion).Draw(t, "width")
+		ms := make([]string, n)
+		for i := range ms {
+			ms[i] = `"k` + strconv.Itoa(rapid.IntRange(0, 2*maxInsertion).Draw(t, "key")) + `":` + strconv.Itoa(i)
+		}
+		return "{" + strings.Join(ms, ",") + "}"
+	})
 	return rapid.Custom(func(t *rapid.T) string {
 		pad := rapid.SampledFrom([]string{"", " ", "\n\t"})
-		return pad.Draw(t, "pre") + value.Draw(t, "value") + pad.Draw(t, "post")
+		return pad.Draw(t, "pre") + rapid.OneOf(value, wide).Draw(t, "value") + pad.Draw(t, "post")
 	})
 }
 

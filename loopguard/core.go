@@ -128,6 +128,7 @@ func NewCore(opts ...Option) (*Core, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	cfg.index()
 	table, err := simplelru.NewLRU[string, *record](cfg.maxSessions, nil)
 	if err != nil {
 		return nil, err
@@ -159,7 +160,8 @@ func (g *Core) Preview(c Call) error {
 // session) returns the output unchanged and changes nothing. The class and call key
 // recorded by Before are used. After never fails.
 func (g *Core) After(c Call, out Output) Verdict {
-	ci, prep := g.cfg.describe(c, &g.sc, false), prepareAfter(&g.cfg, c, out, &g.sc)
+	ci := g.cfg.describe(c, &g.sc, false)
+	prep := prepareAfter(ci, out, &g.sc)
 	g.sc.trim()
 	return g.after(ci, out, prep)
 }
@@ -280,15 +282,19 @@ func (s *record) register(ci callInfo, max int) {
 	if s.pending == nil {
 		s.pending = make(map[string]pendingCall)
 	}
-	if _, dup := s.pending[ci.callID]; !dup && len(s.pending) >= max {
-		oldest, first := "", true
-		var min uint64
-		for id, p := range s.pending {
-			if first || p.seq < min {
-				oldest, min, first = id, p.seq, false
+	if len(s.pending) >= max {
+		// Full: drop the oldest entry, unless this id is pending already and is only
+		// replaced (looked up only when full, to keep the common path to one map write).
+		if _, dup := s.pending[ci.callID]; !dup {
+			oldest, first := "", true
+			var min uint64
+			for id, p := range s.pending {
+				if first || p.seq < min {
+					oldest, min, first = id, p.seq, false
+				}
 			}
+			delete(s.pending, oldest)
 		}
-		delete(s.pending, oldest)
 	}
 	s.seq++
 	s.pending[ci.callID] = pendingCall{seq: s.seq, class: ci.class, key: ci.key, tool: ci.tool, argTask: ci.argTask}
@@ -302,15 +308,15 @@ type afterPrep struct {
 	task, state string
 }
 
-func prepareAfter(cfg *config, c Call, out Output, sc *scratch) afterPrep {
-	if c.Session == "" || c.CallID == "" {
+// prepareAfter reads the output of a call described (without its key) by ci.
+func prepareAfter(ci callInfo, out Output, sc *scratch) afterPrep {
+	if ci.session == "" || ci.callID == "" {
 		return afterPrep{class: classExempt}
 	}
-	tool := strings.ToLower(c.Tool)
-	p := afterPrep{class: cfg.classOf(tool), tool: tool}
+	p := afterPrep{class: ci.class, tool: ci.tool}
 	switch p.class {
 	case classOrdinary:
-		p.outKey = sc.outputKey(tool, out)
+		p.outKey = sc.outputKey(ci.tool, out)
 	case classSupervision:
 		text := outputText(out)
 		p.task, p.state = parseTaskID(text), parseTaskState(text)
@@ -335,7 +341,7 @@ func (g *Core) after(ci callInfo, out Output, prep afterPrep) Verdict {
 	if prep.class != p.class || prep.tool != p.tool {
 		// The host named another tool in After than in Before: the class recorded at
 		// Before wins, and the output is read for that class now.
-		prep = prepareAfter(&g.cfg, Call{Session: ci.session, CallID: ci.callID, Tool: p.tool}, out, &g.sc)
+		prep = prepareAfter(callInfo{session: ci.session, callID: ci.callID, tool: p.tool, class: p.class}, out, &g.sc)
 	}
 	n := &g.cfg.notices
 	switch p.class {

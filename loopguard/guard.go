@@ -53,9 +53,9 @@ func (g *Guard) Preview(c Call) error {
 
 // After is [Core.After], safe for concurrent use.
 func (g *Guard) After(c Call, out Output) Verdict {
-	ci := g.describe(c, false)
 	sc := g.pool.Get().(*scratch)
-	prep := prepareAfter(&g.core.cfg, c, out, sc)
+	ci := g.core.cfg.describe(c, sc, false)
+	prep := prepareAfter(ci, out, sc)
 	sc.trim()
 	g.pool.Put(sc)
 	g.mu.Lock()

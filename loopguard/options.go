@@ -63,6 +63,11 @@ type config struct {
 	block, exempt           map[string]bool
 	wait, supervision       map[string]bool
 	notices                 Notices
+
+	// kinds indexes the four sets above by tool name, with L6's precedence applied, so
+	// that a call is classified by one map lookup. NewCore builds it; a name in no set
+	// is an ordinary tool that is never refused (the zero toolKind).
+	kinds map[string]toolKind
 }
 
 // GoString prints the configuration readably in test failures.
@@ -218,14 +223,28 @@ const (
 	classSupervision
 )
 
-func (c *config) classOf(tool string) class {
-	switch {
-	case c.wait[tool]:
-		return classWait
-	case c.exempt[tool]:
-		return classExempt
-	case c.supervision[tool]:
-		return classSupervision
-	}
-	return classOrdinary
+// toolKind is what the configuration says about one tool name.
+type toolKind struct {
+	class class
+	block bool // an ordinary tool that may be refused
 }
+
+// index builds c.kinds from the sets.
+func (c *config) index() {
+	c.kinds = make(map[string]toolKind, len(c.block)+len(c.exempt)+len(c.wait)+len(c.supervision))
+	for name := range c.block {
+		c.kinds[name] = toolKind{class: classOrdinary, block: true}
+	}
+	// Later assignments win: supervision, then exempt, then wait (L6 in reverse).
+	for _, set := range []struct {
+		names map[string]bool
+		class class
+	}{{c.supervision, classSupervision}, {c.exempt, classExempt}, {c.wait, classWait}} {
+		for name := range set.names {
+			c.kinds[name] = toolKind{class: set.class}
+		}
+	}
+}
+
+// kindOf returns the kind of a lower-cased tool name.
+func (c *config) kindOf(tool string) toolKind { return c.kinds[tool] }
