@@ -1,6 +1,7 @@
 package loopguard
 
 import (
+	"fmt"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -29,6 +30,16 @@ func mustCore(t testing.TB, opts ...Option) *Core {
 	return g
 }
 
+// manyNames makes the configuration name more than maxFewKinds tools, so that kindOf
+// hashes instead of scanning.
+var manyNames = func() []string {
+	names := make([]string, maxFewKinds+4)
+	for i := range names {
+		names[i] = fmt.Sprintf("tool_%02d", i)
+	}
+	return names
+}()
+
 func TestKindOf(t *testing.T) {
 	ordinary, block := toolKind{class: classOrdinary}, toolKind{class: classOrdinary, block: true}
 	tests := []struct {
@@ -54,6 +65,9 @@ func TestKindOf(t *testing.T) {
 		{name: "wait_beats_exempt", opts: []Option{WithWaitTools("task"), WithExemptTools("task")}, tool: "task", want: toolKind{class: classWait}},
 		{name: "wait_beats_supervision", opts: []Option{WithWaitTools("task_status")}, tool: "task_status", want: toolKind{class: classWait}},
 		{name: "exempt_beats_supervision", opts: []Option{WithExemptTools("task_status")}, tool: "task_status", want: toolKind{class: classExempt}},
+		{name: "many_names_block", opts: []Option{WithBlockTools(manyNames...)}, tool: "tool_19", want: block},
+		{name: "many_names_exempt_kept", opts: []Option{WithBlockTools(manyNames...)}, tool: "task", want: toolKind{class: classExempt}},
+		{name: "many_names_unknown", opts: []Option{WithBlockTools(manyNames...)}, tool: "read", want: ordinary},
 		{name: "empty_sets", opts: []Option{WithWaitTools(), WithExemptTools(), WithSupervisionTools(), WithBlockTools()}, tool: "task", want: ordinary},
 	}
 	for _, tc := range tests {

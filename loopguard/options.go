@@ -68,6 +68,7 @@ type config struct {
 	// that a call is classified by one map lookup. NewCore builds it; a name in no set
 	// is an ordinary tool that is never refused (the zero toolKind).
 	kinds map[string]toolKind
+	few   []namedKind // kinds as a slice when it is small (see maxFewKinds), else nil
 }
 
 // GoString prints the configuration readably in test failures.
@@ -244,7 +245,35 @@ func (c *config) index() {
 			c.kinds[name] = toolKind{class: set.class}
 		}
 	}
+	c.few = nil
+	if len(c.kinds) <= maxFewKinds {
+		c.few = make([]namedKind, 0, len(c.kinds))
+		for name, k := range c.kinds {
+			c.few = append(c.few, namedKind{name, k})
+		}
+	}
 }
 
 // kindOf returns the kind of a lower-cased tool name.
-func (c *config) kindOf(tool string) toolKind { return c.kinds[tool] }
+func (c *config) kindOf(tool string) toolKind {
+	if c.few != nil {
+		for i := range c.few {
+			if e := &c.few[i]; len(e.name) == len(tool) && e.name == tool {
+				return e.kind
+			}
+		}
+		return toolKind{}
+	}
+	return c.kinds[tool]
+}
+
+// maxFewKinds is the number of named tools up to which kindOf scans a slice instead of
+// hashing the name: the default configuration names 11 tools, and comparing lengths
+// first rejects most of them without reading a byte.
+const maxFewKinds = 16
+
+// namedKind is one entry of config.few.
+type namedKind struct {
+	name string
+	kind toolKind
+}
