@@ -105,7 +105,11 @@ func (p *canonParser) value(dst []byte) ([]byte, bool) {
 	case c == '[':
 		return p.array(dst)
 	case c == '"':
-		if end, _, ok := p.verbatimString(); ok {
+		end := p.plainString()
+		if end == 0 {
+			end, _, _ = p.verbatimString()
+		}
+		if end > 0 {
 			dst = append(dst, p.src[p.i:end]...)
 			p.i = end
 			return dst, true
@@ -250,7 +254,13 @@ func (p *canonParser) object(dst []byte) ([]byte, bool) {
 			return dst, false
 		}
 		m := member{start: len(dst)}
-		if end, escaped, ok := p.verbatimString(); ok && !escaped {
+		end := p.plainString()
+		if end == 0 {
+			if e, escaped, ok := p.verbatimString(); ok && !escaped {
+				end = e // non-ASCII but no escapes: still its own decoded form
+			}
+		}
+		if end > 0 {
 			// The key needs no decoding: compare it in place and copy it as it is.
 			m.key = p.src[p.i+1 : end-1]
 			dst = append(dst, p.src[p.i:end]...)
@@ -444,6 +454,20 @@ func plainRun(s []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// plainString returns the index after the closing quote of the string literal at p.i
+// if the literal is plain bytes only (see plainRun), or 0. A plain literal is canonical
+// and has no escapes; most keys and values are plain, and this is their short way.
+func (p *canonParser) plainString() int {
+	if p.slow {
+		return 0
+	}
+	end := plainRun(p.src, p.i+1)
+	if end < len(p.src) && p.src[end] == '"' {
+		return end + 1
+	}
+	return 0
 }
 
 // verbatimString reports whether the JSON string literal at p.i is already in canonical
