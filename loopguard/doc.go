@@ -75,8 +75,12 @@
 //
 // A typical Before+After pair (a 200-byte argument object, a 4 KiB text output) allocates
 // nothing in steady state: canonicalisation and hashing reuse buffers (a sync.Pool in
-// Guard, a field in Core), and the call id and session name are stored as given. Most of
-// its time is the SHA-256 of the output. The allocations that remain are on other paths:
+// Guard, a field in Core), a text output is hashed in place without being copied, and
+// the call id and session name are stored as given. The arguments are canonicalised and
+// hashed once, at Before; After reuses the key recorded then. Arguments already in
+// canonical form are mostly copied rather than re-encoded. About four fifths of the
+// pair's time is the SHA-256 of the output. The allocations that remain are on other
+// paths:
 //
 //   - a notice: one, the annotated output (Verdict.Notice is a substring of it);
 //   - a refusal: the *RefusedError;
@@ -84,10 +88,10 @@
 //     record's memory becomes garbage);
 //   - a supervision call: the trimmed task_id copied out of the arguments, and a copy of a
 //     task id seen for the first time (so no slice of a large output is ever kept);
-//   - a structured output that is a JSON string: its decoded text;
-//   - arguments or outputs over 64 KiB: fingerprint buffers that large are dropped after
-//     the call so that one huge call does not pin memory, and such outputs are hashed in
-//     chunks through a sha256 digest.
+//   - a fingerprint buffer used for the first time (Guard's pool may drop its buffers
+//     at a garbage collection): its SHA-256 digest and its buffers;
+//   - arguments or structured outputs over 64 KiB: fingerprint buffers that large are
+//     dropped after the call so that one huge call does not pin memory.
 //
 // # Security Considerations
 //
