@@ -91,6 +91,12 @@
 //   - A reusable record that read context files gets a line "  context: <path> (<n>
 //     lines), …" with at most 8 files, most recently read first (R11); a reconciled record
 //     that timed out is listed under Retained/Recovery, not Reusable, as its label says.
+//   - A cancelled commit keeps StatusUncertain, as the terminal-publication rules list no
+//     change to it: a task whose first abort timed out and whose second cancel was verified
+//     reads "cancelled, status uncertain" and, by R74, cannot be revived until the parent
+//     acknowledges the result ([Board.MarkReconciled] clears the uncertainty). A revive of a
+//     running, uncertain task therefore cancels it and then refuses; the caller revives after
+//     the acknowledgement.
 //
 // # Security Considerations
 //
