@@ -61,10 +61,11 @@ func (m *Result) fail(err *ToolError) []Command {
 func (m *Result) read(b *Board, phase resultPhase, c Command, id CallID) []Command {
 	m.phase = phase
 	m.readCall = id
-	t, st := m.timer(b, m.t.ResultReadTimeout)
+	d := m.t.ResultReadTimeout
 	if phase == resultLive {
-		t, st = m.timer(b, m.t.StatusReadTimeout)
+		d = m.t.StatusReadTimeout
 	}
+	t, st := m.timer(b, d)
 	m.readTimer = t
 	m.guard[id] = t
 	return []Command{st, c}

@@ -316,6 +316,10 @@ func TestStatusResultScenarios(t *testing.T) {
 			if !res.Running || r.get("ses_q").State != tb.StateRunning {
 				t.Fatalf("not healed: %+v %s", res, r.get("ses_q").State)
 			}
+			// The live-status read armed exactly one timer and stopped it: nothing is left.
+			if len(m.timers) != 0 || !m.m.Done() {
+				t.Fatalf("after the live read: timers %v, Done %v; want none and done", m.timers, m.m.Done())
+			}
 			// Error and cancelled refusals.
 			r.commit("ses_q", tb.StateError, "compile failed")
 			m = r.start(tb.NewResult(orch, tb.ResultArgs{Ref: "ses_q"}, v1))
