@@ -125,10 +125,8 @@ func (m *Compensation) handle(b *Board, ev Event) []Command {
 		if !e.Confirmed {
 			return m.unconfirmed("abort was not confirmed")
 		}
-		m.readCall = m.call(false)
-		t, st := m.timer(b, m.t.CompensationReadTimeout)
-		m.readTimer = t
-		m.guard[m.readCall] = t
+		var st Command
+		m.readCall, m.readTimer, st = m.deadlineRead(b, m.t.CompensationReadTimeout)
 		id := m.lease.TaskID
 		switch {
 		case m.caps.StatusMap:

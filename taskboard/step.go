@@ -78,6 +78,15 @@ func (c *core) timer(b *Board, d time.Duration) (TimerID, Command) {
 	return id, StartTimer{Timer: id, After: d}
 }
 
+// deadlineRead registers a host read that is not guarded (it needs no Dispatch) and arms
+// its deadline timer of d; a reply after the timer fired is ignored (see step).
+func (c *core) deadlineRead(b *Board, d time.Duration) (CallID, TimerID, Command) {
+	id := c.call(false)
+	t, st := c.timer(b, d)
+	c.guard[id] = t
+	return id, t, st
+}
+
 // stop disarms a timer; it returns nil when the timer is not armed.
 func (c *core) stop(t TimerID) []Command {
 	if _, ok := c.timers[t]; !ok {

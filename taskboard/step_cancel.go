@@ -138,10 +138,8 @@ func (m *Cancel) Start(b *Board) []Command {
 			}
 			// One ownership read: does the host say this session is the caller's child?
 			m.phase = cancelOwner
-			m.sessionCall = m.call(false)
-			t, st := m.timer(b, m.t.StatusReadTimeout)
-			m.ownerTimer = t
-			m.guard[m.sessionCall] = t
+			var st Command
+			m.sessionCall, m.ownerTimer, st = m.deadlineRead(b, m.t.StatusReadTimeout)
 			return []Command{ReadSession{Call: m.sessionCall, SessionID: m.ref}, st}
 		}
 		m.id, m.gen = r.TaskID, r.Generation

@@ -44,10 +44,8 @@ func (m *ReconcilePass) Start(b *Board) []Command {
 		m.done = true
 		return nil
 	}
-	m.readCall = m.call(false)
-	t, st := m.timer(b, m.t.StatusReadTimeout)
-	m.readT = t
-	m.guard[m.readCall] = t
+	var st Command
+	m.readCall, m.readT, st = m.deadlineRead(b, m.t.StatusReadTimeout)
 	return []Command{st, ReadStatus{Call: m.readCall}}
 }
 
@@ -136,10 +134,8 @@ func (m *Evidence) read(b *Board) []Command {
 		return nil
 	}
 	m.attempts++
-	m.readCall = m.call(false)
-	t, st := m.timer(b, m.t.EvidenceReadTimeout)
-	m.readT = t
-	m.guard[m.readCall] = t
+	var st Command
+	m.readCall, m.readT, st = m.deadlineRead(b, m.t.EvidenceReadTimeout)
 	return []Command{st, ReadMessages{Call: m.readCall, SessionID: m.id, Limit: m.t.ResultHistory}}
 }
 

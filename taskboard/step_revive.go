@@ -203,10 +203,8 @@ func (m *Revive) acquire(b *Board) []Command {
 	m.busyAt = r.LastLiveBusyAt
 	m.epoch, _ = b.DeletionEpoch(m.id)
 	m.phase = reviveBaseline
-	m.readCall = m.call(false)
-	t, st := m.timer(b, m.t.BaselineTimeout)
-	m.readTimer = t
-	m.guard[m.readCall] = t
+	var st Command
+	m.readCall, m.readTimer, st = m.deadlineRead(b, m.t.BaselineTimeout)
 	return []Command{st, ReadMessages{Call: m.readCall, SessionID: m.id, Limit: 1}}
 }
 
@@ -453,10 +451,8 @@ func (m *Revive) accept(b *Board) []Command {
 	m.release(b)
 	// One observation read for a fast terminal result (R82); no lease is held.
 	m.phase = reviveObserve
-	m.readCall = m.call(false)
-	t, st := m.timer(b, m.t.ResultReadTimeout)
-	m.readTimer = t
-	m.guard[m.readCall] = t
+	var st Command
+	m.readCall, m.readTimer, st = m.deadlineRead(b, m.t.ResultReadTimeout)
 	return []Command{st, ReadMessages{Call: m.readCall, SessionID: m.id, Limit: m.t.ResultHistory}}
 }
 

@@ -55,10 +55,8 @@ func (m *Status) Start(b *Board) []Command {
 		m.answer(b, "", "live status unavailable")
 		return nil
 	}
-	m.readCall = m.call(false)
-	t, st := m.timer(b, m.t.StatusReadTimeout)
-	m.readTimer = t
-	m.guard[m.readCall] = t
+	var st Command
+	m.readCall, m.readTimer, st = m.deadlineRead(b, m.t.StatusReadTimeout)
 	return []Command{st, ReadStatus{Call: m.readCall}}
 }
 
