@@ -7,12 +7,35 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // update rewrites the golden files of every command test: go test ./examples/harnesskit -update
 var update = flag.Bool("update", false, "rewrite golden files")
+
+// checkGolden compares got with the golden file at path; with -update it rewrites the file
+// first (creating its directory).
+func checkGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run with -update after a deliberate change)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
 
 // testCommands is a command table for exercising the dispatcher without a package.
 func testCommands() []command {

@@ -29,19 +29,7 @@ func TestLoopguardReplayGolden(t *testing.T) {
 			if lines, events := strings.Count(out.String(), "\n"), len(strings.Split(strings.TrimSpace(string(data)), "\n")); lines != events {
 				t.Errorf("%d output lines for %d events", lines, events)
 			}
-			golden := strings.TrimSuffix(in, ".jsonl") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(out.Bytes(), want) {
-				t.Errorf("output differs from %s (run with -update after a deliberate change)\n--- got\n%s--- want\n%s", golden, out.Bytes(), want)
-			}
+			checkGolden(t, strings.TrimSuffix(in, ".jsonl")+".golden", out.String())
 		})
 	}
 }

@@ -178,23 +178,7 @@ func TestPatchCLI(t *testing.T) {
 				t.Errorf("stderr = %q, want it to contain %q", errb.String(), tc.wantErr)
 			}
 			if tc.wantCode != exitUsage {
-				golden := filepath.Join("testdata", "patch", tc.name+".golden")
-				got := strings.ReplaceAll(out.String(), root, "$ROOT")
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run with -update to create it)", err)
-				}
-				if got != string(want) {
-					t.Errorf("stdout differs from %s:\n got: %q\nwant: %q", golden, got, want)
-				}
+				checkGolden(t, filepath.Join("testdata", "patch", tc.name+".golden"), strings.ReplaceAll(out.String(), root, "$ROOT"))
 			}
 			for rel, data := range tc.wantParent {
 				got, err := os.ReadFile(filepath.Join(parentDir, rel))

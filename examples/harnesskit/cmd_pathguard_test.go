@@ -51,19 +51,7 @@ func TestPathguardCLIGolden(t *testing.T) {
 			if n, m := strings.Count(got, "\n"), strings.Count(strings.TrimSpace(string(in)), "\n")+1; n != m {
 				t.Errorf("%d output lines for %d input lines", n, m)
 			}
-			golden := filepath.Join("testdata/pathguard", verb+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s:\n got:\n%s\nwant:\n%s", golden, got, want)
-			}
+			checkGolden(t, filepath.Join("testdata/pathguard", verb+".golden"), got)
 		})
 	}
 }

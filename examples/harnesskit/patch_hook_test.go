@@ -256,19 +256,7 @@ func TestPatchHookCLI(t *testing.T) {
 				return
 			}
 			got := strings.ReplaceAll(out.String(), root, "$ROOT")
-			golden := filepath.Join("testdata", "patch", tc.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("stdout differs from %s:\n got: %q\nwant: %q", golden, got, want)
-			}
+			checkGolden(t, filepath.Join("testdata", "patch", tc.name+".golden"), got)
 			// Every answer is one JSON object with the input's tool, args and a decision.
 			var o struct {
 				Tool    string          `json:"tool"`
