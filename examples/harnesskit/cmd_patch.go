@@ -214,13 +214,17 @@ func rescuesJSON(rs []patch.ChunkReport) []patchRescueJSON {
 	return out
 }
 
-func readPatch(std stdio, name string) (string, int) {
-	b, err := io.ReadAll(io.LimitReader(std.in, 256<<20))
+// maxStdin bounds what the patch verbs read from stdin.
+const maxStdin = 256 << 20
+
+// readStdin reads the verb's whole input (what names it in the error message).
+func readStdin(std stdio, name, what string) ([]byte, int) {
+	b, err := io.ReadAll(io.LimitReader(std.in, maxStdin))
 	if err != nil {
-		fmt.Fprintf(std.err, "harnesskit %s: reading the patch from stdin: %v\n", name, err)
-		return "", exitUsage
+		fmt.Fprintf(std.err, "harnesskit %s: reading %s from stdin: %v\n", name, what, err)
+		return nil, exitUsage
 	}
-	return string(b), exitOK
+	return b, exitOK
 }
 
 // refuse reports a failed apply or rewrite: tool errors on stdout with exit 1, host errors
@@ -277,10 +281,11 @@ func patchApply(ctx context.Context, args []string, std stdio) int {
 		return code
 	}
 	defer closer.Close()
-	text, code := readPatch(std, name)
+	input, code := readStdin(std, name, "the patch")
 	if code != exitOK {
 		return code
 	}
+	text := string(input)
 	var changes []patch.FileChange
 	var report []patch.ChunkReport
 	var summary string
@@ -321,10 +326,11 @@ func patchRewrite(ctx context.Context, args []string, std stdio) int {
 		return code
 	}
 	defer closer.Close()
-	text, code := readPatch(std, name)
+	input, code := readStdin(std, name, "the patch")
 	if code != exitOK {
 		return code
 	}
+	text := string(input)
 	rw, err := a.Rewrite(ctx, text)
 	if err != nil {
 		return refuse(std, name, err, false)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 
 	"github.com/harnesskit/harnesskit/patch"
 )
@@ -146,10 +145,9 @@ func patchHook(ctx context.Context, args []string, std stdio) int {
 		return code
 	}
 	defer closer.Close()
-	data, err := io.ReadAll(io.LimitReader(std.in, 256<<20))
-	if err != nil {
-		fmt.Fprintf(std.err, "harnesskit %s: reading the tool call from stdin: %v\n", name, err)
-		return exitUsage
+	data, code := readStdin(std, name, "the tool call")
+	if code != exitOK {
+		return code
 	}
 	var in hookInput
 	if err := decodeStrict(data, &in); err != nil {
