@@ -1,0 +1,24 @@
+//go:build cgo
+
+package astsearch
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/harnesskit/harnesskit/astsearch/internal/tsflat"
+)
+
+// nativeParser returns a tree-sitter parser for the language.
+func nativeParser(l Lang) (treeParser, error) {
+	if !slices.Contains(tsflat.Languages(), string(l)) {
+		return nil, fmt.Errorf("%w: %s has no native grammar (native languages: %v); use the ast-grep CLI backend", ErrLangUnavailable, l, tsflat.Languages())
+	}
+	p, err := tsflat.NewParser(string(l), 0)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+const haveNative = true
