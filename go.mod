@@ -8,3 +8,5 @@ require (
 	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82
 	pgregory.net/rapid v1.3.0
 )
+
+require github.com/bmatcuk/doublestar/v4 v4.10.4
