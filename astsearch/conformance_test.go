@@ -72,6 +72,15 @@ func checkCase(c confCase, factory parserFactory) (string, error) {
 		return "", err
 	}
 	p, err := compileWith(factory, c.Pattern, Lang(c.Language), s)
+	if err != nil {
+		return compareCase(c, nil, err, "")
+	}
+	got, err := p.FindAll([]byte(c.Source))
+	return compareCase(c, got, err, p.p.String())
+}
+
+// compareCase compares a backend's answer for a case with what ast-grep reported.
+func compareCase(c confCase, got []Match, err error, tree string) (string, error) {
 	if c.Expect == "error" {
 		if errors.Is(err, ErrBadPattern) {
 			return "", nil
@@ -82,18 +91,14 @@ func checkCase(c confCase, factory parserFactory) (string, error) {
 		if errors.Is(err, ErrLangUnavailable) || errors.Is(err, ErrUnavailable) {
 			return "", err
 		}
-		return fmt.Sprintf("compile: %v", err), nil
-	}
-	got, err := p.FindAll([]byte(c.Source))
-	if err != nil {
-		return fmt.Sprintf("find: %v", err), nil
+		return fmt.Sprintf("search: %v", err), nil
 	}
 	if len(got) != len(c.Matches) {
 		var texts []string
 		for _, m := range got {
 			texts = append(texts, fmt.Sprintf("%q@%d-%d", m.Text, m.Range.ByteOffset.Start, m.Range.ByteOffset.End))
 		}
-		return fmt.Sprintf("want %d matches, got %d: %s (pattern tree %s)", len(c.Matches), len(got), strings.Join(texts, ", "), p.p), nil
+		return fmt.Sprintf("want %d matches, got %d: %s (pattern tree %s)", len(c.Matches), len(got), strings.Join(texts, ", "), tree), nil
 	}
 	for i, w := range c.Matches {
 		g := got[i]
