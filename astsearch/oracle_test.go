@@ -89,7 +89,7 @@ func knownCorpus(t testing.TB) map[string]string {
 func corpora() []corpus {
 	return []corpus{
 		{"GOROOT/src/net", filepath.Join(runtime.GOROOT(), "src", "net"), Go,
-			[]string{"if err != nil { return $$$ }", "fmt.Errorf($A, $$$)", "$A == nil", "$F($$$ARGS)", "for $$$ { $$$ }", "return $A, $B"},
+			[]string{"if err != nil { return $$$ }", "fmt.Errorf($A, $$$)", "$A == nil", "$F($$$ARGS)", "for $$$ { $$$ }", "return $A, $B", `$X == ""`, `strings.HasPrefix($S, "/")`},
 			[]string{"http/cookiejar", "rpc"}},
 		{"python3.11 stdlib", "/usr/lib/python3.11", Python,
 			[]string{"isinstance($A, $B)", "def $F($$$)", "raise $E($$$)", "$A.append($B)"},

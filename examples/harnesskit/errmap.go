@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/harnesskit/harnesskit/astsearch"
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
@@ -40,6 +41,10 @@ func toolErrors() []error {
 		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,
 		// loopguard: a refusal is the model's to act on (loopguard.ErrInvalidOption is a host error).
 		loopguard.ErrRefused,
+		// astsearch: what the model wrote or named (ErrUnavailable and ErrBackend are host
+		// errors: the backend is missing or broken).
+		astsearch.ErrBadPattern, astsearch.ErrUnknownLang, astsearch.ErrLangUnavailable,
+		astsearch.ErrBlocked, astsearch.ErrConflict,
 		// taskboard: refusals and outcomes the model can act on (wrong reference, a task in
 		// the wrong state, a lease held by another operation, a deadline passed, an outcome
 		// the host could not confirm). ErrHost, ErrClosed and ErrUnmanaged are host errors.

@@ -38,6 +38,10 @@ type PNode struct {
 	Text     string // Terminal text
 	Internal bool
 	Children []PNode
+	// Gap is the text of an internal node that no child covers, with blanks dropped: the
+	// content of a string literal whose grammar has no node for it (tree-sitter-go's
+	// interpreted_string_literal in smacker's version). It is compared like a leaf's text.
+	Gap string
 }
 
 func (p *PNode) isEllipsis() bool { return p.Meta == Multiple || p.Meta == MultiCapture }
@@ -193,7 +197,7 @@ func (p *Pattern) convert(t *Tree, g *Grammar, i int32) PNode {
 	if n.ChildCount == 0 {
 		return PNode{Kind: n.Kind, Named: n.Named(), Text: string(t.Text(i))}
 	}
-	out := PNode{Kind: n.Kind, Named: n.Named(), Internal: true}
+	out := PNode{Kind: n.Kind, Named: n.Named(), Internal: true, Gap: t.Gap(i)}
 	for c := n.FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
 		if t.Nodes[c].Missing() {
 			continue

@@ -81,3 +81,51 @@ func (t *Tree) Text(i int32) []byte {
 	n := &t.Nodes[i]
 	return t.Src[n.Start:n.End]
 }
+
+// Gap returns the bytes of node i that none of its children covers, blanks removed.
+func (t *Tree) Gap(i int32) string {
+	n := &t.Nodes[i]
+	var out []byte
+	pos := n.Start
+	add := func(to uint32) {
+		for _, b := range t.Src[pos:max(pos, to)] {
+			if b != ' ' && b != '\t' && b != '\n' && b != '\r' {
+				out = append(out, b)
+			}
+		}
+	}
+	for c := n.FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
+		add(t.Nodes[c].Start)
+		pos = max(pos, t.Nodes[c].End)
+	}
+	add(n.End)
+	return string(out)
+}
+
+// GapEqual reports whether Gap(i) == want, without allocating.
+func (t *Tree) GapEqual(i int32, want string) bool {
+	n := &t.Nodes[i]
+	k := 0
+	pos := n.Start
+	ok := true
+	scan := func(to uint32) {
+		for _, b := range t.Src[pos:max(pos, to)] {
+			if b == ' ' || b == '\t' || b == '\n' || b == '\r' {
+				continue
+			}
+			if k >= len(want) || want[k] != b {
+				ok = false
+				return
+			}
+			k++
+		}
+	}
+	for c := n.FirstChild; c >= 0 && ok; c = t.Nodes[c].NextSibling {
+		scan(t.Nodes[c].Start)
+		pos = max(pos, t.Nodes[c].End)
+	}
+	if ok {
+		scan(n.End)
+	}
+	return ok && k == len(want)
+}
