@@ -65,6 +65,17 @@ func TestConformanceRewriteNative(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
+	runRewriteConformance(t, nb)
+}
+
+// TestConformanceFixtures runs the search and rewrite conformance on the committed
+// flattened trees: the pure-Go matcher, templates, diffs and apply, also without cgo.
+func TestConformanceFixtures(t *testing.T) {
+	t.Run("search", func(t *testing.T) { runConformance(t, fixtureFactory) })
+	t.Run("rewrite", func(t *testing.T) { runRewriteConformance(t, &nativeBackend{factory: fixtureFactory}) })
+}
+
+func runRewriteConformance(t *testing.T, nb Backend) {
 	known := loadKnown(t, "native", "rewrite")
 	for _, c := range loadConformance(t) {
 		if c.Kind != "rewrite" {
