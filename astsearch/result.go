@@ -120,7 +120,7 @@ func buildMatch(t *match.Tree, lang Lang, p *match.Pattern, f match.Found, conte
 	m.Lines = string(src[ls:le])
 	m.CharCount = CharCount{
 		Leading:  utf8.RuneCount(src[ls:n.Start]),
-		Trailing: utf8.RuneCount(src[n.End:lineEnd(src, int(n.End))]),
+		Trailing: utf8.RuneCount(src[n.End:le]),
 	}
 	if len(p.Vars) > 0 {
 		mv := &MetaVariables{Single: map[string]Capture{}, Multi: map[string][]Capture{}, Transformed: map[string]string{}}

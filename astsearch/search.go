@@ -525,4 +525,8 @@ func withContext(m *Match, src []byte, n int) {
 		le = lineEnd(src, le+1)
 	}
 	m.Lines = string(src[ls:le])
+	m.CharCount = CharCount{
+		Leading:  utf8.RuneCount(src[ls:m.Range.ByteOffset.Start]),
+		Trailing: utf8.RuneCount(src[m.Range.ByteOffset.End:le]),
+	}
 }
