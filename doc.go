@@ -34,7 +34,9 @@
 // behind interfaces.
 //
 // [github.com/harnesskit/harnesskit/astsearch] is structural search and rewrite over
-// syntax trees, with ast-grep's pattern syntax and dry-run diffs.
+// syntax trees with ast-grep's pattern language and JSON results: in process through
+// tree-sitter grammars (cgo), or through the ast-grep executable; rewrites are planned as
+// unified diffs and applied atomically, and every path is checked before it is read.
 //
 // # Examples
 //

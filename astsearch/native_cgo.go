@@ -5,6 +5,7 @@ package astsearch
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/harnesskit/harnesskit/astsearch/internal/tsflat"
 )
@@ -14,7 +15,7 @@ func nativeParser(l Lang) (treeParser, error) {
 	if !slices.Contains(tsflat.Languages(), string(l)) {
 		return nil, fmt.Errorf("%w: %s has no native grammar (native languages: %v); use the ast-grep CLI backend", ErrLangUnavailable, l, tsflat.Languages())
 	}
-	p, err := tsflat.NewParser(string(l), 0)
+	p, err := tsflat.NewParser(string(l), uint64(ParseTimeout.Microseconds()))
 	if err != nil {
 		return nil, err
 	}
@@ -22,3 +23,6 @@ func nativeParser(l Lang) (treeParser, error) {
 }
 
 const haveNative = true
+
+// ParseTimeout bounds the parse of one file by the native backend.
+const ParseTimeout = 30 * time.Second
