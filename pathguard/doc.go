@@ -59,4 +59,21 @@
 // not-a-directory refuses the path, as does a chain of more than [MaxSymlinks] links.
 // Paths containing a NUL byte are refused by Containment and passed by the search check
 // (stat fails with EINVAL, so ripgrep will fail too).
+//
+// Containment judges a target where the kernel would open it: "link/../x" is resolved
+// through "link" first, as `cd -P` does. Case folding only ever makes a decision stricter:
+// real paths are compared byte for byte, using on-disk spellings where a name differs from
+// a base's only in case, so a directory "SRC" next to the root "src" on a case-sensitive
+// volume stays outside. Targets longer than [MaxPathBytes] or with more than
+// [MaxPathComponents] components are refused before any file-system call, and a walk costs
+// time linear in the target plus the link targets it follows. A base that is missing or
+// unresolvable is tried again by the next check, and fails only the targets that need it.
+//
+// What containment cannot see: hard links (a file inside the root may be the same file as
+// one outside it), bind mounts and other mounts that graft one directory onto another
+// (they are not symlinks, so their targets look inside), and, on Windows, names the kernel
+// rewrites. The Windows flavour therefore refuses a target with a component that ends in a
+// dot or a space (stripped by Windows), that names a DOS device (CON, PRN, AUX, NUL,
+// COM0–COM9, LPT0–LPT9, also with an extension such as "nul.txt"), that contains ':' (an
+// alternate data stream, "name:stream"), or that is drive-relative ("C:x").
 package pathguard

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // A Flavor is one set of path rules: Node's path.posix or path.win32, reimplemented in pure
@@ -147,9 +149,48 @@ func nextSegment(p string, i int, isSep func(byte) bool) (seg string, next int) 
 
 func equalSeg(a, b string, fold bool) bool {
 	if fold {
-		return strings.EqualFold(a, b)
+		return foldEqual(a, b)
 	}
 	return a == b
+}
+
+// foldEqual compares two names the way NTFS does: rune by rune after a simple upper-case
+// mapping, with no Unicode case-folding orbits. A rune is upper-cased only when it is the
+// lower-case form of its upper-case letter, so the Kelvin sign (U+212A) stays distinct from
+// "k" and the long s (U+017F) from "s". Invalid UTF-8 compares byte for byte.
+func foldEqual(a, b string) bool {
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra == utf8.RuneError && na == 1 || rb == utf8.RuneError && nb == 1 {
+			if a[0] != b[0] {
+				return false
+			}
+			a, b = a[1:], b[1:]
+			continue
+		}
+		if ra != rb && upperRune(ra) != upperRune(rb) {
+			return false
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return a == "" && b == ""
+}
+
+// upperRune is the simple upper-case mapping of r, restricted to runes that are the
+// lower-case form of their upper-case letter.
+func upperRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'a' <= r && r <= 'z' {
+			return r - ('a' - 'A')
+		}
+		return r
+	}
+	u := unicode.ToUpper(r)
+	if u != r && unicode.ToLower(u) != r {
+		return r
+	}
+	return u
 }
 
 // withinNormalized is Within for two paths the flavour has already normalised.
@@ -173,14 +214,14 @@ func withinNormalized(f volumeSplitter, base, p string, fold bool) bool {
 	}
 }
 
-// equalVolume compares two volume prefixes. Volumes always compare without regard to case:
-// only Windows has letters in them, and Windows drive letters and share names are
-// case-insensitive.
+// equalVolume compares two volume prefixes. Volumes always compare without regard to case
+// (simple upper-casing, see foldEqual): only Windows has letters in them, and Windows drive
+// letters and share names are case-insensitive.
 func equalVolume(a, b string) bool {
 	if len(a) != len(b) {
-		return strings.EqualFold(strings.ReplaceAll(a, "/", `\`), strings.ReplaceAll(b, "/", `\`))
+		return foldEqual(strings.ReplaceAll(a, "/", `\`), strings.ReplaceAll(b, "/", `\`))
 	}
-	return strings.EqualFold(a, b)
+	return foldEqual(a, b)
 }
 
 // relNormalized is Rel for two paths the flavour has already normalised.
