@@ -29,7 +29,7 @@ const (
 // when a check first needs it and kept once it succeeds; a base that cannot be resolved is
 // tried again by the next check.
 type Containment struct {
-	flavor   volumeSplitter
+	flavor   Flavor
 	resolver Resolver
 	speller  SpellingResolver // resolver, when it can report on-disk spellings; else nil
 	fold     bool
@@ -90,8 +90,7 @@ func WithCaseFold(on bool) ContainOption {
 }
 
 // WithPathFlavor sets the path rules used to resolve and compare paths. Default:
-// [Native]. Only the flavours of this package ([POSIX], [Windows], [Native]) are
-// accepted.
+// [Native].
 func WithPathFlavor(f Flavor) ContainOption {
 	return func(c *containConfig) { c.flavor = f }
 }
@@ -108,10 +107,7 @@ func NewContainment(root string, opts ...ContainOption) (*Containment, error) {
 	if cfg.flavor == nil {
 		cfg.flavor = Native()
 	}
-	vs, ok := cfg.flavor.(volumeSplitter)
-	if !ok {
-		return nil, &Error{Kind: KindResolve, Path: root, Err: fmt.Errorf("unsupported path flavour %q: use POSIX, Windows or Native", cfg.flavor.Name())}
-	}
+	vs := cfg.flavor
 	if cfg.resolver == nil {
 		cfg.resolver = OSResolver()
 	}
@@ -165,7 +161,7 @@ func checkBase(f Flavor, p string) error {
 }
 
 // isVolumeRoot reports whether the normalised absolute path p is a file-system root.
-func isVolumeRoot(f volumeSplitter, p string) bool {
+func isVolumeRoot(f Flavor, p string) bool {
 	_, rest, abs := f.splitVolume(p)
 	if !abs {
 		return false
@@ -174,7 +170,7 @@ func isVolumeRoot(f volumeSplitter, p string) bool {
 	return s == ""
 }
 
-func equalPath(f volumeSplitter, a, b string, fold bool) bool {
+func equalPath(f Flavor, a, b string, fold bool) bool {
 	return withinNormalized(f, a, b, fold) && withinNormalized(f, b, a, fold)
 }
 

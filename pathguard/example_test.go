@@ -14,7 +14,7 @@ func ExamplePOSIX() {
 	fmt.Println(f.Join("/ws/proj", "f.txt/"))
 	fmt.Println(f.Resolve("/ws/proj", "f.txt/"))
 	fmt.Println(f.Resolve("proj", "m"))
-	fmt.Println(f.Within("/w/root", "/w/root/..cache/x", false), f.Within("/w/root", "/w/rootx", false))
+	fmt.Println(f.Within("/w/root", "/w/root/..cache/x"), f.Within("/w/root", "/w/rootx"))
 	// Output:
 	// /ws/proj/f.txt/
 	// /ws/proj/f.txt

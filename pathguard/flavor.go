@@ -14,7 +14,8 @@ import (
 // system or the environment; the current directories it needs were injected when it was
 // built ([POSIX], [Windows]).
 //
-// Every method is pure, deterministic and safe for concurrent use.
+// The interface is sealed: its only implementations are the ones [POSIX], [Windows] and
+// [Native] return. Every method is pure, deterministic and safe for concurrent use.
 type Flavor interface {
 	// Name is "posix" or "windows".
 	Name() string
@@ -34,25 +35,21 @@ type Flavor interface {
 	Resolve(elem ...string) string
 	// Within reports whether p is base or lies below it, comparing whole segments (so
 	// "/w/rootx" is not within "/w/root"). Both paths are normalised first and must be
-	// absolute; otherwise Within reports false. fold asks for case-insensitive segment
-	// comparison (strings.EqualFold); the Windows flavour always folds.
-	Within(base, p string, fold bool) bool
+	// absolute; otherwise Within reports false. POSIX compares bytes; Windows compares
+	// names after simple upper-casing (so `C:\Work` is within `c:\work`, while the
+	// Kelvin sign U+212A is not "k").
+	Within(base, p string) bool
 	// Rel returns p relative to base with the flavour's separator ("." when equal, ".."
 	// segments when p is not below base), like Node's path.relative on two absolute
-	// paths. ok is false when either path is relative or the two have different roots
-	// (another drive or share), where no relative path exists.
-	Rel(base, p string, fold bool) (rel string, ok bool)
-}
+	// paths, comparing names as Within does. ok is false when either path is relative or
+	// the two have different roots (another drive or share), where no relative path
+	// exists.
+	Rel(base, p string) (rel string, ok bool)
 
-// volumeSplitter is the internal extension both built-in flavours implement: it splits a
-// path into its volume prefix and the rest, without normalising the rest. Containment
-// needs it to walk a path component by component.
-type volumeSplitter interface {
-	Flavor
-	// splitVolume returns the root prefix of p ("/" for an absolute POSIX path; "C:\",
-	// "\\server\share\", "\\?\" or "\" for an absolute Windows path; "C:" for a
+	// splitVolume returns the root prefix of p ("/" for an absolute POSIX path; `C:\`,
+	// `\\server\share\`, `\\?\` or `\` for an absolute Windows path; "C:" for a
 	// drive-relative one; "" for a relative path), the rest after it, and whether p is
-	// absolute.
+	// absolute. Containment needs it to walk a path component by component.
 	splitVolume(p string) (vol, rest string, abs bool)
 	isSep(c byte) bool
 }
@@ -194,7 +191,7 @@ func upperRune(r rune) rune {
 }
 
 // withinNormalized is Within for two paths the flavour has already normalised.
-func withinNormalized(f volumeSplitter, base, p string, fold bool) bool {
+func withinNormalized(f Flavor, base, p string, fold bool) bool {
 	bv, brest, babs := f.splitVolume(base)
 	pv, prest, pabs := f.splitVolume(p)
 	if !babs || !pabs || !equalVolume(bv, pv) {
@@ -225,7 +222,7 @@ func equalVolume(a, b string) bool {
 }
 
 // relNormalized is Rel for two paths the flavour has already normalised.
-func relNormalized(f volumeSplitter, base, p string, fold bool) (string, bool) {
+func relNormalized(f Flavor, base, p string, fold bool) (string, bool) {
 	bv, brest, babs := f.splitVolume(base)
 	pv, prest, pabs := f.splitVolume(p)
 	if !babs || !pabs || !equalVolume(bv, pv) {

@@ -5,7 +5,7 @@ import "strings"
 // posixFlavor is Node's path.posix with an injected working directory.
 type posixFlavor struct{ cwd string }
 
-var _ volumeSplitter = posixFlavor{}
+var _ Flavor = posixFlavor{}
 
 // POSIX returns Node's path.posix rules. cwd is the directory [Flavor.Resolve] falls back
 // to when no element is absolute (Node uses process.cwd()). A relative cwd is itself taken
@@ -110,18 +110,18 @@ func (f posixFlavor) Resolve(elem ...string) string {
 	return "/" + s
 }
 
-// Within implements [Flavor.Within].
-func (f posixFlavor) Within(base, p string, fold bool) bool {
+// Within implements [Flavor.Within]; POSIX compares bytes.
+func (f posixFlavor) Within(base, p string) bool {
 	if !f.IsAbs(base) || !f.IsAbs(p) {
 		return false
 	}
-	return withinNormalized(f, f.Normalize(base), f.Normalize(p), fold)
+	return withinNormalized(f, f.Normalize(base), f.Normalize(p), false)
 }
 
-// Rel implements [Flavor.Rel].
-func (f posixFlavor) Rel(base, p string, fold bool) (string, bool) {
+// Rel implements [Flavor.Rel]; POSIX compares bytes.
+func (f posixFlavor) Rel(base, p string) (string, bool) {
 	if !f.IsAbs(base) || !f.IsAbs(p) {
 		return "", false
 	}
-	return relNormalized(f, f.Normalize(base), f.Normalize(p), fold)
+	return relNormalized(f, f.Normalize(base), f.Normalize(p), false)
 }

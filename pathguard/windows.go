@@ -9,7 +9,7 @@ type windowsFlavor struct {
 	driveCwd func(drive string) (string, bool)
 }
 
-var _ volumeSplitter = windowsFlavor{}
+var _ Flavor = windowsFlavor{}
 
 // Windows returns Node's path.win32 rules. cwd is the process's working directory;
 // driveCwd, which may be nil, reports the current directory of a drive such as "C:" (what
@@ -240,16 +240,16 @@ func (f windowsFlavor) Resolve(elem ...string) string {
 	return "."
 }
 
-// Within implements [Flavor.Within]; Windows always folds case.
-func (f windowsFlavor) Within(base, p string, _ bool) bool {
+// Within implements [Flavor.Within]; Windows compares names after simple upper-casing.
+func (f windowsFlavor) Within(base, p string) bool {
 	if !f.IsAbs(base) || !f.IsAbs(p) {
 		return false
 	}
 	return withinNormalized(f, f.Normalize(base), f.Normalize(p), true)
 }
 
-// Rel implements [Flavor.Rel]; Windows always folds case.
-func (f windowsFlavor) Rel(base, p string, _ bool) (string, bool) {
+// Rel implements [Flavor.Rel]; Windows compares names after simple upper-casing.
+func (f windowsFlavor) Rel(base, p string) (string, bool) {
 	if !f.IsAbs(base) || !f.IsAbs(p) {
 		return "", false
 	}
