@@ -30,7 +30,7 @@ func (posixFlavor) splitVolume(p string) (vol, rest string, abs bool) {
 
 func isSlash(c byte) bool { return c == '/' }
 
-// Normalize implements [Flavor.Normalize] (spec F3).
+// Normalize implements [Flavor.Normalize].
 func (posixFlavor) Normalize(p string) string {
 	if p == "" {
 		return "."
@@ -55,7 +55,7 @@ func (posixFlavor) Normalize(p string) string {
 	return s
 }
 
-// Join implements [Flavor.Join] (spec F4).
+// Join implements [Flavor.Join].
 func (f posixFlavor) Join(elem ...string) string {
 	var b strings.Builder
 	for _, e := range elem {
@@ -73,7 +73,7 @@ func (f posixFlavor) Join(elem ...string) string {
 	return f.Normalize(b.String())
 }
 
-// Resolve implements [Flavor.Resolve] (spec F5).
+// Resolve implements [Flavor.Resolve].
 func (f posixFlavor) Resolve(elem ...string) string {
 	var parts []string
 	abs := false
