@@ -519,9 +519,32 @@ func (c *Containment) realpath(abs string) (real string, missing bool, err error
 	sep := f.Sep()
 	buf := make([]byte, 0, len(abs)+8)
 	buf = append(buf, vol...)
-	var starts []int // where each resolved component begins in buf (at its separator)
+	starts := make([]int, 0, 16) // where each resolved component begins in buf (at its separator)
 	frames := []string{rest}
 	links := 0
+	// The names handed to Lstat are prefixes of cur, so that a walk that does not turn
+	// (no link, no "..") allocates no name per component: synced reports that buf equals
+	// cur[:len(buf)]. When the walk turns, cur is rebuilt once from buf and the remaining
+	// components.
+	cur, synced := abs, strings.HasPrefix(abs, vol)
+	rebuild := func() {
+		var b strings.Builder
+		b.Grow(len(buf) + len(abs))
+		b.Write(buf)
+		for i := len(frames) - 1; i >= 0; i-- {
+			for k := 0; ; {
+				var s string
+				if s, k = nextSegment(frames[i], k, f.isSep); s == "" {
+					break
+				}
+				if s != "." {
+					b.WriteByte(sep)
+					b.WriteString(s)
+				}
+			}
+		}
+		cur, synced = b.String(), true
+	}
 	// unknown counts the trailing components of buf that do not exist; while it is
 	// positive, no Lstat is needed.
 	unknown := 0
@@ -548,16 +571,23 @@ func (c *Containment) realpath(abs string) (real string, missing bool, err error
 			}
 			continue
 		}
-		starts = append(starts, len(buf))
+		start := len(buf)
+		starts = append(starts, start)
 		if len(buf) > len(vol) {
 			buf = append(buf, sep)
 		}
 		buf = append(buf, seg...)
+		if synced && (len(cur) < len(buf) || cur[start:len(buf)] != string(buf[start:])) {
+			synced = false
+		}
 		if unknown > 0 {
 			unknown++
 			continue
 		}
-		next := string(buf)
+		if !synced {
+			rebuild()
+		}
+		next := cur[:len(buf)]
 		fi, lerr := r.Lstat(next)
 		if lerr != nil {
 			if errors.Is(lerr, fs.ErrNotExist) || errors.Is(lerr, syscall.ENOTDIR) {
@@ -578,7 +608,7 @@ func (c *Containment) realpath(abs string) (real string, missing bool, err error
 					}
 					var evRest string
 					vol, evRest, _ = f.splitVolume(f.Resolve(ev))
-					buf, starts = append(buf[:0], vol...), starts[:0]
+					buf, starts, synced = append(buf[:0], vol...), starts[:0], false
 					for k := 0; ; {
 						var s string
 						if s, k = nextSegment(evRest, k, f.isSep); s == "" {
@@ -615,11 +645,11 @@ func (c *Containment) realpath(abs string) (real string, missing bool, err error
 			buf, starts = buf[:len(vol)], starts[:0]
 		case dabs:
 			vol = dvol
-			buf, starts = append(buf[:0], vol...), starts[:0]
+			buf, starts, synced = append(buf[:0], vol...), starts[:0], false
 		case dvol != "":
 			// Drive-relative link target ("C:x"): taken from that drive's root.
 			vol = dvol + `\`
-			buf, starts = append(buf[:0], vol...), starts[:0]
+			buf, starts, synced = append(buf[:0], vol...), starts[:0], false
 		}
 		frames = append(frames, drest)
 	}
