@@ -83,7 +83,8 @@ func help(cmds []command, args []string, std stdio) int {
 
 func mainUsage(cmds []command) string {
 	var b strings.Builder
-	b.WriteString(`harnesskit: the tools and guards of an agent host, JSON in and JSON out.
+	b.WriteString(`harnesskit: the tools and guards of an agent host, from the command line.
+Each command's -h says what it reads on stdin (text or JSON) and what it prints.
 
 Usage:
   harnesskit <command> [<verb>] [flags]
