@@ -293,7 +293,8 @@ func lexWithin(base, p string) bool {
 // TestPropContainmentSound is spec property 7, on a real temp directory with random
 // symlinks (inside, outside, absolute, relative, dangling, chains and loops): Check
 // allows a target exactly when the target's lexical form is inside a base and the naive
-// reference realpath lies inside a base's real path. Property 9 (Rel round trip) is
+// reference realpath of the raw target (walked physically: ".." after a link applies
+// where the link led) lies inside a base's real path. Property 9 (Rel round trip) is
 // checked on every allowed target, and property 8 (CheckAll agrees with Check) on the
 // whole batch.
 func TestPropContainmentSound(t *testing.T) {
