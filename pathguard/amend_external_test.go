@@ -159,6 +159,7 @@ func TestContainmentFoldFake(t *testing.T) {
 		{name: "E80_root_other_case_case_insensitive", flavor: posix, res: ciFS, root: "/WS/SRC", target: "a.txt", wantReal: "/ws/src/a.txt"},
 		{name: "E80_target_other_case_case_insensitive", flavor: posix, res: ciFS, root: "/ws/src", target: "/WS/Src/new.txt", wantReal: "/ws/src/new.txt"},
 		{name: "E80_other_case_case_sensitive", flavor: posix, res: csFS, root: "/ws/src", target: "/ws/SRC/x", wantKind: pathguard.KindOutside},
+		{name: "E80_backslash_name_kept_posix", flavor: posix, res: ciFS, root: "/WS/src", target: `\a\b`, wantReal: `/ws/src/\a\b`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -495,7 +495,10 @@ func (c *Containment) physWithin(rb, p string) (string, bool) {
 	if !respelled {
 		return p, true
 	}
-	tail := strings.TrimLeft(prest[j:], `/\`)
+	for j < len(prest) && f.isSep(prest[j]) {
+		j++
+	}
+	tail := prest[j:]
 	if tail == "" {
 		return rb, true
 	}
