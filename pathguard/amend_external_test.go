@@ -296,3 +296,22 @@ func TestContainmentWindowsNames(t *testing.T) {
 		}
 	}
 }
+
+// TestOSResolverSpelling: the OS resolver reports the exact entry when it exists and
+// not-exist for a name no entry matches.
+func TestOSResolverSpelling(t *testing.T) {
+	tmp := realTempDir(t)
+	mkTree(t, tmp, "src/", "SRC/", "file.txt")
+	sp, ok := pathguard.OSResolver().(pathguard.SpellingResolver)
+	if !ok {
+		t.Fatal("OSResolver is not a SpellingResolver")
+	}
+	for _, name := range []string{"src", "SRC", "file.txt"} {
+		if got, err := sp.Spelling(tmp, name); err != nil || got != name {
+			t.Errorf("Spelling(%q) = %q, %v; want the exact entry", name, got, err)
+		}
+	}
+	if _, err := sp.Spelling(tmp, "ſrc"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Spelling of a missing name = %v, want not-exist", err)
+	}
+}

@@ -21,7 +21,7 @@ type osResolver struct{}
 var _ Resolver = osResolver{}
 
 // OSResolver returns the Resolver of the machine's own file system (os.Lstat and
-// os.Readlink).
+// os.Readlink). It is also a [SpellingResolver], reading directories for on-disk names.
 func OSResolver() Resolver { return osResolver{} }
 
 func (osResolver) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
