@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,14 +70,13 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 		fset.Var(&globs, "globs", "override glob (repeatable)")
 		asJSON = fset.Bool("json", false, "print ast-grep's JSON")
 	}
-	fset.SetOutput(std.err)
-	fset.Usage = func() {}
+	fset.SetOutput(io.Discard)
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(std.out, astsearchUsage)
 			return exitOK
 		}
-		fmt.Fprintf(std.err, "\n%s", astsearchUsage)
+		usageError(std, fset.Name(), "%v", err)
 		return exitUsage
 	}
 	if *pattern == "" || *lang == "" || rewrite && !flagSet(fset, "rewrite") {
@@ -84,7 +84,7 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 		if rewrite {
 			need = "--pattern, --rewrite and --lang"
 		}
-		fmt.Fprintf(std.err, "harnesskit astsearch %s: %s are required\n\n%s", verbName, need, astsearchUsage)
+		usageError(std, fset.Name(), "%s are required", need)
 		return exitUsage
 	}
 	jsonOut := asJSON != nil && *asJSON

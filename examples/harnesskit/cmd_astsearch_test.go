@@ -54,6 +54,7 @@ func TestAstsearchCLIGolden(t *testing.T) {
 		{name: "search_missing_path", args: []string{"search", "--pattern", "x", "--lang", "js", "nope"}, wantCode: exitRefused},
 		{name: "search_bad_pattern_json", args: []string{"search", "--pattern", "$$$A", "--lang", "js", "--json"}, wantCode: exitRefused},
 		{name: "search_unknown_lang", args: []string{"search", "--pattern", "x", "--lang", "cobol"}, wantCode: exitRefused},
+		{name: "usage_missing_lang", args: []string{"search", "--pattern", "x"}, wantCode: exitUsage},
 		{name: "rewrite_dry_run", args: []string{"rewrite", "--pattern", "console.log($A)", "--rewrite", "logger.info($A)", "--lang", "js", "src"}, wantCode: exitOK},
 	}
 	for _, tc := range tests {
