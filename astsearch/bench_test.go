@@ -5,6 +5,7 @@ package astsearch
 import (
 	"context"
 	"flag"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +26,7 @@ func BenchmarkSearchNet(b *testing.B) {
 		b.Run(p, func(b *testing.B) {
 			var files, matches int
 			for b.Loop() {
-				r, err := Search(context.Background(), fsys, Request{Pattern: p, Lang: Go, Threads: 2, MaxMatches: 1 << 30, MaxOutputBytes: 1 << 40})
+				r, err := Search(context.Background(), fsys, Request{Pattern: p, Lang: Go, Threads: 2, MaxMatches: math.MaxInt, MaxOutputBytes: math.MaxInt})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -50,7 +51,7 @@ func TestSideBySide(t *testing.T) {
 	for _, p := range []string{"fmt.Errorf($$$)", "fmt.Errorf($A, $$$)", "$A == nil"} {
 		native := func() (time.Duration, int) {
 			t0 := time.Now()
-			r, err := Search(context.Background(), fsys, Request{Pattern: p, Lang: Go, Threads: 2, MaxMatches: 1 << 30, MaxOutputBytes: 1 << 40})
+			r, err := Search(context.Background(), fsys, Request{Pattern: p, Lang: Go, Threads: 2, MaxMatches: math.MaxInt, MaxOutputBytes: math.MaxInt})
 			if err != nil {
 				t.Fatal(err)
 			}

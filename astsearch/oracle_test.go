@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,7 +122,7 @@ func TestDifferentialCorpora(t *testing.T) {
 				paths = c.quick // whole corpora take minutes on a loaded machine
 			}
 			for _, p := range c.patterns {
-				base := Request{Pattern: p, Lang: c.lang, Paths: paths, Dir: c.dir, MaxMatches: 1 << 30, MaxOutputBytes: 1 << 40, Threads: 2}
+				base := Request{Pattern: p, Lang: c.lang, Paths: paths, Dir: c.dir, MaxMatches: math.MaxInt, MaxOutputBytes: math.MaxInt, Threads: 2}
 				rn, rc := base, base
 				rn.Backend, rc.Backend = nb, CLI(exe)
 				t0 := time.Now()
