@@ -181,3 +181,21 @@ func firstDiffs(a, b []string, n int) []string {
 	}
 	return out
 }
+
+// TestConformanceRewriteCLI plans and applies every rewrite case through the CLI backend:
+// ast-grep computes the replacements (--rewrite with --json, which writes nothing) and
+// astsearch writes them itself.
+func TestConformanceRewriteCLI(t *testing.T) {
+	exe := astGrep(t)
+	b := CLI(exe)
+	for _, c := range loadConformance(t) {
+		if c.Kind != "rewrite" {
+			continue
+		}
+		t.Run(c.ID, func(t *testing.T) {
+			if why := checkRewrite(t, c, b); why != "" {
+				t.Errorf("%s %q -> %q: %s", c.ID, c.Pattern, c.Rewrite, why)
+			}
+		})
+	}
+}
