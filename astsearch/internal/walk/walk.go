@@ -94,7 +94,6 @@ type walker struct {
 	globs   []rule
 	hasWant bool // some override glob whitelists
 	fn      func(string) error
-	seen    map[string]bool // directories entered through symlinks, to cut loops
 }
 
 // Walk calls fn for each file kept under the given roots (slash paths relative to the fs
@@ -102,7 +101,7 @@ type walker struct {
 // it, even when it is hidden or ignored. Errors reading a directory below a root are
 // skipped; fn's error, the context's error or an error for a root stop the walk.
 func Walk(ctx context.Context, fsys fs.FS, roots []string, opt Options, fn func(name string) error) error {
-	w := &walker{ctx: ctx, fsys: fsys, opt: opt, fn: fn, seen: map[string]bool{}}
+	w := &walker{ctx: ctx, fsys: fsys, opt: opt, fn: fn}
 	for _, g := range opt.Globs {
 		rs := parseRules(".", []byte(g))
 		if len(rs) == 1 {
@@ -129,7 +128,7 @@ func Walk(ctx context.Context, fsys fs.FS, roots []string, opt Options, fn func(
 		if err != nil {
 			return err
 		}
-		if err := w.dir(root, st); err != nil {
+		if err := w.dir(root, root, st); err != nil {
 			return err
 		}
 	}
@@ -200,7 +199,8 @@ func (w *walker) override(rel string, isDir bool) int {
 	return 0
 }
 
-func (w *walker) dir(dir string, st state) error {
+// dir walks dir, whose symlink-free path is real (both relative to the fs root).
+func (w *walker) dir(dir, real string, st state) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
@@ -218,6 +218,7 @@ func (w *walker) dir(dir string, st state) error {
 			continue
 		}
 		isDir := e.IsDir()
+		childReal := path.Join(real, name)
 		if e.Type()&fs.ModeSymlink != 0 {
 			if !w.opt.FollowSymlinks {
 				continue
@@ -228,10 +229,16 @@ func (w *walker) dir(dir string, st state) error {
 			}
 			isDir = info.IsDir()
 			if isDir {
-				if w.seen[rel] || strings.Count(rel, "/") > 64 {
+				// Follow a directory link only to a place inside the fs root that is not
+				// the directory being walked or one of its ancestors (a loop).
+				target, err := fs.ReadLink(w.fsys, rel)
+				if err != nil || path.IsAbs(target) {
 					continue
 				}
-				w.seen[rel] = true
+				childReal = path.Join(real, target)
+				if childReal == ".." || strings.HasPrefix(childReal, "../") || within(real, childReal) || strings.Count(rel, "/") > maxLinkDepth {
+					continue
+				}
 			}
 		} else if !isDir && !e.Type().IsRegular() {
 			continue
@@ -245,7 +252,7 @@ func (w *walker) dir(dir string, st state) error {
 			if ign {
 				continue
 			}
-			if err := w.dir(rel, w.load(rel, st)); err != nil {
+			if err := w.dir(rel, childReal, w.load(rel, st)); err != nil {
 				return err
 			}
 			continue
@@ -261,4 +268,13 @@ func (w *walker) dir(dir string, st state) error {
 		}
 	}
 	return nil
+}
+
+// maxLinkDepth bounds the depth at which directory links are still followed, in case a
+// chain of links escapes the lexical loop check.
+const maxLinkDepth = 64
+
+// within reports whether dir lies inside (or is) anc; "." contains everything.
+func within(dir, anc string) bool {
+	return anc == "." || dir == anc || strings.HasPrefix(dir, anc+"/")
 }

@@ -101,3 +101,29 @@ func TestIgnoreAgainstGit(t *testing.T) {
 		}
 	}
 }
+
+// E47: symbolic links are skipped unless FollowSymlinks; with it, a loop is cut.
+func TestE47_symlinks(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "real"), 0o755)
+	os.WriteFile(filepath.Join(dir, "real", "a.js"), []byte("x"), 0o644)
+	if err := os.Symlink("real", filepath.Join(dir, "link")); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	os.Symlink("a.js", filepath.Join(dir, "real", "b.js"))
+	os.Symlink("..", filepath.Join(dir, "real", "loop"))
+	walk := func(opt Options) []string {
+		var got []string
+		if err := Walk(context.Background(), os.DirFS(dir), []string{"."}, opt, func(n string) error { got = append(got, n); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := walk(Options{}); !slices.Equal(got, []string{"real/a.js"}) {
+		t.Errorf("default: %v", got)
+	}
+	got := walk(Options{FollowSymlinks: true})
+	if !slices.Contains(got, "link/a.js") || !slices.Contains(got, "real/b.js") || len(got) > 200 {
+		t.Errorf("follow: %d files, %v", len(got), got[:min(len(got), 10)])
+	}
+}
