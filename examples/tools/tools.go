@@ -116,14 +116,14 @@ func (t *Tool) call(ctx context.Context, inv Invocation) (string, error) {
 // every call, and the path guards over the workspace root and its worktrees. Build it with
 // New and Close it when done. It is safe for concurrent use.
 type Toolbox struct {
-	root      string   // the real path of the workspace root
-	bases     []string // root then worktrees, real paths
-	guard     *loopguard.Guard
-	search    *pathguard.SearchGuard
-	contain   *pathguard.Containment
-	tools     []*Tool
-	closers   []func() error
-	calls     atomic.Uint64
+	root    string   // the real path of the workspace root
+	bases   []string // root then worktrees, real paths
+	guard   *loopguard.Guard
+	search  *pathguard.SearchGuard
+	contain *pathguard.Containment
+	tools   []*Tool
+	closers []func() error
+	calls   atomic.Uint64
 }
 
 // An Option configures New.
