@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCPStdio drives "harnesskit mcp" over pipes with the SDK's client: list the tools,
+// call one, disconnect; the command exits 0 and logs only to stderr.
+func TestMCPStdio(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\nbeta\n"), 0o644)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run(context.Background(), []string{"mcp", "--root", dir}, inR, outW, &stderr)
+		outW.Close()
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(res.Tools) != 4 {
+		t.Fatalf("ListTools: %v, %v", res, err)
+	}
+	call, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "grep", Arguments: map[string]any{"pattern": "bet"}})
+	if err != nil || call.IsError || !strings.Contains(call.Content[0].(*mcp.TextContent).Text, "a.txt:\n  2: beta") {
+		t.Fatalf("grep: %v, %+v", err, call)
+	}
+	cs.Close()
+	inW.Close()
+	if c := <-code; c != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", c, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "serving MCP over stdio") {
+		t.Fatalf("stderr lacks the start line:\n%s", stderr.String())
+	}
+}
+
+func TestMCPUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "no_root", args: []string{"mcp"}, want: "--root is required"},
+		{name: "missing_root", args: []string{"mcp", "--root", filepath.Join(dir, "nope")}, want: "root"},
+		{name: "http_all_interfaces_without_token", args: []string{"mcp", "--root", dir, "--http", "0.0.0.0:0"}, want: "refusing to serve HTTP on a non-loopback address without a token"},
+		{name: "http_empty_host_without_token", args: []string{"mcp", "--root", dir, "--http", ":8765"}, want: "non-loopback"},
+		{name: "bad_log_level", args: []string{"mcp", "--root", dir, "--log-level", "loud"}, want: "--log-level"},
+		{name: "stray_argument", args: []string{"mcp", "--root", dir, "extra"}, want: "unexpected argument"},
+	}
+	t.Setenv("HARNESSKIT_MCP_TOKEN", "")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if c := run(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr); c != exitUsage {
+				t.Fatalf("exit %d, want %d", c, exitUsage)
+			}
+			if stdout.Len() != 0 || !strings.Contains(stderr.String(), tc.want) {
+				t.Fatalf("stdout %q, stderr %q, want %q on stderr", stdout.String(), stderr.String(), tc.want)
+			}
+		})
+	}
+}
