@@ -56,7 +56,8 @@ func (b *Toolbox) glob(ctx context.Context, in *globArgs, p Progress) (string, e
 	}
 	var found []string
 	files := 0
-	err = walkFiles(ctx, r.FS(), base, ancestors, func(rel string) error {
+	err = walkFiles(ctx, r, base, ancestors, func(d *dirHandle, rel string) error {
+		d.release()
 		files++
 		if p != nil && files%progressEvery == 0 {
 			p(float64(files), 0, fmt.Sprintf("glob: %d files looked at", files))

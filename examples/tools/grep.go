@@ -6,7 +6,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -92,7 +91,7 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, p Progres
 			return "", err
 		}
 		defer r.Close()
-		found, err = searchTree(ctx, r.FS(), ancestors, re, in.Glob, workers, p)
+		found, err = searchTree(ctx, r, ancestors, re, in.Glob, workers, p)
 		if err != nil {
 			return "", err
 		}
@@ -151,43 +150,49 @@ func loadAncestors(t pathguard.Target, dir string) *ignoreSet {
 	return set
 }
 
-// searchTree greps every file below fsys's root that the ignore rules keep and glob
-// matches, with workers goroutines reading and matching files while this one walks. All
-// goroutines have ended when it returns. The result is sorted by path.
-func searchTree(ctx context.Context, fsys fs.FS, ancestors *ignoreSet, re *regexp.Regexp, glob string, workers int, p Progress) ([]fileMatches, error) {
+// searchTree greps every file below r that the ignore rules keep and glob matches, with
+// workers goroutines reading and matching files while this one walks. All goroutines have
+// ended when it returns. The result is sorted by path.
+func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regexp.Regexp, glob string, workers int, p Progress) ([]fileMatches, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	paths := make(chan string, 256)
+	type job struct {
+		d   *dirHandle
+		rel string
+	}
+	jobs := make(chan job, 256)
 	results := make([][]fileMatches, workers)
-	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			for rel := range paths {
-				if errs[w] != nil {
-					continue // drain
+			var buf []byte
+			for j := range jobs {
+				if ctx.Err() != nil {
+					j.d.release() // drain
+					continue
 				}
-				data, err := fs.ReadFile(fsys, rel)
+				var err error
+				buf, err = readInto(j.d, path.Base(j.rel), buf)
+				j.d.release()
 				if err != nil {
 					continue // vanished or unreadable: skipped, as ripgrep does
 				}
-				if lines := grepBytes(re, data); len(lines) > 0 {
-					results[w] = append(results[w], fileMatches{path: rel, lines: lines})
-				}
-				if err := ctx.Err(); err != nil {
-					errs[w] = err
+				if lines := grepBytes(re, buf); len(lines) > 0 {
+					results[w] = append(results[w], fileMatches{path: j.rel, lines: lines})
 				}
 			}
 		})
 	}
 	files := 0
-	walkErr := walkFiles(ctx, fsys, ".", ancestors, func(rel string) error {
+	walkErr := walkFiles(ctx, r, ".", ancestors, func(d *dirHandle, rel string) error {
 		if glob != "" && !globMatch(glob, rel) {
+			d.release()
 			return nil
 		}
 		select {
-		case paths <- rel:
+		case jobs <- job{d, rel}:
 		case <-ctx.Done():
+			d.release()
 			return ctx.Err()
 		}
 		files++
@@ -196,15 +201,13 @@ func searchTree(ctx context.Context, fsys fs.FS, ancestors *ignoreSet, re *regex
 		}
 		return nil
 	})
-	close(paths)
+	close(jobs)
 	wg.Wait()
 	if walkErr != nil {
 		return nil, walkErr
 	}
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	var all []fileMatches
 	for _, r := range results {
@@ -233,10 +236,20 @@ func grepBytes(re *regexp.Regexp, data []byte) []lineMatch {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil
 	}
+	// Every match starts with the literal prefix (if any): finding it with bytes.Index and
+	// checking its line is much faster than running the regexp over the whole buffer.
+	prefix, _ := re.LiteralPrefix()
 	var out []lineMatch
 	pos, line := 0, 1 // line is the number of the line that starts at pos
 	for pos < len(data) {
-		loc := re.FindIndex(data[pos:])
+		var loc []int
+		if prefix != "" {
+			if i := bytes.Index(data[pos:], []byte(prefix)); i >= 0 {
+				loc = []int{i, i + len(prefix)}
+			}
+		} else {
+			loc = re.FindIndex(data[pos:])
+		}
 		if loc == nil {
 			break
 		}

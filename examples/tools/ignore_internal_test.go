@@ -79,7 +79,7 @@ func TestIgnoreAgainstGit(t *testing.T) {
 	r, _ := os.OpenRoot(dir)
 	defer r.Close()
 	var got []string
-	walkFiles(t.Context(), r.FS(), ".", nil, func(rel string) error { got = append(got, rel); return nil })
+	walkFiles(t.Context(), r, ".", nil, func(d *dirHandle, rel string) error { d.release(); got = append(got, rel); return nil })
 	sort.Strings(got)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("walk kept:\n%s\n\ngit keeps:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
