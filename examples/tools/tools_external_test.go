@@ -284,3 +284,72 @@ func TestDescriptionExamples(t *testing.T) {
 		}
 	}
 }
+
+func TestReadEdges(t *testing.T) {
+	long := strings.Repeat("x", 100_000)
+	tests := []struct {
+		name, content, args string
+		want                string
+		wantErr             error
+	}{
+		{name: "empty_file", content: "", args: `{"file_path":"f"}`, want: "(f is empty)"},
+		{name: "no_final_newline", content: "a\nb", args: `{"file_path":"f"}`, want: "     1\ta\n     2\tb\n"},
+		{name: "crlf", content: "a\r\nb\r\n", args: `{"file_path":"f"}`, want: "     1\ta\n     2\tb\n"},
+		{name: "long_line_cut", content: long + "\nnext\n", args: `{"file_path":"f"}`, want: strings.Repeat("x", 2000) + " … [line cut at 2000 characters]\n     2\tnext\n"},
+		{name: "limit_exactly_all", content: "a\nb\n", args: `{"file_path":"f","limit":2}`, want: "     2\tb\n"},
+		{name: "limit_one_short", content: "a\nb\n", args: `{"file_path":"f","limit":1}`, want: "(f has 2 lines; showing 1-1. Call read again with offset 2 to continue.)"},
+		{name: "last_line_offset", content: "a\nb\n", args: `{"file_path":"f","offset":2}`, want: "     2\tb\n"},
+		{name: "binary", content: "a\x00b", args: `{"file_path":"f"}`, wantErr: tools.ErrNotText},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "f"), []byte(tc.content), 0o644)
+			b, err := tools.New(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			out, err := b.Tool("read").Call(context.Background(), json.RawMessage(tc.args))
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) || !tools.IsToolError(err) {
+					t.Fatalf("err = %v, want %v", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(out, tc.want) {
+				t.Fatalf("err %v, output:\n%.300q\nwant %.300q", err, out, tc.want)
+			}
+			if strings.Contains(tc.name, "exactly") && strings.Contains(out, "Call read again") {
+				t.Fatalf("a complete read offers to continue:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestSymlinkEscape: a symbolic link inside the workspace that points outside is refused
+// by read and skipped by grep and glob.
+func TestSymlinkEscape(t *testing.T) {
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("password\n"), 0o644)
+	b, dir := toolbox(t)
+	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "link.txt")); err != nil {
+		t.Skipf("cannot create symlinks here: %v", err)
+	}
+	os.Symlink(outside, filepath.Join(dir, "linkdir"))
+	ctx := context.Background()
+	if _, err := b.Tool("read").Call(ctx, json.RawMessage(`{"file_path":"link.txt"}`)); !errors.Is(err, pathguard.ErrOutside) {
+		t.Fatalf("read through an escaping link: %v", err)
+	}
+	if _, err := b.Tool("grep").Call(ctx, json.RawMessage(`{"pattern":"x","path":"linkdir"}`)); !errors.Is(err, pathguard.ErrOutside) {
+		t.Fatalf("grep in an escaping directory link: %v", err)
+	}
+	out, err := b.Tool("grep").Call(ctx, json.RawMessage(`{"pattern":"password"}`))
+	if err != nil || !strings.Contains(out, "No matches") {
+		t.Fatalf("grep followed a link out: %q %v", out, err)
+	}
+	out, err = b.Tool("glob").Call(ctx, json.RawMessage(`{"pattern":"**/*.txt"}`))
+	if err != nil || strings.Contains(out, "link") || strings.Contains(out, "secret") {
+		t.Fatalf("glob listed a link: %q %v", out, err)
+	}
+}
