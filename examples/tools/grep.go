@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -19,8 +20,11 @@ import (
 	"github.com/harnesskit/harnesskit/pathguard"
 )
 
-// DefaultGrepLimit is how many matching lines grep shows when the call gives no limit.
-const DefaultGrepLimit = 100
+// Limits of grep.
+const (
+	DefaultGrepLimit         = 100      // matching lines shown when the call gives no limit
+	DefaultMaxSearchFileSize = 64 << 20 // larger files are not searched (the result says how many)
+)
 
 // progressEvery is how many files grep and glob look at between two progress reports.
 const progressEvery = 256
@@ -37,14 +41,14 @@ type grepArgs struct {
 }
 
 func newGrep(b *Toolbox, c *config) (*Tool, error) {
-	workers := c.workers
+	workers, maxSize := c.workers, c.maxFileSize
 	return makeTool("grep", grepDescription, Annotations{ReadOnly: true, Idempotent: true},
 		func(s *jsonschema.Schema) {
 			one := 1.0
 			s.Properties["limit"].Minimum = &one
 		},
 		func(ctx context.Context, in *grepArgs, p Progress) (string, error) {
-			return b.grep(ctx, in, workers, p)
+			return b.grep(ctx, in, workers, maxSize, p)
 		})
 }
 
@@ -60,7 +64,7 @@ type fileMatches struct {
 	lines []lineMatch
 }
 
-func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, p Progress) (string, error) {
+func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize int64, p Progress) (string, error) {
 	expr := in.Pattern
 	if in.IgnoreCase {
 		expr = "(?i)" + expr
@@ -76,22 +80,29 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, p Progres
 	if err != nil {
 		return "", err
 	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
 	var found []fileMatches
+	var skipped int
 	if single != "" {
-		data, err := os.ReadFile(filepath.Join(dir, single))
-		if err != nil {
+		d := &dirHandle{root: r}
+		d.acquire() // never released: r is closed above
+		data, err := readInto(d, single, nil, maxSize)
+		switch {
+		case errors.Is(err, errTooLarge):
+			skipped = 1
+		case err != nil:
 			return "", err
-		}
-		if lines := grepBytes(re, data); len(lines) > 0 {
-			found = []fileMatches{{path: single, lines: lines}}
+		default:
+			if lines := grepBytes(re, data); len(lines) > 0 {
+				found = []fileMatches{{path: single, lines: lines}}
+			}
 		}
 	} else {
-		r, err := os.OpenRoot(dir)
-		if err != nil {
-			return "", err
-		}
-		defer r.Close()
-		found, err = searchTree(ctx, r, ancestors, re, in.Glob, workers, p)
+		found, skipped, err = searchTree(ctx, r, ancestors, re, in.Glob, workers, maxSize, p)
 		if err != nil {
 			return "", err
 		}
@@ -100,7 +111,7 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, p Progres
 	if limit <= 0 {
 		limit = DefaultGrepLimit
 	}
-	return b.renderGrep(dir, found, limit), nil
+	return b.renderGrep(dir, found, limit, skipped, maxSize), nil
 }
 
 // searchRoot runs the path guards on a grep or glob path and returns the real directory
@@ -153,7 +164,9 @@ func loadAncestors(t pathguard.Target, dir string) *ignoreSet {
 // searchTree greps every file below r that the ignore rules keep and glob matches, with
 // workers goroutines reading and matching files while this one walks. All goroutines have
 // ended when it returns. The result is sorted by path.
-func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regexp.Regexp, glob string, workers int, p Progress) ([]fileMatches, error) {
+//
+// Files larger than maxSize bytes are skipped and counted.
+func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regexp.Regexp, glob string, workers int, maxSize int64, p Progress) ([]fileMatches, int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type job struct {
@@ -162,6 +175,7 @@ func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regex
 	}
 	jobs := make(chan job, 256)
 	results := make([][]fileMatches, workers)
+	skipped := make([]int, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
@@ -172,8 +186,12 @@ func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regex
 					continue
 				}
 				var err error
-				buf, err = readInto(j.d, path.Base(j.rel), buf)
+				buf, err = readInto(j.d, path.Base(j.rel), buf, maxSize)
 				j.d.release()
+				if errors.Is(err, errTooLarge) {
+					skipped[w]++
+					continue
+				}
 				if err != nil {
 					continue // vanished or unreadable: skipped, as ripgrep does
 				}
@@ -204,17 +222,21 @@ func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regex
 	close(jobs)
 	wg.Wait()
 	if walkErr != nil {
-		return nil, walkErr
+		return nil, 0, walkErr
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var all []fileMatches
 	for _, r := range results {
 		all = append(all, r...)
 	}
 	slices.SortFunc(all, func(a, b fileMatches) int { return cmp.Compare(a.path, b.path) })
-	return all, nil
+	n := 0
+	for _, k := range skipped {
+		n += k
+	}
+	return all, n, nil
 }
 
 // globMatch matches a file filter the way ripgrep's -g does: a pattern without a slash
@@ -297,13 +319,17 @@ func cutLine(s string) string {
 	return string(r[:DefaultMaxLineRune]) + " … [line cut]"
 }
 
-func (b *Toolbox) renderGrep(dir string, found []fileMatches, limit int) string {
+func (b *Toolbox) renderGrep(dir string, found []fileMatches, limit, skipped int, maxSize int64) string {
 	total := 0
 	for _, f := range found {
 		total += len(f.lines)
 	}
+	note := ""
+	if skipped > 0 {
+		note = fmt.Sprintf("(%d files larger than %d bytes were not searched.)\n", skipped, maxSize)
+	}
 	if total == 0 {
-		return "No matches found.\n"
+		return "No matches found.\n" + note
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Found %d matching lines in %d files", total, len(found))
@@ -324,6 +350,9 @@ func (b *Toolbox) renderGrep(dir string, found []fileMatches, limit int) string 
 			fmt.Fprintf(&sb, "  %d: %s\n", l.n, l.text)
 			shown++
 		}
+	}
+	if note != "" {
+		sb.WriteString("\n" + note)
 	}
 	return sb.String()
 }

@@ -94,7 +94,7 @@ func runOurs(tb testing.TB, dir, pattern string, workers int) map[string]bool {
 		tb.Fatal(err)
 	}
 	defer r.Close()
-	found, err := searchTree(context.Background(), r, nil, regexp.MustCompile("(?m)"+pattern), "", workers, nil)
+	found, _, err := searchTree(context.Background(), r, nil, regexp.MustCompile("(?m)"+pattern), "", workers, DefaultMaxSearchFileSize, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

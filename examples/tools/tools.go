@@ -152,9 +152,10 @@ type Toolbox struct {
 type Option func(*config)
 
 type config struct {
-	worktrees []string
-	loop      []loopguard.Option
-	workers   int
+	worktrees   []string
+	loop        []loopguard.Option
+	workers     int
+	maxFileSize int64
 }
 
 // WithWorktrees adds directories the tools may also read and write, besides the root.
@@ -174,6 +175,13 @@ func WithLoopGuard(opts ...loopguard.Option) Option {
 // DefaultSearchWorkers). Values below 1 mean 1.
 func WithSearchWorkers(n int) Option {
 	return func(c *config) { c.workers = max(n, 1) }
+}
+
+// WithMaxSearchFileSize sets the size in bytes above which grep skips a file (default
+// DefaultMaxSearchFileSize); the result says how many files were skipped. Values below 1
+// mean 1.
+func WithMaxSearchFileSize(n int64) Option {
+	return func(c *config) { c.maxFileSize = max(n, 1) }
 }
 
 // DefaultSearchWorkers is how many files grep searches in parallel by default.
@@ -199,7 +207,7 @@ var builders = []builder{
 //
 // Errors: an unusable root or worktree, or an invalid loop-guard option.
 func New(root string, opts ...Option) (*Toolbox, error) {
-	c := config{workers: DefaultSearchWorkers}
+	c := config{workers: DefaultSearchWorkers, maxFileSize: DefaultMaxSearchFileSize}
 	for _, o := range opts {
 		o(&c)
 	}

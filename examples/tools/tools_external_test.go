@@ -353,3 +353,39 @@ func TestSymlinkEscape(t *testing.T) {
 		t.Fatalf("glob listed a link: %q %v", out, err)
 	}
 }
+
+// TestGrepFileSizeLimit: a file of exactly the limit is searched, one byte more is skipped
+// and counted, in a directory search and for a single file.
+func TestGrepFileSizeLimit(t *testing.T) {
+	const limit = 100
+	for _, tc := range []struct {
+		name     string
+		size     int
+		searched bool
+	}{
+		{name: "limit_minus_one", size: limit - 1, searched: true},
+		{name: "at_limit", size: limit, searched: true},
+		{name: "limit_plus_one", size: limit + 1, searched: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "f.txt"), []byte("needle\n"+strings.Repeat("x", tc.size-7)), 0o644)
+			b, err := tools.New(dir, tools.WithMaxSearchFileSize(limit))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			for _, args := range []string{`{"pattern":"needle"}`, `{"pattern":"needle","path":"f.txt"}`} {
+				out, err := b.Tool("grep").Call(context.Background(), json.RawMessage(args))
+				if err != nil {
+					t.Fatal(err)
+				}
+				found := strings.Contains(out, "f.txt:\n  1: needle")
+				note := strings.Contains(out, "(1 files larger than 100 bytes were not searched.)")
+				if found != tc.searched || note == tc.searched {
+					t.Fatalf("%s: searched=%v note=%v, want searched=%v:\n%s", args, found, note, tc.searched, out)
+				}
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path"
@@ -121,15 +122,24 @@ func readAll(r *os.Root, name string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// readInto reads the file name of d into buf (grown as needed) and returns the content.
-func readInto(d *dirHandle, name string, buf []byte) ([]byte, error) {
+// errTooLarge: a file over the search size limit, which grep skips.
+var errTooLarge = errors.New("file too large to search")
+
+// readInto reads the file name of d into buf (grown as needed) and returns the content,
+// or errTooLarge for a file over maxSize bytes.
+func readInto(d *dirHandle, name string, buf []byte, maxSize int64) ([]byte, error) {
 	f, err := d.root.Open(name)
 	if err != nil {
 		return buf[:0], err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && int64(cap(buf)) < fi.Size()+1 {
-		buf = make([]byte, 0, fi.Size()+512)
+	if fi, err := f.Stat(); err == nil {
+		if fi.Size() > maxSize {
+			return buf[:0], errTooLarge
+		}
+		if int64(cap(buf)) < fi.Size()+1 {
+			buf = make([]byte, 0, fi.Size()+512)
+		}
 	}
 	buf = buf[:0]
 	for {
@@ -140,6 +150,9 @@ func readInto(d *dirHandle, name string, buf []byte) ([]byte, error) {
 		}
 		if err != nil {
 			return buf, err
+		}
+		if int64(len(buf)) > maxSize {
+			return buf[:0], errTooLarge // grew while being read
 		}
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, 4096)
