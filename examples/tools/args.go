@@ -59,6 +59,13 @@ func (a *argSpec) decode(tool string, raw json.RawMessage) (any, error) {
 	if _, ok := v.(map[string]any); !ok {
 		return nil, a.invalid(tool, "the arguments must be a JSON object")
 	}
+	// The validator words a minimum as "minimum: 0/1 is less than 1.000000"; say it plainly.
+	for _, name := range a.schema.PropertyOrder {
+		p := a.schema.Properties[name]
+		if n, ok := v.(map[string]any)[name].(float64); ok && p != nil && p.Minimum != nil && n < *p.Minimum {
+			return nil, a.invalid(tool, fmt.Sprintf("%s must be at least %g, got %g", name, *p.Minimum, n))
+		}
+	}
 	if err := a.resolved.Validate(v); err != nil {
 		return nil, a.invalid(tool, cleanValidation(err.Error()))
 	}
