@@ -34,7 +34,7 @@ func BenchmarkAdversarial(b *testing.B) {
 				if err := g.Before(c); err != nil {
 					b.Fatal(err)
 				}
-				g.After(c, loopguard.TextOutput(tc.out))
+				mustAfter(b, g, c, loopguard.TextOutput(tc.out))
 			}
 		})
 	}
@@ -61,20 +61,17 @@ func feedLarge(t testing.TB, g *loopguard.Guard, withHugeID bool) {
 		if err := g.Before(c); err != nil {
 			t.Fatal(err)
 		}
-		g.After(c, loopguard.TextOutput(out))
+		mustAfter(t, g, c, loopguard.TextOutput(out))
 	}
 	if !withHugeID {
 		return
 	}
-	args, err := json.Marshal(map[string]string{"task_id": strings.Repeat("x", 32<<20)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	args := json.RawMessage(`{"task_id":"` + strings.Repeat("x", 32<<20) + `"}`)
 	c := loopguard.Call{Session: "s1", CallID: "huge", Tool: "task_status", Args: args}
 	if err := g.Before(c); err != nil {
 		t.Fatal(err)
 	}
-	g.After(c, loopguard.TextOutput("state: running\n"))
+	mustAfter(t, g, c, loopguard.TextOutput("state: running\n"))
 }
 
 // BenchmarkRetention reports the heap a guard keeps alive after large task outputs and a
