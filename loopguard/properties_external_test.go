@@ -278,10 +278,14 @@ func TestPropMemoryBounded(t *testing.T) {
 		runtime.KeepAlive(g)
 	}
 	t.Run("rapid", rapid.MakeCheck(func(t *rapid.T) {
-		check(t, rapid.IntRange(1, 5_000).Draw(t, "sessions"), rapid.IntRange(1, loopguard.DefaultMaxSessions).Draw(t, "maxSessions"), rapid.Bool().Draw(t, "complete"))
+		check(t, rapid.IntRange(1, 2_000).Draw(t, "sessions"), rapid.IntRange(1, loopguard.DefaultMaxSessions).Draw(t, "maxSessions"), rapid.Bool().Draw(t, "complete"))
 	}))
-	t.Run("100000_sessions_default_bound", func(t *testing.T) {
-		check(t, 100_000, loopguard.DefaultMaxSessions, true)
+	t.Run("many_sessions_default_bound", func(t *testing.T) {
+		n := 100_000
+		if raceEnabled {
+			n = 20_000 // still 39 times the bound; the race detector makes each call ~10x slower
+		}
+		check(t, n, loopguard.DefaultMaxSessions, true)
 	})
 }
 
