@@ -92,3 +92,32 @@ func TestLoopguardReplay(t *testing.T) {
 		})
 	}
 }
+
+// FuzzLoopguardDecode: any line either decodes or is refused with a message that names
+// line 1 and a column, and never passes the JSON decoder's own wording through.
+func FuzzLoopguardDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"phase":"before","session":"s1","call":"c1","tool":"read","args":{"filePath":"a.ts"}}`,
+		`{"phase":"after","session":"s1","call":"c1","tool":"read","output":{"files":[1,2]}}`,
+		`phase=before`, `{"phase" "before"}`, `{"phase":"before"`, `{"phase":"end_turn"} {}`, `{"session":7}`,
+		`{"external":"no"}`, `["before"]`, `{"arguments":{}}`, `{"output":"\x"}`, `{"output":"\u12"}`, "{\"a\x01\":1}",
+		`{"phase":tru}`, `{"phase":-}`, `{"args":[1,]}`, `{,}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		_, err := loopguardDecode(1, line)
+		if err == nil {
+			return
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "line 1, column ") && !strings.HasPrefix(msg, "line 1: ") {
+			t.Fatalf("%q: error %q does not name the line", line, msg)
+		}
+		for _, raw := range []string{"json:", "invalid character", "looking for beginning", "unexpected end of JSON"} {
+			if strings.Contains(msg, raw) && !strings.Contains(string(line), raw) {
+				t.Fatalf("%q: error %q passes the decoder's wording through", line, msg)
+			}
+		}
+	})
+}
