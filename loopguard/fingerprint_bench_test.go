@@ -33,3 +33,22 @@ func BenchmarkFingerprint(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkReadStatus is the supervision reader alone on outputs built to make a naive
+// reader quadratic (E61: 700 KB of "state:(" must parse in well under 10 ms).
+func BenchmarkReadStatus(b *testing.B) {
+	for _, tc := range []struct{ name, out string }{
+		{"state-paren-700KB", "task_id: t1\nstate: running " + strings.Repeat("state:(", 100_000)},
+		{"task-words-1MB", strings.Repeat("task ", 200_000)},
+		{"task-paren-1MB", strings.Repeat("task (", 170_000)},
+		{"typical-4KiB", "Task explorer (bg_7f3a9c) — background task\n" + strings.Repeat("progress: scanning src/components and collecting matches\n", 70) + "state: running\n"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(min(len(tc.out), maxParsed)))
+			b.ReportAllocs()
+			for b.Loop() {
+				readStatus(tc.out)
+			}
+		})
+	}
+}
