@@ -61,7 +61,7 @@ func toolSentinels() []error {
 
 // hostSentinels are the exported sentinels that are host faults on purpose.
 func hostSentinels() []error {
-	return []error{patch.ErrIO, loopguard.ErrInvalidOption}
+	return []error{patch.ErrIO, loopguard.ErrInvalidOption, loopguard.ErrInvalidCall}
 }
 
 // isToolError sorts a tool's raw error into its channel. Cancellation is a host error.

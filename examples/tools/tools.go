@@ -99,7 +99,7 @@ func (t *Tool) Invoke(ctx context.Context, inv Invocation) (string, error) {
 	if err != nil {
 		text = err.Error()
 	}
-	text, gerr := afterText(b.guard, c, text)
+	text, gerr := b.guard.AfterText(c, text)
 	if gerr != nil {
 		return "", fmt.Errorf("%s: loop guard: %w", t.Name, gerr)
 	}
@@ -107,20 +107,6 @@ func (t *Tool) Invoke(ctx context.Context, inv Invocation) (string, error) {
 		return "", &Error{Tool: t.Name, Message: text, Err: err}
 	}
 	return text, nil
-}
-
-// afterText calls Guard.AfterText under either of its signatures: loopguard is changing
-// it to also return an error (for a call without a session or call id, which Invoke
-// never makes). Remove the shim once that change is on main.
-func afterText(g *loopguard.Guard, c loopguard.Call, text string) (string, error) {
-	switch f := any(g.AfterText).(type) {
-	case func(loopguard.Call, string) (string, error):
-		return f(c, text)
-	case func(loopguard.Call, string) string:
-		return f(c, text), nil
-	default:
-		return "", fmt.Errorf("unsupported loopguard.Guard.AfterText signature %T", f)
-	}
 }
 
 func (t *Tool) call(ctx context.Context, inv Invocation) (string, error) {
