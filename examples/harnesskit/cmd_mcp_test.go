@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,3 +77,63 @@ func TestMCPUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPHTTP starts "harnesskit mcp --http 127.0.0.1:0 --token …", reads the address it
+// prints on stderr, lists the tools with the token, gets 401 without it, and stops on
+// cancel with exit 0.
+func TestMCPHTTP(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errR, errW := io.Pipe()
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"mcp", "--root", dir, "--http", "127.0.0.1:0", "--token", "tok"}, strings.NewReader(""), io.Discard, errW)
+		errW.Close()
+	}()
+	var url string
+	sc := bufio.NewScanner(errR)
+	for sc.Scan() {
+		if _, after, ok := strings.Cut(sc.Text(), "over Streamable HTTP at "); ok {
+			url = after
+			break
+		}
+	}
+	go io.Copy(io.Discard, errR)
+	if url == "" {
+		t.Fatal("no address printed on stderr")
+	}
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("without the token: %d, want 401", resp.StatusCode)
+	}
+	tr := &http.Transport{}
+	hc := &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer tok")
+		return tr.RoundTrip(r)
+	})}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "cli-http", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil || len(res.Tools) != 4 {
+		t.Fatalf("ListTools: %v, %v", res, err)
+	}
+	cs.Close()
+	tr.CloseIdleConnections()
+	cancel()
+	if c := <-code; c != exitOK {
+		t.Fatalf("exit %d after cancel", c)
+	}
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
