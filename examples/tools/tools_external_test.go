@@ -389,3 +389,18 @@ func TestGrepFileSizeLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestGlobBelowHonoursGitignoreAbove: a glob whose fixed prefix starts the walk in a
+// subdirectory still applies the .gitignore files above it.
+func TestGlobBelowHonoursGitignoreAbove(t *testing.T) {
+	b, dir := toolbox(t)
+	os.WriteFile(filepath.Join(dir, "src", "trace.log"), []byte("x\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "src", "build"), 0o755)
+	os.WriteFile(filepath.Join(dir, "src", "build", "x.go"), []byte("x\n"), 0o644)
+	for _, args := range []string{`{"pattern":"src/**"}`, `{"pattern":"**","path":"src"}`} {
+		out, err := b.Tool("glob").Call(context.Background(), json.RawMessage(args))
+		if err != nil || strings.Contains(out, "trace.log") || strings.Contains(out, "build") || !strings.Contains(out, "src/greet.go") {
+			t.Fatalf("%s: %v\n%s", args, err, out)
+		}
+	}
+}

@@ -40,6 +40,25 @@ func walkFiles(ctx context.Context, r *os.Root, dir string, start *ignoreSet, vi
 	if err != nil {
 		return err
 	}
+	// The .gitignore files of r's directories above dir apply too.
+	if dir != "." {
+		segs := strings.Split(dir, "/")
+		for i := range segs {
+			above := path.Join(segs[:i]...)
+			if above == "" {
+				above = "."
+			}
+			if data, err := readAll(r, path.Join(above, ".gitignore")); err == nil {
+				if rules := parseGitignore(data); len(rules) > 0 {
+					d := above
+					if d == "." {
+						d = ""
+					}
+					start = &ignoreSet{dir: d, rules: rules, parent: start}
+				}
+			}
+		}
+	}
 	return walkDir(ctx, sub, dir, start, visit, true)
 }
 
