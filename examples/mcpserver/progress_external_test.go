@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/harnesskit/harnesskit/examples/mcpserver"
+	"github.com/harnesskit/harnesskit/examples/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -56,8 +60,16 @@ func TestProgress(t *testing.T) {
 // TestCancel: the client cancels a long grep at its first progress notification; the
 // call ends with an error (not a result), and the server keeps serving.
 func TestCancel(t *testing.T) {
-	srv, dir := newServer(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, sampleFiles)
 	bigTree(t, dir, 1500)
+	box, err := tools.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer box.Close()
+	logged := make(chan string, 100)
+	srv := mcpserver.New(box, &mcpserver.Options{Logger: slog.New(chanHandler(logged))})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var seen atomic.Int32
@@ -77,6 +89,15 @@ func TestCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Logf("cancelled call: %v", err)
 	}
+	// The server's handler saw the cancellation (it logs it when the call returns).
+	for seenCancel := false; !seenCancel; {
+		select {
+		case msg := <-logged:
+			seenCancel = msg == "tool call cancelled"
+		case <-time.After(30 * time.Second):
+			t.Fatal("the server never logged the cancellation of the call")
+		}
+	}
 	if err := cs.Ping(context.Background(), nil); err != nil {
 		t.Fatalf("server gone after a cancel: %v", err)
 	}
@@ -85,3 +106,18 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("call after the cancel: %v %v", err, res)
 	}
 }
+
+// chanHandler is a slog.Handler that sends each record's message to a channel (dropping
+// it when the channel is full).
+type chanHandler chan string
+
+func (h chanHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h chanHandler) Handle(_ context.Context, r slog.Record) error {
+	select {
+	case h <- r.Message:
+	default:
+	}
+	return nil
+}
+func (h chanHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h chanHandler) WithGroup(string) slog.Handler      { return h }
