@@ -34,7 +34,7 @@ func nestedLinkTree(n int) (nodes map[string]fakeNode, linkBytes int) {
 // reads.
 func TestContainmentNestedLinksLinear(t *testing.T) {
 	posix := pathguard.POSIX("/")
-	for _, n := range []int{1, 4} {
+	for _, n := range []int{1, 4, pathguard.MaxSymlinks} {
 		t.Run(fmt.Sprintf("links-%d", n), func(t *testing.T) {
 			nodes, linkBytes := nestedLinkTree(n)
 			c, err := pathguard.NewContainment("/ws", pathguard.WithPathFlavor(posix),

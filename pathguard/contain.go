@@ -511,8 +511,10 @@ func (c *Containment) physWithin(rb, p string) (string, bool) {
 // was followed). A missing component, or one under a non-directory, and everything after
 // it are kept literally (".." still removes the previous one, as `realpath -m` does).
 // missing reports whether the final path does not exist. The cost is linear in the length
-// of abs plus the link targets followed: the resolved prefix is one buffer, and link
-// targets are pushed as frames instead of being concatenated with the rest.
+// of abs plus the link targets followed, plus one copy of the resolved prefix per turn (a
+// link or a ".."): the resolved prefix is one buffer, link targets are pushed as frames
+// instead of being concatenated with the rest, and a turn copies only the prefix and the
+// names up to the next turn, never the pending frames.
 func (c *Containment) realpath(abs string) (real string, missing bool, err error) {
 	f, r := c.flavor, c.resolver
 	vol, rest, ok := f.splitVolume(abs)
@@ -527,23 +529,30 @@ func (c *Containment) realpath(abs string) (real string, missing bool, err error
 	links := 0
 	// The names handed to Lstat are prefixes of cur, so that a walk that does not turn
 	// (no link, no "..") allocates no name per component: synced reports that buf equals
-	// cur[:len(buf)]. When the walk turns, cur is rebuilt once from buf and the remaining
-	// components.
+	// cur[:len(buf)]. When the walk turns, cur is rebuilt from buf and the straight run
+	// that follows in the current frame: its names up to the next ".." (which turns the
+	// walk again) or the frame's end. Stopping there keeps every rebuild proportional to
+	// the lookup it serves plus bytes read for the first time; copying all pending link
+	// targets on each turn made stacked links quadratic.
 	cur, synced := abs, strings.HasPrefix(abs, vol)
 	rebuild := func() {
+		run := frames[len(frames)-1]
+		end := 0
+		for k := 0; ; {
+			var s string
+			if s, k = nextSegment(run, k, f.isSep); s == "" || s == ".." {
+				break
+			}
+			end = k
+		}
 		var b strings.Builder
-		b.Grow(len(buf) + len(abs))
+		b.Grow(len(buf) + 1 + end)
 		b.Write(buf)
-		for i := len(frames) - 1; i >= 0; i-- {
-			for k := 0; ; {
-				var s string
-				if s, k = nextSegment(frames[i], k, f.isSep); s == "" {
-					break
-				}
-				if s != "." {
-					b.WriteByte(sep)
-					b.WriteString(s)
-				}
+		for k := 0; k < end; {
+			var s string
+			if s, k = nextSegment(run, k, f.isSep); s != "." && s != "" {
+				b.WriteByte(sep)
+				b.WriteString(s)
 			}
 		}
 		cur, synced = b.String(), true

@@ -75,7 +75,9 @@
 // Limits: a target longer than [MaxPathBytes] bytes or with more than
 // [MaxPathComponents] components is refused with [KindResolve] ("path too long") before
 // any file-system call, and a walk costs time linear in the target plus the link targets
-// it follows; more than [MaxSymlinks] links is a loop. The real path of a base is computed
+// it follows, plus one copy of the resolved prefix each time a link or a ".." turns it
+// (the name the next lookup needs; the kernel is handed that prefix anyway); more than
+// [MaxSymlinks] links is a loop. The real path of a base is computed
 // when a check first needs it and kept once it succeeds; a base that is missing or cannot
 // be resolved is tried again by the next check and fails only the targets lexically
 // inside it, with an error naming it. Any resolver error other than not-exist or
