@@ -87,3 +87,58 @@ func BenchmarkContainmentNestedLinks(b *testing.B) {
 		})
 	}
 }
+
+// TestContainmentFoldNeverWidensLexically attacks the claim that case folding only ever
+// makes a decision stricter. On a case-sensitive volume, "SRC" next to the root "src" is
+// another entry; when it is a symlink into a base, the kernel lands inside, but the
+// target is lexically inside only because two different names were folded together. Every
+// case here is refused with folding off, so it must be refused with folding on; and Rel,
+// "Abs relative to the root", must not treat "SRC" as the root.
+func TestContainmentFoldNeverWidensLexically(t *testing.T) {
+	posix := pathguard.POSIX("/")
+	win := pathguard.Windows(`C:\proc`, nil)
+	csFS := newFakeFS(posix, false, map[string]fakeNode{
+		"/": {dir: true}, "/ws": {dir: true}, "/ws/src": {dir: true}, "/ws/src/sub": {dir: true},
+		"/ws/wt": {dir: true}, "/ws/SRC": {link: "src/sub"}, "/ws/Src": {link: "/ws/wt"},
+	})
+	// A Windows volume whose directory holds two entries that simple upper-casing does
+	// not join (NTFS keeps "work" and "wor\u212A" apart), the second a link into the root.
+	winFS := newFakeFS(win, false, map[string]fakeNode{
+		`D:\`: {dir: true}, `D:\work`: {dir: true}, `D:\work\sub`: {dir: true}, `D:\WORK`: {link: `D:\work\sub`},
+	})
+	tests := []struct {
+		name    string
+		flavor  pathguard.Flavor
+		res     pathguard.Resolver
+		root    string
+		wts     []string
+		target  string
+		wantRel string // with folding off, and with it on
+	}{
+		{name: "link_other_case_into_root_absolute", flavor: posix, res: csFS, root: "/ws/src", target: "/ws/SRC/x", wantRel: "../SRC/x"},
+		{name: "link_other_case_into_root_relative", flavor: posix, res: csFS, root: "/ws/src", target: "../SRC/x", wantRel: "../SRC/x"},
+		{name: "link_other_case_into_worktree", flavor: posix, res: csFS, root: "/ws/src", wts: []string{"/ws/wt"}, target: "/ws/Src/x", wantRel: "../Src/x"},
+		{name: "windows_second_entry_other_case", flavor: win, res: winFS, root: `D:\work`, target: `D:\WORK\x`, wantRel: `../WORK/x`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, fold := range []bool{false, true} {
+				c, err := pathguard.NewContainment(tc.root, pathguard.WithPathFlavor(tc.flavor), pathguard.WithResolver(tc.res),
+					pathguard.WithWorktrees(tc.wts...), pathguard.WithCaseFold(fold))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := c.Check(tc.target)
+				if tc.flavor.Name() == "windows" && !fold {
+					continue // the Windows flavour always folds
+				}
+				if k := kindOf(t, err); k != pathguard.KindOutside {
+					t.Errorf("fold %v: Check(%q) = %+v, kind %v (%v); want outside", fold, tc.target, got, k, err)
+				}
+				if got.Rel != tc.wantRel {
+					t.Errorf("fold %v: Rel = %q, want %q", fold, got.Rel, tc.wantRel)
+				}
+			}
+		})
+	}
+}
