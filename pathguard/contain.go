@@ -77,13 +77,13 @@ func WithResolver(r Resolver) ContainOption {
 }
 
 // WithCaseFold declares the file system case-insensitive, so that a target spelled with
-// other case than a base can still be inside it. Folding never widens containment: the
-// lexical comparison folds names by simple upper-casing (the Kelvin sign is not "k", the
-// long s is not "s"), and the comparison of real paths stays byte for byte, except that a
-// component differing from the base only in case is replaced by its on-disk spelling,
-// which the resolver must report ([SpellingResolver]; [OSResolver] does). A missing
-// component keeps the spelling given. Without a SpellingResolver such a component is
-// outside. Default: on for GOOS windows and darwin, off elsewhere. The Windows flavour
+// other case than a base can still be inside it. Folding never widens containment: names
+// fold by simple upper-casing (the Kelvin sign is not "k", the long s is not "s"), and a
+// name that differs from the base's only in case matches it, lexically and in the real
+// path, only when the resolver reports the on-disk spelling of the base's name for it
+// ([SpellingResolver]; [OSResolver] does); otherwise comparisons are byte for byte. A
+// missing component keeps the spelling given. Without a SpellingResolver such a
+// component is outside. Default: on for GOOS windows and darwin, off elsewhere. The Windows flavour
 // always folds, whatever this says.
 func WithCaseFold(on bool) ContainOption {
 	return func(c *containConfig) { c.fold = &on }
@@ -213,8 +213,8 @@ func (c *Containment) Check(target string) (Target, error) {
 	}
 	f := c.flavor
 	t.Abs = f.Resolve(c.root, target)
-	if rel, ok := relNormalized(f, c.root, t.Abs, c.fold); ok {
-		t.Rel = strings.ReplaceAll(rel, string(f.Sep()), "/")
+	if rel, ok := c.lexRel(t.Abs); ok {
+		t.Rel = rel
 	}
 	real, _, err := c.realpath(c.physical(target))
 	if err != nil {
@@ -224,7 +224,7 @@ func (c *Containment) Check(target string) (Target, error) {
 	lex := -1
 	var unavailable error
 	for i, b := range c.bases {
-		if !withinNormalized(f, b, t.Abs, c.fold) {
+		if !c.lexWithin(b, t.Abs) {
 			continue
 		}
 		if lex < 0 {
@@ -265,12 +265,94 @@ func (c *Containment) Check(target string) (Target, error) {
 		}
 		return t, &Error{Kind: KindOutside, Path: target, Resolved: real}
 	}
-	if withinNormalized(f, c.root, t.Abs, c.fold) {
+	if c.lexWithin(c.root, t.Abs) {
 		if rb, err := c.realBase(0); err == nil {
 			_, t.InRoot = c.physWithin(rb, t.Real)
 		}
 	}
 	return t, nil
+}
+
+// lexPrefix compares the normalised base with the normalised path p segment by segment.
+// It returns the offsets in the rests of base and p (after their volumes) just past the
+// leading segments that match, and ok false when either path is relative or their volumes
+// differ. Two segments match when their bytes are equal or, with folding on, when they
+// fold equal and the file system stores them as one entry (the same on-disk spelling in
+// the directory reached so far): folding never joins two names the volume keeps apart,
+// and without a [SpellingResolver] names that differ in case do not match.
+func (c *Containment) lexPrefix(base, p string) (brest, prest string, i, j int, ok bool) {
+	f := c.flavor
+	bv, brest, babs := f.splitVolume(base)
+	pv, prest, pabs := f.splitVolume(p)
+	if !babs || !pabs || !equalVolume(bv, pv) {
+		return "", "", 0, 0, false
+	}
+	dir := bv
+	for {
+		bs, ni := nextSegment(brest, i, f.isSep)
+		ps, nj := nextSegment(prest, j, f.isSep)
+		if bs == "" || ps == "" || !c.sameName(dir, bs, ps) {
+			return brest, prest, i, j, true
+		}
+		i, j = ni, nj
+		dir = base[:len(base)-len(brest)+i]
+	}
+}
+
+// sameName reports whether the base's segment bs and the target's segment ps, both in
+// directory dir, name the same entry (see lexPrefix).
+func (c *Containment) sameName(dir, bs, ps string) bool {
+	if bs == ps {
+		return true
+	}
+	if !c.fold || c.speller == nil || !foldEqual(bs, ps) {
+		return false
+	}
+	a, err := c.speller.Spelling(dir, ps)
+	if err != nil {
+		return false
+	}
+	b, err := c.speller.Spelling(dir, bs)
+	return err == nil && a == b
+}
+
+// lexWithin reports whether the normalised path p lies within the normalised base,
+// comparing segments as lexPrefix does.
+func (c *Containment) lexWithin(base, p string) bool {
+	brest, _, i, _, ok := c.lexPrefix(base, p)
+	if !ok {
+		return false
+	}
+	s, _ := nextSegment(brest, i, c.flavor.isSep)
+	return s == ""
+}
+
+// lexRel returns the normalised path p relative to the root with '/' separators, comparing
+// segments as lexPrefix does; ok is false when p is on another volume.
+func (c *Containment) lexRel(p string) (string, bool) {
+	brest, prest, i, j, ok := c.lexPrefix(c.root, p)
+	if !ok {
+		return "", false
+	}
+	var parts []string
+	for k := i; ; {
+		var s string
+		if s, k = nextSegment(brest, k, c.flavor.isSep); s == "" {
+			break
+		}
+		parts = append(parts, "..")
+	}
+	for k := j; ; {
+		var s string
+		if s, k = nextSegment(prest, k, c.flavor.isSep); s == "" {
+			break
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return ".", true
+	}
+	return strings.Join(parts, "/"), true
 }
 
 // checkInput refuses targets that are not worth resolving: empty, with a NUL byte, too

@@ -68,9 +68,12 @@
 // as NTFS does, so the Kelvin sign (U+212A) is not "k" and the long s (U+017F) is not "s".
 // Real paths compare byte for byte; a component that differs from a base's only in case
 // is replaced by its on-disk spelling, read through a [SpellingResolver] ([OSResolver] is
-// one), and a missing component keeps the spelling given. So a directory "SRC" next to
-// the root "src" on a case-sensitive volume stays outside, while the root spelled in
-// other case on a case-insensitive volume is inside, with Real in the on-disk spelling.
+// one), and a missing component keeps the spelling given. The lexical half (Abs, and
+// Rel) is held to the same rule: a name of Abs that differs from a base's only in case
+// matches it only when the resolver reports both as one entry (the same on-disk
+// spelling). So a directory "SRC" next to the root "src" on a case-sensitive volume stays
+// outside, even when it is a symlink back into a base, while the root spelled in other
+// case on a case-insensitive volume is inside, with Real in the on-disk spelling.
 //
 // Limits: a target longer than [MaxPathBytes] bytes or with more than
 // [MaxPathComponents] components is refused with [KindResolve] ("path too long") before
