@@ -1,9 +1,13 @@
 package pathguard_test
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/harnesskit/harnesskit/pathguard"
@@ -138,6 +142,286 @@ func TestContainmentFoldNeverWidensLexically(t *testing.T) {
 				if got.Rel != tc.wantRel {
 					t.Errorf("fold %v: Rel = %q, want %q", fold, got.Rel, tc.wantRel)
 				}
+			}
+		})
+	}
+}
+
+// TestContainmentAttackHeldOS keeps, as regressions, adversarial inputs that containment
+// withstood on a real tree: links to "/", to the root's parent, with many "..", chains,
+// loops, links between the root and a worktree, links to files, dangling links, "." and
+// ".." mixes, empty components, trailing separators, NUL bytes, a root that is itself a
+// symlink (to the tree, and to "/"). wantReal is relative to the temp dir unless it starts
+// with "/".
+func TestContainmentAttackHeldOS(t *testing.T) {
+	T := realTempDir(t)
+	P, W := T+"/ws/proj", T+"/ws/wt"
+	mkTree(t, T, "ws/proj/f.txt", "ws/proj/a/b/", "ws/proj/..cache/", "ws/wt/g.txt", "outside/secret",
+		"ws/proj/toroot -> /", "ws/proj/toparent -> ..", "ws/proj/up -> "+strings.Repeat("../", 30),
+		"ws/proj/c1 -> c2", "ws/proj/c2 -> c3", "ws/proj/c3 -> "+T+"/outside",
+		"ws/proj/la -> lb", "ws/proj/lb -> la", "ws/proj/self -> self", "ws/proj/dot -> .",
+		"ws/proj/towt -> ../wt", "ws/wt/toproj -> ../proj", "ws/wt/back -> "+P+"/a",
+		"ws/proj/file -> f.txt", "ws/proj/dangle -> "+T+"/outside/new", "ws/proj/rel-dangle -> ../../outside/new2",
+		"ws/proj/a/up2 -> ../..", "rootlink -> ws/proj", "slash -> /",
+	)
+	const (
+		ok      = pathguard.Kind(0)
+		outside = pathguard.KindOutside
+		resolve = pathguard.KindResolve
+	)
+	tests := []struct {
+		name     string
+		root     string // "" means P
+		target   string
+		wantKind pathguard.Kind
+		wantReal string
+	}{
+		{"link_to_slash", "", "toroot/etc/passwd", outside, "/etc/passwd"},
+		{"link_to_parent_back_into_root", "", "toparent/proj/f.txt", ok, "ws/proj/f.txt"},
+		{"link_to_parent_into_worktree", "", "toparent/wt/g.txt", ok, "ws/wt/g.txt"},
+		{"link_to_parent_escape", "", "toparent/secret", outside, "ws/secret"},
+		{"relative_link_30_dotdots", "", "up/etc/x", outside, "/etc/x"},
+		{"relative_link_30_dotdots_itself", "", "up", outside, "/"},
+		{"chain_of_three_leaving", "", "c1/secret", outside, "outside/secret"},
+		{"loop_of_two", "", "la/x", resolve, ""},
+		{"loop_of_one", "", "self", resolve, ""},
+		{"dot_link_40_times", "", strings.Repeat("dot/", 40) + "f.txt", ok, "ws/proj/f.txt"},
+		{"dot_link_41_times", "", strings.Repeat("dot/", 41) + "f.txt", resolve, ""},
+		{"root_and_worktree_link_to_each_other", "", "towt/toproj/f.txt", ok, "ws/proj/f.txt"},
+		{"worktree_link_then_dotdots_escape", "", "towt/back/../../outside/x", outside, "ws/outside/x"},
+		{"dotdot_after_link_into_worktree", "", "towt/../proj/f.txt", ok, "ws/proj/f.txt"},
+		{"dotdot_after_link_to_worktree_parent", "", "towt/..", outside, "ws"},
+		{"trailing_slash_on_file", "", "f.txt/", ok, "ws/proj/f.txt"},
+		{"empty_components_trailing_slash", "", "a//b/", ok, "ws/proj/a/b"},
+		{"dot_slash", "", "./", ok, "ws/proj"},
+		{"dot_dotdot_mix", "", "a/./../a/./b/..", ok, "ws/proj/a"},
+		{"dotdot_alone", "", "..", outside, "ws"},
+		{"dotdot_prefixed_name", "", "..cache/x", ok, "ws/proj/..cache/x"},
+		{"link_to_file_then_dotdot", "", "file/../f.txt", ok, "ws/proj/f.txt"},
+		{"dangling_absolute_link", "", "dangle", outside, "outside/new"},
+		{"dangling_relative_link", "", "rel-dangle", outside, "outside/new2"},
+		{"link_two_up_back_in", "", "a/up2/proj/f.txt", ok, "ws/proj/f.txt"},
+		{"missing_then_dotdots_escape", "", "missing/../../outside", outside, "ws/outside"},
+		{"missing_then_dotdot_back", "", "missing/../f.txt", ok, "ws/proj/f.txt"},
+		{"absolute_doubled_slashes", "", "//" + P + "//f.txt", ok, "ws/proj/f.txt"},
+		{"absolute_dotdot_through_link", "", P + "/toparent/../x", outside, "x"},
+		{"backslashes_are_names", "", `a\..\..\x`, ok, `ws/proj/a\..\..\x`},
+		{"nul_byte", "", "a\x00/../../etc", resolve, ""},
+		{"empty", "", "", resolve, ""},
+		{"root_is_symlink_relative", T + "/rootlink", "f.txt", ok, "ws/proj/f.txt"},
+		// Abs must lie in a base as configured: the root's real spelling is not a base.
+		{"root_is_symlink_real_spelling", T + "/rootlink", P + "/f.txt", outside, "ws/proj/f.txt"},
+		{"root_is_symlink_dotdot", T + "/rootlink", "../secret", outside, "ws/secret"},
+		// A root that is a link to "/" is "/": everything below it is inside.
+		{"root_symlink_to_slash", T + "/slash", "etc/x", ok, "/etc/x"},
+		{"root_symlink_to_slash_dotdot", T + "/slash", "../x", outside, "/x"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := tc.root
+			if root == "" {
+				root = P
+			}
+			c, err := pathguard.NewContainment(root, pathguard.WithPathFlavor(pathguard.POSIX("/")),
+				pathguard.WithWorktrees(W), pathguard.WithCaseFold(false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Check(tc.target)
+			if k := kindOf(t, err); k != tc.wantKind {
+				t.Fatalf("Check(%q) = %+v, kind %v (%v), want %v", tc.target, got, k, err, tc.wantKind)
+			}
+			want := tc.wantReal
+			if want != "" && want[0] != '/' {
+				want = T + "/" + want
+			}
+			if want != "" && got.Real != want {
+				t.Errorf("Real = %q, want %q", got.Real, want)
+			}
+		})
+	}
+}
+
+// TestContainmentRootReplacedBetweenChecks: the root's real path is kept after the first
+// check; repointing the root (a symlink) at "/" afterwards must not let targets follow it
+// out, since every check walks the target afresh.
+func TestContainmentRootReplacedBetweenChecks(t *testing.T) {
+	T := realTempDir(t)
+	mkTree(t, T, "proj/f.txt", "rootlink -> proj")
+	c, err := pathguard.NewContainment(T+"/rootlink", pathguard.WithPathFlavor(pathguard.POSIX("/")), pathguard.WithCaseFold(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.Check("f.txt"); err != nil || got.Real != T+"/proj/f.txt" {
+		t.Fatalf("before: %+v, %v", got, err)
+	}
+	if err := os.Remove(T + "/rootlink"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/", T+"/rootlink"); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{"etc/passwd", T + "/rootlink/etc/passwd", "tmp"} {
+		if got, err := c.Check(target); !errors.Is(err, pathguard.ErrOutside) {
+			t.Errorf("after repointing the root at /: Check(%q) = %+v, %v; want outside", target, got, err)
+		}
+	}
+}
+
+// TestContainmentConcurrentRootAppears shares one Containment between goroutines while its
+// root is created: each check is refused (root missing) or allowed for the inside target,
+// and the outside target is never allowed (run with -race).
+func TestContainmentConcurrentRootAppears(t *testing.T) {
+	T := realTempDir(t)
+	P := T + "/proj"
+	c, err := pathguard.NewContainment(P, pathguard.WithPathFlavor(pathguard.POSIX("/")), pathguard.WithCaseFold(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var bad atomic.Int64
+	for range 8 {
+		wg.Go(func() {
+			for range 200 {
+				if _, err := c.Check("a/x"); err != nil && !errors.Is(err, pathguard.ErrResolve) {
+					bad.Add(1)
+				}
+				if _, err := c.Check("../x"); err == nil {
+					bad.Add(1)
+				}
+			}
+		})
+	}
+	if err := os.Mkdir(P, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if n := bad.Load(); n != 0 {
+		t.Errorf("%d checks answered wrongly while the root appeared", n)
+	}
+	if got, err := c.Check("a/x"); err != nil || got.Real != P+"/a/x" {
+		t.Errorf("after the root exists: %+v, %v", got, err)
+	}
+}
+
+// TestContainmentAttackHeldWindows keeps, as regressions, Windows-flavour inputs that
+// containment withstood (fake resolver, so it runs on every OS): device and verbatim
+// prefixes, UNC paths, drive-relative paths, alternate streams, device names hidden behind
+// "..", links to other drives, rooted, drive-relative, UNC and verbatim link targets, and
+// an 8.3 short name, which can only alias an entry of the directory it is in.
+func TestContainmentAttackHeldWindows(t *testing.T) {
+	win := pathguard.Windows(`C:\proc`, nil)
+	res := newFakeFS(win, true, map[string]fakeNode{
+		`D:\`: {dir: true}, `D:\work`: {dir: true}, `D:\work\sub`: {dir: true}, `D:\other`: {dir: true},
+		`D:\work\out`: {link: `D:\other`}, `D:\work\rooted`: {link: `\other`}, `D:\work\drel`: {link: `D:other`},
+		`D:\work\unc`: {link: `\\srv\sh\work`}, `D:\work\verbatim`: {link: `\\?\D:\other`}, `D:\work\device`: {link: `\\.\D:\other`},
+		`D:\work\back`: {link: `..\work\sub`},
+	})
+	const (
+		ok      = pathguard.Kind(0)
+		outside = pathguard.KindOutside
+		resolve = pathguard.KindResolve
+	)
+	tests := []struct {
+		name     string
+		target   string
+		wantKind pathguard.Kind
+		wantReal string
+	}{
+		{"verbatim_drive", `\\?\D:\work\x`, resolve, ""},
+		{"device_drive", `\\.\D:\work\x`, resolve, ""},
+		{"verbatim_forward_slashes", `//?/D:/work/x`, resolve, ""},
+		{"verbatim_unc", `\\?\UNC\srv\sh\work\x`, outside, ""},
+		{"verbatim_bare", `\\?\x`, outside, ""},
+		{"unc_other_share", `\\srv\sh\work\x`, outside, ""},
+		{"unc_dotdot_above_share", `\\srv\sh\work\..\..\x`, outside, ""},
+		{"unc_dotdot_as_share", `\\srv\..\work\x`, outside, ""},
+		{"drive_relative", `D:x`, resolve, ""},
+		{"drive_relative_bare", `d:`, resolve, ""},
+		{"stream_on_drive_letter_name", `x::$DATA`, resolve, ""},
+		{"stream_mid_path", `sub\f.txt::$DATA\..\y`, resolve, ""},
+		{"device_name_behind_dotdot", `con\..\x`, resolve, ""},
+		{"device_namespace_con", `\\.\con`, resolve, ""},
+		{"device_conin", `sub\CONIN$`, resolve, ""},
+		{"device_superscript_digit", `COM¹`, resolve, ""},
+		{"three_dots", `...`, resolve, ""},
+		{"short_name_inside", `PROGRA~1\x`, ok, `D:\work\PROGRA~1\x`},
+		{"dotdot_escape", `sub\..\..\x`, outside, `D:\x`},
+		{"dotdot_back_in", `sub\..\..\work\x`, ok, `D:\work\x`},
+		{"rooted_takes_root_drive", `\work\x`, ok, `D:\work\x`},
+		{"forward_slashes", `D:/work/sub/x`, ok, `D:\work\sub\x`},
+		{"two_separators_only", `\\`, outside, `D:\`},
+		{"slash", `/`, outside, `D:\`},
+		{"link_absolute_out", `out\x`, outside, `D:\other\x`},
+		{"link_rooted_out", `rooted\x`, outside, `D:\other\x`},
+		{"link_drive_relative_out", `drel\x`, outside, `D:\other\x`},
+		{"link_unc_out", `unc\x`, outside, `\\srv\sh\work\x`},
+		{"link_verbatim_out", `verbatim\x`, outside, `\\?\D:\other\x`},
+		{"link_device_out", `device\x`, outside, `\\.\D:\other\x`},
+		{"link_relative_back_in", `back\x`, ok, `D:\work\sub\x`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := pathguard.NewContainment(`D:\work`, pathguard.WithPathFlavor(win), pathguard.WithResolver(res))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Check(tc.target)
+			if k := kindOf(t, err); k != tc.wantKind {
+				t.Fatalf("Check(%q) = %+v, kind %v (%v), want %v", tc.target, got, k, err, tc.wantKind)
+			}
+			if tc.wantReal != "" && got.Real != tc.wantReal {
+				t.Errorf("Real = %q, want %q", got.Real, tc.wantReal)
+			}
+		})
+	}
+}
+
+// TestContainmentAttackHeldUnicodeCase keeps the Unicode case variants that must not
+// fold into a base's name: Kelvin sign for "k", dotted capital I for "i", long s for "s",
+// sharp s for "ss", final sigma for sigma. The fake volume folds with strings.ToLower,
+// wider than NTFS, so the refusals come from the package, not from the resolver. ASCII
+// and capital sigma variants do fold (the volume stores them as one entry).
+func TestContainmentAttackHeldUnicodeCase(t *testing.T) {
+	win := pathguard.Windows(`C:\proc`, nil)
+	posix := pathguard.POSIX("/")
+	winFS := newFakeFS(win, true, map[string]fakeNode{`D:\`: {dir: true}, `D:\kiss`: {dir: true}, `D:\σ`: {dir: true}})
+	ciFS := newFakeFS(posix, true, map[string]fakeNode{"/": {dir: true}, "/kiss": {dir: true}, "/σ": {dir: true}})
+	for _, tc := range []struct {
+		name     string
+		flavor   pathguard.Flavor
+		res      pathguard.Resolver
+		root     string
+		target   string
+		wantReal string // "" means outside
+	}{
+		{"windows_kelvin", win, winFS, `D:\kiss`, `D:\` + "\u212A" + `iss\x`, ""},
+		{"windows_dotted_capital_i", win, winFS, `D:\kiss`, `D:\k` + "\u0130" + `ss\x`, ""},
+		{"windows_long_s", win, winFS, `D:\kiss`, `D:\ki` + "\u017F" + `s\x`, ""},
+		{"windows_sharp_s", win, winFS, `D:\kiss`, `D:\ki` + "\u00DF" + `\x`, ""},
+		{"windows_final_sigma", win, winFS, `D:\σ`, `D:\ς\x`, ""},
+		{"windows_ascii_upper", win, winFS, `D:\kiss`, `D:\KISS\x`, `D:\kiss\x`},
+		{"windows_capital_sigma", win, winFS, `D:\σ`, `D:\Σ\x`, `D:\σ\x`},
+		{"posix_kelvin", posix, ciFS, "/kiss", "/\u212Aiss/x", ""},
+		{"posix_long_s", posix, ciFS, "/kiss", "/ki\u017Fs/x", ""},
+		{"posix_sharp_s", posix, ciFS, "/kiss", "/ki\u00DF/x", ""},
+		{"posix_final_sigma", posix, ciFS, "/σ", "/ς/x", ""},
+		{"posix_ascii_upper", posix, ciFS, "/kiss", "/KiSS/x", "/kiss/x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := pathguard.NewContainment(tc.root, pathguard.WithPathFlavor(tc.flavor), pathguard.WithResolver(tc.res), pathguard.WithCaseFold(true))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Check(tc.target)
+			if tc.wantReal == "" {
+				if !errors.Is(err, pathguard.ErrOutside) {
+					t.Errorf("Check(%q) = %+v, %v; want outside", tc.target, got, err)
+				}
+				return
+			}
+			if err != nil || got.Real != tc.wantReal {
+				t.Errorf("Check(%q) = %+v, %v; want Real %q", tc.target, got, err, tc.wantReal)
 			}
 		})
 	}
