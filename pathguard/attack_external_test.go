@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/harnesskit/harnesskit/pathguard"
+	"pgregory.net/rapid"
 )
 
 // nestedLinkTree returns a fake tree under /ws in which following /ws/L1 stacks n link
@@ -425,4 +426,58 @@ func TestContainmentAttackHeldUnicodeCase(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPropFoldCaseSensitiveVolume: on a case-sensitive volume every name is its own
+// entry, so folding has nothing to add: over random trees whose names differ only in case
+// (directories and links, some into the root, some into a worktree, some out), Check with
+// WithCaseFold(true) gives exactly the verdict, Real and Rel of WithCaseFold(false). A
+// folded match that the volume does not confirm would show up as a difference.
+func TestPropFoldCaseSensitiveVolume(t *testing.T) {
+	posix := pathguard.POSIX("/")
+	names := []string{"src", "SRC", "Src", "sub", "SUB", "wt", "WT", "x"}
+	linkDests := []string{"src", "src/sub", "/ws/src", "/ws/wt", "wt", "..", "../out", "/out", "SRC", "sub"}
+	rapid.Check(t, func(t *rapid.T) {
+		nodes := map[string]fakeNode{"/": {dir: true}, "/ws": {dir: true}, "/ws/src": {dir: true}, "/ws/wt": {dir: true}, "/out": {dir: true}}
+		for i := range rapid.IntRange(0, 6).Draw(t, "nentries") {
+			dir := rapid.SampledFrom([]string{"/ws", "/ws/src", "/ws/wt"}).Draw(t, fmt.Sprint("dir", i))
+			name := rapid.SampledFrom(names).Draw(t, fmt.Sprint("name", i))
+			p := dir + "/" + name
+			if _, ok := nodes[p]; ok {
+				continue
+			}
+			if rapid.Bool().Draw(t, fmt.Sprint("isLink", i)) {
+				nodes[p] = fakeNode{link: rapid.SampledFrom(linkDests).Draw(t, fmt.Sprint("dest", i))}
+			} else {
+				nodes[p] = fakeNode{dir: true}
+			}
+		}
+		res := newFakeFS(posix, false, nodes)
+		check := func(fold bool, target string) (pathguard.Target, pathguard.Kind) {
+			c, err := pathguard.NewContainment("/ws/src", pathguard.WithPathFlavor(posix), pathguard.WithResolver(res),
+				pathguard.WithWorktrees("/ws/wt"), pathguard.WithCaseFold(fold))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Check(target)
+			var pe *pathguard.Error
+			if err != nil && !errors.As(err, &pe) {
+				t.Fatalf("Check(%q): %v is not a *pathguard.Error", target, err)
+			}
+			if pe == nil {
+				return got, 0
+			}
+			return got, pe.Kind
+		}
+		segs := rapid.SliceOfN(rapid.SampledFrom(append([]string{"..", "."}, names...)), 1, 4).Draw(t, "segs")
+		target := strings.Join(segs, "/")
+		if rapid.Bool().Draw(t, "absolute") {
+			target = "/ws/" + target
+		}
+		off, koff := check(false, target)
+		on, kon := check(true, target)
+		if kon != koff || on.Real != off.Real || on.Rel != off.Rel {
+			t.Fatalf("Check(%q) with folding: %+v kind %v; without: %+v kind %v", target, on, kon, off, koff)
+		}
+	})
 }
