@@ -213,8 +213,8 @@ func TestContainmentAttackHeldOS(t *testing.T) {
 		// Abs must lie in a base as configured: the root's real spelling is not a base.
 		{"root_is_symlink_real_spelling", T + "/rootlink", P + "/f.txt", outside, "ws/proj/f.txt"},
 		{"root_is_symlink_dotdot", T + "/rootlink", "../secret", outside, "ws/secret"},
-		// A root that is a link to "/" is "/": everything below it is inside.
-		{"root_symlink_to_slash", T + "/slash", "etc/x", ok, "/etc/x"},
+		// A root that is a link to "/" would contain everything: it is not a base.
+		{"root_symlink_to_slash", T + "/slash", "etc/x", resolve, ""},
 		{"root_symlink_to_slash_dotdot", T + "/slash", "../x", outside, "/x"},
 	}
 	for _, tc := range tests {
@@ -478,6 +478,67 @@ func TestPropFoldCaseSensitiveVolume(t *testing.T) {
 		on, kon := check(true, target)
 		if kon != koff || on.Real != off.Real || on.Rel != off.Rel {
 			t.Fatalf("Check(%q) with folding: %+v kind %v; without: %+v kind %v", target, on, kon, off, koff)
+		}
+	})
+}
+
+// TestContainmentBaseResolvingToVolumeRoot attacks the rule that a file-system root is
+// never a base ("/" or "C:\" as a worktree is ignored, since it would contain every
+// path). A worktree, or a root, that is a symlink to "/" (or becomes one while it is
+// missing, since a missing base is retried) must not be a base either: otherwise every
+// link out of the root lands "inside" it.
+func TestContainmentBaseResolvingToVolumeRoot(t *testing.T) {
+	posix := pathguard.POSIX("/")
+	t.Run("worktree_symlink_to_slash", func(t *testing.T) {
+		T := realTempDir(t)
+		mkTree(t, T, "proj/f.txt", "outside/", "proj/out -> "+T+"/outside", "wt -> /")
+		c, err := pathguard.NewContainment(T+"/proj", pathguard.WithPathFlavor(posix), pathguard.WithWorktrees(T+"/wt"), pathguard.WithCaseFold(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			target string
+			want   pathguard.Kind
+		}{
+			{"out/x", pathguard.KindOutside},
+			{T + "/wt/etc/passwd", pathguard.KindResolve},
+			{"f.txt", 0},
+		} {
+			got, err := c.Check(tc.target)
+			if k := kindOf(t, err); k != tc.want {
+				t.Errorf("Check(%q) = %+v, kind %v (%v), want %v", tc.target, got, k, err, tc.want)
+			}
+			if tc.want == pathguard.KindResolve && err != nil && !strings.Contains(err.Error(), T+"/wt") {
+				t.Errorf("message %q does not name the worktree", err)
+			}
+		}
+	})
+	t.Run("root_created_as_symlink_to_slash", func(t *testing.T) {
+		T := realTempDir(t)
+		c, err := pathguard.NewContainment(T+"/proj", pathguard.WithPathFlavor(posix), pathguard.WithCaseFold(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Check("etc/passwd"); !errors.Is(err, pathguard.ErrResolve) {
+			t.Fatalf("root missing: %v, want ErrResolve", err)
+		}
+		mkTree(t, T, "proj -> /")
+		if got, err := c.Check("etc/passwd"); !errors.Is(err, pathguard.ErrResolve) {
+			t.Errorf("root now a link to /: Check = %+v, %v; want ErrResolve", got, err)
+		}
+	})
+	t.Run("windows_worktree_link_to_drive_root", func(t *testing.T) {
+		win := pathguard.Windows(`C:\proc`, nil)
+		res := newFakeFS(win, true, map[string]fakeNode{`D:\`: {dir: true}, `D:\work`: {dir: true}, `D:\wt`: {link: `D:\`}, `D:\work\out`: {link: `D:\secret`}})
+		c, err := pathguard.NewContainment(`D:\work`, pathguard.WithPathFlavor(win), pathguard.WithResolver(res), pathguard.WithWorktrees(`D:\wt`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := c.Check(`out\x`); !errors.Is(err, pathguard.ErrOutside) {
+			t.Errorf(`Check("out\x") = %+v, %v; want outside`, got, err)
+		}
+		if got, err := c.Check(`D:\wt\Windows\x`); !errors.Is(err, pathguard.ErrResolve) {
+			t.Errorf(`Check("D:\wt\Windows\x") = %+v, %v; want ErrResolve`, got, err)
 		}
 	})
 }
