@@ -65,7 +65,8 @@ func (c *containConfig) GoString() string {
 
 // WithWorktrees adds worktree directories as further bases. Each must be absolute under the
 // flavour; a file-system root ("/", "C:\", "\\server\share\"), a duplicate and a worktree
-// equal to the root are ignored. Default: none. Repeated options accumulate.
+// equal to the root are ignored, and one that turns out to be a symlink to a file-system
+// root fails the checks that need it. Default: none. Repeated options accumulate.
 func WithWorktrees(dirs ...string) ContainOption {
 	return func(c *containConfig) { c.worktrees = append(c.worktrees, dirs...) }
 }
@@ -481,7 +482,8 @@ func (c *Containment) CheckAll(targets ...string) ([]Target, error) {
 }
 
 // realBase returns the real path of base i, computing it if no earlier check has. A
-// failure is not kept: the next check tries again.
+// failure is not kept: the next check tries again. A base whose real path is a
+// file-system root, though it is not one itself (a symlink to "/"), is a failure.
 func (c *Containment) realBase(i int) (string, error) {
 	c.mu.Lock()
 	rb := c.realBases[i]
@@ -496,6 +498,11 @@ func (c *Containment) realBase(i int) (string, error) {
 	}
 	if missing {
 		return "", fmt.Errorf("workspace base %s does not exist (real path %s); create it or configure an existing root or worktree: %w", b, real, fs.ErrNotExist)
+	}
+	if isVolumeRoot(c.flavor, real) && !isVolumeRoot(c.flavor, b) {
+		// A symlink to "/" would make the base contain every path, which is why a
+		// file-system root is never taken as a worktree.
+		return "", fmt.Errorf("workspace base %s is a link to the file-system root %s, which would contain every path; configure the directory itself", b, real)
 	}
 	if c.speller != nil {
 		if real, err = c.spell(real); err != nil {

@@ -83,8 +83,9 @@
 // [MaxSymlinks] links is a loop. The real path of a base is computed
 // when a check first needs it and kept once it succeeds; a base that is missing or cannot
 // be resolved is tried again by the next check and fails only the targets lexically
-// inside it, with an error naming it. Any resolver error other than not-exist or
-// not-a-directory refuses the target.
+// inside it, with an error naming it. A base that is a symlink to a file-system root
+// counts as unresolvable: like a worktree "/", which is ignored, it would contain every
+// path. Any resolver error other than not-exist or not-a-directory refuses the target.
 //
 // # Errors
 //
