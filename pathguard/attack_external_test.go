@@ -542,3 +542,45 @@ func TestContainmentBaseResolvingToVolumeRoot(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkContainmentDegenerate measures Check on degenerate inputs at the limits:
+// separators only, ".." and "." runs, a zig-zag of names and "..", the same behind 40 "."
+// links, and Windows-flavour runs of separators, near-device names and multi-byte runes.
+// None may cost more than a linear pass (fake resolvers: only the package is measured).
+func BenchmarkContainmentDegenerate(b *testing.B) {
+	posix := pathguard.POSIX("/")
+	win := pathguard.Windows(`C:\`, nil)
+	pc, err := pathguard.NewContainment("/ws", pathguard.WithPathFlavor(posix), pathguard.WithCaseFold(false),
+		pathguard.WithResolver(newFakeFS(posix, false, map[string]fakeNode{
+			"/": {dir: true}, "/ws": {dir: true}, "/ws/a": {dir: true}, "/ws/b": {dir: true}, "/ws/d": {link: "."},
+		})))
+	if err != nil {
+		b.Fatal(err)
+	}
+	wc, err := pathguard.NewContainment(`D:\ws`, pathguard.WithPathFlavor(win),
+		pathguard.WithResolver(newFakeFS(win, true, map[string]fakeNode{`D:\`: {dir: true}, `D:\ws`: {dir: true}})))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name   string
+		c      *pathguard.Containment
+		target string
+	}{
+		{"posix-separators-4096", pc, strings.Repeat("/", 4096)},
+		{"posix-dotdot-1024", pc, strings.Repeat("../", 1023) + ".."},
+		{"posix-dot-1024", pc, strings.Repeat("./", 1024)},
+		{"posix-zigzag-1024", pc, strings.Repeat("a/../b/../", 256)},
+		{"posix-40-dot-links-zigzag", pc, strings.Repeat("d/", 40) + strings.Repeat("a/../b/../", 246)},
+		{"windows-separators-4096", wc, strings.Repeat(`\`, 4096)},
+		{"windows-near-devices-819", wc, strings.Repeat(`con1\`, 819)},
+		{"windows-long-s-2048", wc, strings.Repeat("ſ", 2048)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = bc.c.Check(bc.target)
+			}
+		})
+	}
+}
