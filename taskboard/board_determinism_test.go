@@ -119,7 +119,7 @@ func genDetOp(t *rapid.T, i int) detOp {
 }
 
 func dumpBoard(b *taskboard.Board) string {
-	s := fmt.Sprintf("%+v\n%+v\n%+v\n", b.AllRecords(), b.LiveLeases(), b.Drain())
+	s := fmt.Sprintf("%+v\n%+v\n%+v\n", b.AllRecords(), b.LeasesForTest(), b.Drain())
 	for _, id := range []string{"ses_a", "ses_b", "ses_c"} {
 		e, ok := b.DeletionEpoch(id)
 		s += fmt.Sprint(id, b.Tombstoned(id), e, ok, " ")

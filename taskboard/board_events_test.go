@@ -290,7 +290,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			l := e.acquire(taskboard.LeaseMessage, "ses_a")
 			before := e.rec("ses_a")
 			e.tick(24 * time.Hour)
-			if got, ok := e.b.LiveLease("ses_a"); !ok || got != l || !e.b.Validate(l) {
+			if got, ok := e.b.LeaseForTest("ses_a"); !ok || got != l || !e.b.Validate(l) {
 				t.Fatal("lease expired")
 			}
 			if after := e.rec("ses_a"); !equalRecords(before, after) {
@@ -399,7 +399,7 @@ func TestBoardEdgeCases(t *testing.T) {
 					t.Fatalf("compensation handed to %s", to)
 				}
 			}
-			if ls := e.b.LiveLeases(); len(ls) != 1 || ls[0].Owner != taskboard.OwnerCompensation {
+			if ls := e.b.LeasesForTest(); len(ls) != 1 || ls[0].Owner != taskboard.OwnerCompensation {
 				t.Fatalf("live leases %v", ls)
 			}
 			e.b.Release(l)
@@ -434,17 +434,17 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.b.Drop("ses_a")
 			e.acquire(taskboard.LeaseMessage, "ses_b")
 			e.tick(90 * time.Minute)
-			infos := e.b.InspectLeases()
-			if len(infos) != 2 || infos[0].Lease.TaskID != "ses_a" || infos[0].HasRecord || infos[0].Phase != taskboard.PhaseCompensating {
+			infos := e.b.LiveLeases()
+			if len(infos) != 2 || infos[0].TaskID != "ses_a" || infos[0].HasRecord || infos[0].Phase != taskboard.PhaseCompensating {
 				t.Fatalf("%+v", infos)
 			}
 			if infos[0].HeldFor != 90*time.Minute || !infos[0].Since.Equal(t0) {
 				t.Fatalf("held for %s since %s", infos[0].HeldFor, infos[0].Since)
 			}
 			s := infos[0].String()
-			contains(t, s, "ses_a relaunch gen=1 token=background-job-relaunch-lease-1 owner=compensation phase=compensating record=deleted: ")
+			contains(t, s, "ses_a relaunch gen=1 owner=compensation phase=compensating record=deleted: ")
 			contains(t, s, "stays excluded until this exact token is released")
-			contains(t, infos[1].String(), "ses_b message gen=2 token=background-job-message-lease-2 owner=caller record=running: task_message")
+			contains(t, infos[1].String(), "ses_b message gen=2 owner=caller record=running: task_message")
 		}},
 	}
 	for _, tc := range tests {

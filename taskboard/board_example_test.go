@@ -43,7 +43,7 @@ func ExampleBoard_Acquire() {
 	// false true false
 }
 
-func ExampleBoard_InspectLeases() {
+func ExampleBoard_LiveLeases() {
 	b, _ := taskboard.NewBoard(taskboard.NewManualClock(time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)), taskboard.Options{})
 	r, _ := b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_1", ParentID: "orch", Agent: "oracle"})
 	b.CommitTerminal(taskboard.Commit{TaskID: "ses_1", Generation: r.Generation, State: taskboard.StateStopped, ObservedAt: b.Now().Add(time.Millisecond)})
@@ -55,13 +55,13 @@ func ExampleBoard_InspectLeases() {
 	b.Drop("ses_1")
 	b.HandOver(l, taskboard.OwnerCompensation)
 
-	for _, info := range b.InspectLeases() {
+	for _, info := range b.LiveLeases() {
 		fmt.Println(info)
 	}
 	_, err := b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_1", ParentID: "orch", Agent: "oracle"})
 	fmt.Println(err)
 	// Output:
-	// ses_1 relaunch gen=1 token=background-job-relaunch-lease-1 owner=compensation phase=compensating record=deleted: compensating an orphaned revive: held until an abort is confirmed and the session is seen idle; if that was never confirmed it is held for the life of the board; the record is gone, the ID stays excluded until this exact token is released
+	// ses_1 relaunch gen=1 owner=compensation phase=compensating record=deleted: compensating an orphaned revive: held until an abort is confirmed and the session is seen idle; if that was never confirmed it is held for the life of the board; the record is gone, the ID stays excluded until this exact token is released
 	// Cannot register launch for ses_1: a relaunch lease already owns this session
 }
 

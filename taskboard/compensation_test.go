@@ -199,7 +199,7 @@ func TestNotifyScenarios(t *testing.T) {
 			n.dispatch()
 			m := reviveRun(r, v1, "ses_r")
 			_, err := outcome[tb.ReviveResult](t, m)
-			exactErr(t, err, tb.ErrLeaseUnavailable, "Task ses_r cannot be revived: relaunch lease unavailable")
+			leaseErr(t, err, "Task ses_r cannot be revived: relaunch lease unavailable.")
 			r.advance(10 * time.Second)
 			m = reviveRun(r, v1, "ses_r")
 			_, err = outcome[tb.ReviveResult](t, m)

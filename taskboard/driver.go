@@ -51,17 +51,19 @@ func WithLogger(l *slog.Logger) DriverOption { return func(c *driverConfig) { c.
 // error, not only of runs a revive registered (R85).
 func WithNotifyAll() DriverOption { return func(c *driverConfig) { c.notifyAll = true } }
 
-// Driver runs the step machines against the host (R99–R101). It serialises every board
-// access with one mutex, runs each host call in its own goroutine with a context that has
-// no deadline and is cancelled only by CancelCall or Close, turns StartTimer commands into
-// timers, and delivers replies and firings to the owning machine under the lock. A tool
-// method returns as soon as its machine has replied; the machine keeps running in the
-// background until it is done (to settle retained leases). Subscribers and the logger run
-// outside the lock.
+// Driver runs the tool protocols against the host. It serialises every board access with
+// one mutex, runs each host call in its own goroutine with a context that is cancelled at
+// Timing.HostCallDeadline, by the protocol, or by Close, turns protocol deadlines into
+// timers, and delivers replies and firings to the owning protocol under the lock. A tool
+// method returns as soon as its protocol has an answer; the protocol keeps running in the
+// background until it is done (to settle the leases it holds). Subscribers and the logger
+// run outside the lock.
 //
-// Every host-call goroutine ends when its call returns; Close cancels the contexts of
-// pending calls and waits for their goroutines, so hosts must honour context cancellation.
-// Subscribers and host calls must not call Close themselves (it would wait for them).
+// A lease is held until the host call that needs it settles (returns). A call that returns
+// after its context was cancelled has settled and releases as usual; one that ignores
+// cancellation keeps its lease, and the task ID stays excluded until an operator breaks
+// the lease with [Board.ForceRelease]. Subscribers and host calls must not call Close
+// themselves (it would wait for them).
 type Driver struct {
 	mu     sync.Mutex
 	b      *Board
@@ -77,8 +79,15 @@ type Driver struct {
 	shown      map[string][]Shown
 	onTerminal []func(Notice) error
 	onLaunched []func(Notice) error
-	outbox     []func() // callbacks and log lines to run after unlocking
+	outbox     []func() // log lines to run after unlocking
 	reconcile  *reconcileState
+
+	// Subscriber delivery: one goroutine at a time drains subQ in emission order.
+	subMu      sync.Mutex
+	subQ       []func()
+	subRunning bool
+	subClosed  bool
+	subWG      sync.WaitGroup
 }
 
 type trackKey struct {
@@ -128,7 +137,9 @@ func (d *Driver) forget(deleted map[string]bool) {
 }
 
 // NewDriver returns a driver over b and the host h. Aborter, Prompter and Sessions are
-// required; Status and Idle are optional.
+// required, and so is Flavor: FlavorV1 needs Status (the v1 status map); FlavorV2 may add
+// Idle. A missing or inconsistent capability is refused here, with the reason, instead of
+// failing later inside a tool call. NewDriver starts no goroutine.
 func NewDriver(b *Board, h Host, opts ...DriverOption) (*Driver, error) {
 	if b == nil {
 		return nil, errors.New("taskboard: NewDriver needs a Board")
@@ -136,12 +147,16 @@ func NewDriver(b *Board, h Host, opts ...DriverOption) (*Driver, error) {
 	if h.Aborter == nil || h.Prompter == nil || h.Sessions == nil {
 		return nil, errors.New("taskboard: NewDriver needs Host.Aborter, Host.Prompter and Host.Sessions")
 	}
-	if h.Flavor == 0 {
-		if h.Status != nil {
-			h.Flavor = FlavorV1
-		} else {
-			h.Flavor = FlavorV2
+	switch h.Flavor {
+	case FlavorV1:
+		if h.Status == nil {
+			return nil, errors.New("taskboard: NewDriver: Host.Flavor is FlavorV1 but Host.Status is nil; a v1 host must provide its status map (task_cancel and task_status read it)")
 		}
+	case FlavorV2:
+	case 0:
+		return nil, errors.New("taskboard: NewDriver: Host.Flavor is not set; use FlavorV1 (a host with a status map) or FlavorV2 (per-session reads, optional IdleWaiter)")
+	default:
+		return nil, fmt.Errorf("taskboard: NewDriver: unknown Host.Flavor %d; use FlavorV1 or FlavorV2", h.Flavor)
 	}
 	cfg := driverConfig{timers: realTimers{}, logger: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
@@ -156,11 +171,17 @@ func NewDriver(b *Board, h Host, opts ...DriverOption) (*Driver, error) {
 func (d *Driver) Board() *Board { return d.b }
 
 // Do runs f with the board under the driver's lock, then processes the notices f caused.
-func (d *Driver) Do(f func(b *Board)) {
+// After [Driver.Close] it returns ErrClosed without calling f. A panic in f releases the
+// lock and reaches the caller; the driver stays usable.
+func (d *Driver) Do(f func(b *Board)) error {
 	d.mu.Lock()
+	defer d.unlock()
+	if d.closed {
+		return toolErr(ErrClosed, "the task board was closed; no action was taken")
+	}
 	f(d.b)
 	d.drain()
-	d.unlock()
+	return nil
 }
 
 // unlock releases the mutex and runs the queued callbacks outside it.
@@ -204,6 +225,9 @@ func (d *Driver) exec(r *run, cmds []Command) {
 			l := c
 			d.outbox = append(d.outbox, func() { d.cfg.logger.LogAttrs(context.Background(), l.Level, l.Msg, l.Attrs...) })
 		case Spawn:
+			if e, ok := c.Machine.(*Evidence); ok && d.evidenceRunning(e.id) {
+				continue // one evidence read per record at a time
+			}
 			d.start(c.Machine)
 		case Proceed, Withdraw:
 			// answers to a Dispatch are read by dispatch()
@@ -215,14 +239,21 @@ func (d *Driver) exec(r *run, cmds []Command) {
 	}
 }
 
-// launch starts the goroutine of one host call (lock held).
+// launch starts the goroutine of one host call (lock held). The call's context is
+// cancelled at Timing.HostCallDeadline (unless that is negative), by CancelCall, or by
+// Close. A call that returns has settled, whatever its error.
 func (d *Driver) launch(r *run, id CallID, c Command) {
 	ctx, cancel := context.WithCancel(context.Background())
 	r.calls[id] = cancel
+	stop := func() bool { return false }
+	if dl := d.b.Timing().HostCallDeadline; dl > 0 {
+		stop = d.cfg.timers.AfterFunc(dl, cancel)
+	}
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
 		defer cancel()
+		defer stop()
 		if guarded(c) && !d.dispatch(r, id) {
 			return
 		}
@@ -373,15 +404,65 @@ func (d *Driver) drain() {
 			}
 		}
 	}
+	d.prune()
 }
 
+// prune forgets bookkeeping for records that are gone or moved on (lock held), so the
+// driver's memory follows the board's retention caps, not the history of the process.
+func (d *Driver) prune() {
+	for k := range d.tracked {
+		if r, ok := d.b.records[k.id]; !ok || r.Generation != k.gen {
+			delete(d.tracked, k)
+		}
+	}
+	for parent := range d.shown {
+		if len(d.b.children[parent]) == 0 {
+			delete(d.shown, parent)
+		}
+	}
+}
+
+// queue hands n to the subscribers (lock held). Notices enter one FIFO in emission order;
+// a single delivery goroutine, started on demand, runs them one at a time outside the lock.
 func (d *Driver) queue(subs []func(Notice) error, n Notice) {
+	if len(subs) == 0 {
+		return
+	}
+	d.subMu.Lock()
+	defer d.subMu.Unlock()
+	if d.subClosed {
+		return
+	}
 	for _, fn := range subs {
-		d.outbox = append(d.outbox, func() {
+		d.subQ = append(d.subQ, func() {
 			if err := fn(n); err != nil {
 				d.cfg.logger.Warn("taskboard: notice subscriber failed", "kind", n.Kind.String(), "task_id", n.TaskID, "error", err)
 			}
 		})
+	}
+	if !d.subRunning {
+		d.subRunning = true
+		d.subWG.Add(1)
+		go d.deliverNotices()
+	}
+}
+
+// deliverNotices runs queued subscriber calls in order until the queue is empty or the
+// driver closes.
+func (d *Driver) deliverNotices() {
+	defer d.subWG.Done()
+	for {
+		d.subMu.Lock()
+		if d.subClosed || len(d.subQ) == 0 {
+			d.subRunning = false
+			d.subMu.Unlock()
+			return
+		}
+		f := d.subQ[0]
+		d.subQ[0] = nil
+		d.subQ = d.subQ[1:]
+		d.subMu.Unlock()
+		f()
 	}
 }
 
@@ -456,7 +537,14 @@ func (d *Driver) Revive(ctx context.Context, c Caller, a ReviveArgs) (ReviveResu
 	return m.Outcome()
 }
 
-// Task runs task()'s before-hook under the lock.
+// Task runs task()'s before-hook: call it before the host launches the task, then give
+// the plan to [Driver.FinishTask] with the host's output (or to [Driver.FailTask] when the
+// launch failed). A resume takes the task's relaunch lease and reads the session's
+// transcript once (bounded by Timing.BaselineTimeout) to record where the new run starts,
+// so the previous run's answer is never taken for the new one's.
+//
+// Errors: ErrRefused, ErrLeaseUnavailable, ErrDuplicate, ErrHost (the baseline read
+// failed; the lease is released and nothing changed), ErrClosed.
 func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, error) {
 	if err := ctx.Err(); err != nil {
 		return TaskPlan{}, err
@@ -465,51 +553,101 @@ func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, err
 		in.Flavor = d.h.Flavor
 	}
 	d.mu.Lock()
-	defer d.unlock()
 	if d.closed {
+		d.unlock()
 		return TaskPlan{}, toolErr(ErrClosed, "the task board was closed; no action was taken")
 	}
 	p, err := d.b.PrepareTask(c, in)
 	d.drain()
-	return p, err
+	timeout := d.b.Timing().BaselineTimeout
+	limit := d.b.Timing().ResultHistory
+	d.unlock()
+	if err != nil || p.Kind != PlanResume {
+		return p, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	entries, rerr := d.h.Sessions.Messages(rctx, p.TaskID, limit)
+	cancel()
+	if rerr != nil {
+		_ = d.FailTask(p)
+		return TaskPlan{}, toolErr(ErrHost, fmt.Sprintf("Task %s was not resumed: reading its transcript failed (%v). Nothing changed; try task() again.", p.TaskID, rerr))
+	}
+	if n := len(entries); n > 0 {
+		p.Baseline = entries[n-1].ID
+	}
+	return p, nil
 }
 
-// FinishTask runs task()'s after-hook under the lock.
+// FinishTask runs task()'s after-hook under the lock: call it with the plan [Driver.Task]
+// returned and what the host's task output said. It registers the launch (or, when the
+// launch was already registered by an event or an earlier call with the same plan, merges
+// the metadata into that run without relaunching it) and returns the record's alias and
+// state. A task launched in the background is then running; it becomes complete when the
+// host reports the session idle ([Driver.Observe] with EventIdle) and the transcript's
+// newest assistant entry of this run is finished (its text is the result); an error entry
+// makes it an error. An output for a run that is no longer current returns ErrStale and
+// changes nothing.
+//
+// After [Driver.Close] it returns ErrClosed, registers nothing and releases the plan's
+// lease, so no lease is left behind.
 func (d *Driver) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult, error) {
 	d.mu.Lock()
 	defer d.unlock()
+	if d.closed {
+		d.b.FailTask(p)
+		d.b.Drain()
+		return TaskLaunchResult{}, toolErr(ErrClosed, "the task board was closed; the launch was not recorded")
+	}
 	res, err := d.b.FinishTask(p, obs)
 	d.drain()
 	return res, err
 }
 
-// FailTask releases a plan's lease after a host or handler error.
-func (d *Driver) FailTask(p TaskPlan) {
+// FailTask releases a plan's lease after a host or handler error. After [Driver.Close] it
+// still releases the plan's lease (nothing else) and returns ErrClosed.
+func (d *Driver) FailTask(p TaskPlan) error {
 	d.mu.Lock()
 	defer d.unlock()
 	d.b.FailTask(p)
+	if d.closed {
+		d.b.Drain()
+		return toolErr(ErrClosed, "the task board was closed; the plan's lease was released")
+	}
 	d.drain()
+	return nil
 }
 
-// WaitForUser runs wait_for_user under the lock.
+// WaitForUser runs wait_for_user under the lock. After [Driver.Close] it returns ErrClosed.
 func (d *Driver) WaitForUser(c Caller, reason string) (WaitResult, error) {
 	d.mu.Lock()
 	defer d.unlock()
+	if d.closed {
+		return WaitResult{}, toolErr(ErrClosed, "the task board was closed; no action was taken")
+	}
 	return d.b.WaitForUser(c, reason)
 }
 
 // View renders a parent's prompt view and remembers its Shown entries for the parent-idle
-// acknowledgement (R89).
-func (d *Driver) View(parentID string) View {
+// acknowledgement. After [Driver.Close] it returns ErrClosed.
+func (d *Driver) View(parentID string) (View, error) {
 	d.mu.Lock()
 	defer d.unlock()
+	if d.closed {
+		return View{}, toolErr(ErrClosed, "the task board was closed")
+	}
 	v := d.b.View(parentID)
-	d.shown[parentID] = v.Shown
-	return v
+	if len(v.Shown) > 0 {
+		d.shown[parentID] = v.Shown
+	} else {
+		delete(d.shown, parentID)
+	}
+	return v, nil
 }
 
-// OnTerminal subscribes fn to Terminal notices. Subscribers run outside the lock, in
-// order; an error is logged and does not stop the others.
+// OnTerminal subscribes fn to Terminal notices. Subscribers run outside the lock on one
+// delivery goroutine, one at a time, in the order the notices were emitted (a slow
+// subscriber delays later notices, never reorders them); an error is logged and does not
+// stop the others. No subscriber is called after [Driver.Close] returns.
 func (d *Driver) OnTerminal(fn func(Notice) error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -525,8 +663,10 @@ func (d *Driver) OnLaunched(fn func(Notice) error) {
 
 // Close disposes the board (every later dispatch is withdrawn), stops every timer, cancels
 // the contexts of pending host calls and delivers none of their settlements; leases stay
-// exactly as they are and armed waits survive. Tool calls in progress return ErrClosed.
-// Close waits for the host-call goroutines to return.
+// exactly as they are and armed waits survive. Tool calls in progress return ErrClosed, and
+// so does every later method call, which changes nothing (FinishTask and FailTask only
+// release their plan's lease). Close drops undelivered notices and waits for a subscriber
+// in progress and for the host-call goroutines to return.
 func (d *Driver) Close() error {
 	d.mu.Lock()
 	if d.closed {
@@ -545,9 +685,17 @@ func (d *Driver) Close() error {
 			delete(r.calls, id)
 		}
 	}
+	d.runs = map[*run]struct{}{}
+	d.tracked = map[trackKey]bool{}
+	d.shown = map[string][]Shown{}
 	d.stopReconcile()
 	close(d.done)
 	d.mu.Unlock()
+	d.subMu.Lock()
+	d.subClosed = true
+	d.subQ = nil
+	d.subMu.Unlock()
+	d.subWG.Wait()
 	d.wg.Wait()
 	return nil
 }

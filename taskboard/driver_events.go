@@ -107,7 +107,7 @@ func (d *Driver) Observe(ev HostEvent) {
 			id, gen := r.TaskID, r.Generation
 			d.after(d.b.Timing().IdleDelay, func() {
 				r, ok := d.b.Get(id)
-				if ok && r.Generation == gen && r.State == StateRunning && !r.LastLiveBusyAt.After(at) {
+				if ok && r.Generation == gen && r.State == StateRunning && !r.LastLiveBusyAt.After(at) && !d.evidenceRunning(id) {
 					d.start(NewEvidence(id, gen, d.caps))
 				}
 			})
@@ -123,6 +123,17 @@ func (d *Driver) Observe(ev HostEvent) {
 	}
 	d.drain()
 	d.armReconcile() // a withdrawal may have made a record running again
+}
+
+// evidenceRunning reports whether an evidence read for taskID is in flight (lock held):
+// one evidence machine per record at a time.
+func (d *Driver) evidenceRunning(taskID string) bool {
+	for r := range d.runs {
+		if e, ok := r.m.(*Evidence); ok && e.id == taskID {
+			return true
+		}
+	}
+	return false
 }
 
 // after runs f under the lock after dur, unless the driver closes first. The timer is

@@ -26,7 +26,7 @@ func TestDriverEvents(t *testing.T) {
 			if x.rec("ses_a").State != tb.StateCompleted {
 				t.Fatal("acknowledged without a rendered view")
 			}
-			if v := x.d.View(parent1); len(v.Shown) != 1 {
+			if v, err := x.d.View(parent1); err != nil || len(v.Shown) != 1 {
 				t.Fatalf("shown %v", v.Shown)
 			}
 			x.d.Observe(tb.HostEvent{Kind: tb.EventParentIdle, SessionID: parent1})

@@ -125,7 +125,13 @@ type drv struct {
 // newDrv builds a driver on the system clock (fake inside a synctest bubble).
 func newDrv(t *testing.T, v1host bool, opts ...tb.DriverOption) *drv {
 	t.Helper()
-	b, err := tb.NewBoard(tb.SystemClock{}, tb.Options{})
+	return newDrvWith(t, v1host, tb.Options{}, opts...)
+}
+
+// newDrvWith is newDrv with board options.
+func newDrvWith(t *testing.T, v1host bool, o tb.Options, opts ...tb.DriverOption) *drv {
+	t.Helper()
+	b, err := tb.NewBoard(tb.SystemClock{}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +166,7 @@ func (x *drv) rec(id string) (r tb.Record) {
 }
 
 func (x *drv) lease(id string) (l tb.Lease, ok bool) {
-	x.d.Do(func(b *tb.Board) { l, ok = b.LiveLease(id) })
+	x.d.Do(func(b *tb.Board) { l, ok = b.LeaseForTest(id) })
 	return l, ok
 }
 
@@ -222,7 +228,7 @@ func TestDriverScenarios(t *testing.T) {
 			if !settled {
 				t.Fatal("the abort's context was not cancelled")
 			}
-			if l, ok := x.d.Board().LiveLease("ses_a"); !ok || l.Kind != tb.LeaseCancellation {
+			if l, ok := x.d.Board().LeaseForTest("ses_a"); !ok || l.Kind != tb.LeaseCancellation {
 				t.Fatal("lease not kept")
 			}
 			if !x.d.Board().Disposed() {
@@ -334,12 +340,12 @@ func TestDriverScenarios(t *testing.T) {
 			if _, ok := x.d.Board().Get("ses_a"); ok {
 				t.Fatal("children kept after parent deletion")
 			}
-			if l, ok := x.d.Board().LiveLease("ses_b"); !ok || l.Kind != tb.LeaseMessage {
+			if l, ok := x.d.Board().LeaseForTest("ses_b"); !ok || l.Kind != tb.LeaseMessage {
 				t.Fatal("the pending write's lease must stay until it settles")
 			}
 			close(gate)
 			synctest.Wait()
-			if _, ok := x.d.Board().LiveLease("ses_b"); ok {
+			if _, ok := x.d.Board().LeaseForTest("ses_b"); ok {
 				t.Fatal("lease not released by the settlement")
 			}
 			x.d.Close()
@@ -387,7 +393,7 @@ func TestDriverScenarios(t *testing.T) {
 				<-ctx.Done()
 				return nil, ctx.Err()
 			}
-			d, _ := tb.NewDriver(b, tb.Host{Aborter: h, Prompter: h, Sessions: h, Status: h})
+			d, _ := tb.NewDriver(b, tb.Host{Aborter: h, Prompter: h, Sessions: h, Status: h, Flavor: tb.FlavorV1})
 			defer d.Close()
 			d.Do(func(b *tb.Board) {
 				b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"})
@@ -414,7 +420,7 @@ func TestDriverScenarios(t *testing.T) {
 
 func mustLease(t *testing.T, b *tb.Board, id string) tb.Lease {
 	t.Helper()
-	l, ok := b.LiveLease(id)
+	l, ok := b.LeaseForTest(id)
 	if !ok {
 		t.Fatalf("no lease for %s", id)
 	}
@@ -509,7 +515,7 @@ func TestDriverConcurrentRace(t *testing.T) {
 		if x.d.Pending() != 0 {
 			t.Fatalf("%d machines pending: %v", x.d.Pending(), x.d.PendingKinds())
 		}
-		if ls := x.d.Board().LiveLeases(); len(ls) != 0 {
+		if ls := x.d.Board().LeasesForTest(); len(ls) != 0 {
 			t.Fatalf("leases left: %v", ls)
 		}
 		x.d.Close()

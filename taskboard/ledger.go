@@ -22,6 +22,9 @@ type LaunchInput struct {
 	TaskID, ParentID, Agent, Description, Objective string
 	Background, PreserveRun, Provisional, Early     bool
 	Lease                                           *Lease
+	// BaselineMessageID is the last transcript entry before this run (a resume): the
+	// run's terminal evidence is read only after it.
+	BaselineMessageID string
 }
 
 // AdoptInput takes over a session the host verified (R35).
@@ -40,6 +43,51 @@ func (b *Board) recordSuppression(id string, t tombstone) {
 	b.tombs[id] = t
 	b.nextEpoch++
 	b.epochs[id] = b.nextEpoch
+	b.tombQ = append(b.tombQ, tombRef{id, b.nextEpoch})
+	b.capTombstones()
+}
+
+// tombRef orders tombstones by deletion epoch for the Options.MaxTombstones cap.
+type tombRef struct {
+	id    string
+	epoch uint64
+}
+
+// capTombstones forgets the oldest tombstones beyond Options.MaxTombstones, with their
+// deletion epochs when nothing else refers to the ID. Entries of tombstones cleared by a
+// later registration are skipped, and the queue is compacted when they pile up.
+func (b *Board) capTombstones() {
+	for len(b.tombs) > b.opts.MaxTombstones && len(b.tombQ) > 0 {
+		t := b.tombQ[0]
+		b.tombQ = b.tombQ[1:]
+		if b.epochs[t.id] != t.epoch {
+			continue
+		}
+		if _, ok := b.tombs[t.id]; !ok {
+			continue
+		}
+		delete(b.tombs, t.id)
+		b.pruneEpoch(t.id)
+	}
+	if len(b.tombQ) > 2*b.opts.MaxTombstones+16 {
+		q := make([]tombRef, 0, len(b.tombs))
+		for _, t := range b.tombQ {
+			if _, ok := b.tombs[t.id]; ok && b.epochs[t.id] == t.epoch {
+				q = append(q, t)
+			}
+		}
+		b.tombQ = q
+	}
+}
+
+// pruneEpoch forgets id's deletion epoch when no record, tombstone or lease refers to it.
+func (b *Board) pruneEpoch(id string) {
+	_, rec := b.records[id]
+	_, tomb := b.tombs[id]
+	_, leased := b.leases[id]
+	if !rec && !tomb && !leased {
+		delete(b.epochs, id)
+	}
 }
 
 // Tombstoned reports whether taskID was deleted and not registered again since.
@@ -136,7 +184,7 @@ func (b *Board) RegisterLaunch(in LaunchInput) (Record, error) {
 		r.CompletedAt, r.DeadlineExceededAt, r.StopConfirmationStartedAt = timeZero, timeZero, timeZero
 		r.ResultSummary, r.LastStatusError, r.DeferredError = "", "", ""
 		r.QueuedContinuation, r.FallbackRecovering = false, false
-		r.BaselineMessageID = ""
+		r.BaselineMessageID = in.BaselineMessageID
 		r.LastLaunchedAt, r.RunStartedAt, r.LastLiveBusyAt, r.LastUsedAt, r.UpdatedAt = now, now, now, now, now
 		r.Quarantined = r.TaskGeneration > 1
 		if in.Agent != "" {

@@ -288,18 +288,18 @@ func (r *rig) logged(msg string) bool {
 	return false
 }
 
-func (r *rig) leaseOf(id string) (tb.Lease, bool) { return r.b.LiveLease(id) }
+func (r *rig) leaseOf(id string) (tb.Lease, bool) { return r.b.LeaseForTest(id) }
 
 func (r *rig) noLease(id string) {
 	r.t.Helper()
-	if l, ok := r.b.LiveLease(id); ok {
+	if l, ok := r.b.LeaseForTest(id); ok {
 		r.t.Fatalf("lease %v still live for %s", l, id)
 	}
 }
 
 func (r *rig) hasLease(id string, kind tb.LeaseKind) tb.Lease {
 	r.t.Helper()
-	l, ok := r.b.LiveLease(id)
+	l, ok := r.b.LeaseForTest(id)
 	if !ok || l.Kind != kind {
 		r.t.Fatalf("want a live %s lease for %s, got %v (live=%t)", kind, id, l, ok)
 	}
@@ -340,6 +340,16 @@ func exactErr(t *testing.T, err, kind error, msg string) {
 	checkErr(t, err, kind, "")
 	if err.Error() != msg {
 		t.Fatalf("message:\n got %q\nwant %q", err.Error(), msg)
+	}
+}
+
+// leaseErr checks an ErrLeaseUnavailable refusal: it starts with msg and names the
+// operator's way out, Board.ForceRelease, and its risk.
+func leaseErr(t *testing.T, err error, msg string) {
+	t.Helper()
+	checkErr(t, err, tb.ErrLeaseUnavailable, "")
+	if !strings.HasPrefix(err.Error(), msg) || !strings.Contains(err.Error(), "Board.ForceRelease(") || !strings.Contains(err.Error(), "risks") {
+		t.Fatalf("message:\n got %q\nwant prefix %q naming Board.ForceRelease and its risk", err.Error(), msg)
 	}
 }
 

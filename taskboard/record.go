@@ -20,7 +20,8 @@ type Record struct {
 	RecoveredWithoutPrompt, PluginLaunched                 bool
 	QueuedContinuation, FallbackRecovering, Quarantined    bool
 	DeferredError, ResultSummary, LastStatusError          string
-	BaselineMessageID                                      string // set by revive; evidence reads look past it
+	BaselineMessageID                                      string // last transcript entry before this run; evidence reads look past it
+	ForcedRelease                                          string // audit line of the last Board.ForceRelease on this task
 	TotalErrors, TimeoutCount                              int
 	ContextFiles                                           []ContextFile
 	LaunchedAt, LastLaunchedAt, RunStartedAt, UpdatedAt    time.Time

@@ -26,7 +26,8 @@ type Commit struct {
 // deadline claim, completed and stopped input is stale and error or cancelled input becomes
 // the wall-clock timeout error. A cancelled commit while any lease is live needs c.Lease to
 // be the live cancellation lease for that generation; with no live lease it is a
-// host-reported cancellation and allowed. stopped needs LastLiveBusyAt < c.ObservedAt (zero
+// host-reported cancellation and allowed, unless c.Lease is given and no longer live (it
+// was broken by [Board.ForceRelease]): a presented lease must always be valid. stopped needs LastLiveBusyAt < c.ObservedAt (zero
 // ObservedAt means now). Every committed transition sets TerminalUnreconciled, increments
 // TerminalRevision by one, emits one Terminal notice and runs the retention trim.
 func (b *Board) CommitTerminal(c Commit) (Record, GateResult) {
@@ -44,6 +45,9 @@ func (b *Board) CommitTerminal(c Commit) (Record, GateResult) {
 	}
 	switch c.State {
 	case StateCancelled:
+		if c.Lease != nil && !b.Validate(*c.Lease) {
+			return r.clone(), GateStale // the presented lease was released or broken (ForceRelease)
+		}
 		if live, leased := b.leases[c.TaskID]; leased {
 			if c.Lease == nil || c.Lease.TaskID != c.TaskID || c.Lease.Token != live.Token ||
 				c.Lease.Kind != LeaseCancellation || !b.Validate(*c.Lease) || live.Generation != c.Generation {

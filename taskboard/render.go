@@ -103,7 +103,7 @@ func (r WaitResult) Render() string {
 // RenderLeases renders the live-lease inspection, one line per lease ("no live leases"
 // when there is none), for logs and demos.
 func RenderLeases(b *Board) string {
-	infos := b.InspectLeases()
+	infos := b.LiveLeases()
 	if len(infos) == 0 {
 		return "no live leases"
 	}

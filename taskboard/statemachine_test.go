@@ -962,10 +962,10 @@ func (s *sm) UserMessage(t *rapid.T) {
 func (s *sm) Tick(t *rapid.T) {
 	d := rapid.SampledFrom([]time.Duration{time.Millisecond, 150 * time.Millisecond, 1500 * time.Millisecond,
 		5 * time.Second, 10 * time.Second, 24 * time.Hour}).Draw(t, "d")
-	leases := s.b.LiveLeases()
+	leases := s.b.LeasesForTest()
 	before := s.b.AllRecords()
 	s.clk.Advance(d)
-	if !slices.Equal(leases, s.b.LiveLeases()) || !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) {
+	if !slices.Equal(leases, s.b.LeasesForTest()) || !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) {
 		t.Fatal("advancing the clock changed a lease or a record (R5)")
 	}
 }
@@ -1218,7 +1218,7 @@ func (s *sm) checkNotices(t *rapid.T) {
 }
 
 func (s *sm) checkLeases(t *rapid.T) {
-	got := s.b.LiveLeases()
+	got := s.b.LeasesForTest()
 	var want []taskboard.Lease
 	for _, id := range sortedKeys(s.m.leases) {
 		want = append(want, s.m.leases[id])
@@ -1230,7 +1230,7 @@ func (s *sm) checkLeases(t *rapid.T) {
 		t.Fatal("LiveLeases not sorted")
 	}
 	for _, l := range got {
-		if ll, ok := s.b.LiveLease(l.TaskID); !ok || ll != l {
+		if ll, ok := s.b.LeaseForTest(l.TaskID); !ok || ll != l {
 			t.Fatal("LiveLease disagrees with LiveLeases")
 		}
 		if !s.tokens[l.Token] {
@@ -1585,7 +1585,7 @@ func (s *psm) checkProceed(t *rapid.T, r *prun, call taskboard.Command) {
 		t.Fatalf("%s proceeded with %T after Close", r.kind, call)
 	}
 	rec, hasRec := s.b.Get(r.taskID)
-	live, leased := s.b.LiveLease(r.taskID)
+	live, leased := s.b.LeaseForTest(r.taskID)
 	switch c := call.(type) {
 	case taskboard.Abort:
 		r.aborts++
@@ -1681,10 +1681,10 @@ func (s *psm) StartRevive(t *rapid.T) {
 func (s *psm) StartRead(t *rapid.T) {
 	id := s.pickID(t)
 	before := s.b.AllRecords()
-	leases := s.b.LiveLeases()
+	leases := s.b.LeasesForTest()
 	if rapid.Bool().Draw(t, "status") {
 		s.start(t, "status", id, taskboard.NewStatus(pcaller, taskboard.StatusArgs{Ref: id}, s.caps))
-		if !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LiveLeases()) {
+		if !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LeasesForTest()) {
 			t.Fatal("task_status changed the board (R43)")
 		}
 		return
@@ -1735,7 +1735,7 @@ func (s *psm) RaceDispatch(t *rapid.T) {
 		case 2:
 			s.b.RegisterLaunch(taskboard.LaunchInput{TaskID: id, ParentID: rec.ParentID, Agent: rec.Agent})
 		case 3:
-			if l, ok := s.b.LiveLease(id); ok {
+			if l, ok := s.b.LeaseForTest(id); ok {
 				s.b.Release(l)
 				s.stolen[l.Token] = true
 			}
@@ -1855,7 +1855,7 @@ func (s *psm) Settle(t *rapid.T) {
 	var others map[string]taskboard.Record
 	if late {
 		before, hadRec = s.b.Get(r.taskID)
-		leaseBefore = s.b.LiveLeases()
+		leaseBefore = s.b.LeasesForTest()
 		others = map[string]taskboard.Record{}
 		for _, rec := range s.b.AllRecords() {
 			if rec.TaskID != r.taskID {
@@ -1873,7 +1873,7 @@ func (s *psm) Settle(t *rapid.T) {
 				t.Fatalf("late %s settlement on %s changed %s", r.kind, r.taskID, oid)
 			}
 		}
-		now := s.b.LiveLeases()
+		now := s.b.LeasesForTest()
 		for _, l := range now {
 			if !slices.Contains(leaseBefore, l) {
 				t.Fatalf("late %s settlement created lease %+v", r.kind, l)
@@ -1944,9 +1944,9 @@ func (s *psm) Duplicate(t *rapid.T) {
 	r := rapid.SampledFrom(runs).Draw(t, "run")
 	id := rapid.SampledFrom(sortedCalls(r.settled)).Draw(t, "call")
 	before := s.b.AllRecords()
-	leases := s.b.LiveLeases()
+	leases := s.b.LeasesForTest()
 	cmds := r.m.Step(s.b, r.settled[id])
-	if len(cmds) != 0 || !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LiveLeases()) {
+	if len(cmds) != 0 || !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LeasesForTest()) {
 		t.Fatalf("%s acted on a duplicate reply (%d commands)", r.kind, len(cmds))
 	}
 }
@@ -1958,14 +1958,14 @@ func (s *psm) Bogus(t *rapid.T) {
 	}
 	r := rapid.SampledFrom(s.runs).Draw(t, "run")
 	before := s.b.AllRecords()
-	leases := s.b.LiveLeases()
+	leases := s.b.LeasesForTest()
 	for _, ev := range []taskboard.Event{taskboard.AbortReply{Call: 1 << 40, Confirmed: true}, taskboard.Fired{Timer: 1 << 40},
 		taskboard.PromptReply{Call: 1 << 41}, taskboard.Dispatch{Call: 1 << 42}} {
 		if cmds := r.m.Step(s.b, ev); len(cmds) != 0 {
 			t.Fatalf("%s acted on an unknown event %T", r.kind, ev)
 		}
 	}
-	if !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LiveLeases()) {
+	if !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LeasesForTest()) {
 		t.Fatal("unknown events changed the board")
 	}
 }
@@ -2008,13 +2008,13 @@ func (s *psm) Close(t *rapid.T) {
 	if rapid.IntRange(0, 5).Draw(t, "reallyClose") != 0 {
 		t.Skip("rarely")
 	}
-	leases := s.b.LiveLeases()
+	leases := s.b.LeasesForTest()
 	s.b.Dispose()
 	for _, r := range s.runs {
 		r.pending = map[taskboard.CallID]taskboard.Command{}
 		r.timers = map[taskboard.TimerID]time.Time{}
 	}
-	if !slices.Equal(leases, s.b.LiveLeases()) {
+	if !slices.Equal(leases, s.b.LeasesForTest()) {
 		t.Fatal("Close changed the leases (R100)")
 	}
 }
@@ -2113,7 +2113,7 @@ func (s *psm) LeaseOp(t *rapid.T) {
 // StealRelease releases any live lease with its exact token, as a buggy or foreign holder
 // could (§5 E44: "the test releases the lease"); machines must notice at their next check.
 func (s *psm) StealRelease(t *rapid.T) {
-	live := s.b.LiveLeases()
+	live := s.b.LeasesForTest()
 	if len(live) == 0 {
 		return
 	}
@@ -2159,7 +2159,7 @@ func (s *psm) Check(t *rapid.T) {
 	}
 	checkBoardStructure(t, s.b, s.ids, []string{"par-A", "par-B"}, s.genOf, s.epochOf, s.aliasOf, &s.maxGen)
 
-	live := s.b.LiveLeases()
+	live := s.b.LeasesForTest()
 	for _, l := range live {
 		if prev, ok := s.seen[l.Token]; ok && (prev.TaskID != l.TaskID || prev.Kind != l.Kind || prev.Generation != l.Generation) {
 			t.Fatalf("token %d reused: %+v then %+v (2)", l.Token, prev, l)
@@ -2226,7 +2226,7 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 			if ok && rec.Generation == l.Generation && rec.State != taskboard.StateCancelled {
 				t.Fatalf("cancel succeeded but %s is %s (27)", r.taskID, rec.State)
 			}
-			if live, ok := s.b.LiveLease(r.taskID); ok && live.Token == l.Token {
+			if live, ok := s.b.LeaseForTest(r.taskID); ok && live.Token == l.Token {
 				t.Fatal("cancel succeeded with its lease still live (27)")
 			}
 		}
@@ -2244,13 +2244,13 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 			t.Fatalf("message status %q", res.Status)
 		}
 		if res.LeaseRetained && r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.WriteMessage); return ok }) {
-			if l, ok := s.b.LiveLease(r.taskID); (!ok || l.Kind != taskboard.LeaseMessage) && !s.anyStolen(r.taskID) {
+			if l, ok := s.b.LeaseForTest(r.taskID); (!ok || l.Kind != taskboard.LeaseMessage) && !s.anyStolen(r.taskID) {
 				t.Fatal("LeaseRetained with the write pending but no message lease is live (9)")
 			}
 		}
 		if err != nil && !r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.WriteMessage); return ok }) {
 			// any failure with no write pending leaves the message lease free (9)
-			if l, ok := s.b.LiveLease(r.taskID); ok && l.Kind == taskboard.LeaseMessage && !s.mine[l.Token] && !s.messageRunHolds(r) {
+			if l, ok := s.b.LeaseForTest(r.taskID); ok && l.Kind == taskboard.LeaseMessage && !s.mine[l.Token] && !s.messageRunHolds(r) {
 				t.Fatalf("message failed (%v) and left its lease %+v", err, l)
 			}
 		}
@@ -2271,7 +2271,7 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 		}
 		promptPending := r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.SendPrompt); return ok })
 		if err == nil && res.Status == taskboard.ReviveAdmissionUnknown && promptPending && !s.anyStolen(r.taskID) {
-			if l, ok := s.b.LiveLease(r.taskID); !ok || l.Owner != taskboard.OwnerAdmission {
+			if l, ok := s.b.LeaseForTest(r.taskID); !ok || l.Owner != taskboard.OwnerAdmission {
 				t.Fatalf("admission_unknown without an admission-owned lease (%+v)", l)
 			}
 		}
@@ -2334,7 +2334,7 @@ func (r *prun) hasPendingAbort() bool {
 
 // checkBoardStructure checks the model-free invariants of §6 on any board.
 func checkBoardStructure(t *rapid.T, b *taskboard.Board, ids, parents []string, genOf, epochOf map[string]uint64, aliasOf map[[2]string]string, maxGen *uint64) {
-	live := b.LiveLeases()
+	live := b.LeasesForTest()
 	seenIDs := map[string]bool{}
 	for i, l := range live {
 		if seenIDs[l.TaskID] {

@@ -159,7 +159,7 @@ func (m *Cancel) Start(b *Board) []Command {
 	m.epoch, _ = b.DeletionEpoch(m.id)
 	l, ok := b.Acquire(LeaseCancellation, m.id, m.gen, nil)
 	if !ok {
-		m.fail(b, toolErr(ErrLeaseUnavailable, fmt.Sprintf("stale/uncertain cancellation: cancellation lease unavailable for %s", m.ref)))
+		m.fail(b, leaseUnavailable(b, m.id, fmt.Sprintf("stale/uncertain cancellation: cancellation lease unavailable for %s.", m.ref)))
 		return nil
 	}
 	m.lease, m.held = l, true

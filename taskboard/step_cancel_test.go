@@ -133,7 +133,7 @@ func TestCancelScenarios(t *testing.T) {
 				tc.do(r, l)
 				var repl tb.Lease
 				if rec, ok := r.b.Get("ses_a"); ok && rec.State == tb.StateRunning {
-					if _, live := r.b.LiveLease("ses_a"); !live {
+					if _, live := r.b.LeaseForTest("ses_a"); !live {
 						repl, _ = r.b.Acquire(tb.LeaseMessage, "ses_a", rec.Generation, nil)
 					}
 				}

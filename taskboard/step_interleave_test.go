@@ -49,7 +49,7 @@ func TestInterleavingsE132(t *testing.T) {
 			rec := r.get(id)
 			s += fmt.Sprintf("%s=%s/%d/%s; ", id, rec.State, rec.TerminalRevision, rec.ResultSummary)
 		}
-		return s + fmt.Sprint(r.b.LiveLeases())
+		return s + fmt.Sprint(r.b.LeasesForTest())
 	}
 	setup := func() *rig {
 		r := newRig(t, tb.Options{})

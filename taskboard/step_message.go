@@ -140,7 +140,7 @@ func (m *Messaging) Start(b *Board) []Command {
 	}
 	l, ok := b.Acquire(LeaseMessage, r.TaskID, r.Generation, nil)
 	if !ok {
-		m.fail(toolErr(ErrLeaseUnavailable, fmt.Sprintf("Task %s cannot queue a message: message/control lease unavailable", m.ref)))
+		m.fail(leaseUnavailable(b, r.TaskID, fmt.Sprintf("Task %s cannot queue a message: message/control lease unavailable.", m.ref)))
 		return nil
 	}
 	m.lease, m.held = l, true

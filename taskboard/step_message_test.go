@@ -164,7 +164,7 @@ func TestMessageScenarios(t *testing.T) {
 			l := r.hasLease("ses_x", tb.LeaseMessage)
 			m2 := msgRun(r, v2, "ses_x", "again")
 			_, err = outcome[tb.MessageResult](t, m2)
-			exactErr(t, err, tb.ErrLeaseUnavailable, "Task ses_x cannot queue a message: message/control lease unavailable")
+			leaseErr(t, err, "Task ses_x cannot queue a message: message/control lease unavailable.")
 			sib := msgRun(r, v2, "ses_y", "sibling")
 			sib.dispatch()
 			sib.write(nil)
@@ -271,12 +271,12 @@ func TestMessageScenarios(t *testing.T) {
 			m := msgRun(r, v2, "ses_x", "hi")
 			m.dispatch()
 			r.advance(10 * time.Second)
-			ls := r.b.LiveLeases()
+			ls := r.b.LeasesForTest()
 			if len(ls) != 1 || ls[0].Kind != tb.LeaseMessage || ls[0].Owner != tb.OwnerCaller {
 				t.Fatalf("live leases %v", ls)
 			}
 			m.write(nil)
-			if ls := r.b.LiveLeases(); len(ls) != 0 {
+			if ls := r.b.LeasesForTest(); len(ls) != 0 {
 				t.Fatalf("live leases after settlement %v", ls)
 			}
 		}},

@@ -87,7 +87,7 @@ func (m *Notify) try(b *Board) []Command {
 	rev := m.n.TerminalRevision
 	l, ok := b.Acquire(LeaseNotification, m.n.TaskID, m.n.Generation, &rev)
 	if !ok {
-		if _, live := b.LiveLease(m.n.TaskID); live {
+		if _, live := b.liveLease(m.n.TaskID); live {
 			m.state, m.hold = NotifyParked, true
 			return nil
 		}

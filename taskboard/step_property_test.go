@@ -164,7 +164,7 @@ func play(t tbT, sc scenario, choices []int, timerFirst bool) string {
 		logs = append(logs, l.Msg)
 	}
 	return fmt.Sprintf("outcome: %s\nrecord: %+v\nleases: %v\ncalls: %v\nlogs: %v\ndone: %t",
-		out, rec, r.b.LiveLeases(), calls, logs, m.m.Done())
+		out, rec, r.b.LeasesForTest(), calls, logs, m.m.Done())
 }
 
 // TestTickRuleProperty checks invariants 39 and 40 of §6 for the machines: the outcome,

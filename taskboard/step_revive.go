@@ -145,7 +145,7 @@ func (m *Revive) Start(b *Board) []Command {
 		m.fail(toolErr(ErrCapability, "task_revive idle-verification capability unavailable: the host must expose session.status or waitForSessionIdle; no abort or prompt was sent"))
 		return nil
 	}
-	if l, ok := b.LiveLease(m.id); ok && l.Phase() != PhaseNone {
+	if l, ok := b.liveLease(m.id); ok && l.Phase() != PhaseNone {
 		m.fail(toolErr(ErrUnsettled, fmt.Sprintf("Task %s cannot be revived: a previous revive is still unsettled (%s); do not retry task_revive. Use task_status to inspect it.", m.ref, l.Phase())))
 		return nil
 	}
@@ -195,7 +195,7 @@ func (m *Revive) acquire(b *Board) []Command {
 	}
 	l, ok := b.Acquire(LeaseRelaunch, m.id, m.gen, nil)
 	if !ok {
-		m.fail(toolErr(ErrLeaseUnavailable, fmt.Sprintf("Task %s cannot be revived: relaunch lease unavailable", m.ref)))
+		m.fail(leaseUnavailable(b, m.id, fmt.Sprintf("Task %s cannot be revived: relaunch lease unavailable.", m.ref)))
 		m.phase = reviveFinished
 		return nil
 	}

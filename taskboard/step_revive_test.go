@@ -54,7 +54,7 @@ func TestReviveScenarios(t *testing.T) {
 			if r.count("WriteMessage") != 0 || r.count("SendPrompt") != 1 {
 				t.Fatal("want one queued prompt and no noReply write")
 			}
-			if ls := r.b.LiveLeases(); len(ls) != 0 {
+			if ls := r.b.LeasesForTest(); len(ls) != 0 {
 				t.Fatalf("leases %v", ls)
 			}
 			if rec := r.get("ses_r"); !rec.QueuedContinuation || rec.BaselineMessageID != "base" {
@@ -422,7 +422,7 @@ func TestReviveScenarios(t *testing.T) {
 				t.Fatal("registered twice")
 			}
 			r.noLease("ses_r")
-			for _, l := range r.b.InspectLeases() {
+			for _, l := range r.b.LiveLeases() {
 				t.Fatalf("phase still shown: %v", l)
 			}
 		}},

@@ -68,7 +68,7 @@ func TestDriverSupervisor(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b, _ := tb.NewBoard(tb.SystemClock{}, tb.Options{WallClock: time.Minute})
 		h := &fakeHost{}
-		d, _ := tb.NewDriver(b, tb.Host{Aborter: h, Prompter: h, Sessions: h, Idle: h}, tb.WithoutReconciliation())
+		d, _ := tb.NewDriver(b, tb.Host{Aborter: h, Prompter: h, Sessions: h, Idle: h, Flavor: tb.FlavorV2}, tb.WithoutReconciliation())
 		b.Manage(parent1)
 		plan, _ := d.Task(context.Background(), orch, tb.TaskCall{Agent: "explorer"})
 		if _, err := d.FinishTask(plan, tb.LaunchObservation{TaskID: "ses_1"}); err != nil {

@@ -44,7 +44,7 @@ func TestTaskToolScenarios(t *testing.T) {
 			}
 			r.b.Acquire(tb.LeaseCancellation, "ses_t", g, nil)
 			_, err := r.b.PrepareTask(orch, tb.TaskCall{Agent: "explorer", Ref: "ses_t"})
-			exactErr(t, err, tb.ErrLeaseUnavailable, "Task exp-1 cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.")
+			leaseErr(t, err, "Task exp-1 cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.")
 			_, err = r.b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_t", ParentID: parent1, Agent: "explorer", Early: true})
 			checkErr(t, err, tb.ErrLeaseHeld, "cancellation lease")
 		}},
