@@ -52,6 +52,7 @@ type mrec struct {
 	provisional, fallback                              bool
 	deferred                                           string
 	completedAt, lastBusy, stopConfirm, runStarted     time.Time
+	lastUsed                                           time.Time // the retention trims evict the least recently used first
 }
 
 type mtomb struct {
@@ -76,10 +77,11 @@ type model struct {
 	cap       int
 	grace     time.Duration
 	notices   []expNotice
+	now       func() time.Time
 }
 
-func newModel(cap int) *model {
-	return &model{
+func newModel(cap int, now func() time.Time) *model {
+	return &model{now: now,
 		waiting: map[string]bool{}, lastUser: map[string]string{},
 		recs: map[string]*mrec{}, leases: map[string]taskboard.Lease{}, tombs: map[string]mtomb{},
 		aliasNext: map[[2]string]uint64{}, cap: cap, grace: 5 * time.Second,
@@ -119,6 +121,9 @@ func (m *model) commit(id string, gen uint64, st taskboard.State, l *taskboard.L
 	}
 	switch st {
 	case taskboard.StateCancelled:
+		if l != nil && !m.validate(*l) {
+			return taskboard.GateStale // a presented lease must be live (ForceRelease fences it)
+		}
 		if live, leased := m.leases[id]; leased {
 			if l == nil || l.Kind != taskboard.LeaseCancellation || l.Token != live.Token || l.Generation != live.Generation || live.Kind != taskboard.LeaseCancellation || live.Generation != gen {
 				return taskboard.GateStale
@@ -236,6 +241,7 @@ func (m *model) reconcile(id string, gen, rev uint64) bool {
 	default:
 		return false
 	}
+	r.lastUsed = m.now()
 	return true
 }
 
@@ -353,7 +359,7 @@ func (m *model) register(in taskboard.LaunchInput, now time.Time) error {
 	}
 	if exists {
 		*r = mrec{id: id, parent: r.parent, agent: r.agent, alias: r.alias, gen: m.nextGen, taskGen: r.taskGen + 1,
-			state: taskboard.StateRunning, lastBusy: now, runStarted: now, provisional: in.Provisional}
+			state: taskboard.StateRunning, lastBusy: now, runStarted: now, provisional: in.Provisional, lastUsed: now}
 		r.quar = r.taskGen > 1
 		if in.Agent != "" {
 			r.agent = in.Agent
@@ -365,7 +371,7 @@ func (m *model) register(in taskboard.LaunchInput, now time.Time) error {
 	k := [2]string{in.ParentID, prefix}
 	m.aliasNext[k]++
 	m.recs[id] = &mrec{id: id, parent: in.ParentID, agent: in.Agent, alias: fmt.Sprintf("%s-%d", prefix, m.aliasNext[k]),
-		gen: m.nextGen, taskGen: 1, state: taskboard.StateRunning, lastBusy: now, runStarted: now, provisional: in.Provisional}
+		gen: m.nextGen, taskGen: 1, state: taskboard.StateRunning, lastBusy: now, runStarted: now, provisional: in.Provisional, lastUsed: now}
 	m.notices = append(m.notices, expNotice{taskboard.NoticeLaunched, id})
 	return nil
 }
@@ -385,7 +391,7 @@ func (m *model) adopt(in taskboard.AdoptInput, now time.Time) error {
 	}
 	m.nextGen++
 	r := &mrec{id: in.TaskID, parent: in.ParentID, agent: in.Agent, alias: in.TaskID, gen: m.nextGen, taskGen: 1,
-		state: in.State, lastBusy: now, runStarted: now}
+		state: in.State, lastBusy: now, runStarted: now, lastUsed: now}
 	if in.State != taskboard.StateRunning {
 		r.unrec, r.rev, r.completedAt = true, 1, now
 		if in.State != taskboard.StateStopped {
@@ -483,7 +489,7 @@ func boardMachine(rt *rapid.T) {
 		rt.Fatal(err)
 	}
 	s := &sm{
-		b: b, clk: clk, m: newModel(cap),
+		b: b, clk: clk, m: newModel(cap, clk.Now),
 		ids:     []string{"ses_a", "ses_b", "ses_c", "ses_d"},
 		parents: []string{"par-A", "par-B", "ses_a"},
 		agents:  []string{"explorer", "oracle"},
@@ -840,6 +846,12 @@ func (s *sm) MarkUsed(t *rapid.T) {
 	if got := s.b.MarkUsed(p, id); got != want {
 		t.Fatalf("MarkUsed(%s, %s) = %v, model %v", p, id, got, want)
 	}
+	if want {
+		r.lastUsed = s.now()
+		if !r.completedAt.IsZero() && !r.completedAt.Add(time.Millisecond).Before(r.lastUsed) {
+			r.lastUsed = r.completedAt.Add(time.Millisecond)
+		}
+	}
 }
 
 func (s *sm) Drop(t *rapid.T) {
@@ -1183,23 +1195,46 @@ func (s *sm) Check(t *rapid.T) {
 	s.checkPools(t)
 }
 
-// syncEvictions accepts a record the board deleted that the model still has only when the
-// retention trim was allowed to evict it (invariant 10), then mirrors it.
+// syncEvictions predicts the retention trims exactly: in every (parent, agent, pool) group
+// of unleased reusable or retained-stopped records, the model keeps the cap most recently
+// used (ties: the higher generation) and evicts the rest. The board must have evicted
+// exactly those records (tombstoned as evicted), and kept every other; the model mirrors
+// the evictions. The pool sizes therefore match the model's exactly.
 func (s *sm) syncEvictions(t *rapid.T) {
+	groups := map[[3]string][]*mrec{}
 	for _, id := range sortedKeys(s.m.recs) {
 		r := s.m.recs[id]
-		if _, ok := s.b.Get(id); ok {
-			continue
+		if pool, ok := s.m.poolMember(r); ok {
+			k := [3]string{r.parent, r.agent, pool}
+			groups[k] = append(groups[k], r)
 		}
-		pool, member := s.m.poolMember(r)
+	}
+	evict := map[string]bool{}
+	for _, g := range groups {
+		sort.Slice(g, func(i, j int) bool {
+			if !g[i].lastUsed.Equal(g[j].lastUsed) {
+				return g[i].lastUsed.After(g[j].lastUsed)
+			}
+			return g[i].gen > g[j].gen
+		})
+		for _, r := range g[min(len(g), s.m.cap):] {
+			evict[r.id] = true
+		}
+	}
+	for _, id := range sortedKeys(s.m.recs) {
+		r := s.m.recs[id]
+		_, onBoard := s.b.Get(id)
 		reason, _ := s.b.TombstoneReason(id)
-		if !member || reason != taskboard.ReasonEvicted {
-			t.Fatalf("record %s vanished (tombstone %q) but was not evictable (state %s unrec %v uncertain %v leased %v)",
+		switch {
+		case evict[id] && (onBoard || reason != taskboard.ReasonEvicted):
+			t.Fatalf("retention trim: model evicts %s (least recently used, cap %d) but the board kept it (on board %v, tombstone %q)", id, s.m.cap, onBoard, reason)
+		case !evict[id] && !onBoard:
+			t.Fatalf("retention trim: record %s vanished (tombstone %q) but the model keeps it (state %s unrec %v uncertain %v leased %v)",
 				id, reason, r.state, r.unrec, r.uncertain, s.m.leases[id].Token != 0)
+		case evict[id]:
+			s.m.tombstone(id, mtomb{reason: taskboard.ReasonEvicted, parent: r.parent, agent: r.agent})
+			delete(s.m.recs, id)
 		}
-		_ = pool
-		s.m.tombstone(id, mtomb{reason: taskboard.ReasonEvicted, parent: r.parent, agent: r.agent})
-		delete(s.m.recs, id)
 	}
 }
 
