@@ -1479,11 +1479,30 @@ type psm struct {
 	epochOf  map[string]uint64
 	aliasOf  map[[2]string]string
 	notified map[[3]uint64]bool
+	cov      map[string]int // deep protocol states reached (coverage guard)
 }
+
+// deepStates are the protocol states the state machine must reach in every test run: a
+// revive's prompt sent, accepted and its run observed, a verified cancel's commit, an
+// orphaned revive's compensation, and a v1 message written with the identity read from
+// the transcript.
+var deepStates = []string{"revive_send", "revive_accept", "revive_observe", "cancel_commit", "compensation", "message_identity"}
 
 var pcaller = taskboard.Caller{SessionID: "par-A", Agent: "orchestrator"}
 
 func TestStateMachineProtocols(t *testing.T) {
+	cov := map[string]int{}
+	defer func() {
+		if t.Failed() {
+			return
+		}
+		t.Logf("deep states reached: %v", cov)
+		for _, st := range deepStates {
+			if cov[st] == 0 {
+				t.Errorf("coverage guard: no run reached %s; raise the action weights or add a macro action", st)
+			}
+		}
+	}()
 	rapid.Check(t, func(rt *rapid.T) {
 		clk := taskboard.NewManualClock(t0)
 		b, err := taskboard.NewBoard(clk, taskboard.Options{MaxReusablePerAgent: rapid.IntRange(1, 2).Draw(rt, "cap")})
@@ -1503,7 +1522,7 @@ func TestStateMachineProtocols(t *testing.T) {
 			ids:  []string{"ses_a", "ses_b", "ses_c"},
 			mine: map[uint64]bool{}, stolen: map[uint64]bool{}, seen: map[uint64]taskboard.Lease{}, gone: map[uint64]bool{},
 			genOf: map[string]uint64{}, epochOf: map[string]uint64{}, aliasOf: map[[2]string]string{},
-			notified: map[[3]uint64]bool{},
+			notified: map[[3]uint64]bool{}, cov: cov,
 		}
 		actions := rapid.StateMachineActions(s)
 		// Weights: host progress and the lifecycle operations that make tasks revivable
@@ -1513,6 +1532,7 @@ func TestStateMachineProtocols(t *testing.T) {
 		}
 		actions["StartRevive2"] = s.StartRevive
 		actions["Complete2"] = s.Complete
+		actions["Scenario2"] = s.Scenario
 		rt.Repeat(actions)
 	})
 }
@@ -1606,6 +1626,7 @@ func (s *psm) exec(t *rapid.T, r *prun, cmds []taskboard.Command) {
 			switch m := c.Machine.(type) {
 			case *taskboard.Compensation:
 				kind, id = "compensation", m.Lease().TaskID
+				s.cov["compensation"]++
 			case *taskboard.Notify:
 				kind = "notify"
 			}
@@ -1657,6 +1678,9 @@ func (s *psm) checkProceed(t *rapid.T, r *prun, call taskboard.Command) {
 		if c.Message.Text == "" {
 			t.Fatal("empty message written")
 		}
+		if c.Message.Model != "" {
+			s.cov["message_identity"]++
+		}
 	case taskboard.SendPrompt:
 		r.prompts++
 		switch r.kind {
@@ -1668,6 +1692,7 @@ func (s *psm) checkProceed(t *rapid.T, r *prun, call taskboard.Command) {
 				t.Fatalf("revive prompted %s: record %v %s revivable %v lease %+v", c.SessionID, hasRec, rec.State, rec.Revivable(), live)
 			}
 			r.preGen, r.preState = rec.Generation, rec.EffectiveState()
+			s.cov["revive_send"]++
 		case "notify":
 			if !hasRec || !leased || live.Kind != taskboard.LeaseNotification || !s.b.Validate(live) {
 				t.Fatalf("notification sent for %s without a valid notification lease (%+v)", r.taskID, live)
@@ -1684,6 +1709,21 @@ func (s *psm) deliver(t *rapid.T, r *prun, ev taskboard.Event) {
 		t.Fatalf("%s returned %d commands after Done (37)", r.kind, len(cmds))
 	}
 	s.exec(t, r, cmds)
+	switch e := ev.(type) {
+	case taskboard.PromptReply:
+		if r.kind == "revive" && e.Err == nil {
+			s.cov["revive_accept"]++
+		}
+	case taskboard.MessagesReply:
+		if r.kind == "revive" && r.prompts > 0 && e.Err == nil {
+			s.cov["revive_observe"]++
+		}
+	}
+	if c, ok := r.m.(*taskboard.Cancel); ok && r.kind == "cancel" && !wasDone && r.m.Replied() {
+		if res, err := c.Outcome(); err == nil && res.State == taskboard.CancelCancelled {
+			s.cov["cancel_commit"]++
+		}
+	}
 }
 
 func (s *psm) openRuns(pred func(*prun) bool) []*prun {
@@ -2014,6 +2054,118 @@ func earliest(m map[taskboard.TimerID]time.Time) (time.Time, bool) {
 		}
 	}
 	return best, ok
+}
+
+// Scenario is a macro action: one tool protocol on a fresh running task, driven with the
+// host answering every call at once and favourably, so that every test run reaches the
+// deep phases (revive send, accept and observe; a verified cancel's commit; an orphaned
+// revive's compensation; a v1 message with the identity read from the transcript). The
+// other actions may interleave with what it leaves behind.
+func (s *psm) Scenario(t *rapid.T) {
+	id := rapid.SampledFrom(s.ids).Draw(t, "scenarioID")
+	if _, leased := s.b.LeaseForTest(id); leased || s.b.Disposed() {
+		t.Skip("leased or closed")
+	}
+	s.b.Drop(id)
+	rec, err := s.b.RegisterLaunch(taskboard.LaunchInput{TaskID: id, ParentID: "par-A", Agent: "explorer"})
+	if err != nil {
+		t.Fatalf("RegisterLaunch for the scenario: %v", err)
+	}
+	kind := rapid.SampledFrom([]string{"revive", "cancel", "message", "compensation"}).Draw(t, "scenario")
+	switch kind {
+	case "cancel":
+		s.start(t, "cancel", id, taskboard.NewCancel(pcaller, taskboard.CancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
+	case "message":
+		s.start(t, "message", id, taskboard.NewMessage(pcaller, taskboard.MessageArgs{Ref: id, Text: "also check the tests"}, s.caps))
+	default:
+		s.b.CommitTerminal(taskboard.Commit{TaskID: id, Generation: rec.Generation, State: taskboard.StateCompleted, Summary: "done"})
+		r := s.start(t, "revive", id, taskboard.NewRevive(pcaller, taskboard.ReviveArgs{Ref: id, Prompt: "continue"}, s.caps))
+		if kind == "compensation" {
+			s.drive(t, func() bool {
+				return r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.SendPrompt); return ok })
+			})
+			s.b.Drop(id) // deleted while the prompt's admission is unsettled
+		}
+	}
+	s.drive(t, nil)
+}
+
+// drive answers every awaiting dispatch, pending call and armed timer, in run order, with
+// favourable host replies, until nothing is left or stop reports true.
+func (s *psm) drive(t *rapid.T, stop func() bool) {
+	for range 200 {
+		if stop != nil && stop() {
+			return
+		}
+		if runs := s.openRuns(func(r *prun) bool { return len(r.awaiting) > 0 }); len(runs) > 0 {
+			r := runs[0]
+			call := sortedCalls(r.awaiting)[0]
+			s.deliver(t, r, taskboard.Dispatch{Call: call})
+			if _, still := r.awaiting[call]; still {
+				t.Fatalf("%s answered a Dispatch with neither Proceed nor Withdraw", r.kind)
+			}
+		} else if runs := s.openRuns(func(r *prun) bool { return len(r.pending) > 0 }); len(runs) > 0 {
+			r := runs[0]
+			id := sortedCalls(r.pending)[0]
+			c := r.pending[id]
+			ev := s.favourable(id, c)
+			delete(r.pending, id)
+			r.settled[id] = ev
+			if r.kind == "compensation" {
+				r.noteCompensationReply(ev, c)
+			}
+			s.deliver(t, r, ev)
+		} else if runs := s.openRuns(func(r *prun) bool { return len(r.timers) > 0 }); len(runs) > 0 {
+			r := runs[0]
+			var tid taskboard.TimerID
+			var due time.Time
+			for id, d := range r.timers {
+				if tid == 0 || d.Before(due) || (d.Equal(due) && id < tid) {
+					tid, due = id, d
+				}
+			}
+			if due.After(s.now()) {
+				s.clk.Set(due)
+			}
+			delete(r.timers, tid)
+			if r.kind == "compensation" && len(r.pending) > 0 {
+				r.timedOut = true
+			}
+			s.deliver(t, r, taskboard.Fired{Timer: tid})
+		} else {
+			return
+		}
+		s.Check(t)
+	}
+}
+
+// favourable is the best answer a host can give to c: confirmed, idle, accepted, with a
+// transcript that carries a model identity.
+func (s *psm) favourable(id taskboard.CallID, c taskboard.Command) taskboard.Event {
+	switch c.(type) {
+	case taskboard.Abort:
+		return taskboard.AbortReply{Call: id, Confirmed: true}
+	case taskboard.ReadStatus:
+		snap := taskboard.StatusSnapshot{}
+		for _, sid := range s.ids {
+			snap[sid] = taskboard.StatusEntry{Status: taskboard.LiveIdle}
+		}
+		return taskboard.StatusReply{Call: id, Snapshot: snap}
+	case taskboard.ReadSession:
+		return taskboard.SessionReply{Call: id, Info: taskboard.SessionInfo{ParentID: "par-A", IdleAt: s.now()}}
+	case taskboard.ReadMessages:
+		return taskboard.MessagesReply{Call: id, Entries: []taskboard.TranscriptEntry{
+			{ID: "m1", Role: "user", Provider: "p", Model: "a", Text: "go"},
+			{ID: "m2", Role: "assistant", Provider: "p", Model: "b", Text: "done", Finished: true},
+		}}
+	case taskboard.WaitIdle:
+		return taskboard.IdleReply{Call: id}
+	case taskboard.WriteMessage:
+		return taskboard.WriteReply{Call: id}
+	case taskboard.SendPrompt:
+		return taskboard.PromptReply{Call: id}
+	}
+	return nil
 }
 
 // Fire advances the clock to one armed timer's due time (if needed) and fires it.
