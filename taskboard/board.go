@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Defaults of [Options] and [Timing] (§2.8).
+// Defaults of [Options] and [Timing].
 const (
 	DefaultMaxReusablePerAgent = 2
 	DefaultMaxContextLines     = 50_000
@@ -39,7 +39,7 @@ type Options struct {
 	Timing               Timing
 }
 
-// Timing holds every deadline, period and history size of the protocols (§2.8). Zero fields
+// Timing holds every deadline, period and history size of the protocols. Zero fields
 // take the defaults of [DefaultTiming]; negative ones are rejected by [NewBoard].
 type Timing struct {
 	AbortTimeout, VerifyBudget, VerifyPoll, VerifyStable     time.Duration // 10s, 1.5s, 150ms, 300ms
@@ -60,7 +60,7 @@ type Timing struct {
 	HostCallDeadline time.Duration
 }
 
-// DefaultTiming returns the timing of §2.8.
+// DefaultTiming returns the default timing (the values noted on each Timing field).
 func DefaultTiming() Timing {
 	return Timing{
 		AbortTimeout: 10 * time.Second, VerifyBudget: 1500 * time.Millisecond,

@@ -19,7 +19,7 @@ const (
 
 func (s CompensationState) String() string { return string(s) }
 
-// Compensation aborts an orphaned child (R83, R84): a revive whose admission was accepted
+// Compensation aborts an orphaned child: a revive whose admission was accepted
 // after the record was deleted hands its relaunch lease, token unchanged, to this machine.
 // It owns the child while the lease is valid and the record is missing. It sends exactly
 // one guarded abort with no deadline, then one fresh live read bounded by

@@ -10,7 +10,7 @@
 //
 // # Layers
 //
-// The package has three layers (see the project's DESIGN.md §3):
+// The package has three layers (pure core, sans-IO protocols, thin driver):
 //
 //   - [Board]: a pure, deterministic value. It holds job records ([Record]), aliases,
 //     parent/child links, generations, live leases ([Lease]), tombstones and deletion
@@ -89,11 +89,11 @@
 //   - [Board.ClearForMessage] returns true only when it cleared an armed wait.
 //   - Under "Needs acknowledgement" the result line is always printed (possibly empty).
 //   - A reusable record that read context files gets a line "  context: <path> (<n>
-//     lines), …" with at most 8 files, most recently read first (R11); a reconciled record
+//     lines), …" with at most 8 files, most recently read first; a reconciled record
 //     that timed out is listed under Retained/Recovery, not Reusable, as its label says.
 //   - A cancelled commit keeps StatusUncertain, as the terminal-publication rules list no
 //     change to it: a task whose first abort timed out and whose second cancel was verified
-//     reads "cancelled, status uncertain" and, by R74, cannot be revived until the parent
+//     reads "cancelled, status uncertain" and cannot be revived until the parent
 //     acknowledges the result ([Board.MarkReconciled] clears the uncertainty). A revive of a
 //     running, uncertain task therefore cancels it and then refuses; the caller revives after
 //     the acknowledgement.

@@ -48,7 +48,7 @@ func WithTimers(t Timers) DriverOption { return func(c *driverConfig) { c.timers
 func WithLogger(l *slog.Logger) DriverOption { return func(c *driverConfig) { c.logger = l } }
 
 // WithNotifyAll makes the driver notify the parent of every run that reaches completed or
-// error, not only of runs a revive registered (R85).
+// error, not only of runs a revive registered.
 func WithNotifyAll() DriverOption { return func(c *driverConfig) { c.notifyAll = true } }
 
 // Driver runs the tool protocols against the host. It serialises every board access with
@@ -106,7 +106,7 @@ type run struct {
 }
 
 // sessionsOf is implemented by tool machines: the caller's session and the task they act
-// on, so a genuine deletion of either can release a waiting caller (R91).
+// on, so a genuine deletion of either can release a waiting caller.
 type sessionsOf interface{ sessions() []string }
 
 func (m *Cancel) sessions() []string    { return []string{m.caller.SessionID, m.id} }
@@ -265,7 +265,7 @@ func (d *Driver) launch(r *run, id CallID, c Command) {
 func (d *Driver) dispatch(r *run, id CallID) bool {
 	d.mu.Lock()
 	if d.closed {
-		// Every later dispatch is withdrawn (R100): the machine is told, nothing runs.
+		// Every later dispatch is withdrawn: the machine is told, nothing runs.
 		d.mu.Unlock()
 		return false
 	}

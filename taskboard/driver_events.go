@@ -41,7 +41,7 @@ func (k HostEventKind) String() string {
 	return "unknown"
 }
 
-// HostEvent is one event the host reports (§2.1). Generation is nil when the host gave
+// HostEvent is one event the host reports. Generation is nil when the host gave
 // none; At is when the host observed it (zero means now).
 type HostEvent struct {
 	Kind             HostEventKind
@@ -61,13 +61,13 @@ type reconcileState struct {
 	off      bool
 }
 
-// WithoutReconciliation turns off the driver's periodic reconciliation passes (R90), for
+// WithoutReconciliation turns off the driver's periodic reconciliation passes, for
 // hosts that reconcile on their own schedule with [NewReconcilePass].
 func WithoutReconciliation() DriverOption {
 	return func(c *driverConfig) { c.noReconcile = true }
 }
 
-// Observe applies one host event (§3.16) under the lock. busy/retry, error, deletion,
+// Observe applies one host event under the lock. busy/retry, error, deletion,
 // activity and user messages apply at once; a child idle is checked IdleDelay later
 // (terminal-evidence read, then the stop rule); a parent idle acknowledges, IdleDelay
 // later, what the last [Driver.View] showed that parent.

@@ -2,10 +2,10 @@ package taskboard
 
 import "time"
 
-// Host events as board inputs (§3.16). Each is fenced: an explicit generation other than the
+// Host events as board inputs. Each is fenced: an explicit generation other than the
 // current one is ignored; after a same-ID relaunch (Record.Quarantined) events without a
 // generation are ignored — idle and error always, busy when observedAt ≤ RunStartedAt —
-// until a busy observed after RunStartedAt clears the quarantine (R87).
+// until a busy observed after RunStartedAt clears the quarantine.
 
 // fence returns the record an event for (taskID, gen) applies to.
 func (b *Board) fence(taskID string, gen *uint64, busy bool, at time.Time) (*Record, bool) {
@@ -32,7 +32,7 @@ func (b *Board) ObserveBusy(taskID string, gen *uint64, at time.Time) (Record, b
 	return b.MarkRunningFromLive(taskID, r.Generation, at)
 }
 
-// Stop-rule messages (R89, R90).
+// Stop-rule messages.
 const (
 	MsgIdleUnconfirmed   = "Runtime session is idle; task termination is unconfirmed."
 	MsgAbsentUnconfirmed = "Runtime status response did not contain a live session state; task termination is unconfirmed."
@@ -40,7 +40,7 @@ const (
 )
 
 // StopCandidate applies one non-busy (idle or absent) observation at `at` to a running
-// generation with no deadline claim (R88). A deferred error is committed as error
+// generation with no deadline claim. A deferred error is committed as error
 // (GateCommitted). The first observation of an episode stamps the stop confirmation and
 // marks the record uncertain with msg (GateDeferred). A later one at least StopGrace after
 // the stamp, with no busy since the stamp, commits stopped (GateCommitted); one inside the
@@ -65,7 +65,7 @@ func (b *Board) StopCandidate(taskID string, gen uint64, at time.Time, msg strin
 	return r.clone(), GateDeferred
 }
 
-// ObserveError applies a session.error event (R86). Ignored (GateStale) when fenced out,
+// ObserveError applies a session.error event. Ignored (GateStale) when fenced out,
 // not running, or while the host recovers the task on a fallback model. A deferrable
 // (failover-class) error is stored as DeferredError (GateDeferred): a later non-busy
 // observation commits it, a busy clears it. Otherwise the error is committed.
@@ -90,7 +90,7 @@ type DeletionEvent struct {
 	FallbackTeardown bool
 }
 
-// HostDeleted applies a session.deleted event (R91) and reports whether it was genuine.
+// HostDeleted applies a session.deleted event and reports whether it was genuine.
 // A fallback teardown is ignored; so is an event without a generation for a record with
 // TaskGeneration > 1, and one whose generation is not the current one. A genuine deletion
 // clears the session's wait-for-user latch and last user identity, drops its record (unless
@@ -116,7 +116,7 @@ func (b *Board) HostDeleted(ev DeletionEvent) bool {
 	return true
 }
 
-// UserMessage is a chat message the host saw, for the wait-for-user latch (R93).
+// UserMessage is a chat message the host saw, for the wait-for-user latch.
 type UserMessage struct {
 	SessionID, ID, Role string
 	Parts               []Part

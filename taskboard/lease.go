@@ -7,7 +7,7 @@ import (
 )
 
 // Lease is the exclusive right to run one lifecycle operation on one generation of a task
-// (§2.4, R12). At most one lease is live per task ID; it ends only when its holder releases
+// . At most one lease is live per task ID; it ends only when its holder releases
 // it with the exact token ([Board.Release]). There is no TTL.
 type Lease struct {
 	TaskID           string
@@ -36,8 +36,8 @@ func (l Lease) Phase() Phase {
 	return PhaseNone
 }
 
-// Acquire takes a lease of kind on generation gen of taskID (R13). It fails when any lease
-// is live for taskID (R14) or the record does not meet the kind's precondition:
+// Acquire takes a lease of kind on generation gen of taskID. It fails when any lease
+// is live for taskID or the record does not meet the kind's precondition:
 // cancellation and message need a running record of that generation; relaunch needs a
 // record of that generation in any state; terminal-notification needs a completed or error
 // record (or a reconciled one whose terminal state is completed or error) of that
@@ -79,7 +79,7 @@ func (b *Board) Acquire(kind LeaseKind, taskID string, gen uint64, terminalRev *
 }
 
 // Validate reports whether l is the live lease of its task ID: same token, kind and
-// generation, and for a notification lease the record's current terminal revision (R15).
+// generation, and for a notification lease the record's current terminal revision.
 // It does not compare with the record's current generation.
 func (b *Board) Validate(l Lease) bool {
 	live, ok := b.leases[l.TaskID]
@@ -97,7 +97,7 @@ func (b *Board) Validate(l Lease) bool {
 
 // Release ends l when it exactly matches the live lease of its task ID (token, kind,
 // generation, stored terminal revision); otherwise it returns false and changes nothing
-// (R16). A withdrawn notification lease can still be released. After a release the
+// . A withdrawn notification lease can still be released. After a release the
 // retention trim runs for the task and a LeaseReleased notice is emitted.
 func (b *Board) Release(l Lease) bool {
 	live, ok := b.leases[l.TaskID]
@@ -122,7 +122,7 @@ func (b *Board) Release(l Lease) bool {
 }
 
 // HandOver passes a valid lease to the next owner, keeping its token, so the task ID is
-// never free between owners (R21). Only caller → admission and admission → compensation
+// never free between owners. Only caller → admission and admission → compensation
 // are allowed, and only for relaunch leases; anything else returns false.
 func (b *Board) HandOver(l Lease, to LeaseOwner) (Lease, bool) {
 	if !b.Validate(l) || l.Kind != LeaseRelaunch {

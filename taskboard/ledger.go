@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// tombstone is the lifecycle ledger's entry for a deleted task ID (R24).
+// tombstone is the lifecycle ledger's entry for a deleted task ID.
 type tombstone struct {
 	reason        SuppressionReason
 	parent, agent string // identity recorded at eviction
@@ -14,7 +14,7 @@ type tombstone struct {
 	summary       string
 }
 
-// LaunchInput registers a launch (R26). Lease is the relaunch lease of a resume; Early
+// LaunchInput registers a launch. Lease is the relaunch lease of a resume; Early
 // marks an event-driven registration, which is refused for tombstoned IDs and whenever a
 // lease is live; PreserveRun records an observation of the current run (metadata merge,
 // provisional promotion) instead of a relaunch.
@@ -27,7 +27,7 @@ type LaunchInput struct {
 	BaselineMessageID string
 }
 
-// AdoptInput takes over a session the host verified (R35).
+// AdoptInput takes over a session the host verified.
 type AdoptInput struct {
 	TaskID, ParentID, Agent string
 	State                   State // running or a terminal state as verified by the host
@@ -113,7 +113,7 @@ func launchErr(kind error, id, what string) error {
 	return toolErr(kind, fmt.Sprintf("Cannot register launch for %s: %s", id, what))
 }
 
-// RegisterLaunch records a launch of in.TaskID (R23, R26). The lease checks run first: a
+// RegisterLaunch records a launch of in.TaskID. The lease checks run first: a
 // presented lease must be a valid relaunch lease for this ID and the record's current
 // generation (else ErrStaleLease); a live lease must be that presented lease (else
 // ErrLeaseHeld). Early registrations fail with ErrTombstoned or ErrLeaseHeld. Then the
@@ -237,7 +237,7 @@ func (b *Board) allocAlias(parent, agent, id string) string {
 }
 
 // AbandonLaunch puts replaced back when the task still holds launched's generation (a
-// queued admission the host explicitly refused, R27). A zero replaced (no record before the
+// queued admission the host explicitly refused). A zero replaced (no record before the
 // launch) removes the record without a tombstone. Otherwise it returns false and changes
 // nothing.
 func (b *Board) AbandonLaunch(launched, replaced Record) bool {
@@ -258,7 +258,7 @@ func (b *Board) AbandonLaunch(launched, replaced Record) bool {
 	return true
 }
 
-// Adopt takes over an untracked session the host verified as a child of in.ParentID (R35).
+// Adopt takes over an untracked session the host verified as a child of in.ParentID.
 // Errors: ErrLeaseHeld when a lease is live for the ID, ErrExists when a record exists,
 // ErrTombstoned when the ID is tombstoned (unless by eviction with the same parent and
 // agent, in which case the tombstone is cleared and the epoch kept), ErrInvalidArgs for an
@@ -315,7 +315,7 @@ func (b *Board) Adopt(in AdoptInput) (Record, error) {
 	return r.clone(), nil
 }
 
-// Drop deletes taskID's record and tombstones it (R33). Its lease, if any, stays live.
+// Drop deletes taskID's record and tombstones it. Its lease, if any, stays live.
 // No notice is emitted.
 func (b *Board) Drop(taskID string) {
 	if _, ok := b.records[taskID]; !ok {
@@ -335,7 +335,7 @@ func (b *Board) ClearParent(parentID string) {
 }
 
 // trim runs the retention trims for (parent, agent) over the reusable pool and the
-// retained-stopped pool (R33). Leased records neither count nor get evicted. Evictions run
+// retained-stopped pool. Leased records neither count nor get evicted. Evictions run
 // in a fixed order (over-budget records by task ID, then each pool from its least recently
 // used end), so deletion epochs are deterministic.
 func (b *Board) trim(parent, agent string) {

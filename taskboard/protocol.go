@@ -21,7 +21,7 @@ type Command interface{ command() }
 // [Dispatch] before a guarded call, or a board notice.
 type Event interface{ event() }
 
-// Machine is a sans-IO protocol (R96). Start returns the first commands; Step consumes one
+// Machine is a sans-IO protocol. Start returns the first commands; Step consumes one
 // event and returns the next commands. Replied reports that the caller-facing outcome is
 // ready; Done reports that nothing is pending any more, after which Step returns nil for
 // every event. A machine reads time only through [Board.Now] and performs no I/O.
@@ -40,7 +40,7 @@ type Caps struct {
 	IdleWaiter bool
 }
 
-// Host-call commands. Abort, WriteMessage and SendPrompt are guarded (R98): the runner
+// Host-call commands. Abort, WriteMessage and SendPrompt are guarded: the runner
 // delivers a Dispatch for their CallID immediately before performing them and performs them
 // only when the machine answers Proceed.
 type (

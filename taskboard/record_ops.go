@@ -11,7 +11,7 @@ var timeZero time.Time
 
 const stoppedSummary = "Background session stopped before a terminal task result was received."
 
-// Commit is a terminal publication for one generation (R28).
+// Commit is a terminal publication for one generation.
 type Commit struct {
 	TaskID     string
 	Generation uint64
@@ -21,7 +21,7 @@ type Commit struct {
 	ObservedAt time.Time
 }
 
-// CommitTerminal publishes a terminal state for c.Generation (R28). It is GateStale (no
+// CommitTerminal publishes a terminal state for c.Generation. It is GateStale (no
 // change, no notice) unless the record exists, is running and holds that generation. After a
 // deadline claim, completed and stopped input is stale and error or cancelled input becomes
 // the wall-clock timeout error. A cancelled commit while any lease is live needs c.Lease to
@@ -110,7 +110,7 @@ func cancelSummary(s string) string {
 	return "cancelled: " + s
 }
 
-// MarkRunningFromLive applies a live busy/retry observation to generation gen (R29). A
+// MarkRunningFromLive applies a live busy/retry observation to generation gen. A
 // missing record or another generation is a no-op (false). A running record gets the
 // activity update; sticky records (cancelled, reconciled, acknowledged stopped, or with a
 // deadline claim) only get LastLiveBusyAt; an unacknowledged completed, error or stopped
@@ -167,7 +167,7 @@ func (b *Board) running(taskID string, gen uint64) (*Record, bool) {
 }
 
 // NoteStopConfirmation stamps the start of a stop confirmation on a running record of
-// generation gen; the first stamp of an episode is kept (R30).
+// generation gen; the first stamp of an episode is kept.
 func (b *Board) NoteStopConfirmation(taskID string, gen uint64, at time.Time) (Record, bool) {
 	r, ok := b.running(taskID, gen)
 	if !ok {
@@ -181,7 +181,7 @@ func (b *Board) NoteStopConfirmation(taskID string, gen uint64, at time.Time) (R
 }
 
 // MarkStatusUncertain marks a running record of generation gen uncertain with msg as
-// LastStatusError; StatusUncertainSince is stamped once per episode (R30).
+// LastStatusError; StatusUncertainSince is stamped once per episode.
 func (b *Board) MarkStatusUncertain(taskID string, gen uint64, msg string) (Record, bool) {
 	r, ok := b.running(taskID, gen)
 	if !ok {
@@ -210,7 +210,7 @@ func (b *Board) MarkTimedOut(taskID string, gen uint64) (Record, bool) {
 }
 
 // MarkQueuedContinuation records that a revive registered generation gen as a queued
-// continuation whose transcript starts after baselineMessageID (R70, R79). A busy
+// continuation whose transcript starts after baselineMessageID. A busy
 // observation clears the flag.
 func (b *Board) MarkQueuedContinuation(taskID string, gen uint64, baselineMessageID string) (Record, bool) {
 	r, ok := b.running(taskID, gen)
@@ -222,7 +222,7 @@ func (b *Board) MarkQueuedContinuation(taskID string, gen uint64, baselineMessag
 	return r.clone(), true
 }
 
-// MarkReconciled acknowledges terminal revision terminalRev of generation gen (R31). Any
+// MarkReconciled acknowledges terminal revision terminalRev of generation gen. Any
 // mismatch, a running record, or a record that is neither terminal-unreconciled nor
 // canonical terminal is a no-op (false). stopped only clears the unreconciled flag and the
 // uncertainty; a canonical state becomes reconciled (TerminalState kept), uncertainty
@@ -275,7 +275,7 @@ func (b *Board) AcknowledgeShown(parentID string, shown []Shown) int {
 }
 
 // MarkUsed records that the parent read or reused the task: LastUsedAt = max(now,
-// CompletedAt + 1 ms) (R32). It returns false when ref does not resolve within parentID.
+// CompletedAt + 1 ms). It returns false when ref does not resolve within parentID.
 func (b *Board) MarkUsed(parentID, ref string) bool {
 	r, ok := b.byRef(parentID, ref)
 	if !ok {
@@ -296,7 +296,7 @@ func (b *Board) NoteActivity(taskID string, at time.Time) {
 	}
 }
 
-// NoteContextFile records that the task read path with lines lines (R11). Files under 10
+// NoteContextFile records that the task read path with lines lines. Files under 10
 // lines are ignored; one entry is kept per path (the latest); the 9 most recently read
 // entries are kept.
 func (b *Board) NoteContextFile(taskID, path string, lines int, at time.Time) {
@@ -325,7 +325,7 @@ func (b *Board) SetFallbackRecovering(taskID string, on bool) {
 	}
 }
 
-// ClaimDeadline claims a running generation for the wall-clock supervisor (R34): sets
+// ClaimDeadline claims a running generation for the wall-clock supervisor: sets
 // DeadlineExceededAt, TimedOut and CancellationRequested. Fails when the record is not
 // running with that generation or was already claimed.
 func (b *Board) ClaimDeadline(taskID string, gen uint64) (Record, bool) {

@@ -19,7 +19,7 @@ func (i *ids) nextTimer() TimerID { i.timer++; return i.timer }
 // core is the bookkeeping every machine shares: pending calls, armed timers with their due
 // times, guards between a call and its deadline timer, and the replied/done flags.
 //
-// The tick rule (R97) lives here: when a reply arrives for a call whose deadline timer is
+// The tick rule lives here: when a reply arrives for a call whose deadline timer is
 // due (now ≥ due) but has not fired yet, the timer is processed first, so the reply counts
 // as late whichever of the two the runner delivers first.
 type core struct {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Cancel is the task_cancel machine (R60–R66): resolve, take the cancellation lease, send
+// Cancel is the task_cancel machine: resolve, take the cancellation lease, send
 // one guarded abort with a deadline, then verify quiescence within a bounded budget and
 // commit cancelled with the lease. An abort still pending at its deadline keeps the lease
 // until it settles; the late settlement only releases the token.
@@ -16,7 +16,7 @@ type Cancel struct {
 	caller Caller
 	args   CancelArgs
 	caps   Caps
-	inner  bool // run by task_revive (R67): no guard, no resolution
+	inner  bool // run by task_revive: no guard, no resolution
 	t      Timing
 
 	ref, id string

@@ -7,10 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// MaxMessageChars is the task_message limit in Unicode code points after trimming (R52).
+// MaxMessageChars is the task_message limit in Unicode code points after trimming.
 const MaxMessageChars = 2000
 
-// Messaging is the task_message machine (R52–R59): checks, the message lease, on v1 one
+// Messaging is the task_message machine: checks, the message lease, on v1 one
 // identity read of the last transcript entries, then one guarded transcript write that
 // starts no turn, all within one budget. A write still pending when the budget ends keeps
 // the lease until it settles. (The spec's name for this machine, Message, is taken by the
@@ -76,7 +76,7 @@ func (m *Messaging) release(b *Board) {
 	}
 }
 
-// messageRefusal applies R54's checks to a record.
+// messageRefusal applies task_message's refusal checks to a record.
 func messageRefusal(ref string, r Record) *ToolError {
 	switch {
 	case r.State == StateStopped:
@@ -290,7 +290,7 @@ func (m *Messaging) dispatchRefusal(b *Board) *ToolError {
 	return messageRefusal(m.ref, r)
 }
 
-// identity picks the model identity of a v1 write from the transcript (R56): newest to
+// identity picks the model identity of a v1 write from the transcript: newest to
 // oldest, skipping summaries and entries without both provider and model, the first user
 // or assistant entry gives provider and model; the variant comes from that entry, else the
 // newest user entry, else "default"; the agent from that entry, else the record's.

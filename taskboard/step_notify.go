@@ -19,7 +19,7 @@ const (
 
 func (s NotifyState) String() string { return string(s) }
 
-// Notify tells a parent that a run finished (R85). It takes the terminal-notification lease
+// Notify tells a parent that a run finished. It takes the terminal-notification lease
 // fenced on the notice's terminal revision; while another lease is live it parks and
 // retries on that task's LeaseReleased notice (delivered as a [NoticeEvent]). It sends one
 // guarded synthetic prompt with a deadline; the lease is kept until the send settles, even

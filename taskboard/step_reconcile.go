@@ -2,7 +2,7 @@ package taskboard
 
 import "time"
 
-// ReconcilePass is one periodic reconciliation pass (R90): one status-map read bounded by
+// ReconcilePass is one periodic reconciliation pass: one status-map read bounded by
 // Timing.StatusReadTimeout for every record running at the pass start, applied with the
 // generation captured then and observedAt = the pass start. busy/retry marks the record
 // running; malformed marks it uncertain; idle and absent feed the stop rule; a read error or
@@ -95,7 +95,7 @@ func (m *ReconcilePass) uncertainAll(b *Board, msg string) {
 	}
 }
 
-// Evidence is the terminal-evidence read after a child's idle (R89): up to
+// Evidence is the terminal-evidence read after a child's idle: up to
 // Timing.EvidenceAttempts transcript reads, Timing.StopGrace apart, each bounded by
 // Timing.EvidenceReadTimeout. A finished assistant entry newer than the run's baseline
 // commits completed with its text; an error entry commits error. When every attempt fails

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Result is the task_result machine (R47–R51). A tracked stopped record is re-checked once
+// Result is the task_result machine. A tracked stopped record is re-checked once
 // against the v1 status map (a live busy heals it); a completed record is read through one
 // ownership read and one transcript read, the generation re-checked after each; an
 // untracked session is read the same way and refused without terminal evidence.

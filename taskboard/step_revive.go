@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Revive is the task_revive machine (R67–R82). In order: resolve and fence (generation,
+// Revive is the task_revive machine. In order: resolve and fence (generation,
 // deletion epoch), refuse a queued continuation, check the idle-verification capability
 // before any side effect, refuse while a previous revive is unsettled, cancel a running
 // generation through the cancel sub-machine, take the relaunch lease, capture the transcript
@@ -91,7 +91,7 @@ func (m *Revive) fail(err *ToolError) {
 	}
 }
 
-// wrap prefixes a refusal that does not already name the task (R75).
+// wrap prefixes a refusal that does not already name the task.
 func (m *Revive) wrap(kind error, msg string) *ToolError {
 	if strings.HasPrefix(msg, "Task "+m.ref+" ") {
 		return toolErr(kind, msg)
@@ -208,7 +208,7 @@ func (m *Revive) acquire(b *Board) []Command {
 	return []Command{st, ReadMessages{Call: m.readCall, SessionID: m.id, Limit: 1}}
 }
 
-// stale applies R69 and the freshness checks of R78 to the current record.
+// stale applies the generation fence and the freshness checks to the current record.
 func (m *Revive) stale(b *Board) *ToolError {
 	r, ok := b.Get(m.id)
 	if ep, _ := b.DeletionEpoch(m.id); !ok || ep != m.epoch {
@@ -406,7 +406,7 @@ func (m *Revive) send(b *Board) []Command {
 	return []Command{SendPrompt{Call: m.sendCall, SessionID: m.id, Prompt: Prompt{Agent: r.Agent, Text: m.prompt}}}
 }
 
-// accept applies an admission acceptance (R79), before or after the deadline.
+// accept applies an admission acceptance, before or after the deadline.
 func (m *Revive) accept(b *Board) []Command {
 	m.phase = reviveFinished
 	if !b.Validate(m.lease) {
@@ -449,7 +449,7 @@ func (m *Revive) accept(b *Board) []Command {
 	m.newGen = nr.Generation
 	b.MarkQueuedContinuation(m.id, m.newGen, m.baseline)
 	m.release(b)
-	// One observation read for a fast terminal result (R82); no lease is held.
+	// One observation read for a fast terminal result; no lease is held.
 	m.phase = reviveObserve
 	var st Command
 	m.readCall, m.readTimer, st = m.deadlineRead(b, m.t.ResultReadTimeout)

@@ -2,7 +2,7 @@ package taskboard
 
 import "time"
 
-// Status is the task_status machine (R43–R46): one status-map read bounded by
+// Status is the task_status machine: one status-map read bounded by
 // Timing.StatusReadTimeout on v1, none on v2. It never changes the board.
 type Status struct {
 	core

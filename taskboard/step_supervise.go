@@ -4,7 +4,7 @@ package taskboard
 // confirmed within the grace.
 const MsgAbortUnconfirmed = "abort was not confirmed"
 
-// Supervise is the opt-in wall-clock supervisor of one run (R94). The driver starts one per
+// Supervise is the opt-in wall-clock supervisor of one run. The driver starts one per
 // registration when Options.WallClock is set. When the limit elapses with the generation
 // still running it claims the deadline, sends one guarded abort (no lease), and after
 // Options.AbortGrace finalizes the run as error with TimedOut — uncertain ("abort was not

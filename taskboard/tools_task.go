@@ -60,10 +60,10 @@ type TaskLaunchResult struct {
 
 var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
-// normObjective trims, collapses whitespace and case-folds an objective (R41).
+// normObjective trims, collapses whitespace and case-folds an objective.
 func normObjective(s string) string { return strings.ToLower(collapseSpace(s)) }
 
-// PrepareTask is the before-hook of task() (R40, R41). Unmanaged callers get PlanSpawn
+// PrepareTask is the before-hook of task(). Unmanaged callers get PlanSpawn
 // unchanged. With a reference it resumes a reusable or recoverable record of the same
 // agent (taking the relaunch lease), or refuses with a message saying what to do instead;
 // an unknown random-UUID reference is dropped for a fresh spawn, an unknown ses_ ID on a v1
@@ -203,7 +203,7 @@ func (b *Board) mergeLaunch(r *Record, obs LaunchObservation, agent, desc, obj s
 	return TaskLaunchResult{TaskID: out.TaskID, Alias: out.Alias, State: out.EffectiveState()}, nil
 }
 
-// FailTask releases the plan's relaunch lease after a host or handler error (R42). It is
+// FailTask releases the plan's relaunch lease after a host or handler error. It is
 // safe to call more than once.
 func (b *Board) FailTask(p TaskPlan) {
 	if p.Lease != nil {
