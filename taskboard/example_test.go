@@ -22,7 +22,7 @@ func Example() {
 	d.OnTerminal(func(n taskboard.Notice) error { done <- n; return nil })
 
 	plan, _ := d.Task(ctx, me, taskboard.TaskCall{Agent: "explorer", Description: "find the config loader", Background: true})
-	host.Start("ses_1", "orch") // the host launches the session
+	host.Start("ses_1", "orch", "find the config loader") // the host launches the session
 	launched, _ := d.FinishTask(plan, taskboard.LaunchObservation{TaskID: "ses_1", Background: true})
 	fmt.Println(launched.Render())
 	st, _ := d.Status(ctx, me, taskboard.StatusArgs{Ref: launched.Alias})

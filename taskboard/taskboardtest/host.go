@@ -5,7 +5,7 @@
 //
 // The life of a task with the fake, as the driver sees it:
 //
-//	Driver.Task → Host.Start(id, parent) → Driver.FinishTask
+//	Driver.Task → Host.Start(id, parent, prompt) → Driver.FinishTask
 //	  → Host.Finish(id, text) (returns the idle event) → Driver.Observe → completed
 //
 // Every method is safe for concurrent use. Injected delays honour the call's context, so a
@@ -97,9 +97,10 @@ func (s hostStatus) Statuses(ctx context.Context) (taskboard.StatusSnapshot, err
 }
 func (i hostIdle) WaitIdle(ctx context.Context, id string) error { return i.h.WaitIdle(ctx, id) }
 
-// Start creates a running (busy) session sessionID whose parent is parentID, as the host
-// does when task() launches a background task. Starting an existing session makes it busy.
-func (h *Host) Start(sessionID, parentID string) {
+// Start creates a running (busy) session sessionID whose parent is parentID, with prompt
+// as its first user entry, as the host does when task() launches a background task.
+// Starting an existing session appends the prompt and makes it busy again.
+func (h *Host) Start(sessionID, parentID, prompt string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := h.sessions[sessionID]
@@ -107,6 +108,7 @@ func (h *Host) Start(sessionID, parentID string) {
 		s = &session{parent: parentID}
 		h.sessions[sessionID] = s
 	}
+	h.appendEntry(s, taskboard.TranscriptEntry{Role: "user", Text: prompt})
 	s.busy, s.idleAt = true, time.Time{}
 	h.signal()
 }
@@ -230,8 +232,8 @@ func (h *Host) appendEntry(s *session, e taskboard.TranscriptEntry) {
 	h.nextID++
 	e.ID = "msg_" + strconv.Itoa(h.nextID)
 	e.CreatedAt = h.clock.Now()
-	if e.Role == "assistant" && e.Model == "" {
-		e.Provider, e.Model = "fake", "fake-model"
+	if e.Model == "" {
+		e.Provider, e.Model = "fake", "fake-model" // the model identity a v1 message reuses
 	}
 	s.transcript = append(s.transcript, e)
 }

@@ -21,7 +21,7 @@ func TestHostBehaviour(t *testing.T) {
 		run  func(t *testing.T, h *taskboardtest.Host)
 	}{
 		{"start_finish_transcript_and_idle", func(t *testing.T, h *taskboardtest.Host) {
-			h.Start("ses_1", "orch")
+			h.Start("ses_1", "orch", "go")
 			if !h.Busy("ses_1") {
 				t.Fatal("started session not busy")
 			}
@@ -30,7 +30,7 @@ func TestHostBehaviour(t *testing.T) {
 				t.Fatalf("event %+v busy %t", ev, h.Busy("ses_1"))
 			}
 			es, err := h.Messages(ctx, "ses_1", 0)
-			if err != nil || len(es) != 1 || !es[0].Finished || es[0].Text != "done" || es[0].Role != "assistant" || es[0].ID == "" {
+			if err != nil || len(es) != 2 || es[0].Text != "go" || !es[1].Finished || es[1].Text != "done" || es[1].Role != "assistant" || es[1].ID == es[0].ID {
 				t.Fatalf("transcript %+v %v", es, err)
 			}
 			info, err := h.Session(ctx, "ses_1")
@@ -39,14 +39,14 @@ func TestHostBehaviour(t *testing.T) {
 			}
 		}},
 		{"fail_writes_error_entry", func(t *testing.T, h *taskboardtest.Host) {
-			h.Start("ses_1", "orch")
+			h.Start("ses_1", "orch", "go")
 			h.Fail("ses_1", "quota")
-			if es := h.Transcript("ses_1"); len(es) != 1 || es[0].Error != "quota" {
+			if es := h.Transcript("ses_1"); len(es) != 2 || es[1].Error != "quota" {
 				t.Fatalf("transcript %+v", es)
 			}
 		}},
 		{"abort_idles_and_counts", func(t *testing.T, h *taskboardtest.Host) {
-			h.Start("ses_1", "orch")
+			h.Start("ses_1", "orch", "go")
 			ok, err := h.Abort(ctx, "ses_1")
 			if !ok || err != nil || h.Busy("ses_1") || h.Aborts("ses_1") != 1 {
 				t.Fatalf("abort %t %v busy %t", ok, err, h.Busy("ses_1"))
@@ -56,7 +56,7 @@ func TestHostBehaviour(t *testing.T) {
 			}
 		}},
 		{"prompt_starts_turn_enqueue_does_not", func(t *testing.T, h *taskboardtest.Host) {
-			h.Start("ses_1", "orch")
+			h.Start("ses_1", "orch", "go")
 			h.SetBusy("ses_1", false)
 			if err := h.Enqueue(ctx, "ses_1", taskboard.Message{Text: "note"}); err != nil || h.Busy("ses_1") {
 				t.Fatalf("enqueue %v busy %t", err, h.Busy("ses_1"))
@@ -64,7 +64,7 @@ func TestHostBehaviour(t *testing.T) {
 			if err := h.PromptAsync(ctx, "ses_1", taskboard.Prompt{Text: "go on"}); err != nil || !h.Busy("ses_1") {
 				t.Fatalf("prompt %v busy %t", err, h.Busy("ses_1"))
 			}
-			if ps := h.Prompts("ses_1"); len(ps) != 1 || ps[0].Text != "go on" || len(h.Transcript("ses_1")) != 2 {
+			if ps := h.Prompts("ses_1"); len(ps) != 1 || ps[0].Text != "go on" || len(h.Transcript("ses_1")) != 3 {
 				t.Fatalf("prompts %+v transcript %+v", ps, h.Transcript("ses_1"))
 			}
 			snap, _ := h.Statuses(ctx)
@@ -73,7 +73,7 @@ func TestHostBehaviour(t *testing.T) {
 			}
 		}},
 		{"injected_failures_queue", func(t *testing.T, h *taskboardtest.Host) {
-			h.Start("ses_1", "orch")
+			h.Start("ses_1", "orch", "go")
 			h.FailNext(taskboardtest.OpMessages, boom)
 			h.FailNext(taskboardtest.OpMessages, boom)
 			for i := range 3 {
@@ -87,19 +87,19 @@ func TestHostBehaviour(t *testing.T) {
 			}
 		}},
 		{"delay_honours_context", func(t *testing.T, h *taskboardtest.Host) {
-			h.Start("ses_1", "orch")
+			h.Start("ses_1", "orch", "go")
 			h.Delay(taskboardtest.OpEnqueue, time.Hour)
 			cctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
 			defer cancel()
 			if err := h.Enqueue(cctx, "ses_1", taskboard.Message{Text: "x"}); !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("delayed enqueue: %v", err)
 			}
-			if len(h.Transcript("ses_1")) != 0 {
+			if len(h.Transcript("ses_1")) != 1 {
 				t.Fatal("a cancelled write changed the transcript")
 			}
 		}},
 		{"wait_idle_returns_on_idle", func(t *testing.T, h *taskboardtest.Host) {
-			h.Start("ses_1", "orch")
+			h.Start("ses_1", "orch", "go")
 			done := make(chan error, 1)
 			go func() { done <- h.WaitIdle(ctx, "ses_1") }()
 			h.Finish("ses_1", "ok")
@@ -108,7 +108,7 @@ func TestHostBehaviour(t *testing.T) {
 			}
 		}},
 		{"delete_forgets", func(t *testing.T, h *taskboardtest.Host) {
-			h.Start("ses_1", "orch")
+			h.Start("ses_1", "orch", "go")
 			if ev := h.Delete("ses_1"); ev.Kind != taskboard.EventDeleted {
 				t.Fatalf("event %+v", ev)
 			}
@@ -135,9 +135,10 @@ func TestHostCapabilitiesFollowFlavour(t *testing.T) {
 func Example() {
 	clock := taskboard.NewManualClock(time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC))
 	h := taskboardtest.New(taskboard.FlavorV2, clock)
-	h.Start("ses_1", "orch")
+	h.Start("ses_1", "orch", "go")
 	ev := h.Finish("ses_1", "the answer")
 	es, _ := h.Messages(context.Background(), "ses_1", 10)
-	fmt.Println(ev.Kind, ev.SessionID, es[0].Role, es[0].Text, h.Busy("ses_1"))
+	last := es[len(es)-1]
+	fmt.Println(ev.Kind, ev.SessionID, last.Role, last.Text, h.Busy("ses_1"))
 	// Output: idle ses_1 assistant the answer false
 }
