@@ -1,4 +1,4 @@
-package taskboard_test
+package taskboard
 
 import (
 	"context"
@@ -9,19 +9,17 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
 // spawn runs task() for a fresh background spawn of id through the driver.
-func (x *drv) spawn(id string) tb.TaskPlan {
+func (x *drv) spawn(id string) TaskPlan {
 	x.t.Helper()
-	p, err := x.d.Task(context.Background(), orch, tb.TaskCall{Agent: "explorer", Description: "work on " + id, Background: true})
+	p, err := x.d.Task(context.Background(), orch, TaskCall{Agent: "explorer", Description: "work on " + id, Background: true})
 	noErr(x.t, err)
 	return p
 }
 
-func (x *drv) finish(p tb.TaskPlan, obs tb.LaunchObservation) tb.TaskLaunchResult {
+func (x *drv) finish(p TaskPlan, obs LaunchObservation) TaskLaunchResult {
 	x.t.Helper()
 	res, err := x.d.FinishTask(p, obs)
 	noErr(x.t, err)
@@ -30,9 +28,9 @@ func (x *drv) finish(p tb.TaskPlan, obs tb.LaunchObservation) tb.TaskLaunchResul
 
 func (x *drv) completeRun(id, text string) {
 	x.t.Helper()
-	x.d.Do(func(b *tb.Board) {
+	x.d.Do(func(b *Board) {
 		r, _ := b.Get(id)
-		if _, g := b.CommitTerminal(tb.Commit{TaskID: id, Generation: r.Generation, State: tb.StateCompleted, Summary: text}); g != tb.GateCommitted {
+		if _, g := b.CommitTerminal(Commit{TaskID: id, Generation: r.Generation, State: StateCompleted, Summary: text}); g != GateCommitted {
 			x.t.Fatalf("commit %s: %s", id, g)
 		}
 	})
@@ -40,7 +38,7 @@ func (x *drv) completeRun(id, text string) {
 
 func (x *drv) ackRun(id string) {
 	x.t.Helper()
-	x.d.Do(func(b *tb.Board) {
+	x.d.Do(func(b *Board) {
 		r, _ := b.Get(id)
 		if _, ok := b.MarkReconciled(id, r.Generation, r.TerminalRevision); !ok {
 			x.t.Fatalf("ack %s refused", id)
@@ -53,57 +51,57 @@ func (x *drv) ackRun(id string) {
 func TestAmendmentScenarios(t *testing.T) {
 	tests := []struct {
 		name string
-		opts tb.Options
+		opts Options
 		run  func(t *testing.T, x *drv)
 	}{
 		{name: "E151_after_hook_replayed_one_record_one_run_unread_result_kept", run: func(t *testing.T, x *drv) {
 			var launched atomic.Int32
-			x.d.OnLaunched(func(tb.Notice) error { launched.Add(1); return nil })
+			x.d.OnLaunched(func(Notice) error { launched.Add(1); return nil })
 			p := x.spawn("ses_s")
-			x.finish(p, tb.LaunchObservation{TaskID: "ses_s", Background: true})
+			x.finish(p, LaunchObservation{TaskID: "ses_s", Background: true})
 			x.completeRun("ses_s", "the answer")
-			res := x.finish(p, tb.LaunchObservation{TaskID: "ses_s", Background: true}) // replayed
+			res := x.finish(p, LaunchObservation{TaskID: "ses_s", Background: true}) // replayed
 			synctest.Wait()
 			r := x.rec("ses_s")
-			if r.TaskGeneration != 1 || r.Generation != 1 || r.State != tb.StateCompleted || !r.TerminalUnreconciled || r.ResultSummary != "the answer" {
+			if r.TaskGeneration != 1 || r.Generation != 1 || r.State != StateCompleted || !r.TerminalUnreconciled || r.ResultSummary != "the answer" {
 				t.Fatalf("record after replay: gen %d/%d %s unreconciled=%t %q", r.Generation, r.TaskGeneration, r.State, r.TerminalUnreconciled, r.ResultSummary)
 			}
-			if res.State != tb.StateCompleted || res.Alias != "exp-1" || launched.Load() != 1 {
+			if res.State != StateCompleted || res.Alias != "exp-1" || launched.Load() != 1 {
 				t.Fatalf("replay result %+v, launched %d", res, launched.Load())
 			}
 		}},
 		{name: "E152_event_registration_then_after_hook_one_run_deletion_honoured", run: func(t *testing.T, x *drv) {
 			p := x.spawn("ses_e")
-			x.d.Do(func(b *tb.Board) {
-				if _, err := b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_e", ParentID: parent1, Agent: "explorer", Early: true}); err != nil {
+			x.d.Do(func(b *Board) {
+				if _, err := b.RegisterLaunch(LaunchInput{TaskID: "ses_e", ParentID: parent1, Agent: "explorer", Early: true}); err != nil {
 					t.Fatal(err)
 				}
 			})
-			x.finish(p, tb.LaunchObservation{TaskID: "ses_e", Description: "the real description", Background: true})
+			x.finish(p, LaunchObservation{TaskID: "ses_e", Description: "the real description", Background: true})
 			r := x.rec("ses_e")
 			if r.Generation != 1 || r.TaskGeneration != 1 || r.Quarantined || r.Description != "the real description" {
 				t.Fatalf("record: gen %d/%d quarantined=%t desc %q", r.Generation, r.TaskGeneration, r.Quarantined, r.Description)
 			}
-			x.d.Observe(tb.HostEvent{Kind: tb.EventDeleted, SessionID: "ses_e"})
+			x.d.Observe(HostEvent{Kind: EventDeleted, SessionID: "ses_e"})
 			var ok bool
-			x.d.Do(func(b *tb.Board) { _, ok = b.Get("ses_e") })
+			x.d.Do(func(b *Board) { _, ok = b.Get("ses_e") })
 			if ok {
 				t.Fatal("a genuine deletion without generation was ignored")
 			}
 		}},
 		{name: "E153_delayed_G1_output_after_G2_resume_reported_stale", run: func(t *testing.T, x *drv) {
 			p1 := x.spawn("ses_t")
-			x.finish(p1, tb.LaunchObservation{TaskID: "ses_t", Background: true})
+			x.finish(p1, LaunchObservation{TaskID: "ses_t", Background: true})
 			x.completeRun("ses_t", "one")
 			x.ackRun("ses_t")
-			p2, err := x.d.Task(context.Background(), orch, tb.TaskCall{Agent: "explorer", Ref: "ses_t", Background: true})
+			p2, err := x.d.Task(context.Background(), orch, TaskCall{Agent: "explorer", Ref: "ses_t", Background: true})
 			noErr(t, err)
-			x.finish(p2, tb.LaunchObservation{TaskID: "ses_t", Background: true})
+			x.finish(p2, LaunchObservation{TaskID: "ses_t", Background: true})
 			g2 := x.rec("ses_t").Generation
-			_, err = x.d.FinishTask(p1, tb.LaunchObservation{TaskID: "ses_t", Terminal: &tb.TerminalObservation{State: tb.StateCompleted, Summary: "late G1"}})
-			checkErr(t, err, tb.ErrStale, "generation 2 is current")
+			_, err = x.d.FinishTask(p1, LaunchObservation{TaskID: "ses_t", Terminal: &TerminalObservation{State: StateCompleted, Summary: "late G1"}})
+			checkErr(t, err, ErrStale, "generation 2 is current")
 			r := x.rec("ses_t")
-			if r.Generation != g2 || r.TaskGeneration != 2 || r.State != tb.StateRunning || r.ResultSummary != "" {
+			if r.Generation != g2 || r.TaskGeneration != 2 || r.State != StateRunning || r.ResultSummary != "" {
 				t.Fatalf("G2 replaced: gen %d (want %d) run %d %s %q", r.Generation, g2, r.TaskGeneration, r.State, r.ResultSummary)
 			}
 			if _, ok := x.lease("ses_t"); ok {
@@ -112,54 +110,54 @@ func TestAmendmentScenarios(t *testing.T) {
 		}},
 		{name: "E154_resume_evidence_ignores_previous_answer", run: func(t *testing.T, x *drv) {
 			var mu sync.Mutex
-			transcript := []tb.TranscriptEntry{
+			transcript := []TranscriptEntry{
 				{ID: "m1", Role: "user", Text: "go"},
 				{ID: "m2", Role: "assistant", Finished: true, Text: "old answer"},
 			}
-			x.h.messages = func(context.Context, string, int) ([]tb.TranscriptEntry, error) {
+			x.h.messages = func(context.Context, string, int) ([]TranscriptEntry, error) {
 				mu.Lock()
 				defer mu.Unlock()
-				return append([]tb.TranscriptEntry(nil), transcript...), nil
+				return append([]TranscriptEntry(nil), transcript...), nil
 			}
 			p1 := x.spawn("ses_r")
-			x.finish(p1, tb.LaunchObservation{TaskID: "ses_r", Background: true})
+			x.finish(p1, LaunchObservation{TaskID: "ses_r", Background: true})
 			x.completeRun("ses_r", "old answer")
 			x.ackRun("ses_r")
-			p2, err := x.d.Task(context.Background(), orch, tb.TaskCall{Agent: "explorer", Ref: "ses_r", Background: true})
+			p2, err := x.d.Task(context.Background(), orch, TaskCall{Agent: "explorer", Ref: "ses_r", Background: true})
 			noErr(t, err)
 			if p2.Baseline != "m2" {
 				t.Fatalf("baseline %q, want m2", p2.Baseline)
 			}
-			x.finish(p2, tb.LaunchObservation{TaskID: "ses_r", Background: true})
+			x.finish(p2, LaunchObservation{TaskID: "ses_r", Background: true})
 			g2 := x.rec("ses_r").Generation // a relaunched task's events carry their generation
 			mu.Lock()
-			transcript = append(transcript, tb.TranscriptEntry{ID: "m3", Role: "user", Text: "continue"})
+			transcript = append(transcript, TranscriptEntry{ID: "m3", Role: "user", Text: "continue"})
 			mu.Unlock()
-			x.d.Observe(tb.HostEvent{Kind: tb.EventIdle, SessionID: "ses_r", Generation: &g2})
+			x.d.Observe(HostEvent{Kind: EventIdle, SessionID: "ses_r", Generation: &g2})
 			time.Sleep(3 * time.Second)
 			synctest.Wait()
 			if x.h.count("messages") != 2 {
 				t.Fatalf("evidence read not made: %v", x.h.calls)
 			}
-			if r := x.rec("ses_r"); r.State == tb.StateCompleted || r.ResultSummary == "old answer" {
+			if r := x.rec("ses_r"); r.State == StateCompleted || r.ResultSummary == "old answer" {
 				t.Fatalf("the previous run's answer was taken: %s %q", r.State, r.ResultSummary)
 			}
 			// The new run's own answer is taken.
 			mu.Lock()
-			transcript = append(transcript, tb.TranscriptEntry{ID: "m4", Role: "assistant", Finished: true, Text: "new answer"})
+			transcript = append(transcript, TranscriptEntry{ID: "m4", Role: "assistant", Finished: true, Text: "new answer"})
 			mu.Unlock()
-			x.d.Observe(tb.HostEvent{Kind: tb.EventIdle, SessionID: "ses_r", Generation: &g2})
+			x.d.Observe(HostEvent{Kind: EventIdle, SessionID: "ses_r", Generation: &g2})
 			time.Sleep(3 * time.Second)
 			synctest.Wait()
-			if r := x.rec("ses_r"); r.EffectiveState() != tb.StateCompleted || r.ResultSummary != "new answer" {
+			if r := x.rec("ses_r"); r.EffectiveState() != StateCompleted || r.ResultSummary != "new answer" {
 				t.Fatalf("new answer not taken: %s %q; calls %v; pending %v", r.State, r.ResultSummary, x.h.calls, x.d.PendingKinds())
 			}
 		}},
-		{name: "E155_write_honouring_cancellation_settles_at_host_call_deadline", opts: tb.Options{Timing: tb.Timing{HostCallDeadline: time.Minute}}, run: func(t *testing.T, x *drv) {
+		{name: "E155_write_honouring_cancellation_settles_at_host_call_deadline", opts: Options{Timing: Timing{HostCallDeadline: time.Minute}}, run: func(t *testing.T, x *drv) {
 			x.launch("ses_a", parent1)
-			x.h.enqueue = func(ctx context.Context, id string, m tb.Message) error { <-ctx.Done(); return ctx.Err() }
-			_, err := x.d.Message(context.Background(), orch, tb.MessageArgs{Ref: "ses_a", Text: "hi"})
-			checkErr(t, err, tb.ErrTimeout, "")
+			x.h.enqueue = func(ctx context.Context, id string, m Message) error { <-ctx.Done(); return ctx.Err() }
+			_, err := x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_a", Text: "hi"})
+			checkErr(t, err, ErrTimeout, "")
 			if _, ok := x.lease("ses_a"); !ok {
 				t.Fatal("lease released before the write settled")
 			}
@@ -168,35 +166,35 @@ func TestAmendmentScenarios(t *testing.T) {
 			if _, ok := x.lease("ses_a"); ok {
 				t.Fatal("the settled write kept its lease")
 			}
-			x.h.statuses = func(context.Context) (tb.StatusSnapshot, error) { return idle("ses_a"), nil }
-			res, err := x.d.Cancel(context.Background(), orch, tb.CancelArgs{Ref: "ses_a"})
-			if err != nil || res.State != tb.CancelCancelled {
+			x.h.statuses = func(context.Context) (StatusSnapshot, error) { return idle("ses_a"), nil }
+			res, err := x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"})
+			if err != nil || res.State != CancelCancelled {
 				t.Fatalf("cancel after settlement: %+v %v", res, err)
 			}
 		}},
-		{name: "E155_write_ignoring_cancellation_keeps_lease_cancel_names_ForceRelease", opts: tb.Options{Timing: tb.Timing{HostCallDeadline: time.Minute}}, run: func(t *testing.T, x *drv) {
+		{name: "E155_write_ignoring_cancellation_keeps_lease_cancel_names_ForceRelease", opts: Options{Timing: Timing{HostCallDeadline: time.Minute}}, run: func(t *testing.T, x *drv) {
 			x.launch("ses_a", parent1)
 			never := make(chan struct{})
 			defer close(never)
 			var cancelled atomic.Bool
-			x.h.enqueue = func(ctx context.Context, id string, m tb.Message) error {
+			x.h.enqueue = func(ctx context.Context, id string, m Message) error {
 				go func() { <-ctx.Done(); cancelled.Store(true) }()
 				<-never
 				return nil
 			}
-			_, err := x.d.Message(context.Background(), orch, tb.MessageArgs{Ref: "ses_a", Text: "hi"})
-			checkErr(t, err, tb.ErrTimeout, "")
+			_, err := x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_a", Text: "hi"})
+			checkErr(t, err, ErrTimeout, "")
 			time.Sleep(time.Hour)
 			synctest.Wait()
 			if !cancelled.Load() {
 				t.Fatal("the host call's context was not cancelled at the deadline")
 			}
-			if l, ok := x.lease("ses_a"); !ok || l.Kind != tb.LeaseMessage {
+			if l, ok := x.lease("ses_a"); !ok || l.Kind != LeaseMessage {
 				t.Fatal("an unsettled write lost its lease")
 			}
-			_, err = x.d.Cancel(context.Background(), orch, tb.CancelArgs{Ref: "ses_a"})
+			_, err = x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"})
 			leaseErr(t, err, "stale/uncertain cancellation: cancellation lease unavailable for ses_a.")
-			checkErr(t, err, tb.ErrLeaseUnavailable, `Board.ForceRelease("ses_a", reason)`)
+			checkErr(t, err, ErrLeaseUnavailable, `Board.ForceRelease("ses_a", reason)`)
 		}},
 		{name: "E156_force_release_during_cancel_commit_rejected_as_stale", run: func(t *testing.T, x *drv) {
 			x.launch("ses_a", parent1)
@@ -207,29 +205,29 @@ func TestAmendmentScenarios(t *testing.T) {
 				}
 				return true, nil
 			}
-			x.h.statuses = func(context.Context) (tb.StatusSnapshot, error) { return idle("ses_a"), nil }
+			x.h.statuses = func(context.Context) (StatusSnapshot, error) { return idle("ses_a"), nil }
 			var err error
 			var wg sync.WaitGroup
-			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, tb.CancelArgs{Ref: "ses_a"}) })
+			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"}) })
 			synctest.Wait()
-			var info tb.LeaseInfo
+			var info LeaseInfo
 			var ferr error
-			x.d.Do(func(b *tb.Board) { info, ferr = b.ForceRelease("ses_a", "abort stuck at the host; operator ticket 7") })
+			x.d.Do(func(b *Board) { info, ferr = b.ForceRelease("ses_a", "abort stuck at the host; operator ticket 7") })
 			noErr(t, ferr)
-			if info.Kind != tb.LeaseCancellation || !strings.Contains(info.Reason, "operator ticket 7") {
+			if info.Kind != LeaseCancellation || !strings.Contains(info.Reason, "operator ticket 7") {
 				t.Fatalf("released %+v", info)
 			}
 			close(gate)
 			wg.Wait()
-			checkErr(t, err, tb.ErrStale, "")
+			checkErr(t, err, ErrStale, "")
 			time.Sleep(10 * time.Second)
 			synctest.Wait()
 			r := x.rec("ses_a")
-			if r.State != tb.StateRunning || !strings.Contains(r.ForcedRelease, "operator ticket 7") {
+			if r.State != StateRunning || !strings.Contains(r.ForcedRelease, "operator ticket 7") {
 				t.Fatalf("record %s, audit %q", r.State, r.ForcedRelease)
 			}
-			var audit []tb.LeaseInfo
-			x.d.Do(func(b *tb.Board) { audit = b.ForcedReleases() })
+			var audit []LeaseInfo
+			x.d.Do(func(b *Board) { audit = b.ForcedReleases() })
 			if len(audit) != 1 || audit[0].TaskID != "ses_a" {
 				t.Fatalf("audit log %+v", audit)
 			}
@@ -239,15 +237,15 @@ func TestAmendmentScenarios(t *testing.T) {
 		}},
 		{name: "E157_finish_task_after_close_refused_no_lease_left", run: func(t *testing.T, x *drv) {
 			p1 := x.spawn("ses_c")
-			x.finish(p1, tb.LaunchObservation{TaskID: "ses_c", Background: true})
+			x.finish(p1, LaunchObservation{TaskID: "ses_c", Background: true})
 			x.completeRun("ses_c", "done")
 			x.ackRun("ses_c")
-			p2, err := x.d.Task(context.Background(), orch, tb.TaskCall{Agent: "explorer", Ref: "ses_c", Background: true})
+			p2, err := x.d.Task(context.Background(), orch, TaskCall{Agent: "explorer", Ref: "ses_c", Background: true})
 			noErr(t, err)
 			before := x.rec("ses_c")
 			x.d.Close()
-			_, err = x.d.FinishTask(p2, tb.LaunchObservation{TaskID: "ses_c"})
-			checkErr(t, err, tb.ErrClosed, "")
+			_, err = x.d.FinishTask(p2, LaunchObservation{TaskID: "ses_c"})
+			checkErr(t, err, ErrClosed, "")
 			b := x.d.Board()
 			if r, _ := b.Get("ses_c"); r.Generation != before.Generation || r.State != before.State {
 				t.Fatalf("board changed after Close: %+v", r)
@@ -255,13 +253,13 @@ func TestAmendmentScenarios(t *testing.T) {
 			if ls := b.LiveLeases(); len(ls) != 0 {
 				t.Fatalf("leases left: %v", ls)
 			}
-			checkErr(t, x.d.FailTask(p2), tb.ErrClosed, "")
+			checkErr(t, x.d.FailTask(p2), ErrClosed, "")
 			ran := false
-			checkErr(t, x.d.Do(func(*tb.Board) { ran = true }), tb.ErrClosed, "")
+			checkErr(t, x.d.Do(func(*Board) { ran = true }), ErrClosed, "")
 			_, err = x.d.View(parent1)
-			checkErr(t, err, tb.ErrClosed, "")
+			checkErr(t, err, ErrClosed, "")
 			_, err = x.d.WaitForUser(orch, "need input")
-			checkErr(t, err, tb.ErrClosed, "")
+			checkErr(t, err, ErrClosed, "")
 			if ran || b.Waiting(parent1) || x.d.Pending() != 0 {
 				t.Fatalf("ran=%t waiting=%t pending=%d", ran, b.Waiting(parent1), x.d.Pending())
 			}
@@ -273,7 +271,7 @@ func TestAmendmentScenarios(t *testing.T) {
 			var mu sync.Mutex
 			var got []string
 			var inside, maxInside atomic.Int32
-			x.d.OnTerminal(func(n tb.Notice) error {
+			x.d.OnTerminal(func(n Notice) error {
 				if k := inside.Add(1); k > maxInside.Load() {
 					maxInside.Store(k)
 				}
@@ -318,21 +316,21 @@ func TestAmendmentScenarios(t *testing.T) {
 						t.Fatalf("recovered %v", r)
 					}
 				}()
-				x.d.Do(func(*tb.Board) { panic("boom") })
+				x.d.Do(func(*Board) { panic("boom") })
 			}()
 			x.launch("ses_a", parent1)
-			if _, err := x.d.Status(context.Background(), orch, tb.StatusArgs{Ref: "ses_a"}); err != nil {
+			if _, err := x.d.Status(context.Background(), orch, StatusArgs{Ref: "ses_a"}); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{name: "E160_ten_thousand_tasks_launched_and_dropped_memory_bounded", opts: tb.Options{MaxTombstones: 256}, run: func(t *testing.T, x *drv) {
+		{name: "E160_ten_thousand_tasks_launched_and_dropped_memory_bounded", opts: Options{MaxTombstones: 256}, run: func(t *testing.T, x *drv) {
 			for i := range 10_000 {
 				id := "ses_" + strings.Repeat("x", i%3) + strconv.Itoa(i)
 				p := x.spawn(id)
-				x.finish(p, tb.LaunchObservation{TaskID: id, Background: true})
+				x.finish(p, LaunchObservation{TaskID: id, Background: true})
 				x.completeRun(id, "r")
 				x.d.View(parent1)
-				x.d.Observe(tb.HostEvent{Kind: tb.EventDeleted, SessionID: id})
+				x.d.Observe(HostEvent{Kind: EventDeleted, SessionID: id})
 			}
 			time.Sleep(time.Minute)
 			synctest.Wait()
@@ -360,7 +358,7 @@ func TestOneEvidenceMachinePerRecord(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		x := newDrv(t, true)
 		gate := make(chan struct{})
-		x.h.messages = func(ctx context.Context, id string, limit int) ([]tb.TranscriptEntry, error) {
+		x.h.messages = func(ctx context.Context, id string, limit int) ([]TranscriptEntry, error) {
 			if err := blockUntil(ctx, gate); err != nil {
 				return nil, err
 			}
@@ -368,7 +366,7 @@ func TestOneEvidenceMachinePerRecord(t *testing.T) {
 		}
 		x.launch("ses_a", parent1)
 		for range 3 {
-			x.d.Observe(tb.HostEvent{Kind: tb.EventIdle, SessionID: "ses_a"})
+			x.d.Observe(HostEvent{Kind: EventIdle, SessionID: "ses_a"})
 			time.Sleep(2500 * time.Millisecond)
 			synctest.Wait()
 			if n := x.d.EvidenceRunsForTest("ses_a"); n != 1 {
@@ -383,41 +381,41 @@ func TestOneEvidenceMachinePerRecord(t *testing.T) {
 // TestNewDriverRefusesMisconfiguredHost: the flavour is required and must match the
 // capabilities given.
 func TestNewDriverRefusesMisconfiguredHost(t *testing.T) {
-	b, _ := tb.NewBoard(tb.SystemClock{}, tb.Options{})
+	b, _ := NewBoard(SystemClock{}, Options{})
 	h := &fakeHost{}
 	tests := []struct {
 		name string
-		host tb.Host
+		host Host
 		want string
 	}{
-		{"zero_flavor", tb.Host{Aborter: h, Prompter: h, Sessions: h}, "Host.Flavor is not set"},
-		{"v1_without_status_map", tb.Host{Aborter: h, Prompter: h, Sessions: h, Flavor: tb.FlavorV1}, "Host.Status is nil"},
-		{"unknown_flavor", tb.Host{Aborter: h, Prompter: h, Sessions: h, Flavor: 9}, "unknown Host.Flavor 9"},
-		{"missing_sessions", tb.Host{Aborter: h, Prompter: h, Flavor: tb.FlavorV2}, "Host.Sessions"},
+		{"zero_flavor", Host{Aborter: h, Prompter: h, Sessions: h}, "Host.Flavor is not set"},
+		{"v1_without_status_map", Host{Aborter: h, Prompter: h, Sessions: h, Flavor: FlavorV1}, "Host.Status is nil"},
+		{"unknown_flavor", Host{Aborter: h, Prompter: h, Sessions: h, Flavor: 9}, "unknown Host.Flavor 9"},
+		{"missing_sessions", Host{Aborter: h, Prompter: h, Flavor: FlavorV2}, "Host.Sessions"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := tb.NewDriver(b, tc.host)
+			_, err := NewDriver(b, tc.host)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want it to mention %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := tb.NewDriver(b, tb.Host{Aborter: h, Prompter: h, Sessions: h, Status: h, Flavor: tb.FlavorV1}); err != nil {
+	if _, err := NewDriver(b, Host{Aborter: h, Prompter: h, Sessions: h, Status: h, Flavor: FlavorV1}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // TestForceReleaseRefusals: ForceRelease needs a reason and a live lease.
 func TestForceReleaseRefusals(t *testing.T) {
-	r := newRig(t, tb.Options{})
+	r := newRig(t, Options{})
 	r.launch("ses_a", parent1, "explorer")
 	_, err := r.b.ForceRelease("ses_a", "stuck")
-	checkErr(t, err, tb.ErrUnknownTask, "No live lease for ses_a")
-	r.b.Acquire(tb.LeaseMessage, "ses_a", r.get("ses_a").Generation, nil)
+	checkErr(t, err, ErrUnknownTask, "No live lease for ses_a")
+	r.b.Acquire(LeaseMessage, "ses_a", r.get("ses_a").Generation, nil)
 	_, err = r.b.ForceRelease("ses_a", "  ")
-	checkErr(t, err, tb.ErrInvalidArgs, "needs a reason")
-	l := r.hasLease("ses_a", tb.LeaseMessage)
+	checkErr(t, err, ErrInvalidArgs, "needs a reason")
+	l := r.hasLease("ses_a", LeaseMessage)
 	if _, err := r.b.ForceRelease("ses_a", "stuck"); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package taskboard_test
+package taskboard
 
 import (
 	"os"

@@ -1,11 +1,9 @@
-package taskboard_test
+package taskboard
 
 import (
 	"errors"
 	"fmt"
 	"testing"
-
-	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
 // E132: a cancel of task A and a message to task B, interleaved step by step in every
@@ -17,7 +15,7 @@ func TestInterleavingsE132(t *testing.T) {
 	}
 	cancelA := op{
 		start: func(r *rig) *mrun {
-			return r.start(tb.NewCancel(orch, tb.CancelArgs{Ref: "ses_a", Reason: "x"}, v2w))
+			return r.start(NewCancel(orch, CancelArgs{Ref: "ses_a", Reason: "x"}, v2w))
 		},
 		steps: []func(m *mrun){
 			func(m *mrun) { m.dispatch() },
@@ -27,7 +25,7 @@ func TestInterleavingsE132(t *testing.T) {
 	}
 	messageB := op{
 		start: func(r *rig) *mrun {
-			return r.start(tb.NewMessage(orch, tb.MessageArgs{Ref: "ses_b", Text: "hi"}, v2w))
+			return r.start(NewMessage(orch, MessageArgs{Ref: "ses_b", Text: "hi"}, v2w))
 		},
 		steps: []func(m *mrun){
 			func(m *mrun) { m.dispatch() },
@@ -37,13 +35,13 @@ func TestInterleavingsE132(t *testing.T) {
 	summary := func(r *rig, ms ...*mrun) string {
 		s := ""
 		for _, m := range ms {
-			v, isCancel := m.m.(outcomer[tb.CancelResult])
+			v, isCancel := m.m.(outcomer[CancelResult])
 			if isCancel {
 				res, e := v.Outcome()
 				s += fmt.Sprintf("cancel %+v %v; ", res, e)
 				continue
 			}
-			res, e := m.m.(outcomer[tb.MessageResult]).Outcome()
+			res, e := m.m.(outcomer[MessageResult]).Outcome()
 			s += fmt.Sprintf("message %+v %v; ", res, e)
 		}
 		for _, id := range []string{"ses_a", "ses_b"} {
@@ -53,7 +51,7 @@ func TestInterleavingsE132(t *testing.T) {
 		return s + fmt.Sprint(r.b.LeasesForTest())
 	}
 	setup := func() *rig {
-		r := newRig(t, tb.Options{})
+		r := newRig(t, Options{})
 		r.launch("ses_a", parent1, "explorer")
 		r.launch("ses_b", parent1, "explorer")
 		return r
@@ -134,13 +132,13 @@ func TestInterleavingsSameTask(t *testing.T) {
 		func(m *mrun) { m.write(nil) },
 	}
 	newCancel := func(r *rig) *mrun {
-		return r.start(tb.NewCancel(orch, tb.CancelArgs{Ref: "ses_a", Reason: "x"}, v2w))
+		return r.start(NewCancel(orch, CancelArgs{Ref: "ses_a", Reason: "x"}, v2w))
 	}
 	newMessage := func(r *rig) *mrun {
-		return r.start(tb.NewMessage(orch, tb.MessageArgs{Ref: "ses_a", Text: "hi"}, v2w))
+		return r.start(NewMessage(orch, MessageArgs{Ref: "ses_a", Text: "hi"}, v2w))
 	}
 	errKind := func(err error) string {
-		for _, k := range []error{tb.ErrLeaseUnavailable, tb.ErrNotRunning} {
+		for _, k := range []error{ErrLeaseUnavailable, ErrNotRunning} {
 			if errors.Is(err, k) {
 				return k.Error()
 			}
@@ -150,7 +148,7 @@ func TestInterleavingsSameTask(t *testing.T) {
 	writes := func(r *rig) int {
 		n := 0
 		for _, c := range r.performed {
-			if _, ok := c.(tb.WriteMessage); ok {
+			if _, ok := c.(WriteMessage); ok {
 				n++
 			}
 		}
@@ -158,26 +156,26 @@ func TestInterleavingsSameTask(t *testing.T) {
 	}
 	t.Run("message_during_cancel", func(t *testing.T) {
 		for k := 0; k <= len(cancelSteps); k++ {
-			r := newRig(t, tb.Options{})
+			r := newRig(t, Options{})
 			r.launch("ses_a", parent1, "explorer")
 			c := newCancel(r)
 			for _, s := range cancelSteps[:k] {
 				s(c)
 			}
 			m := newMessage(r)
-			_, merr := outcome[tb.MessageResult](t, m)
+			_, merr := outcome[MessageResult](t, m)
 			for _, s := range cancelSteps[k:] {
 				s(c)
 			}
-			cres, cerr := outcome[tb.CancelResult](t, c)
-			want := tb.ErrLeaseUnavailable.Error()
+			cres, cerr := outcome[CancelResult](t, c)
+			want := ErrLeaseUnavailable.Error()
 			if k == len(cancelSteps) {
-				want = tb.ErrNotRunning.Error()
+				want = ErrNotRunning.Error()
 			}
-			if cerr != nil || cres.State != tb.CancelCancelled || errKind(merr) != want || writes(r) != 0 {
+			if cerr != nil || cres.State != CancelCancelled || errKind(merr) != want || writes(r) != 0 {
 				t.Fatalf("message started after %d cancel steps: cancel %+v %v; message %v (want %s); writes %d", k, cres, cerr, merr, want, writes(r))
 			}
-			if rec := r.get("ses_a"); rec.State != tb.StateCancelled {
+			if rec := r.get("ses_a"); rec.State != StateCancelled {
 				t.Fatalf("after %d steps: state %s", k, rec.State)
 			}
 			r.noLease("ses_a")
@@ -185,7 +183,7 @@ func TestInterleavingsSameTask(t *testing.T) {
 	})
 	t.Run("cancel_during_message", func(t *testing.T) {
 		for k := 0; k <= len(messageSteps); k++ {
-			r := newRig(t, tb.Options{})
+			r := newRig(t, Options{})
 			r.launch("ses_a", parent1, "explorer")
 			m := newMessage(r)
 			for _, s := range messageSteps[:k] {
@@ -201,19 +199,19 @@ func TestInterleavingsSameTask(t *testing.T) {
 			for _, s := range messageSteps[k:] {
 				s(m)
 			}
-			mres, merr := outcome[tb.MessageResult](t, m)
-			cres, cerr := outcome[tb.CancelResult](t, c)
+			mres, merr := outcome[MessageResult](t, m)
+			cres, cerr := outcome[CancelResult](t, c)
 			if merr != nil || mres.Status != "queued" || writes(r) != 1 {
 				t.Fatalf("cancel started after %d message steps: message %+v %v, writes %d", k, mres, merr, writes(r))
 			}
-			wantState := tb.StateRunning
+			wantState := StateRunning
 			if k < len(messageSteps) {
-				if errKind(cerr) != tb.ErrLeaseUnavailable.Error() || r.count("Abort") != 0 {
+				if errKind(cerr) != ErrLeaseUnavailable.Error() || r.count("Abort") != 0 {
 					t.Fatalf("cancel while the message holds the lease: %+v %v", cres, cerr)
 				}
 			} else {
-				wantState = tb.StateCancelled
-				if cerr != nil || cres.State != tb.CancelCancelled {
+				wantState = StateCancelled
+				if cerr != nil || cres.State != CancelCancelled {
 					t.Fatalf("cancel after the message settled: %+v %v", cres, cerr)
 				}
 			}
