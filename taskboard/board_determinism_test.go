@@ -62,7 +62,7 @@ func genDetOp(t *rapid.T, i int) detOp {
 		owner := rapid.SampledFrom([]LeaseOwner{OwnerAdmission, OwnerCompensation}).Draw(t, fmt.Sprintf("owner%d", i))
 		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
 			if l := lease(*issued); l != nil {
-				h, ok := b.HandOver(*l, owner)
+				h, ok := b.handOver(*l, owner)
 				return fmt.Sprint(h, ok)
 			}
 			return ""
@@ -76,12 +76,12 @@ func genDetOp(t *rapid.T, i int) detOp {
 	case 5:
 		back := time.Duration(rapid.IntRange(0, 2000).Draw(t, fmt.Sprintf("back%d", i))) * time.Millisecond
 		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
-			r, ok := b.MarkRunningFromLive(id, gen(b), b.Now().Add(-back))
+			r, ok := b.markRunningFromLive(id, gen(b), b.Now().Add(-back))
 			return fmt.Sprint(r.State, ok)
 		}
 	case 6:
 		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
-			r, g := b.StopCandidate(id, gen(b), b.Now(), MsgIdleUnconfirmed)
+			r, g := b.stopCandidate(id, gen(b), b.Now(), MsgIdleUnconfirmed)
 			return fmt.Sprint(r.State, g)
 		}
 	case 7:
@@ -96,7 +96,7 @@ func genDetOp(t *rapid.T, i int) detOp {
 	case 9:
 		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
 			g := gen(b)
-			return fmt.Sprint(b.HostDeleted(DeletionEvent{SessionID: id, Generation: &g}))
+			return fmt.Sprint(b.hostDeleted(DeletionEvent{SessionID: id, Generation: &g}))
 		}
 	case 10:
 		return func(b *Board, _ *ManualClock, _ *[]Lease) string {

@@ -18,13 +18,13 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E89_idle_then_busy_within_grace_stays_running", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(time.Second)
-			if _, g := e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateDeferred {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateDeferred {
 				t.Fatalf("first idle: %s", g)
 			}
 			e.tick(2 * time.Second)
 			e.b.ObserveBusy("ses_a", nil, e.b.Now())
 			e.tick(4 * time.Second)
-			r, g := e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
+			r, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
 			if g != GateDeferred || r.State != StateRunning {
 				t.Fatalf("%s %s", g, r.State)
 			}
@@ -35,18 +35,18 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E90_two_idle_readings_5s_apart_stop_once", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(time.Second)
-			e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
+			e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
 			e.tick(4999 * time.Millisecond)
-			if _, g := e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateDeferred {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateDeferred {
 				t.Fatalf("inside grace: %s", g)
 			}
 			e.tick(time.Millisecond)
-			s, g := e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
+			s, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
 			if g != GateCommitted || s.State != StateStopped || s.ResultSummary != "Background session stopped before a terminal task result was received." {
 				t.Fatalf("%s %s", g, s.State)
 			}
 			e.tick(5 * time.Second)
-			if _, g := e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateStale {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateStale {
 				t.Fatalf("third: %s", g)
 			}
 			if n := e.noticesOf(NoticeTerminal); len(n) != 1 {
@@ -57,7 +57,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			r := e.launch("ses_a", p1, "explorer")
 			for range 3 {
 				e.tick(5 * time.Second)
-				e.b.MarkStatusUncertain("ses_a", r.Generation, MsgMalformedEntry)
+				e.b.markStatusUncertain("ses_a", r.Generation, MsgMalformedEntry)
 			}
 			r = e.rec("ses_a")
 			if r.State != StateRunning || !r.StatusUncertain || r.LastStatusError != MsgMalformedEntry {
@@ -69,7 +69,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			b := e.launch("ses_b", p1, "fixer")
 			e.b.Drain()
 			for _, r := range []Record{a, b} {
-				e.b.MarkStatusUncertain(r.TaskID, r.Generation, "live status lookup timed out after 5000ms")
+				e.b.markStatusUncertain(r.TaskID, r.Generation, "live status lookup timed out after 5000ms")
 			}
 			for _, id := range []string{"ses_a", "ses_b"} {
 				if r := e.rec(id); r.State != StateRunning || !r.StatusUncertain {
@@ -83,12 +83,12 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E94_board_busy_during_pass_blocks_its_idle_reading", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(time.Second)
-			e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed) // earlier pass
+			e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed) // earlier pass
 			e.tick(5 * time.Second)
 			passStart := e.b.Now()
 			e.tick(100 * time.Millisecond)
 			e.b.ObserveBusy("ses_a", nil, e.b.Now()) // busy while the pass's read is in flight
-			got, g := e.b.StopCandidate("ses_a", r.Generation, passStart, MsgIdleUnconfirmed)
+			got, g := e.b.stopCandidate("ses_a", r.Generation, passStart, MsgIdleUnconfirmed)
 			if got.State != StateRunning || g == GateCommitted || got.LastLiveBusyAt.Before(passStart) {
 				t.Fatalf("%s %s", g, got.State)
 			}
@@ -100,9 +100,9 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			before := e.rec("ses_a")
 			e.tick(time.Second)
-			e.b.StopCandidate("ses_a", g1.Generation, e.b.Now(), MsgIdleUnconfirmed)
-			e.b.MarkStatusUncertain("ses_a", g1.Generation, "x")
-			e.b.MarkRunningFromLive("ses_a", g1.Generation, e.b.Now())
+			e.b.stopCandidate("ses_a", g1.Generation, e.b.Now(), MsgIdleUnconfirmed)
+			e.b.markStatusUncertain("ses_a", g1.Generation, "x")
+			e.b.markRunningFromLive("ses_a", g1.Generation, e.b.Now())
 			if after := e.rec("ses_a"); !equalRecords(before, after) {
 				t.Fatalf("G1 pass changed G2:\n%s", diffRecords(before, after))
 			}
@@ -142,7 +142,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.tick(time.Second)
 			e.b.ObserveBusy("ses_a", &g1.Generation, e.b.Now())
 			e.b.ObserveError("ses_a", &g1.Generation, "x", false, e.b.Now())
-			e.b.HostDeleted(DeletionEvent{SessionID: "ses_a", Generation: &g1.Generation})
+			e.b.hostDeleted(DeletionEvent{SessionID: "ses_a", Generation: &g1.Generation})
 			if after := e.rec("ses_a"); !equalRecords(before, after) {
 				t.Fatalf("changed:\n%s", diffRecords(before, after))
 			}
@@ -155,7 +155,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			e.mustCommit("ses_a", StateCompleted, "ok")
 			g2 := e.launch("ses_a", p1, "explorer")
-			if e.b.HostDeleted(DeletionEvent{SessionID: "ses_a"}) {
+			if e.b.hostDeleted(DeletionEvent{SessionID: "ses_a"}) {
 				t.Fatal("deletion counted")
 			}
 			if r := e.rec("ses_a"); r.Generation != g2.Generation {
@@ -166,11 +166,11 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			e.launch("ses_b", p1, "explorer")
 			e.launch("ses_a_child", "ses_a", "fixer")
-			if e.b.HostDeleted(DeletionEvent{SessionID: "ses_b", FallbackTeardown: true}) {
+			if e.b.hostDeleted(DeletionEvent{SessionID: "ses_b", FallbackTeardown: true}) {
 				t.Fatal("teardown counted")
 			}
 			e.rec("ses_b")
-			if !e.b.HostDeleted(DeletionEvent{SessionID: "ses_a"}) {
+			if !e.b.hostDeleted(DeletionEvent{SessionID: "ses_a"}) {
 				t.Fatal("genuine deletion ignored")
 			}
 			for _, id := range []string{"ses_a", "ses_a_child"} {
@@ -178,7 +178,7 @@ func TestBoardEdgeCases(t *testing.T) {
 					t.Fatalf("%s kept", id)
 				}
 			}
-			if !e.b.HostDeleted(DeletionEvent{SessionID: p1}) {
+			if !e.b.hostDeleted(DeletionEvent{SessionID: p1}) {
 				t.Fatal("parent deletion ignored")
 			}
 			if len(e.b.Records(p1)) != 0 {
@@ -190,7 +190,7 @@ func TestBoardEdgeCases(t *testing.T) {
 		}},
 		{name: "E101_tombstone_blocks_adopt_early_and_late_completion", run: func(t *testing.T, e *env) {
 			g1 := e.launch("ses_a", p1, "explorer")
-			e.b.HostDeleted(DeletionEvent{SessionID: "ses_a", Generation: &g1.Generation})
+			e.b.hostDeleted(DeletionEvent{SessionID: "ses_a", Generation: &g1.Generation})
 			epoch, ok := e.b.DeletionEpoch("ses_a")
 			if !ok {
 				t.Fatal("no epoch")
@@ -203,7 +203,7 @@ func TestBoardEdgeCases(t *testing.T) {
 				t.Fatal("late completion applied")
 			}
 			e.b.ObserveBusy("ses_a", &g1.Generation, e.b.Now())
-			e.b.MarkStatusUncertain("ses_a", g1.Generation, "x")
+			e.b.markStatusUncertain("ses_a", g1.Generation, "x")
 			if _, ok := e.b.Get("ses_a"); ok {
 				t.Fatal("record recreated")
 			}
@@ -221,7 +221,7 @@ func TestBoardEdgeCases(t *testing.T) {
 				t.Fatalf("error: %s", g)
 			}
 			e.tick(10 * time.Second)
-			if _, g := e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateStale {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateStale {
 				t.Fatalf("idle: %s", g)
 			}
 			if _, g := e.commit("ses_a", StateCompleted, "x"); g != GateStale {
@@ -233,21 +233,21 @@ func TestBoardEdgeCases(t *testing.T) {
 		}},
 		{name: "E141_board_deadline_claim_beats_late_inputs", opts: Options{WallClock: time.Minute}, run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			c, ok := e.b.ClaimDeadline("ses_a", r.Generation)
+			c, ok := e.b.claimDeadline("ses_a", r.Generation)
 			if !ok || !c.TimedOut || !c.CancellationRequested || c.DeadlineExceededAt.IsZero() {
 				t.Fatalf("claim: %+v", c)
 			}
-			if _, ok := e.b.ClaimDeadline("ses_a", r.Generation); ok {
+			if _, ok := e.b.claimDeadline("ses_a", r.Generation); ok {
 				t.Fatal("claimed twice")
 			}
 			if _, g := e.commit("ses_a", StateCompleted, "late"); g != GateStale {
 				t.Fatalf("completion after claim: %s", g)
 			}
 			e.tick(time.Second)
-			if b, _ := e.b.MarkRunningFromLive("ses_a", r.Generation, e.b.Now()); !b.TimedOut {
+			if b, _ := e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now()); !b.TimedOut {
 				t.Fatal("busy cleared the claimed timeout")
 			}
-			f, ok := e.b.FinalizeDeadline("ses_a", r.Generation, "abort was not confirmed")
+			f, ok := e.b.finalizeClaim("ses_a", r.Generation, "abort was not confirmed")
 			if !ok || f.State != StateError || !f.StatusUncertain || f.LastStatusError != "abort was not confirmed" || f.TimeoutCount != 1 {
 				t.Fatalf("finalize: %+v", f)
 			}
@@ -256,7 +256,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			}
 			// An error input after a claim becomes the timeout error.
 			r2 := e.launch("ses_b", p1, "explorer")
-			e.b.ClaimDeadline("ses_b", r2.Generation)
+			e.b.claimDeadline("ses_b", r2.Generation)
 			got, g := e.commit("ses_b", StateError, "provider error")
 			if g != GateCommitted || got.ResultSummary != "Task exceeded its wall-clock limit of 60000 ms" || !got.TimedOut {
 				t.Fatalf("%s %+v", g, got)
@@ -298,12 +298,12 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E122_absent_readings_then_stopped", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(5 * time.Second)
-			r, _ = e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), MsgAbsentUnconfirmed)
+			r, _ = e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgAbsentUnconfirmed)
 			if !r.StatusUncertain || r.LastStatusError != MsgAbsentUnconfirmed {
 				t.Fatalf("got %+v", r)
 			}
 			e.tick(5 * time.Second)
-			if r, g := e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), MsgAbsentUnconfirmed); g != GateCommitted || r.State != StateStopped {
+			if r, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgAbsentUnconfirmed); g != GateCommitted || r.State != StateStopped {
 				t.Fatalf("%s %s", g, r.State)
 			}
 		}},
@@ -314,11 +314,11 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.mustCommit("ses_b", StateCompleted, "ok")
 			bRec := e.ack("ses_b")
 			e.tick(time.Millisecond)
-			r, _ := e.b.MarkRunningFromLive("ses_a", a.Generation, e.b.Now())
+			r, _ := e.b.markRunningFromLive("ses_a", a.Generation, e.b.Now())
 			if r.State != StateRunning || r.TerminalRevision != a.TerminalRevision+1 {
 				t.Fatalf("no withdrawal: %s %d", r.State, r.TerminalRevision)
 			}
-			r, _ = e.b.MarkRunningFromLive("ses_b", bRec.Generation, e.b.Now())
+			r, _ = e.b.markRunningFromLive("ses_b", bRec.Generation, e.b.Now())
 			if r.State != StateReconciled || r.TerminalRevision != bRec.TerminalRevision {
 				t.Fatalf("reconciled reopened: %s", r.State)
 			}
@@ -327,7 +327,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			a := e.mustCommit("ses_a", StateCompleted, "ok")
 			e.tick(time.Millisecond)
-			e.b.MarkRunningFromLive("ses_a", a.Generation, e.b.Now())
+			e.b.markRunningFromLive("ses_a", a.Generation, e.b.Now())
 			e.mustCommit("ses_a", StateCompleted, "again")
 			if _, ok := e.b.Acquire(LeaseNotification, "ses_a", a.Generation, &a.TerminalRevision); ok {
 				t.Fatal("acquired for a withdrawn revision")
@@ -381,19 +381,19 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E147_hand_over_order", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			l := e.acquire(LeaseRelaunch, "ses_a")
-			a, ok := e.b.HandOver(l, OwnerAdmission)
+			a, ok := e.b.handOver(l, OwnerAdmission)
 			if !ok || a.Token != l.Token || a.Owner != OwnerAdmission || a.Phase() != PhaseSentUnknown {
 				t.Fatalf("to admission: %v %+v", ok, a)
 			}
-			if _, ok := e.b.HandOver(a, OwnerCaller); ok {
+			if _, ok := e.b.handOver(a, OwnerCaller); ok {
 				t.Fatal("handed back to caller")
 			}
-			c, ok := e.b.HandOver(a, OwnerCompensation)
+			c, ok := e.b.handOver(a, OwnerCompensation)
 			if !ok || c.Token != l.Token || c.Phase() != PhaseCompensating {
 				t.Fatalf("to compensation: %v %+v", ok, c)
 			}
 			for _, to := range []LeaseOwner{OwnerCaller, OwnerAdmission, OwnerCompensation} {
-				if _, ok := e.b.HandOver(c, to); ok {
+				if _, ok := e.b.handOver(c, to); ok {
 					t.Fatalf("compensation handed to %s", to)
 				}
 			}
@@ -402,7 +402,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			}
 			e.b.Release(l)
 			stale := l
-			if _, ok := e.b.HandOver(stale, OwnerAdmission); ok {
+			if _, ok := e.b.handOver(stale, OwnerAdmission); ok {
 				t.Fatal("handed over a released lease")
 			}
 		}},
@@ -427,8 +427,8 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			e.launch("ses_b", p1, "explorer")
 			l := e.acquire(LeaseRelaunch, "ses_a")
-			l, _ = e.b.HandOver(l, OwnerAdmission)
-			l, _ = e.b.HandOver(l, OwnerCompensation)
+			l, _ = e.b.handOver(l, OwnerAdmission)
+			l, _ = e.b.handOver(l, OwnerCompensation)
 			e.b.Drop("ses_a")
 			e.acquire(LeaseMessage, "ses_b")
 			e.tick(90 * time.Minute)

@@ -74,11 +74,11 @@ func (e *env) stop(id string) Record {
 	e.t.Helper()
 	gen := e.rec(id).Generation
 	e.tick(time.Millisecond)
-	if _, g := e.b.StopCandidate(id, gen, e.b.Now(), MsgIdleUnconfirmed); g != GateDeferred {
+	if _, g := e.b.stopCandidate(id, gen, e.b.Now(), MsgIdleUnconfirmed); g != GateDeferred {
 		e.t.Fatalf("first stop candidate: %s", g)
 	}
 	e.tick(5 * time.Second)
-	r, g := e.b.StopCandidate(id, gen, e.b.Now(), MsgIdleUnconfirmed)
+	r, g := e.b.stopCandidate(id, gen, e.b.Now(), MsgIdleUnconfirmed)
 	if g != GateCommitted || r.State != StateStopped {
 		e.t.Fatalf("second stop candidate: %s %s", g, r.State)
 	}

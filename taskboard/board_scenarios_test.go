@@ -98,7 +98,7 @@ func TestBoardScenarios(t *testing.T) {
 						e.mustCommit(id, StateCompleted, "done")
 					case (tried == LeaseCancellation || tried == LeaseMessage) && r.State != StateRunning:
 						e.tick(time.Millisecond)
-						if r2, _ := e.b.MarkRunningFromLive(id, r.Generation, e.b.Now()); r2.State != StateRunning {
+						if r2, _ := e.b.markRunningFromLive(id, r.Generation, e.b.Now()); r2.State != StateRunning {
 							t.Fatalf("withdrawal failed: %s", r2.State)
 						}
 					}
@@ -142,7 +142,7 @@ func TestBoardScenarios(t *testing.T) {
 				t.Fatal("notification lease not acquired")
 			}
 			e.tick(time.Millisecond)
-			e.b.MarkRunningFromLive("ses_a", r.Generation, e.b.Now())
+			e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
 			if e.b.Validate(l) {
 				t.Fatal("withdrawn notification lease still valid")
 			}
@@ -205,7 +205,7 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E10_mark_timed_out_keeps_running", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			r, ok := e.b.MarkTimedOut("ses_a", r.Generation)
+			r, ok := e.b.markTimedOut("ses_a", r.Generation)
 			if !ok || r.State != StateRunning || !r.TimedOut || Label(r) != "running, timed out" {
 				t.Fatalf("got %s %v %q", r.State, r.TimedOut, Label(r))
 			}
@@ -213,8 +213,8 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E11_completion_resets_timeout_count", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			e.b.MarkTimedOut("ses_a", r.Generation)
-			r, _ = e.b.MarkTimedOut("ses_a", r.Generation)
+			e.b.markTimedOut("ses_a", r.Generation)
+			r, _ = e.b.markTimedOut("ses_a", r.Generation)
 			if r.TimeoutCount != 2 {
 				t.Fatalf("TimeoutCount %d", r.TimeoutCount)
 			}
@@ -354,10 +354,10 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E20_deadline_finalized_uncertain_not_reusable_not_revivable", opts: Options{WallClock: time.Minute}, run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			if _, ok := e.b.ClaimDeadline("ses_a", r.Generation); !ok {
+			if _, ok := e.b.claimDeadline("ses_a", r.Generation); !ok {
 				t.Fatal("claim refused")
 			}
-			r, ok := e.b.FinalizeDeadline("ses_a", r.Generation, "abort was not confirmed")
+			r, ok := e.b.finalizeClaim("ses_a", r.Generation, "abort was not confirmed")
 			if !ok || r.State != StateError || !r.TimedOut || !r.StatusUncertain || r.ResultSummary != "Task exceeded its wall-clock limit of 60000 ms" {
 				t.Fatalf("finalize: %+v", r)
 			}
@@ -423,8 +423,8 @@ func TestBoardScenarios(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			c := e.mustCommit("ses_a", StateCancelled, "")
 			e.tick(time.Second)
-			r, _ := e.b.MarkRunningFromLive("ses_a", c.Generation, e.b.Now())
-			e.b.MarkTimedOut("ses_a", c.Generation)
+			r, _ := e.b.markRunningFromLive("ses_a", c.Generation, e.b.Now())
+			e.b.markTimedOut("ses_a", c.Generation)
 			r = e.rec("ses_a")
 			want := c
 			want.LastLiveBusyAt, want.UpdatedAt = e.b.Now(), r.UpdatedAt
@@ -456,7 +456,7 @@ func TestBoardScenarios(t *testing.T) {
 			e.tick(time.Hour)
 			for _, id := range []string{"ses_c", "ses_ca", "ses_r", "ses_re"} {
 				before := e.rec(id)
-				r, _ := e.b.MarkRunningFromLive(id, before.Generation, e.b.Now())
+				r, _ := e.b.markRunningFromLive(id, before.Generation, e.b.Now())
 				want := before
 				want.LastLiveBusyAt, want.UpdatedAt = e.b.Now(), r.UpdatedAt
 				if !equalRecords(r, want) {
@@ -467,9 +467,9 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E29_busy_clears_pending_stop_confirmation", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(time.Second)
-			e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
+			e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
 			e.tick(time.Second)
-			r, _ = e.b.MarkRunningFromLive("ses_a", r.Generation, e.b.Now())
+			r, _ = e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
 			if !r.StopConfirmationStartedAt.IsZero() || r.State != StateRunning || r.StatusUncertain {
 				t.Fatalf("got %+v", r)
 			}
@@ -477,8 +477,8 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E30_first_stop_confirmation_kept", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			first := e.b.Now().Add(time.Second)
-			e.b.NoteStopConfirmation("ses_a", r.Generation, first)
-			r, _ = e.b.NoteStopConfirmation("ses_a", r.Generation, first.Add(time.Second))
+			e.b.noteStopConfirmation("ses_a", r.Generation, first)
+			r, _ = e.b.noteStopConfirmation("ses_a", r.Generation, first.Add(time.Second))
 			if !r.StopConfirmationStartedAt.Equal(first) {
 				t.Fatalf("got %v", r.StopConfirmationStartedAt)
 			}
@@ -488,7 +488,7 @@ func TestBoardScenarios(t *testing.T) {
 			s := e.stop("ses_a")
 			e.ack("ses_a")
 			e.tick(time.Minute)
-			if r, _ := e.b.MarkRunningFromLive("ses_a", s.Generation, e.b.Now()); r.State != StateStopped {
+			if r, _ := e.b.markRunningFromLive("ses_a", s.Generation, e.b.Now()); r.State != StateStopped {
 				t.Fatalf("reopened: %s", r.State)
 			}
 		}},
@@ -496,42 +496,42 @@ func TestBoardScenarios(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			s := e.stop("ses_a")
 			at := s.CompletedAt
-			if r, _ := e.b.MarkRunningFromLive("ses_a", s.Generation, at); r.State != StateStopped {
+			if r, _ := e.b.markRunningFromLive("ses_a", s.Generation, at); r.State != StateStopped {
 				t.Fatalf("busy at CompletedAt reopened: %s", r.State)
 			}
-			r, _ := e.b.MarkRunningFromLive("ses_a", s.Generation, at.Add(time.Millisecond))
+			r, _ := e.b.markRunningFromLive("ses_a", s.Generation, at.Add(time.Millisecond))
 			if r.State != StateRunning || r.TerminalUnreconciled || r.TerminalRevision != s.TerminalRevision+1 {
 				t.Fatalf("got %s unreconciled %v rev %d", r.State, r.TerminalUnreconciled, r.TerminalRevision)
 			}
 		}},
 		{name: "E33_busy_after_timeout_makes_recoverable", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			e.b.MarkTimedOut("ses_a", r.Generation)
-			e.b.MarkStatusUncertain("ses_a", r.Generation, "lookup failed")
+			e.b.markTimedOut("ses_a", r.Generation)
+			e.b.markStatusUncertain("ses_a", r.Generation, "lookup failed")
 			e.tick(time.Second)
-			r, _ = e.b.MarkRunningFromLive("ses_a", r.Generation, e.b.Now())
+			r, _ = e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
 			if r.TimedOut || !r.RecoverableAfterLiveBusy || r.StatusUncertain || !r.StatusUncertainSince.IsZero() || r.LastStatusError != "" {
 				t.Fatalf("got %+v", r)
 			}
 		}},
 		{name: "E34_timed_out_recoverable_only_after_busy", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			r, _ = e.b.MarkTimedOut("ses_a", r.Generation)
+			r, _ = e.b.markTimedOut("ses_a", r.Generation)
 			if r.Recoverable() {
 				t.Fatal("recoverable before a busy")
 			}
 			e.tick(time.Second)
-			r, _ = e.b.MarkRunningFromLive("ses_a", r.Generation, e.b.Now())
+			r, _ = e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
 			if !r.Recoverable() {
 				t.Fatal("not recoverable after a busy")
 			}
 		}},
 		{name: "E36_uncertain_hidden_after_30_minutes", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			e.b.MarkStatusUncertain("ses_a", r.Generation, "lost")
+			e.b.markStatusUncertain("ses_a", r.Generation, "lost")
 			since := e.b.Now()
 			e.tick(10 * time.Minute)
-			r, _ = e.b.MarkStatusUncertain("ses_a", r.Generation, "still lost")
+			r, _ = e.b.markStatusUncertain("ses_a", r.Generation, "still lost")
 			if !r.StatusUncertainSince.Equal(since) {
 				t.Fatal("re-marking moved the stamp")
 			}
@@ -539,8 +539,8 @@ func TestBoardScenarios(t *testing.T) {
 			contains(t, e.b.View(p1).Text, "ses_a")
 			e.tick(time.Millisecond)
 			notContains(t, e.b.View(p1).Text, "ses_a")
-			e.b.MarkRunningFromLive("ses_a", r.Generation, e.b.Now())
-			e.b.MarkStatusUncertain("ses_a", r.Generation, "again")
+			e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
+			e.b.markStatusUncertain("ses_a", r.Generation, "again")
 			contains(t, e.b.View(p1).Text, "running, status uncertain")
 			e.tick(30 * time.Minute)
 			contains(t, e.b.View(p1).Text, "ses_a")

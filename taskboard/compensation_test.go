@@ -8,7 +8,7 @@ import (
 
 // orphan drives a revive to a pending admission, drops the record, and accepts the
 // admission (before or after the deadline); it returns the spawned compensation run.
-func orphan(t *testing.T, r *rig, caps Caps, late bool) (*mrun, *mrun) {
+func orphan(t *testing.T, r *rig, caps caps, late bool) (*mrun, *mrun) {
 	t.Helper()
 	finished(r)
 	m := reviveRun(r, caps, "ses_r")
@@ -31,7 +31,7 @@ func orphan(t *testing.T, r *rig, caps Caps, late bool) (*mrun, *mrun) {
 	return m, r.runs[len(r.runs)-1]
 }
 
-func compState(c *mrun) CompensationState { return c.m.(*Compensation).State() }
+func compState(c *mrun) compensationState { return c.m.(*compensation).State() }
 
 func TestCompensationScenarios(t *testing.T) {
 	tests := []struct {
@@ -144,7 +144,7 @@ func TestNotifyScenarios(t *testing.T) {
 		{name: "E128_fails_twice_then_succeeds", run: func(t *testing.T, r *rig) {
 			r.launch("ses_n", parent1, "explorer")
 			r.complete("ses_n", "ok")
-			n := r.start(NewNotify(parent1, notice(r, "ses_n"), v1))
+			n := r.start(newNotify(parent1, notice(r, "ses_n"), v1))
 			for i := 0; i < 2; i++ {
 				r.hasLease("ses_n", LeaseNotification)
 				n.dispatch()
@@ -153,12 +153,12 @@ func TestNotifyScenarios(t *testing.T) {
 				r.advance(time.Second)
 			}
 			n.dispatch()
-			p := r.performed[len(r.performed)-1].(SendPrompt)
+			p := r.performed[len(r.performed)-1].(sendPrompt)
 			if p.SessionID != parent1 || !p.Prompt.Synthetic || p.Prompt.Text != `Background task exp-1 (ses_n) finished: completed. Use task_result with task_id: "ses_n" to read it.` {
 				t.Fatalf("prompt %+v", p)
 			}
 			n.prompt(nil)
-			nm := n.m.(*Notify)
+			nm := n.m.(*notifyM)
 			if nm.State() != NotifySent || nm.Attempts() != 3 || r.count("SendPrompt") != 3 {
 				t.Fatalf("state %s attempts %d", nm.State(), nm.Attempts())
 			}
@@ -171,18 +171,18 @@ func TestNotifyScenarios(t *testing.T) {
 			r.clk.Advance(time.Second)
 			r.complete("ses_n", "ok")
 			old := notice(r, "ses_n")
-			n := r.start(NewNotify(parent1, old, v1))
-			if n.m.(*Notify).State() != NotifyParked {
+			n := r.start(newNotify(parent1, old, v1))
+			if n.m.(*notifyM).State() != NotifyParked {
 				t.Fatal("not parked")
 			}
 			r.clk.Advance(time.Second)
-			r.b.MarkRunningFromLive("ses_n", rec.Generation, r.b.Now()) // withdrawal
+			r.b.markRunningFromLive("ses_n", rec.Generation, r.b.Now()) // withdrawal
 			r.b.Release(l)
 			for _, ev := range r.b.Drain() {
-				n.step(NoticeEvent{Notice: ev})
+				n.step(noticeEvent{Notice: ev})
 			}
-			if n.m.(*Notify).State() != NotifyDiscarded || r.count("SendPrompt") != 0 {
-				t.Fatalf("state %s", n.m.(*Notify).State())
+			if n.m.(*notifyM).State() != NotifyDiscarded || r.count("SendPrompt") != 0 {
+				t.Fatalf("state %s", n.m.(*notifyM).State())
 			}
 			rev := old.TerminalRevision
 			if _, ok := r.b.Acquire(LeaseNotification, "ses_n", rec.Generation, &rev); ok {
@@ -193,7 +193,7 @@ func TestNotifyScenarios(t *testing.T) {
 		{name: "E86_pending_notification_blocks_revive_until_settled", run: func(t *testing.T, r *rig) {
 			r.launch("ses_r", parent1, "oracle")
 			r.complete("ses_r", "first")
-			n := r.start(NewNotify(parent1, notice(r, "ses_r"), v1))
+			n := r.start(newNotify(parent1, notice(r, "ses_r"), v1))
 			n.dispatch()
 			m := reviveRun(r, v1, "ses_r")
 			_, err := outcome[ReviveResult](t, m)
@@ -210,7 +210,7 @@ func TestNotifyScenarios(t *testing.T) {
 			m.messages(nil, nil)
 			res, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
-			if res.Generation < 2 || n.m.(*Notify).State() != NotifySent {
+			if res.Generation < 2 || n.m.(*notifyM).State() != NotifySent {
 				t.Fatalf("res %+v", res)
 			}
 		}},

@@ -32,7 +32,7 @@
 //     reads time only from an injected [Clock]. It is not safe for concurrent use. Its
 //     memory is bounded by the retention caps ([Options].MaxReusablePerAgent,
 //     MaxTombstones), not by the history of the process.
-//   - Step machines ([Machine]): sans-IO protocols for the tools (task_cancel,
+//   - Step machines (internal to the package): sans-IO protocols for the tools (task_cancel,
 //     task_message, task_revive with its compensation, notifications, task_status,
 //     task_result, reconciliation). They read the board, return host calls as commands and
 //     consume host replies and timer firings as events.
@@ -110,14 +110,12 @@
 //     "cancelled" is kept (whitespace collapsed).
 //   - A relaunch clears FallbackRecovering (it describes the previous run); the host sets
 //     it again if the new run falls back.
-//   - [Board.FinalizeDeadline] needs a prior [Board.ClaimDeadline] for that generation.
 //   - [Board.Drop] of an ID without a record does not tombstone it.
 //   - [Board.RegisterLaunch] emits a Launched notice for every new run (a new record or a
 //     relaunch), not for a PreserveRun observation; a PreserveRun merge that changes the
 //     agent runs the retention trim for the record's new pool.
 //   - [Board.Adopt] of a terminal session records it unacknowledged (terminal revision 1)
 //     without a Terminal notice.
-//   - [Board.HostDeleted] reports whether the deletion was genuine.
 //   - [Board.ClearForMessage] returns true only when it cleared an armed wait.
 //   - Under "Needs acknowledgement" the result line is always printed (possibly empty).
 //   - A reusable record that read context files gets a line "  context: <path> (<n>

@@ -68,7 +68,7 @@ type Driver struct {
 	mu     sync.Mutex
 	b      *Board
 	h      Host
-	caps   Caps
+	caps   caps
 	cfg    driverConfig
 	closed bool
 	done   chan struct{}
@@ -97,9 +97,9 @@ type trackKey struct {
 
 // run is one machine in flight.
 type run struct {
-	m       Machine
-	calls   map[CallID]context.CancelFunc
-	timers  map[TimerID]func() bool
+	m       machine
+	calls   map[callNo]context.CancelFunc
+	timers  map[timerID]func() bool
 	replied chan struct{}
 	closed  bool          // replied channel closed
 	forgot  chan struct{} // closed when a genuine deletion makes the driver forget the call
@@ -109,11 +109,11 @@ type run struct {
 // on, so a genuine deletion of either can release a waiting caller.
 type sessionsOf interface{ sessions() []string }
 
-func (m *Cancel) sessions() []string    { return []string{m.caller.SessionID, m.id} }
-func (m *Messaging) sessions() []string { return []string{m.caller.SessionID, m.rec.TaskID} }
-func (m *Revive) sessions() []string    { return []string{m.caller.SessionID, m.id} }
-func (m *Status) sessions() []string    { return []string{m.caller.SessionID, m.rec.TaskID} }
-func (m *Result) sessions() []string    { return []string{m.caller.SessionID, m.rec.TaskID} }
+func (m *cancelM) sessions() []string   { return []string{m.caller.SessionID, m.id} }
+func (m *messaging) sessions() []string { return []string{m.caller.SessionID, m.rec.TaskID} }
+func (m *reviveM) sessions() []string   { return []string{m.caller.SessionID, m.id} }
+func (m *statusM) sessions() []string   { return []string{m.caller.SessionID, m.rec.TaskID} }
+func (m *resultM) sessions() []string   { return []string{m.caller.SessionID, m.rec.TaskID} }
 
 // forget releases the callers waiting on machines that act for a deleted session; the
 // machines keep running to settle their leases (lock held).
@@ -162,7 +162,7 @@ func NewDriver(b *Board, h Host, opts ...DriverOption) (*Driver, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &Driver{b: b, h: h, caps: h.Caps(), cfg: cfg, done: make(chan struct{}),
+	return &Driver{b: b, h: h, caps: h.capsOf(), cfg: cfg, done: make(chan struct{}),
 		runs: map[*run]struct{}{}, tracked: map[trackKey]bool{}, shown: map[string][]Shown{}}, nil
 }
 
@@ -195,8 +195,8 @@ func (d *Driver) unlock() {
 }
 
 // start registers a machine and runs its Start (lock held).
-func (d *Driver) start(m Machine) *run {
-	r := &run{m: m, calls: map[CallID]context.CancelFunc{}, timers: map[TimerID]func() bool{},
+func (d *Driver) start(m machine) *run {
+	r := &run{m: m, calls: map[callNo]context.CancelFunc{}, timers: map[timerID]func() bool{},
 		replied: make(chan struct{}), forgot: make(chan struct{})}
 	d.runs[r] = struct{}{}
 	d.exec(r, m.Start(d.b))
@@ -205,31 +205,31 @@ func (d *Driver) start(m Machine) *run {
 }
 
 // exec carries out commands (lock held).
-func (d *Driver) exec(r *run, cmds []Command) {
+func (d *Driver) exec(r *run, cmds []command) {
 	for _, c := range cmds {
 		switch c := c.(type) {
-		case StartTimer:
+		case startTimer:
 			id := c.Timer
-			r.timers[id] = d.cfg.timers.AfterFunc(c.After, func() { d.deliver(r, Fired{Timer: id}) })
-		case StopTimer:
+			r.timers[id] = d.cfg.timers.AfterFunc(c.After, func() { d.deliver(r, fired{Timer: id}) })
+		case stopTimer:
 			if stop, ok := r.timers[c.Timer]; ok {
 				stop()
 				delete(r.timers, c.Timer)
 			}
-		case CancelCall:
+		case cancelCall:
 			if cancel, ok := r.calls[c.Call]; ok {
 				cancel()
 				delete(r.calls, c.Call)
 			}
-		case Log:
+		case logLine:
 			l := c
 			d.outbox = append(d.outbox, func() { d.cfg.logger.LogAttrs(context.Background(), l.Level, l.Msg, l.Attrs...) })
-		case Spawn:
-			if e, ok := c.Machine.(*Evidence); ok && d.evidenceRunning(e.id) {
+		case spawn:
+			if e, ok := c.Machine.(*evidence); ok && d.evidenceRunning(e.id) {
 				continue // one evidence read per record at a time
 			}
 			d.start(c.Machine)
-		case Proceed, Withdraw:
+		case proceed, withdraw:
 			// answers to a Dispatch are read by dispatch()
 		default:
 			if id, ok := callOfCommand(c); ok {
@@ -242,7 +242,7 @@ func (d *Driver) exec(r *run, cmds []Command) {
 // launch starts the goroutine of one host call (lock held). The call's context is
 // cancelled at Timing.HostCallDeadline (unless that is negative), by CancelCall, or by
 // Close. A call that returns has settled, whatever its error.
-func (d *Driver) launch(r *run, id CallID, c Command) {
+func (d *Driver) launch(r *run, id callNo, c command) {
 	ctx, cancel := context.WithCancel(context.Background())
 	r.calls[id] = cancel
 	stop := func() bool { return false }
@@ -262,7 +262,7 @@ func (d *Driver) launch(r *run, id CallID, c Command) {
 }
 
 // dispatch delivers Dispatch under the lock and reports whether the machine proceeds.
-func (d *Driver) dispatch(r *run, id CallID) bool {
+func (d *Driver) dispatch(r *run, id callNo) bool {
 	d.mu.Lock()
 	if d.closed {
 		// Every later dispatch is withdrawn: the machine is told, nothing runs.
@@ -273,10 +273,10 @@ func (d *Driver) dispatch(r *run, id CallID) bool {
 		d.mu.Unlock()
 		return false
 	}
-	cmds := r.m.Step(d.b, Dispatch{Call: id})
+	cmds := r.m.Step(d.b, dispatch{Call: id})
 	ok := false
 	for _, c := range cmds {
-		if p, is := c.(Proceed); is && p.Call == id {
+		if p, is := c.(proceed); is && p.Call == id {
 			ok = true
 		}
 	}
@@ -290,38 +290,38 @@ func (d *Driver) dispatch(r *run, id CallID) bool {
 }
 
 // perform makes one host call and returns its reply event.
-func (d *Driver) perform(ctx context.Context, id CallID, c Command) Event {
+func (d *Driver) perform(ctx context.Context, id callNo, c command) event {
 	switch c := c.(type) {
-	case Abort:
+	case abort:
 		ok, err := d.h.Aborter.Abort(ctx, c.SessionID)
-		return AbortReply{Call: id, Confirmed: ok, Err: err}
-	case ReadStatus:
+		return abortReply{Call: id, Confirmed: ok, Err: err}
+	case readStatus:
 		if d.h.Status == nil {
-			return StatusReply{Call: id, Err: errors.New("live status unavailable")}
+			return statusReply{Call: id, Err: errors.New("live status unavailable")}
 		}
 		s, err := d.h.Status.Statuses(ctx)
-		return StatusReply{Call: id, Snapshot: s, Err: err}
-	case ReadSession:
+		return statusReply{Call: id, Snapshot: s, Err: err}
+	case readSession:
 		info, err := d.h.Sessions.Session(ctx, c.SessionID)
-		return SessionReply{Call: id, Info: info, Err: err}
-	case ReadMessages:
+		return sessionReply{Call: id, Info: info, Err: err}
+	case readMessages:
 		es, err := d.h.Sessions.Messages(ctx, c.SessionID, c.Limit)
-		return MessagesReply{Call: id, Entries: es, Err: err}
-	case WaitIdle:
+		return messagesReply{Call: id, Entries: es, Err: err}
+	case waitIdle:
 		if d.h.Idle == nil {
-			return IdleReply{Call: id, Err: errors.New("idle waiter unavailable")}
+			return idleReply{Call: id, Err: errors.New("idle waiter unavailable")}
 		}
-		return IdleReply{Call: id, Err: d.h.Idle.WaitIdle(ctx, c.SessionID)}
-	case WriteMessage:
-		return WriteReply{Call: id, Err: d.h.Prompter.Enqueue(ctx, c.SessionID, c.Message)}
-	case SendPrompt:
-		return PromptReply{Call: id, Err: d.h.Prompter.PromptAsync(ctx, c.SessionID, c.Prompt)}
+		return idleReply{Call: id, Err: d.h.Idle.WaitIdle(ctx, c.SessionID)}
+	case writeMessage:
+		return writeReply{Call: id, Err: d.h.Prompter.Enqueue(ctx, c.SessionID, c.Message)}
+	case sendPrompt:
+		return promptReply{Call: id, Err: d.h.Prompter.PromptAsync(ctx, c.SessionID, c.Prompt)}
 	}
 	panic(fmt.Sprintf("taskboard: unknown host call %T", c))
 }
 
 // deliver hands one event to a machine under the lock. After Close nothing is delivered.
-func (d *Driver) deliver(r *run, ev Event) {
+func (d *Driver) deliver(r *run, ev event) {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
@@ -334,7 +334,7 @@ func (d *Driver) deliver(r *run, ev Event) {
 	if id, ok := callOf(ev); ok {
 		delete(r.calls, id)
 	}
-	if f, ok := ev.(Fired); ok {
+	if f, ok := ev.(fired); ok {
 		delete(r.timers, f.Timer)
 	}
 	d.exec(r, r.m.Step(d.b, ev))
@@ -348,13 +348,13 @@ func (d *Driver) settle(r *run) {
 		r.closed = true
 		close(r.replied)
 	}
-	if rv, ok := r.m.(*Revive); ok {
+	if rv, ok := r.m.(*reviveM); ok {
 		if gen, ok := rv.Registered(); ok {
 			d.tracked[trackKey{rv.id, gen}] = true
 		}
 	}
 	if r.m.Done() {
-		if _, ok := r.m.(*ReconcilePass); ok && d.reconcile != nil {
+		if _, ok := r.m.(*reconcilePass); ok && d.reconcile != nil {
 			d.reconcile.inFlight = false
 		}
 		delete(d.runs, r)
@@ -380,24 +380,24 @@ func (d *Driver) drain() {
 			case NoticeTerminal:
 				d.queue(d.onTerminal, n)
 				for r := range d.runs {
-					if sv, ok := r.m.(*Supervise); ok && sv.id == n.TaskID {
-						d.exec(r, r.m.Step(d.b, NoticeEvent{Notice: n}))
+					if sv, ok := r.m.(*supervise); ok && sv.id == n.TaskID {
+						d.exec(r, r.m.Step(d.b, noticeEvent{Notice: n}))
 						d.settle(r)
 					}
 				}
 				if (n.State == StateCompleted || n.State == StateError) && (d.cfg.notifyAll || d.tracked[trackKey{n.TaskID, n.Generation}]) {
-					d.start(NewNotify(n.ParentID, n, d.caps))
+					d.start(newNotify(n.ParentID, n, d.caps))
 				}
 			case NoticeLaunched:
 				d.queue(d.onLaunched, n)
 				d.armReconcile()
 				if d.b.Options().WallClock > 0 {
-					d.start(NewSupervise(n.TaskID, n.Generation))
+					d.start(newSupervise(n.TaskID, n.Generation))
 				}
 			case NoticeLeaseReleased:
 				for r := range d.runs {
-					if nm, ok := r.m.(*Notify); ok && nm.State() == NotifyParked && nm.n.TaskID == n.TaskID {
-						d.exec(r, r.m.Step(d.b, NoticeEvent{Notice: n}))
+					if nm, ok := r.m.(*notifyM); ok && nm.State() == NotifyParked && nm.n.TaskID == n.TaskID {
+						d.exec(r, r.m.Step(d.b, noticeEvent{Notice: n}))
 						d.settle(r)
 					}
 				}
@@ -467,7 +467,7 @@ func (d *Driver) deliverNotices() {
 }
 
 // runTool starts a tool machine and waits for its reply, the caller's context, or Close.
-func (d *Driver) runTool(ctx context.Context, m Machine) error {
+func (d *Driver) runTool(ctx context.Context, m machine) error {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
@@ -494,7 +494,7 @@ func (d *Driver) runTool(ctx context.Context, m Machine) error {
 
 // Status runs task_status.
 func (d *Driver) Status(ctx context.Context, c Caller, a StatusArgs) (StatusResult, error) {
-	m := NewStatus(c, a, d.caps)
+	m := newStatus(c, a, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return StatusResult{}, err
 	}
@@ -503,7 +503,7 @@ func (d *Driver) Status(ctx context.Context, c Caller, a StatusArgs) (StatusResu
 
 // Result runs task_result.
 func (d *Driver) Result(ctx context.Context, c Caller, a ResultArgs) (ResultOutput, error) {
-	m := NewResult(c, a, d.caps)
+	m := newResult(c, a, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return ResultOutput{}, err
 	}
@@ -512,7 +512,7 @@ func (d *Driver) Result(ctx context.Context, c Caller, a ResultArgs) (ResultOutp
 
 // Message runs task_message.
 func (d *Driver) Message(ctx context.Context, c Caller, a MessageArgs) (MessageResult, error) {
-	m := NewMessage(c, a, d.caps)
+	m := newMessage(c, a, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return MessageResult{}, err
 	}
@@ -521,7 +521,7 @@ func (d *Driver) Message(ctx context.Context, c Caller, a MessageArgs) (MessageR
 
 // Cancel runs task_cancel.
 func (d *Driver) Cancel(ctx context.Context, c Caller, a CancelArgs) (CancelResult, error) {
-	m := NewCancel(c, a, d.caps)
+	m := newCancel(c, a, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return CancelResult{}, err
 	}
@@ -530,7 +530,7 @@ func (d *Driver) Cancel(ctx context.Context, c Caller, a CancelArgs) (CancelResu
 
 // Revive runs task_revive.
 func (d *Driver) Revive(ctx context.Context, c Caller, a ReviveArgs) (ReviveResult, error) {
-	m := NewRevive(c, a, d.caps)
+	m := newRevive(c, a, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return ReviveResult{}, err
 	}

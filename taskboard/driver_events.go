@@ -61,8 +61,8 @@ type reconcileState struct {
 	off      bool
 }
 
-// WithoutReconciliation turns off the driver's periodic reconciliation passes, for
-// hosts that reconcile on their own schedule with [NewReconcilePass].
+// WithoutReconciliation turns off the driver's periodic reconciliation passes (a v1 host
+// whose status map is costly): running records then settle only through events and tools.
 func WithoutReconciliation() DriverOption {
 	return func(c *driverConfig) { c.noReconcile = true }
 }
@@ -98,7 +98,7 @@ func (d *Driver) Observe(ev HostEvent) {
 		for _, c := range b.Records(ev.SessionID) {
 			affected[c.TaskID] = true
 		}
-		if b.HostDeleted(DeletionEvent{SessionID: ev.SessionID, Generation: ev.Generation, FallbackTeardown: ev.FallbackTeardown}) {
+		if b.hostDeleted(DeletionEvent{SessionID: ev.SessionID, Generation: ev.Generation, FallbackTeardown: ev.FallbackTeardown}) {
 			d.forget(affected)
 		}
 	case EventIdle:
@@ -108,7 +108,7 @@ func (d *Driver) Observe(ev HostEvent) {
 			d.after(d.b.Timing().IdleDelay, func() {
 				r, ok := d.b.Get(id)
 				if ok && r.Generation == gen && r.State == StateRunning && !r.LastLiveBusyAt.After(at) && !d.evidenceRunning(id) {
-					d.start(NewEvidence(id, gen, d.caps))
+					d.start(newEvidence(id, gen, d.caps))
 				}
 			})
 		}
@@ -129,7 +129,7 @@ func (d *Driver) Observe(ev HostEvent) {
 // one evidence machine per record at a time.
 func (d *Driver) evidenceRunning(taskID string) bool {
 	for r := range d.runs {
-		if e, ok := r.m.(*Evidence); ok && e.id == taskID {
+		if e, ok := r.m.(*evidence); ok && e.id == taskID {
 			return true
 		}
 	}
@@ -147,18 +147,18 @@ type delayed struct {
 	core
 	dur time.Duration
 	f   func()
-	t   TimerID
+	t   timerID
 }
 
-func (m *delayed) Start(b *Board) []Command {
+func (m *delayed) Start(b *Board) []command {
 	m.replied = true
 	t, st := m.timer(b, m.dur)
 	m.t = t
-	return []Command{st}
+	return []command{st}
 }
 
-func (m *delayed) Step(b *Board, ev Event) []Command {
-	return m.step(b, ev, func(TimerID) []Command { m.f(); return nil }, func(Event) []Command { return nil })
+func (m *delayed) Step(b *Board, ev event) []command {
+	return m.step(b, ev, func(timerID) []command { m.f(); return nil }, func(event) []command { return nil })
 }
 
 // armReconcile schedules the next reconciliation tick when the host has a status map and
@@ -195,7 +195,7 @@ func (d *Driver) reconcileTick() {
 	}
 	if !d.reconcile.inFlight {
 		d.reconcile.inFlight = true
-		pass := d.start(NewReconcilePass(d.caps))
+		pass := d.start(newReconcilePass(d.caps))
 		if pass.m.Done() {
 			d.reconcile.inFlight = false
 		}

@@ -45,7 +45,7 @@ func (d *Driver) EvidenceRunsForTest(taskID string) int {
 	defer d.mu.Unlock()
 	n := 0
 	for r := range d.runs {
-		if e, ok := r.m.(*Evidence); ok && e.id == taskID {
+		if e, ok := r.m.(*evidence); ok && e.id == taskID {
 			n++
 		}
 	}

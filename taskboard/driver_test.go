@@ -237,7 +237,7 @@ func TestDriverScenarios(t *testing.T) {
 			// Every later Dispatch is withdrawn: a machine run by hand on the disposed board.
 			r := &rig{t: t, b: x.d.Board()}
 			x.d.Board().Release(mustLease(t, x.d.Board(), "ses_a"))
-			m := r.start(NewMessage(orch, MessageArgs{Ref: "ses_a", Text: "x"}, v2))
+			m := r.start(newMessage(orch, MessageArgs{Ref: "ses_a", Text: "x"}, v2))
 			m.dispatch()
 			if len(m.withdrawn) != 1 {
 				t.Fatal("dispatch after Close not withdrawn")
@@ -291,7 +291,7 @@ func TestDriverScenarios(t *testing.T) {
 			if !x.d.Board().Waiting(parent1) {
 				t.Fatal("Close cleared the wait")
 			}
-			x.d.Board().HostDeleted(DeletionEvent{SessionID: parent1})
+			x.d.Board().hostDeleted(DeletionEvent{SessionID: parent1})
 			if x.d.Board().Waiting(parent1) {
 				t.Fatal("deletion did not clear")
 			}

@@ -23,13 +23,13 @@ func (b *Board) fence(taskID string, gen *uint64, busy bool, at time.Time) (*Rec
 }
 
 // ObserveBusy applies a live busy/retry event (gen nil when the host gave none) through the
-// fence, then [Board.MarkRunningFromLive].
+// fence, then markRunningFromLive.
 func (b *Board) ObserveBusy(taskID string, gen *uint64, at time.Time) (Record, bool) {
 	r, ok := b.fence(taskID, gen, true, at)
 	if !ok {
 		return b.copyOf(taskID), false
 	}
-	return b.MarkRunningFromLive(taskID, r.Generation, at)
+	return b.markRunningFromLive(taskID, r.Generation, at)
 }
 
 // Stop-rule messages.
@@ -39,13 +39,13 @@ const (
 	MsgMalformedEntry    = "malformed live status entry for session"
 )
 
-// StopCandidate applies one non-busy (idle or absent) observation at `at` to a running
+// stopCandidate applies one non-busy (idle or absent) observation at `at` to a running
 // generation with no deadline claim. A deferred error is committed as error
 // (GateCommitted). The first observation of an episode stamps the stop confirmation and
 // marks the record uncertain with msg (GateDeferred). A later one at least StopGrace after
 // the stamp, with no busy since the stamp, commits stopped (GateCommitted); one inside the
 // grace is GateDeferred. Anything else is GateStale.
-func (b *Board) StopCandidate(taskID string, gen uint64, at time.Time, msg string) (Record, GateResult) {
+func (b *Board) stopCandidate(taskID string, gen uint64, at time.Time, msg string) (Record, GateResult) {
 	r, ok := b.running(taskID, gen)
 	if !ok || r.deadlineClaimed() {
 		return b.copyOf(taskID), GateStale
@@ -54,8 +54,8 @@ func (b *Board) StopCandidate(taskID string, gen uint64, at time.Time, msg strin
 		return b.CommitTerminal(Commit{TaskID: taskID, Generation: gen, State: StateError, Summary: r.DeferredError, ObservedAt: at})
 	}
 	if r.StopConfirmationStartedAt.IsZero() {
-		b.NoteStopConfirmation(taskID, gen, at)
-		rec, _ := b.MarkStatusUncertain(taskID, gen, msg)
+		b.noteStopConfirmation(taskID, gen, at)
+		rec, _ := b.markStatusUncertain(taskID, gen, msg)
 		return rec, GateDeferred
 	}
 	start := r.StopConfirmationStartedAt
@@ -90,12 +90,12 @@ type DeletionEvent struct {
 	FallbackTeardown bool
 }
 
-// HostDeleted applies a session.deleted event and reports whether it was genuine.
+// hostDeleted applies a session.deleted event and reports whether it was genuine.
 // A fallback teardown is ignored; so is an event without a generation for a record with
 // TaskGeneration > 1, and one whose generation is not the current one. A genuine deletion
 // clears the session's wait-for-user latch and last user identity, drops its record (unless
 // it has a deadline claim) and clears its children. Leases stay live.
-func (b *Board) HostDeleted(ev DeletionEvent) bool {
+func (b *Board) hostDeleted(ev DeletionEvent) bool {
 	if ev.FallbackTeardown || ev.SessionID == "" {
 		return false
 	}

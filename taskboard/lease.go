@@ -121,10 +121,10 @@ func (b *Board) Release(l Lease) bool {
 	return true
 }
 
-// HandOver passes a valid lease to the next owner, keeping its token, so the task ID is
+// handOver passes a valid lease to the next owner, keeping its token, so the task ID is
 // never free between owners. Only caller → admission and admission → compensation
 // are allowed, and only for relaunch leases; anything else returns false.
-func (b *Board) HandOver(l Lease, to LeaseOwner) (Lease, bool) {
+func (b *Board) handOver(l Lease, to LeaseOwner) (Lease, bool) {
 	if !b.Validate(l) || l.Kind != LeaseRelaunch {
 		return Lease{}, false
 	}

@@ -236,11 +236,11 @@ func (b *Board) allocAlias(parent, agent, id string) string {
 	}
 }
 
-// AbandonLaunch puts replaced back when the task still holds launched's generation (a
+// abandonLaunch puts replaced back when the task still holds launched's generation (a
 // queued admission the host explicitly refused). A zero replaced (no record before the
 // launch) removes the record without a tombstone. Otherwise it returns false and changes
 // nothing.
-func (b *Board) AbandonLaunch(launched, replaced Record) bool {
+func (b *Board) abandonLaunch(launched, replaced Record) bool {
 	r, ok := b.records[launched.TaskID]
 	if !ok || r.Generation != launched.Generation {
 		return false

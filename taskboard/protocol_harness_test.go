@@ -23,9 +23,9 @@ const (
 var (
 	orch  = Caller{SessionID: parent1, Agent: "orchestrator"}
 	orch2 = Caller{SessionID: parent2, Agent: "orchestrator"}
-	v1    = Caps{Flavor: FlavorV1, StatusMap: true}
-	v2    = Caps{Flavor: FlavorV2}
-	v2w   = Caps{Flavor: FlavorV2, IdleWaiter: true}
+	v1    = caps{Flavor: FlavorV1, StatusMap: true}
+	v2    = caps{Flavor: FlavorV2}
+	v2w   = caps{Flavor: FlavorV2, IdleWaiter: true}
 )
 
 type rig struct {
@@ -34,19 +34,19 @@ type rig struct {
 	clk  *ManualClock
 	runs []*mrun
 	// performed lists every host call actually made, in order, across machines.
-	performed []Command
-	logs      []Log
+	performed []command
+	logs      []logLine
 }
 
 type mrun struct {
 	r         *rig
-	m         Machine
-	pending   map[CallID]Command // performed, not settled
-	awaiting  map[CallID]Command // guarded, waiting for Dispatch
-	withdrawn map[CallID]bool
-	cancelled map[CallID]bool
-	timers    map[TimerID]time.Time
-	order     []CallID
+	m         machine
+	pending   map[callNo]command // performed, not settled
+	awaiting  map[callNo]command // guarded, waiting for Dispatch
+	withdrawn map[callNo]bool
+	cancelled map[callNo]bool
+	timers    map[timerID]time.Time
+	order     []callNo
 }
 
 func newRig(t tbT, o Options) *rig {
@@ -108,41 +108,41 @@ func (r *rig) ack(id string) Record {
 	return out
 }
 
-func (r *rig) start(m Machine) *mrun {
-	mr := &mrun{r: r, m: m, pending: map[CallID]Command{}, awaiting: map[CallID]Command{},
-		withdrawn: map[CallID]bool{}, cancelled: map[CallID]bool{}, timers: map[TimerID]time.Time{}}
+func (r *rig) start(m machine) *mrun {
+	mr := &mrun{r: r, m: m, pending: map[callNo]command{}, awaiting: map[callNo]command{},
+		withdrawn: map[callNo]bool{}, cancelled: map[callNo]bool{}, timers: map[timerID]time.Time{}}
 	r.runs = append(r.runs, mr)
 	mr.exec(m.Start(r.b))
 	return mr
 }
 
-func (mr *mrun) exec(cmds []Command) {
+func (mr *mrun) exec(cmds []command) {
 	for _, c := range cmds {
 		switch c := c.(type) {
-		case StartTimer:
+		case startTimer:
 			mr.timers[c.Timer] = mr.r.b.Now().Add(c.After)
-		case StopTimer:
+		case stopTimer:
 			delete(mr.timers, c.Timer)
-		case CancelCall:
+		case cancelCall:
 			delete(mr.pending, c.Call)
 			mr.cancelled[c.Call] = true
-		case Log:
+		case logLine:
 			mr.r.logs = append(mr.r.logs, c)
-		case Spawn:
+		case spawn:
 			mr.r.start(c.Machine)
-		case Proceed:
+		case proceed:
 			call := mr.awaiting[c.Call]
 			delete(mr.awaiting, c.Call)
 			mr.pending[c.Call] = call
 			mr.r.performed = append(mr.r.performed, call)
-		case Withdraw:
+		case withdraw:
 			delete(mr.awaiting, c.Call)
 			mr.withdrawn[c.Call] = true
 		default:
 			id := callID(c)
 			mr.order = append(mr.order, id)
 			switch c.(type) {
-			case Abort, WriteMessage, SendPrompt:
+			case abort, writeMessage, sendPrompt:
 				mr.awaiting[id] = c
 			default:
 				mr.pending[id] = c
@@ -152,15 +152,15 @@ func (mr *mrun) exec(cmds []Command) {
 	}
 }
 
-func callID(c Command) CallID {
+func callID(c command) callNo {
 	v := reflect.ValueOf(c).FieldByName("Call")
-	return CallID(v.Uint())
+	return callNo(v.Uint())
 }
 
-func (mr *mrun) step(ev Event) {
-	if _, isDispatch := ev.(Dispatch); !isDispatch {
+func (mr *mrun) step(ev event) {
+	if _, isDispatch := ev.(dispatch); !isDispatch {
 		if v := reflect.ValueOf(ev).FieldByName("Call"); v.IsValid() {
-			delete(mr.pending, CallID(v.Uint()))
+			delete(mr.pending, callNo(v.Uint()))
 		}
 	}
 	mr.exec(mr.m.Step(mr.r.b, ev))
@@ -171,7 +171,7 @@ func (mr *mrun) dispatch() {
 	mr.r.t.Helper()
 	for _, id := range mr.order {
 		if _, ok := mr.awaiting[id]; ok {
-			mr.step(Dispatch{Call: id})
+			mr.step(dispatch{Call: id})
 			return
 		}
 	}
@@ -179,16 +179,16 @@ func (mr *mrun) dispatch() {
 }
 
 // call returns the oldest pending call of the given type ("Abort", "ReadStatus", …).
-func (mr *mrun) call(kind string) (CallID, bool) {
+func (mr *mrun) call(kind string) (callNo, bool) {
 	for _, id := range mr.order {
-		if c, ok := mr.pending[id]; ok && reflect.TypeOf(c).Name() == kind {
+		if c, ok := mr.pending[id]; ok && kindIs(c, kind) {
 			return id, true
 		}
 	}
 	return 0, false
 }
 
-func (mr *mrun) must(kind string) CallID {
+func (mr *mrun) must(kind string) callNo {
 	mr.r.t.Helper()
 	id, ok := mr.call(kind)
 	if !ok {
@@ -202,31 +202,31 @@ func (mr *mrun) has(kind string) bool { _, ok := mr.call(kind); return ok }
 // Replies to the oldest pending call of each kind.
 func (mr *mrun) abort(confirmed bool, err error) {
 	mr.r.t.Helper()
-	mr.step(AbortReply{Call: mr.must("Abort"), Confirmed: confirmed, Err: err})
+	mr.step(abortReply{Call: mr.must("Abort"), Confirmed: confirmed, Err: err})
 }
 func (mr *mrun) status(s StatusSnapshot, err error) {
 	mr.r.t.Helper()
-	mr.step(StatusReply{Call: mr.must("ReadStatus"), Snapshot: s, Err: err})
+	mr.step(statusReply{Call: mr.must("ReadStatus"), Snapshot: s, Err: err})
 }
 func (mr *mrun) session(info SessionInfo, err error) {
 	mr.r.t.Helper()
-	mr.step(SessionReply{Call: mr.must("ReadSession"), Info: info, Err: err})
+	mr.step(sessionReply{Call: mr.must("ReadSession"), Info: info, Err: err})
 }
 func (mr *mrun) messages(es []TranscriptEntry, err error) {
 	mr.r.t.Helper()
-	mr.step(MessagesReply{Call: mr.must("ReadMessages"), Entries: es, Err: err})
+	mr.step(messagesReply{Call: mr.must("ReadMessages"), Entries: es, Err: err})
 }
 func (mr *mrun) idle(err error) {
 	mr.r.t.Helper()
-	mr.step(IdleReply{Call: mr.must("WaitIdle"), Err: err})
+	mr.step(idleReply{Call: mr.must("WaitIdle"), Err: err})
 }
 func (mr *mrun) write(err error) {
 	mr.r.t.Helper()
-	mr.step(WriteReply{Call: mr.must("WriteMessage"), Err: err})
+	mr.step(writeReply{Call: mr.must("WriteMessage"), Err: err})
 }
 func (mr *mrun) prompt(err error) {
 	mr.r.t.Helper()
-	mr.step(PromptReply{Call: mr.must("SendPrompt"), Err: err})
+	mr.step(promptReply{Call: mr.must("SendPrompt"), Err: err})
 }
 
 // advance moves the clock by d, firing every due timer of every machine in due order
@@ -235,7 +235,7 @@ func (r *rig) advance(d time.Duration) {
 	end := r.clk.Now().Add(d)
 	for {
 		var best *mrun
-		var bestID TimerID
+		var bestID timerID
 		var bestDue time.Time
 		for _, mr := range r.runs {
 			for id, due := range mr.timers {
@@ -252,7 +252,7 @@ func (r *rig) advance(d time.Duration) {
 		}
 		r.clk.Set(bestDue)
 		delete(best.timers, bestID)
-		best.step(Fired{Timer: bestID})
+		best.step(fired{Timer: bestID})
 	}
 	r.clk.Set(end)
 }
@@ -270,7 +270,7 @@ func indexOf(runs []*mrun, m *mrun) int {
 func (r *rig) count(kind string) int {
 	n := 0
 	for _, c := range r.performed {
-		if reflect.TypeOf(c).Name() == kind {
+		if kindIs(c, kind) {
 			n++
 		}
 	}
@@ -382,3 +382,10 @@ func done(t *testing.T, mr *mrun) {
 }
 
 var errHost = fmt.Errorf("HTTP 500")
+
+// kindIs reports whether command c is of the kind named like its host call ("Abort",
+// "ReadStatus", …; the command types themselves are unexported).
+func kindIs(c command, kind string) bool {
+	n := reflect.TypeOf(c).Name()
+	return n != "" && kind != "" && strings.EqualFold(n[:1], kind[:1]) && n[1:] == kind[1:]
+}

@@ -110,13 +110,13 @@ func cancelSummary(s string) string {
 	return "cancelled: " + s
 }
 
-// MarkRunningFromLive applies a live busy/retry observation to generation gen. A
+// markRunningFromLive applies a live busy/retry observation to generation gen. A
 // missing record or another generation is a no-op (false). A running record gets the
 // activity update; sticky records (cancelled, reconciled, acknowledged stopped, or with a
 // deadline claim) only get LastLiveBusyAt; an unacknowledged completed, error or stopped
 // record is reopened (withdrawal) iff observedAt > CompletedAt, else only LastLiveBusyAt
 // moves.
-func (b *Board) MarkRunningFromLive(taskID string, gen uint64, observedAt time.Time) (Record, bool) {
+func (b *Board) markRunningFromLive(taskID string, gen uint64, observedAt time.Time) (Record, bool) {
 	r, ok := b.records[taskID]
 	if !ok || r.Generation != gen {
 		return b.copyOf(taskID), false
@@ -166,9 +166,9 @@ func (b *Board) running(taskID string, gen uint64) (*Record, bool) {
 	return r, true
 }
 
-// NoteStopConfirmation stamps the start of a stop confirmation on a running record of
+// noteStopConfirmation stamps the start of a stop confirmation on a running record of
 // generation gen; the first stamp of an episode is kept.
-func (b *Board) NoteStopConfirmation(taskID string, gen uint64, at time.Time) (Record, bool) {
+func (b *Board) noteStopConfirmation(taskID string, gen uint64, at time.Time) (Record, bool) {
 	r, ok := b.running(taskID, gen)
 	if !ok {
 		return b.copyOf(taskID), false
@@ -180,9 +180,9 @@ func (b *Board) NoteStopConfirmation(taskID string, gen uint64, at time.Time) (R
 	return r.clone(), true
 }
 
-// MarkStatusUncertain marks a running record of generation gen uncertain with msg as
+// markStatusUncertain marks a running record of generation gen uncertain with msg as
 // LastStatusError; StatusUncertainSince is stamped once per episode.
-func (b *Board) MarkStatusUncertain(taskID string, gen uint64, msg string) (Record, bool) {
+func (b *Board) markStatusUncertain(taskID string, gen uint64, msg string) (Record, bool) {
 	r, ok := b.running(taskID, gen)
 	if !ok {
 		return b.copyOf(taskID), false
@@ -197,8 +197,8 @@ func (b *Board) MarkStatusUncertain(taskID string, gen uint64, msg string) (Reco
 	return r.clone(), true
 }
 
-// MarkTimedOut sets TimedOut and counts a timeout on a running record of generation gen.
-func (b *Board) MarkTimedOut(taskID string, gen uint64) (Record, bool) {
+// markTimedOut sets TimedOut and counts a timeout on a running record of generation gen.
+func (b *Board) markTimedOut(taskID string, gen uint64) (Record, bool) {
 	r, ok := b.running(taskID, gen)
 	if !ok {
 		return b.copyOf(taskID), false
@@ -209,10 +209,10 @@ func (b *Board) MarkTimedOut(taskID string, gen uint64) (Record, bool) {
 	return r.clone(), true
 }
 
-// MarkQueuedContinuation records that a revive registered generation gen as a queued
+// markQueuedContinuation records that a revive registered generation gen as a queued
 // continuation whose transcript starts after baselineMessageID. A busy
 // observation clears the flag.
-func (b *Board) MarkQueuedContinuation(taskID string, gen uint64, baselineMessageID string) (Record, bool) {
+func (b *Board) markQueuedContinuation(taskID string, gen uint64, baselineMessageID string) (Record, bool) {
 	r, ok := b.running(taskID, gen)
 	if !ok {
 		return b.copyOf(taskID), false
@@ -325,10 +325,10 @@ func (b *Board) SetFallbackRecovering(taskID string, on bool) {
 	}
 }
 
-// ClaimDeadline claims a running generation for the wall-clock supervisor: sets
+// claimDeadline claims a running generation for the wall-clock supervisor: sets
 // DeadlineExceededAt, TimedOut and CancellationRequested. Fails when the record is not
 // running with that generation or was already claimed.
-func (b *Board) ClaimDeadline(taskID string, gen uint64) (Record, bool) {
+func (b *Board) claimDeadline(taskID string, gen uint64) (Record, bool) {
 	r, ok := b.running(taskID, gen)
 	if !ok || r.deadlineClaimed() {
 		return b.copyOf(taskID), false
@@ -341,10 +341,10 @@ func (b *Board) ClaimDeadline(taskID string, gen uint64) (Record, bool) {
 	return r.clone(), true
 }
 
-// FinalizeDeadline moves a running, claimed generation to error with TimedOut, TimeoutCount+1 and the
+// finalizeClaim moves a running, claimed generation to error with TimedOut, TimeoutCount+1 and the
 // summary "Task exceeded its wall-clock limit of <n> ms"; a non-empty uncertainty marks it
 // uncertain. It emits the Terminal notice.
-func (b *Board) FinalizeDeadline(taskID string, gen uint64, uncertainty string) (Record, bool) {
+func (b *Board) finalizeClaim(taskID string, gen uint64, uncertainty string) (Record, bool) {
 	r, ok := b.running(taskID, gen)
 	if !ok || !r.deadlineClaimed() {
 		return b.copyOf(taskID), false

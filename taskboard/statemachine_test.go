@@ -645,7 +645,7 @@ func (s *sm) HandOver(t *rapid.T) {
 	want := s.m.validate(l) && l.Kind == LeaseRelaunch && isLive &&
 		((live.Owner == OwnerCaller && to == OwnerAdmission) ||
 			(live.Owner == OwnerAdmission && to == OwnerCompensation))
-	got, gok := s.b.HandOver(l, to)
+	got, gok := s.b.handOver(l, to)
 	if gok != want {
 		t.Fatalf("HandOver(%+v, %s) = %v, model %v", l, to, gok, want)
 	}
@@ -702,7 +702,7 @@ func (s *sm) Busy(t *rapid.T) {
 	if rapid.Bool().Draw(t, "direct") {
 		gen := s.pickGen(t, id)
 		want := s.m.busy(id, gen, at)
-		if _, got := s.b.MarkRunningFromLive(id, gen, at); got != want {
+		if _, got := s.b.markRunningFromLive(id, gen, at); got != want {
 			t.Fatalf("MarkRunningFromLive(%s, %d) = %v, model %v", id, gen, got, want)
 		}
 		return
@@ -727,12 +727,12 @@ func (s *sm) NonBusyReading(t *rapid.T) {
 	switch rapid.IntRange(0, 2).Draw(t, "reading") {
 	case 0: // idle or absent → stop rule
 		want := s.m.stopCandidate(id, gen, s.now(), s.now())
-		if _, got := s.b.StopCandidate(id, gen, s.now(), MsgIdleUnconfirmed); got != want {
+		if _, got := s.b.stopCandidate(id, gen, s.now(), MsgIdleUnconfirmed); got != want {
 			t.Fatalf("StopCandidate(%s, %d) = %s, model %s", id, gen, got, want)
 		}
 	case 1: // malformed or lookup error → uncertainty only
 		want := s.m.uncertainMark(id, gen)
-		if _, got := s.b.MarkStatusUncertain(id, gen, MsgMalformedEntry); got != want {
+		if _, got := s.b.markStatusUncertain(id, gen, MsgMalformedEntry); got != want {
 			t.Fatalf("MarkStatusUncertain = %v, model %v", got, want)
 		}
 	case 2:
@@ -741,7 +741,7 @@ func (s *sm) NonBusyReading(t *rapid.T) {
 		if want {
 			r.timedOut = true
 		}
-		if _, got := s.b.MarkTimedOut(id, gen); got != want {
+		if _, got := s.b.markTimedOut(id, gen); got != want {
 			t.Fatalf("MarkTimedOut = %v, model %v", got, want)
 		}
 	}
@@ -764,12 +764,12 @@ func (s *sm) IdleSequence(t *rapid.T) {
 		if i == 1 && rapid.IntRange(0, 3).Draw(t, "busyBetween") == 0 {
 			at := s.now().Add(-time.Millisecond)
 			want := s.m.busy(id, gen, at)
-			if _, got := s.b.MarkRunningFromLive(id, gen, at); got != want {
+			if _, got := s.b.markRunningFromLive(id, gen, at); got != want {
 				t.Fatalf("MarkRunningFromLive = %v, model %v", got, want)
 			}
 		}
 		want := s.m.stopCandidate(id, gen, s.now(), s.now())
-		if _, got := s.b.StopCandidate(id, gen, s.now(), MsgAbsentUnconfirmed); got != want {
+		if _, got := s.b.stopCandidate(id, gen, s.now(), MsgAbsentUnconfirmed); got != want {
 			t.Fatalf("StopCandidate(%s) reading %d = %s, model %s", id, i, got, want)
 		}
 	}
@@ -886,7 +886,7 @@ func (s *sm) HostDeleted(t *rapid.T) {
 		delete(s.m.waiting, id)
 		delete(s.m.lastUser, id)
 	}
-	if got := s.b.HostDeleted(ev); got != want {
+	if got := s.b.hostDeleted(ev); got != want {
 		t.Fatalf("HostDeleted(%+v) = %v, model %v", ev, got, want)
 	}
 }
@@ -912,7 +912,7 @@ func (s *sm) Deadline(t *rapid.T) {
 		if want {
 			r.claim, r.timedOut, r.cancelReq = true, true, true
 		}
-		if _, got := s.b.ClaimDeadline(id, gen); got != want {
+		if _, got := s.b.claimDeadline(id, gen); got != want {
 			t.Fatalf("ClaimDeadline = %v, model %v", got, want)
 		}
 		return
@@ -926,7 +926,7 @@ func (s *sm) Deadline(t *rapid.T) {
 		}
 		s.m.terminalPublish(r, StateError, StateError, s.now())
 	}
-	if _, got := s.b.FinalizeDeadline(id, gen, unc); got != running {
+	if _, got := s.b.finalizeClaim(id, gen, unc); got != running {
 		t.Fatalf("FinalizeDeadline = %v, model %v", got, running)
 	}
 }
@@ -1003,7 +1003,7 @@ func (s *sm) OpStart(t *rapid.T) {
 	s.issue(gl)
 	o := &op{kind: kind, lease: gl}
 	if kind == "revive" { // the prompt was sent: the admission owner holds the lease
-		h, ok := s.b.HandOver(gl, OwnerAdmission)
+		h, ok := s.b.handOver(gl, OwnerAdmission)
 		if !ok {
 			t.Fatal("hand-over to admission refused")
 		}
@@ -1038,7 +1038,7 @@ func (s *sm) OpDeadline(t *rapid.T) {
 	o.late = true
 	if o.kind == "cancel" {
 		want := s.m.uncertainMark(o.lease.TaskID, o.lease.Generation)
-		if _, got := s.b.MarkStatusUncertain(o.lease.TaskID, o.lease.Generation, "Session abort timed out after 10000ms"); got != want {
+		if _, got := s.b.markStatusUncertain(o.lease.TaskID, o.lease.Generation, "Session abort timed out after 10000ms"); got != want {
 			t.Fatalf("abort timeout uncertainty = %v, model %v", got, want)
 		}
 	}
@@ -1096,7 +1096,7 @@ func (s *sm) OpSettle(t *rapid.T) {
 				o.kind, o.late = "compensation", false
 				return
 			}
-			h, ok := s.b.HandOver(o.lease, OwnerCompensation)
+			h, ok := s.b.handOver(o.lease, OwnerCompensation)
 			if !ok {
 				t.Fatal("hand-over to compensation refused")
 			}
@@ -1443,11 +1443,11 @@ func sortedKeys[V any](m map[string]V) []string {
 type prun struct {
 	kind     string // cancel, message, revive, compensation, notify, status, result
 	taskID   string
-	m        Machine
-	pending  map[CallID]Command // performed, not settled
-	awaiting map[CallID]Command // guarded, waiting for Dispatch
-	settled  map[CallID]Event   // replies already delivered (for duplicates)
-	timers   map[TimerID]time.Time
+	m        machine
+	pending  map[callNo]command // performed, not settled
+	awaiting map[callNo]command // guarded, waiting for Dispatch
+	settled  map[callNo]event   // replies already delivered (for duplicates)
+	timers   map[timerID]time.Time
 	aborts   int
 	writes   int
 	prompts  int
@@ -1464,7 +1464,7 @@ type prun struct {
 type psm struct {
 	b        *Board
 	clk      *ManualClock
-	caps     Caps
+	caps     caps
 	runs     []*prun
 	ids      []string
 	issued   []Lease         // leases the test itself acquired
@@ -1511,7 +1511,7 @@ func TestStateMachineProtocols(t *testing.T) {
 		b.Manage("par-B")
 		s := &psm{
 			b: b, clk: clk,
-			caps: rapid.SampledFrom([]Caps{
+			caps: rapid.SampledFrom([]caps{
 				{Flavor: FlavorV1, StatusMap: true},
 				{Flavor: FlavorV1, StatusMap: true},
 				{Flavor: FlavorV2, IdleWaiter: true},
@@ -1552,30 +1552,30 @@ func (s *psm) pickID(t *rapid.T) string {
 }
 
 // start runs m.Start and executes its commands.
-func (s *psm) start(t *rapid.T, kind, taskID string, m Machine) *prun {
+func (s *psm) start(t *rapid.T, kind, taskID string, m machine) *prun {
 	r := &prun{kind: kind, taskID: taskID, m: m,
-		pending: map[CallID]Command{}, awaiting: map[CallID]Command{},
-		settled: map[CallID]Event{}, timers: map[TimerID]time.Time{}}
+		pending: map[callNo]command{}, awaiting: map[callNo]command{},
+		settled: map[callNo]event{}, timers: map[timerID]time.Time{}}
 	s.runs = append(s.runs, r)
 	s.exec(t, r, m.Start(s.b))
 	return r
 }
 
-func callIDOf(c Command) (CallID, bool) {
+func callIDOf(c command) (callNo, bool) {
 	switch c := c.(type) {
-	case Abort:
+	case abort:
 		return c.Call, true
-	case ReadStatus:
+	case readStatus:
 		return c.Call, true
-	case ReadSession:
+	case readSession:
 		return c.Call, true
-	case ReadMessages:
+	case readMessages:
 		return c.Call, true
-	case WaitIdle:
+	case waitIdle:
 		return c.Call, true
-	case WriteMessage:
+	case writeMessage:
 		return c.Call, true
-	case SendPrompt:
+	case sendPrompt:
 		return c.Call, true
 	}
 	return 0, false
@@ -1583,19 +1583,19 @@ func callIDOf(c Command) (CallID, bool) {
 
 // exec performs a machine's commands the way the driver does, checking the dispatch-time
 // invariants (26, 28, 29, 32) when a guarded call is allowed to proceed.
-func (s *psm) exec(t *rapid.T, r *prun, cmds []Command) {
+func (s *psm) exec(t *rapid.T, r *prun, cmds []command) {
 	for _, c := range cmds {
 		switch c := c.(type) {
-		case Abort, WriteMessage, SendPrompt:
+		case abort, writeMessage, sendPrompt:
 			id, _ := callIDOf(c)
 			r.awaiting[id] = c
-		case ReadStatus, ReadSession, ReadMessages, WaitIdle:
+		case readStatus, readSession, readMessages, waitIdle:
 			id, _ := callIDOf(c)
 			if s.b.Disposed() {
 				continue // no call of any kind after Close (32)
 			}
 			r.pending[id] = c
-		case Proceed:
+		case proceed:
 			call, ok := r.awaiting[c.Call]
 			if !ok {
 				t.Fatalf("%s answered Proceed for call %d it is not waiting on", r.kind, c.Call)
@@ -1603,29 +1603,29 @@ func (s *psm) exec(t *rapid.T, r *prun, cmds []Command) {
 			delete(r.awaiting, c.Call)
 			s.checkProceed(t, r, call)
 			r.pending[c.Call] = call
-		case Withdraw:
+		case withdraw:
 			if _, ok := r.awaiting[c.Call]; !ok {
 				t.Fatalf("%s withdrew call %d it is not waiting on", r.kind, c.Call)
 			}
 			delete(r.awaiting, c.Call)
-		case CancelCall:
+		case cancelCall:
 			delete(r.pending, c.Call)
-		case StartTimer:
+		case startTimer:
 			if c.After <= 0 {
 				t.Fatalf("%s started a timer of %s (budgets are ≥ 1 ms)", r.kind, c.After)
 			}
 			r.timers[c.Timer] = s.now().Add(c.After)
-		case StopTimer:
+		case stopTimer:
 			delete(r.timers, c.Timer)
-		case Log:
-		case Spawn:
+		case logLine:
+		case spawn:
 			kind := "spawned"
 			id := ""
 			switch m := c.Machine.(type) {
-			case *Compensation:
+			case *compensation:
 				kind, id = "compensation", m.Lease().TaskID
 				s.cov["compensation"]++
-			case *Notify:
+			case *notifyM:
 				kind = "notify"
 			}
 			s.start(t, kind, id, c.Machine)
@@ -1634,26 +1634,26 @@ func (s *psm) exec(t *rapid.T, r *prun, cmds []Command) {
 }
 
 // checkProceed: a guarded call is performed only when, at dispatch, its preconditions hold.
-func (s *psm) checkProceed(t *rapid.T, r *prun, call Command) {
+func (s *psm) checkProceed(t *rapid.T, r *prun, call command) {
 	if s.b.Disposed() {
 		t.Fatalf("%s proceeded with %T after Close", r.kind, call)
 	}
 	rec, hasRec := s.b.Get(r.taskID)
 	live, leased := s.b.LeaseForTest(r.taskID)
 	switch c := call.(type) {
-	case Abort:
+	case abort:
 		r.aborts++
 		if c.SessionID != r.taskID && r.taskID != "" {
 			t.Fatalf("%s aborted %s, not its task %s", r.kind, c.SessionID, r.taskID)
 		}
 		switch r.kind {
 		case "cancel":
-			l, held := r.m.(*Cancel).Lease()
+			l, held := r.m.(*cancelM).Lease()
 			if !held || !s.b.Validate(l) || !hasRec || rec.Generation != l.Generation || rec.State != StateRunning {
 				t.Fatalf("cancel aborted %s without a valid lease on a running generation (held %v, record %v %s)", c.SessionID, held, hasRec, rec.State)
 			}
 		case "compensation":
-			l := r.m.(*Compensation).Lease()
+			l := r.m.(*compensation).Lease()
 			if hasRec || !s.b.Validate(l) || live.Owner != OwnerCompensation {
 				t.Fatalf("compensation aborted %s without ownership (record %v, lease %+v)", c.SessionID, hasRec, live)
 			}
@@ -1665,7 +1665,7 @@ func (s *psm) checkProceed(t *rapid.T, r *prun, call Command) {
 		if r.aborts > 1 {
 			t.Fatalf("%s performed %d aborts", r.kind, r.aborts)
 		}
-	case WriteMessage:
+	case writeMessage:
 		r.writes++
 		if r.writes > 1 {
 			t.Fatalf("message performed %d writes", r.writes)
@@ -1679,7 +1679,7 @@ func (s *psm) checkProceed(t *rapid.T, r *prun, call Command) {
 		if c.Message.Model != "" {
 			s.cov["message_identity"]++
 		}
-	case SendPrompt:
+	case sendPrompt:
 		r.prompts++
 		switch r.kind {
 		case "revive":
@@ -1700,7 +1700,7 @@ func (s *psm) checkProceed(t *rapid.T, r *prun, call Command) {
 }
 
 // deliver hands one event to a run and executes the answer.
-func (s *psm) deliver(t *rapid.T, r *prun, ev Event) {
+func (s *psm) deliver(t *rapid.T, r *prun, ev event) {
 	wasDone := r.m.Done()
 	cmds := r.m.Step(s.b, ev)
 	if wasDone && len(cmds) != 0 {
@@ -1708,16 +1708,16 @@ func (s *psm) deliver(t *rapid.T, r *prun, ev Event) {
 	}
 	s.exec(t, r, cmds)
 	switch e := ev.(type) {
-	case PromptReply:
+	case promptReply:
 		if r.kind == "revive" && e.Err == nil {
 			s.cov["revive_accept"]++
 		}
-	case MessagesReply:
+	case messagesReply:
 		if r.kind == "revive" && r.prompts > 0 && e.Err == nil {
 			s.cov["revive_observe"]++
 		}
 	}
-	if c, ok := r.m.(*Cancel); ok && r.kind == "cancel" && !wasDone && r.m.Replied() {
+	if c, ok := r.m.(*cancelM); ok && r.kind == "cancel" && !wasDone && r.m.Replied() {
 		if res, err := c.Outcome(); err == nil && res.State == CancelCancelled {
 			s.cov["cancel_commit"]++
 		}
@@ -1738,17 +1738,17 @@ func (s *psm) openRuns(pred func(*prun) bool) []*prun {
 
 func (s *psm) StartCancel(t *rapid.T) {
 	id := s.pickID(t)
-	s.start(t, "cancel", id, NewCancel(pcaller, CancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
+	s.start(t, "cancel", id, newCancel(pcaller, CancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
 }
 
 func (s *psm) StartMessage(t *rapid.T) {
 	id := s.pickID(t)
-	s.start(t, "message", id, NewMessage(pcaller, MessageArgs{Ref: id, Text: "also check the tests"}, s.caps))
+	s.start(t, "message", id, newMessage(pcaller, MessageArgs{Ref: id, Text: "also check the tests"}, s.caps))
 }
 
 func (s *psm) StartRevive(t *rapid.T) {
 	id := s.pickID(t)
-	s.start(t, "revive", id, NewRevive(pcaller, ReviveArgs{Ref: id, Prompt: "continue"}, s.caps))
+	s.start(t, "revive", id, newRevive(pcaller, ReviveArgs{Ref: id, Prompt: "continue"}, s.caps))
 }
 
 func (s *psm) StartRead(t *rapid.T) {
@@ -1756,13 +1756,13 @@ func (s *psm) StartRead(t *rapid.T) {
 	before := s.b.AllRecords()
 	leases := s.b.LeasesForTest()
 	if rapid.Bool().Draw(t, "status") {
-		s.start(t, "status", id, NewStatus(pcaller, StatusArgs{Ref: id}, s.caps))
+		s.start(t, "status", id, newStatus(pcaller, StatusArgs{Ref: id}, s.caps))
 		if !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LeasesForTest()) {
 			t.Fatal("task_status changed the board (R43)")
 		}
 		return
 	}
-	s.start(t, "result", id, NewResult(pcaller, ResultArgs{Ref: id}, s.caps))
+	s.start(t, "result", id, newResult(pcaller, ResultArgs{Ref: id}, s.caps))
 }
 
 // --- host side -----------------------------------------------------------------------
@@ -1775,7 +1775,7 @@ func (s *psm) Dispatch(t *rapid.T) {
 	r := rapid.SampledFrom(runs).Draw(t, "run")
 	calls := sortedCalls(r.awaiting)
 	call := rapid.SampledFrom(calls).Draw(t, "call")
-	s.deliver(t, r, Dispatch{Call: call})
+	s.deliver(t, r, dispatch{Call: call})
 	if _, still := r.awaiting[call]; still {
 		t.Fatalf("%s answered a Dispatch with neither Proceed nor Withdraw", r.kind)
 	}
@@ -1794,7 +1794,7 @@ func (s *psm) RaceDispatch(t *rapid.T) {
 	call := rapid.SampledFrom(sortedCalls(r.awaiting)).Draw(t, "call")
 	id := r.taskID
 	if id == "" {
-		if c, ok := r.awaiting[call].(Abort); ok {
+		if c, ok := r.awaiting[call].(abort); ok {
 			id = c.SessionID
 		}
 	}
@@ -1814,18 +1814,18 @@ func (s *psm) RaceDispatch(t *rapid.T) {
 			}
 		case 4:
 			s.clk.Advance(time.Millisecond)
-			s.b.MarkRunningFromLive(id, rec.Generation, s.now())
+			s.b.markRunningFromLive(id, rec.Generation, s.now())
 		}
 	}
 	s.Check(t)
 	if _, still := r.awaiting[call]; !still {
 		return // the Check above may have moved it (a notice delivered to a parked run)
 	}
-	s.deliver(t, r, Dispatch{Call: call})
+	s.deliver(t, r, dispatch{Call: call})
 }
 
-func sortedCalls[V any](m map[CallID]V) []CallID {
-	out := make([]CallID, 0, len(m))
+func sortedCalls[V any](m map[callNo]V) []callNo {
+	out := make([]callNo, 0, len(m))
 	for c := range m {
 		out = append(out, c)
 	}
@@ -1836,16 +1836,16 @@ func sortedCalls[V any](m map[CallID]V) []CallID {
 var smErrHost = errors.New("HTTP 503")
 
 // reply builds a host answer for a pending call.
-func (s *psm) reply(t *rapid.T, r *prun, id CallID, c Command) Event {
+func (s *psm) reply(t *rapid.T, r *prun, id callNo, c command) event {
 	fail := rapid.IntRange(0, 6).Draw(t, "fail") == 0
 	var err error
 	if fail {
 		err = smErrHost
 	}
 	switch c := c.(type) {
-	case Abort:
-		return AbortReply{Call: id, Confirmed: rapid.IntRange(0, 3).Draw(t, "confirmed") > 0, Err: err}
-	case ReadStatus:
+	case abort:
+		return abortReply{Call: id, Confirmed: rapid.IntRange(0, 3).Draw(t, "confirmed") > 0, Err: err}
+	case readStatus:
 		snap := StatusSnapshot{}
 		for _, sid := range s.ids {
 			st := rapid.SampledFrom([]LiveStatus{LiveIdle, LiveIdle, LiveBusy,
@@ -1854,8 +1854,8 @@ func (s *psm) reply(t *rapid.T, r *prun, id CallID, c Command) Event {
 				snap[sid] = StatusEntry{Status: st}
 			}
 		}
-		return StatusReply{Call: id, Snapshot: snap, Err: err}
-	case ReadSession:
+		return statusReply{Call: id, Snapshot: snap, Err: err}
+	case readSession:
 		info := SessionInfo{ParentID: rapid.SampledFrom([]string{"par-A", "par-A", "par-B"}).Draw(t, "hostParent")}
 		switch rapid.IntRange(0, 2).Draw(t, "idleAt") {
 		case 0:
@@ -1863,8 +1863,8 @@ func (s *psm) reply(t *rapid.T, r *prun, id CallID, c Command) Event {
 		case 1:
 			info.IdleAt = s.now().Add(-time.Hour)
 		}
-		return SessionReply{Call: id, Info: info, Err: err}
-	case ReadMessages:
+		return sessionReply{Call: id, Info: info, Err: err}
+	case readMessages:
 		menu := [][]TranscriptEntry{
 			nil,
 			{{ID: "m1", Role: "user", Provider: "p", Model: "a", Text: "go"}},
@@ -1875,13 +1875,13 @@ func (s *psm) reply(t *rapid.T, r *prun, id CallID, c Command) Event {
 		if c.Limit > 0 && len(e) > c.Limit {
 			e = e[len(e)-c.Limit:]
 		}
-		return MessagesReply{Call: id, Entries: e, Err: err}
-	case WaitIdle:
-		return IdleReply{Call: id, Err: err}
-	case WriteMessage:
-		return WriteReply{Call: id, Err: err}
-	case SendPrompt:
-		return PromptReply{Call: id, Err: err}
+		return messagesReply{Call: id, Entries: e, Err: err}
+	case waitIdle:
+		return idleReply{Call: id, Err: err}
+	case writeMessage:
+		return writeReply{Call: id, Err: err}
+	case sendPrompt:
+		return promptReply{Call: id, Err: err}
 	}
 	t.Fatalf("no reply for %T", c)
 	return nil
@@ -1907,7 +1907,7 @@ func (s *psm) Settle(t *rapid.T) {
 	delete(r.pending, id)
 	r.settled[id] = ev
 	if r.kind == "compensation" {
-		if _, isAbort := c.(Abort); !isAbort {
+		if _, isAbort := c.(abort); !isAbort {
 			if due, ok := earliest(r.timers); ok && !s.now().Before(due) {
 				r.timedOut = true // settled at the deadline instant: late (tick rule)
 			}
@@ -1916,10 +1916,10 @@ func (s *psm) Settle(t *rapid.T) {
 	}
 
 	late := r.m.Replied() && (r.kind == "cancel" || r.kind == "message")
-	if _, isAbort := c.(Abort); late && r.kind == "cancel" && !isAbort {
+	if _, isAbort := c.(abort); late && r.kind == "cancel" && !isAbort {
 		late = false
 	}
-	if _, isWrite := c.(WriteMessage); late && r.kind == "message" && !isWrite {
+	if _, isWrite := c.(writeMessage); late && r.kind == "message" && !isWrite {
 		late = false
 	}
 	var before Record
@@ -1978,7 +1978,7 @@ func (s *psm) HostSteps(t *rapid.T) {
 			return
 		}
 		if len(s.openRuns(func(r *prun) bool {
-			return r.kind == "revive" && r.hasPending(func(c Command) bool { _, ok := c.(SendPrompt); return ok })
+			return r.kind == "revive" && r.hasPending(func(c command) bool { _, ok := c.(sendPrompt); return ok })
 		})) > 0 {
 			opts = append(opts, "delete")
 		}
@@ -2032,8 +2032,8 @@ func (s *psm) Bogus(t *rapid.T) {
 	r := rapid.SampledFrom(s.runs).Draw(t, "run")
 	before := s.b.AllRecords()
 	leases := s.b.LeasesForTest()
-	for _, ev := range []Event{AbortReply{Call: 1 << 40, Confirmed: true}, Fired{Timer: 1 << 40},
-		PromptReply{Call: 1 << 41}, Dispatch{Call: 1 << 42}} {
+	for _, ev := range []event{abortReply{Call: 1 << 40, Confirmed: true}, fired{Timer: 1 << 40},
+		promptReply{Call: 1 << 41}, dispatch{Call: 1 << 42}} {
 		if cmds := r.m.Step(s.b, ev); len(cmds) != 0 {
 			t.Fatalf("%s acted on an unknown event %T", r.kind, ev)
 		}
@@ -2043,7 +2043,7 @@ func (s *psm) Bogus(t *rapid.T) {
 	}
 }
 
-func earliest(m map[TimerID]time.Time) (time.Time, bool) {
+func earliest(m map[timerID]time.Time) (time.Time, bool) {
 	var best time.Time
 	ok := false
 	for _, d := range m {
@@ -2072,15 +2072,15 @@ func (s *psm) Scenario(t *rapid.T) {
 	kind := rapid.SampledFrom([]string{"revive", "cancel", "message", "compensation"}).Draw(t, "scenario")
 	switch kind {
 	case "cancel":
-		s.start(t, "cancel", id, NewCancel(pcaller, CancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
+		s.start(t, "cancel", id, newCancel(pcaller, CancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
 	case "message":
-		s.start(t, "message", id, NewMessage(pcaller, MessageArgs{Ref: id, Text: "also check the tests"}, s.caps))
+		s.start(t, "message", id, newMessage(pcaller, MessageArgs{Ref: id, Text: "also check the tests"}, s.caps))
 	default:
 		s.b.CommitTerminal(Commit{TaskID: id, Generation: rec.Generation, State: StateCompleted, Summary: "done"})
-		r := s.start(t, "revive", id, NewRevive(pcaller, ReviveArgs{Ref: id, Prompt: "continue"}, s.caps))
+		r := s.start(t, "revive", id, newRevive(pcaller, ReviveArgs{Ref: id, Prompt: "continue"}, s.caps))
 		if kind == "compensation" {
 			s.drive(t, func() bool {
-				return r.hasPending(func(c Command) bool { _, ok := c.(SendPrompt); return ok })
+				return r.hasPending(func(c command) bool { _, ok := c.(sendPrompt); return ok })
 			})
 			s.b.Drop(id) // deleted while the prompt's admission is unsettled
 		}
@@ -2098,7 +2098,7 @@ func (s *psm) drive(t *rapid.T, stop func() bool) {
 		if runs := s.openRuns(func(r *prun) bool { return len(r.awaiting) > 0 }); len(runs) > 0 {
 			r := runs[0]
 			call := sortedCalls(r.awaiting)[0]
-			s.deliver(t, r, Dispatch{Call: call})
+			s.deliver(t, r, dispatch{Call: call})
 			if _, still := r.awaiting[call]; still {
 				t.Fatalf("%s answered a Dispatch with neither Proceed nor Withdraw", r.kind)
 			}
@@ -2115,7 +2115,7 @@ func (s *psm) drive(t *rapid.T, stop func() bool) {
 			s.deliver(t, r, ev)
 		} else if runs := s.openRuns(func(r *prun) bool { return len(r.timers) > 0 }); len(runs) > 0 {
 			r := runs[0]
-			var tid TimerID
+			var tid timerID
 			var due time.Time
 			for id, d := range r.timers {
 				if tid == 0 || d.Before(due) || (d.Equal(due) && id < tid) {
@@ -2129,7 +2129,7 @@ func (s *psm) drive(t *rapid.T, stop func() bool) {
 			if r.kind == "compensation" && len(r.pending) > 0 {
 				r.timedOut = true
 			}
-			s.deliver(t, r, Fired{Timer: tid})
+			s.deliver(t, r, fired{Timer: tid})
 		} else {
 			return
 		}
@@ -2139,29 +2139,29 @@ func (s *psm) drive(t *rapid.T, stop func() bool) {
 
 // favourable is the best answer a host can give to c: confirmed, idle, accepted, with a
 // transcript that carries a model identity.
-func (s *psm) favourable(id CallID, c Command) Event {
+func (s *psm) favourable(id callNo, c command) event {
 	switch c.(type) {
-	case Abort:
-		return AbortReply{Call: id, Confirmed: true}
-	case ReadStatus:
+	case abort:
+		return abortReply{Call: id, Confirmed: true}
+	case readStatus:
 		snap := StatusSnapshot{}
 		for _, sid := range s.ids {
 			snap[sid] = StatusEntry{Status: LiveIdle}
 		}
-		return StatusReply{Call: id, Snapshot: snap}
-	case ReadSession:
-		return SessionReply{Call: id, Info: SessionInfo{ParentID: "par-A", IdleAt: s.now()}}
-	case ReadMessages:
-		return MessagesReply{Call: id, Entries: []TranscriptEntry{
+		return statusReply{Call: id, Snapshot: snap}
+	case readSession:
+		return sessionReply{Call: id, Info: SessionInfo{ParentID: "par-A", IdleAt: s.now()}}
+	case readMessages:
+		return messagesReply{Call: id, Entries: []TranscriptEntry{
 			{ID: "m1", Role: "user", Provider: "p", Model: "a", Text: "go"},
 			{ID: "m2", Role: "assistant", Provider: "p", Model: "b", Text: "done", Finished: true},
 		}}
-	case WaitIdle:
-		return IdleReply{Call: id}
-	case WriteMessage:
-		return WriteReply{Call: id}
-	case SendPrompt:
-		return PromptReply{Call: id}
+	case waitIdle:
+		return idleReply{Call: id}
+	case writeMessage:
+		return writeReply{Call: id}
+	case sendPrompt:
+		return promptReply{Call: id}
 	}
 	return nil
 }
@@ -2173,7 +2173,7 @@ func (s *psm) Fire(t *rapid.T) {
 		t.Skip("no timer")
 	}
 	r := rapid.SampledFrom(runs).Draw(t, "run")
-	var ids []TimerID
+	var ids []timerID
 	for id := range r.timers {
 		ids = append(ids, id)
 	}
@@ -2184,7 +2184,7 @@ func (s *psm) Fire(t *rapid.T) {
 	if r.kind == "compensation" && len(r.pending) > 0 {
 		r.timedOut = true // the read's deadline passed with the read pending
 	}
-	s.deliver(t, r, Fired{Timer: id})
+	s.deliver(t, r, fired{Timer: id})
 }
 
 // Close disposes the board as Driver.Close does: pending calls are abandoned (their
@@ -2196,8 +2196,8 @@ func (s *psm) Close(t *rapid.T) {
 	leases := s.b.LeasesForTest()
 	s.b.Dispose()
 	for _, r := range s.runs {
-		r.pending = map[CallID]Command{}
-		r.timers = map[TimerID]time.Time{}
+		r.pending = map[callNo]command{}
+		r.timers = map[timerID]time.Time{}
 	}
 	if !slices.Equal(leases, s.b.LeasesForTest()) {
 		t.Fatal("Close changed the leases (R100)")
@@ -2232,7 +2232,7 @@ func (s *psm) LiveBusy(t *rapid.T) {
 	id := s.pickID(t)
 	if r, ok := s.b.Get(id); ok {
 		s.clk.Advance(time.Millisecond)
-		s.b.MarkRunningFromLive(id, r.Generation, s.now())
+		s.b.markRunningFromLive(id, r.Generation, s.now())
 	}
 }
 
@@ -2247,13 +2247,13 @@ func (s *psm) HostEvent(t *rapid.T) {
 	}
 	switch rapid.IntRange(0, 3).Draw(t, "event") {
 	case 0:
-		s.b.StopCandidate(id, r.Generation, s.now(), MsgIdleUnconfirmed)
+		s.b.stopCandidate(id, r.Generation, s.now(), MsgIdleUnconfirmed)
 	case 1:
 		s.b.ObserveError(id, nil, "provider overloaded", rapid.Bool().Draw(t, "deferrable"), s.now())
 	case 2:
 		s.b.ObserveBusy(id, nil, s.now())
 	case 3:
-		s.b.MarkStatusUncertain(id, r.Generation, MsgMalformedEntry)
+		s.b.markStatusUncertain(id, r.Generation, MsgMalformedEntry)
 	}
 }
 
@@ -2262,7 +2262,7 @@ func (s *psm) Delete(t *rapid.T) {
 	// Favour a task whose revive prompt is in flight: the orphaned-admission path (R79.2,
 	// compensation) needs a deletion exactly there.
 	for _, r := range s.runs {
-		if r.kind == "revive" && r.hasPending(func(c Command) bool { _, ok := c.(SendPrompt); return ok }) &&
+		if r.kind == "revive" && r.hasPending(func(c command) bool { _, ok := c.(sendPrompt); return ok }) &&
 			rapid.Bool().Draw(t, "orphan") {
 			id = r.taskID
 			break
@@ -2276,7 +2276,7 @@ func (s *psm) Delete(t *rapid.T) {
 	if r, ok := s.b.Get(id); ok {
 		gen = &r.Generation
 	}
-	s.b.HostDeleted(DeletionEvent{SessionID: id, Generation: gen})
+	s.b.hostDeleted(DeletionEvent{SessionID: id, Generation: gen})
 }
 
 func (s *psm) LeaseOp(t *rapid.T) {
@@ -2333,11 +2333,11 @@ func (s *psm) Check(t *rapid.T) {
 				continue
 			}
 			s.notified[k] = true
-			s.start(t, "notify", n.TaskID, NewNotify(n.ParentID, n, s.caps))
+			s.start(t, "notify", n.TaskID, newNotify(n.ParentID, n, s.caps))
 		case NoticeLeaseReleased:
 			for _, r := range s.runs {
 				if r.kind == "notify" && !r.m.Done() {
-					s.deliver(t, r, NoticeEvent{Notice: n})
+					s.deliver(t, r, noticeEvent{Notice: n})
 				}
 			}
 		}
@@ -2365,7 +2365,7 @@ func (s *psm) Check(t *rapid.T) {
 		if r.kind == "compensation" && r.m.Done() && !s.b.Disposed() {
 			// 24: exactly one abort; 25: released iff the abort was confirmed and the
 			// fresh read was quiescent (a timed-out read never releases).
-			l := r.m.(*Compensation).Lease()
+			l := r.m.(*compensation).Lease()
 			if r.aborts > 1 || (r.aborts == 0 && !s.stolen[l.Token]) {
 				t.Fatalf("compensation for %s performed %d aborts", r.taskID, r.aborts)
 			}
@@ -2403,7 +2403,7 @@ func (s *psm) Check(t *rapid.T) {
 // checkReply runs the outcome checks at the moment a tool machine replies.
 func (s *psm) checkReply(t *rapid.T, r *prun) {
 	switch m := r.m.(type) {
-	case *Cancel:
+	case *cancelM:
 		res, err := m.Outcome()
 		if err == nil && res.State == CancelCancelled {
 			rec, ok := s.b.Get(r.taskID)
@@ -2423,23 +2423,23 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 				}
 			}
 		}
-	case *Messaging:
+	case *messaging:
 		res, err := m.Outcome()
 		if err == nil && res.Status != "queued" {
 			t.Fatalf("message status %q", res.Status)
 		}
-		if res.LeaseRetained && r.hasPending(func(c Command) bool { _, ok := c.(WriteMessage); return ok }) {
+		if res.LeaseRetained && r.hasPending(func(c command) bool { _, ok := c.(writeMessage); return ok }) {
 			if l, ok := s.b.LeaseForTest(r.taskID); (!ok || l.Kind != LeaseMessage) && !s.anyStolen(r.taskID) {
 				t.Fatal("LeaseRetained with the write pending but no message lease is live (9)")
 			}
 		}
-		if err != nil && !r.hasPending(func(c Command) bool { _, ok := c.(WriteMessage); return ok }) {
+		if err != nil && !r.hasPending(func(c command) bool { _, ok := c.(writeMessage); return ok }) {
 			// any failure with no write pending leaves the message lease free (9)
 			if l, ok := s.b.LeaseForTest(r.taskID); ok && l.Kind == LeaseMessage && !s.mine[l.Token] && !s.messageRunHolds(r) {
 				t.Fatalf("message failed (%v) and left its lease %+v", err, l)
 			}
 		}
-	case *Revive:
+	case *reviveM:
 		res, err := m.Outcome()
 		if gen, registered := m.Registered(); registered {
 			rec, ok := s.b.Get(r.taskID)
@@ -2454,7 +2454,7 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 		if err == nil && res.Status == ReviveAdmissionUnknown && (res.Generation != r.preGen || res.State != r.preState) {
 			t.Fatalf("admission_unknown shows generation %d %s, pre-admission was %d %s (30)", res.Generation, res.State, r.preGen, r.preState)
 		}
-		promptPending := r.hasPending(func(c Command) bool { _, ok := c.(SendPrompt); return ok })
+		promptPending := r.hasPending(func(c command) bool { _, ok := c.(sendPrompt); return ok })
 		if err == nil && res.Status == ReviveAdmissionUnknown && promptPending && !s.anyStolen(r.taskID) {
 			if l, ok := s.b.LeaseForTest(r.taskID); !ok || l.Owner != OwnerAdmission {
 				t.Fatalf("admission_unknown without an admission-owned lease (%+v)", l)
@@ -2465,15 +2465,15 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 
 // noteCompensationReply records what the compensation machine was told, so the release
 // rule (25) can be checked when it is Done.
-func (r *prun) noteCompensationReply(ev Event, c Command) {
+func (r *prun) noteCompensationReply(ev event, c command) {
 	switch e := ev.(type) {
-	case AbortReply:
+	case abortReply:
 		r.abortOK = e.Err == nil && e.Confirmed
-	case StatusReply:
+	case statusReply:
 		entry, present := e.Snapshot[r.taskID]
 		r.readKnown = true
 		r.readQuiet = e.Err == nil && (!present || entry.Status == LiveIdle)
-	case IdleReply:
+	case idleReply:
 		r.readKnown = true
 		r.readQuiet = e.Err == nil
 	}
@@ -2489,7 +2489,7 @@ func (s *psm) anyStolen(taskID string) bool {
 	return false
 }
 
-func (r *prun) hasPending(pred func(Command) bool) bool {
+func (r *prun) hasPending(pred func(command) bool) bool {
 	for _, c := range r.pending {
 		if pred(c) {
 			return true
@@ -2510,7 +2510,7 @@ func (s *psm) messageRunHolds(self *prun) bool {
 
 func (r *prun) hasPendingAbort() bool {
 	for _, c := range r.pending {
-		if _, ok := c.(Abort); ok {
+		if _, ok := c.(abort); ok {
 			return true
 		}
 	}

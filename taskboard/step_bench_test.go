@@ -13,16 +13,16 @@ func BenchmarkCancelMachine(b *testing.B) {
 	clk := NewManualClock(pStart)
 	board, _ := NewBoard(clk, Options{})
 	board.Manage(parent1)
-	caps := Caps{Flavor: FlavorV2, IdleWaiter: true}
+	caps := caps{Flavor: FlavorV2, IdleWaiter: true}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		id := fmt.Sprintf("ses_%d", i)
 		board.RegisterLaunch(LaunchInput{TaskID: id, ParentID: parent1, Agent: "explorer"})
-		m := NewCancel(orch, CancelArgs{Ref: id}, caps)
+		m := newCancel(orch, CancelArgs{Ref: id}, caps)
 		m.Start(board)
-		m.Step(board, Dispatch{Call: 1})
-		m.Step(board, AbortReply{Call: 1, Confirmed: true})
-		m.Step(board, IdleReply{Call: 2})
+		m.Step(board, dispatch{Call: 1})
+		m.Step(board, abortReply{Call: 1, Confirmed: true})
+		m.Step(board, idleReply{Call: 2})
 		if !m.Done() {
 			b.Fatal("not done")
 		}

@@ -7,9 +7,9 @@ import (
 )
 
 // cancelRun launches ses_a under parent-1 and starts task_cancel on it.
-func cancelRun(r *rig, caps Caps, reason string) *mrun {
+func cancelRun(r *rig, caps caps, reason string) *mrun {
 	r.launch("ses_a", parent1, "explorer")
-	return r.start(NewCancel(orch, CancelArgs{Ref: "ses_a", Reason: reason}, caps))
+	return r.start(newCancel(orch, CancelArgs{Ref: "ses_a", Reason: reason}, caps))
 }
 
 func TestCancelScenarios(t *testing.T) {
@@ -78,7 +78,7 @@ func TestCancelScenarios(t *testing.T) {
 				t.Fatal("relaunch acquire failed after the budget")
 			}
 			before := r.get("ses_a")
-			m.step(SessionReply{Call: pendingRead, Info: SessionInfo{IdleAt: r.b.Now()}})
+			m.step(sessionReply{Call: pendingRead, Info: SessionInfo{IdleAt: r.b.Now()}})
 			if !r.b.Validate(l) {
 				t.Fatal("late reply disturbed the replacement lease")
 			}
@@ -168,8 +168,8 @@ func TestCancelScenarios(t *testing.T) {
 			}
 			// A completion lands meanwhile; its notification parks.
 			r.complete("ses_a", "result")
-			n := r.start(NewNotify(parent1, Notice{Kind: NoticeTerminal, TaskID: "ses_a", ParentID: parent1, Generation: rec.Generation, TerminalRevision: 1, State: StateCompleted}, v1))
-			if got := n.m.(*Notify).State(); got != NotifyParked {
+			n := r.start(newNotify(parent1, Notice{Kind: NoticeTerminal, TaskID: "ses_a", ParentID: parent1, Generation: rec.Generation, TerminalRevision: 1, State: StateCompleted}, v1))
+			if got := n.m.(*notifyM).State(); got != NotifyParked {
 				t.Fatalf("notify state %s, want parked", got)
 			}
 			before := r.get("ses_a")
@@ -184,10 +184,10 @@ func TestCancelScenarios(t *testing.T) {
 			done(t, m)
 			// The parked notification runs once the lease is released.
 			for _, ev := range r.b.Drain() {
-				n.step(NoticeEvent{Notice: ev})
+				n.step(noticeEvent{Notice: ev})
 			}
-			if n.m.(*Notify).State() != NotifyPending || len(n.awaiting) != 1 {
-				t.Fatalf("notification did not resume: %s", n.m.(*Notify).State())
+			if n.m.(*notifyM).State() != NotifyPending || len(n.awaiting) != 1 {
+				t.Fatalf("notification did not resume: %s", n.m.(*notifyM).State())
 			}
 		}},
 		{name: "E46_v2_unknown_outcome_idle_before_abort_not_quiescent", run: func(t *testing.T, r *rig) {
@@ -283,15 +283,15 @@ func TestCancelScenarios(t *testing.T) {
 		}},
 		{name: "E51_foreign_completed_own_session_no_abort", run: func(t *testing.T, r *rig) {
 			r.launch("ses_b", parent2, "explorer")
-			m := r.start(NewCancel(orch, CancelArgs{Ref: "ses_b"}, v1))
+			m := r.start(newCancel(orch, CancelArgs{Ref: "ses_b"}, v1))
 			_, err := outcome[CancelResult](t, m)
 			exactErr(t, err, ErrForeignTask, "Task ses_b belongs to a different parent session. No action was sent.")
 			r.launch("ses_c", parent1, "explorer")
 			r.complete("ses_c", "x")
-			m = r.start(NewCancel(orch, CancelArgs{Ref: "ses_c"}, v1))
+			m = r.start(newCancel(orch, CancelArgs{Ref: "ses_c"}, v1))
 			_, err = outcome[CancelResult](t, m)
 			exactErr(t, err, ErrNotRunning, "stale/uncertain cancellation: task is completed, not running")
-			m = r.start(NewCancel(orch, CancelArgs{Ref: parent1}, v1))
+			m = r.start(newCancel(orch, CancelArgs{Ref: parent1}, v1))
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
 			if res.State != CancelUnknown || res.Message != "cannot cancel parent session" {
@@ -303,10 +303,10 @@ func TestCancelScenarios(t *testing.T) {
 		}},
 		{name: "E52_guard_non_orchestrator_and_unmanaged", run: func(t *testing.T, r *rig) {
 			r.launch("ses_a", parent1, "explorer")
-			m := r.start(NewCancel(Caller{SessionID: parent1, Agent: "fixer"}, CancelArgs{Ref: "ses_a"}, v1))
+			m := r.start(newCancel(Caller{SessionID: parent1, Agent: "fixer"}, CancelArgs{Ref: "ses_a"}, v1))
 			_, err := outcome[CancelResult](t, m)
 			exactErr(t, err, ErrNotOrchestrator, "task_cancel can only be used by orchestrator")
-			m = r.start(NewCancel(Caller{SessionID: "parent-x"}, CancelArgs{Ref: "ses_a"}, v1))
+			m = r.start(newCancel(Caller{SessionID: "parent-x"}, CancelArgs{Ref: "ses_a"}, v1))
 			_, err = outcome[CancelResult](t, m)
 			exactErr(t, err, ErrUnmanaged, "task_cancel can only be used in orchestrator sessions")
 		}},
@@ -321,7 +321,7 @@ func TestCancelScenarios(t *testing.T) {
 			_, err := outcome[CancelResult](t, m)
 			checkErr(t, err, ErrUnconfirmed, "did not stay stopped")
 			r.noLease("ses_a")
-			m.step(StatusReply{Call: read, Snapshot: idle("ses_a")})
+			m.step(statusReply{Call: read, Snapshot: idle("ses_a")})
 			if r.get("ses_a").State != StateRunning {
 				t.Fatal("late reply committed")
 			}
@@ -346,8 +346,8 @@ func TestCancelScenarios(t *testing.T) {
 			m := cancelRun(r, v2w, "")
 			m.dispatch()
 			abort := m.must("Abort")
-			m.step(AbortReply{Call: abort, Confirmed: true})
-			if cmds := m.m.Step(r.b, AbortReply{Call: abort, Confirmed: false, Err: errors.New("dup")}); cmds != nil {
+			m.step(abortReply{Call: abort, Confirmed: true})
+			if cmds := m.m.Step(r.b, abortReply{Call: abort, Confirmed: false, Err: errors.New("dup")}); cmds != nil {
 				t.Fatalf("duplicate reply produced %v", cmds)
 			}
 			if m.m.Replied() {
@@ -366,8 +366,8 @@ func TestCancelScenarios(t *testing.T) {
 			m.abort(true, nil)
 			m.idle(nil)
 			done(t, m)
-			for id := TimerID(1); id < 10; id++ {
-				if cmds := m.m.Step(r.b, Fired{Timer: id}); cmds != nil {
+			for id := timerID(1); id < 10; id++ {
+				if cmds := m.m.Step(r.b, fired{Timer: id}); cmds != nil {
 					t.Fatalf("timer %d after Done produced %v", id, cmds)
 				}
 			}
@@ -381,7 +381,7 @@ func TestCancelScenarios(t *testing.T) {
 			abort := m.must("Abort")
 			// The clock reaches the deadline, but the reply is seen before the timer.
 			r.clk.Advance(10 * time.Second)
-			m.step(AbortReply{Call: abort, Confirmed: true})
+			m.step(abortReply{Call: abort, Confirmed: true})
 			_, err := outcome[CancelResult](t, m)
 			exactErr(t, err, ErrTimeout, "Session abort timed out after 10000ms")
 			if !r.get("ses_a").StatusUncertain {
@@ -400,7 +400,7 @@ func TestCancelScenarios(t *testing.T) {
 			_, err := outcome[CancelResult](t, m)
 			exactErr(t, err, ErrUnconfirmed, "Session abort was not confirmed: ses_a")
 			r.noLease("ses_a")
-			m = r.start(NewCancel(orch, CancelArgs{Ref: "ses_a"}, v1))
+			m = r.start(newCancel(orch, CancelArgs{Ref: "ses_a"}, v1))
 			m.dispatch()
 			m.abort(false, errHost)
 			_, err = outcome[CancelResult](t, m)
@@ -408,14 +408,14 @@ func TestCancelScenarios(t *testing.T) {
 			r.noLease("ses_a")
 		}},
 		{name: "unknown_session_owned_by_caller_best_effort", run: func(t *testing.T, r *rig) {
-			m := r.start(NewCancel(orch, CancelArgs{Ref: "ses_zz"}, v1))
+			m := r.start(newCancel(orch, CancelArgs{Ref: "ses_zz"}, v1))
 			m.session(SessionInfo{ParentID: parent1}, nil)
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
 			if res.State != CancelUnknown || res.Message != "best-effort/uncertain cancellation: session ownership was observed, but no tracked generation exists; no remote abort was attempted" {
 				t.Fatalf("got %+v", res)
 			}
-			m = r.start(NewCancel(orch, CancelArgs{Ref: "exp-9"}, v1))
+			m = r.start(newCancel(orch, CancelArgs{Ref: "exp-9"}, v1))
 			res, _ = outcome[CancelResult](t, m)
 			if res.Message != "unknown or unowned background task" {
 				t.Fatalf("got %+v", res)

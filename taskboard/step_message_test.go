@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-func msgRun(r *rig, caps Caps, ref, text string) *mrun {
-	return r.start(NewMessage(orch, MessageArgs{Ref: ref, Text: text}, caps))
+func msgRun(r *rig, caps caps, ref, text string) *mrun {
+	return r.start(newMessage(orch, MessageArgs{Ref: ref, Text: text}, caps))
 }
 
 var history = []TranscriptEntry{
@@ -16,15 +16,15 @@ var history = []TranscriptEntry{
 	{ID: "m2", Role: "assistant", Agent: "explorer", Provider: "prov", Model: "A"},
 }
 
-func lastWrite(t *testing.T, r *rig) WriteMessage {
+func lastWrite(t *testing.T, r *rig) writeMessage {
 	t.Helper()
 	for i := len(r.performed) - 1; i >= 0; i-- {
-		if w, ok := r.performed[i].(WriteMessage); ok {
+		if w, ok := r.performed[i].(writeMessage); ok {
 			return w
 		}
 	}
 	t.Fatal("no write performed")
-	return WriteMessage{}
+	return writeMessage{}
 }
 
 func TestMessageScenarios(t *testing.T) {
@@ -170,8 +170,8 @@ func TestMessageScenarios(t *testing.T) {
 				t.Fatalf("sibling: %v", err)
 			}
 			r.complete("ses_x", "done")
-			n := r.start(NewNotify(parent1, Notice{Kind: NoticeTerminal, TaskID: "ses_x", ParentID: parent1, Generation: r.get("ses_x").Generation, TerminalRevision: 1}, v2))
-			if n.m.(*Notify).State() != NotifyParked {
+			n := r.start(newNotify(parent1, Notice{Kind: NoticeTerminal, TaskID: "ses_x", ParentID: parent1, Generation: r.get("ses_x").Generation, TerminalRevision: 1}, v2))
+			if n.m.(*notifyM).State() != NotifyParked {
 				t.Fatal("notification not parked")
 			}
 			before := r.get("ses_x")
@@ -213,7 +213,7 @@ func TestMessageScenarios(t *testing.T) {
 			checkErr(t, err, ErrNotRunning, "Continue that same session with task_revive")
 			r.launch("ses_w", parent1, "explorer")
 			rec := r.get("ses_w")
-			r.b.ClaimDeadline("ses_w", rec.Generation) // sets CancellationRequested on a running record
+			r.b.claimDeadline("ses_w", rec.Generation) // sets CancellationRequested on a running record
 			m = msgRun(r, v1, "ses_w", "hi")
 			_, err = outcome[MessageResult](t, m)
 			exactErr(t, err, ErrNotRunning, "Task ses_w cannot queue a message: cancellation was requested")

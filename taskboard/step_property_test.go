@@ -20,69 +20,69 @@ type tbT interface {
 // scenario builds a board and a machine for one property run.
 type scenario struct {
 	name  string
-	caps  Caps
-	setup func(r *rig) Machine
+	caps  caps
+	setup func(r *rig) machine
 }
 
 var propScenarios = []scenario{
-	{"cancel_v1", v1, func(r *rig) Machine {
+	{"cancel_v1", v1, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return NewCancel(orch, CancelArgs{Ref: "ses_p", Reason: "prop"}, v1)
+		return newCancel(orch, CancelArgs{Ref: "ses_p", Reason: "prop"}, v1)
 	}},
-	{"cancel_v2", v2, func(r *rig) Machine {
+	{"cancel_v2", v2, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return NewCancel(orch, CancelArgs{Ref: "ses_p"}, v2)
+		return newCancel(orch, CancelArgs{Ref: "ses_p"}, v2)
 	}},
-	{"cancel_v2_idle", v2w, func(r *rig) Machine {
+	{"cancel_v2_idle", v2w, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return NewCancel(orch, CancelArgs{Ref: "ses_p"}, v2w)
+		return newCancel(orch, CancelArgs{Ref: "ses_p"}, v2w)
 	}},
-	{"message_v1", v1, func(r *rig) Machine {
+	{"message_v1", v1, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return NewMessage(orch, MessageArgs{Ref: "ses_p", Text: "note"}, v1)
+		return newMessage(orch, MessageArgs{Ref: "ses_p", Text: "note"}, v1)
 	}},
-	{"message_v2", v2, func(r *rig) Machine {
+	{"message_v2", v2, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return NewMessage(orch, MessageArgs{Ref: "ses_p", Text: "note"}, v2)
+		return newMessage(orch, MessageArgs{Ref: "ses_p", Text: "note"}, v2)
 	}},
-	{"revive_running_v1", v1, func(r *rig) Machine {
+	{"revive_running_v1", v1, func(r *rig) machine {
 		r.launch("ses_p", parent1, "oracle")
-		return NewRevive(orch, ReviveArgs{Ref: "ses_p", Prompt: "go"}, v1)
+		return newRevive(orch, ReviveArgs{Ref: "ses_p", Prompt: "go"}, v1)
 	}},
-	{"revive_done_v2_idle", v2w, func(r *rig) Machine {
+	{"revive_done_v2_idle", v2w, func(r *rig) machine {
 		r.launch("ses_p", parent1, "oracle")
 		r.complete("ses_p", "first")
-		return NewRevive(orch, ReviveArgs{Ref: "ses_p", Prompt: "go"}, v2w)
+		return newRevive(orch, ReviveArgs{Ref: "ses_p", Prompt: "go"}, v2w)
 	}},
-	{"status_v1", v1, func(r *rig) Machine {
+	{"status_v1", v1, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return NewStatus(orch, StatusArgs{Ref: "ses_p"}, v1)
+		return newStatus(orch, StatusArgs{Ref: "ses_p"}, v1)
 	}},
 }
 
 // answer builds the reply to a pending call from one drawn choice.
-func answer(r *rig, c Command, choice int) Event {
+func answer(r *rig, c command, choice int) event {
 	fail := errors.New("host failure")
 	k := choice % 3
 	switch c := c.(type) {
-	case Abort:
-		return AbortReply{Call: c.Call, Confirmed: k != 1, Err: map[bool]error{true: fail}[k == 2]}
-	case ReadStatus:
-		return StatusReply{Call: c.Call, Snapshot: []StatusSnapshot{idle("ses_p"), busy("ses_p"), {}}[k]}
-	case ReadSession:
+	case abort:
+		return abortReply{Call: c.Call, Confirmed: k != 1, Err: map[bool]error{true: fail}[k == 2]}
+	case readStatus:
+		return statusReply{Call: c.Call, Snapshot: []StatusSnapshot{idle("ses_p"), busy("ses_p"), {}}[k]}
+	case readSession:
 		info := SessionInfo{ParentID: parent1}
 		if k == 0 {
 			info.IdleAt = r.b.Now()
 		}
-		return SessionReply{Call: c.Call, Info: info, Err: map[bool]error{true: fail}[k == 2]}
-	case ReadMessages:
-		return MessagesReply{Call: c.Call, Entries: [][]TranscriptEntry{history, nil, {{ID: "z", Role: "assistant", Finished: true, Text: "fast"}}}[k]}
-	case WaitIdle:
-		return IdleReply{Call: c.Call, Err: map[bool]error{true: fail}[k == 1]}
-	case WriteMessage:
-		return WriteReply{Call: c.Call, Err: map[bool]error{true: fail}[k == 1]}
-	case SendPrompt:
-		return PromptReply{Call: c.Call, Err: map[bool]error{true: fail}[k == 1]}
+		return sessionReply{Call: c.Call, Info: info, Err: map[bool]error{true: fail}[k == 2]}
+	case readMessages:
+		return messagesReply{Call: c.Call, Entries: [][]TranscriptEntry{history, nil, {{ID: "z", Role: "assistant", Finished: true, Text: "fast"}}}[k]}
+	case waitIdle:
+		return idleReply{Call: c.Call, Err: map[bool]error{true: fail}[k == 1]}
+	case writeMessage:
+		return writeReply{Call: c.Call, Err: map[bool]error{true: fail}[k == 1]}
+	case sendPrompt:
+		return promptReply{Call: c.Call, Err: map[bool]error{true: fail}[k == 1]}
 	}
 	panic(fmt.Sprintf("no answer for %T", c))
 }
@@ -109,7 +109,7 @@ func play(t tbT, sc scenario, choices []int, timerFirst bool) string {
 			m.dispatch()
 			continue
 		}
-		var id CallID
+		var id callNo
 		for _, cid := range m.order {
 			if _, ok := m.pending[cid]; ok {
 				id = cid

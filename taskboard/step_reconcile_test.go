@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-func pass(r *rig) *mrun { return r.start(NewReconcilePass(v1)) }
+func pass(r *rig) *mrun { return r.start(newReconcilePass(v1)) }
 
 func TestReconcileScenarios(t *testing.T) {
 	tests := []struct {
@@ -116,7 +116,7 @@ func TestReconcileScenarios(t *testing.T) {
 		}},
 		{name: "evidence_finished_entry_after_baseline_completes", run: func(t *testing.T, r *rig) {
 			r.launch("ses_a", parent1, "explorer")
-			e := r.start(NewEvidence("ses_a", r.get("ses_a").Generation, v1))
+			e := r.start(newEvidence("ses_a", r.get("ses_a").Generation, v1))
 			e.messages([]TranscriptEntry{{ID: "a", Role: "assistant", Finished: true, Text: "result text"}}, nil)
 			if rec := r.get("ses_a"); rec.State != StateCompleted || rec.ResultSummary != "result text" {
 				t.Fatalf("%+v", rec)
@@ -124,7 +124,7 @@ func TestReconcileScenarios(t *testing.T) {
 		}},
 		{name: "evidence_all_attempts_fail_uncertain", run: func(t *testing.T, r *rig) {
 			r.launch("ses_a", parent1, "explorer")
-			e := r.start(NewEvidence("ses_a", r.get("ses_a").Generation, v1))
+			e := r.start(newEvidence("ses_a", r.get("ses_a").Generation, v1))
 			for i := 0; i < 3; i++ {
 				e.messages(nil, errors.New("down"))
 				r.advance(5 * time.Second)

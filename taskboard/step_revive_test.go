@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-func reviveRun(r *rig, caps Caps, ref string) *mrun {
-	return r.start(NewRevive(orch, ReviveArgs{Ref: ref, Prompt: "continue please"}, caps))
+func reviveRun(r *rig, caps caps, ref string) *mrun {
+	return r.start(newRevive(orch, ReviveArgs{Ref: ref, Prompt: "continue please"}, caps))
 }
 
 // finished returns a reconciled completed ses_r at generation 1.
@@ -38,7 +38,7 @@ func TestReviveScenarios(t *testing.T) {
 			old := finished(r)
 			m := reviveRun(r, v1, "ora-1")
 			toAdmission(t, r, m)
-			p := m.pending[m.must("SendPrompt")].(SendPrompt)
+			p := m.pending[m.must("SendPrompt")].(sendPrompt)
 			if p.Prompt.Text != "continue please" || p.Prompt.Agent != "oracle" || p.Prompt.Synthetic {
 				t.Fatalf("prompt %+v", p.Prompt)
 			}
@@ -105,9 +105,9 @@ func TestReviveScenarios(t *testing.T) {
 			var kinds []string
 			for _, c := range r.performed {
 				switch c.(type) {
-				case Abort:
+				case abort:
 					kinds = append(kinds, "abort")
-				case SendPrompt:
+				case sendPrompt:
 					kinds = append(kinds, "prompt")
 				}
 			}
@@ -169,7 +169,7 @@ func TestReviveScenarios(t *testing.T) {
 			if !ok {
 				t.Fatal("replacement refused")
 			}
-			m.step(MessagesReply{Call: read})
+			m.step(messagesReply{Call: read})
 			if !r.b.Validate(l) || r.count("SendPrompt") != 0 || r.count("Abort") != 0 {
 				t.Fatal("late baseline reply had effects")
 			}
@@ -182,7 +182,7 @@ func TestReviveScenarios(t *testing.T) {
 			}{
 				{"busy", func(r *rig, l Lease) {
 					r.clk.Advance(time.Millisecond)
-					r.b.MarkRunningFromLive("ses_r", r.get("ses_r").Generation, r.b.Now())
+					r.b.markRunningFromLive("ses_r", r.get("ses_r").Generation, r.b.Now())
 				}, "became active again"},
 				{"drop", func(r *rig, l Lease) { r.b.Drop("ses_r") }, "Task ses_r is no longer tracked; refusing stale revive"},
 				{"relaunch", func(r *rig, l Lease) {
@@ -240,8 +240,8 @@ func TestReviveScenarios(t *testing.T) {
 		{name: "E76_error_uncertain_not_revivable", run: func(t *testing.T, r *rig) {
 			r.launch("ses_r", parent1, "oracle")
 			g := r.get("ses_r").Generation
-			r.b.ClaimDeadline("ses_r", g)
-			r.b.FinalizeDeadline("ses_r", g, "abort was not confirmed")
+			r.b.claimDeadline("ses_r", g)
+			r.b.finalizeClaim("ses_r", g, "abort was not confirmed")
 			m := reviveRun(r, v1, "ses_r")
 			_, err := outcome[ReviveResult](t, m)
 			exactErr(t, err, ErrNotRevivable, "Task ses_r cannot be revived: state error (status uncertain) is not a verified retained terminal session")
@@ -291,7 +291,7 @@ func TestReviveScenarios(t *testing.T) {
 				} else {
 					r.clk.Advance(10 * time.Second)
 				}
-				m.step(PromptReply{Call: call})
+				m.step(promptReply{Call: call})
 				res, err := outcome[ReviveResult](t, m)
 				noErr(t, err)
 				if res.Status != ReviveAdmissionUnknown || res.Generation != old.Generation || res.State != StateCompleted {
@@ -363,7 +363,7 @@ func TestReviveScenarios(t *testing.T) {
 			m.prompt(nil)
 			g2 := r.get("ses_r").Generation
 			r.clk.Advance(time.Second)
-			r.b.MarkRunningFromLive("ses_r", g2, r.b.Now())
+			r.b.markRunningFromLive("ses_r", g2, r.b.Now())
 			second := reviveRun(r, v1, "ses_r")
 			second.dispatch()
 			second.abort(true, nil)
@@ -414,8 +414,8 @@ func TestReviveScenarios(t *testing.T) {
 			r.advance(10 * time.Second)
 			m.prompt(nil)
 			g := r.get("ses_r").Generation
-			m.m.Step(r.b, PromptReply{Call: call})
-			m.m.Step(r.b, PromptReply{Call: call, Err: errors.New("conflicting")})
+			m.m.Step(r.b, promptReply{Call: call})
+			m.m.Step(r.b, promptReply{Call: call, Err: errors.New("conflicting")})
 			if r.get("ses_r").Generation != g {
 				t.Fatal("registered twice")
 			}
@@ -474,7 +474,7 @@ func TestReviveScenarios(t *testing.T) {
 		}},
 		{name: "revive_requires_prompt", run: func(t *testing.T, r *rig) {
 			finished(r)
-			m := r.start(NewRevive(orch, ReviveArgs{Ref: "ses_r", Prompt: "  "}, v1))
+			m := r.start(newRevive(orch, ReviveArgs{Ref: "ses_r", Prompt: "  "}, v1))
 			_, err := outcome[ReviveResult](t, m)
 			exactErr(t, err, ErrInvalidArgs, "task_revive requires prompt")
 		}},

@@ -15,7 +15,7 @@ func TestSuperviseScenarios(t *testing.T) {
 	}{
 		{name: "E141_past_limit_claim_abort_grace_error_unconfirmed", run: func(t *testing.T, r *rig) {
 			rec := r.launch("ses_w", parent1, "explorer")
-			s := r.start(NewSupervise("ses_w", rec.Generation))
+			s := r.start(newSupervise("ses_w", rec.Generation))
 			r.advance(time.Minute)
 			if got := r.get("ses_w"); !got.TimedOut || got.DeadlineExceededAt.IsZero() || got.State != StateRunning {
 				t.Fatalf("after the limit: %+v", got)
@@ -37,7 +37,7 @@ func TestSuperviseScenarios(t *testing.T) {
 		}},
 		{name: "E141_abort_confirmed_within_grace_not_uncertain", run: func(t *testing.T, r *rig) {
 			rec := r.launch("ses_w", parent1, "explorer")
-			s := r.start(NewSupervise("ses_w", rec.Generation))
+			s := r.start(newSupervise("ses_w", rec.Generation))
 			r.advance(time.Minute)
 			s.dispatch()
 			s.abort(true, nil)
@@ -48,10 +48,10 @@ func TestSuperviseScenarios(t *testing.T) {
 		}},
 		{name: "finished_before_limit_no_claim", run: func(t *testing.T, r *rig) {
 			rec := r.launch("ses_w", parent1, "explorer")
-			s := r.start(NewSupervise("ses_w", rec.Generation))
+			s := r.start(newSupervise("ses_w", rec.Generation))
 			r.complete("ses_w", "ok")
 			r.advance(time.Minute)
-			if r.count("Abort") != 0 || s.m.(*Supervise).Claimed() {
+			if r.count("Abort") != 0 || s.m.(*supervise).Claimed() {
 				t.Fatal("claimed a finished run")
 			}
 		}},

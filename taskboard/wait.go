@@ -31,7 +31,7 @@ type WaitResult struct {
 // spaces and must be 1–500 characters. With Options.WaitGuard and outstanding children it
 // answers waiting_for_user_skipped without arming; otherwise it arms the session's latch,
 // which only a new real user message or a genuine deletion clears ([Board.ClearForMessage],
-// [Board.HostDeleted]).
+// a genuine deletion reported to [Driver.Observe]).
 //
 // Errors: ErrInvalidArgs, ErrNotOrchestrator, ErrUnmanaged (all *ToolError).
 func (b *Board) WaitForUser(c Caller, reason string) (WaitResult, error) {
