@@ -232,6 +232,7 @@ func (m *model) reconcile(id string, gen, rev uint64) bool {
 		r.unrec, r.uncertain = false, false
 	case r.state == StateCompleted || r.state == StateError || r.state == StateCancelled:
 		r.state = StateReconciled
+		r.lastUsed = m.now() // only a canonical acknowledgement counts as a use
 		r.unrec = false
 		if !r.claim {
 			r.uncertain = false
@@ -239,7 +240,6 @@ func (m *model) reconcile(id string, gen, rev uint64) bool {
 	default:
 		return false
 	}
-	r.lastUsed = m.now()
 	return true
 }
 
