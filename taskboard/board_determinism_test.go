@@ -96,7 +96,7 @@ func genDetOp(t *rapid.T, i int) detOp {
 	case 9:
 		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
 			g := gen(b)
-			return fmt.Sprint(b.hostDeleted(DeletionEvent{SessionID: id, Generation: &g}))
+			return fmt.Sprint(b.hostDeleted(deletionEvent{SessionID: id, Generation: &g}))
 		}
 	case 10:
 		return func(b *Board, _ *ManualClock, _ *[]Lease) string {

@@ -22,7 +22,7 @@ func TestBoardEdgeCases(t *testing.T) {
 				t.Fatalf("first idle: %s", g)
 			}
 			e.tick(2 * time.Second)
-			e.b.ObserveBusy("ses_a", nil, e.b.Now())
+			e.b.observeBusy("ses_a", nil, e.b.Now())
 			e.tick(4 * time.Second)
 			r, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
 			if g != GateDeferred || r.State != StateRunning {
@@ -87,7 +87,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.tick(5 * time.Second)
 			passStart := e.b.Now()
 			e.tick(100 * time.Millisecond)
-			e.b.ObserveBusy("ses_a", nil, e.b.Now()) // busy while the pass's read is in flight
+			e.b.observeBusy("ses_a", nil, e.b.Now()) // busy while the pass's read is in flight
 			got, g := e.b.stopCandidate("ses_a", r.Generation, passStart, MsgIdleUnconfirmed)
 			if got.State != StateRunning || g == GateCommitted || got.LastLiveBusyAt.Before(passStart) {
 				t.Fatalf("%s %s", g, got.State)
@@ -117,20 +117,20 @@ func TestBoardEdgeCases(t *testing.T) {
 			}
 			// Old-run events without a generation: idle, error, busy at or before RunStartedAt.
 			e.tick(time.Second)
-			if _, g := e.b.ObserveError("ses_a", nil, "old boom", false, e.b.Now()); g != GateStale {
+			if _, g := e.b.observeError("ses_a", nil, "old boom", false, e.b.Now()); g != GateStale {
 				t.Fatalf("old error: %s", g)
 			}
-			if _, ok := e.b.ObserveBusy("ses_a", nil, g2.RunStartedAt); ok {
+			if _, ok := e.b.observeBusy("ses_a", nil, g2.RunStartedAt); ok {
 				t.Fatal("old busy applied")
 			}
 			if r := e.rec("ses_a"); r.State != StateRunning || r.ActivityRevision != 0 {
 				t.Fatalf("got %s rev %d", r.State, r.ActivityRevision)
 			}
-			r, ok := e.b.ObserveBusy("ses_a", nil, e.b.Now())
+			r, ok := e.b.observeBusy("ses_a", nil, e.b.Now())
 			if !ok || r.Quarantined || r.ActivityRevision != 1 {
 				t.Fatalf("fresh busy: %v %+v", ok, r)
 			}
-			if _, g := e.b.ObserveError("ses_a", nil, "new boom", false, e.b.Now()); g != GateCommitted {
+			if _, g := e.b.observeError("ses_a", nil, "new boom", false, e.b.Now()); g != GateCommitted {
 				t.Fatalf("error after quarantine: %s", g)
 			}
 		}},
@@ -140,13 +140,13 @@ func TestBoardEdgeCases(t *testing.T) {
 			g2 := e.launch("ses_a", p1, "explorer")
 			before := e.rec("ses_a")
 			e.tick(time.Second)
-			e.b.ObserveBusy("ses_a", &g1.Generation, e.b.Now())
-			e.b.ObserveError("ses_a", &g1.Generation, "x", false, e.b.Now())
-			e.b.hostDeleted(DeletionEvent{SessionID: "ses_a", Generation: &g1.Generation})
+			e.b.observeBusy("ses_a", &g1.Generation, e.b.Now())
+			e.b.observeError("ses_a", &g1.Generation, "x", false, e.b.Now())
+			e.b.hostDeleted(deletionEvent{SessionID: "ses_a", Generation: &g1.Generation})
 			if after := e.rec("ses_a"); !equalRecords(before, after) {
 				t.Fatalf("changed:\n%s", diffRecords(before, after))
 			}
-			if _, ok := e.b.ObserveBusy("ses_a", &g2.Generation, e.b.Now()); !ok {
+			if _, ok := e.b.observeBusy("ses_a", &g2.Generation, e.b.Now()); !ok {
 				t.Fatal("current generation busy refused")
 			}
 		}},
@@ -155,7 +155,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			e.mustCommit("ses_a", StateCompleted, "ok")
 			g2 := e.launch("ses_a", p1, "explorer")
-			if e.b.hostDeleted(DeletionEvent{SessionID: "ses_a"}) {
+			if e.b.hostDeleted(deletionEvent{SessionID: "ses_a"}) {
 				t.Fatal("deletion counted")
 			}
 			if r := e.rec("ses_a"); r.Generation != g2.Generation {
@@ -166,11 +166,11 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			e.launch("ses_b", p1, "explorer")
 			e.launch("ses_a_child", "ses_a", "fixer")
-			if e.b.hostDeleted(DeletionEvent{SessionID: "ses_b", FallbackTeardown: true}) {
+			if e.b.hostDeleted(deletionEvent{SessionID: "ses_b", FallbackTeardown: true}) {
 				t.Fatal("teardown counted")
 			}
 			e.rec("ses_b")
-			if !e.b.hostDeleted(DeletionEvent{SessionID: "ses_a"}) {
+			if !e.b.hostDeleted(deletionEvent{SessionID: "ses_a"}) {
 				t.Fatal("genuine deletion ignored")
 			}
 			for _, id := range []string{"ses_a", "ses_a_child"} {
@@ -178,7 +178,7 @@ func TestBoardEdgeCases(t *testing.T) {
 					t.Fatalf("%s kept", id)
 				}
 			}
-			if !e.b.hostDeleted(DeletionEvent{SessionID: p1}) {
+			if !e.b.hostDeleted(deletionEvent{SessionID: p1}) {
 				t.Fatal("parent deletion ignored")
 			}
 			if len(e.b.Records(p1)) != 0 {
@@ -190,7 +190,7 @@ func TestBoardEdgeCases(t *testing.T) {
 		}},
 		{name: "E101_tombstone_blocks_adopt_early_and_late_completion", run: func(t *testing.T, e *env) {
 			g1 := e.launch("ses_a", p1, "explorer")
-			e.b.hostDeleted(DeletionEvent{SessionID: "ses_a", Generation: &g1.Generation})
+			e.b.hostDeleted(deletionEvent{SessionID: "ses_a", Generation: &g1.Generation})
 			epoch, ok := e.b.DeletionEpoch("ses_a")
 			if !ok {
 				t.Fatal("no epoch")
@@ -202,7 +202,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			if _, g := e.b.CommitTerminal(Commit{TaskID: "ses_a", Generation: g1.Generation, State: StateCompleted}); g != GateStale {
 				t.Fatal("late completion applied")
 			}
-			e.b.ObserveBusy("ses_a", &g1.Generation, e.b.Now())
+			e.b.observeBusy("ses_a", &g1.Generation, e.b.Now())
 			e.b.markStatusUncertain("ses_a", g1.Generation, "x")
 			if _, ok := e.b.Get("ses_a"); ok {
 				t.Fatal("record recreated")
@@ -217,7 +217,7 @@ func TestBoardEdgeCases(t *testing.T) {
 		}},
 		{name: "E102_error_then_idle_stays_error", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			if _, g := e.b.ObserveError("ses_a", nil, "rate limited", false, e.b.Now()); g != GateCommitted {
+			if _, g := e.b.observeError("ses_a", nil, "rate limited", false, e.b.Now()); g != GateCommitted {
 				t.Fatalf("error: %s", g)
 			}
 			e.tick(10 * time.Second)

@@ -9,17 +9,17 @@ import (
 	"time"
 )
 
-// Timers schedules the driver's deadlines. The default uses time.AfterFunc; tests run the
+// timerSource schedules the driver's deadlines. The default uses time.AfterFunc; tests run the
 // driver inside testing/synctest, whose fake clock drives the same timers.
-type Timers interface {
+type timerSource interface {
 	AfterFunc(d time.Duration, f func()) (stop func() bool)
 }
 
 type realTimers struct{}
 
 var (
-	_ Timers = realTimers{}
-	_ Clock  = SystemClock{}
+	_ timerSource = realTimers{}
+	_ Clock       = SystemClock{}
 )
 
 func (realTimers) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
@@ -35,14 +35,14 @@ func (SystemClock) Now() time.Time { return time.Now() }
 type DriverOption func(*driverConfig)
 
 type driverConfig struct {
-	timers      Timers
+	timers      timerSource
 	logger      *slog.Logger
 	notifyAll   bool
 	noReconcile bool
 }
 
-// WithTimers replaces the driver's timer source.
-func WithTimers(t Timers) DriverOption { return func(c *driverConfig) { c.timers = t } }
+// withTimers replaces the driver's timer source.
+func withTimers(t timerSource) DriverOption { return func(c *driverConfig) { c.timers = t } }
 
 // WithLogger sets the logger for the machines' log lines (default: discarded).
 func WithLogger(l *slog.Logger) DriverOption { return func(c *driverConfig) { c.logger = l } }

@@ -84,9 +84,9 @@ func (d *Driver) Observe(ev HostEvent) {
 	}
 	switch ev.Kind {
 	case EventBusy, EventRetry:
-		b.ObserveBusy(ev.SessionID, ev.Generation, at)
+		b.observeBusy(ev.SessionID, ev.Generation, at)
 	case EventError:
-		b.ObserveError(ev.SessionID, ev.Generation, ev.Message, ev.Deferrable, at)
+		b.observeError(ev.SessionID, ev.Generation, ev.Message, ev.Deferrable, at)
 	case EventActivity:
 		b.NoteActivity(ev.SessionID, at)
 	case EventUserMessage:
@@ -98,7 +98,7 @@ func (d *Driver) Observe(ev HostEvent) {
 		for _, c := range b.Records(ev.SessionID) {
 			affected[c.TaskID] = true
 		}
-		if b.hostDeleted(DeletionEvent{SessionID: ev.SessionID, Generation: ev.Generation, FallbackTeardown: ev.FallbackTeardown}) {
+		if b.hostDeleted(deletionEvent{SessionID: ev.SessionID, Generation: ev.Generation, FallbackTeardown: ev.FallbackTeardown}) {
 			d.forget(affected)
 		}
 	case EventIdle:

@@ -291,7 +291,7 @@ func TestDriverScenarios(t *testing.T) {
 			if !x.d.Board().Waiting(parent1) {
 				t.Fatal("Close cleared the wait")
 			}
-			x.d.Board().hostDeleted(DeletionEvent{SessionID: parent1})
+			x.d.Board().hostDeleted(deletionEvent{SessionID: parent1})
 			if x.d.Board().Waiting(parent1) {
 				t.Fatal("deletion did not clear")
 			}

@@ -22,9 +22,9 @@ func (b *Board) fence(taskID string, gen *uint64, busy bool, at time.Time) (*Rec
 	return r, true
 }
 
-// ObserveBusy applies a live busy/retry event (gen nil when the host gave none) through the
+// observeBusy applies a live busy/retry event (gen nil when the host gave none) through the
 // fence, then markRunningFromLive.
-func (b *Board) ObserveBusy(taskID string, gen *uint64, at time.Time) (Record, bool) {
+func (b *Board) observeBusy(taskID string, gen *uint64, at time.Time) (Record, bool) {
 	r, ok := b.fence(taskID, gen, true, at)
 	if !ok {
 		return b.copyOf(taskID), false
@@ -65,11 +65,11 @@ func (b *Board) stopCandidate(taskID string, gen uint64, at time.Time, msg strin
 	return r.clone(), GateDeferred
 }
 
-// ObserveError applies a session.error event. Ignored (GateStale) when fenced out,
+// observeError applies a session.error event. Ignored (GateStale) when fenced out,
 // not running, or while the host recovers the task on a fallback model. A deferrable
 // (failover-class) error is stored as DeferredError (GateDeferred): a later non-busy
 // observation commits it, a busy clears it. Otherwise the error is committed.
-func (b *Board) ObserveError(taskID string, gen *uint64, msg string, deferrable bool, at time.Time) (Record, GateResult) {
+func (b *Board) observeError(taskID string, gen *uint64, msg string, deferrable bool, at time.Time) (Record, GateResult) {
 	r, ok := b.fence(taskID, gen, false, at)
 	if !ok || r.State != StateRunning || r.FallbackRecovering {
 		return b.copyOf(taskID), GateStale
@@ -83,8 +83,8 @@ func (b *Board) ObserveError(taskID string, gen *uint64, msg string, deferrable 
 	return b.CommitTerminal(Commit{TaskID: taskID, Generation: r.Generation, State: StateError, Summary: msg, ObservedAt: at})
 }
 
-// DeletionEvent is the host's session.deleted.
-type DeletionEvent struct {
+// deletionEvent is the host's session.deleted.
+type deletionEvent struct {
 	SessionID        string
 	Generation       *uint64 // nil when the host gave none
 	FallbackTeardown bool
@@ -95,7 +95,7 @@ type DeletionEvent struct {
 // TaskGeneration > 1, and one whose generation is not the current one. A genuine deletion
 // clears the session's wait-for-user latch and last user identity, drops its record (unless
 // it has a deadline claim) and clears its children. Leases stay live.
-func (b *Board) hostDeleted(ev DeletionEvent) bool {
+func (b *Board) hostDeleted(ev deletionEvent) bool {
 	if ev.FallbackTeardown || ev.SessionID == "" {
 		return false
 	}

@@ -716,7 +716,7 @@ func (s *sm) Busy(t *rapid.T) {
 	if r, ok := s.m.fenced(id, gen, true, at); ok {
 		want = s.m.busy(id, r.gen, at)
 	}
-	if _, got := s.b.ObserveBusy(id, gen, at); got != want {
+	if _, got := s.b.observeBusy(id, gen, at); got != want {
 		t.Fatalf("ObserveBusy(%s) = %v, model %v", id, got, want)
 	}
 }
@@ -792,7 +792,7 @@ func (s *sm) HostError(t *rapid.T) {
 			want = s.m.commit(id, r.gen, StateError, nil, s.now(), s.now())
 		}
 	}
-	if _, got := s.b.ObserveError(id, gen, "failover", deferrable, s.now()); got != want {
+	if _, got := s.b.observeError(id, gen, "failover", deferrable, s.now()); got != want {
 		t.Fatalf("ObserveError(%s) = %s, model %s", id, got, want)
 	}
 }
@@ -866,7 +866,7 @@ func (s *sm) ClearParent(t *rapid.T) {
 
 func (s *sm) HostDeleted(t *rapid.T) {
 	id := rapid.SampledFrom(append(slices.Clone(s.ids), s.parents...)).Draw(t, "session")
-	ev := DeletionEvent{SessionID: id, FallbackTeardown: rapid.IntRange(0, 4).Draw(t, "teardown") == 0}
+	ev := deletionEvent{SessionID: id, FallbackTeardown: rapid.IntRange(0, 4).Draw(t, "teardown") == 0}
 	if rapid.Bool().Draw(t, "withGen") {
 		g := s.pickGen(t, id)
 		ev.Generation = &g
@@ -2249,9 +2249,9 @@ func (s *psm) HostEvent(t *rapid.T) {
 	case 0:
 		s.b.stopCandidate(id, r.Generation, s.now(), MsgIdleUnconfirmed)
 	case 1:
-		s.b.ObserveError(id, nil, "provider overloaded", rapid.Bool().Draw(t, "deferrable"), s.now())
+		s.b.observeError(id, nil, "provider overloaded", rapid.Bool().Draw(t, "deferrable"), s.now())
 	case 2:
-		s.b.ObserveBusy(id, nil, s.now())
+		s.b.observeBusy(id, nil, s.now())
 	case 3:
 		s.b.markStatusUncertain(id, r.Generation, MsgMalformedEntry)
 	}
@@ -2276,7 +2276,7 @@ func (s *psm) Delete(t *rapid.T) {
 	if r, ok := s.b.Get(id); ok {
 		gen = &r.Generation
 	}
-	s.b.hostDeleted(DeletionEvent{SessionID: id, Generation: gen})
+	s.b.hostDeleted(deletionEvent{SessionID: id, Generation: gen})
 }
 
 func (s *psm) LeaseOp(t *rapid.T) {

@@ -78,7 +78,7 @@ func TestReconcileScenarios(t *testing.T) {
 			r.clk.Advance(5 * time.Second)
 			p := pass(r)
 			r.clk.Advance(time.Millisecond)
-			r.b.ObserveBusy("ses_a", nil, r.b.Now())
+			r.b.observeBusy("ses_a", nil, r.b.Now())
 			p.status(idle("ses_a"), nil)
 			if r.get("ses_a").State != StateRunning {
 				t.Fatal("stopped despite a busy during the read")

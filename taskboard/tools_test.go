@@ -168,7 +168,7 @@ func TestWaitScenarios(t *testing.T) {
 			r.b.WaitForUser(orch, "x")
 			r.b.ClearForMessage(userMsg(parent1, "msg-1"))
 			r.b.WaitForUser(orch, "x")
-			r.b.hostDeleted(DeletionEvent{SessionID: parent1})
+			r.b.hostDeleted(deletionEvent{SessionID: parent1})
 			if r.b.Waiting(parent1) {
 				t.Fatal("deletion did not clear")
 			}
