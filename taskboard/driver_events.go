@@ -68,9 +68,17 @@ func WithoutReconciliation() DriverOption {
 }
 
 // Observe applies one host event under the lock. busy/retry, error, deletion,
-// activity and user messages apply at once; a child idle is checked IdleDelay later
-// (terminal-evidence read, then the stop rule); a parent idle acknowledges, IdleDelay
-// later, what the last [Driver.View] showed that parent.
+// activity and user messages apply at once; a parent idle acknowledges, IdleDelay later,
+// what the last [Driver.View] showed that parent.
+//
+// Completion rule: a running task completes only through its idle event. IdleDelay after
+// EventIdle for the task's session (and no busy seen since), the driver reads the
+// transcript once per attempt: if the newest assistant entry after the run's start is
+// finished, the task is completed with its text; an error entry makes it an error; if the
+// newest assistant entry is unfinished or there is none yet, the task stays running and
+// the stop rule starts (a session idle for StopGrace without an answer ends as stopped).
+// Entries from before a resume never count. A relaunched task's events must carry their
+// Generation; events without one are ignored for it.
 func (d *Driver) Observe(ev HostEvent) {
 	d.mu.Lock()
 	defer d.unlock()
