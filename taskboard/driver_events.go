@@ -76,9 +76,10 @@ func WithoutReconciliation() DriverOption {
 // transcript once per attempt: if the newest assistant entry after the run's start is
 // finished, the task is completed with its text; an error entry makes it an error; if the
 // newest assistant entry is unfinished or there is none yet, the task stays running and
-// the stop rule starts (a session idle for StopGrace without an answer ends as stopped).
+// the stop rule starts (a session that stays idle without an answer is eventually
+// recorded as stopped).
 // Entries from before a resume never count. A relaunched task's events must carry their
-// Generation; events without one are ignored for it.
+// Generation; its idle and error events without one are ignored.
 func (d *Driver) Observe(ev HostEvent) {
 	d.mu.Lock()
 	defer d.unlock()
