@@ -71,14 +71,14 @@ func WithoutReconciliation() DriverOption {
 // activity and user messages apply at once; a parent idle acknowledges, IdleDelay later,
 // what the last [Driver.View] showed that parent.
 //
-// Completion rule: a running task completes only through its idle event. IdleDelay after
+// Completion rule (besides a terminal output given to FinishTask and host error events):
+// a running background task completes when the host reports it idle. IdleDelay after
 // EventIdle for the task's session (and no busy seen since), the driver reads the
 // transcript once per attempt: if the newest assistant entry after the run's start is
 // finished, the task is completed with its text; an error entry makes it an error; if the
 // newest assistant entry is unfinished or there is none yet, the task stays running and
 // the stop rule starts (a session that stays idle without an answer is eventually
-// recorded as stopped).
-// Entries from before a resume never count. A relaunched task's events must carry their
+// recorded as stopped). Entries from before a resume never count. A relaunched task's events must carry their
 // Generation; its idle and error events without one are ignored.
 func (d *Driver) Observe(ev HostEvent) {
 	d.mu.Lock()
