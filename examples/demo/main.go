@@ -54,8 +54,9 @@ func steps() []step {
 		{title: "patch: rescue a stale patch, refuse an ambiguous one, block an escaping path", run: patchStep},
 		{title: "pathguard: refuse a missing search path, keep writes inside the workspace", run: pathguardStep},
 		{title: "astsearch: find a pattern by structure, show the dry-run diff of a rewrite, apply it", run: astsearchStep},
-		{title: "taskboard: start, message, cancel with a late abort, revive", run: taskboardStep},
+		{title: "taskboard: launch, status, message, completion, result, revive, cancel", run: taskboardStep},
 		{title: "loopguard: a looping read is warned, then refused", run: loopguardStep},
+		{title: "tools over MCP: list, grep, and a tool error the model can act on", run: toolsStep},
 	}
 }
 
