@@ -49,13 +49,13 @@ func TestEdgeCacheCharges(t *testing.T) {
 
 // versioned is a handler whose answers the test controls; it records conditional headers.
 type versioned struct {
-	mu           sync.Mutex
-	body         string
-	etag, lm     string
-	status       int // 0 = normal
-	noStore      bool
-	ifNoneMatch  []string
-	ifModSince   []string
+	mu          sync.Mutex
+	body        string
+	etag, lm    string
+	status      int // 0 = normal
+	noStore     bool
+	ifNoneMatch []string
+	ifModSince  []string
 }
 
 func (v *versioned) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -244,4 +244,3 @@ func TestEdgeRevalidation(t *testing.T) {
 		}
 	})
 }
-

@@ -42,6 +42,7 @@ func Parse(r io.Reader) (*html.Node, error) {
 func MainContent(doc *html.Node, base *url.URL) (Article, bool) {
 	p := readability.NewParser()
 	p.Logger = discard
+	p.ClassesToPreserve = append(p.ClassesToPreserve, codeLanguageClasses(doc)...)
 	a, err := p.ParseDocument(doc, base)
 	if err != nil {
 		return Article{Title: collapse(DocumentTitle(doc))}, false
@@ -62,6 +63,23 @@ func MainContent(doc *html.Node, base *url.URL) (Article, bool) {
 		return art, false
 	}
 	return art, true
+}
+
+// codeLanguageClasses lists the language-x / lang-x classes of <pre> and <code> elements, so
+// the extractor keeps them and the Markdown fences can name the language.
+func codeLanguageClasses(doc *html.Node) []string {
+	var out []string
+	walk(doc, func(n *html.Node) bool {
+		if n.Type == html.ElementNode && (n.DataAtom == atom.Pre || n.DataAtom == atom.Code) {
+			for _, c := range strings.Fields(attr(n, "class")) {
+				if strings.HasPrefix(c, "language-") || strings.HasPrefix(c, "lang-") {
+					out = append(out, c)
+				}
+			}
+		}
+		return true
+	})
+	return out
 }
 
 func publishedRaw(a readability.Article) string {
