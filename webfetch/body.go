@@ -167,7 +167,7 @@ func countWords(s string) int {
 	inWord := false
 	for _, r := range s {
 		switch {
-		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
+		case r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
 			n++
 			inWord = false
 		case unicode.IsSpace(r):
