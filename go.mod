@@ -3,6 +3,7 @@ module github.com/harnesskit/harnesskit
 go 1.26.0
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	codeberg.org/readeck/go-readability/v2 v2.1.3
 	github.com/JohannesKaufmann/html-to-markdown/v2 v2.5.2
 	github.com/bmatcuk/doublestar/v4 v4.10.4
