@@ -72,3 +72,51 @@ func extractDecoded(dec decoded, base *url.URL, wholePage bool, maxHeadings int)
 	ex.headings = extract.Headings(ex.node, maxHeadings)
 	return ex, nil
 }
+
+// Extraction is the main content of a local HTML document, as [Extract] returns it.
+type Extraction struct {
+	Title          string   `json:"title"`
+	Byline         string   `json:"byline"`
+	Lang           string   `json:"lang"`
+	SiteName       string   `json:"site_name,omitempty"`
+	PublishedTime  string   `json:"published_time,omitempty"`
+	CanonicalURL   string   `json:"canonical_url,omitempty"`
+	Headings       []string `json:"headings"`
+	ExtractedMain  bool     `json:"extracted_main"`
+	Markdown       string   `json:"markdown"`
+	Text           string   `json:"text"`
+	HTML           string   `json:"html"`
+	WordCount      int      `json:"word_count"`
+	DecodedCharset string   `json:"decoded_charset"`
+	DecodeFallback bool     `json:"decode_fallback,omitempty"`
+	DecodeWarning  string   `json:"decode_warning,omitempty"`
+}
+
+// Extract runs the Fetcher's extraction on an HTML document that is already at hand: decode
+// (contentType may carry a charset; "" means sniff), parse, main content (or the sanitised
+// body when wholePage is set or nothing was found), Markdown with links made absolute against
+// base, structured text, and metadata. It does no I/O. The only error is an invalid base URL
+// (ErrInvalidURL).
+func Extract(body []byte, contentType, base string, wholePage bool) (*Extraction, error) {
+	u, err := url.Parse(base)
+	if err != nil || !u.IsAbs() {
+		return nil, newErr(ErrInvalidURL, base, "Invalid base URL %q: use an absolute URL such as https://example.com/page", base)
+	}
+	if contentType == "" {
+		contentType = "text/html"
+	}
+	ex, err := extractHTML(body, contentType, u, wholePage, DefaultMaxHeadings)
+	if err != nil {
+		return nil, newErr(ErrInvalidRequest, base, "Parsing the document failed: %v", err)
+	}
+	out := &Extraction{
+		Title: ex.title, Byline: ex.byline, Lang: ex.lang, SiteName: ex.siteName, PublishedTime: ex.published,
+		CanonicalURL: ex.canonical, Headings: ex.headings, ExtractedMain: ex.extractedMain,
+		Markdown: ex.markdown, Text: ex.text, HTML: ex.html, WordCount: countWords(ex.text),
+		DecodedCharset: ex.dec.charset, DecodeFallback: ex.dec.fallback, DecodeWarning: ex.dec.warning,
+	}
+	if out.Headings == nil {
+		out.Headings = []string{}
+	}
+	return out, nil
+}

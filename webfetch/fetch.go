@@ -184,7 +184,8 @@ func (f *Fetcher) ctxErr(ctx context.Context, c *call, err error) error {
 		return err
 	}
 	if context.Cause(ctx) == errCallDeadline {
-		return &Error{Err: ErrTimeout, URL: c.req.URL, Msg: fmt.Sprintf("timeout after %dms", c.timeout.Milliseconds()), Cause: context.DeadlineExceeded}
+		// No context cause: the model can act on a timeout (a longer timeout, another URL).
+		return &Error{Err: ErrTimeout, URL: c.req.URL, Msg: fmt.Sprintf("timeout after %dms", c.timeout.Milliseconds())}
 	}
 	var e *Error
 	if errors.As(err, &e) && errors.Is(err, ctx.Err()) {
