@@ -164,7 +164,7 @@ func (p *SSRFPolicy) precheck(host string) error {
 	}
 	if addr, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
 		if reason := p.denyReason(addr); reason != "" {
-			return blockedErr(host, addr.WithZone("").String(), reason)
+			return newErr(ErrBlocked, "", "Blocked by network policy: %s is a refused address (%s); webfetch only connects to public internet addresses", addr.WithZone("").String(), reason)
 		}
 	}
 	return nil
