@@ -212,3 +212,30 @@ func TestEdgeRender(t *testing.T) {
 		}
 	})
 }
+
+// TestDeepNesting: the HTML parser refuses more than 512 open elements; such documents are
+// flattened and still yield their text (N−1, N, N+1 around the parser's limit, and 10,000).
+func TestDeepNesting(t *testing.T) {
+	base, _ := url.Parse("http://host/page")
+	tests := []struct {
+		name  string
+		depth int
+	}{
+		{name: "below_parser_limit", depth: 509},
+		{name: "at_parser_limit", depth: 510},
+		{name: "above_parser_limit", depth: 511},
+		{name: "nested_10000", depth: 10000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			page := strings.Repeat("<div>", tc.depth) + "<p>deep text here</p>" + strings.Repeat("</div>", tc.depth)
+			ex, err := extractHTML([]byte(page), "text/html", base, false, DefaultMaxHeadings)
+			if err != nil {
+				t.Fatalf("depth %d: %v", tc.depth, err)
+			}
+			if !strings.Contains(ex.text, "deep text here") || !strings.Contains(ex.markdown, "deep text here") {
+				t.Errorf("depth %d: text %q", tc.depth, ex.text)
+			}
+		})
+	}
+}

@@ -7,7 +7,6 @@
 package extract
 
 import (
-	"io"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -30,11 +29,6 @@ type Article struct {
 
 // discard is the logger handed to the extraction library: it must never print.
 var discard = slog.New(slog.DiscardHandler)
-
-// Parse parses decoded UTF-8 HTML.
-func Parse(r io.Reader) (*html.Node, error) {
-	return html.Parse(r)
-}
 
 // MainContent runs main-content extraction on a copy of doc with base as the page URL. It
 // reports false when the extractor found nothing or the article text is blank. Metadata (title,
