@@ -130,8 +130,18 @@ func (w *textWriter) node(n *html.Node) {
 		w.brk(2)
 		return
 	}
+	// The extractor's copy may lose the MathML namespace; these names exist only in MathML.
+	if mathToken[n.Data] {
+		// MathML token elements are separate symbols: "<mi>A</mi><mi>H</mi>" is "A H".
+		w.space = true
+		w.children(n)
+		w.space = true
+		return
+	}
 	w.children(n)
 }
+
+var mathToken = map[string]bool{"mi": true, "mn": true, "mo": true, "ms": true, "mtext": true}
 
 // flushLine writes the owed line break of a <br> at once so consecutive <br>s count.
 func (w *textWriter) flushLine() {
