@@ -70,6 +70,9 @@ func TestEdgeContentTypes(t *testing.T) {
 		{name: "E108_meta_gbk", ct: ptr("text/html"), body: func(t *testing.T) []byte {
 			return mustEncode(t, simplifiedchinese.GBK.NewEncoder(), `<html><head><meta charset="gbk"><title>t</title></head><body><p>`+chinese+`</p></body></html>`)
 		}, kind: KindContent, contains: chinese[:30], charset: "gbk"},
+		{name: "E108_meta_shift_jis", ct: ptr("text/html"), body: func(t *testing.T) []byte {
+			return mustEncode(t, japanese.ShiftJIS.NewEncoder(), `<html><head><meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"></head><body><p>`+japaneseText+`</p></body></html>`)
+		}, kind: KindContent, contains: japaneseText, charset: "shift_jis"},
 		{name: "E109_meta_after_1024_bytes_utf8", ct: ptr("text/html"), body: lit("<html><head><!--" + strings.Repeat(" ", 1100) + `--><meta charset="gbk"></head><body><p>héllo wörld</p></body></html>`), kind: KindContent, contains: "héllo wörld", charset: "utf-8"},
 		{name: "E110_undeclared_windows_1252", ct: ptr("text/plain"), body: lit("caf\xe9 au lait, caf\xe9 cr\xe8me et cr\xe8me br\xfbl\xe9e pour le d\xe9jeuner"), kind: KindContent, contains: "café au lait", charset: "windows-1252", fallback: true, warning: "Guessed charset without declaration: windows-1252"},
 		{name: "E111_undeclared_gbk", ct: ptr("text/plain"), body: func(t *testing.T) []byte {
