@@ -2,6 +2,7 @@ package webfetch
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -88,6 +89,7 @@ type pageScore struct {
 	goldPre, fencedPre int
 	title, wantTitle   string
 	lang, wantLang     string
+	hasLang            bool
 }
 
 func readabilityPages(t testing.TB) []string {
@@ -133,6 +135,17 @@ func scorePage(t testing.TB, dir string) pageScore {
 	s.text, _, _ = f1(tokens(ex.text), g)
 	s.md, _, _ = f1(tokens(stripTargets(ex.markdown)), g)
 	s.goldPre = countTag(goldDoc, "pre")
+	var meta struct {
+		Title string  `json:"title"`
+		Lang  *string `json:"lang"`
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "expected-metadata.json")); err == nil && json.Unmarshal(b, &meta) == nil {
+		s.wantTitle = strings.Join(strings.Fields(meta.Title), " ")
+		s.hasLang = meta.Lang != nil
+		if meta.Lang != nil {
+			s.wantLang = *meta.Lang
+		}
+	}
 	s.fencedPre = countFences(ex.markdown)
 	return s
 }
@@ -202,6 +215,21 @@ func TestReadabilityQuality(t *testing.T) {
 	if m := mean(md); m < 0.985 {
 		t.Errorf("markdown rendering mean F1 %.4f, want >= 0.985", m)
 	}
+	titles := 0
+	for _, p := range scores {
+		if p.title == p.wantTitle {
+			titles++
+		} else {
+			t.Logf("%s: title %q, expected %q", p.name, p.title, p.wantTitle)
+		}
+		if p.hasLang && p.lang != p.wantLang {
+			t.Errorf("%s: lang %q, want %q", p.name, p.lang, p.wantLang)
+		}
+	}
+	if titles*10 < len(scores)*9 {
+		t.Errorf("titles equal on %d of %d pages, want at least 90 %%", titles, len(scores))
+	}
+	t.Logf("titles equal on %d of %d pages", titles, len(scores))
 	for _, p := range scores {
 		if p.fencedPre < p.goldPre {
 			t.Errorf("%s: %d of %d gold <pre> blocks became fenced code", p.name, p.fencedPre, p.goldPre)
