@@ -244,3 +244,37 @@ func TestEdgeParseArgs(t *testing.T) {
 		})
 	}
 }
+
+// TestRequestHeaders: every request carries exactly User-Agent, Accept, Accept-Language (and
+// the transport's Accept-Encoding); no cookies, credentials or Referer, even when the server
+// sets a cookie on an earlier response.
+func TestRequestHeaders(t *testing.T) {
+	s := newTLSSite(t, func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: "secret"})
+		if r.URL.Path == "/a" {
+			redirectTo("/b", http.StatusFound)(w, r)
+			return
+		}
+		plainHandler("ok "+words(30))(w, r)
+	})
+	f, _, _ := testFetcher(t, WithHTTPClient(s.Client()))
+	fetch(t, f, Request{URL: s.URL + "/a"})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.reqs) != 2 {
+		t.Fatalf("%d requests", len(s.reqs))
+	}
+	for _, r := range s.reqs {
+		var names []string
+		for k := range r.Header {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		if strings.Join(names, ",") != "Accept,Accept-Encoding,Accept-Language,User-Agent" {
+			t.Errorf("%s: headers %v", r.URL.Path, names)
+		}
+		if r.Header.Get("User-Agent") != DefaultUserAgent || r.Header.Get("Accept") != acceptPage || r.Header.Get("Accept-Language") != DefaultAcceptLanguage {
+			t.Errorf("%s: header values %v", r.URL.Path, r.Header)
+		}
+	}
+}
