@@ -139,7 +139,8 @@ func messageContent(format Format, msg string) string {
 func window(s string, offset, limit int) (string, int) {
 	start := byteIndex(s, offset)
 	rest := s[start:]
-	if limit < 0 {
+	if limit < 0 || len(rest) <= limit {
+		// No more bytes than the limit means no more code points either.
 		return rest, offset + utf8.RuneCountInString(rest)
 	}
 	endIdx := byteIndex(rest, limit)
