@@ -13,7 +13,8 @@ import (
 	"github.com/harnesskit/harnesskit/webfetch"
 )
 
-// An errorChannel says where an error goes (DESIGN §4.1).
+// An errorChannel says where an error goes: to the model as a tool error, or to the
+// operator as a host error.
 type errorChannel int
 
 const (
