@@ -125,8 +125,10 @@
 // a bound is reported, never silent. Files are written only when a request asks to save a
 // binary, only inside the binary directory (through an os.Root, under a sanitised name that
 // cannot escape it, created exclusively, complete or absent). The package reads no files,
-// no environment and no configuration while fetching, and never writes to stdout or stderr;
-// diagnostics go to the [WithLogger] logger at Debug level.
+// no environment and no configuration while fetching, and never writes to stdout or stderr:
+// the extraction library's log output is discarded, and the package's own diagnostics (why
+// an llms.txt candidate was rejected, why the https attempt fell back to http) go to the
+// [WithLogger] logger at Debug level.
 //
 // Fetched content is data written by a third party. It can contain instructions aimed at the
 // model; hosts should present it as untrusted content.

@@ -3,6 +3,8 @@ package webfetch
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -237,5 +239,20 @@ func TestDeepNesting(t *testing.T) {
 				t.Errorf("depth %d: text %q", tc.depth, ex.text)
 			}
 		})
+	}
+}
+
+// TestLoggerGetsDiagnostics: rejected llms.txt candidates are logged at Debug level on the
+// injected logger, and nothing is printed.
+func TestLoggerGetsDiagnostics(t *testing.T) {
+	var buf strings.Builder
+	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var out string
+	out = captureStd(t, func() {
+		f, _ := docsSite(t, routes(map[string]http.HandlerFunc{"/llms-full.txt": redirectTo("/login", http.StatusFound), "/login": plainHandler("log in"), "/": htmlGuide}), WithLogger(logger))
+		fetch(t, f, Request{URL: "https://docs.example.com/"})
+	})
+	if out != "" || !strings.Contains(buf.String(), "level=DEBUG") || !strings.Contains(buf.String(), "resolved to non-llms path") {
+		t.Errorf("stdout/stderr %q, log %q", out, buf.String())
 	}
 }

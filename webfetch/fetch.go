@@ -287,10 +287,12 @@ func (f *Fetcher) fetchPage(ctx context.Context, c *call, stale *cacheEntry) (*s
 			if last || !fallbackable(ctx, err) {
 				return nil, nil, err
 			}
+			f.cfg.logger.Debug("webfetch: https attempt failed; trying the typed http URL", "url", wire(u), "error", err.Error())
 			continue
 		}
 		if blk != nil {
 			if !last {
+				f.cfg.logger.Debug("webfetch: https attempt ended in a refused redirect; trying the typed http URL", "url", wire(u), "reason", blk.reason)
 				continue
 			}
 			return nil, blockedResult(c, blk, hops, upgraded), nil

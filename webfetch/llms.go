@@ -96,6 +96,7 @@ func (f *Fetcher) probe(ctx context.Context, c *call) (*stored, string, error) {
 		}
 		if err != nil {
 			reason = err.Error()
+			f.cfg.logger.Debug("webfetch: llms.txt candidate failed", "url", wire(cand.u), "error", reason)
 			continue
 		}
 		if st != nil {
@@ -103,6 +104,7 @@ func (f *Fetcher) probe(ctx context.Context, c *call) (*stored, string, error) {
 		}
 		if why != "" {
 			reason = why
+			f.cfg.logger.Debug("webfetch: llms.txt candidate rejected", "url", wire(cand.u), "reason", why)
 		}
 	}
 	return nil, reason, nil
