@@ -326,7 +326,8 @@ func (f *Fetcher) fetchPage(ctx context.Context, c *call, stale *cacheEntry) (*s
 		st.upgraded = upgraded
 		return st, nil, nil
 	}
-	panic("unreachable")
+	// Not reached: the last attempt always returns.
+	return nil, nil, newErr(ErrTransport, c.req.URL, "Fetching %s failed", wire(c.target))
 }
 
 // fallbackable reports errors after which the typed http:// URL is tried: failures to

@@ -19,13 +19,15 @@ func parseTarget(raw string, maxLen int) (*url.URL, error) {
 		return nil, newErr(ErrInvalidURL, "", "Invalid URL: longer than %d characters", maxLen)
 	}
 	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https" && !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https")) || u.Host == "" || u.Opaque != "" {
+	if err == nil {
+		u.Scheme = strings.ToLower(u.Scheme)
+	}
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
 		return nil, newErr(ErrInvalidURL, raw, "Invalid URL %q: use an absolute http:// or https:// URL", raw)
 	}
 	if u.User != nil {
 		return nil, newErr(ErrInvalidURL, raw, "Invalid URL %q: URLs with credentials are not fetched", raw)
 	}
-	u.Scheme = strings.ToLower(u.Scheme)
 	host := u.Hostname()
 	if host == "" {
 		return nil, newErr(ErrInvalidURL, raw, "Invalid URL %q: use an absolute http:// or https:// URL", raw)
