@@ -6,9 +6,15 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harnesskit/harnesskit/webfetch/internal/extract"
+	"golang.org/x/net/html"
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/simplifiedchinese"
 )
 
 func loadPages(b *testing.B) (names []string, bodies [][]byte) {
@@ -170,4 +176,114 @@ func BenchmarkFetch5MB(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkMarkdown and BenchmarkText: the renderings alone on pre-extracted articles.
+func BenchmarkMarkdown(b *testing.B) {
+	nodes, total := articleNodes(b)
+	base, _ := url.Parse(pageBase)
+	b.SetBytes(total)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, n := range nodes {
+			if _, err := extract.Markdown(n, base); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkText(b *testing.B) {
+	nodes, total := articleNodes(b)
+	b.SetBytes(total)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, n := range nodes {
+			_ = extract.Text(n)
+		}
+	}
+}
+
+func articleNodes(b *testing.B) ([]*html.Node, int64) {
+	base, _ := url.Parse(pageBase)
+	_, bodies := loadPages(b)
+	var nodes []*html.Node
+	var total int64
+	for _, body := range bodies {
+		ex, err := extractHTML(body, "text/html; charset=utf-8", base, false, DefaultMaxHeadings)
+		if err != nil {
+			b.Fatal(err)
+		}
+		nodes = append(nodes, ex.node)
+		total += int64(len(body))
+	}
+	return nodes, total
+}
+
+// BenchmarkDecode: 1 MiB bodies in three encodings.
+func BenchmarkDecode(b *testing.B) {
+	text := strings.Repeat("日本語と中文のテキスト、English words too. ", 1<<20/60)
+	sjis, _ := japanese.ShiftJIS.NewEncoder().Bytes([]byte(text))
+	gbk, _ := simplifiedchinese.GBK.NewEncoder().Bytes([]byte(strings.ReplaceAll(text, "と", "")))
+	cases := []struct {
+		name, ct string
+		body     []byte
+	}{
+		{"utf8", "text/plain; charset=utf-8", []byte(text)},
+		{"shift_jis", "text/plain; charset=shift_jis", sjis},
+		{"gbk", "text/plain; charset=gbk", gbk},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = decodeBody(c.body, c.ct, false, false)
+			}
+		})
+	}
+}
+
+// BenchmarkRender: frontmatter and window on a 1 MiB Markdown result.
+func BenchmarkRender(b *testing.B) {
+	md := strings.Repeat("A line of Markdown text with *emphasis* and a [link](https://x.org).\n", 1<<20/70)
+	st := &stored{finalURL: "https://x.org/", status: 200, source: SourceText, markdown: md, text: md, quality: []QualitySignal{}}
+	f, err := New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, _ := f.prepare(Request{URL: "https://x.org/"})
+	b.SetBytes(int64(len(md)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := f.present(context.Background(), c, st)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = Render(r)
+	}
+}
+
+// BenchmarkCache: get and put with byte accounting under the Fetcher's mutex (run with
+// -cpu 1,4).
+func BenchmarkCache(b *testing.B) {
+	f, err := New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := strings.Repeat("x", 4096)
+	now := time.Unix(0, 0)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			key := "k" + strconv.Itoa(i%512)
+			f.mu.Lock()
+			if _, state := f.cache.lookup(key, now); state == cacheMiss {
+				f.cache.put(key, &stored{markdown: body, text: body}, now)
+			}
+			f.mu.Unlock()
+			i++
+		}
+	})
 }
