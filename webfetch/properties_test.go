@@ -213,3 +213,75 @@ func TestPropertyCacheBudget(t *testing.T) {
 		}
 	})
 }
+
+// TestPropertyCacheFreshness: with a fake clock and random sequences of fetches, clock
+// advances and server changes, a result is served from the cache without a request exactly
+// while the entry is younger than the TTL; afterwards every fetch makes a request, a
+// conditional one when the entry has validators, and a 304 is the only way the stale entry
+// is served.
+func TestPropertyCacheFreshness(t *testing.T) {
+	v := &versioned{}
+	s := newTLSSite(t, v.ServeHTTP)
+	const ttl = 10 * time.Minute
+	rapid.Check(t, func(t *rapid.T) {
+		v.set(func(v *versioned) {
+			v.body, v.etag, v.lm, v.status, v.noStore = "v0 "+words(30), `"0"`, "", 0, false
+			v.ifNoneMatch, v.ifModSince = nil, nil
+		})
+		clk := newClock()
+		f, err := New(AllowLoopbackForTests(), WithHTTPClient(s.Client()), WithClock(clk), WithCache(1<<20, ttl))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var stored bool
+		var storedAt time.Time
+		var validators bool
+		version := 0
+		for i := range rapid.IntRange(1, 25).Draw(t, "ops") {
+			switch rapid.IntRange(0, 2).Draw(t, "op") {
+			case 0:
+				clk.Advance(time.Duration(rapid.IntRange(0, 20).Draw(t, "min")) * time.Minute)
+			case 1:
+				version++
+				withTag := rapid.Bool().Draw(t, "etag")
+				v.set(func(v *versioned) {
+					v.body = fmt.Sprintf("v%d %s", version, words(30))
+					v.etag = ""
+					if withTag {
+						v.etag = fmt.Sprintf(`"%d"`, version)
+					}
+				})
+			case 2:
+				before := s.total()
+				r, err := f.Fetch(context.Background(), Request{URL: s.URL + "/doc"})
+				if err != nil {
+					t.Fatalf("op %d: %v", i, err)
+				}
+				requested := s.total() > before
+				fresh := stored && clk.Now().Sub(storedAt) < ttl
+				switch {
+				case fresh && (requested || !r.CacheHit || r.CacheRevalidated):
+					t.Fatalf("op %d: fresh entry but requested=%v hit=%v", i, requested, r.CacheHit)
+				case !fresh && !requested:
+					t.Fatalf("op %d: stale or missing entry served without a request", i)
+				case !fresh && r.CacheHit && !r.CacheRevalidated:
+					t.Fatalf("op %d: stale entry served as a plain hit", i)
+				}
+				if !fresh {
+					inm, _ := v.lastCond()
+					if stored && validators && inm == "" {
+						t.Fatalf("op %d: stale entry with validators revalidated without If-None-Match", i)
+					}
+					if r.CacheHit && !(stored && validators) {
+						t.Fatalf("op %d: a hit without a stored validator", i)
+					}
+					stored, storedAt = true, clk.Now()
+					v.mu.Lock()
+					validators = v.etag != ""
+					v.mu.Unlock()
+				}
+			}
+		}
+	})
+}
