@@ -56,6 +56,7 @@ func steps() []step {
 		{title: "astsearch: find a pattern by structure, show the dry-run diff of a rewrite, apply it", run: astsearchStep},
 		{title: "taskboard: launch, status, message, completion, result, revive, cancel", run: taskboardStep},
 		{title: "loopguard: a looping read is warned, then refused", run: loopguardStep},
+		{title: "webfetch: llms.txt, an article without its boilerplate, a refused redirect and address", run: webfetchStep},
 		{title: "tools over MCP: list, grep, and a tool error the model can act on", run: toolsStep},
 	}
 }

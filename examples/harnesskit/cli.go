@@ -40,6 +40,7 @@ func commands() []command {
 		pathguardCommand(),
 		loopguardCommand(),
 		astsearchCommand(),
+		webfetchCommand(),
 		mcpCommand(),
 	}
 }

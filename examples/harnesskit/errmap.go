@@ -11,6 +11,7 @@ import (
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
 	"github.com/harnesskit/harnesskit/taskboard"
+	"github.com/harnesskit/harnesskit/webfetch"
 )
 
 // An errorChannel says where an error goes: to the model as a tool error, or to the
@@ -56,6 +57,12 @@ func toolErrors() []error {
 		taskboard.ErrNotRevivable, taskboard.ErrBusyAtHost, taskboard.ErrUnsettled,
 		taskboard.ErrNoResult, taskboard.ErrTaskFailed, taskboard.ErrDuplicate, taskboard.ErrRefused,
 		taskboard.ErrLeaseHeld, taskboard.ErrStaleLease, taskboard.ErrTombstoned, taskboard.ErrExists,
+		// webfetch: a refused, failed or malformed fetch is the model's to act on (another URL,
+		// the redirect target, a smaller offset). ErrFilename (the binary directory) and
+		// ErrClosed are host errors.
+		webfetch.ErrInvalidURL, webfetch.ErrInvalidRequest, webfetch.ErrPermissionDenied,
+		webfetch.ErrBlocked, webfetch.ErrTimeout, webfetch.ErrTooManyRedirects,
+		webfetch.ErrMissingLocation, webfetch.ErrStatus, webfetch.ErrTransport,
 	}
 }
 

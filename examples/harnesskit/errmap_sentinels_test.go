@@ -19,6 +19,7 @@ import (
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
 	"github.com/harnesskit/harnesskit/taskboard"
+	"github.com/harnesskit/harnesskit/webfetch"
 )
 
 // sentinels is every exported sentinel error of every package, with the channel it must go
@@ -83,6 +84,18 @@ var sentinels = map[string]struct {
 	"taskboard.ErrStaleLease":       {taskboard.ErrStaleLease, toolError},
 	"taskboard.ErrTombstoned":       {taskboard.ErrTombstoned, toolError},
 	"taskboard.ErrExists":           {taskboard.ErrExists, toolError},
+
+	"webfetch.ErrInvalidURL":       {webfetch.ErrInvalidURL, toolError},
+	"webfetch.ErrInvalidRequest":   {webfetch.ErrInvalidRequest, toolError},
+	"webfetch.ErrPermissionDenied": {webfetch.ErrPermissionDenied, toolError},
+	"webfetch.ErrBlocked":          {webfetch.ErrBlocked, toolError},
+	"webfetch.ErrTimeout":          {webfetch.ErrTimeout, toolError},
+	"webfetch.ErrTooManyRedirects": {webfetch.ErrTooManyRedirects, toolError},
+	"webfetch.ErrMissingLocation":  {webfetch.ErrMissingLocation, toolError},
+	"webfetch.ErrStatus":           {webfetch.ErrStatus, toolError},
+	"webfetch.ErrTransport":        {webfetch.ErrTransport, toolError},
+	"webfetch.ErrFilename":         {webfetch.ErrFilename, hostError},
+	"webfetch.ErrClosed":           {webfetch.ErrClosed, hostError},
 }
 
 // TestEverySentinelIsMapped reads the exported package-level variables named Err… in the
