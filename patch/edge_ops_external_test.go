@@ -197,7 +197,9 @@ func TestApplyFileEdgeCases(t *testing.T) {
 			kind:  patch.KindAmbiguous, msg: []string{"compared with trim-end"},
 		},
 		{
-			name: "E103_exact_twice_first_wins", files: map[string]string{"a.txt": "x\ndup\ny\ndup\n"},
+			// Changed by the amendment: only compat mode takes the first of two exact hits
+			// (E132–E134 cover the default mode).
+			name: "E103_exact_twice_first_wins", files: map[string]string{"a.txt": "x\ndup\ny\ndup\n"}, opts: compat,
 			patch: apText("*** Update File: a.txt", "@@", "-dup", "+DUP"), want: map[string]string{"a.txt": "x\nDUP\ny\ndup\n"},
 		},
 		{
@@ -246,7 +248,7 @@ func TestApplyFileEdgeCases(t *testing.T) {
 		{
 			name: "E124_file_at_limit_accepted", files: map[string]string{"a.txt": big},
 			opts:  []patch.Option{patch.WithMaxFileSize(int64(len(big)))},
-			patch: apText("*** Update File: a.txt", "@@", "-x", "+y"), want: map[string]string{"a.txt": "y\n" + big[2:]},
+			patch: apText("*** Update File: a.txt", "@@", "-x", "+y", " x", " x", " x", " x", " x", "*** End of File"), want: map[string]string{"a.txt": "y\n" + big[2:]},
 		},
 		{
 			name: "E125_empty_add", files: map[string]string{},
@@ -367,11 +369,15 @@ func TestCommitEdgeCases(t *testing.T) {
 		{name: "E72_crlf_rescued_and_exact_chunks", run: func(t *testing.T) {
 			m := apTree(t, map[string]string{"a.txt": "h\r\nx\r\nstale\r\ny\r\nz\r\n"})
 			a, _ := patch.New(m, apRoot)
-			res, err := a.Apply(ctx, apText("*** Update File: a.txt", "@@", " x", "-old", "+new", " y", "@@", "-z", "+Z"))
+			// Changed by the amendment: the stale line is a drifted context line between two
+			// removed lines (a removed line that differs is refused).
+			m = apTree(t, map[string]string{"a.txt": "h\r\nx\r\nq\r\nstale line\r\nold\r\ny\r\nz\r\n"})
+			a, _ = patch.New(m, apRoot)
+			res, err := a.Apply(ctx, apText("*** Update File: a.txt", "@@", " x", "-q", " stale lines", "-old", "+new", " y", "@@", "-z", "+Z"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := apFiles(m)["a.txt"]; got != "h\r\nx\r\nnew\r\ny\r\nZ\r\n" {
+			if got := apFiles(m)["a.txt"]; got != "h\r\nx\r\nstale line\r\nnew\r\ny\r\nZ\r\n" {
 				t.Errorf("a.txt = %q", got)
 			}
 			if s := apStrategies(res); len(s) != 2 || s[0] != patch.StrategyPrefixSuffix || s[1] != patch.StrategyExact {
@@ -476,7 +482,7 @@ func TestPathEdgeCases(t *testing.T) {
 		{name: "E58_absolute_inside_root_rendered_relative", run: func(t *testing.T) {
 			m := apTree(t, map[string]string{"a.txt": "x\nold\ny\n"})
 			a, _ := patch.New(m, apRoot)
-			text := apText("*** Update File: "+apRoot+"/a.txt", "@@", " x", "-stale", "+new", " y")
+			text := apText("*** Update File: "+apRoot+"/a.txt", "@@", " x", "-old  ", "+new", " y")
 			rw, err := a.Rewrite(ctx, text)
 			if err != nil {
 				t.Fatal(err)
@@ -647,9 +653,11 @@ func TestRewriteEdgeCases(t *testing.T) {
 			want: apText("*** Update File: a.txt", "@@", " one", "-two", "+TWO"), changed: true,
 		},
 		{
-			name: "E55_stale_middle_from_file_bytes", files: map[string]string{"a.txt": "x\nstale\ny\n"},
-			text: apText("*** Update File: a.txt", "@@", " x", "-old", "+new \t", " y"),
-			want: apText("*** Update File: a.txt", "@@", " x", "-stale", "+new \t", " y"), changed: true,
+			// Changed by the amendment: the stale line is drifted context (a removed line that
+			// differs is refused).
+			name: "E55_stale_middle_from_file_bytes", files: map[string]string{"a.txt": "x\nq\nstale text\nold\ny\n"},
+			text: apText("*** Update File: a.txt", "@@", " x", "-q", " stale txt", "-old", "+new \t", " y"),
+			want: apText("*** Update File: a.txt", "@@", " x", "-q", " stale text", "-old", "+new \t", " y"), changed: true,
 		},
 		{
 			name: "E56_unicode_drift_context_from_file", files: map[string]string{"a.txt": apLQ + "alpha" + apRQ + "\nbeta\n"},
@@ -696,9 +704,9 @@ func TestRewriteEdgeCases(t *testing.T) {
 			want: apText("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-one", "+ONE", "@@ two", "-three", "+THREE"), changed: true,
 		},
 		{
-			name: "E78_add_verbatim_update_rewritten", files: map[string]string{"a.txt": "x\nstale\ny\n"},
+			name: "E78_add_verbatim_update_rewritten", files: map[string]string{"a.txt": "x\nold  \ny\n"},
 			text: apText("*** Add File: n.txt", "+n", "*** Update File: a.txt", "@@", " x", "-old", "+new", " y"),
-			want: apText("*** Add File: n.txt", "+n", "*** Update File: a.txt", "@@", " x", "-stale", "+new", " y"), changed: true,
+			want: apText("*** Add File: n.txt", "+n", "*** Update File: a.txt", "@@", " x", "-old  ", "+new", " y"), changed: true,
 		},
 	}
 	for _, tc := range cases {

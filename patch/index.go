@@ -104,28 +104,52 @@ func (ix *lineIndex) matchesAt(l Level, pat, pn []string, p int) bool {
 	return true
 }
 
+// workBudget counts the units (line comparisons, LCS cells, votes) one phase of one chunk may
+// spend: locating, rescuing and diagnosing each get the configured work limit, so that no
+// input can make a phase run longer than the limit allows.
+type workBudget struct {
+	used, limit int64
+}
+
+// spend takes n units; it reports false once the limit is passed.
+func (b *workBudget) spend(n int64) bool {
+	b.used += n
+	return b.used <= b.limit
+}
+
+func (b *workBudget) exhausted() bool { return b.used > b.limit }
+
 // positions returns the ascending start positions p ≥ start where pat matches at level l,
 // stopping after limit results (limit ≤ 0: all). The search goes through the index entry of
-// the pattern's rarest line.
-func (ix *lineIndex) positions(l Level, pat []string, start, limit int) []int {
+// the pattern's rarest line; every candidate checked costs len(pat) units of w, and the search
+// stops when w is exhausted (the caller sees w.exhausted()).
+func (ix *lineIndex) positions(l Level, pat []string, start, limit int, w *workBudget) []int {
 	m, n := len(pat), len(ix.lines)
 	if m == 0 || m > n || start > n-m {
 		return nil
 	}
 	start = max(start, 0)
-	if l == LevelExact && limit == 1 && ix.levels[LevelExact] == nil {
+	if l == LevelExact && (limit == 1 || limit == 2 && n-m-start <= exactScanBudget) && ix.levels[LevelExact] == nil {
 		// Chunks usually sit a little after the cursor: a bounded forward scan finds the first
-		// exact hit without building the index; a miss within the budget builds it.
+		// exact hits without building the index; a scan that does not reach the end of the
+		// file builds it.
 		end := min(n-m, start+exactScanBudget)
+		var out []int
 		for p := start; p <= end; p++ {
 			if ix.lines[p] == pat[0] || p == 0 && ix.bom && ix.lines[0] == strings.TrimPrefix(pat[0], bom) {
+				if !w.spend(int64(m)) {
+					return out
+				}
 				if ix.matchesAt(LevelExact, pat, pat, p) {
-					return []int{p}
+					out = append(out, p)
+					if len(out) >= limit {
+						return out
+					}
 				}
 			}
 		}
 		if end == n-m {
-			return nil
+			return out
 		}
 	}
 	li := ix.level(l)
@@ -165,6 +189,9 @@ func (ix *lineIndex) positions(l Level, pat []string, start, limit int) []int {
 		}
 		if bomSpecial && p == 0 {
 			continue
+		}
+		if !w.spend(int64(m)) {
+			break
 		}
 		if ix.matchesAt(l, pat, pn, p) {
 			out = append(out, p)

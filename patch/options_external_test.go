@@ -24,7 +24,6 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 		{name: "nil_fs", fsys: nil, root: apRoot, want: "nil FS"},
 		{name: "relative_root", fsys: m, root: "w/root", want: "not an absolute path"},
 		{name: "unknown_level", fsys: m, root: apRoot, opts: []patch.Option{patch.WithMaxTolerance(patch.Level(9))}, want: "WithMaxTolerance"},
-		{name: "negative_span", fsys: m, root: apRoot, opts: []patch.Option{patch.WithStaleSpan(-1, 2)}, want: "WithStaleSpan"},
 		{name: "zero_lcs_lines", fsys: m, root: apRoot, opts: []patch.Option{patch.WithLCSLimits(0, 64, 0.7)}, want: "WithLCSLimits"},
 		{name: "nan_threshold", fsys: m, root: apRoot, opts: []patch.Option{patch.WithLCSLimits(48, 64, math.NaN())}, want: "threshold"},
 		{name: "threshold_above_one", fsys: m, root: apRoot, opts: []patch.Option{patch.WithLCSLimits(48, 64, 1.5)}, want: "threshold"},
@@ -70,29 +69,25 @@ func TestOptionEffects(t *testing.T) {
 			patch: apText("*** Add File: a.txt", "+new"), want: map[string]string{"a.txt": "new\n"},
 		},
 		{
-			name: "stale_span_tight_misses", files: map[string]string{"a.txt": stale.String()},
-			opts:  []patch.Option{patch.WithStaleSpan(2, 1), patch.WithLCSRescue(false)},
-			patch: apText("*** Update File: a.txt", "@@", " x", "-gone", "+new", " y"), kind: patch.KindNotFound,
-		},
-		{
-			name: "stale_span_wide_rescues", files: map[string]string{"a.txt": stale.String()},
-			opts:  []patch.Option{patch.WithStaleSpan(5, 1)},
-			patch: apText("*** Update File: a.txt", "@@", " x", "-gone", "+new", " y"), want: map[string]string{"a.txt": "x\nnew\ny\n"},
-		},
-		{
 			name: "lcs_limits_too_small", files: map[string]string{"a.txt": "top\nA\nB\nC\nD\nE\nbottom\n"},
 			opts:  []patch.Option{patch.WithLCSLimits(4, 64, 0.7)},
-			patch: apText("*** Update File: a.txt", "@@", " A", "-Bx", "+B", " C", " D", "-E", "+X"), kind: patch.KindNotFound,
+			patch: apText("*** Update File: a.txt", "@@", " A", " Bx", " C", " D", "-E", "+X"), kind: patch.KindNotFound,
 		},
 		{
 			name: "rescue_margin_too_large", files: map[string]string{"a.txt": "top\nA\nB\nC\nD\nE\nbottom\n"},
 			opts:  []patch.Option{patch.WithRescueMargin(func(int) int { return 5 })},
-			patch: apText("*** Update File: a.txt", "@@", " A", "-Bx", "+B", " C", " D", "-E", "+X"), kind: patch.KindAmbiguous,
+			patch: apText("*** Update File: a.txt", "@@", " A", " Bx", " C", " D", "-E", "+X"), kind: patch.KindAmbiguous,
 		},
 		{
-			name: "prefix_suffix_off", files: map[string]string{"a.txt": "x\nstale\ny\n"},
+			name: "prefix_suffix_off", files: map[string]string{"a.txt": "x\nq\nstale text\nold\ny\n"},
 			opts:  []patch.Option{patch.WithPrefixSuffixRescue(false), patch.WithLCSRescue(false)},
-			patch: apText("*** Update File: a.txt", "@@", " x", "-old", "+new", " y"), kind: patch.KindNotFound,
+			patch: apText("*** Update File: a.txt", "@@", " x", "-q", " stale txt", "-old", "+new", " y"), kind: patch.KindNotFound,
+		},
+		{
+			name: "prefix_suffix_on", files: map[string]string{"a.txt": "x\nq\nstale text\nold\ny\n"},
+			opts:  []patch.Option{patch.WithLCSRescue(false)},
+			patch: apText("*** Update File: a.txt", "@@", " x", "-q", " stale txt", "-old", "+new", " y"),
+			want:  map[string]string{"a.txt": "x\nstale text\nnew\ny\n"},
 		},
 		{
 			name: "new_file_mode", files: map[string]string{},
@@ -110,7 +105,7 @@ func TestOptionEffects(t *testing.T) {
 	t.Run("relative_paths_off_keeps_absolute", func(t *testing.T) {
 		m := apTree(t, map[string]string{"a.txt": "x\nold\ny\n"})
 		a, _ := patch.New(m, apRoot, patch.WithRelativePaths(false))
-		rw, err := a.Rewrite(context.Background(), apText("*** Update File: "+apRoot+"/a.txt", "@@", " x", "-stale", "+new", " y"))
+		rw, err := a.Rewrite(context.Background(), apText("*** Update File: "+apRoot+"/a.txt", "@@", " x", "-old  ", "+new", " y"))
 		if err != nil || !strings.Contains(rw.Text, "*** Update File: "+apRoot+"/a.txt\n") {
 			t.Errorf("rewrite = %+v, %v", rw, err)
 		}

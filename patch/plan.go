@@ -90,6 +90,12 @@ type ChunkReport struct {
 	Removed, Added int
 	BlankRetry     bool // Codex's trailing-blank retry was used
 	Notes          []string
+	// Pairing says which file line each old line of the chunk (its context and removed lines,
+	// in order) was paired with: 1-based, in the file as it was before this section, 0 when
+	// the line was left unpaired (a context line the file does not have). A file line is
+	// removed only when it is paired with a removed line that it equals at a ladder level.
+	// Nil for pure insertions.
+	Pairing []int
 }
 
 // family identifies the Applier a plan belongs to (an Applier and those derived by In).

@@ -64,6 +64,9 @@ Error kinds (the package's kinds in brackets):
   conflict    chunks overlap, a target is a directory, or a file changed meanwhile
               [overlap, path_conflict, changed]
   exists      an Add File target or Move destination already exists [exists]
+  already_applied
+              the change is already in the file (a patch sent twice); nothing was
+              written [already_applied]
   io          reading or writing failed; nothing was changed [io]
 
 Exit codes: 0 applied (or would apply, with --dry-run; rewrite: text printed), 1 refused (the
@@ -160,6 +163,8 @@ func patchKind(k patch.Kind) string {
 		return "conflict"
 	case patch.KindExists:
 		return "exists"
+	case patch.KindAlreadyApplied:
+		return "already_applied"
 	}
 	return "io"
 }

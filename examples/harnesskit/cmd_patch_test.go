@@ -34,7 +34,7 @@ func TestPatchCLI(t *testing.T) {
 		{
 			name: "apply_json_stale_rescued", files: map[string]string{"src/greet.go": greetGo},
 			args:     []string{"apply", "--json"},
-			stdin:    "*** Begin Patch\n*** Update File: src/greet.go\n@@\n func greet() string {\n-\treturn \"hi\"\n+\treturn \"hi there\"\n }\n*** End Patch\n",
+			stdin:    "*** Begin Patch\n*** Update File: src/greet.go\n@@\n package main\n func greet() string {\n-\treturn \"hello\"\n+\treturn \"hi there\"\n }\n*** End Patch\n",
 			wantCode: exitOK,
 			want:     map[string]string{"src/greet.go": strings.Replace(greetGo, `"hello"`, `"hi there"`, 1)},
 		},
@@ -104,7 +104,7 @@ func TestPatchCLI(t *testing.T) {
 		{
 			name: "rewrite_stale", files: map[string]string{"src/greet.go": greetGo},
 			args:     []string{"rewrite"},
-			stdin:    "*** Begin Patch\n*** Update File: src/greet.go\n@@\n func greet() string {\n-\treturn \"hi\"\n+\treturn \"hi there\"\n }\n*** End Patch\n",
+			stdin:    "*** Begin Patch\n*** Update File: src/greet.go\n@@\n package main\n func greet() string {\n-\treturn \"hello\"\n+\treturn \"hi there\"\n }\n*** End Patch\n",
 			wantCode: exitOK,
 		},
 		{
