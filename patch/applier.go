@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/harnesskit/harnesskit/pathguard"
@@ -122,8 +123,9 @@ func (a *Applier) abs(p string) string {
 	return filepath.Join(a.base, filepath.FromSlash(p))
 }
 
-// contain checks every hunk and move path (R13–R15). It returns the resolved paths, the real
-// paths of Delete entries, and the outside paths.
+// contain checks every hunk and move path. It returns the resolved paths, the real paths of
+// the entries Delete and Add name themselves (a final symbolic link not followed), and the
+// outside paths.
 func (a *Applier) contain(p *Patch) (map[string]resolved, map[string]string, []string, error) {
 	paths := map[string]resolved{}
 	parents := map[string]string{}
@@ -160,12 +162,15 @@ func (a *Applier) contain(p *Patch) (map[string]resolved, map[string]string, []s
 		return paths, nil, outside, nil
 	}
 	for _, h := range p.Hunks {
-		if h.Kind != DeleteFile {
+		if h.Kind == UpdateFile {
 			continue
 		}
 		r := paths[h.Path]
 		t, err := a.ct.Check(filepath.Dir(r.abs))
 		if err != nil {
+			if h.Kind == AddFile {
+				continue // the root itself: planning reports it
+			}
 			return nil, nil, nil, a.containErr(h.Path, err)
 		}
 		parents[h.Path] = filepath.Join(t.Real, filepath.Base(r.abs))
@@ -189,11 +194,36 @@ func (a *Applier) admit(p *Patch) (paths map[string]resolved, parents map[string
 	case err != nil:
 		return nil, nil, nil, err
 	case len(outside) == 0:
+		if err := oneSpelling(p, paths); err != nil {
+			return nil, nil, nil, err
+		}
 		return paths, parents, nil, nil
 	case a.cfg.outside == PassThrough:
 		return nil, nil, outside, nil
 	}
 	return nil, nil, nil, blockedErr(p, outside)
+}
+
+// oneSpelling refuses a patch that reaches one file through two names, such as a symbolic
+// link and its target: every section is keyed by the real path of its file, and a second
+// section naming that file differently would edit it behind the first one's back. Names that
+// differ only in case are left to the planner (a case-insensitive volume).
+func oneSpelling(p *Patch, paths map[string]resolved) error {
+	seen := map[string]string{} // real path → the lexical path that first reached it
+	for i, h := range p.Hunks {
+		r := paths[h.Path]
+		first, ok := seen[r.real]
+		if !ok {
+			seen[r.real] = r.abs
+			continue
+		}
+		if first != r.abs && !strings.EqualFold(first, r.abs) {
+			return &Error{Kind: KindPathConflict, Path: h.Path, Line: h.Line, Section: i + 1,
+				Msg: fmt.Sprintf("%s and an earlier section's path are the same file %s (through a symbolic link); name each file one way in a patch",
+					h.Path, r.real)}
+		}
+	}
+	return nil
 }
 
 // blockedErr refuses the patch for its outside paths; Line and Section point at the first

@@ -91,7 +91,7 @@ func (c *committer) writeTemp(key string, data []byte, mode fs.FileMode, exact b
 		if err != nil {
 			return "", err
 		}
-		f, err = c.a.fsys.OpenFile(n, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
+		f, err = c.a.fsys.OpenFile(n, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode.Perm())
 		if err == nil {
 			name = n
 			break

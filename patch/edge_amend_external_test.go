@@ -265,3 +265,63 @@ func TestAmendmentSecondApply(t *testing.T) {
 		t.Errorf("files changed: %v → %v", before, got)
 	}
 }
+
+// E139: a symbolic link and its target in one patch are one file.
+func TestE139SymlinkAndTargetOneFile(t *testing.T) {
+	ctx := context.Background()
+	setup := func(t *testing.T) (*patch.MemFS, *patch.Applier) {
+		m := apTree(t, map[string]string{"real.txt": "real\n"})
+		if err := m.Symlink("real.txt", apRoot+"/l"); err != nil {
+			t.Fatal(err)
+		}
+		a, err := patch.New(m, apRoot, patch.WithOverwrite(true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, a
+	}
+	t.Run("delete_link_then_add_replaces_the_link", func(t *testing.T) {
+		m, a := setup(t)
+		if _, err := a.Apply(ctx, apText("*** Delete File: l", "*** Add File: l", "+new")); err != nil {
+			t.Fatal(err)
+		}
+		tree := m.Tree()
+		if e := tree[apRoot+"/real.txt"]; string(e.Data) != "real\n" {
+			t.Errorf("real.txt = %q, want it untouched", e.Data)
+		}
+		if e := tree[apRoot+"/l"]; e.Symlink || string(e.Data) != "new\n" {
+			t.Errorf("l = %+v, want a regular file holding new", e)
+		}
+	})
+	t.Run("update_target_and_delete_link_conflict", func(t *testing.T) {
+		m, a := setup(t)
+		before := m.Tree()
+		_, err := a.Apply(ctx, apText("*** Update File: real.txt", "@@", "-real", "+REAL", "*** Delete File: l"))
+		if pe := apErr(err); pe == nil || pe.Kind != patch.KindPathConflict || pe.Section != 2 {
+			t.Fatalf("err = %v, want KindPathConflict at section 2", err)
+		}
+		if fmt.Sprint(m.Tree()) != fmt.Sprint(before) {
+			t.Errorf("tree changed")
+		}
+	})
+	t.Run("update_through_both_names_conflict", func(t *testing.T) {
+		_, a := setup(t)
+		_, err := a.Apply(ctx, apText("*** Update File: l", "@@", "-real", "+x", "*** Update File: real.txt", "@@", "-x", "+y"))
+		if pe := apErr(err); pe == nil || pe.Kind != patch.KindPathConflict {
+			t.Fatalf("err = %v, want KindPathConflict", err)
+		}
+	})
+	t.Run("delete_link_removes_the_link", func(t *testing.T) {
+		m, a := setup(t)
+		if _, err := a.Apply(ctx, apText("*** Delete File: l")); err != nil {
+			t.Fatal(err)
+		}
+		tree := m.Tree()
+		if _, ok := tree[apRoot+"/l"]; ok {
+			t.Errorf("the link is still there")
+		}
+		if e := tree[apRoot+"/real.txt"]; string(e.Data) != "real\n" {
+			t.Errorf("real.txt = %q", e.Data)
+		}
+	})
+}

@@ -66,6 +66,8 @@ type apCase struct {
 	msg     []string          // substrings of the error text
 	summary string            // exact Result.Summary when set
 	check   func(t *testing.T, res *patch.Result, err error)
+	setup   func(m *patch.MemFS)               // after the files are written
+	checkFS func(t *testing.T, m *patch.MemFS) // the tree after Apply
 }
 
 func apRun(t *testing.T, cases []apCase) {
@@ -73,6 +75,9 @@ func apRun(t *testing.T, cases []apCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := apTree(t, tc.files)
+			if tc.setup != nil {
+				tc.setup(m)
+			}
 			a, err := patch.New(m, apRoot, tc.opts...)
 			if err != nil {
 				t.Fatal(err)
@@ -108,6 +113,9 @@ func apRun(t *testing.T, cases []apCase) {
 			}
 			if tc.check != nil {
 				tc.check(t, res, err)
+			}
+			if tc.checkFS != nil {
+				tc.checkFS(t, m)
 			}
 		})
 	}

@@ -67,6 +67,17 @@ func TestOptionEffects(t *testing.T) {
 			name: "overwrite_keeps_replaced_mode", files: map[string]string{"a.txt": "old\n"},
 			opts:  []patch.Option{patch.WithOverwrite(true)},
 			patch: apText("*** Add File: a.txt", "+new"), want: map[string]string{"a.txt": "new\n"},
+			setup: func(m *patch.MemFS) { _ = m.Chmod(apRoot+"/a.txt", 0o664) },
+			check: func(t *testing.T, res *patch.Result, err error) {
+				if got := res.Changes[0].Mode; got != 0o664 {
+					t.Errorf("planned mode = %v, want 0664", got)
+				}
+			},
+			checkFS: func(t *testing.T, m *patch.MemFS) {
+				if got := m.Tree()[apRoot+"/a.txt"].Mode; got != 0o664 {
+					t.Errorf("written mode = %v, want the replaced file's 0664 (a 022 umask would give 0644)", got)
+				}
+			},
 		},
 		{
 			name: "lcs_limits_too_small", files: map[string]string{"a.txt": "top\nA\nB\nC\nD\nE\nbottom\n"},
@@ -91,11 +102,15 @@ func TestOptionEffects(t *testing.T) {
 		},
 		{
 			name: "new_file_mode", files: map[string]string{},
-			opts:  []patch.Option{patch.WithNewFileMode(0o600, 0o700)},
+			opts:  []patch.Option{patch.WithNewFileMode(0o640, 0o750)},
 			patch: apText("*** Add File: d/n.txt", "+n"), want: map[string]string{"d/n.txt": "n\n"},
-			check: func(t *testing.T, res *patch.Result, err error) {
-				if res.Changes[0].Mode != 0o600 {
-					t.Errorf("mode = %v, want 0600", res.Changes[0].Mode)
+			checkFS: func(t *testing.T, m *patch.MemFS) {
+				tree := m.Tree()
+				if got := tree[apRoot+"/d/n.txt"].Mode; got != 0o640 {
+					t.Errorf("written file mode = %v, want 0640 (not the default 0644)", got)
+				}
+				if got := tree[apRoot+"/d"].Mode; got != 0o750 {
+					t.Errorf("created directory mode = %v, want 0750 (not the default 0755)", got)
 				}
 			},
 		},

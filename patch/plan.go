@@ -106,6 +106,7 @@ type snapshot struct {
 	exists  bool
 	dir     bool
 	symlink bool
+	other   bool // a FIFO, socket or device: never opened
 	data    []byte
 	mode    fs.FileMode
 	sum     [32]byte
@@ -166,7 +167,7 @@ type planner struct {
 	parents map[string]string   // Delete: raw path → real path of the entry itself
 	folds   map[string][]string // lower-cased key → the keys read under it (see alias)
 	// onSection, when set, sees every located Update section (Rewrite renders from it).
-	onSection func(d *doc, places []placement, reps []ChunkReport)
+	onSection func(base []byte, d *doc, places []placement, reps []ChunkReport)
 }
 
 func (a *Applier) newPlanner(ctx context.Context, paths map[string]resolved, parents map[string]string) *planner {
@@ -195,7 +196,7 @@ func (pl *planner) look(key, abs, path string, section int) (*entry, error) {
 	switch {
 	case err == nil:
 		e.orig.exists = true
-		e.orig.mode = info.Mode().Perm()
+		e.orig.mode = info.Mode() & wfs.ModeBits
 		switch {
 		case info.IsDir():
 			e.orig.dir = true
@@ -206,7 +207,10 @@ func (pl *planner) look(key, abs, path string, section int) (*entry, error) {
 				return nil, pl.ioErr(path, section, fmt.Sprintf("Failed to read link %s: %v", path, err), err)
 			}
 			e.orig.target = t
-		case info.Mode().IsRegular():
+		case !info.Mode().IsRegular():
+			// Decided from the type before any open: opening a FIFO could block forever.
+			e.orig.other = true
+		default:
 			if info.Size() > pl.a.cfg.maxFileSize {
 				return nil, pl.ioErr(path, section, fmt.Sprintf("File too large to patch: %s (%d bytes)", path, info.Size()), nil)
 			}
@@ -274,10 +278,10 @@ func (e *entry) current() int {
 		return curDir
 	case e.orig.symlink:
 		return curLink
-	case e.orig.mode.IsRegular() || e.orig.data != nil:
-		return curFile
+	case e.orig.other:
+		return curOther
 	}
-	return curOther
+	return curFile
 }
 
 // reason explains why e is not a regular file.
@@ -378,6 +382,12 @@ func (pl *planner) canceled(path string, section int) error {
 	return nil
 }
 
+// notRegular refuses a section whose file is a FIFO, socket or device.
+func (pl *planner) notRegular(h *Hunk, section int) *Error {
+	return &Error{Kind: KindPathConflict, Path: h.Path, Line: h.Line, Section: section,
+		Msg: fmt.Sprintf("%s is not a regular file (a FIFO, socket or device); only regular files can be patched", h.Path)}
+}
+
 // hunk plans one section.
 func (pl *planner) hunk(h *Hunk, section int) error {
 	if err := pl.canceled(h.Path, section); err != nil {
@@ -387,7 +397,15 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 	r := pl.paths[h.Path]
 	switch h.Kind {
 	case AddFile:
-		e, err := pl.look(r.real, r.abs, h.Path, section)
+		key := r.real
+		if lk, ok := pl.parents[h.Path]; ok && lk != key {
+			// The path is a symbolic link. Deleted earlier in this patch, the link is gone and
+			// the new file takes its place; otherwise the Add writes to the link's target.
+			if x, ok := pl.entries[lk]; ok && x.touched && !x.exists {
+				key = lk
+			}
+		}
+		e, err := pl.look(key, r.abs, h.Path, section)
 		if err != nil {
 			return err
 		}
@@ -403,10 +421,10 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 			return &Error{Kind: KindPathConflict, Path: h.Path, Line: h.Line, Section: section,
 				Msg: fmt.Sprintf("Add File target is not a regular file: %s", h.Path)}
 		}
-		if err := pl.checkParents(r.real, h.Path, section); err != nil {
+		if err := pl.checkParents(key, h.Path, section); err != nil {
 			return err
 		}
-		pl.markParents(r.real)
+		pl.markParents(key)
 		if file {
 			e.inherit = true // keeps the replaced file's mode
 		} else {
@@ -420,7 +438,9 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 		if err != nil {
 			return err
 		}
-		if k, _ := pl.kind(e); k != curFile && k != curLink {
+		if k, _ := pl.kind(e); k == curOther {
+			return pl.notRegular(h, section)
+		} else if k != curFile && k != curLink {
 			return &Error{Kind: KindMissingFile, Path: h.Path, Line: h.Line, Section: section,
 				Msg: fmt.Sprintf("Failed to delete file %s: %s", h.Path, pl.reason(e))}
 		}
@@ -431,6 +451,9 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 	e, err := pl.look(r.real, r.abs, h.Path, section)
 	if err != nil {
 		return err
+	}
+	if k, _ := pl.kind(e); k == curOther {
+		return pl.notRegular(h, section)
 	}
 	if file, _ := pl.state(e); !file {
 		return &Error{Kind: KindMissingFile, Path: h.Path, Line: h.Line, Section: section,
@@ -450,9 +473,14 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 	}
 	pl.report = append(pl.report, reps...)
 	if pl.onSection != nil {
-		pl.onSection(d, places, reps)
+		pl.onSection(e.data, d, places, reps)
 	}
 	out := render(d, places, cfg.eol)
+	if e.orig.exists {
+		// An updated file keeps its whole mode, set exactly after the write (the umask
+		// cannot narrow it).
+		e.inherit = true
+	}
 	if h.MoveTo == "" {
 		e.data, e.touched = out, true
 		return nil
@@ -626,7 +654,7 @@ func (a *Applier) unchanged(e *entry) (bool, error) {
 		t, err := a.fsys.Readlink(e.key)
 		return err == nil && t == o.target, err
 	}
-	if !info.Mode().IsRegular() || info.Mode().Perm() != o.mode {
+	if !info.Mode().IsRegular() || info.Mode()&wfs.ModeBits != o.mode {
 		return false, nil
 	}
 	data, err := a.fsys.ReadFile(e.key)

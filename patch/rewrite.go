@@ -52,15 +52,9 @@ func (a *Applier) Rewrite(ctx context.Context, text string) (*Rewritten, error) 
 	bases := make([][]byte, len(p.Hunks)) // Update sections: the file before the section
 	for i := range p.Hunks {
 		h := &p.Hunks[i]
-		if h.Kind == UpdateFile {
-			if e, ok := pl.entries[paths[h.Path].real]; ok && e.current() == curFile {
-				bases[i] = e.data
-			} else if data, err := a.fsys.ReadFile(paths[h.Path].real); err == nil {
-				bases[i] = data
-			}
-		}
 		var chunks []Chunk
-		pl.onSection = func(d *doc, places []placement, reps []ChunkReport) {
+		pl.onSection = func(base []byte, d *doc, places []placement, reps []ChunkReport) {
+			bases[i] = base // the planner's own read: Rewrite never reads a file itself
 			chunks = renderSection(d, h, places, reps)
 		}
 		if err := pl.hunk(h, i+1); err != nil {
