@@ -12,6 +12,9 @@ type lineIndex struct {
 	lines  []string
 	bom    bool // the file had a BOM: a leading U+FEFF on a pattern's line 0 is ignored (R39)
 	levels [LevelUnicodeTrim + 1]*levelIndex
+	// compares counts the line comparisons made through matchesAt and lineMatches, so that
+	// tests can check the work bounds against an independent count.
+	compares int64
 }
 
 type levelIndex struct {
@@ -80,6 +83,7 @@ func (ix *lineIndex) normLine(l Level, i int) string { return ix.norms(l)[i] }
 
 // lineMatches reports whether pattern text p matches file line i at level l.
 func (ix *lineIndex) lineMatches(l Level, p string, i int) bool {
+	ix.compares++
 	if i == 0 && ix.bom {
 		p = strings.TrimPrefix(p, bom)
 	}
@@ -91,6 +95,7 @@ func (ix *lineIndex) lineMatches(l Level, p string, i int) bool {
 func (ix *lineIndex) matchesAt(l Level, pat, pn []string, p int) bool {
 	norm := ix.norms(l)
 	for i := range pn {
+		ix.compares++
 		if p+i == 0 && ix.bom {
 			if normalize(l, strings.TrimPrefix(pat[0], bom)) != norm[0] {
 				return false
@@ -111,10 +116,15 @@ type workBudget struct {
 	used, limit int64
 }
 
-// spend takes n units; it reports false once the limit is passed.
+// spend takes n units and reports true when they fit in the limit; otherwise it marks the
+// budget exhausted and reports false, and the caller must not do the work.
 func (b *workBudget) spend(n int64) bool {
+	if b.used+n > b.limit {
+		b.used = b.limit + 1
+		return false
+	}
 	b.used += n
-	return b.used <= b.limit
+	return true
 }
 
 func (b *workBudget) exhausted() bool { return b.used > b.limit }

@@ -55,7 +55,9 @@ func (s *sectionLocator) seekLevels(pat []string, start int, eof, uniqueExact bo
 	for l := lo; l <= hi; l++ {
 		if eof {
 			p := n - m
-			s.work.spend(int64(m))
+			if !s.work.spend(int64(m)) {
+				return seekResult{pos: -1, level: l, exhausted: true}
+			}
 			if p >= 0 && s.ix.matchesAt(l, pat, normAll(l, pat), p) {
 				return seekResult{pos: p, level: l}
 			}
@@ -351,6 +353,10 @@ func (s *sectionLocator) appliedElsewhere(body chunkBody, cursor int, eof bool) 
 		return 0, false
 	}
 	r := s.seek(body.new(), cursor, eof, false)
+	if r.pos < 0 && eof && !r.ambiguous {
+		// Lines a later chunk appended may follow a change pinned to the end of the file.
+		r = s.seek(body.new(), cursor, false, false)
+	}
 	if r.pos >= 0 {
 		return r.pos + 1, true
 	}

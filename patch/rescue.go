@@ -28,11 +28,11 @@ const (
 
 // spend takes n units; it reports false once the budget is exhausted.
 func (r *rescuer) spend(n int64) bool {
-	r.used += n
-	if r.used > r.budget {
-		r.spent = true
+	if r.used+n > r.budget {
+		r.used, r.spent = r.budget+1, true
 		return false
 	}
+	r.used += n
 	return true
 }
 
@@ -220,7 +220,7 @@ func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error)
 		for i, mid := range middle[:span] {
 			f := l + pre + i
 			if mid.Op == Remove {
-				if !r.spend(1) {
+				if !r.spend(int64(LevelUnicodeTrim) + 1) {
 					return placement{}, false, nil
 				}
 				if !r.ladderEqual(mid.Text, f) {
