@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"hash/maphash"
 	"slices"
 	"strings"
 )
@@ -12,15 +13,33 @@ type lineIndex struct {
 	lines  []string
 	bom    bool // the file had a BOM: a leading U+FEFF on a pattern's line 0 is ignored (R39)
 	levels [LevelUnicodeTrim + 1]*levelIndex
+	// sub, when set, maps each line of the section's patch to its exact positions in the
+	// file (see restrictExact).
+	sub map[string][]int32
 	// compares counts the line comparisons made through matchesAt and lineMatches, so that
 	// tests can check the work bounds against an independent count.
 	compares int64
 }
 
+// A levelIndex maps the 64-bit hash of a normalised line to its positions: head holds the
+// first position and the count per hash, next chains the positions in ascending order. Keys
+// are hashes rather than strings because a map of integers builds several times faster than
+// one of strings on a 100,000-line file; two different lines with one hash share a chain, so
+// every reader compares the text (matchesAt does, and nearest checks it).
 type levelIndex struct {
 	norm []string
-	head map[string]posList
-	next []int32 // next position with the same normalised text, -1 at the end
+	seed maphash.Seed
+	head map[uint64]posList
+	next []int32 // next position with the same hash, -1 at the end
+}
+
+// lookup returns the chain of the lines that may equal s.
+func (li *levelIndex) lookup(s string) posList {
+	h, ok := li.head[maphash.String(li.seed, s)]
+	if !ok {
+		return posList{first: -1}
+	}
+	return h
 }
 
 type posList struct{ first, count int32 }
@@ -54,19 +73,81 @@ func (ix *lineIndex) level(l Level) *levelIndex {
 			}
 		}
 	}
-	li.head = make(map[string]posList, len(li.norm))
+	li.seed = maphash.MakeSeed()
+	li.head = make(map[uint64]posList) // not presized: files of repeated lines have few keys
 	li.next = make([]int32, len(li.norm))
 	for i := len(li.norm) - 1; i >= 0; i-- {
-		h, ok := li.head[li.norm[i]]
+		k := maphash.String(li.seed, li.norm[i])
+		h, ok := li.head[k]
 		if ok {
 			li.next[i] = h.first
 		} else {
 			li.next[i] = -1
 		}
-		li.head[li.norm[i]] = posList{first: int32(i), count: h.count + 1}
+		li.head[k] = posList{first: int32(i), count: h.count + 1}
 	}
 	ix.levels[l] = li
 	return li
+}
+
+// restrictExact prepares exact lookups of the given texts (the lines of a section's chunks)
+// with one pass over the file and a map the size of the patch, instead of the index of every
+// line: on a 100,000-line file that index costs more than locating a thousand chunks, and the
+// default mode needs an exact lookup for every chunk (its match must be unique). Patterns
+// with a line outside texts fall back to the full index.
+func (ix *lineIndex) restrictExact(texts []string) {
+	sub := make(map[string][]int32, len(texts))
+	for _, t := range texts {
+		sub[t] = nil
+	}
+	for i, l := range ix.lines {
+		if ps, ok := sub[l]; ok {
+			sub[l] = append(ps, int32(i))
+		}
+	}
+	ix.sub = sub
+}
+
+// subPositions is positions at exact level through the restricted index; ok is false when a
+// pattern line is not in it.
+func (ix *lineIndex) subPositions(pat []string, start, limit int, w *workBudget) (out []int, ok bool) {
+	m, n := len(pat), len(ix.lines)
+	best, bestCount := -1, 0
+	for i, s := range pat {
+		ps, found := ix.sub[s]
+		if !found {
+			return nil, false
+		}
+		if best < 0 || len(ps) < bestCount {
+			best, bestCount = i, len(ps)
+		}
+	}
+	bomSpecial := ix.bom && start == 0 && strings.HasPrefix(pat[0], bom)
+	if bomSpecial && ix.matchesAt(LevelExact, pat, pat, 0) {
+		out = append(out, 0)
+		if limit > 0 && len(out) >= limit {
+			return out, true
+		}
+	}
+	for _, q := range ix.sub[pat[best]] {
+		p := int(q) - best
+		if p < start || bomSpecial && p == 0 {
+			continue
+		}
+		if p > n-m {
+			break
+		}
+		if !w.spend(int64(m)) {
+			break
+		}
+		if ix.matchesAt(LevelExact, pat, pat, p) {
+			out = append(out, p)
+			if limit > 0 && len(out) >= limit {
+				break
+			}
+		}
+	}
+	return out, true
 }
 
 // norms returns the file lines normalised at level l (the lines themselves at exact level,
@@ -139,6 +220,11 @@ func (ix *lineIndex) positions(l Level, pat []string, start, limit int, w *workB
 		return nil
 	}
 	start = max(start, 0)
+	if l == LevelExact && ix.sub != nil && ix.levels[LevelExact] == nil {
+		if out, ok := ix.subPositions(pat, start, limit, w); ok {
+			return out
+		}
+	}
 	if l == LevelExact && (limit == 1 || limit == 2 && n-m-start <= exactScanBudget) && ix.levels[LevelExact] == nil {
 		// Chunks usually sit a little after the cursor: a bounded forward scan finds the first
 		// exact hits without building the index; a scan that does not reach the end of the
@@ -178,7 +264,7 @@ func (ix *lineIndex) positions(l Level, pat []string, start, limit int, w *workB
 	}
 	best, bestCount := -1, int32(0)
 	for i, s := range pn {
-		c := li.head[s].count
+		c := li.lookup(s).count
 		if best < 0 || c < bestCount {
 			best, bestCount = i, c
 		}
@@ -189,7 +275,7 @@ func (ix *lineIndex) positions(l Level, pat []string, start, limit int, w *workB
 	if bestCount == 0 {
 		return out
 	}
-	for q := li.head[pn[best]].first; q >= 0; q = li.next[q] {
+	for q := li.lookup(pn[best]).first; q >= 0; q = li.next[q] {
 		p := int(q) - best
 		if p < start {
 			continue

@@ -179,6 +179,14 @@ type appliedChunk struct {
 // locateAll places every chunk of the section and returns the placements sorted by position,
 // with one report per chunk in patch order.
 func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, error) {
+	var texts []string
+	for _, ch := range chunks {
+		texts = append(texts, ch.Anchors...)
+		for _, l := range ch.Lines {
+			texts = append(texts, l.Text)
+		}
+	}
+	s.ix.restrictExact(texts)
 	places := make([]placement, 0, len(chunks))
 	reports := make([]ChunkReport, 0, len(chunks))
 	var applied []appliedChunk
@@ -550,7 +558,7 @@ func (s *sectionLocator) finish(body chunkBody, pos int, st Strategy, k int, rep
 
 // placeAligned builds the placement of body over the window [start, end) from a pairing of
 // its old lines with file lines (pair[i] is the 0-based file line of old line i, -1 when
-// unpaired) and fills the report. A file line paired with a removed line is dropped; every
+// unpaired) and fills the report, which takes pair over (made 1-based). A file line paired with a removed line is dropped; every
 // other file line of the window is kept as the file has it; unpaired context lines of the
 // patch are skipped; added lines go right after the file line paired with the nearest
 // preceding old line, or, when none precedes, right before the one paired with the nearest
@@ -599,10 +607,10 @@ func (s *sectionLocator) placeAligned(body chunkBody, start, end int, pair []int
 			rep.Added++
 		}
 	}
-	rep.Pairing = make([]int, len(pair))
-	for i, q := range pair {
-		rep.Pairing[i] = q + 1
+	for i := range pair {
+		pair[i]++ // 1-based, 0 = unpaired
 	}
+	rep.Pairing = pair
 	return placement{start: start, end: end, edits: ed, order: k - 1}
 }
 
@@ -758,16 +766,21 @@ func (s *sectionLocator) nearest(old []string, cursor int, eof bool, w *workBudg
 		return 0, false
 	}
 	li := s.ix.level(LevelUnicodeTrim)
-	votes := make(map[int]int)
+	// votes[p+m] counts the old lines that match with the window starting at p (p ≥ -m+1).
+	votes := make([]int32, n+m)
 	for i, o := range old {
-		h, ok := li.head[normalize(LevelUnicodeTrim, o)]
-		if !ok {
+		text := normalize(LevelUnicodeTrim, o)
+		h := li.lookup(text)
+		if h.first < 0 {
 			continue
 		}
 		if !w.spend(int64(h.count)) {
 			return 0, false
 		}
 		for q := h.first; q >= 0; q = li.next[q] {
+			if li.norm[q] != text {
+				continue // another line with the same hash
+			}
 			p := int(q) - i
 			if eof {
 				if p != n-m {
@@ -776,13 +789,13 @@ func (s *sectionLocator) nearest(old []string, cursor int, eof bool, w *workBudg
 			} else if p < cursor {
 				continue
 			}
-			votes[p]++
+			votes[p+m]++
 		}
 	}
-	best, bestV := -1, 0
-	for p, v := range votes {
-		if v > bestV || (v == bestV && p < best) {
-			best, bestV = p, v
+	best, bestV := -1, int32(0)
+	for k, v := range votes {
+		if v > bestV {
+			best, bestV = k-m, v
 		}
 	}
 	return best, best >= 0
