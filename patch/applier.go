@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -25,16 +27,77 @@ type Applier struct {
 	ct   *pathguard.Containment
 	mu   *sync.Mutex // shared with appliers derived by In: one tree, one commit at a time
 	fam  *family
+	own  io.Closer // the file system Open made, closed by Close
 }
 
-// New returns an Applier over fsys whose root is the absolute directory root. The options
-// choose worktrees, the outside-path policy, Codex compatibility and the rescue bounds; without
-// [WithContainment] the containment is built from root, the worktrees and a resolver over fsys
-// (its Lstat and Readlink).
+// Open returns an Applier over the real directory root: it resolves root and the worktrees
+// given with [WithWorktrees] to absolute paths without symbolic links, opens an [OSFS] over
+// them and builds the Applier with [New]. Close the Applier when done (it closes the OSFS).
 //
-// New returns an error when fsys is nil, root is not absolute, an option is out of range, or the
-// containment cannot be built. It does no I/O beyond what building the containment needs (none
-// for pathguard's constructor) and starts no goroutines.
+// Open fails when root (or a worktree) does not exist or is not a directory, or when an
+// option is invalid.
+func Open(root string, opts ...Option) (*Applier, error) {
+	real := func(what, p string) (string, error) {
+		abs, err := filepath.Abs(p)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
+		}
+		if err != nil {
+			return "", fmt.Errorf("patch: Open: %s %q: %w", what, p, err)
+		}
+		return abs, nil
+	}
+	r, err := real("root", root)
+	if err != nil {
+		return nil, err
+	}
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	bases := []string{r}
+	for _, w := range cfg.worktrees {
+		rw, err := real("worktree", w)
+		if err != nil {
+			return nil, err
+		}
+		bases = append(bases, rw)
+	}
+	fsys, err := NewOSFS(bases...)
+	if err != nil {
+		return nil, fmt.Errorf("patch: Open: %w", err)
+	}
+	resolved := func(c *config) { c.worktrees = bases[1:] }
+	a, err := New(fsys, r, append(slices.Clone(opts), resolved)...)
+	if err != nil {
+		fsys.Close()
+		return nil, err
+	}
+	a.own = fsys
+	return a, nil
+}
+
+// Close releases the file system [Open] opened; for an Applier made by [New] (whose file
+// system belongs to the caller) it does nothing. Appliers derived with In share the file
+// system: close only the one Open returned.
+func (a *Applier) Close() error {
+	if a.own == nil {
+		return nil
+	}
+	return a.own.Close()
+}
+
+// New returns an Applier over fsys whose root is the absolute directory root (use [Open] for
+// a real directory: it builds the file system too). The options choose worktrees, the
+// outside-path policy, Codex compatibility and the rescue bounds; without [WithContainment]
+// the containment is built from root, the worktrees and a resolver over fsys (its Lstat and
+// Readlink).
+//
+// New returns an error when fsys is nil, root is not absolute, root is not an existing
+// directory of fsys (one Stat), an option is out of range, or the containment cannot be
+// built. It starts no goroutines.
 func New(fsys FS, root string, opts ...Option) (*Applier, error) {
 	if fsys == nil {
 		return nil, errors.New("patch: New: nil FS")
@@ -43,6 +106,11 @@ func New(fsys FS, root string, opts ...Option) (*Applier, error) {
 		return nil, fmt.Errorf("patch: New: root %q is not an absolute path", root)
 	}
 	root = filepath.Clean(root)
+	if info, err := fsys.Stat(root); err != nil {
+		return nil, fmt.Errorf("patch: New: root %s: %w", root, err)
+	} else if !info.IsDir() {
+		return nil, fmt.Errorf("patch: New: root %s is not a directory", root)
+	}
 	cfg := defaultConfig()
 	for _, o := range opts {
 		if o != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/patch/patchtest"
 )
 
 // The amendment's edge cases (E126–E145): a rescue removes only what the patch names, exact
@@ -269,7 +270,7 @@ func TestAmendmentSecondApply(t *testing.T) {
 // E139: a symbolic link and its target in one patch are one file.
 func TestE139SymlinkAndTargetOneFile(t *testing.T) {
 	ctx := context.Background()
-	setup := func(t *testing.T) (*patch.MemFS, *patch.Applier) {
+	setup := func(t *testing.T) (*patchtest.MemFS, *patch.Applier) {
 		m := apTree(t, map[string]string{"real.txt": "real\n"})
 		if err := m.Symlink("real.txt", apRoot+"/l"); err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/harnesskit/harnesskit/internal/wfs"
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/patch/patchtest"
 )
 
 // TestApplyFileEdgeCases covers the spec's numbered edge cases about file operations, content
@@ -497,7 +498,7 @@ func TestPathEdgeCases(t *testing.T) {
 			}
 		}},
 		{name: "E59_worktree_sibling_rendered_dotdot", run: func(t *testing.T) {
-			m := patch.NewMemFS()
+			m := patchtest.NewMemFS()
 			_ = m.MkdirAll("/w/tree/sub", 0o755)
 			_ = m.WriteFile("/w/tree/shared.txt", []byte("s\n"), 0o644)
 			a, err := patch.New(m, "/w/tree/sub", patch.WithWorktrees("/w/tree"))

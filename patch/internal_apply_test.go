@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/harnesskit/harnesskit/internal/wfs"
 	"strings"
 	"testing"
 )
@@ -11,9 +12,9 @@ import (
 const itRoot = "/w/root"
 
 // itApplier returns a MemFS with files (relative paths) and an Applier over it.
-func itApplier(t testing.TB, files map[string]string, opts ...Option) (*MemFS, *Applier) {
+func itApplier(t testing.TB, files map[string]string, opts ...Option) (*wfs.MemFS, *Applier) {
 	t.Helper()
-	m := NewMemFS()
+	m := wfs.NewMemFS()
 	if err := m.MkdirAll(itRoot, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -279,9 +279,9 @@ func WithRelativePaths(on bool) Option { return func(c *config) { c.relPaths = o
 // Default false.
 func WithMergeRepeated(on bool) Option { return func(c *config) { c.mergeRepeated = on } }
 
-// WithRandom sets the source of temporary-file names (default crypto/rand), for deterministic
-// tests.
-func WithRandom(r io.Reader) Option { return func(c *config) { c.random = r } }
+// withRandom sets the source of temporary-file names (default crypto/rand); tests use it for
+// deterministic names (export_test.go).
+func withRandom(r io.Reader) Option { return func(c *config) { c.random = r } }
 
 // WithContainment replaces the default containment (built from the root, the worktrees and a
 // resolver over the applier's FS). Its bases are then the allowed bases.

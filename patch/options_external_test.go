@@ -4,15 +4,17 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/patch/patchtest"
 	"github.com/harnesskit/harnesskit/pathguard"
 )
 
 func TestNewRejectsBadConfiguration(t *testing.T) {
-	m := patch.NewMemFS()
+	m := patchtest.NewMemFS()
 	_ = m.MkdirAll(apRoot, 0o755)
 	cases := []struct {
 		name string
@@ -67,13 +69,13 @@ func TestOptionEffects(t *testing.T) {
 			name: "overwrite_keeps_replaced_mode", files: map[string]string{"a.txt": "old\n"},
 			opts:  []patch.Option{patch.WithOverwrite(true)},
 			patch: apText("*** Add File: a.txt", "+new"), want: map[string]string{"a.txt": "new\n"},
-			setup: func(m *patch.MemFS) { _ = m.Chmod(apRoot+"/a.txt", 0o664) },
+			setup: func(m *patchtest.MemFS) { _ = m.Chmod(apRoot+"/a.txt", 0o664) },
 			check: func(t *testing.T, res *patch.Result, err error) {
 				if got := res.Changes[0].Mode; got != 0o664 {
 					t.Errorf("planned mode = %v, want 0664", got)
 				}
 			},
-			checkFS: func(t *testing.T, m *patch.MemFS) {
+			checkFS: func(t *testing.T, m *patchtest.MemFS) {
 				if got := m.Tree()[apRoot+"/a.txt"].Mode; got != 0o664 {
 					t.Errorf("written mode = %v, want the replaced file's 0664 (a 022 umask would give 0644)", got)
 				}
@@ -104,7 +106,7 @@ func TestOptionEffects(t *testing.T) {
 			name: "new_file_mode", files: map[string]string{},
 			opts:  []patch.Option{patch.WithNewFileMode(0o640, 0o750)},
 			patch: apText("*** Add File: d/n.txt", "+n"), want: map[string]string{"d/n.txt": "n\n"},
-			checkFS: func(t *testing.T, m *patch.MemFS) {
+			checkFS: func(t *testing.T, m *patchtest.MemFS) {
 				tree := m.Tree()
 				if got := tree[apRoot+"/d/n.txt"].Mode; got != 0o640 {
 					t.Errorf("written file mode = %v, want 0640 (not the default 0644)", got)
@@ -145,4 +147,30 @@ func TestOptionEffects(t *testing.T) {
 			t.Errorf("names = %q, want %q", got, want)
 		}
 	})
+}
+
+// A root that does not exist is reported when the Applier is made, not at the first Apply.
+func TestMissingRootAtConstruction(t *testing.T) {
+	m := patch.NewMemFS()
+	if _, err := patch.New(m, "/nowhere"); err == nil || !strings.Contains(err.Error(), "/nowhere") {
+		t.Errorf("New on a missing root: %v, want an error naming it", err)
+	}
+	_ = m.WriteFile("/file", []byte("x"), 0o644)
+	if _, err := patch.New(m, "/file"); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("New on a file: %v, want not a directory", err)
+	}
+	dir := t.TempDir()
+	if _, err := patch.Open(filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("Open on a missing root: %v", err)
+	}
+	if _, err := patch.Open(dir, patch.WithWorktrees(filepath.Join(dir, "nope"))); err == nil || !strings.Contains(err.Error(), "worktree") {
+		t.Errorf("Open with a missing worktree: %v", err)
+	}
+	a, err := patch.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
 }

@@ -394,8 +394,8 @@ type fataler interface {
 	Helper()
 }
 
-func propApplier(t fataler, files map[string][]byte, opts ...Option) (*MemFS, *Applier) {
-	m := NewMemFS()
+func propApplier(t fataler, files map[string][]byte, opts ...Option) (*wfs.MemFS, *Applier) {
+	m := wfs.NewMemFS()
 	if err := m.MkdirAll(itRoot, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +415,7 @@ func propApplier(t fataler, files map[string][]byte, opts ...Option) (*MemFS, *A
 	return m, a
 }
 
-func readMem(m *MemFS, rel string) string {
+func readMem(m *wfs.MemFS, rel string) string {
 	b, err := m.ReadFile(filepath.Join(itRoot, rel))
 	if err != nil {
 		return "<" + err.Error() + ">"
@@ -620,7 +620,7 @@ func propAllOrNothing(t *rapid.T) {
 	}
 	want := ref.TreeUnder(itRoot)
 
-	m, a := propApplier(t, files, WithRandom(bytes.NewReader(bytes.Repeat([]byte{7, 1, 2, 3}, 1000))))
+	m, a := propApplier(t, files, withRandom(bytes.NewReader(bytes.Repeat([]byte{7, 1, 2, 3}, 1000))))
 	before := m.TreeUnder(itRoot)
 	m.ResetCalls()
 	pl1, err := a.Plan(context.Background(), text)
@@ -669,7 +669,7 @@ func wfsDiff(a, b map[string]wfs.Entry) string {
 
 // Property 7 (containment).
 func propContainment(t *rapid.T) {
-	m := NewMemFS()
+	m := wfs.NewMemFS()
 	_ = m.MkdirAll(itRoot+"/in", 0o755)
 	_ = m.MkdirAll("/w/outside", 0o755)
 	_ = m.WriteFile(itRoot+"/in/a.txt", []byte("a\n"), 0o644)
@@ -954,7 +954,7 @@ func TestApplyProperties(t *testing.T) {
 // file contents; every action builds a patch from the model, applies it to both (the model
 // with naive string operations), and the invariant compares them.
 type applyMachine struct {
-	m     *MemFS
+	m     *wfs.MemFS
 	a     *Applier
 	model map[string]string // slash path → content
 	moves int

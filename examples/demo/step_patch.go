@@ -16,15 +16,11 @@ import (
 // refused instead of guessed; and one naming a path outside the workspace, blocked before
 // anything is read.
 func patchStep(ctx context.Context, e *env) error {
-	fsys, err := patch.NewOSFS(e.root)
+	a, err := patch.Open(e.root)
 	if err != nil {
 		return err
 	}
-	defer fsys.Close()
-	a, err := patch.New(fsys, e.root)
-	if err != nil {
-		return err
-	}
+	defer a.Close()
 	cases := []struct{ title, text string }{
 		{
 			title: "A patch whose context leaves out a line (the doc comment above Hello)",

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/harnesskit/harnesskit/patch"
@@ -106,46 +105,19 @@ func (pf *patchFlags) register(fs *flag.FlagSet) {
 	fs.Var(&pf.worktrees, "worktree", "further allowed directory")
 }
 
-// applier builds the Applier over real directories (the root and worktrees resolved, so that
-// the paths containment hands to the file system lie in the file system's bases).
+// applier opens the Applier over the root and worktrees (patch.Open resolves them and builds
+// the file system); the returned Closer is the Applier.
 func (pf *patchFlags) applier(name string, std stdio, opts ...patch.Option) (*patch.Applier, io.Closer, int) {
 	if pf.root == "" {
 		fmt.Fprintf(std.err, "harnesskit %s: --root is required\n\n%s", name, patchUsage)
 		return nil, nil, exitUsage
 	}
-	real := func(p string) (string, error) {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return "", err
-		}
-		return filepath.EvalSymlinks(abs)
-	}
-	root, err := real(pf.root)
-	if err != nil {
-		fmt.Fprintf(std.err, "harnesskit %s: --root: %v\n", name, err)
-		return nil, nil, exitUsage
-	}
-	bases := []string{root}
-	for _, w := range pf.worktrees {
-		rw, err := real(w)
-		if err != nil {
-			fmt.Fprintf(std.err, "harnesskit %s: --worktree: %v\n", name, err)
-			return nil, nil, exitUsage
-		}
-		bases = append(bases, rw)
-	}
-	fsys, err := patch.NewOSFS(bases...)
+	a, err := patch.Open(pf.root, append([]patch.Option{patch.WithWorktrees(pf.worktrees...)}, opts...)...)
 	if err != nil {
 		fmt.Fprintf(std.err, "harnesskit %s: %v\n", name, err)
 		return nil, nil, exitUsage
 	}
-	a, err := patch.New(fsys, root, append([]patch.Option{patch.WithWorktrees(bases[1:]...)}, opts...)...)
-	if err != nil {
-		fsys.Close()
-		fmt.Fprintf(std.err, "harnesskit %s: %v\n", name, err)
-		return nil, nil, exitUsage
-	}
-	return a, fsys, exitOK
+	return a, a, exitOK
 }
 
 // patchKind maps the package's kinds onto the CLI's error vocabulary (see the usage text).
