@@ -164,7 +164,7 @@ func (a *Applier) In(dir string) (*Applier, error) {
 	return &b, nil
 }
 
-// containErr maps a containment failure onto the package's kinds (R13, R15).
+// containErr maps a containment failure onto the package's kinds.
 func (a *Applier) containErr(path string, err error) *Error {
 	var ge *pathguard.Error
 	if errors.As(err, &ge) && ge.Kind == pathguard.KindOutside {
@@ -183,7 +183,7 @@ func (a *Applier) containErr(path string, err error) *Error {
 		Msg: fmt.Sprintf("Failed to resolve real path: %s: %v", path, cause)}
 }
 
-// abs returns the lexical absolute form of a patch path (R12).
+// abs returns the lexical absolute form of a patch path.
 func (a *Applier) abs(p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
@@ -246,8 +246,8 @@ func (a *Applier) contain(p *Patch) (map[string]resolved, map[string]string, []s
 	return paths, parents, nil, nil
 }
 
-// admit runs the checks every entry point makes before anything is read, in the order of
-// R16: validation (KindInvalid, KindEmpty), then containment of every path (KindBlocked, or
+// admit runs the checks every entry point makes before anything is read, in this order:
+// validation (KindInvalid, KindEmpty), then containment of every path (KindBlocked, or
 // KindIO when a path cannot be resolved). Under the PassThrough policy outside paths are not
 // an error: they come back in outside, and the caller must neither read nor write.
 func (a *Applier) admit(p *Patch) (paths map[string]resolved, parents map[string]string, outside []string, err error) {

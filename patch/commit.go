@@ -14,7 +14,7 @@ import (
 	"strings"
 )
 
-// The commit (§3.7): re-check every snapshot, stage each new file as a temporary sibling,
+// The commit: re-check every snapshot, stage each new file as a temporary sibling,
 // then switch in patch order — re-checking each file's hash right before its rename — and
 // undo every completed step from the snapshots if anything fails.
 
@@ -100,7 +100,7 @@ func (c *committer) writeTemp(key string, data []byte, mode fs.FileMode, exact b
 			return "", err
 		}
 	}
-	// R43's order: write, sync, set an inherited mode exactly (the umask cannot narrow it),
+	// The order: write, sync, set an inherited mode exactly (the umask cannot narrow it),
 	// close.
 	_, err := f.Write(data)
 	if err == nil {
@@ -157,7 +157,7 @@ func changedErr(e *entry) *Error {
 
 // commit writes the plan's entries all or nothing.
 func (a *Applier) commitEntries(ctx context.Context, entries []*entry) error {
-	// R42: every snapshot still holds. The destination of a case-only rename is skipped: its
+	// Every snapshot still holds. The destination of a case-only rename is skipped: its
 	// name leads to the source's file (checked through the source) until the switch sets that
 	// file aside, and the switch re-checks that the name is free right before its rename.
 	for _, e := range entries {
@@ -176,7 +176,7 @@ func (a *Applier) commitEntries(ctx context.Context, entries []*entry) error {
 		return &Error{Kind: KindIO, Msg: "Patch commit was cancelled before anything was written: " + err.Error(), Err: err}
 	}
 	c := &committer{a: a, temps: map[*entry]string{}}
-	// R43: staging.
+	// Staging.
 	for _, e := range entries {
 		if !e.touched || !e.exists {
 			continue
@@ -190,7 +190,7 @@ func (a *Applier) commitEntries(ctx context.Context, entries []*entry) error {
 		}
 		c.temps[e] = name
 	}
-	// R44: switch, in order.
+	// Switch, in order.
 	for _, e := range entries {
 		if !e.touched {
 			continue

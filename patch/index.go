@@ -8,10 +8,10 @@ import (
 
 // lineIndex answers "where does this pattern match at level L" for one file version. For each
 // level it computes the normalised form of every line once and a hash index from normalised
-// text to its positions (R32), lazily, the first time the level is used.
+// text to its positions, lazily, the first time the level is used.
 type lineIndex struct {
 	lines  []string
-	bom    bool // the file had a BOM: a leading U+FEFF on a pattern's line 0 is ignored (R39)
+	bom    bool // the file had a BOM: a leading U+FEFF on a pattern's line 0 is ignored
 	levels [LevelUnicodeTrim + 1]*levelIndex
 	// sub, when set, maps each line of the section's patch to its exact positions in the
 	// file (see restrictExact).

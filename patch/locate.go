@@ -125,7 +125,7 @@ func (b chunkBody) edits() []edit {
 	return out
 }
 
-// withoutTrailingBlank returns the body for Codex's trailing-blank retry (R29): the last
+// withoutTrailingBlank returns the body for Codex's trailing-blank retry: the last
 // old-side line, which is empty, leaves the old side; a context line stays on the new side as
 // an added empty line when added lines follow it.
 func (b chunkBody) withoutTrailingBlank() chunkBody {
@@ -615,7 +615,7 @@ func (s *sectionLocator) placeAligned(body chunkBody, start, end int, pair []int
 }
 
 // order sorts placements by position (insertions before a window starting at the same line,
-// equal positions in patch order) and rejects overlaps (R31).
+// equal positions in patch order) and rejects overlaps.
 func (s *sectionLocator) order(ps []placement) ([]placement, error) {
 	sorted := slices.Clone(ps)
 	slices.SortStableFunc(sorted, func(a, b placement) int {
@@ -708,7 +708,7 @@ func (s *sectionLocator) anchorAmbiguous(k, line int, anchor string, r seekResul
 	return e
 }
 
-// notFound builds the KindNotFound error with the nearest-window diagnostic of R48.
+// notFound builds the KindNotFound error with the nearest-window diagnostic.
 func (s *sectionLocator) notFound(k int, ch Chunk, body chunkBody, cursor int, notes []string) *Error {
 	old, oldLines := body.old()
 	n, m := s.n(), len(old)

@@ -68,7 +68,7 @@ func Parse(text string) (*Patch, error) {
 }
 
 // splitPatchLines splits text on "\n", drops one trailing "\r" from every line and a leading
-// U+FEFF from the first line (R2). Indexes into the result are 0-based source line numbers.
+// U+FEFF from the first line. Indexes into the result are 0-based source line numbers.
 func splitPatchLines(text string) []string {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
@@ -118,7 +118,7 @@ func trimBlankLines(lines []string, lo, hi int) (int, int) {
 }
 
 // patchEnvelope finds the body of the patch: it returns [lo, hi) with the Begin and End
-// markers excluded, after blank-line trimming and heredoc unwrapping (R2, R3).
+// markers excluded, after blank-line trimming and heredoc unwrapping.
 func patchEnvelope(lines []string) (lo, hi int, err error) {
 	lo, hi = trimBlankLines(lines, 0, len(lines))
 	if hasEnvelope(lines, lo, hi) {
@@ -150,7 +150,7 @@ func envelopeError(line int, msg string) *Error {
 	return &Error{Kind: KindInvalid, Line: line, Msg: "Invalid patch: " + msg}
 }
 
-// heredocOpener recognises a heredoc first line (R3): optional "cat", "apply_patch" or
+// heredocOpener recognises a heredoc first line: optional "cat", "apply_patch" or
 // "applypatch" and whitespace, then "<<" or "<<-", optional spaces, and a delimiter word
 // [A-Za-z_][A-Za-z0-9_]* bare or inside a matching pair of quotes. It returns the word.
 func heredocOpener(line string) (string, bool) {
@@ -218,7 +218,7 @@ func (ps *patchParser) hunkError(lineIdx int, msg string) *Error {
 		Msg: "Invalid patch hunk on line " + strconv.Itoa(n) + ": " + msg}
 }
 
-// parseHunks reads hunk after hunk; blank lines where a header is expected are skipped (R4).
+// parseHunks reads hunk after hunk; blank lines where a header is expected are skipped.
 func (ps *patchParser) parseHunks() *Error {
 	for ps.i < ps.end {
 		line := ps.lines[ps.i]
@@ -249,7 +249,7 @@ func (ps *patchParser) parseHunks() *Error {
 	return nil
 }
 
-// parseHeader recognises a hunk header at line idx (R4).
+// parseHeader recognises a hunk header at line idx.
 func (ps *patchParser) parseHeader(idx int) (HunkKind, string, *Error) {
 	t := trimPatchSpace(ps.lines[idx])
 	for _, m := range [...]struct {
@@ -274,7 +274,7 @@ func badHeaderMessage(t string) string {
 	return "'" + t + "' is not a valid hunk header. Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'"
 }
 
-// parseAddBody reads the "+" lines of an Add hunk (R5).
+// parseAddBody reads the "+" lines of an Add hunk.
 func (ps *patchParser) parseAddBody(h *Hunk) *Error {
 	start := ps.i
 	size := 0
@@ -303,7 +303,7 @@ func (ps *patchParser) parseAddBody(h *Hunk) *Error {
 	return nil
 }
 
-// parseUpdateBody reads the optional move line and the chunks of an Update hunk (R6).
+// parseUpdateBody reads the optional move line and the chunks of an Update hunk.
 func (ps *patchParser) parseUpdateBody(h *Hunk) *Error {
 	header := ps.i - 1
 	if ps.i < ps.end {
@@ -348,7 +348,7 @@ func (ps *patchParser) endUpdate(h *Hunk, header int) *Error {
 	return nil
 }
 
-// parseChunk reads one chunk: its "@@" header lines (R7) and its body (R8).
+// parseChunk reads one chunk: its "@@" header lines and its body.
 func (ps *patchParser) parseChunk() (Chunk, *Error) {
 	c := Chunk{Line: ps.i + 1}
 	for ps.i < ps.end && strings.HasPrefix(ps.lines[ps.i], markerChunk) {

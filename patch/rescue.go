@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// rescuer runs the bounded rescues of one chunk (§3.5): prefix/suffix first, then LCS. They run
+// rescuer runs the bounded rescues of one chunk: prefix/suffix first, then LCS. They run
 // only when no ladder level matched, and every line comparison and LCS cell spends one unit of
 // the chunk's work budget; reaching the limit is a miss, so results never depend on time.
 type rescuer struct {
@@ -36,7 +36,7 @@ func (r *rescuer) spend(n int64) bool {
 	return true
 }
 
-// edgeCap is the loosest level used for edge comparisons (R33). It does not follow
+// edgeCap is the loosest level used for edge comparisons. It does not follow
 // WithMaxTolerance: with a narrower edge comparison a capped applier could rescue a chunk
 // whose edges are ambiguous under the full set, and lowering the cap must never turn a
 // failure into a success (spec property 17). Edges never use leading-whitespace trimming.

@@ -99,7 +99,7 @@ func (a *Applier) renderPath(r resolved) string {
 	return r.raw
 }
 
-// renderSection renders the chunks of one section for a Codex-like host (R51): each chunk is
+// renderSection renders the chunks of one section for a Codex-like host: each chunk is
 // kept as authored when it is eligible and Codex's model picks the same window, else rendered
 // from the file's bytes, with context prepended until Codex's first-match seek lands on our
 // window. The result is in patch order.
@@ -232,7 +232,7 @@ func codexLocateFrom(lines []string, c codexChunk, cursor int) (*codexReplacemen
 	return &codexReplacement{start: p, oldLen: len(old)}, p + len(old)
 }
 
-// mergeRepeated merges the sections that edit one evolving file (R53): Add + Update(s) [+ Move]
+// mergeRepeated merges the sections that edit one evolving file: Add + Update(s) [+ Move]
 // become one Add with the final contents at the final path; Update + Update(s) [+ Move]
 // become one Update whose chunks are the minimised difference between the file before the
 // first section and after the last, kept only if Codex's model reproduces the final text

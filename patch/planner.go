@@ -14,90 +14,6 @@ import (
 	"github.com/harnesskit/harnesskit/internal/wfs"
 )
 
-// Plan is the in-memory outcome of planning a patch: the net change of every affected path,
-// with the final bytes, and a report per chunk. Nothing has been written. A Plan is committed
-// with [Applier.Commit] of the Applier that made it; it also holds (unexported) a snapshot of
-// every file it read, so that the commit can detect concurrent edits.
-type Plan struct {
-	Patch         *Patch
-	Changes       []FileChange // net effect per path, in order of first appearance
-	Report        []ChunkReport
-	PassedThrough bool     // PassThrough policy and an outside path: nothing was read
-	Outside       []string // paths outside the bases (PassThrough only)
-
-	owner   *family
-	entries []*entry // every path the plan read or will change, in order of first appearance
-	sum     summaryLines
-}
-
-// Summary returns the Codex-style success text: "Success. Updated the following files:" then
-// one "A <path>", "M <path>" or "D <path>" line per change (adds, then modifications and moves,
-// then deletes, each group in order of first appearance).
-func (pl *Plan) Summary() string { return pl.sum.String() }
-
-// ChangeOp is the net effect of a patch on one path.
-type ChangeOp uint8
-
-const (
-	Added    ChangeOp = iota + 1 // the path did not exist and now holds a file
-	Modified                     // the file's content (or only its line) was rewritten in place
-	Moved                        // the file now lives at Path; From no longer exists
-	Deleted                      // the file was removed
-)
-
-func (o ChangeOp) String() string {
-	switch o {
-	case Added:
-		return "add"
-	case Modified:
-		return "update"
-	case Moved:
-		return "move"
-	case Deleted:
-		return "delete"
-	}
-	return fmt.Sprintf("op(%d)", int(o))
-}
-
-// FileChange is the net change to one path, relative to the tree before the patch.
-type FileChange struct {
-	Op      ChangeOp
-	Path    string // as written in the patch (the destination for moves)
-	From    string // the source path for moves, as written
-	Abs     string // absolute, lexically cleaned Path
-	FromAbs string // absolute From
-	Before  []byte // content before (nil for Added)
-	After   []byte // content after (nil for Deleted)
-	Mode    fs.FileMode
-}
-
-// Result is what a successful [Applier.Apply] or [Applier.Commit] did.
-type Result struct {
-	Changes       []FileChange
-	Report        []ChunkReport
-	Summary       string // "Success. Updated the following files:\nA x\nM y\nD z\n"
-	PassedThrough bool
-	Outside       []string
-}
-
-// ChunkReport says how one chunk was placed.
-type ChunkReport struct {
-	Section, Chunk int // 1-based
-	Path           string
-	Strategy       Strategy
-	AnchorLevel    Level // the loosest level at which an @@ anchor matched
-	Start, Len     int   // 1-based first line of the window in the file as it was before this section, window length
-	Removed, Added int
-	BlankRetry     bool // Codex's trailing-blank retry was used
-	Notes          []string
-	// Pairing says which file line each old line of the chunk (its context and removed lines,
-	// in order) was paired with: 1-based, in the file as it was before this section, 0 when
-	// the line was left unpaired (a context line the file does not have). A file line is
-	// removed only when it is paired with a removed line that it equals at a ladder level.
-	// Nil for pure insertions.
-	Pairing []int
-}
-
 // family identifies the Applier a plan belongs to (an Applier and those derived by In).
 type family struct{ _ byte } // not zero-size, so that every New gets a distinct pointer
 
@@ -130,23 +46,6 @@ type entry struct {
 	sameAs *entry
 }
 
-type summaryLines struct{ a, m, d []string }
-
-func (s summaryLines) String() string {
-	var b strings.Builder
-	b.WriteString("Success. Updated the following files:\n")
-	for _, p := range s.a {
-		b.WriteString("A " + p + "\n")
-	}
-	for _, p := range s.m {
-		b.WriteString("M " + p + "\n")
-	}
-	for _, p := range s.d {
-		b.WriteString("D " + p + "\n")
-	}
-	return b.String()
-}
-
 // resolved is a checked patch path.
 type resolved struct {
 	raw  string // as written
@@ -155,7 +54,7 @@ type resolved struct {
 	rel  string // relative to the root, '/'-separated
 }
 
-// planner builds a plan over an in-memory overlay of the file system (R18).
+// planner builds a plan over an in-memory overlay of the file system.
 type planner struct {
 	a       *Applier
 	ctx     context.Context
@@ -310,7 +209,7 @@ func (pl *planner) state(e *entry) (file, dir bool) {
 	return k == curFile, k == curDir
 }
 
-// checkParents verifies that every missing parent of key can be created (R19).
+// checkParents verifies that every missing parent of key can be created.
 func (pl *planner) checkParents(key, path string, section int) error {
 	for dir := filepath.Dir(key); ; dir = filepath.Dir(dir) {
 		if pl.dirs[dir] {
@@ -547,8 +446,7 @@ func (pl *planner) caseOnly(a, b string) bool {
 	return da == db || pl.sameFile(da, db)
 }
 
-// renameCase plans a case-only rename of the file of e to the spelling of mr (R22, edge case
-// 91). It is planned as a move — the destination entry holds the new content and records
+// renameCase plans a case-only rename of the file of e to the spelling of mr. It is planned as a move — the destination entry holds the new content and records
 // the source, so the result reports "M <new spelling>" like any move — with two
 // differences that keep the user's file safe, because on disk both names lead to the one
 // file:
@@ -593,7 +491,7 @@ func (pl *planner) renameCase(e *entry, mr resolved, h *Hunk, section int, out [
 	return nil
 }
 
-// changes computes the net effect per path (R46).
+// changes computes the net effect per path.
 func netChanges(order []*entry) ([]FileChange, summaryLines) {
 	var out []FileChange
 	var sum summaryLines
@@ -632,7 +530,7 @@ func netChanges(order []*entry) ([]FileChange, summaryLines) {
 	return out, sum
 }
 
-// unchanged compares a fresh look at the entry's path with the plan's snapshot (R42).
+// unchanged compares a fresh look at the entry's path with the plan's snapshot.
 func (a *Applier) unchanged(e *entry) (bool, error) {
 	info, err := a.fsys.Lstat(e.key)
 	if err != nil {
