@@ -344,7 +344,36 @@ func (a *Applier) PlanPatch(ctx context.Context, p *Patch) (*Plan, error) {
 		}
 	}
 	changes, sum := netChanges(pl.order)
-	return &Plan{Patch: p, Changes: changes, Report: pl.report, owner: a.fam, entries: pl.order, sum: sum}, nil
+	return &Plan{Patch: p, Changes: changes, Report: pl.report, owner: a.fam, entries: pl.order, sum: sum,
+		Leftovers: a.leftovers(pl.order)}, nil
+}
+
+// leftovers lists the temporaries of interrupted commits in the directories of entries, when
+// the file system can list directories.
+func (a *Applier) leftovers(entries []*entry) []string {
+	dr, ok := a.fsys.(DirReader)
+	if !ok {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range entries {
+		dir := filepath.Dir(e.key)
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		ents, err := dr.ReadDir(dir)
+		if err != nil {
+			continue // a directory the plan creates, or one that cannot be listed
+		}
+		for _, d := range ents {
+			if IsLeftover(d.Name()) {
+				out = append(out, filepath.Join(dir, d.Name()))
+			}
+		}
+	}
+	return out
 }
 
 // Commit writes a plan made by this Applier (or one derived from it by In): all changes or

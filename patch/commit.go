@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"regexp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -50,14 +51,27 @@ func (a *Applier) randomHex() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
-// sibling returns a fresh temporary name next to key: ".<name>.<8 hex>.tmp".
+// sibling returns a fresh temporary name next to key (see [IsLeftover] for the pattern).
 func (c *committer) sibling(key string) (string, error) {
 	h, err := c.a.randomHex()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(filepath.Dir(key), "."+filepath.Base(key)+"."+h+".tmp"), nil
+	return filepath.Join(filepath.Dir(key), "."+filepath.Base(key)+tempMark+h+".tmp"), nil
 }
+
+// tempMark is the part of every temporary name that says who made it.
+const tempMark = ".hkpatch-"
+
+// leftoverName matches the temporaries a commit creates next to the files it writes.
+var leftoverName = regexp.MustCompile(`^\..+\.hkpatch-[0-9a-f]{8}\.tmp$`)
+
+// IsLeftover reports whether base is the name of a temporary file a commit creates next to a
+// file it writes: ".<name>.hkpatch-<8 hex digits>.tmp". A commit removes its temporaries, also
+// when it fails; one is left only when the process dies mid-commit. [Applier.Plan] reports
+// such files in the directories a plan touches (Plan.Leftovers) and never deletes them: a
+// host may remove them once no commit is running.
+func IsLeftover(base string) bool { return leftoverName.MatchString(base) }
 
 // asideName returns a free temporary sibling name for setting key aside. A rename replaces
 // whatever holds the new name, so the name is checked first: on a case-insensitive volume

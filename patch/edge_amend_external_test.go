@@ -3,6 +3,7 @@ package patch_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -325,4 +326,59 @@ func TestE139SymlinkAndTargetOneFile(t *testing.T) {
 			t.Errorf("real.txt = %q", e.Data)
 		}
 	})
+}
+
+// Temporaries have one recognisable name; Plan reports those an interrupted commit left and
+// never deletes them.
+func TestCommitLeftovers(t *testing.T) {
+	ctx := context.Background()
+	m := apTree(t, map[string]string{"a.txt": "a\n", "sub/b.txt": "b\n"})
+	a, err := patch.New(m, apRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := apText("*** Update File: a.txt", "@@", "-a", "+A")
+	m.ResetCalls()
+	if _, err := a.Apply(ctx, text); err != nil {
+		t.Fatal(err)
+	}
+	var temps int
+	for _, c := range m.Calls() {
+		if c.Op == "open" {
+			temps++
+			if base := filepath.Base(c.Name); !patch.IsLeftover(base) {
+				t.Errorf("temporary %q does not match the documented pattern", base)
+			}
+		}
+	}
+	if temps == 0 {
+		t.Fatal("no temporary was created")
+	}
+	left := apRoot + "/.a.txt.hkpatch-0a1b2c3d.tmp"
+	_ = m.WriteFile(left, []byte("half"), 0o644)
+	_ = m.WriteFile(apRoot+"/.a.txt.tmp", []byte("someone else's"), 0o644)
+	_ = m.WriteFile(apRoot+"/sub/.b.txt.hkpatch-00000000.tmp", []byte("not touched"), 0o644)
+	pl, err := a.Plan(ctx, apText("*** Update File: a.txt", "@@", "-A", "+a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(pl.Leftovers, []string{left}) {
+		t.Errorf("leftovers = %q, want only %q (the directories the plan touches)", pl.Leftovers, left)
+	}
+	if _, err := a.Commit(ctx, pl); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Stat(left); err != nil {
+		t.Errorf("the leftover was deleted: %v", err)
+	}
+	for _, name := range []string{".x.hkpatch-0a1b2c3d.tmp"} {
+		if !patch.IsLeftover(name) {
+			t.Errorf("IsLeftover(%q) = false", name)
+		}
+	}
+	for _, name := range []string{"x.hkpatch-0a1b2c3d.tmp", ".x.hkpatch-0a1b2c3.tmp", ".x.0a1b2c3d.tmp", ".x.hkpatch-0A1B2C3D.tmp"} {
+		if patch.IsLeftover(name) {
+			t.Errorf("IsLeftover(%q) = true", name)
+		}
+	}
 }

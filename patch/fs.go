@@ -36,6 +36,12 @@ type File = interface {
 	Close() error
 }
 
+// A DirReader is an [FS] that can also list a directory. [Applier.Plan] uses it, when the
+// FS has it, to report leftover temporary files ([IsLeftover]); MemFS and OSFS have it.
+type DirReader interface {
+	ReadDir(name string) ([]fs.DirEntry, error)
+}
+
 // MemFS is an in-memory [FS] for tests and hosts without a disk: directories, regular files,
 // symbolic links and permission bits that behave like a POSIX file system seen by an
 // unprivileged user (with a umask of 022), deterministic and safe for concurrent use. Create
@@ -87,6 +93,9 @@ func (m *MemFS) MkdirAll(name string, perm fs.FileMode) error { return m.w.Mkdir
 // Symlink creates name as a symbolic link to target.
 func (m *MemFS) Symlink(target, name string) error { return m.w.Symlink(target, name) }
 
+// ReadDir lists the named directory, sorted by name.
+func (m *MemFS) ReadDir(name string) ([]fs.DirEntry, error) { return m.w.ReadDir(name) }
+
 // OSFS is the [FS] over real directories: one os.Root per allowed base, so content access
 // and changes cannot leave the bases, and names outside every base are refused. Create one
 // with [NewOSFS] (or let [Open] do it); Close it when done.
@@ -137,7 +146,12 @@ func (o *OSFS) Mkdir(name string, perm fs.FileMode) error { return o.w.Mkdir(nam
 // Chmod sets the permission, setuid, setgid and sticky bits, following symbolic links.
 func (o *OSFS) Chmod(name string, mode fs.FileMode) error { return o.w.Chmod(name, mode) }
 
+// ReadDir lists the named directory inside its base, sorted by name.
+func (o *OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return o.w.ReadDir(name) }
+
 var (
-	_ FS = (*MemFS)(nil)
-	_ FS = (*OSFS)(nil)
+	_ FS        = (*MemFS)(nil)
+	_ FS        = (*OSFS)(nil)
+	_ DirReader = (*MemFS)(nil)
+	_ DirReader = (*OSFS)(nil)
 )

@@ -16,6 +16,9 @@ type Plan struct {
 	Report        []ChunkReport
 	PassedThrough bool     // PassThrough policy and an outside path: nothing was read
 	Outside       []string // paths outside the bases (PassThrough only)
+	// Leftovers lists temporary files of an interrupted earlier commit ([IsLeftover]) found
+	// in the directories the plan touches, absolute; they are reported, never deleted.
+	Leftovers []string
 
 	owner   *family
 	entries []*entry // every path the plan read or will change, in order of first appearance

@@ -801,3 +801,29 @@ func Under(tree map[string]Entry, dir string) map[string]Entry {
 	}
 	return out
 }
+
+// ReadDir lists the named directory (following symbolic links), sorted by name.
+func (m *MemFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.resolve(name, true)
+	if err == nil && r.n == nil {
+		err = syscall.ENOENT
+	}
+	if err == nil && !r.n.mode.IsDir() {
+		err = syscall.ENOTDIR
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	names := make([]string, 0, len(r.n.kids))
+	for k := range r.n.kids {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	out := make([]fs.DirEntry, len(names))
+	for i, k := range names {
+		out[i] = fs.FileInfoToDirEntry(infoOf(filepath.Join(name, k), r.n.kids[k]))
+	}
+	return out, nil
+}

@@ -356,3 +356,22 @@ func ReadTree(dir string) (map[string]Entry, error) {
 	})
 	return out, err
 }
+
+// ReadDir lists the named directory inside its base, sorted by name.
+func (o *OSFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	root, rel, err := o.route("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, rewrap("readdir", name, err)
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, rewrap("readdir", name, err)
+	}
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, nil
+}
