@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -137,9 +138,34 @@ func patchEnvelope(lines []string) (lo, hi int, err error) {
 		if lo >= len(lines) {
 			n = len(lines)
 		}
-		return 0, 0, envelopeError(n, msgFirstLine)
+		e := envelopeError(n, msgFirstLine)
+		if unifiedDiff(lines[lo:hi]) {
+			e.Msg += ". This text is a unified diff (---/+++ file headers and @@ -a,b +c,d @@ chunks); " +
+				"this tool takes the apply_patch format instead: '*** Begin Patch', then '*** Update File: <path>' " +
+				"with '@@' chunks of ' ', '-' and '+' lines, then '*** End Patch'"
+		}
+		return 0, 0, e
 	}
 	return 0, 0, envelopeError(hi, msgLastLine)
+}
+
+// unifiedDiffChunk matches a unified-diff chunk header.
+var unifiedDiffChunk = regexp.MustCompile(`^@@ -\d+(,\d+)? \+\d+(,\d+)? @@`)
+
+// unifiedDiff reports whether lines look like a unified diff (git diff or diff -u output): a
+// "--- " line directly followed by a "+++ " line, and a chunk header after them.
+func unifiedDiff(lines []string) bool {
+	for i := 0; i+2 < len(lines) && i < 50; i++ {
+		if strings.HasPrefix(lines[i], "--- ") && strings.HasPrefix(lines[i+1], "+++ ") {
+			for _, l := range lines[i+2:] {
+				if unifiedDiffChunk.MatchString(l) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
 }
 
 func hasEnvelope(lines []string, lo, hi int) bool {
