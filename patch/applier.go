@@ -343,6 +343,7 @@ func (a *Applier) PlanPatch(ctx context.Context, p *Patch) (*Plan, error) {
 			return nil, err
 		}
 	}
+	pl.format()
 	changes, sum := netChanges(pl.order)
 	return &Plan{Patch: p, Changes: changes, Report: pl.report, owner: a.fam, entries: pl.order, sum: sum,
 		Leftovers: a.leftovers(pl.order)}, nil
@@ -447,6 +448,7 @@ func (a *Applier) ApplyPatch(ctx context.Context, p *Patch) (*Result, error) {
 		if err := pl.hunk(&p.Hunks[i], i+1); err != nil {
 			return nil, err
 		}
+		pl.format()
 		if err := a.commitEntries(ctx, pl.order); err != nil {
 			return nil, err
 		}
@@ -466,7 +468,7 @@ func (a *Applier) ApplyPatch(ctx context.Context, p *Patch) (*Result, error) {
 				continue
 			}
 			m := remap[e]
-			m.touched, m.exists, m.data, m.mode, m.path = true, e.exists, e.data, e.mode, e.path
+			m.touched, m.exists, m.data, m.mode, m.path, m.fmt = true, e.exists, e.data, e.mode, e.path, e.fmt
 			m.movedFrom = nil
 			if e.movedFrom != nil {
 				m.movedFrom = remap[e.movedFrom]

@@ -80,6 +80,14 @@
 // ".<name>.hkpatch-<8 hex>.tmp" ([IsLeftover]); a commit removes its own, and Plan reports
 // (never deletes) those an interrupted commit left in the directories it touches.
 //
+// # Formatting
+//
+// [WithFormatter] runs a [Formatter] (one method, standard types only, so a host passes the
+// same value to this package and to others) on every file a plan adds, updates or moves; the
+// formatted bytes are what the commit writes. A formatter that fails leaves the edit as the
+// patch made it. Each FileChange says which formatter ran and carries its change as a unified
+// diff of at most 40 lines, or a note to re-read the file.
+//
 // # Errors
 //
 // Every failure is an [*Error] whose [Kind] maps to a sentinel ([ErrNotFound],

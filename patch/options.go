@@ -134,6 +134,7 @@ type config struct {
 	relPaths      bool
 	mergeRepeated bool
 	random        io.Reader
+	formatter     Formatter
 	containment   *pathguard.Containment
 }
 

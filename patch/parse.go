@@ -139,7 +139,7 @@ func patchEnvelope(lines []string) (lo, hi int, err error) {
 			n = len(lines)
 		}
 		e := envelopeError(n, msgFirstLine)
-		if unifiedDiff(lines[lo:hi]) {
+		if isUnifiedDiff(lines[lo:hi]) {
 			e.Msg += ". This text is a unified diff (---/+++ file headers and @@ -a,b +c,d @@ chunks); " +
 				"this tool takes the apply_patch format instead: '*** Begin Patch', then '*** Update File: <path>' " +
 				"with '@@' chunks of ' ', '-' and '+' lines, then '*** End Patch'"
@@ -152,9 +152,9 @@ func patchEnvelope(lines []string) (lo, hi int, err error) {
 // unifiedDiffChunk matches a unified-diff chunk header.
 var unifiedDiffChunk = regexp.MustCompile(`^@@ -\d+(,\d+)? \+\d+(,\d+)? @@`)
 
-// unifiedDiff reports whether lines look like a unified diff (git diff or diff -u output): a
+// isUnifiedDiff reports whether lines look like a unified diff (git diff or diff -u output): a
 // "--- " line directly followed by a "+++ " line, and a chunk header after them.
-func unifiedDiff(lines []string) bool {
+func isUnifiedDiff(lines []string) bool {
 	for i := 0; i+2 < len(lines) && i < 50; i++ {
 		if strings.HasPrefix(lines[i], "--- ") && strings.HasPrefix(lines[i+1], "+++ ") {
 			for _, l := range lines[i+2:] {

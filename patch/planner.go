@@ -44,6 +44,7 @@ type entry struct {
 	// sameAs, set on the destination of a case-only rename, is the source entry: on disk this
 	// name leads to the source's file until the commit sets that file aside.
 	sameAs *entry
+	fmt    formatResult // what the formatter did to data
 }
 
 // resolved is a checked patch path.
@@ -505,7 +506,8 @@ func netChanges(order []*entry) ([]FileChange, summaryLines) {
 		if !e.touched {
 			continue
 		}
-		fc := FileChange{Path: e.path, Abs: e.abs, Mode: e.mode}
+		fc := FileChange{Path: e.path, Abs: e.abs, Mode: e.mode,
+			Formatter: e.fmt.name, FormatDiff: e.fmt.diff, FormatNote: e.fmt.note}
 		if e.orig.exists && !e.orig.dir {
 			fc.Before = e.orig.data
 		}

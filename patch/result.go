@@ -62,8 +62,14 @@ type FileChange struct {
 	Abs     string // absolute, lexically cleaned Path
 	FromAbs string // absolute From
 	Before  []byte // content before (nil for Added)
-	After   []byte // content after (nil for Deleted)
+	After   []byte // content after (nil for Deleted); formatted when a formatter ran
 	Mode    fs.FileMode
+	// Formatter is the name of the formatter that ran on After ("" when none ran; see
+	// [WithFormatter]). FormatDiff is its change as a unified diff when it is at most 40
+	// lines; otherwise, or when it failed or changed nothing, FormatNote says so.
+	Formatter  string
+	FormatDiff string
+	FormatNote string
 }
 
 // Result is what a successful [Applier.Apply] or [Applier.Commit] did.
