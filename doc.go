@@ -15,14 +15,15 @@
 // whitespace or Unicode punctuation are located conservatively and reported; an ambiguous
 // location is refused, never guessed.
 //
-// [github.com/harnesskit/harnesskit/webfetch] fetches a URL for a model: llms.txt
-// probing, main-content extraction to Markdown with metadata, a cache, a redirect policy,
-// binary detection, and an optional secondary-model summary. It is SSRF-safe by default.
+// [github.com/harnesskit/harnesskit/webfetch] (planned, not yet usable) will fetch a URL
+// for a model: llms.txt probing, main-content extraction to Markdown with metadata, a
+// cache, a redirect policy, binary detection, and an optional secondary-model summary,
+// SSRF-safe by default.
 //
 // [github.com/harnesskit/harnesskit/pathguard] validates and resolves the paths a model
 // passes to search tools (grep, glob) with the host's own rules, in POSIX and Windows
-// flavours, and keeps every path inside the allowed root and worktrees, lexically and after
-// symlinks are resolved.
+// flavours, and keeps every path inside the allowed root and worktrees, lexically and where
+// the kernel would open it.
 //
 // [github.com/harnesskit/harnesskit/loopguard] notices a model repeating the same tool
 // call with identical results: it appends a corrective notice, then refuses further
@@ -33,13 +34,17 @@
 // orphaned children and wait-for-user, as a deterministic state machine with host calls
 // behind interfaces.
 //
-// [github.com/harnesskit/harnesskit/astsearch] is structural search and rewrite over
-// syntax trees, with ast-grep's pattern syntax and dry-run diffs.
+// [github.com/harnesskit/harnesskit/astsearch] (planned, not yet usable) will be
+// structural search and rewrite over syntax trees, with ast-grep's pattern syntax and
+// dry-run diffs.
+//
+// [github.com/harnesskit/harnesskit/format] (planned) will run the project's formatter
+// after each write: detected from the project, one per file, never failing an edit.
 //
 // # Examples
 //
 // The nested module github.com/harnesskit/harnesskit/examples holds the adapters: the
-// harnesskit command-line program (JSON in, JSON out, one subcommand per package), an MCP
-// server, and the demo that a new user runs first. Host SDKs are required only there, so
+// harnesskit command-line program (one subcommand per package; each says whether it reads
+// text or JSON), the demo that a new user runs first, and (planned) an MCP server. Host SDKs are required only there, so
 // importing a harnesskit package never downloads one.
 package harnesskit

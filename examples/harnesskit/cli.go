@@ -50,7 +50,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // dispatch picks the command named by args[0] from cmds.
 func dispatch(ctx context.Context, cmds []command, args []string, std stdio) int {
 	if len(args) == 0 {
-		fmt.Fprint(std.err, "harnesskit: no command given\n\n", mainUsage(cmds))
+		fmt.Fprintln(std.err, "harnesskit: no command given; run `harnesskit help` for the list of commands")
 		return exitUsage
 	}
 	name := args[0]
@@ -60,7 +60,7 @@ func dispatch(ctx context.Context, cmds []command, args []string, std stdio) int
 	}
 	i := slices.IndexFunc(cmds, func(c command) bool { return c.name == name })
 	if i < 0 {
-		fmt.Fprintf(std.err, "harnesskit: unknown command %q\n\n%s", name, mainUsage(cmds))
+		fmt.Fprintf(std.err, "harnesskit: unknown command %q (the commands are %s); run `harnesskit help` for more\n", name, commandNames(cmds))
 		return exitUsage
 	}
 	return cmds[i].run(ctx, args[1:], std)
@@ -74,7 +74,7 @@ func help(cmds []command, args []string, std stdio) int {
 	}
 	i := slices.IndexFunc(cmds, func(c command) bool { return c.name == args[0] })
 	if i < 0 {
-		fmt.Fprintf(std.err, "harnesskit: no help for unknown command %q\n\n%s", args[0], mainUsage(cmds))
+		fmt.Fprintf(std.err, "harnesskit: no help for unknown command %q (the commands are %s)\n", args[0], commandNames(cmds))
 		return exitUsage
 	}
 	fmt.Fprint(std.out, cmds[i].usage)
@@ -83,7 +83,8 @@ func help(cmds []command, args []string, std stdio) int {
 
 func mainUsage(cmds []command) string {
 	var b strings.Builder
-	b.WriteString(`harnesskit: the tools and guards of an agent host, JSON in and JSON out.
+	b.WriteString(`harnesskit: the tools and guards of an agent host, from the command line.
+Each command's -h says what it reads on stdin (text or JSON) and what it prints.
 
 Usage:
   harnesskit <command> [<verb>] [flags]
@@ -117,7 +118,7 @@ type verb struct {
 // dispatchVerbs runs the verb named by args[0]; "-h" or "help" print usage to stdout.
 func dispatchVerbs(ctx context.Context, cmd string, usage string, verbs []verb, args []string, std stdio) int {
 	if len(args) == 0 {
-		fmt.Fprintf(std.err, "harnesskit %s: no verb given\n\n%s", cmd, usage)
+		usageError(std, cmd, "no verb given (the verbs are %s)", verbNames(verbs))
 		return exitUsage
 	}
 	switch args[0] {
@@ -127,7 +128,7 @@ func dispatchVerbs(ctx context.Context, cmd string, usage string, verbs []verb, 
 	}
 	i := slices.IndexFunc(verbs, func(v verb) bool { return v.name == args[0] })
 	if i < 0 {
-		fmt.Fprintf(std.err, "harnesskit %s: unknown verb %q\n\n%s", cmd, args[0], usage)
+		usageError(std, cmd, "unknown verb %q (the verbs are %s)", args[0], verbNames(verbs))
 		return exitUsage
 	}
 	return verbs[i].run(ctx, args[1:], std)
@@ -143,12 +144,35 @@ func parseFlags(fs *flag.FlagSet, usage string, args []string, std stdio) (int, 
 			fmt.Fprint(std.out, usage)
 			return exitOK, false
 		}
-		fmt.Fprintf(std.err, "harnesskit %s: %v\n\n%s", fs.Name(), err, usage)
+		usageError(std, fs.Name(), "%v", err)
 		return exitUsage, false
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(std.err, "harnesskit %s: unexpected argument %q\n\n%s", fs.Name(), fs.Arg(0), usage)
+		usageError(std, fs.Name(), "unexpected argument %q", fs.Arg(0))
 		return exitUsage, false
 	}
 	return exitOK, true
+}
+
+// usageError prints a usage mistake as one line on stderr, with the command whose -h
+// explains the right usage: "harnesskit patch apply: unexpected argument "x"; run
+// `harnesskit patch apply -h` for usage". The full help is not repeated.
+func usageError(std stdio, cmd, format string, args ...any) {
+	fmt.Fprintf(std.err, "harnesskit %s: %s; run `harnesskit %s -h` for usage\n", cmd, fmt.Sprintf(format, args...), cmd)
+}
+
+func commandNames(cmds []command) string {
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
+}
+
+func verbNames(verbs []verb) string {
+	names := make([]string, len(verbs))
+	for i, v := range verbs {
+		names[i] = v.name
+	}
+	return strings.Join(names, ", ")
 }

@@ -76,7 +76,7 @@ func TestDispatch(t *testing.T) {
 	}{
 		{name: "no_args", cmds: testCommands(), args: nil, wantCode: exitUsage, wantErr: "no command given"},
 		{name: "unknown_command", cmds: testCommands(), args: []string{"frobnicate"}, wantCode: exitUsage, wantErr: `unknown command "frobnicate"`},
-		{name: "unknown_command_lists_usage", cmds: testCommands(), args: []string{"frobnicate"}, wantCode: exitUsage, wantErr: "Usage:\n  harnesskit <command>"},
+		{name: "unknown_command_names_commands", cmds: testCommands(), args: []string{"frobnicate"}, wantCode: exitUsage, wantErr: "(the commands are echo); run `harnesskit help`"},
 		{name: "help", cmds: testCommands(), args: []string{"help"}, wantCode: exitOK, wantOut: "echo       repeat the input"},
 		{name: "help_flag", cmds: testCommands(), args: []string{"-h"}, wantCode: exitOK, wantOut: "Exit codes:"},
 		{name: "help_empty_table", cmds: nil, args: []string{"help"}, wantCode: exitOK, wantOut: "(none yet)"},
@@ -90,6 +90,8 @@ func TestDispatch(t *testing.T) {
 		{name: "verb_h", cmds: testCommands(), args: []string{"echo", "say", "-h"}, wantCode: exitOK, wantOut: "usage: harnesskit echo say"},
 		{name: "verb_bad_flag", cmds: testCommands(), args: []string{"echo", "say", "-loud"}, wantCode: exitUsage, wantErr: "flag provided but not defined: -loud"},
 		{name: "verb_stray_arg", cmds: testCommands(), args: []string{"echo", "say", "extra"}, wantCode: exitUsage, wantErr: `unexpected argument "extra"`},
+		{name: "verb_bad_flag_points_to_h", cmds: testCommands(), args: []string{"echo", "say", "-loud"}, wantCode: exitUsage, wantErr: "; run `harnesskit echo say -h` for usage\n"},
+		{name: "verb_unknown_names_verbs", cmds: testCommands(), args: []string{"echo", "shout"}, wantCode: exitUsage, wantErr: "(the verbs are say); run `harnesskit echo -h` for usage\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,19 +111,23 @@ func TestDispatch(t *testing.T) {
 			}
 			check("stdout", out.String(), tc.wantOut)
 			check("stderr", errb.String(), tc.wantErr)
+			// A usage error is one line, not the whole help.
+			if code == exitUsage && strings.Count(errb.String(), "\n") != 1 {
+				t.Errorf("usage error printed %d lines, want 1: %q", strings.Count(errb.String(), "\n"), errb.String())
+			}
 		})
 	}
 }
 
-// TestRunTable checks the real program: unknown command → 2 with usage on stderr; help → 0,
+// TestRunTable checks the real program: unknown command → 2 with one line on stderr; help → 0,
 // and every registered command answers "-h" with its usage and exit 0.
 func TestRunTable(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run(t.Context(), []string{"no-such-command"}, strings.NewReader(""), &out, &errb); code != exitUsage {
 		t.Errorf("unknown command: exit %d, want %d", code, exitUsage)
 	}
-	if out.Len() != 0 || !strings.Contains(errb.String(), "Usage:") {
-		t.Errorf("unknown command: stdout %q, stderr %q; want usage on stderr only", out.String(), errb.String())
+	if out.Len() != 0 || errb.String() != "harnesskit: unknown command \"no-such-command\" (the commands are "+commandNames(commands())+"); run `harnesskit help` for more\n" {
+		t.Errorf("unknown command: stdout %q, stderr %q; want one line on stderr naming the commands", out.String(), errb.String())
 	}
 	out.Reset()
 	errb.Reset()
