@@ -104,23 +104,44 @@ func (a *Applier) renderPath(r resolved) string {
 // from the file's bytes, with context prepended until Codex's first-match seek lands on our
 // window. The result is in patch order.
 func renderSection(d *doc, h *Hunk, places []placement, reps []ChunkReport) []Chunk {
-	byOrder := make([]placement, len(h.Chunks))
-	for _, p := range places {
-		byOrder[p.order] = p
-	}
 	lines := make([]string, len(d.lines))
 	for i := range lines {
 		lines[i] = docLine(d, i)
 	}
-	out := make([]Chunk, len(h.Chunks))
+	// Chunks are rendered in file order (places is sorted): a chunk the model gave out of
+	// order comes out where Codex, which only searches downwards, finds it.
+	out := make([]Chunk, 0, len(places))
+	var taken [][2]int // windows of the chunks rendered so far
 	cursor := 0
-	for k, ch := range h.Chunks {
-		rep, want := reps[k], byOrder[k]
+	for idx, want := range places {
+		k := want.order
+		ch, rep := h.Chunks[k], reps[k]
 		wStart, wLen := want.start, want.end-want.start
 		if rep.Strategy == StrategyAnchor {
 			wStart, wLen = want.start-1, 1 // rendered with its anchor line as context
 		}
+		next := len(lines)
+		if idx+1 < len(places) {
+			next = places[idx+1].start
+		}
 		pure := rep.Strategy == StrategyAppend
+		// unique: without an anchor, the default mode takes an exact match only when it is
+		// the only one outside the windows already taken, so the rendering must be.
+		unique := func(c Chunk, start int) bool {
+			old := c.Old()
+			if pure || len(c.Anchors) > 0 || c.EOF || len(old) == 0 {
+				return true
+			}
+			for p := 0; p+len(old) <= len(lines); p++ {
+				if p == start || lines[p] != old[0] || !slices.Equal(lines[p:p+len(old)], old) {
+					continue
+				}
+				if !slices.ContainsFunc(taken, func(w [2]int) bool { return p < w[1] && w[0] < p+len(old) }) {
+					return false
+				}
+			}
+			return true
+		}
 		fits := func(c Chunk) (int, bool) {
 			r, next := codexLocateFrom(lines, toCodexChunk(c), cursor)
 			if r == nil {
@@ -129,7 +150,7 @@ func renderSection(d *doc, h *Hunk, places []placement, reps []ChunkReport) []Ch
 			if pure {
 				return next, true
 			}
-			return next, r.start == wStart && r.oldLen == wLen
+			return next, r.start == wStart && r.oldLen == wLen && unique(c, wStart)
 		}
 		keep := len(ch.Anchors) <= 1 && rep.AnchorLevel == LevelExact && !rep.BlankRetry &&
 			(rep.Strategy == StrategyExact || rep.Strategy == StrategyAppend)
@@ -137,21 +158,31 @@ func renderSection(d *doc, h *Hunk, places []placement, reps []ChunkReport) []Ch
 			c := ch
 			c.Line = 0
 			c.Lines = stripLineNumbers(ch.Lines)
-			if next, ok := fits(c); ok {
-				out[k], cursor = c, next
+			if n, ok := fits(c); ok {
+				out, cursor = append(out, c), n
+				taken = append(taken, [2]int{wStart, wStart + wLen})
 				continue
 			}
 		}
 		c := fileChunk(d, want, ch.EOF, rep.Strategy)
-		next, ok := fits(c)
+		n, ok := fits(c)
 		for !ok && !pure && wStart-1 >= cursor {
 			c.Lines = append([]Line{{Op: Context, Text: lines[wStart-1]}}, c.Lines...)
 			wStart, wLen = wStart-1, wLen+1
-			next, ok = fits(c)
+			n, ok = fits(c)
 		}
-		out[k] = c
+		for !ok && !pure && !c.EOF && wStart+wLen < next {
+			// Still not unique: context after the window, up to the next chunk.
+			c.Lines = append(c.Lines, Line{Op: Context, Text: lines[wStart+wLen]})
+			wLen++
+			n, ok = fits(c)
+		}
+		out = append(out, c)
+		if !pure {
+			taken = append(taken, [2]int{wStart, wStart + wLen})
+		}
 		if ok {
-			cursor = next
+			cursor = n
 		} else if !pure {
 			cursor = want.end
 		}
