@@ -404,7 +404,7 @@ func (a *Applier) Commit(ctx context.Context, pl *Plan) (*Result, error) {
 	if err := a.commitEntries(ctx, pl.entries); err != nil {
 		return nil, err
 	}
-	return &Result{Changes: pl.Changes, Report: pl.Report, Summary: pl.Summary()}, nil
+	return &Result{Changes: pl.Changes, Report: pl.Report, Summary: pl.Summary(), Leftovers: pl.Leftovers}, nil
 }
 
 // Apply parses text, plans it and commits it (Plan + Commit). In the default (atomic) mode

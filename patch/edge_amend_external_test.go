@@ -365,8 +365,12 @@ func TestCommitLeftovers(t *testing.T) {
 	if !slices.Equal(pl.Leftovers, []string{left}) {
 		t.Errorf("leftovers = %q, want only %q (the directories the plan touches)", pl.Leftovers, left)
 	}
-	if _, err := a.Commit(ctx, pl); err != nil {
+	res, err := a.Commit(ctx, pl)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Equal(res.Leftovers, pl.Leftovers) {
+		t.Errorf("result leftovers = %q, want the plan's", res.Leftovers)
 	}
 	if _, err := m.Stat(left); err != nil {
 		t.Errorf("the leftover was deleted: %v", err)

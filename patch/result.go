@@ -79,6 +79,7 @@ type Result struct {
 	Summary       string // "Success. Updated the following files:\nA x\nM y\nD z\n"
 	PassedThrough bool
 	Outside       []string
+	Leftovers     []string // the plan's Leftovers (temporaries of an interrupted commit)
 }
 
 // ChunkReport says how one chunk was placed.
