@@ -42,7 +42,10 @@ func (li *levelIndex) lookup(s string) posList {
 	return h
 }
 
-type posList struct{ first, count int32 }
+type posList struct {
+	first, count int32
+	mixed        bool // the chain holds lines of different text (a hash collision)
+}
 
 // exactScanBudget bounds the forward scan of an exact first-hit search before the exact index
 // is built.
@@ -81,10 +84,11 @@ func (ix *lineIndex) level(l Level) *levelIndex {
 		h, ok := li.head[k]
 		if ok {
 			li.next[i] = h.first
+			h.mixed = h.mixed || li.norm[h.first] != li.norm[i]
 		} else {
 			li.next[i] = -1
 		}
-		li.head[k] = posList{first: int32(i), count: h.count + 1}
+		li.head[k] = posList{first: int32(i), count: h.count + 1, mixed: h.mixed}
 	}
 	ix.levels[l] = li
 	return li

@@ -778,7 +778,7 @@ func (s *sectionLocator) nearest(old []string, cursor int, eof bool, w *workBudg
 			return 0, false
 		}
 		for q := h.first; q >= 0; q = li.next[q] {
-			if li.norm[q] != text {
+			if h.mixed && li.norm[q] != text {
 				continue // another line with the same hash
 			}
 			p := int(q) - i
