@@ -38,6 +38,7 @@ func toolErrors() []error {
 		// patch: every kind but KindIO (patch.ErrIO is a host error).
 		patch.ErrInvalid, patch.ErrEmpty, patch.ErrBlocked, patch.ErrMissingFile, patch.ErrExists,
 		patch.ErrPathConflict, patch.ErrNotFound, patch.ErrAmbiguous, patch.ErrOverlap, patch.ErrChanged,
+		patch.ErrAlreadyApplied,
 		patch.ErrImplicitInvocation, patch.ErrNotPatchCommand,
 		// pathguard: every kind (a refused or unresolvable path is the model's to fix).
 		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,

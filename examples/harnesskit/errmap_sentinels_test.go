@@ -39,6 +39,7 @@ var sentinels = map[string]struct {
 	"patch.ErrAmbiguous":          {patch.ErrAmbiguous, toolError},
 	"patch.ErrOverlap":            {patch.ErrOverlap, toolError},
 	"patch.ErrChanged":            {patch.ErrChanged, toolError},
+	"patch.ErrAlreadyApplied":     {patch.ErrAlreadyApplied, toolError},
 	"patch.ErrIO":                 {patch.ErrIO, hostError},
 	"patch.ErrImplicitInvocation": {patch.ErrImplicitInvocation, toolError},
 	"patch.ErrNotPatchCommand":    {patch.ErrNotPatchCommand, toolError},
