@@ -137,5 +137,6 @@
 // process. Parsing is bounded by the request's timeout and cancellation between files, and
 // each parse by a timeout, but a crash inside C code cannot be recovered; for untrusted
 // trees, run the CLI backend (a subprocess). Memory grows with the largest file's tree
-// (about 44 bytes per node, capped at 2^26 nodes; a file over the cap is skipped).
+// (44 bytes per node: a dense 10 MB minified JavaScript file makes 12 million nodes,
+// 530 MB; capped at 2^25 nodes, a file over the cap is skipped and counted as ParseFailed).
 package astsearch
