@@ -46,7 +46,7 @@ func IsToolError(err error) bool {
 // A test checks that every exported sentinel of the packages the tools use is sorted
 // into one channel or the other on purpose.
 func toolSentinels() []error {
-	return []error{
+	return append(astToolSentinels(),
 		ErrInvalidArgs, ErrNotText,
 		fs.ErrNotExist, fs.ErrPermission, fs.ErrExist,
 		// patch: every kind but KindIO.
@@ -56,12 +56,12 @@ func toolSentinels() []error {
 		// pathguard: a refused or unresolvable path is the model's to fix.
 		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,
 		loopguard.ErrRefused,
-	}
+	)
 }
 
 // hostSentinels are the exported sentinels that are host faults on purpose.
 func hostSentinels() []error {
-	return []error{patch.ErrIO, loopguard.ErrInvalidOption, loopguard.ErrInvalidCall}
+	return append(astHostSentinels(), patch.ErrIO, loopguard.ErrInvalidOption, loopguard.ErrInvalidCall)
 }
 
 // isToolError sorts a tool's raw error into its channel. Cancellation is a host error.

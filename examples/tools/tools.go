@@ -185,6 +185,7 @@ var builders = []builder{
 	newRead,
 	newGrep,
 	newGlob,
+	newAstGrepSearch, newAstGrepReplace,
 }
 
 // New returns the tools of the workspace at root (and the worktrees of WithWorktrees),
