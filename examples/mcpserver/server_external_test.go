@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnesskit/harnesskit/examples/tools"
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -22,6 +23,9 @@ func TestListTools(t *testing.T) {
 	}
 	type ann struct{ readOnly, destructive bool }
 	want := map[string]ann{"apply_patch": {false, true}, "read": {true, false}, "grep": {true, false}, "glob": {true, false}}
+	if tools.AstGrepAvailable() {
+		want["ast_grep_search"], want["ast_grep_replace"] = ann{true, false}, ann{false, true}
+	}
 	if len(res.Tools) != len(want) {
 		t.Fatalf("%d tools, want %d", len(res.Tools), len(want))
 	}
