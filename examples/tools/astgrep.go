@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -60,7 +61,7 @@ func AstGrepAvailable() bool {
 	return astBackendAvailable(err, os.Getenv("HARNESSKIT_AST_GREP"), exec.LookPath)
 }
 
-// astSchema lists the languages in the schema and bounds context.
+// astSchema lists the languages in the schema, bounds context and states dryRun's default.
 func astSchema(s *jsonschema.Schema) {
 	var langs []any
 	for _, l := range astsearch.Langs() {
@@ -70,6 +71,16 @@ func astSchema(s *jsonschema.Schema) {
 	if p := s.Properties["context"]; p != nil {
 		zero := 0.0
 		p.Minimum = &zero
+	}
+	// Optional arguments are plain types for the model (absent means the default), not
+	// "null or …".
+	for name, typ := range map[string]string{"paths": "array", "globs": "array", "dryRun": "boolean"} {
+		if p := s.Properties[name]; p != nil {
+			p.Types, p.Type = nil, typ
+		}
+	}
+	if p := s.Properties["dryRun"]; p != nil {
+		p.Default = json.RawMessage("true")
 	}
 }
 

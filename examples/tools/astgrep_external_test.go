@@ -62,7 +62,7 @@ func TestAstGrepCalls(t *testing.T) {
 		{name: "search_negative_context", tool: "ast_grep_search", args: `{"pattern":"x","lang":"go","context":-1}`, wantErr: tools.ErrInvalidArgs,
 			want: []string{"context must be at least 0"}},
 		{name: "search_unknown_arg", tool: "ast_grep_search", args: `{"pattern":"x","lang":"go","path":"src"}`, wantErr: tools.ErrInvalidArgs,
-			want: []string{"path", "paths (null or array)"}},
+			want: []string{"path", "paths (array)"}},
 		{name: "replace_dry_run", tool: "ast_grep_replace", args: `{"pattern":"Greet($$$A)","rewrite":"Welcome($$$A)","lang":"go"}`,
 			want: []string{"src/main.go:\n  6: \"Greet(\\\"world\\\")\" → \"Welcome(\\\"world\\\")\"", "+\tfmt.Println(Welcome(\"world\"))", "[DRY RUN] 1 replacements in 1 files"}},
 		{name: "replace_no_match", tool: "ast_grep_replace", args: `{"pattern":"Nope($$$A)","rewrite":"x","lang":"go"}`,
@@ -211,5 +211,27 @@ func TestAstGrepAnnotations(t *testing.T) {
 	}
 	if a := b.Tool("ast_grep_replace").Annotations; a.ReadOnly || !a.Destructive || a.OpenWorld {
 		t.Errorf("ast_grep_replace annotations %+v, want destructive", a)
+	}
+}
+
+// TestAstGrepLoop: both tools go through the loop guard; the same search returning the
+// same result gets the loop notice from its third call.
+func TestAstGrepLoop(t *testing.T) {
+	needAstGrep(t)
+	b, _ := toolbox(t)
+	for _, name := range []string{"ast_grep_search", "ast_grep_replace"} {
+		args := json.RawMessage(`{"pattern":"Greet($$$A)","rewrite":"Hi($$$A)","lang":"go"}`)
+		if name == "ast_grep_search" {
+			args = json.RawMessage(`{"pattern":"Greet($$$A)","lang":"go"}`)
+		}
+		for i := 1; i <= 3; i++ {
+			out, err := b.Tool(name).Call(context.Background(), args)
+			if err != nil {
+				t.Fatalf("%s call %d: %v", name, i, err)
+			}
+			if notice := strings.Contains(out, "[REPEATED TOOL CALLS - STOP]"); notice != (i == 3) {
+				t.Errorf("%s call %d: notice %v, want it from the third call only:\n%s", name, i, notice, out)
+			}
+		}
 	}
 }
