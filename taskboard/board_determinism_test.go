@@ -59,7 +59,7 @@ func genDetOp(t *rapid.T, i int) detOp {
 			return ""
 		}
 	case 3:
-		owner := rapid.SampledFrom([]LeaseOwner{OwnerAdmission, OwnerCompensation}).Draw(t, fmt.Sprintf("owner%d", i))
+		owner := rapid.SampledFrom([]string{OwnerAdmission, OwnerCompensation}).Draw(t, fmt.Sprintf("owner%d", i))
 		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
 			if l := lease(*issued); l != nil {
 				h, ok := b.handOver(*l, owner)

@@ -392,7 +392,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			if !ok || c.Token != l.Token || c.Phase() != PhaseCompensating {
 				t.Fatalf("to compensation: %v %+v", ok, c)
 			}
-			for _, to := range []LeaseOwner{OwnerCaller, OwnerAdmission, OwnerCompensation} {
+			for _, to := range []string{OwnerCaller, OwnerAdmission, OwnerCompensation} {
 				if _, ok := e.b.handOver(c, to); ok {
 					t.Fatalf("compensation handed to %s", to)
 				}
@@ -498,17 +498,17 @@ func TestTypedConstantsSpelling(t *testing.T) {
 	}{
 		{name: "state_running", got: StateRunning.String(), want: "running"},
 		{name: "state_reconciled", got: StateReconciled.String(), want: "reconciled"},
-		{name: "live_lookup_error", got: LiveLookupError.String(), want: "lookup-error"},
-		{name: "live_unavailable", got: LiveUnavailable.String(), want: "status-unavailable"},
-		{name: "lease_notification", got: LeaseNotification.String(), want: "terminal-notification"},
-		{name: "owner_compensation", got: OwnerCompensation.String(), want: "compensation"},
-		{name: "phase_sent_unknown", got: PhaseSentUnknown.String(), want: "sent_unknown"},
-		{name: "revive_admission_unknown", got: ReviveAdmissionUnknown.String(), want: "admission_unknown"},
-		{name: "cancel_unknown", got: CancelUnknown.String(), want: "unknown"},
-		{name: "source_board", got: SourceBoard.String(), want: "board"},
+		{name: "live_lookup_error", got: LiveLookupError, want: "lookup-error"},
+		{name: "live_unavailable", got: LiveUnavailable, want: "status-unavailable"},
+		{name: "lease_notification", got: LeaseNotification, want: "terminal-notification"},
+		{name: "owner_compensation", got: OwnerCompensation, want: "compensation"},
+		{name: "phase_sent_unknown", got: PhaseSentUnknown, want: "sent_unknown"},
+		{name: "revive_admission_unknown", got: ReviveAdmissionUnknown, want: "admission_unknown"},
+		{name: "cancel_unknown", got: CancelUnknown, want: "unknown"},
+		{name: "source_board", got: SourceBoard, want: "board"},
 		{name: "gate_deferred", got: GateDeferred.String(), want: "deferred"},
 		{name: "flavor_v2", got: FlavorV2.String(), want: "v2"},
-		{name: "origin_adopted", got: OriginAdopted.String(), want: "adopted"},
+		{name: "origin_adopted", got: OriginAdopted, want: "adopted"},
 		{name: "lease_string", got: Lease{Kind: LeaseRelaunch, Token: 7}.String(), want: "background-job-relaunch-lease-7"},
 	}
 	for _, tc := range tests {

@@ -85,7 +85,7 @@ func (e *env) stop(id string) Record {
 	return r
 }
 
-func (e *env) acquire(kind LeaseKind, id string) Lease {
+func (e *env) acquire(kind string, id string) Lease {
 	e.t.Helper()
 	l, ok := e.b.Acquire(kind, id, e.rec(id).Generation, nil)
 	if !ok {

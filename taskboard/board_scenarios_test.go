@@ -66,7 +66,7 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E4_message_lease_blocks_then_release", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			l := e.acquire(LeaseMessage, "ses_a")
-			for _, k := range []LeaseKind{LeaseCancellation, LeaseRelaunch} {
+			for _, k := range []string{LeaseCancellation, LeaseRelaunch} {
 				if _, ok := e.b.Acquire(k, "ses_a", r.Generation, nil); ok {
 					t.Fatalf("%s acquired under a message lease", k)
 				}

@@ -20,7 +20,7 @@ type fakeHost struct {
 	mu       sync.Mutex
 	calls    []string
 	abort    func(ctx context.Context, id string) (bool, error)
-	statuses func(ctx context.Context) (StatusSnapshot, error)
+	statuses func(ctx context.Context) (map[string]StatusEntry, error)
 	session  func(ctx context.Context, id string) (SessionInfo, error)
 	messages func(ctx context.Context, id string, limit int) ([]TranscriptEntry, error)
 	enqueue  func(ctx context.Context, id string, m Message) error
@@ -53,12 +53,12 @@ func (h *fakeHost) Abort(ctx context.Context, id string) (bool, error) {
 	}
 	return true, nil
 }
-func (h *fakeHost) Statuses(ctx context.Context) (StatusSnapshot, error) {
+func (h *fakeHost) Statuses(ctx context.Context) (map[string]StatusEntry, error) {
 	h.note("status")
 	if h.statuses != nil {
 		return h.statuses(ctx)
 	}
-	return StatusSnapshot{}, nil
+	return map[string]StatusEntry{}, nil
 }
 func (h *fakeHost) Session(ctx context.Context, id string) (SessionInfo, error) {
 	h.note("session " + id)
@@ -176,7 +176,7 @@ func TestDriverScenarios(t *testing.T) {
 		{name: "E130_caller_context_cancelled_machine_finishes", run: func(t *testing.T) {
 			x := newDrv(t, true)
 			gate := make(chan struct{})
-			x.h.statuses = func(ctx context.Context) (StatusSnapshot, error) {
+			x.h.statuses = func(ctx context.Context) (map[string]StatusEntry, error) {
 				if err := blockUntil(ctx, gate); err != nil {
 					return nil, err
 				}
@@ -377,7 +377,7 @@ func TestDriverScenarios(t *testing.T) {
 			var live []context.Context
 			var maxInFlight int
 			var mu sync.Mutex
-			h.statuses = func(ctx context.Context) (StatusSnapshot, error) {
+			h.statuses = func(ctx context.Context) (map[string]StatusEntry, error) {
 				mu.Lock()
 				n := 1
 				for _, c := range live {

@@ -11,11 +11,11 @@ import (
 // it with the exact token ([Board.Release]). There is no TTL.
 type Lease struct {
 	TaskID           string
-	Kind             LeaseKind
+	Kind             string
 	Generation       uint64
 	TerminalRevision uint64 // fenced revision of a notification lease; 0 for other kinds
 	Token            uint64 // unique for the board's life
-	Owner            LeaseOwner
+	Owner            string
 }
 
 // String renders background-job-<kind>-lease-<token>.
@@ -23,7 +23,7 @@ func (l Lease) String() string { return fmt.Sprintf("background-job-%s-lease-%d"
 
 // Phase is sent_unknown for a relaunch lease held by the admission owner, compensating for
 // one held by the compensation owner, and empty otherwise.
-func (l Lease) Phase() Phase {
+func (l Lease) Phase() string {
 	if l.Kind != LeaseRelaunch {
 		return PhaseNone
 	}
@@ -43,7 +43,7 @@ func (l Lease) Phase() Phase {
 // record (or a reconciled one whose terminal state is completed or error) of that
 // generation and, when terminalRev is given, that terminal revision. A success implies the
 // record existed. The new lease is owned by OwnerCaller.
-func (b *Board) Acquire(kind LeaseKind, taskID string, gen uint64, terminalRev *uint64) (Lease, bool) {
+func (b *Board) Acquire(kind string, taskID string, gen uint64, terminalRev *uint64) (Lease, bool) {
 	if _, live := b.leases[taskID]; live {
 		return Lease{}, false
 	}
@@ -124,7 +124,7 @@ func (b *Board) Release(l Lease) bool {
 // handOver passes a valid lease to the next owner, keeping its token, so the task ID is
 // never free between owners. Only caller → admission and admission → compensation
 // are allowed, and only for relaunch leases; anything else returns false.
-func (b *Board) handOver(l Lease, to LeaseOwner) (Lease, bool) {
+func (b *Board) handOver(l Lease, to string) (Lease, bool) {
 	if !b.Validate(l) || l.Kind != LeaseRelaunch {
 		return Lease{}, false
 	}

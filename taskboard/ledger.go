@@ -8,7 +8,7 @@ import (
 
 // tombstone is the lifecycle ledger's entry for a deleted task ID.
 type tombstone struct {
-	reason        SuppressionReason
+	reason        string
 	parent, agent string // identity recorded at eviction
 	state         State  // terminal payload recorded at eviction
 	summary       string
@@ -104,7 +104,7 @@ func (b *Board) DeletionEpoch(taskID string) (uint64, bool) {
 }
 
 // TombstoneReason returns why taskID is tombstoned, if it is.
-func (b *Board) TombstoneReason(taskID string) (SuppressionReason, bool) {
+func (b *Board) TombstoneReason(taskID string) (string, bool) {
 	t, ok := b.tombs[taskID]
 	return t.reason, ok
 }

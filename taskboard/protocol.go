@@ -133,7 +133,7 @@ type (
 	// statusReply settles a ReadStatus.
 	statusReply struct {
 		Call     callNo
-		Snapshot StatusSnapshot
+		Snapshot map[string]StatusEntry
 		Err      error
 	}
 	// sessionReply settles a ReadSession.

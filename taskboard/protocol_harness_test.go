@@ -204,7 +204,7 @@ func (mr *mrun) abort(confirmed bool, err error) {
 	mr.r.t.Helper()
 	mr.step(abortReply{Call: mr.must("Abort"), Confirmed: confirmed, Err: err})
 }
-func (mr *mrun) status(s StatusSnapshot, err error) {
+func (mr *mrun) status(s map[string]StatusEntry, err error) {
 	mr.r.t.Helper()
 	mr.step(statusReply{Call: mr.must("ReadStatus"), Snapshot: s, Err: err})
 }
@@ -295,7 +295,7 @@ func (r *rig) noLease(id string) {
 	}
 }
 
-func (r *rig) hasLease(id string, kind LeaseKind) Lease {
+func (r *rig) hasLease(id string, kind string) Lease {
 	r.t.Helper()
 	l, ok := r.b.LeaseForTest(id)
 	if !ok || l.Kind != kind {
@@ -358,16 +358,16 @@ func noErr(t *testing.T, err error) {
 	}
 }
 
-func idle(ids ...string) StatusSnapshot {
-	s := StatusSnapshot{}
+func idle(ids ...string) map[string]StatusEntry {
+	s := map[string]StatusEntry{}
 	for _, id := range ids {
 		s[id] = StatusEntry{Status: LiveIdle}
 	}
 	return s
 }
 
-func busy(ids ...string) StatusSnapshot {
-	s := StatusSnapshot{}
+func busy(ids ...string) map[string]StatusEntry {
+	s := map[string]StatusEntry{}
 	for _, id := range ids {
 		s[id] = StatusEntry{Status: LiveBusy}
 	}

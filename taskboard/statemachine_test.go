@@ -54,7 +54,7 @@ type mrec struct {
 }
 
 type mtomb struct {
-	reason        SuppressionReason
+	reason        string
 	parent, agent string
 }
 
@@ -249,7 +249,7 @@ func (m *model) tombstone(id string, t mtomb) {
 	}
 }
 
-func (m *model) drop(id string, reason SuppressionReason) {
+func (m *model) drop(id string, reason string) {
 	if _, ok := m.recs[id]; ok {
 		m.tombstone(id, mtomb{reason: reason})
 		delete(m.recs, id)
@@ -277,7 +277,7 @@ func (m *model) validate(l Lease) bool {
 	return true
 }
 
-func (m *model) acquire(kind LeaseKind, id string, gen uint64, rev *uint64) (Lease, bool) {
+func (m *model) acquire(kind string, id string, gen uint64, rev *uint64) (Lease, bool) {
 	if _, ok := m.leases[id]; ok {
 		return Lease{}, false
 	}
@@ -640,7 +640,7 @@ func (s *sm) HandOver(t *rapid.T) {
 	if !ok {
 		t.Skip("no lease issued")
 	}
-	to := rapid.SampledFrom([]LeaseOwner{OwnerCaller, OwnerAdmission, OwnerCompensation}).Draw(t, "to")
+	to := rapid.SampledFrom([]string{OwnerCaller, OwnerAdmission, OwnerCompensation}).Draw(t, "to")
 	live, isLive := s.m.leases[l.TaskID]
 	want := s.m.validate(l) && l.Kind == LeaseRelaunch && isLive &&
 		((live.Owner == OwnerCaller && to == OwnerAdmission) ||
@@ -989,7 +989,7 @@ func (s *sm) OpStart(t *rapid.T) {
 		t.Skip("no record")
 	}
 	kind := rapid.SampledFrom([]string{"cancel", "message", "notify", "revive"}).Draw(t, "opKind")
-	lk := map[string]LeaseKind{"cancel": LeaseCancellation, "message": LeaseMessage,
+	lk := map[string]string{"cancel": LeaseCancellation, "message": LeaseMessage,
 		"notify": LeaseNotification, "revive": LeaseRelaunch}[kind]
 	rev := r.rev
 	wl, wok := s.m.acquire(lk, id, r.gen, &rev)
@@ -1846,9 +1846,9 @@ func (s *psm) reply(t *rapid.T, r *prun, id callNo, c command) event {
 	case abort:
 		return abortReply{Call: id, Confirmed: rapid.IntRange(0, 3).Draw(t, "confirmed") > 0, Err: err}
 	case readStatus:
-		snap := StatusSnapshot{}
+		snap := map[string]StatusEntry{}
 		for _, sid := range s.ids {
-			st := rapid.SampledFrom([]LiveStatus{LiveIdle, LiveIdle, LiveBusy,
+			st := rapid.SampledFrom([]string{LiveIdle, LiveIdle, LiveBusy,
 				LiveRetry, LiveMalformed, LiveAbsent}).Draw(t, "live")
 			if st != LiveAbsent {
 				snap[sid] = StatusEntry{Status: st}
@@ -2144,7 +2144,7 @@ func (s *psm) favourable(id callNo, c command) event {
 	case abort:
 		return abortReply{Call: id, Confirmed: true}
 	case readStatus:
-		snap := StatusSnapshot{}
+		snap := map[string]StatusEntry{}
 		for _, sid := range s.ids {
 			snap[sid] = StatusEntry{Status: LiveIdle}
 		}

@@ -86,7 +86,7 @@ func (m *cancelM) fail(b *Board, err *ToolError) {
 		m.res.TaskID = m.ref
 	}
 	if r, ok := b.Get(m.id); ok {
-		m.res.State = CancelState(r.EffectiveState())
+		m.res.State = string(r.EffectiveState())
 	} else if m.res.State == "" {
 		m.res.State = CancelUnknown
 	}
@@ -94,7 +94,7 @@ func (m *cancelM) fail(b *Board, err *ToolError) {
 	m.replied = true
 }
 
-func (m *cancelM) note(state CancelState, msg string) {
+func (m *cancelM) note(state string, msg string) {
 	m.res = CancelResult{TaskID: m.ref, State: state, Message: msg}
 	m.replied = true
 }

@@ -124,7 +124,7 @@ func TestMessageScenarios(t *testing.T) {
 			rec := r.launch("ses_x", parent1, "explorer")
 			m := msgRun(r, v2, "ses_x", "hi")
 			m.dispatch()
-			for _, k := range []LeaseKind{LeaseCancellation, LeaseRelaunch} {
+			for _, k := range []string{LeaseCancellation, LeaseRelaunch} {
 				if _, ok := r.b.Acquire(k, "ses_x", rec.Generation, nil); ok {
 					t.Fatalf("%s acquired during the write", k)
 				}

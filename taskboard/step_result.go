@@ -99,7 +99,7 @@ func (m *resultM) Start(b *Board) []command {
 }
 
 // decide answers from the board state, or starts the reads of a completed result.
-func (m *resultM) decide(b *Board, live LiveStatus) []command {
+func (m *resultM) decide(b *Board, live string) []command {
 	r, ok := b.Get(m.rec.TaskID)
 	if !ok {
 		return m.fail(toolErr(ErrStale, fmt.Sprintf("Task %s changed generation while its result was being retrieved; call task_result again.", m.ref)))
@@ -164,7 +164,7 @@ func (m *resultM) handle(b *Board, ev event) []command {
 		if m.phase != resultLive {
 			return nil
 		}
-		live := LiveStatus("")
+		live := string("")
 		if e.Err == nil {
 			live = liveOf(e.Snapshot, m.rec.TaskID)
 			if live == LiveBusy || live == LiveRetry {

@@ -502,7 +502,7 @@ func (m *reviveM) finishObservation(b *Board) []command {
 	}
 	res := ReviveResult{TaskID: m.id, Generation: r.Generation, State: r.EffectiveState(), Status: ReviveStarted}
 	if r.EffectiveState() != StateRunning {
-		res.Status = ReviveStatus(r.EffectiveState())
+		res.Status = string(r.EffectiveState())
 	}
 	if r.StatusUncertain {
 		res.StatusUncertain = true

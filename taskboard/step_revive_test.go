@@ -72,7 +72,7 @@ func TestReviveScenarios(t *testing.T) {
 			}, nil)
 			res, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
-			if res.State != StateCompleted || res.Status != ReviveStatus(StateCompleted) || res.Summary != "second answer" {
+			if res.State != StateCompleted || res.Status != string(StateCompleted) || res.Summary != "second answer" {
 				t.Fatalf("result %+v", res)
 			}
 			if want := "<task_result>\nsecond answer\n</task_result>"; !strings.Contains(res.Render(), want) {

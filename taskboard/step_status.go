@@ -88,7 +88,7 @@ func (m *statusM) Step(b *Board, ev event) []command {
 	})
 }
 
-func (m *statusM) answer(b *Board, live LiveStatus, statusErr string) {
+func (m *statusM) answer(b *Board, live string, statusErr string) {
 	if m.replied {
 		return
 	}

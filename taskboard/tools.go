@@ -2,14 +2,9 @@ package taskboard
 
 import "time"
 
-// MessageStatus is the status of a task_message result.
-type MessageStatus string
-
 // MessageQueued is the only success status of task_message: the write was queued in the
 // transcript; it proves nothing about the task having read it.
-const MessageQueued MessageStatus = "queued"
-
-func (s MessageStatus) String() string { return string(s) }
+const MessageQueued string = "queued"
 
 // Tool arguments.
 type (
@@ -24,7 +19,7 @@ type (
 type StatusResult struct {
 	TaskID, Alias, Agent string
 	State                string // live value, or "<board state> (unconfirmed)"
-	Source               StatusSource
+	Source               string
 	LastActivityAt       time.Time
 	IdleForSeconds       int64
 	PossiblyStuck        bool
@@ -37,7 +32,7 @@ type ResultOutput struct {
 	TaskID     string
 	State      State
 	Running    bool
-	Live       LiveStatus
+	Live       string
 	Generation uint64
 	Text       string
 }
@@ -46,7 +41,7 @@ type ResultOutput struct {
 // message lease stays live until the pending write settles.
 type MessageResult struct {
 	TaskID, Alias string
-	Status        MessageStatus
+	Status        string
 	LeaseRetained bool
 }
 
@@ -54,7 +49,7 @@ type MessageResult struct {
 // error text of a failed one.
 type CancelResult struct {
 	TaskID  string
-	State   CancelState
+	State   string
 	Reason  string
 	Message string
 }
@@ -64,7 +59,7 @@ type ReviveResult struct {
 	TaskID          string
 	Generation      uint64
 	State           State
-	Status          ReviveStatus
+	Status          string
 	StatusUncertain bool
 	Observation     string
 	Summary         string

@@ -8,20 +8,15 @@ import (
 // MaxWaitReasonChars bounds the wait_for_user reason in code points after collapsing.
 const MaxWaitReasonChars = 500
 
-// WaitState is the state line of a wait_for_user result.
-type WaitState string
-
 // Wait states.
 const (
-	WaitStateWaiting WaitState = "waiting_for_user"
-	WaitStateSkipped WaitState = "waiting_for_user_skipped"
+	WaitStateWaiting string = "waiting_for_user"
+	WaitStateSkipped string = "waiting_for_user_skipped"
 )
-
-func (s WaitState) String() string { return string(s) }
 
 // WaitResult is wait_for_user's answer.
 type WaitResult struct {
-	State            WaitState
+	State            string
 	Protocol, Reason string
 	Skipped          bool
 }
