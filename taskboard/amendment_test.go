@@ -30,7 +30,7 @@ func (x *drv) completeRun(id, text string) {
 	x.t.Helper()
 	x.d.Do(func(b *Board) {
 		r, _ := b.Get(id)
-		if _, g := b.CommitTerminal(Commit{TaskID: id, Generation: r.Generation, State: StateCompleted, Summary: text}); g != GateCommitted {
+		if _, g := b.commitTerminal(commitInput{TaskID: id, Generation: r.Generation, State: StateCompleted, Summary: text}); g != gateCommitted {
 			x.t.Fatalf("commit %s: %s", id, g)
 		}
 	})
@@ -73,7 +73,7 @@ func TestAmendmentScenarios(t *testing.T) {
 		{name: "E152_event_registration_then_after_hook_one_run_deletion_honoured", run: func(t *testing.T, x *drv) {
 			p := x.spawn("ses_e")
 			x.d.Do(func(b *Board) {
-				if _, err := b.RegisterLaunch(LaunchInput{TaskID: "ses_e", ParentID: parent1, Agent: "explorer", Early: true}); err != nil {
+				if _, err := b.registerLaunch(launchInput{TaskID: "ses_e", ParentID: parent1, Agent: "explorer", Early: true}); err != nil {
 					t.Fatal(err)
 				}
 			})
@@ -412,14 +412,14 @@ func TestForceReleaseRefusals(t *testing.T) {
 	r.launch("ses_a", parent1, "explorer")
 	_, err := r.b.ForceRelease("ses_a", "stuck")
 	checkErr(t, err, ErrUnknownTask, "No live lease for ses_a")
-	r.b.Acquire(LeaseMessage, "ses_a", r.get("ses_a").Generation, nil)
+	r.b.acquire(LeaseMessage, "ses_a", r.get("ses_a").Generation, nil)
 	_, err = r.b.ForceRelease("ses_a", "  ")
 	checkErr(t, err, ErrInvalidArgs, "needs a reason")
 	l := r.hasLease("ses_a", LeaseMessage)
 	if _, err := r.b.ForceRelease("ses_a", "stuck"); err != nil {
 		t.Fatal(err)
 	}
-	if r.b.Release(l) || r.b.Validate(l) {
+	if r.b.release(l) || r.b.validate(l) {
 		t.Fatal("the old holder's token still works after ForceRelease")
 	}
 }

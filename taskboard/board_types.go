@@ -91,20 +91,20 @@ const (
 	SourceBoard string = "board"
 )
 
-// GateResult is the outcome of a fenced board input such as [Board.CommitTerminal].
-type GateResult string
+// gateResult is the outcome of a fenced board input such as Board.commitTerminal.
+type gateResult string
 
 // Gate results: committed (the board changed state), deferred (the input was kept for
 // later: a deferred error, or a first stop-confirmation reading), stale (no change, no
 // notice).
 const (
-	GateCommitted GateResult = "committed"
-	GateDeferred  GateResult = "deferred"
-	GateStale     GateResult = "stale"
+	gateCommitted gateResult = "committed"
+	gateDeferred  gateResult = "deferred"
+	gateStale     gateResult = "stale"
 )
 
-// String returns the GateResult's spelling.
-func (g GateResult) String() string { return string(g) }
+// String returns the gateResult's spelling.
+func (g gateResult) String() string { return string(g) }
 
 // Flavor is the host API generation.
 type Flavor int

@@ -119,7 +119,7 @@ func TestCompensationScenarios(t *testing.T) {
 		{name: "replacement_lease_never_released_by_compensation", run: func(t *testing.T, r *rig) {
 			_, c := orphan(t, r, v1, false)
 			l := r.hasLease("ses_r", LeaseRelaunch)
-			r.b.Release(l) // ownership lost: the lease is no longer valid
+			r.b.release(l) // ownership lost: the lease is no longer valid
 			c.dispatch()
 			if r.count("Abort") != 0 || compState(c) != CompensationLost || !r.logged("compensation ownership lost") {
 				t.Fatalf("state %s calls %v", compState(c), r.performed)
@@ -167,7 +167,7 @@ func TestNotifyScenarios(t *testing.T) {
 		}},
 		{name: "E129_withdrawn_while_parked_discarded", run: func(t *testing.T, r *rig) {
 			rec := r.launch("ses_n", parent1, "explorer")
-			l, _ := r.b.Acquire(LeaseMessage, "ses_n", rec.Generation, nil)
+			l, _ := r.b.acquire(LeaseMessage, "ses_n", rec.Generation, nil)
 			r.clk.Advance(time.Second)
 			r.complete("ses_n", "ok")
 			old := notice(r, "ses_n")
@@ -177,7 +177,7 @@ func TestNotifyScenarios(t *testing.T) {
 			}
 			r.clk.Advance(time.Second)
 			r.b.markRunningFromLive("ses_n", rec.Generation, r.b.Now()) // withdrawal
-			r.b.Release(l)
+			r.b.release(l)
 			for _, ev := range r.b.Drain() {
 				n.step(noticeEvent{Notice: ev})
 			}
@@ -185,7 +185,7 @@ func TestNotifyScenarios(t *testing.T) {
 				t.Fatalf("state %s", n.m.(*notifyM).State())
 			}
 			rev := old.TerminalRevision
-			if _, ok := r.b.Acquire(LeaseNotification, "ses_n", rec.Generation, &rev); ok {
+			if _, ok := r.b.acquire(LeaseNotification, "ses_n", rec.Generation, &rev); ok {
 				t.Fatal("old revision acquired")
 			}
 			done(t, n)

@@ -76,7 +76,7 @@ type Driver struct {
 
 	runs       map[*run]struct{}
 	tracked    map[trackKey]bool
-	shown      map[string][]Shown
+	shown      map[string][]shownEntry
 	onTerminal []func(Notice) error
 	onLaunched []func(Notice) error
 	outbox     []func() // log lines to run after unlocking
@@ -163,7 +163,7 @@ func NewDriver(b *Board, h Host, opts ...DriverOption) (*Driver, error) {
 		o(&cfg)
 	}
 	return &Driver{b: b, h: h, caps: h.capsOf(), cfg: cfg, done: make(chan struct{}),
-		runs: map[*run]struct{}{}, tracked: map[trackKey]bool{}, shown: map[string][]Shown{}}, nil
+		runs: map[*run]struct{}{}, tracked: map[trackKey]bool{}, shown: map[string][]shownEntry{}}, nil
 }
 
 // Board returns the driver's board. Use it only through [Driver.Do] while the driver is
@@ -636,8 +636,8 @@ func (d *Driver) View(parentID string) (View, error) {
 		return View{}, toolErr(ErrClosed, "the task board was closed")
 	}
 	v := d.b.View(parentID)
-	if len(v.Shown) > 0 {
-		d.shown[parentID] = v.Shown
+	if len(v.shown) > 0 {
+		d.shown[parentID] = v.shown
 	} else {
 		delete(d.shown, parentID)
 	}
@@ -687,7 +687,7 @@ func (d *Driver) Close() error {
 	}
 	d.runs = map[*run]struct{}{}
 	d.tracked = map[trackKey]bool{}
-	d.shown = map[string][]Shown{}
+	d.shown = map[string][]shownEntry{}
 	d.stopReconcile()
 	close(d.done)
 	d.mu.Unlock()

@@ -100,7 +100,7 @@ func (d *Driver) Observe(ev HostEvent) {
 		b.NoteActivity(ev.SessionID, at)
 	case EventUserMessage:
 		if ev.User != nil {
-			b.ClearForMessage(*ev.User)
+			b.clearForMessage(*ev.User)
 		}
 	case EventDeleted:
 		affected := map[string]bool{ev.SessionID: true}
@@ -125,7 +125,7 @@ func (d *Driver) Observe(ev HostEvent) {
 		parent := ev.SessionID
 		d.after(d.b.Timing().IdleDelay, func() {
 			if shown := d.shown[parent]; len(shown) > 0 {
-				d.b.AcknowledgeShown(parent, shown)
+				d.b.acknowledgeShown(parent, shown)
 				delete(d.shown, parent)
 			}
 		})

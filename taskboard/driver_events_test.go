@@ -16,7 +16,7 @@ func TestDriverEvents(t *testing.T) {
 		{name: "parent_idle_acknowledges_what_the_view_showed", run: func(t *testing.T, x *drv) {
 			x.launch("ses_a", parent1)
 			x.d.Do(func(b *Board) {
-				b.CommitTerminal(Commit{TaskID: "ses_a", Generation: 1, State: StateCompleted, Summary: "ok"})
+				b.commitTerminal(commitInput{TaskID: "ses_a", Generation: 1, State: StateCompleted, Summary: "ok"})
 			})
 			x.d.Observe(HostEvent{Kind: EventParentIdle, SessionID: parent1})
 			time.Sleep(3 * time.Second)
@@ -24,8 +24,8 @@ func TestDriverEvents(t *testing.T) {
 			if x.rec("ses_a").State != StateCompleted {
 				t.Fatal("acknowledged without a rendered view")
 			}
-			if v, err := x.d.View(parent1); err != nil || len(v.Shown) != 1 {
-				t.Fatalf("shown %v", v.Shown)
+			if v, err := x.d.View(parent1); err != nil || len(v.shown) != 1 {
+				t.Fatalf("shown %v", v.shown)
 			}
 			x.d.Observe(HostEvent{Kind: EventParentIdle, SessionID: parent1})
 			time.Sleep(time.Second)
@@ -82,7 +82,7 @@ func TestDriverEvents(t *testing.T) {
 			_, err := x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"})
 			exactErr(t, err, ErrTimeout, "Session abort timed out after 10000ms")
 			x.d.Do(func(b *Board) {
-				b.CommitTerminal(Commit{TaskID: "ses_a", Generation: 1, State: StateCompleted, Summary: "done anyway"})
+				b.commitTerminal(commitInput{TaskID: "ses_a", Generation: 1, State: StateCompleted, Summary: "done anyway"})
 			})
 			synctest.Wait()
 			if x.h.count("prompt") != 0 {
@@ -112,7 +112,7 @@ func TestDriverEvents(t *testing.T) {
 				t.Fatal(err)
 			}
 			x.d.Do(func(b *Board) {
-				b.CommitTerminal(Commit{TaskID: "ses_n", Generation: 1, State: StateError, Summary: "bad"})
+				b.commitTerminal(commitInput{TaskID: "ses_n", Generation: 1, State: StateError, Summary: "bad"})
 			})
 			synctest.Wait()
 			if launched != 1 || x.h.count("prompt "+parent1) != 1 {

@@ -152,7 +152,7 @@ func newDrvWith(t *testing.T, v1host bool, o Options, opts ...DriverOption) *drv
 func (x *drv) launch(id, parent string) {
 	x.t.Helper()
 	x.d.Do(func(b *Board) {
-		if _, err := b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: parent, Agent: "explorer"}); err != nil {
+		if _, err := b.registerLaunch(launchInput{TaskID: id, ParentID: parent, Agent: "explorer"}); err != nil {
 			x.t.Fatal(err)
 		}
 	})
@@ -236,7 +236,7 @@ func TestDriverScenarios(t *testing.T) {
 			checkErr(t, err, ErrClosed, "")
 			// Every later Dispatch is withdrawn: a machine run by hand on the disposed board.
 			r := &rig{t: t, b: x.d.Board()}
-			x.d.Board().Release(mustLease(t, x.d.Board(), "ses_a"))
+			x.d.Board().release(mustLease(t, x.d.Board(), "ses_a"))
 			m := r.start(newMessage(orch, MessageArgs{Ref: "ses_a", Text: "x"}, v2))
 			m.dispatch()
 			if len(m.withdrawn) != 1 {
@@ -301,13 +301,13 @@ func TestDriverScenarios(t *testing.T) {
 			x.launch("ses_r", parent1)
 			x.d.Do(func(b *Board) {
 				r, _ := b.Get("ses_r")
-				b.CommitTerminal(Commit{TaskID: "ses_r", Generation: r.Generation, State: StateCompleted, Summary: "one"})
+				b.commitTerminal(commitInput{TaskID: "ses_r", Generation: r.Generation, State: StateCompleted, Summary: "one"})
 			})
 			x.h.messages = func(ctx context.Context, id string, limit int) ([]TranscriptEntry, error) { return nil, nil }
 			res, err := x.d.Revive(context.Background(), orch, ReviveArgs{Ref: "ses_r", Prompt: "more"})
 			noErr(t, err)
 			x.d.Do(func(b *Board) {
-				b.CommitTerminal(Commit{TaskID: "ses_r", Generation: res.Generation, State: StateCompleted, Summary: "two"})
+				b.commitTerminal(commitInput{TaskID: "ses_r", Generation: res.Generation, State: StateCompleted, Summary: "two"})
 			})
 			synctest.Wait()
 			if x.h.count("prompt "+parent1) != 1 {
@@ -394,7 +394,7 @@ func TestDriverScenarios(t *testing.T) {
 			d, _ := NewDriver(b, Host{Aborter: h, Prompter: h, Sessions: h, Status: h, Flavor: FlavorV1})
 			defer d.Close()
 			d.Do(func(b *Board) {
-				b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"})
+				b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"})
 			})
 			time.Sleep(10*time.Second + time.Millisecond)
 			synctest.Wait()

@@ -63,7 +63,7 @@ func newRig(t tbT, o Options) *rig {
 
 func (r *rig) launch(id, parent, agent string) Record {
 	r.t.Helper()
-	rec, err := r.b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: parent, Agent: agent, Description: "work on " + id, Objective: "objective " + id})
+	rec, err := r.b.registerLaunch(launchInput{TaskID: id, ParentID: parent, Agent: agent, Description: "work on " + id, Objective: "objective " + id})
 	if err != nil {
 		r.t.Fatalf("RegisterLaunch(%s): %v", id, err)
 	}
@@ -82,8 +82,8 @@ func (r *rig) get(id string) Record {
 
 func (r *rig) complete(id, text string) Record {
 	r.t.Helper()
-	rec, g := r.b.CommitTerminal(Commit{TaskID: id, Generation: r.get(id).Generation, State: StateCompleted, Summary: text})
-	if g != GateCommitted {
+	rec, g := r.b.commitTerminal(commitInput{TaskID: id, Generation: r.get(id).Generation, State: StateCompleted, Summary: text})
+	if g != gateCommitted {
 		r.t.Fatalf("complete %s: %s", id, g)
 	}
 	return rec
@@ -91,8 +91,8 @@ func (r *rig) complete(id, text string) Record {
 
 func (r *rig) commit(id string, st State, text string) Record {
 	r.t.Helper()
-	rec, g := r.b.CommitTerminal(Commit{TaskID: id, Generation: r.get(id).Generation, State: st, Summary: text})
-	if g != GateCommitted {
+	rec, g := r.b.commitTerminal(commitInput{TaskID: id, Generation: r.get(id).Generation, State: st, Summary: text})
+	if g != gateCommitted {
 		r.t.Fatalf("commit %s %s: %s", id, st, g)
 	}
 	return rec

@@ -17,7 +17,7 @@ func BenchmarkCancelMachine(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		id := fmt.Sprintf("ses_%d", i)
-		board.RegisterLaunch(LaunchInput{TaskID: id, ParentID: parent1, Agent: "explorer"})
+		board.registerLaunch(launchInput{TaskID: id, ParentID: parent1, Agent: "explorer"})
 		m := newCancel(orch, CancelArgs{Ref: id}, caps)
 		m.Start(board)
 		m.Step(board, dispatch{Call: 1})
@@ -40,7 +40,7 @@ func BenchmarkDriverMessage(b *testing.B) {
 	d, _ := NewDriver(board, Host{Aborter: h, Prompter: h, Sessions: h, Idle: h, Flavor: FlavorV2})
 	defer d.Close()
 	d.Do(func(b *Board) {
-		b.RegisterLaunch(LaunchInput{TaskID: "ses_m", ParentID: parent1, Agent: "explorer"})
+		b.registerLaunch(launchInput{TaskID: "ses_m", ParentID: parent1, Agent: "explorer"})
 	})
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -103,7 +103,7 @@ func (m *cancelM) finish() { m.phase = cancelFinished }
 
 func (m *cancelM) release(b *Board) {
 	if m.held {
-		b.Release(m.lease)
+		b.release(m.lease)
 	}
 }
 
@@ -157,7 +157,7 @@ func (m *cancelM) Start(b *Board) []command {
 		}
 	}
 	m.epoch, _ = b.DeletionEpoch(m.id)
-	l, ok := b.Acquire(LeaseCancellation, m.id, m.gen, nil)
+	l, ok := b.acquire(LeaseCancellation, m.id, m.gen, nil)
 	if !ok {
 		m.fail(b, leaseUnavailable(b, m.id, fmt.Sprintf("stale/uncertain cancellation: cancellation lease unavailable for %s.", m.ref)))
 		return nil
@@ -281,7 +281,7 @@ func (m *cancelM) handle(b *Board, ev event) []command {
 }
 
 func (m *cancelM) dispatchRefusal(b *Board) string {
-	if b.Disposed() || !b.Validate(m.lease) {
+	if b.Disposed() || !b.validate(m.lease) {
 		return fmt.Sprintf("Cancellation lease is no longer valid for %s generation %d", m.ref, m.gen)
 	}
 	r, ok := b.Get(m.id)
@@ -373,9 +373,9 @@ func (m *cancelM) commit(b *Board) {
 		summary += ": " + reason
 	}
 	l := m.lease
-	_, gate := b.CommitTerminal(Commit{TaskID: m.id, Generation: m.gen, State: StateCancelled,
+	_, gate := b.commitTerminal(commitInput{TaskID: m.id, Generation: m.gen, State: StateCancelled,
 		Summary: summary, Lease: &l, ObservedAt: b.Now()})
-	if gate != GateCommitted {
+	if gate != gateCommitted {
 		m.release(b)
 		m.fail(b, toolErr(ErrStale, fmt.Sprintf("stale/uncertain cancellation: %s generation changed", m.ref)))
 		m.finish()

@@ -73,13 +73,13 @@ func TestCancelScenarios(t *testing.T) {
 				t.Fatalf("want running+uncertain, got %s uncertain=%t", rec.State, rec.StatusUncertain)
 			}
 			r.noLease("ses_a")
-			l, ok := r.b.Acquire(LeaseRelaunch, "ses_a", rec.Generation, nil)
+			l, ok := r.b.acquire(LeaseRelaunch, "ses_a", rec.Generation, nil)
 			if !ok {
 				t.Fatal("relaunch acquire failed after the budget")
 			}
 			before := r.get("ses_a")
 			m.step(sessionReply{Call: pendingRead, Info: SessionInfo{IdleAt: r.b.Now()}})
-			if !r.b.Validate(l) {
+			if !r.b.validate(l) {
 				t.Fatal("late reply disturbed the replacement lease")
 			}
 			if after := r.get("ses_a"); after.State != before.State || after.TerminalRevision != before.TerminalRevision {
@@ -115,12 +115,12 @@ func TestCancelScenarios(t *testing.T) {
 				do   func(r *rig, l Lease)
 				msg  string
 			}{
-				{"released", func(r *rig, l Lease) { r.b.Release(l) }, "Cancellation lease is no longer valid for ses_a generation 1"},
+				{"released", func(r *rig, l Lease) { r.b.release(l) }, "Cancellation lease is no longer valid for ses_a generation 1"},
 				{"dropped", func(r *rig, l Lease) { r.b.Drop("ses_a") }, "stale/uncertain cancellation: ses_a is no longer running"},
 				{"completed", func(r *rig, l Lease) { r.complete("ses_a", "done") }, "stale/uncertain cancellation: ses_a is no longer running"},
 				{"relaunched", func(r *rig, l Lease) {
-					r.b.Release(l)
-					if _, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"}); err != nil {
+					r.b.release(l)
+					if _, err := r.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"}); err != nil {
 						t.Fatal(err)
 					}
 				}, "Cancellation lease is no longer valid for ses_a generation 1"},
@@ -132,7 +132,7 @@ func TestCancelScenarios(t *testing.T) {
 				var repl Lease
 				if rec, ok := r.b.Get("ses_a"); ok && rec.State == StateRunning {
 					if _, live := r.b.LeaseForTest("ses_a"); !live {
-						repl, _ = r.b.Acquire(LeaseMessage, "ses_a", rec.Generation, nil)
+						repl, _ = r.b.acquire(LeaseMessage, "ses_a", rec.Generation, nil)
 					}
 				}
 				m.dispatch()
@@ -141,7 +141,7 @@ func TestCancelScenarios(t *testing.T) {
 				if r.count("Abort") != 0 || r.count("ReadStatus") != 0 {
 					t.Fatalf("%s: host calls %v", tc.what, r.performed)
 				}
-				if repl.Token != 0 && !r.b.Validate(repl) {
+				if repl.Token != 0 && !r.b.validate(repl) {
 					t.Fatalf("%s: replacement lease released", tc.what)
 				}
 				if rec, ok := r.b.Get("ses_a"); ok && rec.State == StateCancelled {
@@ -162,7 +162,7 @@ func TestCancelScenarios(t *testing.T) {
 			}
 			r.hasLease("ses_a", LeaseCancellation)
 			for _, k := range LeaseKinds() {
-				if _, ok := r.b.Acquire(k, "ses_a", rec.Generation, nil); ok {
+				if _, ok := r.b.acquire(k, "ses_a", rec.Generation, nil); ok {
 					t.Fatalf("%s acquire succeeded while the abort is pending", k)
 				}
 			}
@@ -258,7 +258,7 @@ func TestCancelScenarios(t *testing.T) {
 			if rec.State != StateReconciled || rec.TerminalState != StateCancelled {
 				t.Fatalf("got %s/%s", rec.State, rec.TerminalState)
 			}
-			if _, ok := r.b.Acquire(LeaseRelaunch, "ses_a", rec.Generation, nil); !ok {
+			if _, ok := r.b.acquire(LeaseRelaunch, "ses_a", rec.Generation, nil); !ok {
 				t.Fatal("relaunch lease refused")
 			}
 		}},

@@ -85,7 +85,7 @@ func (m *notifyM) try(b *Board) []command {
 		return nil
 	}
 	rev := m.n.TerminalRevision
-	l, ok := b.Acquire(LeaseNotification, m.n.TaskID, m.n.Generation, &rev)
+	l, ok := b.acquire(LeaseNotification, m.n.TaskID, m.n.Generation, &rev)
 	if !ok {
 		if _, live := b.liveLease(m.n.TaskID); live {
 			m.state, m.hold = NotifyParked, true
@@ -125,8 +125,8 @@ func (m *notifyM) handle(b *Board, ev event) []command {
 		if e.Call != m.sendCall {
 			return nil
 		}
-		if b.Disposed() || !b.Validate(m.lease) {
-			b.Release(m.lease)
+		if b.Disposed() || !b.validate(m.lease) {
+			b.release(m.lease)
 			m.held = false
 			m.state = NotifyDiscarded
 			return m.withdraw(e.Call)
@@ -138,7 +138,7 @@ func (m *notifyM) handle(b *Board, ev event) []command {
 		return append(out, st)
 	case promptReply:
 		out := m.stop(m.sendTimer)
-		b.Release(m.lease)
+		b.release(m.lease)
 		m.held = false
 		if e.Err == nil {
 			m.state = NotifySent

@@ -90,11 +90,11 @@ func TestReconcileScenarios(t *testing.T) {
 			r.ack("ses_a")
 			r.launch("ses_b", parent1, "explorer")
 			p := pass(r) // captures ses_b only; ses_a is not running
-			l, _ := r.b.Acquire(LeaseRelaunch, "ses_a", r.get("ses_a").Generation, nil)
-			if _, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer", Lease: &l}); err != nil {
+			l, _ := r.b.acquire(LeaseRelaunch, "ses_a", r.get("ses_a").Generation, nil)
+			if _, err := r.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer", Lease: &l}); err != nil {
 				t.Fatal(err)
 			}
-			r.b.Release(l)
+			r.b.release(l)
 			before := r.get("ses_a")
 			p.status(map[string]StatusEntry{"ses_a": {Status: "??"}}, nil)
 			if !equalRecords(before, r.get("ses_a")) {

@@ -101,7 +101,7 @@ func (m *reviveM) wrap(kind error, msg string) *ToolError {
 
 func (m *reviveM) release(b *Board) {
 	if m.held {
-		b.Release(m.lease)
+		b.release(m.lease)
 	}
 }
 
@@ -193,7 +193,7 @@ func (m *reviveM) acquire(b *Board) []command {
 		m.phase = reviveFinished
 		return nil
 	}
-	l, ok := b.Acquire(LeaseRelaunch, m.id, m.gen, nil)
+	l, ok := b.acquire(LeaseRelaunch, m.id, m.gen, nil)
 	if !ok {
 		m.fail(leaseUnavailable(b, m.id, fmt.Sprintf("Task %s cannot be revived: relaunch lease unavailable.", m.ref)))
 		m.phase = reviveFinished
@@ -217,7 +217,7 @@ func (m *reviveM) stale(b *Board) *ToolError {
 	if r.Generation != m.gen {
 		return toolErr(ErrStale, fmt.Sprintf("Task %s run generation changed; refusing stale revive", m.ref))
 	}
-	if m.held && !b.Validate(m.lease) {
+	if m.held && !b.validate(m.lease) {
 		return m.wrap(ErrStale, "relaunch lease is missing, stale, or belongs to another generation")
 	}
 	if m.held && (!r.LastLiveBusyAt.Equal(m.busyAt) || !r.Revivable()) {
@@ -409,7 +409,7 @@ func (m *reviveM) send(b *Board) []command {
 // accept applies an admission acceptance, before or after the deadline.
 func (m *reviveM) accept(b *Board) []command {
 	m.phase = reviveFinished
-	if !b.Validate(m.lease) {
+	if !b.validate(m.lease) {
 		out := []command{m.log(slog.LevelWarn, "[task-revive] admission settled after ownership was lost", slog.String("task_id", m.id))}
 		if m.waiting {
 			m.fail(m.wrap(ErrStale, "relaunch lease is missing, stale, or belongs to another generation"))
@@ -437,7 +437,7 @@ func (m *reviveM) accept(b *Board) []command {
 		r, _ = b.Get(m.id)
 	}
 	l := m.lease
-	nr, err := b.RegisterLaunch(LaunchInput{TaskID: m.id, ParentID: r.ParentID, Agent: r.Agent,
+	nr, err := b.registerLaunch(launchInput{TaskID: m.id, ParentID: r.ParentID, Agent: r.Agent,
 		Description: r.Description, Objective: r.Objective, Background: r.Background, Lease: &l})
 	if err != nil {
 		m.release(b)
@@ -459,7 +459,7 @@ func (m *reviveM) accept(b *Board) []command {
 // observe commits a fast terminal result found after the baseline.
 func (m *reviveM) observe(b *Board, entries []TranscriptEntry) {
 	if st, text, ok := terminalEvidence(entries, m.baseline); ok {
-		b.CommitTerminal(Commit{TaskID: m.id, Generation: m.newGen, State: st, Summary: text, ObservedAt: b.Now()})
+		b.commitTerminal(commitInput{TaskID: m.id, Generation: m.newGen, State: st, Summary: text, ObservedAt: b.Now()})
 	}
 }
 

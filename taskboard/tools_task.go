@@ -114,7 +114,7 @@ func (b *Board) prepareKnown(plan TaskPlan, r Record, in TaskCall) (TaskPlan, er
 	sameAgent := r.Agent == in.Agent
 	switch {
 	case sameAgent && (r.Reusable(b.opts.MaxContextLines) || r.Recoverable()):
-		l, ok := b.Acquire(LeaseRelaunch, r.TaskID, r.Generation, nil)
+		l, ok := b.acquire(LeaseRelaunch, r.TaskID, r.Generation, nil)
 		if !ok {
 			return plan, leaseUnavailable(b, r.TaskID, fmt.Sprintf("Task %s cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.", r.Alias))
 		}
@@ -157,7 +157,7 @@ func (b *Board) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult,
 	}
 	agent, desc, obj := firstNonEmpty(obs.Agent, p.Agent), firstNonEmpty(obs.Description, p.Description), firstNonEmpty(obs.Objective, p.Objective)
 	if p.Kind == PlanResume && p.Lease != nil {
-		if r, ok := b.Get(id); !ok || r.Generation != p.Lease.Generation || !b.Validate(*p.Lease) {
+		if r, ok := b.Get(id); !ok || r.Generation != p.Lease.Generation || !b.validate(*p.Lease) {
 			return TaskLaunchResult{}, toolErr(ErrStale, fmt.Sprintf("Task %s: this output is for generation %d, which is no longer current; the output was ignored.", id, p.Lease.Generation))
 		}
 	} else if r, ok := b.records[id]; ok && r.Generation > p.planned {
@@ -166,14 +166,14 @@ func (b *Board) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult,
 		}
 		return b.mergeLaunch(r, obs, agent, desc, obj)
 	}
-	r, err := b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: p.ParentID, Agent: agent,
+	r, err := b.registerLaunch(launchInput{TaskID: id, ParentID: p.ParentID, Agent: agent,
 		Description: desc, Objective: obj, Background: obs.Background || p.Background, Lease: p.Lease,
 		BaselineMessageID: p.Baseline})
 	if err != nil {
 		return TaskLaunchResult{}, err
 	}
 	if t := obs.Terminal; t != nil {
-		r, _ = b.CommitTerminal(Commit{TaskID: id, Generation: r.Generation, State: t.State, Summary: t.Summary, ObservedAt: b.Now()})
+		r, _ = b.commitTerminal(commitInput{TaskID: id, Generation: r.Generation, State: t.State, Summary: t.Summary, ObservedAt: b.Now()})
 		b.MarkReconciled(id, r.Generation, r.TerminalRevision)
 		r, _ = b.Get(id)
 	}
@@ -196,7 +196,7 @@ func (b *Board) mergeLaunch(r *Record, obs LaunchObservation, agent, desc, obj s
 		r.Background = true
 	}
 	if t := obs.Terminal; t != nil && r.State == StateRunning {
-		c, _ := b.CommitTerminal(Commit{TaskID: r.TaskID, Generation: r.Generation, State: t.State, Summary: t.Summary, ObservedAt: b.Now()})
+		c, _ := b.commitTerminal(commitInput{TaskID: r.TaskID, Generation: r.Generation, State: t.State, Summary: t.Summary, ObservedAt: b.Now()})
 		b.MarkReconciled(r.TaskID, c.Generation, c.TerminalRevision)
 	}
 	out, _ := b.Get(r.TaskID)
@@ -207,7 +207,7 @@ func (b *Board) mergeLaunch(r *Record, obs LaunchObservation, agent, desc, obj s
 // safe to call more than once.
 func (b *Board) FailTask(p TaskPlan) {
 	if p.Lease != nil {
-		b.Release(*p.Lease)
+		b.release(*p.Lease)
 	}
 }
 

@@ -40,10 +40,10 @@ func TestTaskToolScenarios(t *testing.T) {
 			if !r.get("ses_t").Recoverable() {
 				t.Fatal("setup: not recoverable")
 			}
-			r.b.Acquire(LeaseCancellation, "ses_t", g, nil)
+			r.b.acquire(LeaseCancellation, "ses_t", g, nil)
 			_, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
 			leaseErr(t, err, "Task exp-1 cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.")
-			_, err = r.b.RegisterLaunch(LaunchInput{TaskID: "ses_t", ParentID: parent1, Agent: "explorer", Early: true})
+			_, err = r.b.registerLaunch(launchInput{TaskID: "ses_t", ParentID: parent1, Agent: "explorer", Early: true})
 			checkErr(t, err, ErrLeaseHeld, "cancellation lease")
 		}},
 		{name: "E105_resume_lease_held_until_finish_or_fail", run: func(t *testing.T, r *rig) {
@@ -151,22 +151,22 @@ func TestWaitScenarios(t *testing.T) {
 		}},
 		{name: "E107_replay_does_not_clear", run: func(t *testing.T, r *rig) {
 			r.b.WaitForUser(orch, "x")
-			if !r.b.ClearForMessage(userMsg(parent1, "msg-1")) || r.b.Waiting(parent1) {
+			if !r.b.clearForMessage(userMsg(parent1, "msg-1")) || r.b.Waiting(parent1) {
 				t.Fatal("msg-1 did not clear")
 			}
 			r.b.WaitForUser(orch, "x")
-			r.b.ClearForMessage(userMsg(parent1, "msg-1"))
+			r.b.clearForMessage(userMsg(parent1, "msg-1"))
 			if !r.b.Waiting(parent1) {
 				t.Fatal("replay cleared")
 			}
-			r.b.ClearForMessage(userMsg(parent1, "msg-2"))
+			r.b.clearForMessage(userMsg(parent1, "msg-2"))
 			if r.b.Waiting(parent1) {
 				t.Fatal("msg-2 did not clear")
 			}
 		}},
 		{name: "E108_deletion_clears_wait_and_identity", run: func(t *testing.T, r *rig) {
 			r.b.WaitForUser(orch, "x")
-			r.b.ClearForMessage(userMsg(parent1, "msg-1"))
+			r.b.clearForMessage(userMsg(parent1, "msg-1"))
 			r.b.WaitForUser(orch, "x")
 			r.b.hostDeleted(deletionEvent{SessionID: parent1})
 			if r.b.Waiting(parent1) {
@@ -174,15 +174,15 @@ func TestWaitScenarios(t *testing.T) {
 			}
 			r.b.Manage(parent1)
 			r.b.WaitForUser(orch, "x")
-			r.b.ClearForMessage(userMsg(parent1, "msg-1"))
+			r.b.clearForMessage(userMsg(parent1, "msg-1"))
 			if r.b.Waiting(parent1) {
 				t.Fatal("forgotten identity did not clear")
 			}
 		}},
 		{name: "E109_synthetic_and_internal_keep_wait", run: func(t *testing.T, r *rig) {
 			r.b.WaitForUser(orch, "x")
-			r.b.ClearForMessage(userMsg(parent1, "s1", Part{Kind: "text", Synthetic: true}))
-			r.b.ClearForMessage(userMsg(parent1, "s2", Part{Kind: "text"}, Part{Kind: "text", Internal: true}))
+			r.b.clearForMessage(userMsg(parent1, "s1", Part{Kind: "text", Synthetic: true}))
+			r.b.clearForMessage(userMsg(parent1, "s2", Part{Kind: "text"}, Part{Kind: "text", Internal: true}))
 			if !r.b.Waiting(parent1) {
 				t.Fatal("cleared by a synthetic or internal message")
 			}
@@ -334,7 +334,7 @@ func TestStatusResultScenarios(t *testing.T) {
 			r.ack("ses_d")
 			m = r.start(newResult(orch, ResultArgs{Ref: "ses_d"}, v1))
 			m.session(SessionInfo{ParentID: parent1}, nil)
-			if _, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_d", ParentID: parent1, Agent: "explorer"}); err != nil {
+			if _, err := r.b.registerLaunch(launchInput{TaskID: "ses_d", ParentID: parent1, Agent: "explorer"}); err != nil {
 				t.Fatal(err)
 			}
 			m.messages([]TranscriptEntry{{Role: "assistant", Finished: true, Text: "answer"}}, nil)

@@ -10,7 +10,7 @@ import (
 // acknowledges.
 type View struct {
 	Text  string
-	Shown []Shown
+	shown []shownEntry
 }
 
 // maxViewResult bounds the result line under "Needs acknowledgement".
@@ -26,7 +26,7 @@ func (b *Board) View(parentID string) View {
 	now := b.Now()
 	t := b.opts.Timing
 	var running, needs, reusable, retained []string
-	var shown []Shown
+	var shown []shownEntry
 	for _, r := range b.ordered(parentID) {
 		if r.Provisional {
 			continue
@@ -41,7 +41,7 @@ func (b *Board) View(parentID string) View {
 			running = append(running, line)
 		case r.TerminalUnreconciled:
 			needs = append(needs, line, "  result: "+escapeView(truncateRunes(oneLine(r.ResultSummary), maxViewResult)))
-			shown = append(shown, Shown{TaskID: r.TaskID, Generation: r.Generation, TerminalRevision: r.TerminalRevision})
+			shown = append(shown, shownEntry{TaskID: r.TaskID, Generation: r.Generation, TerminalRevision: r.TerminalRevision})
 		default:
 			if now.Sub(r.LastUsedAt) > t.HideAgedAfter {
 				continue
@@ -75,7 +75,7 @@ func (b *Board) View(parentID string) View {
 			sb.WriteString(l + "\n")
 		}
 	}
-	return View{Text: sb.String(), Shown: shown}
+	return View{Text: sb.String(), shown: shown}
 }
 
 // Label is a record's label in the prompt view.

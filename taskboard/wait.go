@@ -25,8 +25,8 @@ type WaitResult struct {
 // whose agent is an orchestrator agent is managed first); the reason is collapsed to single
 // spaces and must be 1–500 characters. With Options.WaitGuard and outstanding children it
 // answers waiting_for_user_skipped without arming; otherwise it arms the session's latch,
-// which only a new real user message or a genuine deletion clears ([Board.ClearForMessage],
-// a genuine deletion reported to [Driver.Observe]).
+// which only a new real user message (a user-message event reported to [Driver.Observe])
+// or a genuine deletion clears.
 //
 // Errors: ErrInvalidArgs, ErrNotOrchestrator, ErrUnmanaged (all *ToolError).
 func (b *Board) WaitForUser(c Caller, reason string) (WaitResult, error) {
