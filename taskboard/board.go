@@ -300,7 +300,7 @@ func (b *Board) Drain() []Notice {
 	return n
 }
 
-func (b *Board) emit(kind NoticeKind, r *Record) {
+func (b *Board) emit(kind string, r *Record) {
 	b.notices = append(b.notices, Notice{
 		Kind: kind, TaskID: r.TaskID, ParentID: r.ParentID, Generation: r.Generation,
 		TerminalRevision: r.TerminalRevision, State: r.State,
@@ -309,7 +309,7 @@ func (b *Board) emit(kind NoticeKind, r *Record) {
 
 // Notice is one entry of the board's outbox ([Board.Drain]).
 type Notice struct {
-	Kind             NoticeKind
+	Kind             string
 	TaskID, ParentID string
 	Generation       uint64
 	TerminalRevision uint64

@@ -94,7 +94,7 @@ func (e *env) acquire(kind string, id string) Lease {
 	return l
 }
 
-func (e *env) noticesOf(kind NoticeKind) []Notice {
+func (e *env) noticesOf(kind string) []Notice {
 	var out []Notice
 	for _, n := range e.b.Drain() {
 		if n.Kind == kind {

@@ -134,51 +134,19 @@ const (
 	OriginRestored string = "restored"
 )
 
-// PlanKind is what task() decided to do with a call.
-type PlanKind int
-
-// Plan kinds.
+// Plan kinds (TaskPlan.Kind): what task() decided to do with a call.
 const (
-	PlanSpawn PlanKind = iota
-	PlanResume
-	PlanAdoptCandidate
+	PlanSpawn          = "spawn"
+	PlanResume         = "resume"
+	PlanAdoptCandidate = "adopt_candidate"
 )
 
-// String returns the PlanKind's spelling.
-func (k PlanKind) String() string {
-	switch k {
-	case PlanSpawn:
-		return "spawn"
-	case PlanResume:
-		return "resume"
-	case PlanAdoptCandidate:
-		return "adopt_candidate"
-	}
-	return "unknown"
-}
-
-// NoticeKind is the kind of a board [Notice].
-type NoticeKind int
-
-// Notice kinds.
+// Notice kinds (Notice.Kind).
 const (
-	NoticeTerminal NoticeKind = iota + 1
-	NoticeLaunched
-	NoticeLeaseReleased
+	NoticeTerminal      = "terminal"
+	NoticeLaunched      = "launched"
+	NoticeLeaseReleased = "lease_released"
 )
-
-// String returns the NoticeKind's spelling.
-func (k NoticeKind) String() string {
-	switch k {
-	case NoticeTerminal:
-		return "terminal"
-	case NoticeLaunched:
-		return "launched"
-	case NoticeLeaseReleased:
-		return "lease_released"
-	}
-	return "unknown"
-}
 
 // Suppression reasons: why a task ID was tombstoned.
 const (

@@ -436,7 +436,7 @@ func (d *Driver) queue(subs []func(Notice) error, n Notice) {
 	for _, fn := range subs {
 		d.subQ = append(d.subQ, func() {
 			if err := fn(n); err != nil {
-				d.cfg.logger.Warn("taskboard: notice subscriber failed", "kind", n.Kind.String(), "task_id", n.TaskID, "error", err)
+				d.cfg.logger.Warn("taskboard: notice subscriber failed", "kind", n.Kind, "task_id", n.TaskID, "error", err)
 			}
 		})
 	}

@@ -4,47 +4,22 @@ import (
 	"time"
 )
 
-// HostEventKind is the kind of a [HostEvent].
-type HostEventKind int
-
-// Host event kinds.
+// Host event kinds (HostEvent.Kind).
 const (
-	EventBusy HostEventKind = iota + 1
-	EventRetry
-	EventIdle
-	EventError
-	EventDeleted
-	EventParentIdle
-	EventUserMessage
-	EventActivity
+	EventBusy        = "busy"
+	EventRetry       = "retry"
+	EventIdle        = "idle"
+	EventError       = "error"
+	EventDeleted     = "deleted"
+	EventParentIdle  = "parent_idle"
+	EventUserMessage = "user_message"
+	EventActivity    = "activity"
 )
-
-func (k HostEventKind) String() string {
-	switch k {
-	case EventBusy:
-		return "busy"
-	case EventRetry:
-		return "retry"
-	case EventIdle:
-		return "idle"
-	case EventError:
-		return "error"
-	case EventDeleted:
-		return "deleted"
-	case EventParentIdle:
-		return "parent_idle"
-	case EventUserMessage:
-		return "user_message"
-	case EventActivity:
-		return "activity"
-	}
-	return "unknown"
-}
 
 // HostEvent is one event the host reports. Generation is nil when the host gave
 // none; At is when the host observed it (zero means now).
 type HostEvent struct {
-	Kind             HostEventKind
+	Kind             string
 	SessionID        string
 	Generation       *uint64
 	At               time.Time

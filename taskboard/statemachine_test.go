@@ -59,7 +59,7 @@ type mtomb struct {
 }
 
 type expNotice struct {
-	kind NoticeKind
+	kind string
 	id   string
 }
 

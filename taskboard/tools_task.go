@@ -18,7 +18,7 @@ type TaskCall struct {
 // TaskPlan is what the before-hook decided. A resume carries the relaunch lease, which
 // [Board.FinishTask] or [Board.FailTask] releases.
 type TaskPlan struct {
-	Kind       PlanKind
+	Kind       string
 	TaskID     string // the task to resume or adopt
 	DroppedRef string // an unknown reference that was dropped for a fresh spawn
 	Lease      *Lease
