@@ -156,7 +156,7 @@ func TestAmendmentScenarios(t *testing.T) {
 		{name: "E155_write_honouring_cancellation_settles_at_host_call_deadline", opts: Options{Timing: Timing{HostCallDeadline: time.Minute}}, run: func(t *testing.T, x *drv) {
 			x.launch("ses_a", parent1)
 			x.h.enqueue = func(ctx context.Context, id string, m Message) error { <-ctx.Done(); return ctx.Err() }
-			_, err := x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_a", Text: "hi"})
+			_, err := x.d.Message(context.Background(), orch, "ses_a", "hi")
 			checkErr(t, err, ErrTimeout, "")
 			if _, ok := x.lease("ses_a"); !ok {
 				t.Fatal("lease released before the write settled")
@@ -167,7 +167,7 @@ func TestAmendmentScenarios(t *testing.T) {
 				t.Fatal("the settled write kept its lease")
 			}
 			x.h.statuses = func(context.Context) (map[string]StatusEntry, error) { return idle("ses_a"), nil }
-			res, err := x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"})
+			res, err := x.d.Cancel(context.Background(), orch, "ses_a", "")
 			if err != nil || res.State != CancelCancelled {
 				t.Fatalf("cancel after settlement: %+v %v", res, err)
 			}
@@ -182,7 +182,7 @@ func TestAmendmentScenarios(t *testing.T) {
 				<-never
 				return nil
 			}
-			_, err := x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_a", Text: "hi"})
+			_, err := x.d.Message(context.Background(), orch, "ses_a", "hi")
 			checkErr(t, err, ErrTimeout, "")
 			time.Sleep(time.Hour)
 			synctest.Wait()
@@ -192,7 +192,7 @@ func TestAmendmentScenarios(t *testing.T) {
 			if l, ok := x.lease("ses_a"); !ok || l.Kind != LeaseMessage {
 				t.Fatal("an unsettled write lost its lease")
 			}
-			_, err = x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"})
+			_, err = x.d.Cancel(context.Background(), orch, "ses_a", "")
 			leaseErr(t, err, "stale/uncertain cancellation: cancellation lease unavailable for ses_a.")
 			checkErr(t, err, ErrLeaseUnavailable, `Board.ForceRelease("ses_a", reason)`)
 		}},
@@ -208,7 +208,7 @@ func TestAmendmentScenarios(t *testing.T) {
 			x.h.statuses = func(context.Context) (map[string]StatusEntry, error) { return idle("ses_a"), nil }
 			var err error
 			var wg sync.WaitGroup
-			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"}) })
+			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, "ses_a", "") })
 			synctest.Wait()
 			var info LeaseInfo
 			var ferr error
@@ -319,7 +319,7 @@ func TestAmendmentScenarios(t *testing.T) {
 				x.d.Do(func(*Board) { panic("boom") })
 			}()
 			x.launch("ses_a", parent1)
-			if _, err := x.d.Status(context.Background(), orch, StatusArgs{Ref: "ses_a"}); err != nil {
+			if _, err := x.d.Status(context.Background(), orch, "ses_a"); err != nil {
 				t.Fatal(err)
 			}
 		}},

@@ -492,45 +492,48 @@ func (d *Driver) runTool(ctx context.Context, m machine) error {
 	}
 }
 
-// Status runs task_status.
-func (d *Driver) Status(ctx context.Context, c Caller, a StatusArgs) (StatusResult, error) {
-	m := newStatus(c, a, d.caps)
+// Status runs task_status for ref, a task ID, alias or session ID of the caller's tasks.
+func (d *Driver) Status(ctx context.Context, c Caller, ref string) (StatusResult, error) {
+	m := newStatus(c, statusArgs{Ref: ref}, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return StatusResult{}, err
 	}
 	return m.Outcome()
 }
 
-// Result runs task_result.
-func (d *Driver) Result(ctx context.Context, c Caller, a ResultArgs) (ResultOutput, error) {
-	m := newResult(c, a, d.caps)
+// Result runs task_result for ref.
+func (d *Driver) Result(ctx context.Context, c Caller, ref string) (ResultOutput, error) {
+	m := newResult(c, resultArgs{Ref: ref}, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return ResultOutput{}, err
 	}
 	return m.Outcome()
 }
 
-// Message runs task_message.
-func (d *Driver) Message(ctx context.Context, c Caller, a MessageArgs) (MessageResult, error) {
-	m := newMessage(c, a, d.caps)
+// Message runs task_message: it writes text to the transcript of the running task ref
+// without starting a turn.
+func (d *Driver) Message(ctx context.Context, c Caller, ref, text string) (MessageResult, error) {
+	m := newMessage(c, messageArgs{Ref: ref, Text: text}, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return MessageResult{}, err
 	}
 	return m.Outcome()
 }
 
-// Cancel runs task_cancel.
-func (d *Driver) Cancel(ctx context.Context, c Caller, a CancelArgs) (CancelResult, error) {
-	m := newCancel(c, a, d.caps)
+// Cancel runs task_cancel for ref; reason (may be empty) becomes the cancelled result's
+// text.
+func (d *Driver) Cancel(ctx context.Context, c Caller, ref, reason string) (CancelResult, error) {
+	m := newCancel(c, cancelArgs{Ref: ref, Reason: reason}, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return CancelResult{}, err
 	}
 	return m.Outcome()
 }
 
-// Revive runs task_revive.
-func (d *Driver) Revive(ctx context.Context, c Caller, a ReviveArgs) (ReviveResult, error) {
-	m := newRevive(c, a, d.caps)
+// Revive runs task_revive: it resumes the finished task ref with prompt as the new
+// turn.
+func (d *Driver) Revive(ctx context.Context, c Caller, ref, prompt string) (ReviveResult, error) {
+	m := newRevive(c, reviveArgs{Ref: ref, Prompt: prompt}, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return ReviveResult{}, err
 	}

@@ -47,7 +47,7 @@ func TestDriverEvents(t *testing.T) {
 			if r := x.rec("ses_a"); r.State != StateCompleted || r.ResultSummary != "answer" {
 				t.Fatalf("record %s %q", r.State, r.ResultSummary)
 			}
-			res, err := x.d.Result(context.Background(), orch, ResultArgs{Ref: "exp-1"})
+			res, err := x.d.Result(context.Background(), orch, "exp-1")
 			noErr(t, err)
 			if res.Text != "answer" {
 				t.Fatalf("result %+v", res)
@@ -79,7 +79,7 @@ func TestDriverEvents(t *testing.T) {
 			gate := make(chan struct{})
 			x.h.abort = func(ctx context.Context, id string) (bool, error) { return true, blockUntil(ctx, gate) }
 			x.launch("ses_a", parent1)
-			_, err := x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"})
+			_, err := x.d.Cancel(context.Background(), orch, "ses_a", "")
 			exactErr(t, err, ErrTimeout, "Session abort timed out after 10000ms")
 			x.d.Do(func(b *Board) {
 				b.commitTerminal(commitInput{TaskID: "ses_a", Generation: 1, State: StateCompleted, Summary: "done anyway"})

@@ -186,7 +186,7 @@ func TestDriverScenarios(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			var err error
 			var wg sync.WaitGroup
-			wg.Go(func() { _, err = x.d.Cancel(ctx, orch, CancelArgs{Ref: "ses_a"}) })
+			wg.Go(func() { _, err = x.d.Cancel(ctx, orch, "ses_a", "") })
 			synctest.Wait()
 			cancel()
 			wg.Wait()
@@ -218,7 +218,7 @@ func TestDriverScenarios(t *testing.T) {
 			x.launch("ses_a", parent1)
 			var err error
 			var wg sync.WaitGroup
-			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"}) })
+			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, "ses_a", "") })
 			synctest.Wait()
 			x.d.Close()
 			wg.Wait()
@@ -232,12 +232,12 @@ func TestDriverScenarios(t *testing.T) {
 			if !x.d.Board().Disposed() {
 				t.Fatal("not disposed")
 			}
-			_, err = x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_a", Text: "x"})
+			_, err = x.d.Message(context.Background(), orch, "ses_a", "x")
 			checkErr(t, err, ErrClosed, "")
 			// Every later Dispatch is withdrawn: a machine run by hand on the disposed board.
 			r := &rig{t: t, b: x.d.Board()}
 			x.d.Board().release(mustLease(t, x.d.Board(), "ses_a"))
-			m := r.start(newMessage(orch, MessageArgs{Ref: "ses_a", Text: "x"}, v2))
+			m := r.start(newMessage(orch, messageArgs{Ref: "ses_a", Text: "x"}, v2))
 			m.dispatch()
 			if len(m.withdrawn) != 1 {
 				t.Fatal("dispatch after Close not withdrawn")
@@ -254,9 +254,9 @@ func TestDriverScenarios(t *testing.T) {
 			var mres MessageResult
 			var cerr, merr error
 			var wg sync.WaitGroup
-			wg.Go(func() { cres, cerr = x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"}) })
+			wg.Go(func() { cres, cerr = x.d.Cancel(context.Background(), orch, "ses_a", "") })
 			wg.Go(func() {
-				mres, merr = x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_b", Text: "hello"})
+				mres, merr = x.d.Message(context.Background(), orch, "ses_b", "hello")
 			})
 			wg.Wait()
 			if cerr != nil || merr != nil || cres.State != CancelCancelled || mres.Status != "queued" {
@@ -274,7 +274,7 @@ func TestDriverScenarios(t *testing.T) {
 			x.d.OnTerminal(func(Notice) error { return errors.New("subscriber down") })
 			x.d.OnTerminal(func(Notice) error { second++; return nil })
 			x.launch("ses_a", parent1)
-			_, err := x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"})
+			_, err := x.d.Cancel(context.Background(), orch, "ses_a", "")
 			noErr(t, err)
 			synctest.Wait()
 			if second != 1 || logs.count("subscriber down") != 1 {
@@ -304,7 +304,7 @@ func TestDriverScenarios(t *testing.T) {
 				b.commitTerminal(commitInput{TaskID: "ses_r", Generation: r.Generation, State: StateCompleted, Summary: "one"})
 			})
 			x.h.messages = func(ctx context.Context, id string, limit int) ([]TranscriptEntry, error) { return nil, nil }
-			res, err := x.d.Revive(context.Background(), orch, ReviveArgs{Ref: "ses_r", Prompt: "more"})
+			res, err := x.d.Revive(context.Background(), orch, "ses_r", "more")
 			noErr(t, err)
 			x.d.Do(func(b *Board) {
 				b.commitTerminal(commitInput{TaskID: "ses_r", Generation: res.Generation, State: StateCompleted, Summary: "two"})
@@ -327,7 +327,7 @@ func TestDriverScenarios(t *testing.T) {
 			x.h.enqueue = func(ctx context.Context, id string, m Message) error { return blockUntil(ctx, gate) }
 			var err error
 			var wg sync.WaitGroup
-			wg.Go(func() { _, err = x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_b", Text: "x"}) })
+			wg.Go(func() { _, err = x.d.Message(context.Background(), orch, "ses_b", "x") })
 			synctest.Wait()
 			x.d.Observe(HostEvent{Kind: EventDeleted, SessionID: parent1})
 			wg.Wait()
@@ -433,17 +433,17 @@ func TestDriverNoGoroutineLeft(t *testing.T) {
 		x := newDrv(t, true)
 		x.launch("ses_a", parent1)
 		x.launch("ses_b", parent1)
-		if _, err := x.d.Status(context.Background(), orch, StatusArgs{Ref: "ses_a"}); err != nil {
+		if _, err := x.d.Status(context.Background(), orch, "ses_a"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_a", Text: "hi"}); err != nil {
+		if _, err := x.d.Message(context.Background(), orch, "ses_a", "hi"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"}); err != nil {
+		if _, err := x.d.Cancel(context.Background(), orch, "ses_a", ""); err != nil {
 			t.Fatal(err)
 		}
 		x.h.messages = func(context.Context, string, int) ([]TranscriptEntry, error) { return nil, nil }
-		if _, err := x.d.Revive(context.Background(), orch, ReviveArgs{Ref: "ses_a", Prompt: "again"}); err != nil {
+		if _, err := x.d.Revive(context.Background(), orch, "ses_a", "again"); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
@@ -456,7 +456,7 @@ func TestDriverNoGoroutineLeft(t *testing.T) {
 		// A write left pending past its budget keeps one goroutine until Close.
 		x.h.messages = nil
 		x.h.enqueue = func(ctx context.Context, id string, m Message) error { <-ctx.Done(); return ctx.Err() }
-		_, err := x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_b", Text: "hi"})
+		_, err := x.d.Message(context.Background(), orch, "ses_b", "hi")
 		checkErr(t, err, ErrTimeout, "transport timed out")
 		x.d.Close()
 		synctest.Wait()
@@ -486,13 +486,13 @@ func TestDriverConcurrentRace(t *testing.T) {
 					var err error
 					switch i % 4 {
 					case 0:
-						_, err = x.d.Message(ctx, orch, MessageArgs{Ref: id, Text: fmt.Sprint("m", i)})
+						_, err = x.d.Message(ctx, orch, id, fmt.Sprint("m", i))
 					case 1:
-						_, err = x.d.Cancel(ctx, orch, CancelArgs{Ref: id})
+						_, err = x.d.Cancel(ctx, orch, id, "")
 					case 2:
-						_, err = x.d.Status(ctx, orch, StatusArgs{Ref: id})
+						_, err = x.d.Status(ctx, orch, id)
 					case 3:
-						_, err = x.d.Revive(ctx, orch, ReviveArgs{Ref: id, Prompt: "go"})
+						_, err = x.d.Revive(ctx, orch, id, "go")
 					}
 					var te *ToolError
 					if err != nil && !errors.As(err, &te) {

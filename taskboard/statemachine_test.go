@@ -1738,17 +1738,17 @@ func (s *psm) openRuns(pred func(*prun) bool) []*prun {
 
 func (s *psm) StartCancel(t *rapid.T) {
 	id := s.pickID(t)
-	s.start(t, "cancel", id, newCancel(pcaller, CancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
+	s.start(t, "cancel", id, newCancel(pcaller, cancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
 }
 
 func (s *psm) StartMessage(t *rapid.T) {
 	id := s.pickID(t)
-	s.start(t, "message", id, newMessage(pcaller, MessageArgs{Ref: id, Text: "also check the tests"}, s.caps))
+	s.start(t, "message", id, newMessage(pcaller, messageArgs{Ref: id, Text: "also check the tests"}, s.caps))
 }
 
 func (s *psm) StartRevive(t *rapid.T) {
 	id := s.pickID(t)
-	s.start(t, "revive", id, newRevive(pcaller, ReviveArgs{Ref: id, Prompt: "continue"}, s.caps))
+	s.start(t, "revive", id, newRevive(pcaller, reviveArgs{Ref: id, Prompt: "continue"}, s.caps))
 }
 
 func (s *psm) StartRead(t *rapid.T) {
@@ -1756,13 +1756,13 @@ func (s *psm) StartRead(t *rapid.T) {
 	before := s.b.AllRecords()
 	leases := s.b.LeasesForTest()
 	if rapid.Bool().Draw(t, "status") {
-		s.start(t, "status", id, newStatus(pcaller, StatusArgs{Ref: id}, s.caps))
+		s.start(t, "status", id, newStatus(pcaller, statusArgs{Ref: id}, s.caps))
 		if !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LeasesForTest()) {
 			t.Fatal("task_status changed the board (R43)")
 		}
 		return
 	}
-	s.start(t, "result", id, newResult(pcaller, ResultArgs{Ref: id}, s.caps))
+	s.start(t, "result", id, newResult(pcaller, resultArgs{Ref: id}, s.caps))
 }
 
 // --- host side -----------------------------------------------------------------------
@@ -2072,12 +2072,12 @@ func (s *psm) Scenario(t *rapid.T) {
 	kind := rapid.SampledFrom([]string{"revive", "cancel", "message", "compensation"}).Draw(t, "scenario")
 	switch kind {
 	case "cancel":
-		s.start(t, "cancel", id, newCancel(pcaller, CancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
+		s.start(t, "cancel", id, newCancel(pcaller, cancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
 	case "message":
-		s.start(t, "message", id, newMessage(pcaller, MessageArgs{Ref: id, Text: "also check the tests"}, s.caps))
+		s.start(t, "message", id, newMessage(pcaller, messageArgs{Ref: id, Text: "also check the tests"}, s.caps))
 	default:
 		s.b.commitTerminal(commitInput{TaskID: id, Generation: rec.Generation, State: StateCompleted, Summary: "done"})
-		r := s.start(t, "revive", id, newRevive(pcaller, ReviveArgs{Ref: id, Prompt: "continue"}, s.caps))
+		r := s.start(t, "revive", id, newRevive(pcaller, reviveArgs{Ref: id, Prompt: "continue"}, s.caps))
 		if kind == "compensation" {
 			s.drive(t, func() bool {
 				return r.hasPending(func(c command) bool { _, ok := c.(sendPrompt); return ok })

@@ -18,7 +18,7 @@ func BenchmarkCancelMachine(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		id := fmt.Sprintf("ses_%d", i)
 		board.registerLaunch(launchInput{TaskID: id, ParentID: parent1, Agent: "explorer"})
-		m := newCancel(orch, CancelArgs{Ref: id}, caps)
+		m := newCancel(orch, cancelArgs{Ref: id}, caps)
 		m.Start(board)
 		m.Step(board, dispatch{Call: 1})
 		m.Step(board, abortReply{Call: 1, Confirmed: true})
@@ -48,7 +48,7 @@ func BenchmarkDriverMessage(b *testing.B) {
 		h.mu.Lock()
 		h.calls = h.calls[:0]
 		h.mu.Unlock()
-		if _, err := d.Message(ctx, orch, MessageArgs{Ref: "ses_m", Text: "note"}); err != nil {
+		if _, err := d.Message(ctx, orch, "ses_m", "note"); err != nil {
 			b.Fatal(err)
 		}
 	}

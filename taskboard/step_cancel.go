@@ -14,7 +14,7 @@ import (
 type cancelM struct {
 	core
 	caller Caller
-	args   CancelArgs
+	args   cancelArgs
 	caps   caps
 	inner  bool // run by task_revive: no guard, no resolution
 	t      Timing
@@ -57,7 +57,7 @@ const (
 var _ machine = (*cancelM)(nil)
 
 // newCancel returns a task_cancel machine for caller c.
-func newCancel(c Caller, a CancelArgs, caps caps) *cancelM {
+func newCancel(c Caller, a cancelArgs, caps caps) *cancelM {
 	return &cancelM{core: newCore(nil), caller: c, args: a, caps: caps}
 }
 
@@ -65,7 +65,7 @@ func newCancel(c Caller, a CancelArgs, caps caps) *cancelM {
 // shares the revive's ID allocator.
 func newInnerCancel(i *ids, ref string, r Record, caps caps) *cancelM {
 	return &cancelM{core: newCore(i), caps: caps, inner: true, ref: ref, id: r.TaskID,
-		gen: r.Generation, args: CancelArgs{Ref: ref, Reason: "revived"}}
+		gen: r.Generation, args: cancelArgs{Ref: ref, Reason: "revived"}}
 }
 
 // Outcome returns the tool result and, for a refusal, the *ToolError.

@@ -9,7 +9,7 @@ import (
 // cancelRun launches ses_a under parent-1 and starts task_cancel on it.
 func cancelRun(r *rig, caps caps, reason string) *mrun {
 	r.launch("ses_a", parent1, "explorer")
-	return r.start(newCancel(orch, CancelArgs{Ref: "ses_a", Reason: reason}, caps))
+	return r.start(newCancel(orch, cancelArgs{Ref: "ses_a", Reason: reason}, caps))
 }
 
 func TestCancelScenarios(t *testing.T) {
@@ -283,15 +283,15 @@ func TestCancelScenarios(t *testing.T) {
 		}},
 		{name: "E51_foreign_completed_own_session_no_abort", run: func(t *testing.T, r *rig) {
 			r.launch("ses_b", parent2, "explorer")
-			m := r.start(newCancel(orch, CancelArgs{Ref: "ses_b"}, v1))
+			m := r.start(newCancel(orch, cancelArgs{Ref: "ses_b"}, v1))
 			_, err := outcome[CancelResult](t, m)
 			exactErr(t, err, ErrForeignTask, "Task ses_b belongs to a different parent session. No action was sent.")
 			r.launch("ses_c", parent1, "explorer")
 			r.complete("ses_c", "x")
-			m = r.start(newCancel(orch, CancelArgs{Ref: "ses_c"}, v1))
+			m = r.start(newCancel(orch, cancelArgs{Ref: "ses_c"}, v1))
 			_, err = outcome[CancelResult](t, m)
 			exactErr(t, err, ErrNotRunning, "stale/uncertain cancellation: task is completed, not running")
-			m = r.start(newCancel(orch, CancelArgs{Ref: parent1}, v1))
+			m = r.start(newCancel(orch, cancelArgs{Ref: parent1}, v1))
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
 			if res.State != CancelUnknown || res.Message != "cannot cancel parent session" {
@@ -303,10 +303,10 @@ func TestCancelScenarios(t *testing.T) {
 		}},
 		{name: "E52_guard_non_orchestrator_and_unmanaged", run: func(t *testing.T, r *rig) {
 			r.launch("ses_a", parent1, "explorer")
-			m := r.start(newCancel(Caller{SessionID: parent1, Agent: "fixer"}, CancelArgs{Ref: "ses_a"}, v1))
+			m := r.start(newCancel(Caller{SessionID: parent1, Agent: "fixer"}, cancelArgs{Ref: "ses_a"}, v1))
 			_, err := outcome[CancelResult](t, m)
 			exactErr(t, err, ErrNotOrchestrator, "task_cancel can only be used by orchestrator")
-			m = r.start(newCancel(Caller{SessionID: "parent-x"}, CancelArgs{Ref: "ses_a"}, v1))
+			m = r.start(newCancel(Caller{SessionID: "parent-x"}, cancelArgs{Ref: "ses_a"}, v1))
 			_, err = outcome[CancelResult](t, m)
 			exactErr(t, err, ErrUnmanaged, "task_cancel can only be used in orchestrator sessions")
 		}},
@@ -400,7 +400,7 @@ func TestCancelScenarios(t *testing.T) {
 			_, err := outcome[CancelResult](t, m)
 			exactErr(t, err, ErrUnconfirmed, "Session abort was not confirmed: ses_a")
 			r.noLease("ses_a")
-			m = r.start(newCancel(orch, CancelArgs{Ref: "ses_a"}, v1))
+			m = r.start(newCancel(orch, cancelArgs{Ref: "ses_a"}, v1))
 			m.dispatch()
 			m.abort(false, errHost)
 			_, err = outcome[CancelResult](t, m)
@@ -408,14 +408,14 @@ func TestCancelScenarios(t *testing.T) {
 			r.noLease("ses_a")
 		}},
 		{name: "unknown_session_owned_by_caller_best_effort", run: func(t *testing.T, r *rig) {
-			m := r.start(newCancel(orch, CancelArgs{Ref: "ses_zz"}, v1))
+			m := r.start(newCancel(orch, cancelArgs{Ref: "ses_zz"}, v1))
 			m.session(SessionInfo{ParentID: parent1}, nil)
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
 			if res.State != CancelUnknown || res.Message != "best-effort/uncertain cancellation: session ownership was observed, but no tracked generation exists; no remote abort was attempted" {
 				t.Fatalf("got %+v", res)
 			}
-			m = r.start(newCancel(orch, CancelArgs{Ref: "exp-9"}, v1))
+			m = r.start(newCancel(orch, cancelArgs{Ref: "exp-9"}, v1))
 			res, _ = outcome[CancelResult](t, m)
 			if res.Message != "unknown or unowned background task" {
 				t.Fatalf("got %+v", res)

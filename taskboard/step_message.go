@@ -18,7 +18,7 @@ const MaxMessageChars = 2000
 type messaging struct {
 	core
 	caller Caller
-	args   MessageArgs
+	args   messageArgs
 	caps   caps
 	t      Timing
 
@@ -52,7 +52,7 @@ const (
 var _ machine = (*messaging)(nil)
 
 // newMessage returns a task_message machine for caller c.
-func newMessage(c Caller, a MessageArgs, caps caps) *messaging {
+func newMessage(c Caller, a messageArgs, caps caps) *messaging {
 	return &messaging{core: newCore(nil), caller: c, args: a, caps: caps}
 }
 

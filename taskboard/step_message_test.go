@@ -8,7 +8,7 @@ import (
 )
 
 func msgRun(r *rig, caps caps, ref, text string) *mrun {
-	return r.start(newMessage(orch, MessageArgs{Ref: ref, Text: text}, caps))
+	return r.start(newMessage(orch, messageArgs{Ref: ref, Text: text}, caps))
 }
 
 var history = []TranscriptEntry{

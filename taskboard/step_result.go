@@ -12,7 +12,7 @@ import (
 type resultM struct {
 	core
 	caller Caller
-	args   ResultArgs
+	args   resultArgs
 	caps   caps
 	t      Timing
 
@@ -40,7 +40,7 @@ const (
 var _ machine = (*resultM)(nil)
 
 // newResult returns a task_result machine for caller c.
-func newResult(c Caller, a ResultArgs, caps caps) *resultM {
+func newResult(c Caller, a resultArgs, caps caps) *resultM {
 	return &resultM{core: newCore(nil), caller: c, args: a, caps: caps}
 }
 

@@ -21,7 +21,7 @@ import (
 type reviveM struct {
 	core
 	caller Caller
-	args   ReviveArgs
+	args   reviveArgs
 	caps   caps
 	t      Timing
 
@@ -65,7 +65,7 @@ const (
 var _ machine = (*reviveM)(nil)
 
 // newRevive returns a task_revive machine for caller c.
-func newRevive(c Caller, a ReviveArgs, caps caps) *reviveM {
+func newRevive(c Caller, a reviveArgs, caps caps) *reviveM {
 	return &reviveM{core: newCore(nil), caller: c, args: a, caps: caps}
 }
 

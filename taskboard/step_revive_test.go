@@ -8,7 +8,7 @@ import (
 )
 
 func reviveRun(r *rig, caps caps, ref string) *mrun {
-	return r.start(newRevive(orch, ReviveArgs{Ref: ref, Prompt: "continue please"}, caps))
+	return r.start(newRevive(orch, reviveArgs{Ref: ref, Prompt: "continue please"}, caps))
 }
 
 // finished returns a reconciled completed ses_r at generation 1.
@@ -474,7 +474,7 @@ func TestReviveScenarios(t *testing.T) {
 		}},
 		{name: "revive_requires_prompt", run: func(t *testing.T, r *rig) {
 			finished(r)
-			m := r.start(newRevive(orch, ReviveArgs{Ref: "ses_r", Prompt: "  "}, v1))
+			m := r.start(newRevive(orch, reviveArgs{Ref: "ses_r", Prompt: "  "}, v1))
 			_, err := outcome[ReviveResult](t, m)
 			exactErr(t, err, ErrInvalidArgs, "task_revive requires prompt")
 		}},

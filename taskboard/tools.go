@@ -6,13 +6,13 @@ import "time"
 // transcript; it proves nothing about the task having read it.
 const MessageQueued string = "queued"
 
-// Tool arguments.
+// Tool arguments, as the step machines receive them from the Driver methods.
 type (
-	StatusArgs  struct{ Ref string }
-	ResultArgs  struct{ Ref string }
-	MessageArgs struct{ Ref, Text string }
-	CancelArgs  struct{ Ref, Reason string }
-	ReviveArgs  struct{ Ref, Prompt string }
+	statusArgs  struct{ Ref string }
+	resultArgs  struct{ Ref string }
+	messageArgs struct{ Ref, Text string }
+	cancelArgs  struct{ Ref, Reason string }
+	reviveArgs  struct{ Ref, Prompt string }
 )
 
 // StatusResult is task_status's answer.

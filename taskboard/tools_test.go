@@ -253,7 +253,7 @@ func TestStatusResultScenarios(t *testing.T) {
 		{name: "E112_possibly_stuck_and_unconfirmed_readings", run: func(t *testing.T, r *rig) {
 			r.launch("ses_s", parent1, "explorer")
 			r.clk.Advance(120 * time.Second)
-			m := r.start(newStatus(orch, StatusArgs{Ref: "exp-1"}, v1))
+			m := r.start(newStatus(orch, statusArgs{Ref: "exp-1"}, v1))
 			m.status(busy("ses_s"), nil)
 			res, err := outcome[StatusResult](t, m)
 			noErr(t, err)
@@ -269,7 +269,7 @@ func TestStatusResultScenarios(t *testing.T) {
 				{func(m *mrun) { r.advance(5 * time.Second) }, "live status lookup timed out after 5000ms"},
 				{func(m *mrun) { m.status(map[string]StatusEntry{}, nil) }, "no live status entry for session"},
 			} {
-				m := r.start(newStatus(orch, StatusArgs{Ref: "ses_s"}, v1))
+				m := r.start(newStatus(orch, statusArgs{Ref: "ses_s"}, v1))
 				tc.reply(m)
 				res, err := outcome[StatusResult](t, m)
 				noErr(t, err)
@@ -278,14 +278,14 @@ func TestStatusResultScenarios(t *testing.T) {
 				}
 			}
 			r.launch("ses_o", parent2, "explorer")
-			m = r.start(newStatus(orch, StatusArgs{Ref: "ses_o"}, v1))
+			m = r.start(newStatus(orch, statusArgs{Ref: "ses_o"}, v1))
 			_, err = outcome[StatusResult](t, m)
 			exactErr(t, err, ErrUnknownTask, "Unknown task ID or alias: ses_o")
 		}},
 		{name: "E121_valid_map_without_entry_unconfirmed", run: func(t *testing.T, r *rig) {
 			r.launch("ses_s", parent1, "explorer")
 			before := r.get("ses_s")
-			m := r.start(newStatus(orch, StatusArgs{Ref: "ses_s"}, v1))
+			m := r.start(newStatus(orch, statusArgs{Ref: "ses_s"}, v1))
 			m.status(map[string]StatusEntry{}, nil)
 			res, _ := outcome[StatusResult](t, m)
 			if res.State != "running (unconfirmed)" || res.LastStatusError != "no live status entry for session" {
@@ -297,7 +297,7 @@ func TestStatusResultScenarios(t *testing.T) {
 		}},
 		{name: "E113_result_running_healed_refusals_and_stale", run: func(t *testing.T, r *rig) {
 			r.launch("ses_q", parent1, "explorer")
-			m := r.start(newResult(orch, ResultArgs{Ref: "ses_q"}, v1))
+			m := r.start(newResult(orch, resultArgs{Ref: "ses_q"}, v1))
 			res, err := outcome[ResultOutput](t, m)
 			noErr(t, err)
 			if !res.Running || !strings.Contains(res.Render(), "Task is still running. Wait for its terminal result.") {
@@ -307,7 +307,7 @@ func TestStatusResultScenarios(t *testing.T) {
 			r.clk.Advance(time.Second)
 			r.commit("ses_q", StateStopped, "")
 			r.clk.Advance(time.Second)
-			m = r.start(newResult(orch, ResultArgs{Ref: "ses_q"}, v1))
+			m = r.start(newResult(orch, resultArgs{Ref: "ses_q"}, v1))
 			m.status(busy("ses_q"), nil)
 			res, err = outcome[ResultOutput](t, m)
 			noErr(t, err)
@@ -320,19 +320,19 @@ func TestStatusResultScenarios(t *testing.T) {
 			}
 			// Error and cancelled refusals.
 			r.commit("ses_q", StateError, "compile failed")
-			m = r.start(newResult(orch, ResultArgs{Ref: "ses_q"}, v1))
+			m = r.start(newResult(orch, resultArgs{Ref: "ses_q"}, v1))
 			_, err = outcome[ResultOutput](t, m)
 			exactErr(t, err, ErrTaskFailed, "Task ses_q ended in error: compile failed")
 			r.launch("ses_c", parent1, "explorer")
 			r.commit("ses_c", StateCancelled, "user requested")
-			m = r.start(newResult(orch, ResultArgs{Ref: "ses_c"}, v1))
+			m = r.start(newResult(orch, resultArgs{Ref: "ses_c"}, v1))
 			_, err = outcome[ResultOutput](t, m)
 			exactErr(t, err, ErrTaskFailed, "Task ses_c was cancelled: user requested")
 			// A relaunch between the reads → changed generation.
 			r.launch("ses_d", parent1, "explorer")
 			r.complete("ses_d", "answer")
 			r.ack("ses_d")
-			m = r.start(newResult(orch, ResultArgs{Ref: "ses_d"}, v1))
+			m = r.start(newResult(orch, resultArgs{Ref: "ses_d"}, v1))
 			m.session(SessionInfo{ParentID: parent1}, nil)
 			if _, err := r.b.registerLaunch(launchInput{TaskID: "ses_d", ParentID: parent1, Agent: "explorer"}); err != nil {
 				t.Fatal(err)
@@ -341,7 +341,7 @@ func TestStatusResultScenarios(t *testing.T) {
 			_, err = outcome[ResultOutput](t, m)
 			exactErr(t, err, ErrStale, "Task ses_d changed generation while its result was being retrieved; call task_result again.")
 			// Untracked idle session without terminal evidence.
-			m = r.start(newResult(orch, ResultArgs{Ref: "ses_untracked"}, v1))
+			m = r.start(newResult(orch, resultArgs{Ref: "ses_untracked"}, v1))
 			m.session(SessionInfo{ParentID: parent1}, nil)
 			m.messages([]TranscriptEntry{{Role: "assistant", Text: "half way"}}, nil)
 			_, err = outcome[ResultOutput](t, m)
@@ -350,7 +350,7 @@ func TestStatusResultScenarios(t *testing.T) {
 		{name: "result_completed_text_marks_used", run: func(t *testing.T, r *rig) {
 			r.launch("ses_d", parent1, "explorer")
 			r.complete("ses_d", "answer")
-			m := r.start(newResult(orch, ResultArgs{Ref: "exp-1"}, v1))
+			m := r.start(newResult(orch, resultArgs{Ref: "exp-1"}, v1))
 			m.session(SessionInfo{ParentID: parent1}, nil)
 			m.messages([]TranscriptEntry{{Role: "user", Text: "q"}, {Role: "assistant", Finished: true, Text: "the answer"}}, nil)
 			res, err := outcome[ResultOutput](t, m)
@@ -361,7 +361,7 @@ func TestStatusResultScenarios(t *testing.T) {
 			if rec := r.get("ses_d"); !rec.LastUsedAt.After(rec.CompletedAt) {
 				t.Fatal("not marked used")
 			}
-			m = r.start(newResult(orch, ResultArgs{Ref: "exp-1"}, v1))
+			m = r.start(newResult(orch, resultArgs{Ref: "exp-1"}, v1))
 			m.session(SessionInfo{ParentID: parent2}, nil)
 			_, err = outcome[ResultOutput](t, m)
 			exactErr(t, err, ErrForeignTask, "Task exp-1 does not belong to this session")
