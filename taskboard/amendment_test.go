@@ -390,7 +390,7 @@ func TestNewDriverRefusesMisconfiguredHost(t *testing.T) {
 	}{
 		{"zero_flavor", Host{Aborter: h, Prompter: h, Sessions: h}, "Host.Flavor is not set"},
 		{"v1_without_status_map", Host{Aborter: h, Prompter: h, Sessions: h, Flavor: FlavorV1}, "Host.Status is nil"},
-		{"unknown_flavor", Host{Aborter: h, Prompter: h, Sessions: h, Flavor: 9}, "unknown Host.Flavor 9"},
+		{"unknown_flavor", Host{Aborter: h, Prompter: h, Sessions: h, Flavor: "v9"}, `unknown Host.Flavor "v9"`},
 		{"missing_sessions", Host{Aborter: h, Prompter: h, Flavor: FlavorV2}, "Host.Sessions"},
 	}
 	for _, tc := range tests {

@@ -507,7 +507,7 @@ func TestTypedConstantsSpelling(t *testing.T) {
 		{name: "cancel_unknown", got: CancelUnknown, want: "unknown"},
 		{name: "source_board", got: SourceBoard, want: "board"},
 		{name: "gate_deferred", got: gateDeferred.String(), want: "deferred"},
-		{name: "flavor_v2", got: FlavorV2.String(), want: "v2"},
+		{name: "flavor_v2", got: FlavorV2, want: "v2"},
 		{name: "origin_adopted", got: OriginAdopted, want: "adopted"},
 		{name: "lease_string", got: Lease{Kind: LeaseRelaunch, Token: 7}.String(), want: "background-job-relaunch-lease-7"},
 	}

@@ -106,26 +106,12 @@ const (
 // String returns the gateResult's spelling.
 func (g gateResult) String() string { return string(g) }
 
-// Flavor is the host API generation.
-type Flavor int
-
-// Host flavours: v1 has one status map for all sessions; v2 has none and may offer an idle
-// waiter.
+// Host flavours (Host.Flavor): v1 has one status map for all sessions; v2 has none and
+// may offer an idle waiter.
 const (
-	FlavorV1 Flavor = iota + 1
-	FlavorV2
+	FlavorV1 = "v1"
+	FlavorV2 = "v2"
 )
-
-// String returns the Flavor's spelling.
-func (f Flavor) String() string {
-	switch f {
-	case FlavorV1:
-		return "v1"
-	case FlavorV2:
-		return "v2"
-	}
-	return "unknown"
-}
 
 // Origins: how a record came onto the board (Record.Origin).
 const (

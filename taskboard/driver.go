@@ -153,10 +153,10 @@ func NewDriver(b *Board, h Host, opts ...DriverOption) (*Driver, error) {
 			return nil, errors.New("taskboard: NewDriver: Host.Flavor is FlavorV1 but Host.Status is nil; a v1 host must provide its status map (task_cancel and task_status read it)")
 		}
 	case FlavorV2:
-	case 0:
+	case "":
 		return nil, errors.New("taskboard: NewDriver: Host.Flavor is not set; use FlavorV1 (a host with a status map) or FlavorV2 (per-session reads, optional IdleWaiter)")
 	default:
-		return nil, fmt.Errorf("taskboard: NewDriver: unknown Host.Flavor %d; use FlavorV1 or FlavorV2", h.Flavor)
+		return nil, fmt.Errorf("taskboard: NewDriver: unknown Host.Flavor %q; use FlavorV1 or FlavorV2", h.Flavor)
 	}
 	cfg := driverConfig{timers: realTimers{}, logger: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
@@ -552,7 +552,7 @@ func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, err
 	if err := ctx.Err(); err != nil {
 		return TaskPlan{}, err
 	}
-	if in.Flavor == 0 {
+	if in.Flavor == "" {
 		in.Flavor = d.h.Flavor
 	}
 	d.mu.Lock()

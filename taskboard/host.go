@@ -45,7 +45,7 @@ type IdleWaiter interface {
 // identity (the session's persisted selection applies).
 type Message struct {
 	Text, Agent, Provider, Model, Variant string
-	Flavor                                Flavor
+	Flavor                                string
 }
 
 // Prompt is a queued prompt (delivery "queue", never noReply). Synthetic marks an internal
@@ -84,7 +84,7 @@ type Host struct {
 	Sessions SessionReader
 	Status   StatusMap
 	Idle     IdleWaiter
-	Flavor   Flavor
+	Flavor   string
 }
 
 // capsOf returns the capabilities the machines see for this host.

@@ -12,7 +12,7 @@ import (
 type TaskCall struct {
 	Agent, Description, Objective, Ref string
 	Background, UntrackedRunningChild  bool
-	Flavor                             Flavor
+	Flavor                             string
 }
 
 // TaskPlan is what the before-hook decided. A resume carries the relaunch lease, which

@@ -44,7 +44,7 @@ const (
 
 // Host is the fake host. The zero value is not usable; call [New].
 type Host struct {
-	flavor taskboard.Flavor
+	flavor string
 	clock  taskboard.Clock
 
 	mu       sync.Mutex
@@ -69,7 +69,7 @@ type session struct {
 // New returns an empty fake host of the given flavour: FlavorV1 offers the status map,
 // FlavorV2 the idle waiter. clock stamps idle times and transcript entries; nil means
 // [taskboard.SystemClock].
-func New(flavor taskboard.Flavor, clock taskboard.Clock) *Host {
+func New(flavor string, clock taskboard.Clock) *Host {
 	if clock == nil {
 		clock = taskboard.SystemClock{}
 	}
