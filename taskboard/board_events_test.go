@@ -414,10 +414,10 @@ func TestBoardEdgeCases(t *testing.T) {
 			}
 			e.b.NoteContextFile("ses_a", "f11.go", 500, e.b.Now().Add(time.Minute))
 			r := e.rec("ses_a")
-			if len(r.ContextFiles) != 9 || r.ContextFiles[0].Path != "f11.go" || r.ContextFiles[0].Lines != 500 || r.ContextLines() != 500+8*100 {
-				t.Fatalf("context files %+v", r.ContextFiles)
+			if len(r.contextFiles) != 9 || r.contextFiles[0].Path != "f11.go" || r.contextFiles[0].Lines != 500 || r.ContextLines() != 500+8*100 {
+				t.Fatalf("context files %+v", r.contextFiles)
 			}
-			for _, f := range r.ContextFiles {
+			for _, f := range r.contextFiles {
 				if f.Path == "small.go" || f.Path == "f0.go" || f.Path == "f1.go" || f.Path == "f2.go" {
 					t.Fatalf("kept %s", f.Path)
 				}

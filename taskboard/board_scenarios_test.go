@@ -549,11 +549,11 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E37_context_budget", run: func(t *testing.T, e *env) {
 			r := Record{State: StateReconciled, TerminalState: StateCompleted,
-				ContextFiles: []ContextFile{{Path: "a", Lines: 50_000}}}
+				contextFiles: []contextFile{{Path: "a", Lines: 50_000}}}
 			if !r.Reusable(DefaultMaxContextLines) {
 				t.Fatal("50,000 lines not reusable")
 			}
-			r.ContextFiles[0].Lines = 50_001
+			r.contextFiles[0].Lines = 50_001
 			if r.Reusable(DefaultMaxContextLines) {
 				t.Fatal("50,001 lines reusable")
 			}

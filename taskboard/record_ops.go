@@ -304,18 +304,18 @@ func (b *Board) NoteContextFile(taskID, path string, lines int, at time.Time) {
 	if !ok || lines < MinContextFileLines {
 		return
 	}
-	files := r.ContextFiles[:0:0]
-	for _, f := range r.ContextFiles {
+	files := r.contextFiles[:0:0]
+	for _, f := range r.contextFiles {
 		if f.Path != path {
 			files = append(files, f)
 		}
 	}
-	files = append(files, ContextFile{Path: path, Lines: lines, LastReadAt: at})
+	files = append(files, contextFile{Path: path, Lines: lines, LastReadAt: at})
 	sort.SliceStable(files, func(i, j int) bool { return files[i].LastReadAt.After(files[j].LastReadAt) })
 	if len(files) > MaxContextFilesKept {
 		files = files[:MaxContextFilesKept]
 	}
-	r.ContextFiles = files
+	r.contextFiles = files
 }
 
 // SetFallbackRecovering records whether the host is recovering the task on a fallback model.

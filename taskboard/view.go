@@ -48,7 +48,7 @@ func (b *Board) View(parentID string) View {
 			}
 			if r.Reusable(b.opts.MaxContextLines) && !r.TimedOut {
 				reusable = append(reusable, line)
-				if c := contextLine(r.ContextFiles); c != "" {
+				if c := contextLine(r.contextFiles); c != "" {
 					reusable = append(reusable, c)
 				}
 			} else {
@@ -117,7 +117,7 @@ func Label(r Record) string {
 
 // contextLine lists up to MaxContextFilesShown context files of a reusable record, most
 // recently read first: "  context: a.go (120 lines), b.go (30 lines)".
-func contextLine(files []ContextFile) string {
+func contextLine(files []contextFile) string {
 	if len(files) == 0 {
 		return ""
 	}
