@@ -98,7 +98,7 @@ func TestAmendmentScenarios(t *testing.T) {
 			noErr(t, err)
 			x.finish(p2, LaunchObservation{TaskID: "ses_t", Background: true})
 			g2 := x.rec("ses_t").Generation
-			_, err = x.d.FinishTask(p1, LaunchObservation{TaskID: "ses_t", Terminal: &TerminalObservation{State: StateCompleted, Summary: "late G1"}})
+			_, err = x.d.FinishTask(p1, LaunchObservation{TaskID: "ses_t", TerminalState: StateCompleted, TerminalSummary: "late G1"})
 			checkErr(t, err, ErrStale, "generation 2 is current")
 			r := x.rec("ses_t")
 			if r.Generation != g2 || r.TaskGeneration != 2 || r.State != StateRunning || r.ResultSummary != "" {

@@ -73,7 +73,7 @@ func TestDriverSupervisor(t *testing.T) {
 			t.Fatal(err)
 		}
 		plan, _ = d.Task(context.Background(), orch, TaskCall{Agent: "fixer"})
-		d.FinishTask(plan, LaunchObservation{TaskID: "ses_2", Terminal: &TerminalObservation{State: StateCompleted, Summary: "quick"}})
+		d.FinishTask(plan, LaunchObservation{TaskID: "ses_2", TerminalState: StateCompleted, TerminalSummary: "quick"})
 		time.Sleep(time.Minute + 11*time.Second)
 		synctest.Wait()
 		var r1, r2 Record

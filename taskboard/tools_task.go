@@ -38,17 +38,13 @@ type TaskPlan struct {
 }
 
 // LaunchObservation is what the host's task output said: the task ID and whether the run
-// is still going (Terminal nil) or already finished.
+// is still going (TerminalState empty) or already finished (TerminalState completed,
+// error, cancelled or stopped, with TerminalSummary as its result or error text).
 type LaunchObservation struct {
 	TaskID, Agent, Description, Objective string
 	Background                            bool
-	Terminal                              *TerminalObservation
-}
-
-// TerminalObservation is a terminal task output.
-type TerminalObservation struct {
-	State   State
-	Summary string
+	TerminalState                         State
+	TerminalSummary                       string
 }
 
 // TaskLaunchResult is the after-hook's answer: "task_id: <id>" / "alias: <alias>" /
@@ -172,8 +168,8 @@ func (b *Board) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult,
 	if err != nil {
 		return TaskLaunchResult{}, err
 	}
-	if t := obs.Terminal; t != nil {
-		r, _ = b.commitTerminal(commitInput{TaskID: id, Generation: r.Generation, State: t.State, Summary: t.Summary, ObservedAt: b.Now()})
+	if obs.TerminalState != "" {
+		r, _ = b.commitTerminal(commitInput{TaskID: id, Generation: r.Generation, State: obs.TerminalState, Summary: obs.TerminalSummary, ObservedAt: b.Now()})
 		b.MarkReconciled(id, r.Generation, r.TerminalRevision)
 		r, _ = b.Get(id)
 	}
@@ -195,8 +191,8 @@ func (b *Board) mergeLaunch(r *Record, obs LaunchObservation, agent, desc, obj s
 	if obs.Background {
 		r.Background = true
 	}
-	if t := obs.Terminal; t != nil && r.State == StateRunning {
-		c, _ := b.commitTerminal(commitInput{TaskID: r.TaskID, Generation: r.Generation, State: t.State, Summary: t.Summary, ObservedAt: b.Now()})
+	if obs.TerminalState != "" && r.State == StateRunning {
+		c, _ := b.commitTerminal(commitInput{TaskID: r.TaskID, Generation: r.Generation, State: obs.TerminalState, Summary: obs.TerminalSummary, ObservedAt: b.Now()})
 		b.MarkReconciled(r.TaskID, c.Generation, c.TerminalRevision)
 	}
 	out, _ := b.Get(r.TaskID)

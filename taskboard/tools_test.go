@@ -21,7 +21,7 @@ func TestTaskToolScenarios(t *testing.T) {
 			_, err = r.b.FinishTask(p1, LaunchObservation{TaskID: "ses_t"})
 			noErr(t, err)
 			g2 := r.get("ses_t").Generation
-			_, err = r.b.FinishTask(p1, LaunchObservation{TaskID: "ses_t", Terminal: &TerminalObservation{State: StateCompleted, Summary: "late G1"}})
+			_, err = r.b.FinishTask(p1, LaunchObservation{TaskID: "ses_t", TerminalState: StateCompleted, TerminalSummary: "late G1"})
 			checkErr(t, err, ErrStale, "")
 			if rec := r.get("ses_t"); rec.Generation != g2 || rec.State != StateRunning {
 				t.Fatalf("record %s gen %d", rec.State, rec.Generation)
