@@ -40,7 +40,7 @@ func (x *drv) ackRun(id string) {
 	x.t.Helper()
 	x.d.Do(func(b *Board) {
 		r, _ := b.Get(id)
-		if _, ok := b.MarkReconciled(id, r.Generation, r.TerminalRevision); !ok {
+		if _, ok := b.markReconciled(id, r.Generation, r.TerminalRevision); !ok {
 			x.t.Fatalf("ack %s refused", id)
 		}
 	})

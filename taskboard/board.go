@@ -285,16 +285,16 @@ func (b *Board) Manage(sessionID string) {
 // Managed reports whether sessionID was registered with [Board.Manage].
 func (b *Board) Managed(sessionID string) bool { return b.managed[sessionID] }
 
-// Dispose marks the board disposed; every later dispatch check of a machine fails.
+// dispose marks the board disposed; every later dispatch check of a machine fails.
 // Records, leases and waits stay as they are.
-func (b *Board) Dispose() { b.disposed = true }
+func (b *Board) dispose() { b.disposed = true }
 
-// Disposed reports whether [Board.Dispose] was called.
+// Disposed reports whether the board was disposed (its driver closed).
 func (b *Board) Disposed() bool { return b.disposed }
 
-// Drain returns the notices emitted since the last Drain, oldest first, and empties the
+// drain returns the notices emitted since the last drain, oldest first, and empties the
 // outbox.
-func (b *Board) Drain() []Notice {
+func (b *Board) drain() []Notice {
 	n := b.notices
 	b.notices = nil
 	return n
@@ -307,7 +307,8 @@ func (b *Board) emit(kind string, r *Record) {
 	})
 }
 
-// Notice is one entry of the board's outbox ([Board.Drain]).
+// Notice is one entry of the board's outbox, handed by the driver to its subscribers
+// ([Driver.OnTerminal], [Driver.OnLaunched]).
 type Notice struct {
 	Kind             string
 	TaskID, ParentID string

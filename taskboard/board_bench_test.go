@@ -22,11 +22,11 @@ func benchBoard(b *testing.B, n int) (*Board, *ManualClock) {
 		}
 		if i%2 == 0 {
 			r, _ = bd.commitTerminal(commitInput{TaskID: id, Generation: r.Generation, State: StateCompleted, Summary: "ok"})
-			bd.MarkReconciled(id, r.Generation, r.TerminalRevision)
+			bd.markReconciled(id, r.Generation, r.TerminalRevision)
 		}
 		clk.Advance(time.Millisecond)
 	}
-	bd.Drain()
+	bd.drain()
 	return bd, clk
 }
 
@@ -50,8 +50,8 @@ func BenchmarkRelaunchCycle(b *testing.B) {
 				bd.release(l)
 				clk.Advance(time.Millisecond)
 				r, _ = bd.commitTerminal(commitInput{TaskID: "ses_0000", Generation: r.Generation, State: StateCompleted, Summary: "ok"})
-				bd.MarkReconciled("ses_0000", r.Generation, r.TerminalRevision)
-				bd.Drain()
+				bd.markReconciled("ses_0000", r.Generation, r.TerminalRevision)
+				bd.drain()
 			}
 		})
 	}

@@ -117,9 +117,9 @@ func genDetOp(t *rapid.T, i int) detOp {
 }
 
 func dumpBoard(b *Board) string {
-	s := fmt.Sprintf("%+v\n%+v\n%+v\n", b.AllRecords(), b.LeasesForTest(), b.Drain())
+	s := fmt.Sprintf("%+v\n%+v\n%+v\n", b.AllRecords(), b.LeasesForTest(), b.drain())
 	for _, id := range []string{"ses_a", "ses_b", "ses_c"} {
-		e, ok := b.DeletionEpoch(id)
+		e, ok := b.deletionEpoch(id)
 		s += fmt.Sprint(id, b.Tombstoned(id), e, ok, " ")
 	}
 	return s + b.View("par-A").Text + b.View("par-B").Text

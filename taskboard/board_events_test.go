@@ -67,7 +67,7 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E91_board_read_error_marks_running_uncertain_only", run: func(t *testing.T, e *env) {
 			a := e.launch("ses_a", p1, "explorer")
 			b := e.launch("ses_b", p1, "fixer")
-			e.b.Drain()
+			e.b.drain()
 			for _, r := range []Record{a, b} {
 				e.b.markStatusUncertain(r.TaskID, r.Generation, "live status lookup timed out after 5000ms")
 			}
@@ -76,7 +76,7 @@ func TestBoardEdgeCases(t *testing.T) {
 					t.Fatalf("%s: %s uncertain %v", id, r.State, r.StatusUncertain)
 				}
 			}
-			if n := e.b.Drain(); len(n) != 0 {
+			if n := e.b.drain(); len(n) != 0 {
 				t.Fatalf("notices %v", n)
 			}
 		}},
@@ -191,7 +191,7 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E101_tombstone_blocks_adopt_early_and_late_completion", run: func(t *testing.T, e *env) {
 			g1 := e.launch("ses_a", p1, "explorer")
 			e.b.hostDeleted(deletionEvent{SessionID: "ses_a", Generation: &g1.Generation})
-			epoch, ok := e.b.DeletionEpoch("ses_a")
+			epoch, ok := e.b.deletionEpoch("ses_a")
 			if !ok {
 				t.Fatal("no epoch")
 			}
@@ -211,7 +211,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			if e.b.Tombstoned("ses_a") {
 				t.Fatal("registration kept the tombstone")
 			}
-			if ep, ok := e.b.DeletionEpoch("ses_a"); !ok || ep != epoch {
+			if ep, ok := e.b.deletionEpoch("ses_a"); !ok || ep != epoch {
 				t.Fatal("epoch lost")
 			}
 		}},
@@ -352,14 +352,14 @@ func TestBoardEdgeCases(t *testing.T) {
 			if r, _ := e.b.TombstoneReason("ses_old"); r != ReasonEvicted {
 				t.Fatalf("not evicted: %q", r)
 			}
-			epoch, _ := e.b.DeletionEpoch("ses_old")
+			epoch, _ := e.b.deletionEpoch("ses_old")
 			_, err = e.b.adopt(adoptInput{TaskID: "ses_old", ParentID: p1, Agent: "fixer"})
 			wantErr(t, err, ErrTombstoned, "Cannot adopt ses_old: the session was deleted from this board")
 			r, err := e.b.adopt(adoptInput{TaskID: "ses_old", ParentID: p1, Agent: "explorer", State: StateCompleted, Summary: "a"})
 			if err != nil || r.Alias != "ses_old" || r.Origin != OriginAdopted || !r.RecoveredWithoutPrompt || e.b.Tombstoned("ses_old") {
 				t.Fatalf("adopt: %v %+v", err, r)
 			}
-			if ep, _ := e.b.DeletionEpoch("ses_old"); ep != epoch {
+			if ep, _ := e.b.deletionEpoch("ses_old"); ep != epoch {
 				t.Fatal("epoch changed")
 			}
 			_, err = e.b.adopt(adoptInput{TaskID: "ses_old", ParentID: p1, Agent: "explorer"})

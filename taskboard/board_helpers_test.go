@@ -62,7 +62,7 @@ func (e *env) mustCommit(id string, st State, summary string) Record {
 func (e *env) ack(id string) Record {
 	e.t.Helper()
 	r := e.rec(id)
-	out, ok := e.b.MarkReconciled(id, r.Generation, r.TerminalRevision)
+	out, ok := e.b.markReconciled(id, r.Generation, r.TerminalRevision)
 	if !ok {
 		e.t.Fatalf("MarkReconciled(%s) refused (state %s)", id, r.State)
 	}
@@ -96,7 +96,7 @@ func (e *env) acquire(kind string, id string) Lease {
 
 func (e *env) noticesOf(kind string) []Notice {
 	var out []Notice
-	for _, n := range e.b.Drain() {
+	for _, n := range e.b.drain() {
 		if n.Kind == kind {
 			out = append(out, n)
 		}

@@ -189,11 +189,11 @@ func TestBoardScenarios(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.b.release(l)
-			e.b.Drain()
+			e.b.drain()
 			if _, g := e.b.commitTerminal(commitInput{TaskID: "ses_a", Generation: g1.Generation, State: StateCompleted, Summary: "late"}); g != gateStale {
 				t.Fatalf("late G1: %s", g)
 			}
-			if n := e.b.Drain(); len(n) != 0 {
+			if n := e.b.drain(); len(n) != 0 {
 				t.Fatalf("stale commit emitted %v", n)
 			}
 			if _, g := e.b.commitTerminal(commitInput{TaskID: "ses_a", Generation: g2.Generation, State: StateCompleted, Summary: "g2"}); g != gateCommitted {
@@ -381,7 +381,7 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E22_mark_reconciled_on_running_is_noop", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			if got, ok := e.b.MarkReconciled("ses_a", r.Generation, r.TerminalRevision); ok || got.State != StateRunning {
+			if got, ok := e.b.markReconciled("ses_a", r.Generation, r.TerminalRevision); ok || got.State != StateRunning {
 				t.Fatal("reconciled a running record")
 			}
 		}},
@@ -572,13 +572,13 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E38_mark_used_same_millisecond_as_completion", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			r := e.mustCommit("ses_a", StateCompleted, "ok")
-			if !e.b.MarkUsed(p1, "exp-1") {
+			if !e.b.markUsed(p1, "exp-1") {
 				t.Fatal("MarkUsed refused")
 			}
 			if got := e.rec("ses_a").LastUsedAt; !got.Equal(r.CompletedAt.Add(time.Millisecond)) {
 				t.Fatalf("LastUsedAt %v", got)
 			}
-			if e.b.MarkUsed(p2, "exp-1") {
+			if e.b.markUsed(p2, "exp-1") {
 				t.Fatal("MarkUsed crossed parents")
 			}
 		}},
@@ -598,7 +598,7 @@ func TestBoardScenarios(t *testing.T) {
 			if e.b.HasTerminalUnreconciled(p1) {
 				t.Fatal("provisional counted as unreconciled")
 			}
-			e.b.Drain()
+			e.b.drain()
 			p, err := e.b.registerLaunch(launchInput{TaskID: "ses_p", ParentID: p1, Agent: "explorer", PreserveRun: true, Description: "real"})
 			if err != nil || p.Generation != r.Generation || p.Provisional || p.Description != "real" {
 				t.Fatalf("promotion: %v %+v", err, p)

@@ -23,7 +23,7 @@ func orphan(t *testing.T, r *rig, caps caps, late bool) (*mrun, *mrun) {
 		r.advance(10 * time.Second)
 	}
 	r.b.Drop("ses_r")
-	r.b.Drain()
+	r.b.drain()
 	m.prompt(nil)
 	if len(r.runs) < 2 {
 		t.Fatal("no compensation spawned")
@@ -63,7 +63,7 @@ func TestCompensationScenarios(t *testing.T) {
 				if _, ok := r.b.Get("ses_r"); ok || !r.b.Tombstoned("ses_r") {
 					t.Fatal("record recreated or tombstone cleared")
 				}
-				for _, n := range r.b.Drain() {
+				for _, n := range r.b.drain() {
 					if n.Kind == NoticeLaunched || n.Kind == NoticeTerminal {
 						t.Fatalf("notice %v", n)
 					}
@@ -178,7 +178,7 @@ func TestNotifyScenarios(t *testing.T) {
 			r.clk.Advance(time.Second)
 			r.b.markRunningFromLive("ses_n", rec.Generation, r.b.Now()) // withdrawal
 			r.b.release(l)
-			for _, ev := range r.b.Drain() {
+			for _, ev := range r.b.drain() {
 				n.step(noticeEvent{Notice: ev})
 			}
 			if n.m.(*notifyM).State() != NotifyDiscarded || r.count("SendPrompt") != 0 {

@@ -46,14 +46,14 @@
 //
 // A task's life on the board, as a grammar:
 //
-//	RegisterLaunch → running {MarkRunningFromLive | MarkStatusUncertain | StopCandidate}
-//	  → CommitTerminal(completed | error | cancelled | stopped)
-//	  → MarkReconciled (acknowledged) → [RegisterLaunch with a relaunch lease → running …]
-//	  | Drop | ClearParent | HostDeleted | retention eviction → tombstone
+//	launch registration → running {live busy | status uncertain | stop candidate}
+//	  → terminal commit (completed | error | cancelled | stopped)
+//	  → reconciled (acknowledged) → [launch registration with a relaunch lease → running …]
+//	  | Drop | ClearParent | host deletion | retention eviction → tombstone
 //
 // and a lease's:
 //
-//	Acquire → [HandOver caller → admission → compensation] → Release (exact token)
+//	acquire → [hand-over caller → admission → compensation] → release (exact token)
 //
 // # Generations and fencing
 //
@@ -92,9 +92,9 @@
 //
 // Records are returned as value copies. [Board.View] renders the orchestrator's prompt
 // section (Running, Needs acknowledgement, Reusable, Retained/Recovery) and lists the
-// entries a later parent idle acknowledges. Terminal
-// transitions, launches and lease releases are queued as [Notice] values and collected
-// with [Board.Drain]; the driver hands them to subscribers outside its lock.
+// entries a later parent idle acknowledges. Terminal transitions, launches and lease
+// releases are queued as [Notice] values; the driver hands them to its subscribers
+// outside its lock.
 //
 // # Errors
 //
@@ -123,7 +123,7 @@
 //   - A cancelled commit keeps StatusUncertain, as the terminal-publication rules list no
 //     change to it: a task whose first abort timed out and whose second cancel was verified
 //     reads "cancelled, status uncertain" and cannot be revived until the parent
-//     acknowledges the result ([Board.MarkReconciled] clears the uncertainty). A revive of a
+//     acknowledges the result (the acknowledgement clears the uncertainty). A revive of a
 //     running, uncertain task therefore cancels it and then refuses; the caller revives after
 //     the acknowledgement.
 //

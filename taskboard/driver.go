@@ -371,7 +371,7 @@ func (d *Driver) settle(r *run) {
 // notifications.
 func (d *Driver) drain() {
 	for {
-		ns := d.b.Drain()
+		ns := d.b.drain()
 		if len(ns) == 0 {
 			break
 		}
@@ -598,7 +598,7 @@ func (d *Driver) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult
 	defer d.unlock()
 	if d.closed {
 		d.b.FailTask(p)
-		d.b.Drain()
+		d.b.drain()
 		return TaskLaunchResult{}, toolErr(ErrClosed, "the task board was closed; the launch was not recorded")
 	}
 	res, err := d.b.FinishTask(p, obs)
@@ -613,7 +613,7 @@ func (d *Driver) FailTask(p TaskPlan) error {
 	defer d.unlock()
 	d.b.FailTask(p)
 	if d.closed {
-		d.b.Drain()
+		d.b.drain()
 		return toolErr(ErrClosed, "the task board was closed; the plan's lease was released")
 	}
 	d.drain()
@@ -677,7 +677,7 @@ func (d *Driver) Close() error {
 		return nil
 	}
 	d.closed = true
-	d.b.Dispose()
+	d.b.dispose()
 	for r := range d.runs {
 		for id, stop := range r.timers {
 			stop()

@@ -72,7 +72,7 @@ func (d *Driver) Observe(ev HostEvent) {
 	case EventError:
 		b.observeError(ev.SessionID, ev.Generation, ev.Message, ev.Deferrable, at)
 	case EventActivity:
-		b.NoteActivity(ev.SessionID, at)
+		b.noteActivity(ev.SessionID, at)
 	case EventUserMessage:
 		if ev.User != nil {
 			b.clearForMessage(*ev.User)

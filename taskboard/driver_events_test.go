@@ -121,7 +121,7 @@ func TestDriverEvents(t *testing.T) {
 			// A failed task() releases its resume lease.
 			x.d.Do(func(b *Board) {
 				r, _ := b.Get("ses_n")
-				b.MarkReconciled("ses_n", r.Generation, r.TerminalRevision)
+				b.markReconciled("ses_n", r.Generation, r.TerminalRevision)
 			})
 			plan, err = x.d.Task(context.Background(), orch, TaskCall{Agent: "explorer", Ref: "ses_n"})
 			noErr(t, err)

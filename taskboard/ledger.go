@@ -96,9 +96,9 @@ func (b *Board) Tombstoned(taskID string) bool {
 	return ok
 }
 
-// DeletionEpoch returns the epoch of taskID's last deletion. It survives a later
+// deletionEpoch returns the epoch of taskID's last deletion. It survives a later
 // registration, so revive and cancel can detect a deletion across their awaits.
-func (b *Board) DeletionEpoch(taskID string) (uint64, bool) {
+func (b *Board) deletionEpoch(taskID string) (uint64, bool) {
 	e, ok := b.epochs[taskID]
 	return e, ok
 }

@@ -67,7 +67,7 @@ func (r *rig) launch(id, parent, agent string) Record {
 	if err != nil {
 		r.t.Fatalf("RegisterLaunch(%s): %v", id, err)
 	}
-	r.b.Drain()
+	r.b.drain()
 	return rec
 }
 
@@ -101,7 +101,7 @@ func (r *rig) commit(id string, st State, text string) Record {
 func (r *rig) ack(id string) Record {
 	r.t.Helper()
 	rec := r.get(id)
-	out, ok := r.b.MarkReconciled(id, rec.Generation, rec.TerminalRevision)
+	out, ok := r.b.markReconciled(id, rec.Generation, rec.TerminalRevision)
 	if !ok {
 		r.t.Fatalf("MarkReconciled(%s) refused", id)
 	}

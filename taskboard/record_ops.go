@@ -222,12 +222,12 @@ func (b *Board) markQueuedContinuation(taskID string, gen uint64, baselineMessag
 	return r.clone(), true
 }
 
-// MarkReconciled acknowledges terminal revision terminalRev of generation gen. Any
+// markReconciled acknowledges terminal revision terminalRev of generation gen. Any
 // mismatch, a running record, or a record that is neither terminal-unreconciled nor
 // canonical terminal is a no-op (false). stopped only clears the unreconciled flag and the
 // uncertainty; a canonical state becomes reconciled (TerminalState kept), uncertainty
 // cleared unless a deadline was claimed, LastUsedAt = now. The retention trim runs.
-func (b *Board) MarkReconciled(taskID string, gen, terminalRev uint64) (Record, bool) {
+func (b *Board) markReconciled(taskID string, gen, terminalRev uint64) (Record, bool) {
 	r, ok := b.records[taskID]
 	if !ok || r.Generation != gen || r.TerminalRevision != terminalRev || r.State == StateRunning {
 		return b.copyOf(taskID), false
@@ -267,16 +267,16 @@ func (b *Board) acknowledgeShown(parentID string, shown []shownEntry) int {
 		if r, ok := b.records[s.TaskID]; !ok || r.ParentID != parentID {
 			continue
 		}
-		if _, ok := b.MarkReconciled(s.TaskID, s.Generation, s.TerminalRevision); ok {
+		if _, ok := b.markReconciled(s.TaskID, s.Generation, s.TerminalRevision); ok {
 			n++
 		}
 	}
 	return n
 }
 
-// MarkUsed records that the parent read or reused the task: LastUsedAt = max(now,
+// markUsed records that the parent read or reused the task: LastUsedAt = max(now,
 // CompletedAt + 1 ms). It returns false when ref does not resolve within parentID.
-func (b *Board) MarkUsed(parentID, ref string) bool {
+func (b *Board) markUsed(parentID, ref string) bool {
 	r, ok := b.byRef(parentID, ref)
 	if !ok {
 		return false
@@ -289,8 +289,8 @@ func (b *Board) MarkUsed(parentID, ref string) bool {
 	return true
 }
 
-// NoteActivity records host activity (a tool call, a part) for task_status.
-func (b *Board) NoteActivity(taskID string, at time.Time) {
+// noteActivity records host activity (a tool call, a part) for task_status.
+func (b *Board) noteActivity(taskID string, at time.Time) {
 	if r, ok := b.records[taskID]; ok {
 		r.LastActivityAt = maxTime(r.LastActivityAt, at)
 	}

@@ -533,7 +533,7 @@ func (s *sm) RunToAck(t *rapid.T) {
 	}
 	if rapid.Bool().Draw(t, "ack") {
 		wantAck := s.m.reconcile(id, r.gen, r.rev)
-		if _, got := s.b.MarkReconciled(id, r.gen, r.rev); got != wantAck {
+		if _, got := s.b.markReconciled(id, r.gen, r.rev); got != wantAck {
 			t.Fatalf("MarkReconciled(%s) = %v, model %v", id, got, wantAck)
 		}
 	}
@@ -831,7 +831,7 @@ func (s *sm) Acknowledge(t *rapid.T) {
 	}
 	rev -= uint64(rapid.IntRange(0, 1).Draw(t, "revBack"))
 	want := s.m.reconcile(id, gen, rev)
-	if _, got := s.b.MarkReconciled(id, gen, rev); got != want {
+	if _, got := s.b.markReconciled(id, gen, rev); got != want {
 		t.Fatalf("MarkReconciled(%s, %d, %d) = %v, model %v", id, gen, rev, got, want)
 	}
 }
@@ -841,7 +841,7 @@ func (s *sm) MarkUsed(t *rapid.T) {
 	p := s.pickParent(t)
 	r, ok := s.m.recs[id]
 	want := ok && r.parent == p
-	if got := s.b.MarkUsed(p, id); got != want {
+	if got := s.b.markUsed(p, id); got != want {
 		t.Fatalf("MarkUsed(%s, %s) = %v, model %v", p, id, got, want)
 	}
 	if want {
@@ -1237,7 +1237,7 @@ func (s *sm) syncEvictions(t *rapid.T) {
 }
 
 func (s *sm) checkNotices(t *rapid.T) {
-	got := s.b.Drain()
+	got := s.b.drain()
 	want := s.m.notices
 	s.m.notices = nil
 	if len(got) != len(want) {
@@ -1378,7 +1378,7 @@ func (s *sm) checkLedger(t *rapid.T) {
 				t.Fatalf("%s tombstoned and tracked", id)
 			}
 		}
-		ep, ok := s.b.DeletionEpoch(id)
+		ep, ok := s.b.deletionEpoch(id)
 		if isTomb && !ok {
 			t.Fatalf("%s tombstoned without an epoch", id)
 		}
@@ -2194,7 +2194,7 @@ func (s *psm) Close(t *rapid.T) {
 		t.Skip("rarely")
 	}
 	leases := s.b.LeasesForTest()
-	s.b.Dispose()
+	s.b.dispose()
 	for _, r := range s.runs {
 		r.pending = map[callNo]command{}
 		r.timers = map[timerID]time.Time{}
@@ -2319,7 +2319,7 @@ func (s *psm) Check(t *rapid.T) {
 	// Notices: start a notification machine per completed/error publication of a revived
 	// run's revision not notified yet (as the driver does), and hand LeaseReleased
 	// notices to the parked ones.
-	for _, n := range s.b.Drain() {
+	for _, n := range s.b.drain() {
 		switch n.Kind {
 		case NoticeTerminal:
 			if n.State != StateCompleted && n.State != StateError {
@@ -2580,7 +2580,7 @@ func checkBoardStructure(t *rapid.T, b *Board, ids, parents []string, genOf, epo
 		maxEpoch = max(maxEpoch, e)
 	}
 	for _, id := range ids {
-		ep, ok := b.DeletionEpoch(id)
+		ep, ok := b.deletionEpoch(id)
 		if b.Tombstoned(id) && !ok {
 			t.Fatalf("%s tombstoned without an epoch (23)", id)
 		}

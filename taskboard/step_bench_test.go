@@ -27,7 +27,7 @@ func BenchmarkCancelMachine(b *testing.B) {
 			b.Fatal("not done")
 		}
 		board.Drop(id) // keep the board small: the benchmark measures the machine
-		board.Drain()
+		board.drain()
 		clk.Advance(time.Millisecond)
 	}
 }

@@ -156,7 +156,7 @@ func (m *cancelM) Start(b *Board) []command {
 			return nil
 		}
 	}
-	m.epoch, _ = b.DeletionEpoch(m.id)
+	m.epoch, _ = b.deletionEpoch(m.id)
 	l, ok := b.acquire(LeaseCancellation, m.id, m.gen, nil)
 	if !ok {
 		m.fail(b, leaseUnavailable(b, m.id, fmt.Sprintf("stale/uncertain cancellation: cancellation lease unavailable for %s.", m.ref)))
@@ -314,7 +314,7 @@ func (m *cancelM) verifyReply(b *Board, ev event) []command {
 	}
 	m.readCall = 0
 	r, ok := b.Get(m.id)
-	if ep, _ := b.DeletionEpoch(m.id); !ok || ep != m.epoch {
+	if ep, _ := b.deletionEpoch(m.id); !ok || ep != m.epoch {
 		out := append(m.stop(m.verifyTimer), m.stop(m.pollTimer)...)
 		m.release(b)
 		m.fail(b, toolErr(ErrStale, fmt.Sprintf("stale/uncertain cancellation: %s was deleted", m.ref)))

@@ -183,7 +183,7 @@ func TestCancelScenarios(t *testing.T) {
 			}
 			done(t, m)
 			// The parked notification runs once the lease is released.
-			for _, ev := range r.b.Drain() {
+			for _, ev := range r.b.drain() {
 				n.step(noticeEvent{Notice: ev})
 			}
 			if n.m.(*notifyM).State() != NotifyPending || len(n.awaiting) != 1 {

@@ -175,10 +175,10 @@ func TestMessageScenarios(t *testing.T) {
 				t.Fatal("notification not parked")
 			}
 			before := r.get("ses_x")
-			r.b.Drain()
+			r.b.drain()
 			m.write(errors.New("late failure"))
 			rel := 0
-			for _, ev := range r.b.Drain() {
+			for _, ev := range r.b.drain() {
 				if ev.Kind == NoticeLeaseReleased && ev.TaskID == "ses_x" {
 					rel++
 				}

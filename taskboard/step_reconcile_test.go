@@ -21,7 +21,7 @@ func TestReconcileScenarios(t *testing.T) {
 				t.Fatalf("first reading: %+v", rec)
 			}
 			r.clk.Advance(5 * time.Second)
-			r.b.Drain()
+			r.b.drain()
 			pass(r).status(idle("ses_a"), nil)
 			if r.get("ses_a").State != StateStopped {
 				t.Fatal("not stopped")
@@ -29,7 +29,7 @@ func TestReconcileScenarios(t *testing.T) {
 			r.clk.Advance(5 * time.Second)
 			pass(r) // nothing running: no read
 			terminal := 0
-			for _, n := range r.b.Drain() {
+			for _, n := range r.b.drain() {
 				if n.Kind == NoticeTerminal {
 					terminal++
 				}
@@ -41,14 +41,14 @@ func TestReconcileScenarios(t *testing.T) {
 		{name: "E91_read_error_all_running_uncertain", run: func(t *testing.T, r *rig) {
 			r.launch("ses_a", parent1, "explorer")
 			r.launch("ses_b", parent2, "explorer")
-			r.b.Drain()
+			r.b.drain()
 			pass(r).status(nil, errors.New("status endpoint down"))
 			for _, id := range []string{"ses_a", "ses_b"} {
 				if rec := r.get(id); rec.State != StateRunning || !rec.StatusUncertain || rec.LastStatusError != "status endpoint down" {
 					t.Fatalf("%s: %+v", id, rec)
 				}
 			}
-			if ns := r.b.Drain(); len(ns) != 0 {
+			if ns := r.b.drain(); len(ns) != 0 {
 				t.Fatalf("notices %v", ns)
 			}
 		}},

@@ -211,7 +211,7 @@ func (m *resultM) handle(b *Board, ev event) []command {
 			return append(out, m.fail(toolErr(ErrNoResult, fmt.Sprintf("Task %s has no completed text result", m.ref)))...)
 		}
 		if m.tracked {
-			b.MarkUsed(m.caller.SessionID, m.rec.TaskID)
+			b.markUsed(m.caller.SessionID, m.rec.TaskID)
 		}
 		m.res = ResultOutput{TaskID: m.rec.TaskID, State: StateCompleted, Generation: m.rec.Generation, Text: text}
 		m.replied, m.phase = true, resultFinished

@@ -136,7 +136,7 @@ func (m *reviveM) Start(b *Board) []command {
 		return nil
 	}
 	m.id, m.gen = r.TaskID, r.Generation
-	m.epoch, _ = b.DeletionEpoch(m.id)
+	m.epoch, _ = b.deletionEpoch(m.id)
 	if r.State == StateRunning && r.QueuedContinuation {
 		m.fail(toolErr(ErrUnsettled, fmt.Sprintf("Task %s already has a queued continuation; do not retry task_revive. Use task_status to inspect it.", m.ref)))
 		return nil
@@ -201,7 +201,7 @@ func (m *reviveM) acquire(b *Board) []command {
 	}
 	m.lease, m.held = l, true
 	m.busyAt = r.LastLiveBusyAt
-	m.epoch, _ = b.DeletionEpoch(m.id)
+	m.epoch, _ = b.deletionEpoch(m.id)
 	m.phase = reviveBaseline
 	var st command
 	m.readCall, m.readTimer, st = m.deadlineRead(b, m.t.BaselineTimeout)
@@ -211,7 +211,7 @@ func (m *reviveM) acquire(b *Board) []command {
 // stale applies the generation fence and the freshness checks to the current record.
 func (m *reviveM) stale(b *Board) *ToolError {
 	r, ok := b.Get(m.id)
-	if ep, _ := b.DeletionEpoch(m.id); !ok || ep != m.epoch {
+	if ep, _ := b.deletionEpoch(m.id); !ok || ep != m.epoch {
 		return toolErr(ErrStale, fmt.Sprintf("Task %s is no longer tracked; refusing stale revive", m.ref))
 	}
 	if r.Generation != m.gen {
@@ -427,7 +427,7 @@ func (m *reviveM) accept(b *Board) []command {
 		return []command{spawn{Machine: m.compensator}}
 	}
 	if r.TerminalUnreconciled {
-		if _, ok := b.MarkReconciled(m.id, m.preGen, m.preRev); !ok {
+		if _, ok := b.markReconciled(m.id, m.preGen, m.preRev); !ok {
 			m.release(b)
 			if m.waiting {
 				m.fail(toolErr(ErrStale, fmt.Sprintf("Task %s old round could not be acknowledged; no new generation was registered", m.ref)))

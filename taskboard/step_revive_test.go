@@ -320,9 +320,9 @@ func TestReviveScenarios(t *testing.T) {
 			if _, ok := r.b.acquire(LeaseCancellation, "ses_r", old.Generation, nil); ok {
 				t.Fatal("second acquire succeeded")
 			}
-			r.b.Drain()
+			r.b.drain()
 			m.prompt(nil)
-			ns := r.b.Drain()
+			ns := r.b.drain()
 			if len(ns) == 0 || ns[0].Kind != NoticeLaunched {
 				t.Fatalf("notices %v", ns)
 			}

@@ -114,7 +114,7 @@ func (b *Board) prepareKnown(plan TaskPlan, r Record, in TaskCall) (TaskPlan, er
 		if !ok {
 			return plan, leaseUnavailable(b, r.TaskID, fmt.Sprintf("Task %s cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.", r.Alias))
 		}
-		b.MarkUsed(r.ParentID, r.TaskID)
+		b.markUsed(r.ParentID, r.TaskID)
 		plan.Kind, plan.TaskID, plan.Lease = PlanResume, r.TaskID, &l
 		return plan, nil
 	case r.State == StateRunning:
@@ -170,7 +170,7 @@ func (b *Board) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult,
 	}
 	if obs.TerminalState != "" {
 		r, _ = b.commitTerminal(commitInput{TaskID: id, Generation: r.Generation, State: obs.TerminalState, Summary: obs.TerminalSummary, ObservedAt: b.Now()})
-		b.MarkReconciled(id, r.Generation, r.TerminalRevision)
+		b.markReconciled(id, r.Generation, r.TerminalRevision)
 		r, _ = b.Get(id)
 	}
 	return TaskLaunchResult{TaskID: r.TaskID, Alias: r.Alias, State: r.EffectiveState()}, nil
@@ -193,7 +193,7 @@ func (b *Board) mergeLaunch(r *Record, obs LaunchObservation, agent, desc, obj s
 	}
 	if obs.TerminalState != "" && r.State == StateRunning {
 		c, _ := b.commitTerminal(commitInput{TaskID: r.TaskID, Generation: r.Generation, State: obs.TerminalState, Summary: obs.TerminalSummary, ObservedAt: b.Now()})
-		b.MarkReconciled(r.TaskID, c.Generation, c.TerminalRevision)
+		b.markReconciled(r.TaskID, c.Generation, c.TerminalRevision)
 	}
 	out, _ := b.Get(r.TaskID)
 	return TaskLaunchResult{TaskID: out.TaskID, Alias: out.Alias, State: out.EffectiveState()}, nil

@@ -94,7 +94,7 @@ func TestTaskToolScenarios(t *testing.T) {
 			_, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Objective: "  OBJECTIVE   ses_t "})
 			exactErr(t, err, ErrDuplicate, `A background task with the same objective already finished (exp-1 / ses_t, completed). Call task_result with task_id: "ses_t" before launching it again.`)
 			r.clk.Advance(time.Second)
-			r.b.MarkUsed(parent1, "ses_t")
+			r.b.markUsed(parent1, "ses_t")
 			_, err = r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Objective: "objective ses_t"})
 			noErr(t, err)
 		}},
