@@ -79,8 +79,8 @@ func DefaultTiming() Timing {
 	}
 }
 
-// Budget clamps a computed deadline to at least 1 ms (a zero timeout would mean "none").
-func Budget(d time.Duration) time.Duration {
+// budget clamps a computed deadline to at least 1 ms (a zero timeout would mean "none").
+func budget(d time.Duration) time.Duration {
 	if d < time.Millisecond {
 		return time.Millisecond
 	}
@@ -171,7 +171,7 @@ func (t Timing) withDefaults() (Timing, error) {
 		if *f.v == 0 {
 			*f.v = f.def
 		}
-		*f.v = Budget(*f.v)
+		*f.v = budget(*f.v)
 	}
 	switch {
 	case hostDeadline < 0:

@@ -206,8 +206,8 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E10_mark_timed_out_keeps_running", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			r, ok := e.b.markTimedOut("ses_a", r.Generation)
-			if !ok || r.State != StateRunning || !r.TimedOut || Label(r) != "running, timed out" {
-				t.Fatalf("got %s %v %q", r.State, r.TimedOut, Label(r))
+			if !ok || r.State != StateRunning || !r.TimedOut || label(r) != "running, timed out" {
+				t.Fatalf("got %s %v %q", r.State, r.TimedOut, label(r))
 			}
 			contains(t, e.b.View(p1).Text, "running, timed out")
 		}},
@@ -261,8 +261,8 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E15_stopped_labels_and_retained", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "oracle")
 			r := e.stop("ses_a")
-			if Label(r) != "stopped, unreconciled, task_revive only" || r.Reusable(DefaultMaxContextLines) {
-				t.Fatalf("label %q", Label(r))
+			if label(r) != "stopped, unreconciled, task_revive only" || r.Reusable(DefaultMaxContextLines) {
+				t.Fatalf("label %q", label(r))
 			}
 			if len(e.b.View(p1).shown) != 1 {
 				t.Fatal("unacknowledged stopped not shown")
@@ -396,7 +396,7 @@ func TestBoardScenarios(t *testing.T) {
 			}
 			if r.State != StateRunning || r.TerminalState != "" || r.ResultSummary != "" || !r.CompletedAt.IsZero() ||
 				r.TerminalUnreconciled || r.TerminalRevision != 0 || !r.LaunchedAt.Equal(r1.LaunchedAt) ||
-				!r.LastLaunchedAt.Equal(e.b.Now()) || r.Alias != "exp-1" || Label(r) != "running [resumed]" {
+				!r.LastLaunchedAt.Equal(e.b.Now()) || r.Alias != "exp-1" || label(r) != "running [resumed]" {
 				t.Fatalf("got %+v", r)
 			}
 		}},

@@ -225,7 +225,7 @@ func (b *Board) allocAlias(parent, agent, id string) string {
 	if b.opts.DeferNumberedAliases && !b.managed[parent] {
 		return id
 	}
-	p := AliasPrefix(agent)
+	p := aliasPrefix(agent)
 	k := aliasKey{parent, p}
 	for {
 		b.aliases[k]++

@@ -114,8 +114,8 @@ var aliasPrefixes = map[string]string{
 	"librarian": "lib", "observer": "obs", "oracle": "ora",
 }
 
-// AliasPrefix returns the alias prefix of an agent.
-func AliasPrefix(agent string) string {
+// aliasPrefix returns the alias prefix of an agent.
+func aliasPrefix(agent string) string {
 	a := strings.ToLower(strings.TrimSpace(agent))
 	if p, ok := aliasPrefixes[a]; ok {
 		return p

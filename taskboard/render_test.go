@@ -58,7 +58,7 @@ func TestRenderGolden(t *testing.T) {
 		{name: "revive_admission_unknown", text: ReviveResult{TaskID: "ses_x", Generation: 2, State: StateCompleted, Status: ReviveAdmissionUnknown}.Render()},
 		{name: "wait_armed", text: WaitResult{State: WaitStateWaiting, Protocol: DefaultWaitProtocol, Reason: "need the deploy key"}.Render()},
 		{name: "wait_skipped", text: WaitResult{State: WaitStateSkipped, Reason: "need the deploy key", Skipped: true}.Render()},
-		{name: "notify_text", text: NotifyText("exp-1", "ses_x", StateCompleted)},
+		{name: "notify_text", text: notifyText("exp-1", "ses_x", StateCompleted)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, "render/"+tc.name, tc.text+"\n") })

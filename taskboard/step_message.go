@@ -145,7 +145,7 @@ func (m *messaging) Start(b *Board) []command {
 	}
 	m.lease, m.held = l, true
 	t, st := m.timer(b, m.t.MessageBudget)
-	m.budget, m.due = t, b.Now().Add(Budget(m.t.MessageBudget))
+	m.budget, m.due = t, b.Now().Add(budget(m.t.MessageBudget))
 	if m.caps.Flavor == FlavorV2 {
 		return append([]command{st}, m.write(b, Message{Text: m.text, Flavor: FlavorV2})...)
 	}

@@ -57,8 +57,8 @@ func (m *notifyM) State() notifyState { return m.state }
 // Attempts returns how many sends were dispatched or attempted.
 func (m *notifyM) Attempts() int { return m.attempts }
 
-// NotifyText is the text of a parent notification.
-func NotifyText(alias, id string, st State) string {
+// notifyText is the text of a parent notification.
+func notifyText(alias, id string, st State) string {
 	return fmt.Sprintf("Background task %s (%s) finished: %s. Use task_result with task_id: %q to read it.", alias, id, st, id)
 }
 
@@ -99,7 +99,7 @@ func (m *notifyM) try(b *Board) []command {
 	m.late = false
 	m.sendCall = m.call(true)
 	return []command{sendPrompt{Call: m.sendCall, SessionID: m.parentID,
-		Prompt: Prompt{Text: NotifyText(r.Alias, r.TaskID, r.EffectiveState()), Synthetic: true}}}
+		Prompt: Prompt{Text: notifyText(r.Alias, r.TaskID, r.EffectiveState()), Synthetic: true}}}
 }
 
 // Step consumes one event.

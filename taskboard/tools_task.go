@@ -130,7 +130,7 @@ func (b *Board) prepareKnown(plan TaskPlan, r Record, in TaskCall) (TaskPlan, er
 	case r.TerminalUnreconciled:
 		return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s / %s: %s, cannot resume until acknowledgement. Use task_revive now, or wait for acknowledgement and call task() again. No new session was created.", r.Alias, r.TaskID, r.State))
 	}
-	return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s / %s: %s. Use task_revive with a new prompt. No new session was created.", r.Alias, r.TaskID, Label(r)))
+	return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s / %s: %s. Use task_revive with a new prompt. No new session was created.", r.Alias, r.TaskID, label(r)))
 }
 
 // FinishTask is the after-hook of task(): it registers the launch (with the plan's

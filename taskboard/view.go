@@ -35,7 +35,7 @@ func (b *Board) View(parentID string) View {
 			continue
 		}
 		line := "- " + escapeView(r.Alias) + " (" + escapeView(r.TaskID) + ") [" + escapeView(r.Agent) + "] " +
-			Label(*r) + ": " + escapeView(oneLine(r.Description))
+			label(*r) + ": " + escapeView(oneLine(r.Description))
 		switch {
 		case r.State == StateRunning:
 			running = append(running, line)
@@ -78,8 +78,8 @@ func (b *Board) View(parentID string) View {
 	return View{Text: sb.String(), shown: shown}
 }
 
-// Label is a record's label in the prompt view.
-func Label(r Record) string {
+// label is a record's label in the prompt view.
+func label(r Record) string {
 	switch {
 	case r.State == StateRunning:
 		l := "running"
