@@ -72,8 +72,15 @@ func patchExpressible(before, after []byte) bool {
 		!strings.HasPrefix(string(before), "\ufeff")
 }
 
+// fatalT is what the helpers need of a *testing.T or a *rapid.T.
+type fatalT interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // applyWithPatch applies diff to before with our own patch package and returns the result.
-func applyWithPatch(t testing.TB, before []byte, diff string) []byte {
+func applyWithPatch(t fatalT, before []byte, diff string) []byte {
 	t.Helper()
 	m := patch.NewMemFS()
 	if err := m.WriteFile("/w/f.txt", before, 0o644); err != nil {
