@@ -76,7 +76,7 @@ func TestEdgeCases(t *testing.T) {
 			file:          "main.go",
 			wantFormatter: "gofmt",
 			wantErr:       format.ErrSyntax,
-			wantErrText:   []string{"does not parse", "expected '}'"},
+			wantErrText:   []string{"the Go source does not parse", "expected '}'"},
 		},
 		{
 			name:          "E3_clang_format_without_config_skipped",

@@ -200,7 +200,7 @@ func (r *Runner) runPlan(ctx context.Context, pl Plan, file, abs string, src []b
 		out, err := goformat.Source(src)
 		if err != nil {
 			return nil, nil, &Error{Kind: ErrSyntax, Path: file, Formatter: name, Err: err,
-				Msg: "the Go source does not parse, so it was left as written: " + err.Error() + "; fix the syntax error"}
+				Msg: "the Go source does not parse: " + err.Error() + "; fix the syntax error"}
 		}
 		return out, nil, nil
 	}

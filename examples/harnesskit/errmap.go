@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/harnesskit/harnesskit/format"
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
@@ -49,6 +50,10 @@ func toolErrors() []error {
 		taskboard.ErrNotRevivable, taskboard.ErrBusyAtHost, taskboard.ErrUnsettled,
 		taskboard.ErrNoResult, taskboard.ErrTaskFailed, taskboard.ErrDuplicate, taskboard.ErrRefused,
 		taskboard.ErrLeaseHeld, taskboard.ErrStaleLease, taskboard.ErrTombstoned, taskboard.ErrExists,
+		// format: a formatter that failed, timed out or met a syntax error, a file changed
+		// meanwhile or outside the root (ErrNotRunnable, ErrConfig and ErrIO are host errors:
+		// install the formatter, fix the configuration).
+		format.ErrFormatter, format.ErrTimeout, format.ErrSyntax, format.ErrConcurrentChange, format.ErrOutside,
 	}
 }
 

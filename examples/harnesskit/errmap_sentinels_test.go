@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnesskit/harnesskit/format"
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
@@ -73,6 +74,15 @@ var sentinels = map[string]struct {
 	"taskboard.ErrStaleLease":       {taskboard.ErrStaleLease, toolError},
 	"taskboard.ErrTombstoned":       {taskboard.ErrTombstoned, toolError},
 	"taskboard.ErrExists":           {taskboard.ErrExists, toolError},
+
+	"format.ErrFormatter":        {format.ErrFormatter, toolError},
+	"format.ErrTimeout":          {format.ErrTimeout, toolError},
+	"format.ErrNotRunnable":      {format.ErrNotRunnable, hostError},
+	"format.ErrSyntax":           {format.ErrSyntax, toolError},
+	"format.ErrConcurrentChange": {format.ErrConcurrentChange, toolError},
+	"format.ErrConfig":           {format.ErrConfig, hostError},
+	"format.ErrOutside":          {format.ErrOutside, toolError},
+	"format.ErrIO":               {format.ErrIO, hostError},
 }
 
 // TestEverySentinelIsMapped reads the exported package-level variables named Err… in the
@@ -80,7 +90,7 @@ var sentinels = map[string]struct {
 // the table has nothing the packages no longer export.
 func TestEverySentinelIsMapped(t *testing.T) {
 	found := map[string]bool{}
-	for _, pkg := range []string{"patch", "pathguard", "loopguard", "taskboard", "webfetch", "astsearch"} {
+	for _, pkg := range []string{"patch", "pathguard", "loopguard", "taskboard", "webfetch", "astsearch", "format"} {
 		for _, name := range exportedErrVars(t, filepath.Join("..", "..", pkg)) {
 			found[pkg+"."+name] = true
 		}

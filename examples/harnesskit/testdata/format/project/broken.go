@@ -1,0 +1,4 @@
+package demo
+
+func Broken() {
+	return 1 +

@@ -1,0 +1,5 @@
+package demo
+import "fmt"
+func Hello( name string ) string {
+return fmt.Sprintf( "hello, %s",name )
+}

@@ -1,0 +1,4 @@
+package demo
+
+// Tidy is already formatted.
+func Tidy() {}
