@@ -38,8 +38,12 @@
 // structural search and rewrite over syntax trees, with ast-grep's pattern syntax and
 // dry-run diffs.
 //
-// [github.com/harnesskit/harnesskit/format] (planned) will run the project's formatter
-// after each write: detected from the project, one per file, never failing an edit.
+// [github.com/harnesskit/harnesskit/format] runs the project's own formatter on each file
+// an agent writes: detected from project evidence (a biome.json, prettier in package.json, a
+// .clang-format; gofmt in process for Go), one formatter per file, stdin mode where the tool
+// allows it, a timeout that kills the whole process group, and a compare-and-swap write-back.
+// A formatting failure never fails the edit; the result carries the unified diff to tell the
+// model. patch and astsearch take it through their WithFormatter options.
 //
 // # Examples
 //

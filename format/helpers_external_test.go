@@ -262,6 +262,6 @@ func needBinary(t testing.TB, name string) string {
 			return p
 		}
 	}
-	t.Skipf("%s is not installed: apt-get install shfmt clang-format, or npm install in format/testdata/node (see .ci/run)", name)
+	t.Skipf("%s is not installed: apt-get install shfmt clang-format, or npm ci in format/testdata/node (see .ci/run)", name)
 	return ""
 }

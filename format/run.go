@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	goformat "go/format"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -197,7 +199,7 @@ func allCRLF(s []byte) bool {
 func (r *Runner) runPlan(ctx context.Context, pl Plan, file, abs string, src []byte) ([]byte, []string, error) {
 	name := pl.Def.Name
 	if pl.Def.InProcess == InProcessGo {
-		out, err := goformat.Source(src)
+		out, err := gofmt(src)
 		if err != nil {
 			return nil, nil, &Error{Kind: ErrSyntax, Path: file, Formatter: name, Err: err,
 				Msg: "the Go source does not parse: " + err.Error() + "; fix the syntax error"}
@@ -244,6 +246,16 @@ func (r *Runner) runPlan(ctx context.Context, pl Plan, file, abs string, src []b
 		return out, nil, nil
 	}
 	return r.inPlace(pl, file, abs, src, run)
+}
+
+// gofmt formats a Go source file as the gofmt binary does. go/format.Source also accepts a
+// bare list of declarations or statements, which gofmt refuses; the package clause is
+// checked first so both refuse the same files (an empty file among them).
+func gofmt(src []byte) ([]byte, error) {
+	if _, err := parser.ParseFile(token.NewFileSet(), "", src, parser.PackageClauseOnly); err != nil {
+		return nil, err
+	}
+	return goformat.Source(src)
 }
 
 // processError turns a failed run into an *Error of the right kind.
