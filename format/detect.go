@@ -72,22 +72,28 @@ func (env Env) locate(p string) (rel, abs string, inside bool) {
 	return filepath.ToSlash(r), filepath.Join(env.Root, r), true
 }
 
-// Cache remembers which files exist and what they contain, per slash path under the root,
-// so a warm detection makes no stat call. It is safe for concurrent use. It does not watch
-// the disk: the host calls Invalidate when a file changes (a write tool knows).
+// Cache remembers which files exist and what they contain, per directory and name under the
+// root, so a warm detection makes no stat call. It is safe for concurrent use. It does not
+// watch the disk: the host calls Invalidate when a file changes (a write tool knows).
 type Cache struct {
 	mu sync.Mutex
-	m  map[string]*cached
+	m  map[cacheKey]*cached
 }
+
+// cacheKey is a file as a directory (slash path under the root, "." for the root) and a name
+// that may itself hold slashes (node_modules/.bin/prettier).
+type cacheKey struct{ dir, name string }
 
 type cached struct {
 	exists bool
 	read   bool
 	data   []byte
+	parsed bool
+	deps   map[string]map[string]bool // manifest section → dependency names
 }
 
 // NewCache returns an empty cache.
-func NewCache() *Cache { return &Cache{m: map[string]*cached{}} }
+func NewCache() *Cache { return &Cache{m: map[cacheKey]*cached{}} }
 
 // Invalidate forgets what the cache knows about name (a slash path relative to the root) and
 // everything below it; "" or "." forgets everything.
@@ -100,13 +106,13 @@ func (c *Cache) Invalidate(name string) {
 		return
 	}
 	for k := range c.m {
-		if k == name || strings.HasPrefix(k, name+"/") {
+		if p := path.Join(k.dir, k.name); p == name || strings.HasPrefix(p, name+"/") {
 			delete(c.m, k)
 		}
 	}
 }
 
-// Len returns the number of remembered paths.
+// Len returns the number of remembered files.
 func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -119,44 +125,97 @@ type probe struct {
 	fsys fs.FS
 }
 
-func (p *probe) entry(name string) *cached {
-	c := p.env.Cache
-	if c != nil {
+// lock and unlock take and release the cache's lock, if there is a cache.
+func (p *probe) lock() {
+	if c := p.env.Cache; c != nil {
 		c.mu.Lock()
-		defer c.mu.Unlock()
-		if e, ok := c.m[name]; ok {
+	}
+}
+
+func (p *probe) unlock() {
+	if c := p.env.Cache; c != nil {
+		c.mu.Unlock()
+	}
+}
+
+// entry returns the facts about dir/name, with the cache's lock held by the caller.
+func (p *probe) entry(dir, name string) *cached {
+	c := p.env.Cache
+	k := cacheKey{dir, name}
+	if c != nil {
+		if e, ok := c.m[k]; ok {
 			return e
 		}
 	}
 	e := &cached{}
-	if fi, err := fs.Stat(p.fsys, name); err == nil && !fi.IsDir() {
+	if fi, err := fs.Stat(p.fsys, path.Join(dir, name)); err == nil && !fi.IsDir() {
 		e.exists = true
 	}
 	if c != nil {
 		if c.m == nil {
-			c.m = map[string]*cached{}
+			c.m = map[cacheKey]*cached{}
 		}
-		c.m[name] = e
+		c.m[k] = e
 	}
 	return e
 }
 
-func (p *probe) exists(name string) bool { return p.entry(name).exists }
+func (p *probe) exists(dir, name string) bool {
+	p.lock()
+	defer p.unlock()
+	return p.entry(dir, name).exists
+}
 
-func (p *probe) read(name string) []byte {
-	e := p.entry(name)
-	if !e.exists {
-		return nil
-	}
-	if c := p.env.Cache; c != nil {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-	}
+// readLocked returns the content of an entry, reading it once.
+func (p *probe) readLocked(dir, name string, e *cached) []byte {
 	if !e.read {
-		e.data, _ = fs.ReadFile(p.fsys, name)
+		e.data, _ = fs.ReadFile(p.fsys, path.Join(dir, name))
 		e.read = true
 	}
 	return e.data
+}
+
+func (p *probe) read(dir, name string) []byte {
+	p.lock()
+	defer p.unlock()
+	e := p.entry(dir, name)
+	if !e.exists {
+		return nil
+	}
+	return p.readLocked(dir, name, e)
+}
+
+// hasDep reports whether the JSON manifest dir/name lists dep in one of sections.
+func (p *probe) hasDep(dir, name, dep string, sections []string) bool {
+	p.lock()
+	defer p.unlock()
+	e := p.entry(dir, name)
+	if !e.exists {
+		return false
+	}
+	if !e.parsed {
+		e.parsed = true
+		var m map[string]json.RawMessage
+		if json.Unmarshal(p.readLocked(dir, name, e), &m) == nil {
+			e.deps = map[string]map[string]bool{}
+			for sec, raw := range m {
+				var deps map[string]json.RawMessage
+				if json.Unmarshal(raw, &deps) == nil {
+					set := make(map[string]bool, len(deps))
+					for d := range deps {
+						set[d] = true
+					}
+					e.deps[sec] = set
+				}
+			}
+		}
+	}
+	for _, s := range sections {
+		if e.deps[s][dep] {
+			return true
+		}
+	}
+	return false
 }
 
 // dirsUp lists dir and its parents up to the root ".", nearest first.
@@ -175,7 +234,7 @@ func dirsUp(dir string) []string {
 func (p *probe) findUp(dirs []string, names []string) (dir, name string, ok bool) {
 	for _, d := range dirs {
 		for _, n := range names {
-			if p.exists(path.Join(d, n)) {
+			if p.exists(d, n) {
 				return d, n, true
 			}
 		}
@@ -390,7 +449,7 @@ func detectOne(p *probe, env Env, cfg Config, d *Def, forced bool, dirs []string
 	}
 	if slices.Contains(d.Args, "{edition}") || slices.ContainsFunc(d.Args, func(a string) bool { return strings.Contains(a, "{edition}") }) {
 		if dir, _, ok := p.findUp(dirs, []string{"Cargo.toml"}); ok {
-			if ed := cargoEdition(p.read(path.Join(dir, "Cargo.toml"))); ed != "" {
+			if ed := cargoEdition(p.read(dir, "Cargo.toml")); ed != "" {
 				plan.edition = ed
 			}
 		}
@@ -453,11 +512,10 @@ func checkEvidence(p *probe, env Env, cfg Config, d *Def, e Evidence, dirs []str
 	for _, fc := range e.FileContains {
 		found := false
 		for _, dir := range dirs {
-			f := path.Join(dir, fc.File)
-			if !p.exists(f) {
+			if !p.exists(dir, fc.File) {
 				continue
 			}
-			if fc.Substr == "" || strings.Contains(string(p.read(f)), fc.Substr) {
+			if fc.Substr == "" || strings.Contains(string(p.read(dir, fc.File)), fc.Substr) {
 				if fc.Substr == "" {
 					whys = append(whys, fmt.Sprintf("found %s at %s", fc.File, dirSlash(dir)))
 				} else {
@@ -533,21 +591,8 @@ func dirSlash(dir string) string {
 // findManifestDep looks for a manifest walking up whose sections list dep.
 func findManifestDep(p *probe, dirs []string, manifest, dep string, sections ...string) (string, bool) {
 	for _, dir := range dirs {
-		f := path.Join(dir, manifest)
-		if !p.exists(f) {
-			continue
-		}
-		var m map[string]json.RawMessage
-		if json.Unmarshal(p.read(f), &m) != nil {
-			continue
-		}
-		for _, s := range sections {
-			var deps map[string]json.RawMessage
-			if json.Unmarshal(m[s], &deps) == nil {
-				if _, ok := deps[dep]; ok {
-					return dir, true
-				}
-			}
+		if p.hasDep(dir, manifest, dep, sections) {
+			return dir, true
 		}
 	}
 	return "", false
