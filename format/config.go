@@ -123,6 +123,19 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 		if err := dec.Decode(&o); err != nil {
 			return &Error{Kind: ErrConfig, Formatter: name, Msg: "bad override (fields: disabled, command, extensions, environment, timeout, priority, mode): " + err.Error()}
 		}
+		if name == "" {
+			return &Error{Kind: ErrConfig, Msg: "a formatter override has an empty name"}
+		}
+		// An empty list or map means the same as an absent one.
+		if len(o.Args) == 0 {
+			o.Args = nil
+		}
+		if len(o.Extensions) == 0 {
+			o.Extensions = nil
+		}
+		if len(o.Env) == 0 {
+			o.Env = nil
+		}
 		if c.Overrides == nil {
 			c.Overrides = map[string]Override{}
 		}

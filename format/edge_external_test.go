@@ -212,6 +212,13 @@ func TestEdgeCases(t *testing.T) {
 			wantAfter:     str("if true\r\nthen\r\necho hi\r\nfi\r\n"),
 		},
 		{
+			name:          "E13_go_crlf_input_becomes_canonical_lf",
+			files:         map[string]string{"main.go": "package main\r\n\r\nvar  x = 1\r\n"},
+			file:          "main.go",
+			wantFormatter: "gofmt",
+			wantAfter:     str("package main\n\nvar x = 1\n"),
+		},
+		{
 			name:          "E14_bom_dropped_by_formatter_restored",
 			files:         map[string]string{"run.sh": "\ufeffecho hi\n"},
 			bins:          map[string]string{"shfmt": script(`tail -c +4 | tr a-z A-Z`)},

@@ -55,6 +55,7 @@ func steps() []step {
 		{title: "pathguard: refuse a missing search path, keep writes inside the workspace", run: pathguardStep},
 		{title: "taskboard: start, message, cancel with a late abort, revive", run: taskboardStep},
 		{title: "loopguard: a looping read is warned, then refused", run: loopguardStep},
+		{title: "format: gofmt tidies a patched file, and the model is told the diff", run: formatStep},
 	}
 }
 
