@@ -22,8 +22,8 @@
 //
 // [github.com/harnesskit/harnesskit/pathguard] validates and resolves the paths a model
 // passes to search tools (grep, glob) with the host's own rules, in POSIX and Windows
-// flavours, and keeps every path inside the allowed root and worktrees, lexically and after
-// symlinks are resolved.
+// flavours, and keeps every path inside the allowed root and worktrees, lexically and where
+// the kernel would open it.
 //
 // [github.com/harnesskit/harnesskit/loopguard] notices a model repeating the same tool
 // call with identical results: it appends a corrective notice, then refuses further

@@ -124,3 +124,43 @@ func BenchmarkRescue(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkContainmentLong measures the two adversarial shapes of the linear-walk rule:
+// a 100,000-segment target through one symlink (refused as too long once the limits
+// apply), and a 1,000-component target of existing directories, under a root reached
+// through a symlink (macOS's /tmp -> /private/tmp) and, for comparison, under the same
+// root named directly. The fake resolver keeps the file system out of the numbers.
+func BenchmarkContainmentLong(b *testing.B) {
+	fl := pathguard.POSIX("/")
+	nodes := map[string]fakeNode{
+		"/": {dir: true}, "/ws": {dir: true}, "/ws/l": {link: "/ws/d"}, "/ws/d": {dir: true},
+		"/tmp": {link: "private/tmp"}, "/private": {dir: true}, "/private/tmp": {dir: true},
+		"/private/tmp/ws": {dir: true},
+	}
+	dir := "/private/tmp/ws"
+	for range 999 {
+		dir += "/d"
+		nodes[dir] = fakeNode{dir: true}
+	}
+	res := newFakeFS(fl, false, nodes)
+	seg100k := "l/" + strings.Repeat("x/", 99_999)
+	deep1000 := strings.Repeat("d/", 999) + "f"
+	for _, bc := range []struct {
+		name, root, target string
+	}{
+		{"segments-100k-through-symlink", "/ws", seg100k},
+		{"components-1000-symlinked-root", "/tmp/ws", deep1000},
+		{"components-1000-plain-root", "/private/tmp/ws", deep1000},
+	} {
+		c, err := pathguard.NewContainment(bc.root, pathguard.WithPathFlavor(fl), pathguard.WithResolver(res), pathguard.WithCaseFold(false))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = c.Check(bc.target)
+			}
+		})
+	}
+}

@@ -15,20 +15,29 @@ import (
 // with [KindResolve], as Linux does (ELOOP after 40).
 const MaxSymlinks = 40
 
+// The input limits of [Containment.Check]: a longer target, or one with more components,
+// is refused with [KindResolve] ("path too long") before any file-system call. They match
+// Linux's PATH_MAX and keep one check's cost bounded.
+const (
+	MaxPathBytes      = 4096
+	MaxPathComponents = 1024
+)
+
 // Containment decides whether paths are inside a root directory or one of its worktrees,
-// both lexically and after symlinks are resolved. Build it with [NewContainment]; it is
-// immutable afterwards and safe for concurrent use. The real paths of the bases are
-// computed once, on the first check.
+// both lexically and where the kernel would open them. Build it with [NewContainment]; it
+// is immutable afterwards and safe for concurrent use. The real path of a base is computed
+// when a check first needs it and kept once it succeeds; a base that cannot be resolved is
+// tried again by the next check.
 type Containment struct {
-	flavor   volumeSplitter
+	flavor   Flavor
 	resolver Resolver
+	speller  SpellingResolver // resolver, when it can report on-disk spellings; else nil
 	fold     bool
 	root     string
 	bases    []string // normalised; bases[0] is the root
 
-	once      sync.Once
-	realBases []string
-	baseErr   error
+	mu        sync.Mutex
+	realBases []string // "" until computed
 }
 
 // A ContainOption configures [NewContainment].
@@ -67,24 +76,29 @@ func WithResolver(r Resolver) ContainOption {
 	return func(c *containConfig) { c.resolver = r }
 }
 
-// WithCaseFold compares path segments without regard to case (strings.EqualFold).
-// Default: on for GOOS windows and darwin, off elsewhere. The Windows flavour always
-// folds, whatever this says.
+// WithCaseFold declares the file system case-insensitive, so that a target spelled with
+// other case than a base can still be inside it. Folding never widens containment: the
+// lexical comparison folds names by simple upper-casing (the Kelvin sign is not "k", the
+// long s is not "s"), and the comparison of real paths stays byte for byte, except that a
+// component differing from the base only in case is replaced by its on-disk spelling,
+// which the resolver must report ([SpellingResolver]; [OSResolver] does). A missing
+// component keeps the spelling given. Without a SpellingResolver such a component is
+// outside. Default: on for GOOS windows and darwin, off elsewhere. The Windows flavour
+// always folds, whatever this says.
 func WithCaseFold(on bool) ContainOption {
 	return func(c *containConfig) { c.fold = &on }
 }
 
 // WithPathFlavor sets the path rules used to resolve and compare paths. Default:
-// [Native]. Only the flavours of this package ([POSIX], [Windows], [Native]) are
-// accepted.
+// [Native].
 func WithPathFlavor(f Flavor) ContainOption {
 	return func(c *containConfig) { c.flavor = f }
 }
 
 // NewContainment returns a Containment over root and the worktrees of [WithWorktrees].
 // root must be absolute under the flavour and contain no NUL byte; the error is an
-// *[Error] of [KindResolve] otherwise. It does no I/O: a root missing on disk makes every
-// later Check fail with KindResolve.
+// *[Error] of [KindResolve] otherwise. It does no I/O: a root missing on disk makes the
+// checks that need it fail with KindResolve until it exists.
 func NewContainment(root string, opts ...ContainOption) (*Containment, error) {
 	cfg := containConfig{}
 	for _, o := range opts {
@@ -93,10 +107,7 @@ func NewContainment(root string, opts ...ContainOption) (*Containment, error) {
 	if cfg.flavor == nil {
 		cfg.flavor = Native()
 	}
-	vs, ok := cfg.flavor.(volumeSplitter)
-	if !ok {
-		return nil, &Error{Kind: KindResolve, Path: root, Err: fmt.Errorf("unsupported path flavour %q: use POSIX, Windows or Native", cfg.flavor.Name())}
-	}
+	vs := cfg.flavor
 	if cfg.resolver == nil {
 		cfg.resolver = OSResolver()
 	}
@@ -111,6 +122,9 @@ func NewContainment(root string, opts ...ContainOption) (*Containment, error) {
 		return nil, &Error{Kind: KindResolve, Path: root, Err: fmt.Errorf("workspace root: %w", err)}
 	}
 	c := &Containment{flavor: vs, resolver: cfg.resolver, fold: fold}
+	if sp, ok := cfg.resolver.(SpellingResolver); ok && fold {
+		c.speller = sp
+	}
 	c.root = vs.Resolve(root)
 	c.bases = []string{c.root}
 	for _, w := range cfg.worktrees {
@@ -132,6 +146,7 @@ func NewContainment(root string, opts ...ContainOption) (*Containment, error) {
 			c.bases = append(c.bases, n)
 		}
 	}
+	c.realBases = make([]string, len(c.bases))
 	return c, nil
 }
 
@@ -146,7 +161,7 @@ func checkBase(f Flavor, p string) error {
 }
 
 // isVolumeRoot reports whether the normalised absolute path p is a file-system root.
-func isVolumeRoot(f volumeSplitter, p string) bool {
+func isVolumeRoot(f Flavor, p string) bool {
 	_, rest, abs := f.splitVolume(p)
 	if !abs {
 		return false
@@ -155,7 +170,7 @@ func isVolumeRoot(f volumeSplitter, p string) bool {
 	return s == ""
 }
 
-func equalPath(f volumeSplitter, a, b string, fold bool) bool {
+func equalPath(f Flavor, a, b string, fold bool) bool {
 	return withinNormalized(f, a, b, fold) && withinNormalized(f, b, a, fold)
 }
 
@@ -169,7 +184,7 @@ func (c *Containment) Bases() []string { return append([]string(nil), c.bases...
 type Target struct {
 	Raw      string // the path as given
 	Abs      string // normalised absolute path (relative paths are taken against the root)
-	Real     string // Abs with every existing symlink resolved and the missing tail appended
+	Real     string // where the kernel opens Raw: every existing symlink resolved, the missing tail appended
 	Base     string // the base (root or worktree) that contains Abs
 	RealBase string // the real path of the base that contains Real
 	Rel      string // Abs relative to the root, '/'-separated ("." for the root itself)
@@ -177,63 +192,176 @@ type Target struct {
 }
 
 // Check resolves target and decides whether it is inside. A relative target is taken
-// against the root; an absolute one is normalised (with the Windows flavour, a rooted
-// "\x" takes the root's drive). Allowed means both: Abs is within some base, and Real is
-// within some base's real path.
+// against the root; an absolute one as it is (with the Windows flavour, a rooted "\x"
+// takes the root's drive). Allowed means both: Abs, the lexically normalised path, is
+// within some base, and Real is within some base's real path. Real is computed the way
+// the kernel opens a path: components left to right, each symlink followed where it is met,
+// and a ".." applied to the resolved prefix — "link/../x" is judged where "link" leads,
+// not as "x".
 //
 // Errors (*[Error]): [KindOutside] when the target escapes; [KindResolve] when the target
-// is empty or contains a NUL byte, when a base cannot be resolved or does not exist, when
-// the walk meets more than [MaxSymlinks] links, or when Lstat/Readlink fail other than
-// with not-exist or not-a-directory (fail closed). The returned Target is filled as far as
-// the walk got, also on error.
+// is empty, contains a NUL byte, is longer than [MaxPathBytes] or has more than
+// [MaxPathComponents] components ("path too long"), is a Windows name the kernel rewrites
+// (see the package documentation), when the base it needs cannot be resolved or does not
+// exist (the error names that base), when the walk meets more than [MaxSymlinks] links,
+// or when Lstat/Readlink fail other than with not-exist or not-a-directory (fail closed).
+// The returned Target is filled as far as the check got, also on error.
 func (c *Containment) Check(target string) (Target, error) {
 	t := Target{Raw: target}
-	if target == "" {
-		return t, &Error{Kind: KindResolve, Path: target, Err: errors.New("empty path: name a file under the workspace root")}
-	}
-	if strings.IndexByte(target, 0) >= 0 {
-		return t, &Error{Kind: KindResolve, Path: target, Err: errors.New("path contains a NUL byte")}
+	if err := c.checkInput(target); err != nil {
+		return t, &Error{Kind: KindResolve, Path: target, Err: err}
 	}
 	f := c.flavor
 	t.Abs = f.Resolve(c.root, target)
 	if rel, ok := relNormalized(f, c.root, t.Abs, c.fold); ok {
 		t.Rel = strings.ReplaceAll(rel, string(f.Sep()), "/")
 	}
-	realBases, err := c.bases0()
-	if err != nil {
-		return t, &Error{Kind: KindResolve, Path: target, Err: err}
-	}
-	real, _, err := realpath(f, c.resolver, t.Abs)
+	real, _, err := c.realpath(c.physical(target))
 	if err != nil {
 		return t, &Error{Kind: KindResolve, Path: target, Err: err}
 	}
 	t.Real = real
-	lex, rl := -1, -1
+	lex := -1
+	var unavailable error
 	for i, b := range c.bases {
-		if withinNormalized(f, b, t.Abs, c.fold) {
-			if lex < 0 {
-				lex = i
+		if !withinNormalized(f, b, t.Abs, c.fold) {
+			continue
+		}
+		if lex < 0 {
+			lex = i
+		}
+		rb, err := c.realBase(i)
+		if err != nil {
+			if unavailable == nil {
+				unavailable = err
 			}
-			if withinNormalized(f, realBases[i], real, c.fold) {
-				lex, rl = i, i
-				break
-			}
+			continue
+		}
+		if r, ok := c.physWithin(rb, real); ok {
+			t.Base, t.RealBase, t.Real = b, rb, r
+			break
 		}
 	}
-	if rl < 0 {
-		for i, rb := range realBases {
-			if withinNormalized(f, rb, real, c.fold) {
-				rl = i
-				break
-			}
-		}
-	}
-	if lex < 0 || rl < 0 {
+	if lex < 0 {
 		return t, &Error{Kind: KindOutside, Path: target, Resolved: real}
 	}
-	t.Base, t.RealBase = c.bases[lex], realBases[rl]
-	t.InRoot = withinNormalized(f, c.root, t.Abs, c.fold) && withinNormalized(f, realBases[0], real, c.fold)
+	if t.Base == "" {
+		// Lexically inside, but not physically inside the same base: any base's real
+		// path will do.
+		for i := range c.bases {
+			rb, err := c.realBase(i)
+			if err != nil {
+				continue
+			}
+			if r, ok := c.physWithin(rb, real); ok {
+				t.Base, t.RealBase, t.Real = c.bases[lex], rb, r
+				break
+			}
+		}
+	}
+	if t.Base == "" {
+		if unavailable != nil {
+			return t, &Error{Kind: KindResolve, Path: target, Resolved: real, Err: unavailable}
+		}
+		return t, &Error{Kind: KindOutside, Path: target, Resolved: real}
+	}
+	if withinNormalized(f, c.root, t.Abs, c.fold) {
+		if rb, err := c.realBase(0); err == nil {
+			_, t.InRoot = c.physWithin(rb, t.Real)
+		}
+	}
 	return t, nil
+}
+
+// checkInput refuses targets that are not worth resolving: empty, with a NUL byte, too
+// long, or (Windows flavour) a name the kernel rewrites.
+func (c *Containment) checkInput(target string) error {
+	switch {
+	case target == "":
+		return errors.New("empty path: name a file under the workspace root")
+	case strings.IndexByte(target, 0) >= 0:
+		return errors.New("path contains a NUL byte")
+	case len(target) > MaxPathBytes:
+		return fmt.Errorf("path too long: %d bytes, at most %d are accepted; name the file by a shorter path", len(target), MaxPathBytes)
+	}
+	vol, rest, abs := c.flavor.splitVolume(target)
+	if !abs && vol != "" {
+		return fmt.Errorf("the path %q starts with a drive and no separator: Windows takes it relative to that drive's current directory (and in a name, ':' starts an alternate data stream); give a path relative to the workspace root, or an absolute one", target)
+	}
+	n := 0
+	for i := 0; ; {
+		var seg string
+		seg, i = nextSegment(rest, i, c.flavor.isSep)
+		if seg == "" {
+			break
+		}
+		if n++; n > MaxPathComponents {
+			return fmt.Errorf("path too long: more than %d components; name the file by a shorter path", MaxPathComponents)
+		}
+		if c.flavor.Name() == "windows" {
+			if err := windowsNameError(seg); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// windowsNameError reports a path segment that Windows would open under another name: a
+// trailing dot or space (stripped), a DOS device name (opened as the device), or a colon
+// (an alternate data stream).
+func windowsNameError(seg string) error {
+	if seg == "." || seg == ".." {
+		return nil
+	}
+	if last := seg[len(seg)-1]; last == '.' || last == ' ' {
+		return fmt.Errorf("the name %q ends with a dot or a space, which Windows strips, so another file would be opened; remove the trailing dot or space", seg)
+	}
+	if strings.IndexByte(seg, ':') >= 0 {
+		return fmt.Errorf("the name %q contains ':', which Windows reads as an alternate data stream (name:stream); choose a name without ':'", seg)
+	}
+	stem, _, _ := strings.Cut(seg, ".")
+	stem = strings.TrimRight(stem, " ")
+	if isDOSDevice(stem) {
+		return fmt.Errorf("the name %q is the DOS device %s, which Windows opens instead of a file in any directory; choose another name", seg, strings.ToUpper(stem))
+	}
+	return nil
+}
+
+func isDOSDevice(stem string) bool {
+	u := strings.ToUpper(stem)
+	switch u {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
+		return true
+	}
+	if len(u) == 4 && (strings.HasPrefix(u, "COM") || strings.HasPrefix(u, "LPT")) && '0' <= u[3] && u[3] <= '9' {
+		return true
+	}
+	if strings.HasPrefix(u, "COM") || strings.HasPrefix(u, "LPT") {
+		switch u[3:] {
+		case "¹", "²", "³":
+			return true
+		}
+	}
+	return false
+}
+
+// physical returns the path the kernel would be asked to open for target, without any
+// lexical normalisation: a relative target is appended to the root, and a Windows rooted
+// target ("\x") takes the root's volume. (Drive-relative Windows targets, "C:x", were
+// refused by checkInput.)
+func (c *Containment) physical(target string) string {
+	f := c.flavor
+	vol, rest, abs := f.splitVolume(target)
+	switch {
+	case abs && f.Name() == "windows" && vol == `\`:
+		rootVol, _, _ := f.splitVolume(c.root)
+		return rootVol + rest
+	case abs:
+		return target
+	}
+	sep := string(f.Sep())
+	return strings.TrimSuffix(c.root, sep) + sep + target
 }
 
 // CheckAll checks every target and returns all results, in order. If any target is
@@ -270,89 +398,202 @@ func (c *Containment) CheckAll(targets ...string) ([]Target, error) {
 	return out, &first
 }
 
-// bases0 computes the real paths of the bases once.
-func (c *Containment) bases0() ([]string, error) {
-	c.once.Do(func() {
-		rb := make([]string, len(c.bases))
-		for i, b := range c.bases {
-			real, missing, err := realpath(c.flavor, c.resolver, b)
-			if err != nil {
-				c.baseErr = fmt.Errorf("base %s: %w", b, err)
-				return
-			}
-			if missing {
-				c.baseErr = fmt.Errorf("workspace base %s does not exist (real path %s); create it or configure an existing root or worktree: %w", b, real, fs.ErrNotExist)
-				return
-			}
-			rb[i] = real
+// realBase returns the real path of base i, computing it if no earlier check has. A
+// failure is not kept: the next check tries again.
+func (c *Containment) realBase(i int) (string, error) {
+	c.mu.Lock()
+	rb := c.realBases[i]
+	c.mu.Unlock()
+	if rb != "" {
+		return rb, nil
+	}
+	b := c.bases[i]
+	real, missing, err := c.realpath(b)
+	if err != nil {
+		return "", fmt.Errorf("workspace base %s cannot be resolved: %w", b, err)
+	}
+	if missing {
+		return "", fmt.Errorf("workspace base %s does not exist (real path %s); create it or configure an existing root or worktree: %w", b, real, fs.ErrNotExist)
+	}
+	if c.speller != nil {
+		if real, err = c.spell(real); err != nil {
+			return "", fmt.Errorf("workspace base %s: reading its on-disk spelling: %w", b, err)
 		}
-		c.realBases = rb
-	})
-	return c.realBases, c.baseErr
+	}
+	c.mu.Lock()
+	c.realBases[i] = real
+	c.mu.Unlock()
+	return real, nil
 }
 
-// realpath resolves every symlink in the normalised absolute path abs, like `realpath -m`:
-// a missing component, or one under a non-directory, and everything after it are kept
-// literally (".." from link targets still removes the previous component). missing
-// reports whether the final path does not exist.
-func realpath(f volumeSplitter, r Resolver, abs string) (real string, missing bool, err error) {
+// spell rewrites every component of the existing real path p with its on-disk spelling.
+func (c *Containment) spell(p string) (string, error) {
+	f := c.flavor
+	vol, rest, _ := f.splitVolume(p)
+	out := vol
+	for i := 0; ; {
+		var seg string
+		seg, i = nextSegment(rest, i, f.isSep)
+		if seg == "" {
+			return out, nil
+		}
+		sp, err := c.speller.Spelling(out, seg)
+		if err != nil {
+			return "", err
+		}
+		out = joinSeg(out, vol, f.Sep(), sp)
+	}
+}
+
+func joinSeg(dir, vol string, sep byte, seg string) string {
+	if dir == vol {
+		return dir + seg
+	}
+	return dir + string(sep) + seg
+}
+
+// physWithin reports whether the real path p lies within the real base rb, comparing
+// components byte for byte. With folding on, a component of p that differs from rb's only
+// in case is replaced by its on-disk spelling (when the resolver reports it) before the
+// comparison, so a case-insensitive volume can match while a second directory whose name
+// differs in case cannot. When inside, it returns p with rb's spelling for the base part.
+func (c *Containment) physWithin(rb, p string) (string, bool) {
+	f := c.flavor
+	bv, brest, _ := f.splitVolume(rb)
+	pv, prest, pabs := f.splitVolume(p)
+	if !pabs || !equalVolume(bv, pv) {
+		return "", false
+	}
+	dir := bv
+	i, j := 0, 0
+	respelled := false
+	for {
+		var bs, ps string
+		bs, i = nextSegment(brest, i, f.isSep)
+		if bs == "" {
+			break
+		}
+		ps, j = nextSegment(prest, j, f.isSep)
+		if ps == "" {
+			return "", false
+		}
+		if ps != bs {
+			if !c.fold || c.speller == nil || !foldEqual(ps, bs) {
+				return "", false
+			}
+			sp, err := c.speller.Spelling(dir, ps)
+			if err != nil || sp != bs {
+				return "", false
+			}
+			respelled = true
+		}
+		dir = joinSeg(dir, bv, f.Sep(), bs)
+	}
+	if bv != pv {
+		respelled = true
+	}
+	if !respelled {
+		return p, true
+	}
+	for j < len(prest) && f.isSep(prest[j]) {
+		j++
+	}
+	tail := prest[j:]
+	if tail == "" {
+		return rb, true
+	}
+	return joinSeg(rb, bv, f.Sep(), tail), true
+}
+
+// realpath resolves every symlink in the absolute path abs the way the kernel does:
+// components are taken left to right, a symlink is replaced by its target where it is met,
+// and ".." removes the last component of the resolved prefix (after any link before it
+// was followed). A missing component, or one under a non-directory, and everything after
+// it are kept literally (".." still removes the previous one, as `realpath -m` does).
+// missing reports whether the final path does not exist. The cost is linear in the length
+// of abs plus the link targets followed: the resolved prefix is one buffer, and link
+// targets are pushed as frames instead of being concatenated with the rest.
+func (c *Containment) realpath(abs string) (real string, missing bool, err error) {
+	f, r := c.flavor, c.resolver
 	vol, rest, ok := f.splitVolume(abs)
 	if !ok {
 		return "", false, fmt.Errorf("%q is not absolute", abs)
 	}
 	sep := f.Sep()
-	resolved := vol
-	pending := rest // components still to walk, separated by either separator
+	buf := make([]byte, 0, len(abs)+8)
+	buf = append(buf, vol...)
+	starts := make([]int, 0, 16) // where each resolved component begins in buf (at its separator)
+	frames := []string{rest}
 	links := 0
-	// unknown counts the trailing components of resolved that do not exist; while it is
+	// The names handed to Lstat are prefixes of cur, so that a walk that does not turn
+	// (no link, no "..") allocates no name per component: synced reports that buf equals
+	// cur[:len(buf)]. When the walk turns, cur is rebuilt once from buf and the remaining
+	// components.
+	cur, synced := abs, strings.HasPrefix(abs, vol)
+	rebuild := func() {
+		var b strings.Builder
+		b.Grow(len(buf) + len(abs))
+		b.Write(buf)
+		for i := len(frames) - 1; i >= 0; i-- {
+			for k := 0; ; {
+				var s string
+				if s, k = nextSegment(frames[i], k, f.isSep); s == "" {
+					break
+				}
+				if s != "." {
+					b.WriteByte(sep)
+					b.WriteString(s)
+				}
+			}
+		}
+		cur, synced = b.String(), true
+	}
+	// unknown counts the trailing components of buf that do not exist; while it is
 	// positive, no Lstat is needed.
 	unknown := 0
-	// onAbs reports that resolved is still a prefix of abs and pending the rest of it
-	// (no link followed yet), so the next prefix can be sliced from abs instead of built.
-	onAbs := true
-	for {
-		var seg string
-		seg, pending = cutSegment(pending, f.isSep)
+	for len(frames) > 0 {
+		top := len(frames) - 1
+		seg, after := cutSegment(frames[top], f.isSep)
+		frames[top] = after
 		if seg == "" {
-			if pending == "" {
-				break
+			if after == "" {
+				frames = frames[:top]
 			}
 			continue
 		}
 		switch seg {
 		case ".":
-			onAbs = false
 			continue
 		case "..":
-			onAbs = false
-			if i := strings.LastIndexByte(resolved[len(vol):], sep); i >= 0 {
-				resolved = resolved[:len(vol)+i]
-			} else {
-				resolved = vol
+			if n := len(starts); n > 0 {
+				buf = buf[:starts[n-1]]
+				starts = starts[:n-1]
 			}
 			if unknown > 0 {
 				unknown--
 			}
 			continue
 		}
-		var next string
-		switch {
-		case onAbs:
-			next = abs[:len(abs)-len(pending)]
-		case resolved == vol:
-			next = resolved + seg
-		default:
-			next = resolved + string(sep) + seg
+		start := len(buf)
+		starts = append(starts, start)
+		if len(buf) > len(vol) {
+			buf = append(buf, sep)
+		}
+		buf = append(buf, seg...)
+		if synced && (len(cur) < len(buf) || cur[start:len(buf)] != string(buf[start:])) {
+			synced = false
 		}
 		if unknown > 0 {
-			resolved = next
 			unknown++
 			continue
 		}
+		if !synced {
+			rebuild()
+		}
+		next := cur[:len(buf)]
 		fi, lerr := r.Lstat(next)
 		if lerr != nil {
 			if errors.Is(lerr, fs.ErrNotExist) || errors.Is(lerr, syscall.ENOTDIR) {
-				resolved = next
 				unknown = 1
 				continue
 			}
@@ -368,14 +609,24 @@ func realpath(f volumeSplitter, r Resolver, abs string) (real string, missing bo
 					if everr != nil {
 						return next, false, everr
 					}
-					next = f.Resolve(ev)
-					onAbs = false
+					var evRest string
+					vol, evRest, _ = f.splitVolume(f.Resolve(ev))
+					buf, starts, synced = append(buf[:0], vol...), starts[:0], false
+					for k := 0; ; {
+						var s string
+						if s, k = nextSegment(evRest, k, f.isSep); s == "" {
+							break
+						}
+						starts = append(starts, len(buf))
+						if len(buf) > len(vol) {
+							buf = append(buf, sep)
+						}
+						buf = append(buf, s...)
+					}
 				}
 			}
-			resolved = next
 			continue
 		}
-		onAbs = false
 		links++
 		if links > MaxSymlinks {
 			return next, false, fmt.Errorf("more than %d symbolic links (a loop?) at %s: %w", MaxSymlinks, next, syscall.ELOOP)
@@ -387,26 +638,25 @@ func realpath(f volumeSplitter, r Resolver, abs string) (real string, missing bo
 		if strings.IndexByte(dest, 0) >= 0 || dest == "" {
 			return next, false, fmt.Errorf("symbolic link %s has an unusable target %q", next, dest)
 		}
+		// The link itself is replaced by its target.
+		buf = buf[:starts[len(starts)-1]]
+		starts = starts[:len(starts)-1]
 		dvol, drest, dabs := f.splitVolume(dest)
 		switch {
 		case dabs && (dvol == `\` || dvol == "/"):
 			// Rooted without a device: stays on the current volume.
-			resolved = vol
+			buf, starts = buf[:len(vol)], starts[:0]
 		case dabs:
 			vol = dvol
-			resolved = vol
+			buf, starts, synced = append(buf[:0], vol...), starts[:0], false
 		case dvol != "":
-			// Drive-relative link target ("C:x"): take it from that drive's root.
+			// Drive-relative link target ("C:x"): taken from that drive's root.
 			vol = dvol + `\`
-			resolved = vol
+			buf, starts, synced = append(buf[:0], vol...), starts[:0], false
 		}
-		if pending == "" {
-			pending = drest
-		} else {
-			pending = drest + string(sep) + pending
-		}
+		frames = append(frames, drest)
 	}
-	return resolved, unknown > 0, nil
+	return string(buf), unknown > 0, nil
 }
 
 // cutSegment returns the first segment of p (possibly "" when p starts with separators)

@@ -200,10 +200,11 @@ func TestContainmentFake(t *testing.T) {
 	}{
 		{name: "E61_windows_other_drive", flavor: win, res: winFS, root: `D:\ws`, target: `E:\x`, wantKind: pathguard.KindOutside},
 		{name: "E61_windows_link_to_other_drive", flavor: win, res: winFS, root: `D:\ws`, target: `jump\y`, wantKind: pathguard.KindOutside},
-		{name: "E62_windows_case_folded", flavor: win, res: winFS, root: `D:\ws`, target: `d:\WS\File.txt`, wantReal: `d:\WS\File.txt`},
-		{name: "E62_windows_fold_cannot_be_disabled", flavor: win, res: winFS, root: `D:\ws`, opts: []pathguard.ContainOption{pathguard.WithCaseFold(false)}, target: `d:\WS\a`, wantReal: `d:\WS\a`},
+		{name: "E62_windows_case_folded", flavor: win, res: winFS, root: `D:\ws`, target: `d:\WS\File.txt`, wantReal: `D:\ws\File.txt`},
+		{name: "E62_windows_fold_cannot_be_disabled", flavor: win, res: winFS, root: `D:\ws`, opts: []pathguard.ContainOption{pathguard.WithCaseFold(false)}, target: `d:\WS\a`, wantReal: `D:\ws\a`},
 		{name: "E62_posix_fold_off", flavor: posix, res: posixFS, root: "/ws", opts: []pathguard.ContainOption{pathguard.WithCaseFold(false)}, target: "/WS/x", wantKind: pathguard.KindOutside},
-		{name: "E62_posix_fold_on", flavor: posix, res: posixFS, root: "/ws", opts: []pathguard.ContainOption{pathguard.WithCaseFold(true)}, target: "/WS/x", wantReal: "/WS/x"},
+		// C6': folding on a case-sensitive volume where /WS does not exist: outside.
+		{name: "E62_posix_fold_on_case_sensitive_volume", flavor: posix, res: posixFS, root: "/ws", opts: []pathguard.ContainOption{pathguard.WithCaseFold(true)}, target: "/WS/x", wantKind: pathguard.KindOutside},
 		{name: "E63_permission_denied_fails_closed", flavor: posix, res: posixFS, root: "/ws", target: "locked/x", wantKind: pathguard.KindResolve},
 		{name: "E63_io_error_fails_closed", flavor: posix, res: posixFS, root: "/ws", target: "io", wantKind: pathguard.KindResolve},
 		{name: "windows_rooted_relative", flavor: win, res: winFS, root: `D:\ws`, target: `\ws\new.txt`, wantReal: `D:\ws\new.txt`},

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // A Flavor is one set of path rules: Node's path.posix or path.win32, reimplemented in pure
@@ -12,7 +14,8 @@ import (
 // system or the environment; the current directories it needs were injected when it was
 // built ([POSIX], [Windows]).
 //
-// Every method is pure, deterministic and safe for concurrent use.
+// The interface is sealed: its only implementations are the ones [POSIX], [Windows] and
+// [Native] return. Every method is pure, deterministic and safe for concurrent use.
 type Flavor interface {
 	// Name is "posix" or "windows".
 	Name() string
@@ -32,25 +35,21 @@ type Flavor interface {
 	Resolve(elem ...string) string
 	// Within reports whether p is base or lies below it, comparing whole segments (so
 	// "/w/rootx" is not within "/w/root"). Both paths are normalised first and must be
-	// absolute; otherwise Within reports false. fold asks for case-insensitive segment
-	// comparison (strings.EqualFold); the Windows flavour always folds.
-	Within(base, p string, fold bool) bool
+	// absolute; otherwise Within reports false. POSIX compares bytes; Windows compares
+	// names after simple upper-casing (so `C:\Work` is within `c:\work`, while the
+	// Kelvin sign U+212A is not "k").
+	Within(base, p string) bool
 	// Rel returns p relative to base with the flavour's separator ("." when equal, ".."
 	// segments when p is not below base), like Node's path.relative on two absolute
-	// paths. ok is false when either path is relative or the two have different roots
-	// (another drive or share), where no relative path exists.
-	Rel(base, p string, fold bool) (rel string, ok bool)
-}
+	// paths, comparing names as Within does. ok is false when either path is relative or
+	// the two have different roots (another drive or share), where no relative path
+	// exists.
+	Rel(base, p string) (rel string, ok bool)
 
-// volumeSplitter is the internal extension both built-in flavours implement: it splits a
-// path into its volume prefix and the rest, without normalising the rest. Containment
-// needs it to walk a path component by component.
-type volumeSplitter interface {
-	Flavor
-	// splitVolume returns the root prefix of p ("/" for an absolute POSIX path; "C:\",
-	// "\\server\share\", "\\?\" or "\" for an absolute Windows path; "C:" for a
+	// splitVolume returns the root prefix of p ("/" for an absolute POSIX path; `C:\`,
+	// `\\server\share\`, `\\?\` or `\` for an absolute Windows path; "C:" for a
 	// drive-relative one; "" for a relative path), the rest after it, and whether p is
-	// absolute.
+	// absolute. Containment needs it to walk a path component by component.
 	splitVolume(p string) (vol, rest string, abs bool)
 	isSep(c byte) bool
 }
@@ -147,13 +146,52 @@ func nextSegment(p string, i int, isSep func(byte) bool) (seg string, next int) 
 
 func equalSeg(a, b string, fold bool) bool {
 	if fold {
-		return strings.EqualFold(a, b)
+		return foldEqual(a, b)
 	}
 	return a == b
 }
 
+// foldEqual compares two names the way NTFS does: rune by rune after a simple upper-case
+// mapping, with no Unicode case-folding orbits. A rune is upper-cased only when it is the
+// lower-case form of its upper-case letter, so the Kelvin sign (U+212A) stays distinct from
+// "k" and the long s (U+017F) from "s". Invalid UTF-8 compares byte for byte.
+func foldEqual(a, b string) bool {
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra == utf8.RuneError && na == 1 || rb == utf8.RuneError && nb == 1 {
+			if a[0] != b[0] {
+				return false
+			}
+			a, b = a[1:], b[1:]
+			continue
+		}
+		if ra != rb && upperRune(ra) != upperRune(rb) {
+			return false
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return a == "" && b == ""
+}
+
+// upperRune is the simple upper-case mapping of r, restricted to runes that are the
+// lower-case form of their upper-case letter.
+func upperRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'a' <= r && r <= 'z' {
+			return r - ('a' - 'A')
+		}
+		return r
+	}
+	u := unicode.ToUpper(r)
+	if u != r && unicode.ToLower(u) != r {
+		return r
+	}
+	return u
+}
+
 // withinNormalized is Within for two paths the flavour has already normalised.
-func withinNormalized(f volumeSplitter, base, p string, fold bool) bool {
+func withinNormalized(f Flavor, base, p string, fold bool) bool {
 	bv, brest, babs := f.splitVolume(base)
 	pv, prest, pabs := f.splitVolume(p)
 	if !babs || !pabs || !equalVolume(bv, pv) {
@@ -173,18 +211,18 @@ func withinNormalized(f volumeSplitter, base, p string, fold bool) bool {
 	}
 }
 
-// equalVolume compares two volume prefixes. Volumes always compare without regard to case:
-// only Windows has letters in them, and Windows drive letters and share names are
-// case-insensitive.
+// equalVolume compares two volume prefixes. Volumes always compare without regard to case
+// (simple upper-casing, see foldEqual): only Windows has letters in them, and Windows drive
+// letters and share names are case-insensitive.
 func equalVolume(a, b string) bool {
 	if len(a) != len(b) {
-		return strings.EqualFold(strings.ReplaceAll(a, "/", `\`), strings.ReplaceAll(b, "/", `\`))
+		return foldEqual(strings.ReplaceAll(a, "/", `\`), strings.ReplaceAll(b, "/", `\`))
 	}
-	return strings.EqualFold(a, b)
+	return foldEqual(a, b)
 }
 
 // relNormalized is Rel for two paths the flavour has already normalised.
-func relNormalized(f volumeSplitter, base, p string, fold bool) (string, bool) {
+func relNormalized(f Flavor, base, p string, fold bool) (string, bool) {
 	bv, brest, babs := f.splitVolume(base)
 	pv, prest, pabs := f.splitVolume(p)
 	if !babs || !pabs || !equalVolume(bv, pv) {

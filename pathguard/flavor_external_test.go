@@ -80,7 +80,6 @@ func TestFlavorWithinRel(t *testing.T) {
 		name    string
 		f       pathguard.Flavor
 		base, p string
-		fold    bool
 		within  bool
 		rel     string
 		relOK   bool
@@ -93,7 +92,9 @@ func TestFlavorWithinRel(t *testing.T) {
 		{name: "unnormalised_dotdot", f: posix, base: "/w/root", p: "/w/root/../x", within: false, rel: "../x", relOK: true},
 		{name: "relative_refused", f: posix, base: "/w", p: "w/x", within: false, relOK: false},
 		{name: "E62_posix_case_sensitive", f: posix, base: "/ws", p: "/WS/x", within: false, rel: "../WS/x", relOK: true},
-		{name: "E62_posix_folded", f: posix, base: "/ws", p: "/WS/x", fold: true, within: true, rel: "x", relOK: true},
+		{name: "E79_windows_kelvin_sign_not_k", f: win, base: `D:\work`, p: `D:\wor` + "\u212A" + `\x`, within: false, rel: `..\wor` + "\u212A" + `\x`, relOK: true},
+		{name: "E79_windows_long_s_not_s", f: win, base: `D:\src`, p: `D:\ſrc\x`, within: false, rel: `..\ſrc\x`, relOK: true},
+		{name: "windows_non_ascii_folds", f: win, base: `D:\Équipe`, p: `d:\équipe\x`, within: true, rel: "x", relOK: true},
 		{name: "E62_windows_always_folds", f: win, base: `D:\ws`, p: `d:\WS\File.txt`, within: true, rel: "File.txt", relOK: true},
 		{name: "E61_windows_other_drive", f: win, base: `D:\ws`, p: `E:\x`, within: false, relOK: false},
 		{name: "windows_drive_root_base", f: win, base: `C:\`, p: `c:/x/y`, within: true, rel: `x\y`, relOK: true},
@@ -103,10 +104,10 @@ func TestFlavorWithinRel(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.f.Within(tc.base, tc.p, tc.fold); got != tc.within {
+			if got := tc.f.Within(tc.base, tc.p); got != tc.within {
 				t.Errorf("Within(%q, %q) = %v, want %v", tc.base, tc.p, got, tc.within)
 			}
-			rel, ok := tc.f.Rel(tc.base, tc.p, tc.fold)
+			rel, ok := tc.f.Rel(tc.base, tc.p)
 			if ok != tc.relOK || rel != tc.rel {
 				t.Errorf("Rel(%q, %q) = %q, %v; want %q, %v", tc.base, tc.p, rel, ok, tc.rel, tc.relOK)
 			}

@@ -39,12 +39,12 @@ func checkFlavor(t *testing.T, f pathguard.Flavor, a, b string) {
 	if a == "" && b == "" && j != "." {
 		t.Fatalf("Join of empties = %q", j)
 	}
-	_ = f.Within(r, f.Resolve(r, b), false)
-	_, _ = f.Rel(r, f.Resolve(a), false)
-	if rel, ok := f.Rel(r, r, false); !ok || rel != "." {
+	_ = f.Within(r, f.Resolve(r, b))
+	_, _ = f.Rel(r, f.Resolve(a))
+	if rel, ok := f.Rel(r, r); !ok || rel != "." {
 		t.Fatalf("%s Rel(%q, itself) = %q, %v", f.Name(), r, rel, ok)
 	}
-	if !bare && !f.Within(r, r, false) {
+	if !bare && !f.Within(r, r) {
 		t.Fatalf("%s Within(%q, itself) = false", f.Name(), r)
 	}
 }
@@ -106,6 +106,11 @@ func FuzzContainment(f *testing.F) {
 	f.Add("..cache/x")
 	f.Add("loop/x")
 	f.Add("a\x00b")
+	f.Add("back/../../etc/x")
+	f.Add("link/../ws/a/x")
+	f.Add("f/../a/./x")
+	f.Add(strings.Repeat("a/", 1025))
+	f.Add(strings.Repeat("x", 4097))
 	fl := pathguard.POSIX("/")
 	res := newFakeFS(fl, false, map[string]fakeNode{
 		"/": {dir: true}, "/ws": {dir: true}, "/ws/a": {dir: true}, "/ws/f": {},
@@ -121,8 +126,43 @@ func FuzzContainment(f *testing.F) {
 		if err != nil && (!errors.As(err, &pe) || pe.Kind != pathguard.KindOutside && pe.Kind != pathguard.KindResolve) {
 			t.Fatalf("Check(%q) = %v", target, err)
 		}
-		if err == nil && !fl.Within("/ws", got.Real, false) {
+		if err == nil && !fl.Within("/ws", got.Real) {
 			t.Fatalf("Check(%q) allowed real path %q outside /ws", target, got.Real)
+		}
+	})
+}
+
+// FuzzContainmentWindows: the Windows flavour gives Allowed, Outside or Resolve for any
+// target without panicking; an allowed target's Real lies under the root and none of its
+// components is a name Windows rewrites.
+func FuzzContainmentWindows(f *testing.F) {
+	for _, s := range []string{`a\b.txt`, `..\x`, `x.`, `nul.txt`, `a:b`, `C:x`, `\ws\a`, `D:\WS\A`, `jump\..\ws\a`, `wor` + "\u212A"} {
+		f.Add(s)
+	}
+	win := pathguard.Windows(`C:\proc`, nil)
+	res := newFakeFS(win, true, map[string]fakeNode{
+		`D:\`: {dir: true}, `D:\ws`: {dir: true}, `D:\ws\a`: {dir: true}, `D:\ws\jump`: {link: `E:\x`}, `E:\`: {dir: true},
+	})
+	c, err := pathguard.NewContainment(`D:\ws`, pathguard.WithPathFlavor(win), pathguard.WithResolver(res))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, target string) {
+		got, err := c.Check(target)
+		var pe *pathguard.Error
+		if err != nil && (!errors.As(err, &pe) || pe.Kind != pathguard.KindOutside && pe.Kind != pathguard.KindResolve) {
+			t.Fatalf("Check(%q) = %v", target, err)
+		}
+		if err != nil {
+			return
+		}
+		if !win.Within(`D:\ws`, got.Real) {
+			t.Fatalf("Check(%q) allowed real path %q outside D:\\ws", target, got.Real)
+		}
+		for _, seg := range strings.FieldsFunc(got.Abs[3:], func(r rune) bool { return r == '\\' }) {
+			if strings.HasSuffix(seg, ".") || strings.HasSuffix(seg, " ") || strings.Contains(seg, ":") {
+				t.Fatalf("Check(%q) allowed the rewritten name %q", target, seg)
+			}
 		}
 	})
 }

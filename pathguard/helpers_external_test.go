@@ -27,9 +27,10 @@ type fakeFS struct {
 	flavor pathguard.Flavor
 	fold   bool
 	nodes  map[string]fakeNode
+	spell  map[string]string // key -> the path as created (its on-disk spelling)
 }
 
-var _ pathguard.Resolver = (*fakeFS)(nil)
+var _ pathguard.SpellingResolver = (*fakeFS)(nil)
 
 func (f *fakeFS) key(name string) string {
 	if f.fold {
@@ -40,9 +41,10 @@ func (f *fakeFS) key(name string) string {
 
 func newFakeFS(fl pathguard.Flavor, fold bool, nodes map[string]fakeNode) *fakeFS {
 	m := make(map[string]fakeNode, len(nodes))
-	f := &fakeFS{flavor: fl, fold: fold, nodes: m}
+	f := &fakeFS{flavor: fl, fold: fold, nodes: m, spell: map[string]string{}}
 	for k, v := range nodes {
 		m[f.key(k)] = v
+		f.spell[f.key(k)] = k
 	}
 	return f
 }
@@ -78,6 +80,19 @@ func (f *fakeFS) Readlink(name string) (string, error) {
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: syscall.EINVAL}
 	}
 	return n.link, nil
+}
+
+// Spelling reports the name an entry was created with (a folding fake matches any case).
+func (f *fakeFS) Spelling(dir, name string) (string, error) {
+	p := dir + name
+	if sep := string(f.flavor.Sep()); !strings.HasSuffix(dir, sep) {
+		p = dir + sep + name
+	}
+	orig, ok := f.spell[f.key(p)]
+	if !ok {
+		return "", &fs.PathError{Op: "spelling", Path: p, Err: fs.ErrNotExist}
+	}
+	return orig[strings.LastIndexAny(orig, `/\`)+1:], nil
 }
 
 type fakeInfo struct {

@@ -5,7 +5,7 @@ import "strings"
 // posixFlavor is Node's path.posix with an injected working directory.
 type posixFlavor struct{ cwd string }
 
-var _ volumeSplitter = posixFlavor{}
+var _ Flavor = posixFlavor{}
 
 // POSIX returns Node's path.posix rules. cwd is the directory [Flavor.Resolve] falls back
 // to when no element is absolute (Node uses process.cwd()). A relative cwd is itself taken
@@ -30,7 +30,7 @@ func (posixFlavor) splitVolume(p string) (vol, rest string, abs bool) {
 
 func isSlash(c byte) bool { return c == '/' }
 
-// Normalize implements [Flavor.Normalize] (spec F3).
+// Normalize implements [Flavor.Normalize].
 func (posixFlavor) Normalize(p string) string {
 	if p == "" {
 		return "."
@@ -55,7 +55,7 @@ func (posixFlavor) Normalize(p string) string {
 	return s
 }
 
-// Join implements [Flavor.Join] (spec F4).
+// Join implements [Flavor.Join].
 func (f posixFlavor) Join(elem ...string) string {
 	var b strings.Builder
 	for _, e := range elem {
@@ -73,7 +73,7 @@ func (f posixFlavor) Join(elem ...string) string {
 	return f.Normalize(b.String())
 }
 
-// Resolve implements [Flavor.Resolve] (spec F5).
+// Resolve implements [Flavor.Resolve].
 func (f posixFlavor) Resolve(elem ...string) string {
 	var parts []string
 	abs := false
@@ -110,18 +110,18 @@ func (f posixFlavor) Resolve(elem ...string) string {
 	return "/" + s
 }
 
-// Within implements [Flavor.Within].
-func (f posixFlavor) Within(base, p string, fold bool) bool {
+// Within implements [Flavor.Within]; POSIX compares bytes.
+func (f posixFlavor) Within(base, p string) bool {
 	if !f.IsAbs(base) || !f.IsAbs(p) {
 		return false
 	}
-	return withinNormalized(f, f.Normalize(base), f.Normalize(p), fold)
+	return withinNormalized(f, f.Normalize(base), f.Normalize(p), false)
 }
 
-// Rel implements [Flavor.Rel].
-func (f posixFlavor) Rel(base, p string, fold bool) (string, bool) {
+// Rel implements [Flavor.Rel]; POSIX compares bytes.
+func (f posixFlavor) Rel(base, p string) (string, bool) {
 	if !f.IsAbs(base) || !f.IsAbs(p) {
 		return "", false
 	}
-	return relNormalized(f, f.Normalize(base), f.Normalize(p), fold)
+	return relNormalized(f, f.Normalize(base), f.Normalize(p), false)
 }

@@ -25,7 +25,7 @@ func bareDeviceRoot(p string) bool { return p == `\\?\` || p == `\\.\` }
 // no "." or ".." segment and no doubled separator, ends with a separator only at a root,
 // and Resolve and Normalize are idempotent.
 func TestPropFlavorShape(t *testing.T) {
-	flavors := []volumeSplitter{
+	flavors := []Flavor{
 		posixFlavor{cwd: "/tmp/cwd"},
 		windowsFlavor{cwd: `C:\proc`, driveCwd: func(d string) (string, bool) {
 			if strings.EqualFold(d, "D:") {

@@ -18,10 +18,15 @@ type Rescuer struct {
 	stat   func(name string) error
 }
 
-// NewRescuer returns a Rescuer; it uses the [WithFlavor] and [WithStat] options and ignores
-// the others.
-func NewRescuer(opts ...SearchOption) *Rescuer {
-	cfg := newSearchConfig(opts)
+// NewRescuer returns a Rescuer configured by [WithFlavor] and [WithStat]. It does no I/O.
+func NewRescuer(opts ...RescueOption) *Rescuer {
+	var cfg sharedConfig
+	for _, o := range opts {
+		if o != nil {
+			o.applyRescue(&cfg)
+		}
+	}
+	cfg.defaults()
 	return &Rescuer{flavor: cfg.flavor, stat: cfg.stat}
 }
 

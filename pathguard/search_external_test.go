@@ -324,3 +324,43 @@ func TestSearchCheckJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchToolNamesAndKey: a host whose tools or argument key are named otherwise
+// configures them; the defaults stay "grep", "glob" and "path", matched exactly.
+func TestSearchToolNamesAndKey(t *testing.T) {
+	missing := func(string) error { return errNotExist }
+	fl := pathguard.POSIX("/")
+	tests := []struct {
+		name     string
+		opts     []pathguard.SearchOption
+		tool     string
+		args     map[string]any
+		wantKind pathguard.Kind
+		wantRes  string
+	}{
+		{name: "defaults_grep", tool: "grep", args: map[string]any{"path": "m/"}, wantKind: pathguard.KindMissing, wantRes: "/ws/m/"},
+		{name: "defaults_other_name_passes", tool: "search", args: map[string]any{"path": "m"}},
+		{name: "renamed_grep_joins", opts: []pathguard.SearchOption{pathguard.WithToolNames("search", "find_files")}, tool: "search", args: map[string]any{"path": "m/"}, wantKind: pathguard.KindMissing, wantRes: "/ws/m/"},
+		{name: "renamed_glob_resolves", opts: []pathguard.SearchOption{pathguard.WithToolNames("search", "find_files")}, tool: "find_files", args: map[string]any{"path": "m/"}, wantKind: pathguard.KindMissing, wantRes: "/ws/m"},
+		{name: "renamed_old_name_passes", opts: []pathguard.SearchOption{pathguard.WithToolNames("search", "find_files")}, tool: "grep", args: map[string]any{"path": "m"}},
+		{name: "empty_name_keeps_default", opts: []pathguard.SearchOption{pathguard.WithToolNames("", "find_files")}, tool: "grep", args: map[string]any{"path": "m"}, wantKind: pathguard.KindMissing, wantRes: "/ws/m"},
+		{name: "key_renamed", opts: []pathguard.SearchOption{pathguard.WithPathKey("dir")}, tool: "grep", args: map[string]any{"dir": "m", "path": "ignored"}, wantKind: pathguard.KindMissing, wantRes: "/ws/m"},
+		{name: "key_renamed_old_key_passes", opts: []pathguard.SearchOption{pathguard.WithPathKey("dir")}, tool: "grep", args: map[string]any{"path": "m"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := append([]pathguard.SearchOption{pathguard.WithFlavor(fl), pathguard.WithStat(missing)}, tc.opts...)
+			err := pathguard.NewSearchGuard(opts...).Check(tc.tool, tc.args, "/ws")
+			if k := kindOf(t, err); k != tc.wantKind {
+				t.Fatalf("kind %v (%v), want %v", k, err, tc.wantKind)
+			}
+			if err != nil {
+				var pe *pathguard.Error
+				errors.As(err, &pe)
+				if pe.Resolved != tc.wantRes || pe.Tool != tc.tool {
+					t.Errorf("Resolved %q Tool %q, want %q %q", pe.Resolved, pe.Tool, tc.wantRes, tc.tool)
+				}
+			}
+		})
+	}
+}

@@ -9,7 +9,7 @@ type windowsFlavor struct {
 	driveCwd func(drive string) (string, bool)
 }
 
-var _ volumeSplitter = windowsFlavor{}
+var _ Flavor = windowsFlavor{}
 
 // Windows returns Node's path.win32 rules. cwd is the process's working directory;
 // driveCwd, which may be nil, reports the current directory of a drive such as "C:" (what
@@ -18,7 +18,7 @@ var _ volumeSplitter = windowsFlavor{}
 // Windows process with no per-drive directory does. An empty cwd is treated like a cwd on
 // another drive.
 //
-// Both '\' and '/' separate; results use '\'. Out of scope (as in the spec): reserved
+// Both '\' and '/' separate; results use '\'. Out of scope: reserved
 // device names with a colon ("COM1:") and the ".\" prefix newer Node versions add to
 // colon-bearing relative results.
 func Windows(cwd string, driveCwd func(drive string) (string, bool)) Flavor {
@@ -33,7 +33,7 @@ func isWinSep(c byte) bool { return c == '\\' || c == '/' }
 
 func isDriveLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
-// IsAbs implements [Flavor.IsAbs] (spec F7): a leading separator, or "X:" and a separator.
+// IsAbs implements [Flavor.IsAbs]: a leading separator, or "X:" and a separator.
 func (windowsFlavor) IsAbs(p string) bool {
 	if p == "" {
 		return false
@@ -41,7 +41,7 @@ func (windowsFlavor) IsAbs(p string) bool {
 	return isWinSep(p[0]) || len(p) > 2 && isDriveLetter(p[0]) && p[1] == ':' && isWinSep(p[2])
 }
 
-// winRoot parses the root of p (spec F6): device is "C:", "\\server\share", "\\." or "\\?"
+// winRoot parses the root of p: device is "C:", "\\server\share", "\\." or "\\?"
 // (always written with backslashes) or ""; rootEnd is where the tail starts; abs reports
 // whether the root is absolute.
 func winRoot(p string) (device string, rootEnd int, abs bool) {
@@ -101,7 +101,7 @@ func (windowsFlavor) splitVolume(p string) (vol, rest string, abs bool) {
 	return device, p[rootEnd:], false
 }
 
-// Normalize implements [Flavor.Normalize] (spec F8).
+// Normalize implements [Flavor.Normalize].
 func (windowsFlavor) Normalize(p string) string {
 	n := len(p)
 	if n == 0 {
@@ -130,7 +130,7 @@ func (windowsFlavor) Normalize(p string) string {
 	return device + tail
 }
 
-// Join implements [Flavor.Join] (spec F9).
+// Join implements [Flavor.Join].
 func (f windowsFlavor) Join(elem ...string) string {
 	var b strings.Builder
 	first := ""
@@ -165,7 +165,7 @@ func (f windowsFlavor) Join(elem ...string) string {
 	return f.Normalize(joined)
 }
 
-// Resolve implements [Flavor.Resolve] (spec F10).
+// Resolve implements [Flavor.Resolve].
 func (f windowsFlavor) Resolve(elem ...string) string {
 	var (
 		resolvedDevice string
@@ -240,16 +240,16 @@ func (f windowsFlavor) Resolve(elem ...string) string {
 	return "."
 }
 
-// Within implements [Flavor.Within]; Windows always folds case.
-func (f windowsFlavor) Within(base, p string, _ bool) bool {
+// Within implements [Flavor.Within]; Windows compares names after simple upper-casing.
+func (f windowsFlavor) Within(base, p string) bool {
 	if !f.IsAbs(base) || !f.IsAbs(p) {
 		return false
 	}
 	return withinNormalized(f, f.Normalize(base), f.Normalize(p), true)
 }
 
-// Rel implements [Flavor.Rel]; Windows always folds case.
-func (f windowsFlavor) Rel(base, p string, _ bool) (string, bool) {
+// Rel implements [Flavor.Rel]; Windows compares names after simple upper-casing.
+func (f windowsFlavor) Rel(base, p string) (string, bool) {
 	if !f.IsAbs(base) || !f.IsAbs(p) {
 		return "", false
 	}
