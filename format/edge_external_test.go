@@ -191,6 +191,26 @@ func TestEdgeCases(t *testing.T) {
 			wantErrText:   []string{"could not start", "install it or disable this formatter"},
 		},
 		{
+			name:          "fault_formatter_killed_by_a_signal",
+			files:         map[string]string{"run.sh": "echo hi\n"},
+			bins:          map[string]string{"shfmt": script(pgidLine + "\nsleep 60 &\nkill -9 $$")},
+			cfg:           `true`,
+			file:          "run.sh",
+			wantFormatter: "shfmt",
+			wantErr:       format.ErrFormatter,
+			wantErrText:   []string{"ended abnormally (signal: killed), so the file was left as written"},
+		},
+		{
+			name:          "fault_in_place_formatter_deletes_its_copy",
+			files:         map[string]string{"docs/a.txt": "hello\n"},
+			bins:          map[string]string{"eater": script(pgidLine + "\nrm -f \"$1\"")},
+			cfg:           `{"eater": {"command": ["eater", "$FILE"], "extensions": [".txt"]}}`,
+			file:          "docs/a.txt",
+			wantFormatter: "eater",
+			wantErr:       format.ErrFormatter,
+			wantErrText:   []string{"removed or replaced its input"},
+		},
+		{
 			name:  "E12_file_changed_during_formatting_their_bytes_survive",
 			files: map[string]string{"run.sh": "echo hi\n"},
 			bins: map[string]string{"shfmt": script(

@@ -64,7 +64,7 @@ func (e *Error) Error() string {
 	default:
 		b.WriteString(strings.TrimPrefix(e.Kind.Error(), "format: "))
 	}
-	if e.ExitCode != 0 {
+	if e.ExitCode > 0 {
 		b.WriteString(" (exit code ")
 		b.WriteString(strconv.Itoa(e.ExitCode))
 		b.WriteString(")")

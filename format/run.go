@@ -275,6 +275,9 @@ func processError(parent, tctx context.Context, file, name string, timeout time.
 	case errors.As(err, &ee):
 		e.Kind, e.ExitCode = ErrFormatter, ee.ExitCode()
 		e.Msg = "failed, so the file was left as written"
+		if e.ExitCode < 0 {
+			e.Msg = "ended abnormally (" + ee.String() + "), so the file was left as written"
+		}
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
 		e.Kind = ErrNotRunnable
 		e.Msg = fmt.Sprintf("could not start %q: %v; install it or disable this formatter", argv[0], err)
