@@ -275,16 +275,16 @@ func (pl Plan) argv(file string) []string {
 
 // Skip is a formatter that will not run on a file, and why.
 type Skip struct {
-	Name   string `json:"name"`
-	Reason string `json:"reason"`
+	Name   string
+	Reason string
 }
 
 // State is one formatter's status for a project: whether it would apply, and why.
 type State struct {
-	Name       string   `json:"name"`
-	Extensions []string `json:"extensions"`
-	Enabled    bool     `json:"enabled"`
-	Reason     string   `json:"reason"`
+	Name       string
+	Extensions []string
+	Enabled    bool
+	Reason     string
 }
 
 // Strengths of evidence; a stronger one wins a conflict.

@@ -97,7 +97,9 @@ type Evidence struct {
 const InProcessGo = "go/format"
 
 // Def is one formatter of the registry. The registry is plain data: detection and running
-// read these fields and nothing else.
+// read these fields and nothing else. Its JSON form is the registry's dump format (see the
+// golden file of the tests); a registry of one's own can be read with encoding/json into a
+// []Def.
 type Def struct {
 	Name       string   `json:"name"`
 	Extensions []string `json:"extensions,omitempty"` // suffixes with the dot, matched lower-cased, longest first: ".html.erb"

@@ -71,17 +71,17 @@ type Runner struct {
 
 // Result is what formatting one file did.
 type Result struct {
-	Path      string        `json:"path"`
-	Formatter string        `json:"formatter"` // the formatter that ran (or failed); "" = none applies; a chain is joined with "+"
-	Changed   bool          `json:"changed"`   // After differs from Before
-	Before    []byte        `json:"-"`         // the content the edit wrote
-	After     []byte        `json:"-"`         // the formatted content (File: what is on disk now)
-	Diff      string        `json:"diff"`      // unified diff Before→After, "" when unchanged
-	Skipped   []Skip        `json:"skipped,omitempty"`
-	Err       error         `json:"-"` // why formatting failed; the content stays Before
-	Elapsed   time.Duration `json:"elapsed_ns"`
-	Others    []string      `json:"others,omitempty"` // other files an in-place formatter changed in the same directory
-	Partial   bool          `json:"partial,omitempty"`
+	Path      string        // the path as given
+	Formatter string        // the formatter that ran (or failed); "" = none applies; a chain is joined with "+"
+	Changed   bool          // After differs from Before
+	Before    []byte        // the content the edit wrote
+	After     []byte        // the formatted content (File: what is on disk now)
+	Diff      string        // unified diff Before→After, "" when unchanged
+	Skipped   []Skip        // matching formatters that did not run, with the reason
+	Err       error         // why formatting failed; the content stays Before
+	Elapsed   time.Duration // time spent detecting and formatting
+	Others    []string      // other files an in-place formatter changed in the same directory
+	Partial   bool          // ScopeTouched dropped some of the formatter's changes
 }
 
 // Report is the text to tell the model: which formatter changed what, with the diff when

@@ -62,13 +62,27 @@ func formatCommand() command {
 
 // formatFileJSON is one line of -json output.
 type formatFileJSON struct {
-	Path      string        `json:"path"`
-	Formatter string        `json:"formatter"`
-	Changed   bool          `json:"changed"`
-	Diff      string        `json:"diff"`
-	Skipped   []format.Skip `json:"skipped"`
-	Others    []string      `json:"others,omitempty"`
-	Error     *errorJSON    `json:"error,omitempty"`
+	Path      string           `json:"path"`
+	Formatter string           `json:"formatter"`
+	Changed   bool             `json:"changed"`
+	Diff      string           `json:"diff"`
+	Skipped   []formatSkipJSON `json:"skipped"`
+	Others    []string         `json:"others,omitempty"`
+	Error     *errorJSON       `json:"error,omitempty"`
+}
+
+// formatSkipJSON is a formatter that did not run, and why.
+type formatSkipJSON struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// formatStateJSON is one line of -status -json output.
+type formatStateJSON struct {
+	Name       string   `json:"name"`
+	Extensions []string `json:"extensions"`
+	Enabled    bool     `json:"enabled"`
+	Reason     string   `json:"reason"`
 }
 
 // formatErrorKinds names each sentinel in the JSON output.
@@ -146,7 +160,7 @@ func formatRun(ctx context.Context, args []string, std stdio) int {
 	if *status {
 		for _, st := range f.Status() {
 			if *asJSON {
-				if err := writeJSON(std.out, st); err != nil {
+				if err := writeJSON(std.out, formatStateJSON{Name: st.Name, Extensions: st.Extensions, Enabled: st.Enabled, Reason: st.Reason}); err != nil {
 					return exitUsage
 				}
 				continue
@@ -174,9 +188,9 @@ func formatRun(ctx context.Context, args []string, std stdio) int {
 			}
 		}
 		if *asJSON {
-			line := formatFileJSON{Path: file, Formatter: res.Formatter, Changed: res.Changed, Diff: res.Diff, Skipped: res.Skipped, Others: res.Others}
-			if line.Skipped == nil {
-				line.Skipped = []format.Skip{}
+			line := formatFileJSON{Path: file, Formatter: res.Formatter, Changed: res.Changed, Diff: res.Diff, Skipped: []formatSkipJSON{}, Others: res.Others}
+			for _, s := range res.Skipped {
+				line.Skipped = append(line.Skipped, formatSkipJSON{Name: s.Name, Reason: s.Reason})
 			}
 			if res.Err != nil {
 				line.Error = &errorJSON{Kind: formatErrorKind(res.Err), Message: res.Err.Error()}
