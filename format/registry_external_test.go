@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/harnesskit/harnesskit/format"
 )
 
@@ -41,6 +42,14 @@ func TestRegistryGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGolden(t, "registry.golden.json", append(b, '\n'))
+	// The dump loads back into the same registry.
+	var back []format.Def
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(format.Builtins(), back); diff != "" {
+		t.Errorf("registry JSON round trip (-builtins +loaded):\n%s", diff)
+	}
 }
 
 // TestRegistryInvariants checks what the registry's data promises: the shipped minimum is
