@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -17,6 +18,7 @@ type Formatter struct {
 	cfg    Config
 	reg    []Def
 	runner Runner
+	alias  string // the root as given (made absolute), when symlinks make it differ from env.Root
 }
 
 // An Option configures [New].
@@ -52,7 +54,8 @@ func WithLookPath(fn func(string) (string, error)) Option {
 // WithGetenv replaces how environment variables are read (default: os.Getenv).
 func WithGetenv(fn func(string) string) Option { return func(o *options) { o.getenv = fn } }
 
-// New returns a Formatter for the project at root (made absolute; it must be a directory).
+// New returns a Formatter for the project at root (made absolute and resolved through
+// symlinks; it must be a directory; absolute paths given later may use either spelling).
 // Detection reads files through os.DirFS(root) and caches what it found; probes, when the
 // configuration enables them, run with a 5 s timeout. It returns an [*Error] of kind
 // [ErrConfig] when the configuration does not fit the registry, or [ErrIO] when root is not
@@ -62,12 +65,16 @@ func New(root string, opts ...Option) (*Formatter, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	abs, err := filepath.Abs(root)
+	given, err := filepath.Abs(root)
 	if err != nil {
 		return nil, &Error{Kind: ErrIO, Path: root, Err: err}
 	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(given); err != nil || !fi.IsDir() {
 		return nil, &Error{Kind: ErrIO, Path: root, Err: err, Msg: "the root is not a directory"}
+	}
+	abs, err := filepath.EvalSymlinks(given)
+	if err != nil {
+		return nil, &Error{Kind: ErrIO, Path: root, Err: err}
 	}
 	if err := o.cfg.Validate(o.reg); err != nil {
 		return nil, err
@@ -83,7 +90,11 @@ func New(root string, opts ...Option) (*Formatter, error) {
 		out, errOut, err := exe(ctx, argv, abs, nil, nil)
 		return append(out, errOut...), err
 	}
-	return &Formatter{env: env, cfg: o.cfg, reg: o.reg, runner: o.runner}, nil
+	f := &Formatter{env: env, cfg: o.cfg, reg: o.reg, runner: o.runner}
+	if given != abs {
+		f.alias = given
+	}
+	return f, nil
 }
 
 // Root returns the absolute root.
@@ -100,6 +111,7 @@ func (f *Formatter) Format(ctx context.Context, path string, src []byte) (out []
 			out, err = src, &Error{Kind: ErrFormatter, Path: path, Formatter: formatter, Msg: fmt.Sprintf("panicked: %v", p)}
 		}
 	}()
+	path = f.norm(path)
 	f.invalidate(path)
 	res := f.runner.Bytes(ctx, f.env, f.cfg, f.reg, path, src)
 	if res.Err != nil {
@@ -110,6 +122,7 @@ func (f *Formatter) Format(ctx context.Context, path string, src []byte) (out []
 
 // Bytes is [Runner.Bytes] with this Formatter's settings.
 func (f *Formatter) Bytes(ctx context.Context, path string, src []byte) Result {
+	path = f.norm(path)
 	f.invalidate(path)
 	return f.runner.Bytes(ctx, f.env, f.cfg, f.reg, path, src)
 }
@@ -117,19 +130,33 @@ func (f *Formatter) Bytes(ctx context.Context, path string, src []byte) Result {
 // File is [Runner.File] with this Formatter's settings: it formats the file on disk and
 // writes the result back.
 func (f *Formatter) File(ctx context.Context, path string) Result {
+	path = f.norm(path)
 	f.invalidate(path)
 	return f.runner.File(ctx, f.env, f.cfg, f.reg, path)
 }
 
 // Detect is [Detect] with this Formatter's settings and cache.
-func (f *Formatter) Detect(path string) ([]Plan, []Skip) { return Detect(f.env, f.cfg, f.reg, path) }
+func (f *Formatter) Detect(path string) ([]Plan, []Skip) {
+	return Detect(f.env, f.cfg, f.reg, f.norm(path))
+}
 
 // Status is [Status] with this Formatter's settings.
 func (f *Formatter) Status() []State { return Status(f.env, f.cfg, f.reg) }
 
 // Invalidate tells the detection cache that path (absolute, or relative to the root; a
 // directory forgets everything below it) changed.
-func (f *Formatter) Invalidate(path string) { f.invalidate(path) }
+func (f *Formatter) Invalidate(path string) { f.invalidate(f.norm(path)) }
+
+// norm rewrites an absolute path spelled with the root as given into the resolved root.
+func (f *Formatter) norm(path string) string {
+	if f.alias == "" || !filepath.IsAbs(path) {
+		return path
+	}
+	if rest, ok := strings.CutPrefix(filepath.Clean(path), f.alias); ok && (rest == "" || os.IsPathSeparator(rest[0])) {
+		return f.env.Root + rest
+	}
+	return path
+}
 
 func (f *Formatter) invalidate(path string) {
 	if rel, _, ok := f.env.locate(path); ok {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -107,5 +108,26 @@ func TestNew(t *testing.T) {
 	res := f.File(context.Background(), "a.sh")
 	if res.Err != nil || string(res.After) != "echo HI\n" || len(gotArgv) == 0 || gotArgv[0] != "/x/shfmt" {
 		t.Errorf("res %+v, argv %q", res, gotArgv)
+	}
+}
+
+// TestSymlinkedRoot: a root reached through a symlink accepts absolute paths in either
+// spelling.
+func TestSymlinkedRoot(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	f, err := format.New(link, format.WithLookPath(fakePath()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(link, "a.go"), filepath.Join(real, "b.go")} {
+		os.WriteFile(p, []byte("package a\nvar  x = 1\n"), 0o644)
+		res := f.File(context.Background(), p)
+		if res.Err != nil || !res.Changed || res.Diff == "" || strings.Contains(res.Diff, "..") {
+			t.Errorf("%s: %+v", p, res)
+		}
 	}
 }
