@@ -366,7 +366,10 @@ func detect(env Env, cfg Config, defs []Def, forced map[string]bool, file string
 		dirs = dirsUp(path.Dir(rel))
 	}
 	relDir := "./"
-	if inside && path.Dir(rel) != "." {
+	switch {
+	case !inside:
+		relDir = filepath.Dir(abs) + " (outside the root, so nothing is looked up)"
+	case path.Dir(rel) != ".":
 		relDir = path.Dir(rel) + "/"
 	}
 	var cands []candidate

@@ -63,6 +63,7 @@ func TestSelection(t *testing.T) {
 		{name: "disabled winner leaves the other", files: map[string]string{"package.json": `{"devDependencies":{"prettier":"3"}}`, "biome.json": "{}"}, bins: []string{"prettier", "biome"}, cfg: `{"biome":{"disabled":true},"auto":true}`, file: "a.ts", want: "prettier"},
 		{name: "oxfmt needs its flag", files: map[string]string{"package.json": `{"devDependencies":{"oxfmt":"1"}}`}, bins: []string{"oxfmt"}, file: "a.ts", want: ""},
 		{name: "file outside the root: only in-process gofmt", files: map[string]string{}, file: "/elsewhere/a.go", want: "gofmt"},
+		{name: "file outside the root: no project evidence", files: map[string]string{".clang-format": ""}, bins: []string{"clang-format"}, file: "/elsewhere/a.c", want: ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
