@@ -429,7 +429,7 @@ func runEdgeCase(t *testing.T, tc edgeCase) bool {
 	// Every process the fake formatter started is gone: count its process group.
 	if b, err := os.ReadFile(filepath.Join(root, ".pgid")); err == nil {
 		pgid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-		if n := waitGroupGone(pgid, 2*time.Second); n != 0 {
+		if n := waitGroupGone(pgid, 5*time.Second); n != 0 {
 			t.Errorf("%d processes left in the formatter's group %d", n, pgid)
 		}
 	}
