@@ -58,7 +58,7 @@ func benchPair(b *testing.B, g *loopguard.Guard, tool string, args json.RawMessa
 		if err := g.Before(c); err != nil {
 			b.Fatal(err)
 		}
-		if v := g.After(c, loopguard.TextOutput(outs[i&1])); v.Notice != "" {
+		if v := mustAfter(b, g, c, loopguard.TextOutput(outs[i&1])); v.Notice != "" {
 			b.Fatal("unexpected notice")
 		}
 	}
@@ -101,7 +101,7 @@ func BenchmarkBeforeAfter(b *testing.B) {
 			if err := g.Before(c); err != nil {
 				b.Fatal(err)
 			}
-			g.After(c, loopguard.TextOutput("Linux\n"))
+			mustAfter(b, g, c, loopguard.TextOutput("Linux\n"))
 		}
 	})
 }
@@ -117,7 +117,7 @@ func BenchmarkAfter(b *testing.B) {
 			if err := g.Before(c); err != nil {
 				b.Fatal(err)
 			}
-			g.After(c, loopguard.TextOutput(outs[i&1]))
+			mustAfter(b, g, c, loopguard.TextOutput(outs[i&1]))
 		}
 	})
 }
@@ -135,7 +135,7 @@ func BenchmarkSessions(b *testing.B) {
 			if err := g.Before(c); err != nil {
 				b.Fatal(err)
 			}
-			g.After(c, loopguard.TextOutput(aText))
+			mustAfter(b, g, c, loopguard.TextOutput(aText))
 		}
 		if g.Len() != loopguard.DefaultMaxSessions {
 			b.Fatalf("Len %d", g.Len())
@@ -160,7 +160,7 @@ func BenchmarkSupervision(b *testing.B) {
 			if err := g.Before(c); err != nil {
 				b.Fatal(err)
 			}
-			if v := g.After(c, loopguard.TextOutput(outs[i&1])); v.Stream != loopguard.StreamSupervision {
+			if v := mustAfter(b, g, c, loopguard.TextOutput(outs[i&1])); v.Stream != loopguard.StreamSupervision {
 				b.Fatalf("stream %v", v.Stream)
 			}
 		}
@@ -179,7 +179,9 @@ func BenchmarkParallel(b *testing.B) {
 		for i := 0; pb.Next(); i++ {
 			c := loopguard.Call{Session: session, CallID: id, Tool: "read", Args: typicalArgs}
 			if err := g.Before(c); err == nil {
-				g.After(c, loopguard.TextOutput(outs[i&1]))
+				if _, err := g.After(c, loopguard.TextOutput(outs[i&1])); err != nil {
+					panic(err)
+				}
 			}
 		}
 	})

@@ -5,10 +5,9 @@
 // reaches 5. It follows the tool-loop guard of the OpenCode plugin oh-my-opencode-slim
 // 2.2.24, with the differences listed below.
 //
-// Use it between a model and its tools, one [Guard] per process (or a [Core] per event
-// loop), keyed by conversation. Do not use it to rate-limit tools or to detect loops that
-// alternate between two calls: it only knows "this result is identical to the previous
-// one".
+// Use one [Guard] per process between a model and its tools, keyed by conversation. Do not
+// use it to rate-limit tools or to detect loops that alternate between two calls: it only
+// knows "this result is identical to the previous one".
 //
 // # Life cycle
 //
@@ -16,9 +15,17 @@
 //
 //	{ UserMessage | Before (refused | After | Abandon) | Preview | EndTurn } EndSession
 //
-// [Guard.Before] returns nil or a *[RefusedError]; an admitted call with a call id is
-// remembered until its [Guard.After] (or [Guard.Abandon], for hosts that skip the after
-// phase of failed calls). After returns a [Verdict] with the output to give the model.
+// Every [Call] names its session (the conversation) and its call id (the host's id for
+// the call, the same at Before and After). Both are required: [Guard.Before],
+// [Guard.Preview] and [Guard.After] return an error wrapping [ErrInvalidCall] for a call
+// without them and record nothing, because such a call could never be counted and a guard
+// fed only such calls would never fire.
+//
+// [Guard.Before] returns nil or a *[RefusedError]; an admitted call is remembered until
+// its [Guard.After] (or [Guard.Abandon], for hosts that skip the after phase of failed
+// calls). After returns a [Verdict] with the output to give the model. An After whose
+// call Before never admitted (unknown, refused, abandoned, evicted, or of an ended
+// session) changes nothing and returns the output unchanged.
 //
 // # What counts
 //
@@ -46,6 +53,18 @@
 // [WithStreakResetOnUserMessage](false) — the loop streak; the same message id delivered
 // twice does nothing.
 //
+// # Reading task outputs
+//
+// A supervision output is read for a task id and a state within its first 64 KiB only,
+// in one pass: the rest of a larger output is never looked at, and the work is linear in
+// the bytes read whatever they hold. The task id is the text after "task_id:" (or inside
+// the parentheses of a line such as "Task explorer (bg_1)"); when the output has none, the
+// "task_id" string of the arguments is used. The state is the word after "state:" at the
+// start of a line, lower-cased, with "busy" read as "running" and ":uncertain" added when
+// the output says "(unconfirmed)" on the state line or has a line "status_uncertain: true".
+// Task ids and states longer than 256 bytes are cut to their first 256 bytes, so two ids
+// that share those are one task to the guard.
+//
 // # Contract and prose
 //
 // The markers "[REPEATED TOOL CALLS - STOP]" and "[REPEATED WAIT TOOL - END TURN]", the
@@ -58,10 +77,13 @@
 //   - A distinct external user message also resets the loop streak (the plugin keeps it;
 //     [WithStreakResetOnUserMessage](false) restores that).
 //   - Notices state the real count, not the threshold.
+//   - A call without a session or call id is an error (the plugin silently skips it).
 //   - All per-session state lives in one record; at most 512 records are kept and the least
 //     recently used is evicted (the plugin evicts by first insertion and bounds only two of
 //     its five maps). Pending calls (256) and supervised tasks (64) are bounded per session.
 //   - Call ids are scoped by session.
+//   - Task outputs are read within their first 64 KiB; task ids and states are cut to 256
+//     bytes.
 //   - A text output is hashed as tool + ":" + NUL + text rather than as its JSON string
 //     literal. The two encodings tell outputs apart in exactly the same way (and a
 //     structured output that is a JSON string still equals the same text), but this one
@@ -69,35 +91,30 @@
 //
 // # Concurrency and cost
 //
-// [Guard] is safe for concurrent use: fingerprints are computed before its single mutex is
-// taken, so hashing a large output never blocks other sessions. [Core] is the same state
-// machine without the lock. Neither starts goroutines, reads a clock or does I/O.
+// [Guard] is safe for concurrent use: arguments are canonicalised and hashed, and outputs
+// hashed and parsed, before its single mutex is taken, so a large output never blocks
+// other sessions. It starts no goroutines, reads no clock and does no I/O.
 //
-// A typical Before+After pair (a 200-byte argument object, a 4 KiB text output) allocates
-// nothing in steady state: canonicalisation and hashing reuse buffers (a sync.Pool in
-// Guard, a field in Core), a text output is hashed in place without being copied, and
-// the call id and session name are stored as given. The arguments are canonicalised and
-// hashed once, at Before; After reuses the key recorded then. Arguments already in
-// canonical form are mostly copied rather than re-encoded. About four fifths of the
-// pair's time is the SHA-256 of the output. The allocations that remain are on other
-// paths:
+// Arguments are canonicalised by decoding them with encoding/json, and encoding them again
+// with sorted keys; they are canonicalised and hashed once, at Before, and After reuses
+// the key recorded then. A typical Before+After pair (a 200-byte argument object, a 4 KiB
+// text output) costs a few microseconds, most of it decoding the arguments and hashing the
+// output: small next to any tool call.
 //
-//   - a notice: one, the annotated output (Verdict.Notice is a substring of it);
-//   - a refusal: the *RefusedError;
-//   - a new session: the record, its pending map and the LRU entry (and the evicted
-//     record's memory becomes garbage);
-//   - a supervision call: the trimmed task_id copied out of the arguments, and a copy of a
-//     task id seen for the first time (so no slice of a large output is ever kept);
-//   - a fingerprint buffer used for the first time (Guard's pool may drop its buffers
-//     at a garbage collection): its SHA-256 digest and its buffers;
-//   - arguments or structured outputs over 64 KiB: fingerprint buffers that large are
-//     dropped after the call so that one huge call does not pin memory.
+// # Memory
+//
+// Nothing the guard keeps shares memory with, or grows with, a tool's arguments or
+// output: it keeps 32-byte hashes, copies of the session and call ids and tool names, and
+// task ids and states of at most 256 bytes. Memory per session is bounded by the pending
+// calls (256) and supervised tasks (64) it may hold, whatever the size of the arguments
+// and outputs.
 //
 // # Security Considerations
 //
 // The guard reads no files and makes no network calls; it sees only what the host passes
 // in. A model controls arguments and outputs, so every limit is enforced on them: nesting
-// deeper than 10000 is fingerprinted as raw bytes, memory per session does not depend on
-// argument or output size, and the number of sessions, pending calls and tasks is bounded.
-// The guard is advisory: a host that ignores a refusal runs the call anyway.
+// deeper than 10000 is fingerprinted as raw bytes, task outputs are read within 64 KiB,
+// memory per session does not depend on argument or output size, and the number of
+// sessions, pending calls and tasks is bounded. The guard is advisory: a host that ignores
+// a refusal runs the call anyway.
 package loopguard

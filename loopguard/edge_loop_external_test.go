@@ -138,7 +138,7 @@ func TestEdgeLoop(t *testing.T) {
 				calls = append(calls, c)
 			}
 			for i, c := range calls {
-				h.loop(fmt.Sprint(i+1), res{v: h.g.After(c, loopguard.TextOutput(aText))}, i+1, i+1 >= 3)
+				h.loop(fmt.Sprint(i+1), h.after(c, loopguard.TextOutput(aText)), i+1, i+1 >= 3)
 			}
 			h.refused("next", h.R(), loopguard.KindLoop, "read", 6)
 		}},
@@ -152,7 +152,7 @@ func TestEdgeLoop(t *testing.T) {
 				calls = append(calls, c)
 			}
 			for i, c := range calls {
-				h.loop(fmt.Sprint(i+1), res{v: h.g.After(c, loopguard.TextOutput(fmt.Sprint("v", i)))}, 1, false)
+				h.loop(fmt.Sprint(i+1), h.after(c, loopguard.TextOutput(fmt.Sprint("v", i))), 1, false)
 			}
 			h.loop("7th", h.R(), 1, false)
 		}},
@@ -168,8 +168,8 @@ func TestEdgeLoop(t *testing.T) {
 			if err := h.g.Before(sixth); err != nil {
 				h.t.Fatal(err)
 			}
-			h.loop("5th", res{v: h.g.After(fifth, loopguard.TextOutput(aText))}, 5, true)
-			h.loop("6th", res{v: h.g.After(sixth, loopguard.TextOutput(aText))}, 6, true)
+			h.loop("5th", h.after(fifth, loopguard.TextOutput(aText)), 5, true)
+			h.loop("6th", h.after(sixth, loopguard.TextOutput(aText)), 6, true)
 			h.refused("next", h.R(), loopguard.KindLoop, "read", 6)
 		}},
 		{name: "E18_sessions_isolated", run: func(h *harness) {
@@ -179,9 +179,12 @@ func TestEdgeLoop(t *testing.T) {
 			h.loop("s2 2", h.do("s2", "read", aTS, aText), 2, false)
 			h.loop("s1 3", h.R(), 3, true)
 		}},
+		// E19 and E20 as amended (E64): a call without a session or call id is refused
+		// with ErrInvalidCall at Before and at After, and nothing is recorded.
 		{name: "E19_empty_session", run: func(h *harness) {
 			for n := range 8 {
-				h.untouched(fmt.Sprint(n), h.do("", "read", aTS, aText), aText)
+				h.invalid(fmt.Sprint(n), h.do("", "read", aTS, aText))
+				h.invalid(fmt.Sprint(n, " after"), h.after(call("", "c1", "read", aTS), loopguard.TextOutput(aText)))
 			}
 			if h.g.Len() != 0 {
 				h.t.Fatalf("Len = %d, want 0", h.g.Len())
@@ -191,10 +194,8 @@ func TestEdgeLoop(t *testing.T) {
 			h.R()
 			h.R()
 			c := call("s1", "", "read", aTS)
-			if err := h.g.Before(c); err != nil {
-				h.t.Fatal(err)
-			}
-			h.untouched("no id", res{v: h.g.After(c, loopguard.TextOutput("other"))}, "other")
+			h.invalid("Before", res{err: h.g.Before(c)})
+			h.invalid("After", h.after(c, loopguard.TextOutput("other")))
 			if h.state("s1").Pending != 0 {
 				h.t.Fatal("a call without id was registered")
 			}
@@ -202,14 +203,14 @@ func TestEdgeLoop(t *testing.T) {
 		}},
 		{name: "E21_unknown_call_id", run: func(h *harness) {
 			h.R()
-			h.untouched("never registered", res{v: h.g.After(call("s1", "nope", "read", aTS), loopguard.TextOutput(aText))}, aText)
+			h.untouched("never registered", h.after(call("s1", "nope", "read", aTS), loopguard.TextOutput(aText)), aText)
 			h.loop("R", h.R(), 2, false)
 			late := call("s1", h.nextID(), "read", aTS)
 			if err := h.g.Before(late); err != nil {
 				h.t.Fatal(err)
 			}
 			h.g.EndSession("s1")
-			h.untouched("after EndSession", res{v: h.g.After(late, loopguard.TextOutput(aText))}, aText)
+			h.untouched("after EndSession", h.after(late, loopguard.TextOutput(aText)), aText)
 			if _, ok := h.g.State("s1"); ok {
 				h.t.Fatal("a late After recreated the session")
 			}
@@ -263,7 +264,7 @@ func TestEdgeLoop(t *testing.T) {
 			if st := h.state("s1"); st.Pending != 0 || st.Runs != 1 {
 				h.t.Fatalf("after Abandon: %+v", st)
 			}
-			h.untouched("late After of abandoned", res{v: h.g.After(c, loopguard.TextOutput(aText))}, aText)
+			h.untouched("late After of abandoned", h.after(c, loopguard.TextOutput(aText)), aText)
 			h.loop("R", h.R(), 2, false)
 			errText := "Error: ENOENT: no such file or directory"
 			h.loop("err 1", h.do("s1", "read", `{"filePath":"gone.ts"}`, errText), 1, false)

@@ -5,14 +5,20 @@ import (
 	"strconv"
 )
 
-// ErrRefused is the category of every refusal returned by [Guard.Before], [Core.Before]
-// and their Preview twins. Test for it with errors.Is; use errors.As with a
-// *[RefusedError] for the details.
+// ErrRefused is the category of every refusal returned by [Guard.Before] and
+// [Guard.Preview]. Test for it with errors.Is; use errors.As with a *[RefusedError] for
+// the details.
 var ErrRefused = errors.New("loopguard: call refused")
 
-// ErrInvalidOption is returned (wrapped) by [New] and [NewCore] when an option is out of
-// range, for example WithWarnAt(0) or a WarnAt above BlockAt.
+// ErrInvalidOption is returned (wrapped) by [New] when an option is out of range, for
+// example WithWarnAt(0) or a WarnAt above BlockAt.
 var ErrInvalidOption = errors.New("loopguard: invalid option")
+
+// ErrInvalidCall is returned (wrapped) by [Guard.Before], [Guard.Preview] and
+// [Guard.After] for a [Call] whose Session or CallID is empty: such a call could never be
+// counted, so a host that forgot to set them would otherwise get a guard that never
+// fires. It is a bug in the host, not a refusal meant for the model.
+var ErrInvalidCall = errors.New("loopguard: invalid call")
 
 // Kind says which guard refused a call.
 type Kind uint8
@@ -57,8 +63,5 @@ func (e *RefusedError) Error() string {
 		` times in a row and constitutes an infinite loop. Stop repeating it. Reassess your goal, make a different call, or produce your final answer.`
 }
 
-// Is reports whether target is [ErrRefused].
-func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
-
-// Unwrap returns [ErrRefused].
+// Unwrap returns [ErrRefused], so that errors.Is(err, ErrRefused) holds.
 func (e *RefusedError) Unwrap() error { return ErrRefused }

@@ -3,199 +3,113 @@ package loopguard
 import (
 	"crypto/sha256"
 	"encoding/json"
-	"hash"
 	"strings"
-	"unsafe"
+	"unicode/utf8"
 )
 
 // digest is a SHA-256 hash: the only trace of arguments and outputs the guard keeps.
 type digest = [sha256.Size]byte
 
-// callInfo is what the guard needs to know about a call, computed outside any lock.
+// maxKept is the longest task id or task state the guard keeps, in bytes. Longer ones are
+// cut to this length (at a character boundary), so two ids that share their first 256
+// bytes are one task to the guard.
+const maxKept = 256
+
+// callInfo is what the guard needs to know about a call, computed outside the lock.
 type callInfo struct {
 	session, callID string
 	tool            string // lower-cased
 	class           class
 	block           bool   // an ordinary tool that may be refused
 	key             digest // call key (ordinary tools only)
-	argTask         string // task_id from the arguments (supervision tools only)
+	argTask         string // task_id from the arguments (supervision tools only), a copy
 }
 
-// scratch holds the buffers of one fingerprinting at a time, so that steady-state calls
-// allocate nothing for canonicalisation. Core owns one; Guard keeps a pool of them.
-type scratch struct {
-	buf []byte
-	p   canonParser
-	h   hash.Hash // SHA-256 of text outputs, created on first use and reset for each
-	sum []byte    // h's last result
-}
-
-// maxKeptScratch bounds the buffers a scratch keeps between calls.
-const maxKeptScratch = 64 << 10
-
-func (sc *scratch) trim() {
-	if cap(sc.buf) > maxKeptScratch {
-		sc.buf = nil
-	}
-	if cap(sc.p.tmp) > maxKeptScratch {
-		sc.p.tmp = nil
-	}
-	if cap(sc.p.scratch) > maxKeptScratch {
-		sc.p.scratch = nil
-	}
-	if cap(sc.p.keys) > maxKeptScratch {
-		sc.p.keys = nil
-	}
-	if cap(sc.p.members) > maxKeptScratch/32 {
-		sc.p.members = nil
-	}
-	sc.p.src = nil // do not keep the caller's arguments alive
-}
-
-// describe classifies a call; withKey also computes its call key (Before and Preview need
-// it; After uses the key recorded at Before, so a call's arguments are canonicalised and
-// hashed once).
-func (cfg *config) describe(c Call, sc *scratch, withKey bool) callInfo {
+// describe classifies a call; withKey also computes its call key and argument task id
+// (Before and Preview need them; After uses what Before recorded, so a call's arguments
+// are canonicalised and hashed once).
+func (cfg *config) describe(c Call, withKey bool) callInfo {
 	tool := strings.ToLower(c.Tool)
 	kind := cfg.kindOf(tool)
 	ci := callInfo{session: c.Session, callID: c.CallID, tool: tool, class: kind.class}
-	if c.Session == "" {
-		return ci
-	}
 	switch ci.class {
 	case classOrdinary:
 		ci.block = kind.block
 		if withKey {
-			ci.key = sc.callKey(tool, c.Args)
+			ci.key = callKey(tool, c.Args)
 		}
 	case classSupervision:
 		if withKey {
-			ci.argTask = sc.argTaskID(c.Args)
+			ci.argTask = keep(argTaskID(c.Args))
 		}
 	}
 	return ci
 }
 
-// callKey is SHA-256 of tool + ":" + canonical arguments (spec L2, L3).
-func (sc *scratch) callKey(tool string, args json.RawMessage) digest {
-	buf := append(sc.buf[:0], tool...)
-	buf = append(buf, ':')
-	buf = sc.p.canonical(buf, args)
-	sc.buf = buf
+// callKey is SHA-256 of tool + ":" + the canonical arguments.
+func callKey(tool string, args json.RawMessage) digest {
+	buf := append([]byte(tool+":"), Canonical(nil, args)...)
 	return sha256.Sum256(buf)
 }
 
-// outputKey fingerprints an output (spec L2, L4). A text output and a structured output
-// that is a JSON string with the same text get the same key, as they do in the plugin,
-// where a string result is serialised as its JSON string literal. Instead of escaping the
-// text into a literal (a copy of the whole output), the text is hashed raw after a NUL
-// byte, a byte no canonical JSON serialisation starts with: the keys partition outputs
-// exactly as the literal would, at the cost of one pass of SHA-256 over the output.
-func (sc *scratch) outputKey(tool string, o Output) digest {
+// outputKey fingerprints an output. A text output and a structured output that is a JSON
+// string with the same text get the same key, as they do in the reference plugin, where a
+// string result is serialised as its JSON string literal. The text is hashed raw after a
+// NUL byte instead of as a literal: no canonical JSON serialisation starts with NUL, so
+// the keys tell outputs apart exactly as the literal would, without escaping (copying) a
+// large output first. Structured outputs are hashed as tool + ":" + canonical JSON.
+func outputKey(tool string, o Output) digest {
 	if o.Value == nil {
-		return sc.textKey(tool, stringBytes(o.Text))
+		return textKey(tool, o.Text)
 	}
-	buf := append(sc.buf[:0], tool...)
-	buf = append(buf, ':')
-	buf = sc.p.canonical(buf, o.Value)
-	sc.buf = buf
-	if buf[len(tool)+1] == '"' {
-		sc.p.src, sc.p.i = buf, len(tool)+1
-		sc.p.str() // a canonical string literal always decodes
-		return sc.textKey(tool, sc.p.tmp)
+	canon := Canonical(nil, o.Value)
+	if canon[0] == '"' {
+		var s string
+		if json.Unmarshal(canon, &s) == nil { // a canonical string literal always decodes
+			return textKey(tool, s)
+		}
 	}
-	return sha256.Sum256(buf)
+	return sha256.Sum256(append([]byte(tool+":"), canon...))
 }
 
-// textKey hashes tool + ":" + NUL + text. A text output reaches it as the string's own
-// memory (see stringBytes), never copied: in a Before+After pair with a 4 KiB output,
-// the copy cost about a third of what canonicalising the 200-byte arguments costs.
-func (sc *scratch) textKey(tool string, text []byte) digest {
-	if sc.h == nil {
-		sc.h = sha256.New()
+// textKey hashes tool + ":" + NUL + text, copying the text into the hash through a buffer
+// of at most 32 KiB rather than converting it whole.
+func textKey(tool, text string) digest {
+	h := sha256.New()
+	h.Write([]byte(tool + ":\x00"))
+	buf := make([]byte, min(len(text), 32<<10))
+	for len(text) > 0 {
+		n := copy(buf, text)
+		h.Write(buf[:n])
+		text = text[n:]
 	}
-	h := sc.h
-	h.Reset()
-	buf := append(sc.buf[:0], tool...)
-	buf = append(buf, ':', 0)
-	sc.buf = buf
-	h.Write(buf)
-	h.Write(text)
-	sc.sum = h.Sum(sc.sum[:0])
-	return digest(sc.sum)
-}
-
-// stringBytes returns the bytes of s without copying them. The slice aliases the
-// string's immutable memory, so it must never be written: it is only passed to a
-// hash.Hash's Write, which reads its argument and keeps no reference to it (the io.Writer
-// and hash.Hash contracts).
-func stringBytes(s string) []byte {
-	return unsafe.Slice(unsafe.StringData(s), len(s))
+	return digest(h.Sum(nil))
 }
 
 // argTaskID returns the trimmed string value of the top-level "task_id" member of a
 // supervision call's JSON object arguments (the last one if repeated), or "" when there is
 // none, it is not a string, or the arguments are not a JSON object.
-func (sc *scratch) argTaskID(args []byte) string {
-	p := &sc.p
-	p.src, p.i, p.depth = args, 0, 0
-	p.keys, p.members = p.keys[:0], p.members[:0]
-	defer func() { p.src = nil }()
-	p.skipSpace()
-	if p.i >= len(args) || args[p.i] != '{' {
+func argTaskID(args []byte) string {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
 		return ""
 	}
-	p.i++
-	p.skipSpace()
-	if p.i < len(args) && args[p.i] == '}' {
-		return ""
+	s, _ := m["task_id"].(string)
+	return strings.TrimSpace(s)
+}
+
+// keep returns a copy of s cut to at most maxKept bytes at a character boundary: what the
+// guard stores of a task id or state, so that nothing it keeps shares memory with (or
+// grows with) a tool's output or arguments.
+func keep(s string) string {
+	if len(s) > maxKept {
+		n := maxKept
+		for i := 1; i < utf8.UTFMax && !utf8.RuneStart(s[n]); i++ {
+			n-- // back to the start of a character cut in two
+		}
+		s = s[:n]
 	}
-	val := ""
-	for {
-		p.skipSpace()
-		if p.i >= len(args) || args[p.i] != '"' || !p.str() {
-			return ""
-		}
-		match := string(p.tmp) == "task_id"
-		p.skipSpace()
-		if p.i >= len(args) || args[p.i] != ':' {
-			return ""
-		}
-		p.i++
-		p.skipSpace()
-		if match && p.i < len(args) && args[p.i] == '"' {
-			if !p.str() {
-				return ""
-			}
-			val = strings.TrimSpace(string(p.tmp))
-		} else {
-			if match {
-				val = ""
-			}
-			var ok bool
-			if sc.buf, ok = p.value(sc.buf[:0]); !ok {
-				return ""
-			}
-		}
-		p.skipSpace()
-		if p.i >= len(args) {
-			return ""
-		}
-		if args[p.i] == ',' {
-			p.i++
-			continue
-		}
-		if args[p.i] != '}' {
-			return ""
-		}
-		p.i++
-		break
-	}
-	p.skipSpace()
-	if p.i != len(args) {
-		return ""
-	}
-	return val
+	return strings.Clone(s)
 }
 
 // outputText is the text a supervision output is read from: the text of a text output, or

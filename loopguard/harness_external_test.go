@@ -10,42 +10,15 @@ import (
 	"github.com/harnesskit/harnesskit/loopguard"
 )
 
-// api is the method set Guard and Core share; every table runs against both.
-type api interface {
-	Before(loopguard.Call) error
-	Preview(loopguard.Call) error
-	After(loopguard.Call, loopguard.Output) loopguard.Verdict
-	AfterText(loopguard.Call, string) string
-	Abandon(session, callID string)
-	UserMessage(session, messageID string, external bool)
-	EndTurn(session string)
-	EndSession(session string)
-	State(session string) (loopguard.SessionState, bool)
-	Len() int
-}
-
-var (
-	_ api = (*loopguard.Guard)(nil)
-	_ api = (*loopguard.Core)(nil)
-)
-
-// drivers builds a Guard and a Core with the same options.
-var drivers = []struct {
-	name string
-	make func(opts ...loopguard.Option) (api, error)
-}{
-	{name: "Guard", make: func(opts ...loopguard.Option) (api, error) { return loopguard.New(opts...) }},
-	{name: "Core", make: func(opts ...loopguard.Option) (api, error) { return loopguard.NewCore(opts...) }},
-}
-
 // harness drives a guard with fresh call ids.
 type harness struct {
 	t  *testing.T
-	g  api
+	g  *loopguard.Guard
 	id int
 }
 
-// res is one call's outcome: refused by Before, or the After verdict.
+// res is one call's outcome: an error from Before (a refusal) or After, or the After
+// verdict.
 type res struct {
 	err error
 	v   loopguard.Verdict
@@ -81,7 +54,22 @@ func (h *harness) doOut(session, tool, args string, out loopguard.Output) res {
 	if err := h.g.Before(c); err != nil {
 		return res{err: err}
 	}
-	return res{v: h.g.After(c, out)}
+	return h.after(c, out)
+}
+
+// after runs After alone.
+func (h *harness) after(c loopguard.Call, out loopguard.Output) res {
+	v, err := h.g.After(c, out)
+	return res{v: v, err: err}
+}
+
+// mustAfter is After for a call the test knows to be valid.
+func mustAfter(t interface{ Fatalf(string, ...any) }, g *loopguard.Guard, c loopguard.Call, out loopguard.Output) loopguard.Verdict {
+	v, err := g.After(c, out)
+	if err != nil {
+		t.Fatalf("After(%+v): %v", c, err)
+	}
+	return v
 }
 
 // R is the spec's R: read a.ts in s1 returning the same text.
@@ -138,6 +126,18 @@ func (h *harness) untouched(label string, r res, out string) {
 	}
 }
 
+// invalid checks a call rejected with ErrInvalidCall; an After verdict must carry the
+// output unchanged.
+func (h *harness) invalid(label string, r res) {
+	h.t.Helper()
+	if !errors.Is(r.err, loopguard.ErrInvalidCall) || errors.Is(r.err, loopguard.ErrRefused) {
+		h.t.Fatalf("%s: err %v, want ErrInvalidCall", label, r.err)
+	}
+	if r.v.Stream != loopguard.StreamNone || r.v.Runs != 0 || r.v.Notice != "" {
+		h.t.Fatalf("%s: verdict %+v; want nothing counted", label, r.v)
+	}
+}
+
 // refused checks a refusal.
 func (h *harness) refused(label string, r res, kind loopguard.Kind, tool string, runs int) {
 	h.t.Helper()
@@ -168,17 +168,13 @@ type edgeCase struct {
 
 func runEdgeCases(t *testing.T, tests []edgeCase) {
 	t.Helper()
-	for _, d := range drivers {
-		t.Run(d.name, func(t *testing.T) {
-			for _, tc := range tests {
-				t.Run(tc.name, func(t *testing.T) {
-					g, err := d.make(tc.opts...)
-					if err != nil {
-						t.Fatal(err)
-					}
-					tc.run(&harness{t: t, g: g})
-				})
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := loopguard.New(tc.opts...)
+			if err != nil {
+				t.Fatal(err)
 			}
+			tc.run(&harness{t: t, g: g})
 		})
 	}
 }

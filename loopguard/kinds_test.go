@@ -21,9 +21,9 @@ func refKind(c *config, tool string) toolKind {
 	return toolKind{class: classOrdinary, block: c.block[tool]}
 }
 
-func mustCore(t testing.TB, opts ...Option) *Core {
+func mustGuard(t testing.TB, opts ...Option) *Guard {
 	t.Helper()
-	g, err := NewCore(opts...)
+	g, err := New(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestKindOf(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			g := mustCore(t, tc.opts...)
+			g := mustGuard(t, tc.opts...)
 			if got := g.cfg.kindOf(tc.tool); got != tc.want {
 				t.Errorf("kindOf(%q) = %+v, want %+v (config %#v)", tc.tool, got, tc.want, &g.cfg)
 			}
@@ -91,7 +91,7 @@ func TestKindOfProperty(t *testing.T) {
 		set := func(label string) []string {
 			return rapid.SliceOfNDistinct(rapid.SampledFrom(names), 0, len(names), rapid.ID[string]).Draw(t, label)
 		}
-		g, err := NewCore(WithBlockTools(set("block")...), WithExemptTools(set("exempt")...),
+		g, err := New(WithBlockTools(set("block")...), WithExemptTools(set("exempt")...),
 			WithWaitTools(set("wait")...), WithSupervisionTools(set("supervision")...))
 		if err != nil {
 			t.Fatal(err)

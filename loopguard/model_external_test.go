@@ -76,6 +76,8 @@ type mCall struct {
 	class             mClass
 }
 
+func (c mCall) invalid() bool { return c.session == "" || c.id == "" }
+
 type mEntry struct {
 	key string // tool/shape
 	out int
@@ -112,9 +114,10 @@ func (m *model) runs(s string) int {
 	return 0
 }
 
-// before returns the refusal the spec demands (kind, runs) or kind 0, and records.
+// before returns the refusal the spec demands (kind, runs) or kind 0, and records. A call
+// without a session or call id is invalid and changes nothing.
 func (m *model) before(c mCall, commit bool) (loopguard.Kind, int) {
-	if c.session == "" {
+	if c.invalid() {
 		return 0, 0
 	}
 	ms := m.sessions[c.session]
@@ -136,7 +139,7 @@ func (m *model) before(c mCall, commit bool) (loopguard.Kind, int) {
 			}
 		}
 	}
-	if commit && c.id != "" {
+	if commit {
 		if ms == nil {
 			ms = &mSession{}
 			m.sessions[c.session] = ms
@@ -225,7 +228,7 @@ func (c mCall) call(tool string) loopguard.Call {
 }
 
 // TestModelStateMachine checks properties 1, 2, 3, 9, 10 and 11 of the spec: every
-// decision, notice and count of the guard (and of the lock-free Core) equals the naive
+// decision, notice and count of the guard equals the naive
 // model's, on random interleavings of calls, completions, messages, turn and session
 // ends, abandons and previews.
 func TestModelStateMachine(t *testing.T) { rapid.Check(t, modelMachine) }
@@ -246,14 +249,7 @@ func FuzzModelStateMachine(f *testing.F) {
 
 func modelMachine(t *rapid.T) {
 	resetOnUser := rapid.Bool().Draw(t, "resetOnUser")
-	useCore := rapid.Bool().Draw(t, "useCore")
-	var g api
-	var err error
-	if useCore {
-		g, err = loopguard.NewCore(loopguard.WithStreakResetOnUserMessage(resetOnUser))
-	} else {
-		g, err = loopguard.New(loopguard.WithStreakResetOnUserMessage(resetOnUser))
-	}
+	g, err := loopguard.New(loopguard.WithStreakResetOnUserMessage(resetOnUser))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +284,13 @@ func modelMachine(t *rapid.T) {
 		slices.SortFunc(all, func(a, b mCall) int { return strings.Compare(a.id, b.id) })
 		return all
 	}
-	checkBefore := func(t *rapid.T, what string, err error, kind loopguard.Kind, runs int, tool string) {
+	checkBefore := func(t *rapid.T, what string, c mCall, err error, kind loopguard.Kind, runs int, tool string) {
+		if c.invalid() {
+			if !errors.Is(err, loopguard.ErrInvalidCall) {
+				t.Fatalf("%s %+v: err %v, want ErrInvalidCall", what, c, err)
+			}
+			return
+		}
 		if kind == 0 {
 			if err != nil {
 				t.Fatalf("%s: guard refused (%v), model admits", what, err)
@@ -315,7 +317,7 @@ func modelMachine(t *rapid.T) {
 	var completed []done // calls completed so far, to repeat (streaks need repeats)
 	doAfter := func(t *rapid.T, c mCall, tool string, out int) {
 		in := outputOf(out)
-		v := g.After(c.call(tool), in)
+		v := mustAfter(t, g, c.call(tool), in)
 		stream, runs, notice := m.after(c, out)
 		if v.Stream != stream || v.Runs != runs || (v.Notice != "") != notice {
 			t.Fatalf("After %+v out %d: guard %v/%d notice %q; model %v/%d notice %t", c, out, v.Stream, v.Runs, v.Notice, stream, runs, notice)
@@ -362,14 +364,14 @@ func modelMachine(t *rapid.T) {
 			c, tool := drawCall(t)
 			err := g.Before(c.call(tool))
 			kind, runs := m.before(c, true)
-			checkBefore(t, "Before", err, kind, runs, tool)
+			checkBefore(t, "Before", c, err, kind, runs, tool)
 			tools[c.id] = tool
 		},
 		"preview": func(t *rapid.T) {
 			c, tool := drawCall(t)
 			err := g.Preview(c.call(tool))
 			kind, runs := m.before(c, false)
-			checkBefore(t, "Preview", err, kind, runs, tool)
+			checkBefore(t, "Preview", c, err, kind, runs, tool)
 		},
 		"after": func(t *rapid.T) {
 			all := pendingCalls()
@@ -391,7 +393,7 @@ func modelMachine(t *rapid.T) {
 			c.perm = rapid.IntRange(0, len(modelShapes[c.shape])-1).Draw(t, "perm")
 			err := g.Before(c.call(d.tool))
 			kind, runs := m.before(c, true)
-			checkBefore(t, "Before (repeat)", err, kind, runs, d.tool)
+			checkBefore(t, "Before (repeat)", c, err, kind, runs, d.tool)
 			if kind == 0 {
 				doAfter(t, c, d.tool, d.out)
 			}
@@ -402,7 +404,10 @@ func modelMachine(t *rapid.T) {
 				c.id = "unknown-" + c.id
 			}
 			out := rapid.IntRange(0, len(modelOutputs)-1).Draw(t, "out")
-			v := g.After(c.call(tool), outputOf(out))
+			v, err := g.After(c.call(tool), outputOf(out))
+			if c.invalid() != errors.Is(err, loopguard.ErrInvalidCall) || (err != nil && !c.invalid()) {
+				t.Fatalf("After %+v: err %v", c, err)
+			}
 			if stream, _, _ := m.after(c, out); stream != loopguard.StreamNone || v.Stream != loopguard.StreamNone || v.Notice != "" {
 				t.Fatalf("untracked After counted: %+v", v)
 			}

@@ -64,8 +64,8 @@ type config struct {
 	wait, supervision       map[string]bool
 	notices                 Notices
 
-	// kinds indexes the four sets above by tool name, with L6's precedence applied, so
-	// that a call is classified by one map lookup. NewCore builds it; a name in no set
+	// kinds indexes the four sets above by tool name, with the class precedence applied, so
+	// that a call is classified by one map lookup. New builds it; a name in no set
 	// is an ordinary tool that is never refused (the zero toolKind).
 	kinds map[string]toolKind
 	few   []namedKind // kinds as a slice when it is small (see maxFewKinds), else nil
@@ -130,7 +130,7 @@ func (c *config) validate() error {
 	return nil
 }
 
-// An Option configures [New] or [NewCore]. Options are applied in order; a later option
+// An Option configures [New]. Options are applied in order; a later option
 // for the same setting wins. New checks the result once and returns an error wrapping
 // [ErrInvalidOption] if it is out of range.
 type Option func(*config)
@@ -214,7 +214,7 @@ func WithNotices(n Notices) Option {
 	}
 }
 
-// class is a tool's class, by the precedence of L6.
+// class is a tool's class, by the class precedence (wait, exempt, supervision, ordinary).
 type class uint8
 
 const (
@@ -236,7 +236,7 @@ func (c *config) index() {
 	for name := range c.block {
 		c.kinds[name] = toolKind{class: classOrdinary, block: true}
 	}
-	// Later assignments win: supervision, then exempt, then wait (L6 in reverse).
+	// Later assignments win: supervision, then exempt, then wait (the precedence in reverse).
 	for _, set := range []struct {
 		names map[string]bool
 		class class

@@ -5,10 +5,16 @@ import (
 	"unicode/utf8"
 )
 
-// This file reads task ids and lifecycle states out of task_status / task_result outputs,
-// with the reference plugin's regular expressions re-implemented by hand (they are
-// JavaScript expressions: \s is JavaScript's whitespace, \w is ASCII, /i folds ASCII only,
-// and "." and ^/$ in multi-line mode know four line terminators).
+// This file reads the task id and the lifecycle state out of a task_status / task_result
+// output. The rules are the reference plugin's regular expressions, which are JavaScript
+// expressions: \s is JavaScript's whitespace, \w is ASCII, /i folds ASCII only, and "."
+// and multi-line ^ know four line terminators. They are read here by one forward scan of
+// at most the first maxParsed bytes of the output; every look-ahead the scan makes is
+// over bytes no other look-ahead of the same kind visits again, so the work is linear in
+// the bytes read whatever the output holds.
+
+// maxParsed is how much of an output is read for a task id and state.
+const maxParsed = 64 << 10
 
 // isJSSpace reports whether r is whitespace for a JavaScript regular expression.
 func isJSSpace(r rune) bool {
@@ -17,11 +23,6 @@ func isJSSpace(r rune) bool {
 		return true
 	}
 	return 0x2000 <= r && r <= 0x200A
-}
-
-// isLineTerminator reports whether r ends a line for JavaScript.
-func isLineTerminator(r rune) bool {
-	return r == '\n' || r == '\r' || r == 0x2028 || r == 0x2029
 }
 
 // hasPrefixFold reports whether s starts with the lower-case ASCII word, ignoring ASCII case.
@@ -41,6 +42,18 @@ func hasPrefixFold(s, word string) bool {
 	return true
 }
 
+// spaceEnd returns the index of the first non-whitespace character of s at or after i.
+func spaceEnd(s string, i int) int {
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !isJSSpace(r) {
+			break
+		}
+		i += size
+	}
+	return i
+}
+
 // idRun returns the length of the run of characters at the start of s that are neither
 // whitespace nor ')'.
 func idRun(s string) int {
@@ -55,183 +68,123 @@ func idRun(s string) int {
 	return n
 }
 
-// skipJSSpace returns s without its leading whitespace (line breaks included).
-func skipJSSpace(s string) string {
-	for len(s) > 0 {
-		r, size := utf8.DecodeRuneInString(s)
-		if !isJSSpace(r) {
-			break
-		}
-		s = s[size:]
-	}
-	return s
-}
-
-// parseTaskID finds the task id in a status output: the leftmost place where "task_id:"
-// and optional whitespace, or "Task", whitespace, characters other than "\n" and "(" and
-// then "(", is followed by a run of characters that are neither whitespace nor ")".
-// It returns "" when there is none.
-func parseTaskID(out string) string {
-	for i := 0; i+4 <= len(out); i++ {
-		if c := out[i]; c != 't' && c != 'T' {
-			continue
-		}
-		if !hasPrefixFold(out[i:], "task") {
-			continue
-		}
-		rest := out[i+4:]
-		if hasPrefixFold(rest, "_id:") {
-			v := skipJSSpace(rest[4:])
-			if n := idRun(v); n > 0 {
-				return v[:n]
-			}
-			continue
-		}
-		if id, ok := taskParen(rest); ok {
-			return id
-		}
-	}
-	return ""
-}
-
-// taskParen matches \s+[^\n(]*\((id) against rest: one or more whitespace characters
-// (line breaks included), then characters other than "\n" and "(" up to the first "(".
-// Only "\n" ends the line here, as in the plugin's expression: "\r", U+2028 and U+2029 do
-// not.
-func taskParen(rest string) (string, bool) {
-	r, size := utf8.DecodeRuneInString(rest)
-	if size == 0 || !isJSSpace(r) {
-		return "", false
-	}
-	p := strings.IndexByte(rest, '(')
-	if p < 0 {
-		return "", false
-	}
-	// Everything before the last "\n" of rest[:p] must be whitespace (taken by \s+).
-	if nl := strings.LastIndexByte(rest[:p], '\n'); nl >= 0 {
-		for _, r := range rest[:nl] {
-			if !isJSSpace(r) {
-				return "", false
-			}
-		}
-	}
-	v := rest[p+1:]
-	if n := idRun(v); n > 0 {
-		return v[:n], true
-	}
-	return "", false
-}
-
-// lineStarts calls yield with every suffix of s that starts a line (multi-line ^), until
-// yield returns true. It scans bytes: U+2028 and U+2029 are the only line terminators
-// outside ASCII, and their encodings (E2 80 A8, E2 80 A9) cannot start inside another
-// character, valid or not.
-func lineStarts(s string, yield func(line string) bool) {
-	if yield(s) {
-		return
-	}
-	if strings.IndexByte(s, '\r') < 0 && strings.IndexByte(s, 0xE2) < 0 {
-		// Only '\n' ends lines: jump from one to the next.
-		for rest := s; ; {
-			i := strings.IndexByte(rest, '\n')
-			if i < 0 {
-				return
-			}
-			rest = rest[i+1:]
-			if yield(rest) {
-				return
-			}
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\n' || c == '\r':
-			if yield(s[i+1:]) {
-				return
-			}
-		case c == 0xE2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9):
-			i += 2
-			if yield(s[i+1:]) {
-				return
-			}
-		}
-	}
-}
-
-// parseTaskState finds the lifecycle state: the first line starting with "state:", then
-// optional whitespace (across line breaks), then a run of [A-Za-z0-9_-]. The run is
-// lower-cased, "busy" reads as "running", and ":uncertain" is added when the output marks
-// the state as unconfirmed. It returns "" when there is none.
-func parseTaskState(out string) string {
-	state := ""
-	lineStarts(out, func(line string) bool {
-		if !hasPrefixFold(line, "state:") {
-			return false
-		}
-		v := skipJSSpace(line[len("state:"):])
-		n := 0
-		for n < len(v) && isWordOrDash(v[n]) {
-			n++
-		}
-		if n == 0 {
-			return false
-		}
-		state = strings.ToLower(v[:n])
+// lineStart reports whether s[i] starts a line: i is 0 or follows "\n", "\r", U+2028 or
+// U+2029.
+func lineStart(s string, i int) bool {
+	if i == 0 || s[i-1] == '\n' || s[i-1] == '\r' {
 		return true
-	})
-	if state == "" {
-		return ""
 	}
-	if state == "busy" {
-		state = "running"
+	return i >= 3 && (s[i-3:i] == "\u2028" || s[i-3:i] == "\u2029")
+}
+
+// lineEnd reports whether s[i:] is empty or starts with a line terminator.
+func lineEnd(s string, i int) bool {
+	if i == len(s) {
+		return true
 	}
-	if uncertain(out) {
-		state += ":uncertain"
-	}
-	return state
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return r == '\n' || r == '\r' || r == 0x2028 || r == 0x2029
 }
 
 func isWordOrDash(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
 }
 
-// uncertain reports whether out has "state:", optional whitespace (line breaks included),
-// then "(unconfirmed)" before the next "\n" (the plugin's state:\s*[^\n]*\(unconfirmed\),
-// so "\r", U+2028 and U+2029 do not end the line here), or a line that is
-// "status_uncertain:", optional whitespace (line breaks included) and "true".
-func uncertain(out string) bool {
-	for i := 0; i+6 <= len(out); i++ {
-		if c := out[i]; (c != 's' && c != 'S') || !hasPrefixFold(out[i:], "state:") {
-			continue
-		}
-		rest := skipJSSpace(out[i+6:])
-		if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
-			rest = rest[:nl]
-		}
-		for j := strings.IndexByte(rest, '('); j >= 0; {
-			if hasPrefixFold(rest[j:], "(unconfirmed)") {
-				return true
-			}
-			k := strings.IndexByte(rest[j+1:], '(')
-			if k < 0 {
+// readStatus returns the task id and the lifecycle state of a status output, each "" when
+// the output (its first maxParsed bytes) has none. The strings returned may be slices of
+// out: the caller copies what it keeps.
+//
+// The task id is at the leftmost place where "task_id:" and optional whitespace, or
+// "task", whitespace, characters other than "\n" and "(" and then "(", are followed by a
+// run of characters that are neither whitespace nor ")"; that run is the id.
+//
+// The state is on the first line that starts with "state:": optional whitespace (which
+// may cross line breaks), then a run of [A-Za-z0-9_-], lower-cased; "busy" reads as
+// "running". It gets the suffix ":uncertain" when the output has "state:", optional
+// whitespace and then "(unconfirmed)" before the next "\n", or a line that is
+// "status_uncertain:", optional whitespace and "true". Words match in any ASCII case.
+func readStatus(out string) (id, state string) {
+	s := out[:min(len(out), maxParsed)]
+	var (
+		idFound   bool
+		paren     = -1 // the first "(" at or after parenFrom, or len(s) if none
+		parenFrom = -1
+		parenNL   = -1 // the last "\n" in s[parenFrom:paren], or -1
+		lastNL    = -1 // the last "\n" before i
+		stateW    = -1 // where the text after the latest "state:" and its spaces starts
+		unconf    bool
+		uncertain bool
+	)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\n':
+			lastNL = i
+		case 't', 'T':
+			if idFound || !hasPrefixFold(s[i:], "task") {
 				break
 			}
-			j += 1 + k
+			if hasPrefixFold(s[i+4:], "_id:") {
+				w := spaceEnd(s, i+8)
+				if n := idRun(s[w:]); n > 0 {
+					id, idFound = s[w:w+n], true
+				}
+				break
+			}
+			// "task", at least one space, then anything but "\n" and "(" up to "(": the
+			// spaces may hold line breaks, the text after them may not.
+			w := spaceEnd(s, i+4)
+			if w == i+4 {
+				break
+			}
+			if paren < i+4 {
+				parenFrom = i + 4
+				paren = len(s)
+				if p := strings.IndexByte(s[parenFrom:], '('); p >= 0 {
+					paren = parenFrom + p
+				}
+				parenNL = -1
+				if nl := strings.LastIndexByte(s[parenFrom:paren], '\n'); nl >= 0 {
+					parenNL = parenFrom + nl
+				}
+			}
+			if paren < len(s) && parenNL < w {
+				if n := idRun(s[paren+1:]); n > 0 {
+					id, idFound = s[paren+1:paren+1+n], true
+				}
+			}
+		case 's', 'S':
+			switch {
+			case hasPrefixFold(s[i:], "state:"):
+				stateW = spaceEnd(s, i+6)
+				if state == "" && lineStart(s, i) {
+					n := 0
+					for stateW+n < len(s) && isWordOrDash(s[stateW+n]) {
+						n++
+					}
+					state = s[stateW : stateW+n]
+				}
+			case !uncertain && hasPrefixFold(s[i:], "status_uncertain:") && lineStart(s, i):
+				w := spaceEnd(s, i+len("status_uncertain:"))
+				uncertain = hasPrefixFold(s[w:], "true") && lineEnd(s, w+4)
+			}
+		case '(':
+			// "(unconfirmed)" counts when a "state:" comes before it with no "\n" between
+			// the text after that state's spaces and here. The latest "state:" is the one
+			// to test: an earlier one has the same "\n" in between, or an earlier one.
+			if !unconf && stateW >= 0 && stateW <= i && lastNL < stateW && hasPrefixFold(s[i:], "(unconfirmed)") {
+				unconf = true
+			}
 		}
 	}
-	found := false
-	lineStarts(out, func(line string) bool {
-		if !hasPrefixFold(line, "status_uncertain:") {
-			return false
-		}
-		v := skipJSSpace(line[len("status_uncertain:"):])
-		if !hasPrefixFold(v, "true") {
-			return false
-		}
-		v = v[4:]
-		r, size := utf8.DecodeRuneInString(v)
-		found = size == 0 || isLineTerminator(r)
-		return found
-	})
-	return found
+	if state == "" {
+		return id, ""
+	}
+	state = strings.ToLower(state)
+	if state == "busy" {
+		state = "running"
+	}
+	if unconf || uncertain {
+		state += ":uncertain"
+	}
+	return id, state
 }

@@ -21,7 +21,7 @@ var parseTokens = []string{
 	"x", "id7", "é", "\xff", ":", "_", "-",
 }
 
-// TestParsePluginParity compares parseTaskID and parseTaskState with the readers of the
+// TestParsePluginParity compares readStatus with the readers of the
 // published oh-my-opencode-slim 2.2.24 hook, run by testdata/plugin/driver.mjs, on texts
 // drawn from parseTokens. It needs Node and the package (see TestPluginParity for the
 // set-up) and skips without them.
@@ -73,7 +73,7 @@ func TestParsePluginParity(t *testing.T) {
 		for i, s := range texts {
 			// The text reaches Node through JSON, where each invalid UTF-8 byte becomes U+FFFD.
 			s = string([]rune(s))
-			if id, state := parseTaskID(s), parseTaskState(s); id != want[i][0] || state != want[i][1] {
+			if id, state := readStatus(s); id != want[i][0] || state != want[i][1] {
 				t.Fatalf("text %q: loopguard %q, %q; plugin %q, %q", s, id, state, want[i][0], want[i][1])
 			}
 		}

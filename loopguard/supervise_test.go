@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // The oracle: the plugin's expressions (as observed through TestParsePluginParity) written
@@ -74,7 +76,7 @@ func TestParseSupervision(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			id, state := parseTaskID(tc.out), parseTaskState(tc.out)
+			id, state := readStatus(tc.out)
 			if id != tc.id || state != tc.state {
 				t.Errorf("parse(%q) = %q, %q; want %q, %q", tc.out, id, state, tc.id, tc.state)
 			}
@@ -96,10 +98,23 @@ func FuzzParseSupervision(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, out string) {
-		id, state := parseTaskID(out), parseTaskState(out)
+		id, state := readStatus(out)
 		oid, ostate := oracleParse(out)
 		if id != oid || state != ostate {
 			t.Fatalf("parse(%q) = %q, %q; oracle %q, %q", out, id, state, oid, ostate)
+		}
+	})
+}
+
+// TestReadStatusProperty compares readStatus with the regular-expression oracle on texts
+// built from the words the readers look for (parseTokens), where a random byte string
+// rarely goes.
+func TestReadStatusProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		out := strings.Join(rapid.SliceOfN(rapid.SampledFrom(parseTokens), 0, 40).Draw(t, "tokens"), "")
+		id, state := readStatus(out)
+		if oid, ostate := oracleParse(out); id != oid || state != ostate {
+			t.Fatalf("readStatus(%q) = %q, %q; oracle %q, %q", out, id, state, oid, ostate)
 		}
 	})
 }

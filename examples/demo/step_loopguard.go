@@ -37,7 +37,10 @@ func loopguardStep(_ context.Context, e *env) error {
 			g.Abandon("demo", c.CallID)
 			return err
 		}
-		v := g.After(c, loopguard.TextOutput(string(data)))
+		v, err := g.After(c, loopguard.TextOutput(string(data)))
+		if err != nil {
+			return err
+		}
 		if v.Notice == "" {
 			e.printf("read %d: run %d, result passed through unchanged (%d bytes)\n", n, v.Runs, len(v.Output.Text))
 			return nil

@@ -7,6 +7,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/harnesskit/harnesskit/loopguard"
 )
@@ -24,8 +29,10 @@ Input: JSON lines, one event each.
   {"phase":"end_turn","session":"s1"}
   {"phase":"end_session","session":"s1"}
   {"phase":"abandon","session":"s1","call":"c1"}
-"args" is any JSON value (omit it for a call without arguments). "output" is a string, or
-any other JSON value for a structured result (counted, never annotated).
+"session" and "call" are required in before and after events: a call without them could
+never be counted, so the replay stops there with exit 2. "args" is any JSON value (omit it
+for a call without arguments). "output" is a string, or any other JSON value for a
+structured result (counted, never annotated). A line may hold at most 16 MiB.
 
 Output: one line per event, {"action":"none|refused|appended","message":"…","appended":"…"}.
   action "none"       allowed, nothing appended ("message" and "appended" are "")
@@ -38,7 +45,7 @@ Flags:
   -keep-streak    a user message does not reset the loop streak (the plugin's behaviour)
 
 Exit codes: 0 all events replayed (refusals included); 2 bad input or flags (stderr says
-which line).
+which line and what was expected).
 `
 
 func loopguardCommand() command {
@@ -79,17 +86,17 @@ func loopguardReplay(ctx context.Context, args []string, std stdio) int {
 	if code, ok := parseFlags(fs, loopguardUsage, args, std); !ok {
 		return code
 	}
-	core, err := loopguard.NewCore(loopguard.WithWarnAt(*warnAt), loopguard.WithBlockAt(*blockAt), loopguard.WithStreakResetOnUserMessage(!*keep))
+	g, err := loopguard.New(loopguard.WithWarnAt(*warnAt), loopguard.WithBlockAt(*blockAt), loopguard.WithStreakResetOnUserMessage(!*keep))
 	if err != nil {
-		fmt.Fprintf(std.err, "harnesskit loopguard replay: %v\n\n%s", err, loopguardUsage)
+		usageError(std, "loopguard replay", "%v", err)
 		return exitUsage
 	}
 	err = eachLine(ctx, std.in, func(n int, line []byte) error {
-		var ev loopguardEvent
-		if err := decodeStrict(line, &ev); err != nil {
-			return fmt.Errorf("line %d: %v", n, err)
+		ev, err := loopguardDecode(n, line)
+		if err != nil {
+			return err
 		}
-		res, err := loopguardApply(core, ev)
+		res, err := loopguardApply(g, ev)
 		if err != nil {
 			return fmt.Errorf("line %d: %v", n, err)
 		}
@@ -105,7 +112,7 @@ func loopguardReplay(ctx context.Context, args []string, std stdio) int {
 var errLoopguardPhase = errors.New(`unknown "phase": use before, after, user_message, end_turn, end_session or abandon`)
 
 // loopguardApply feeds one event to the guard.
-func loopguardApply(core *loopguard.Core, ev loopguardEvent) (loopguardResult, error) {
+func loopguardApply(g *loopguard.Guard, ev loopguardEvent) (loopguardResult, error) {
 	call := loopguard.Call{Session: ev.Session, CallID: ev.Call, Tool: ev.Tool, Args: ev.Args}
 	none := loopguardResult{Action: "none"}
 	switch ev.Phase {
@@ -113,8 +120,11 @@ func loopguardApply(core *loopguard.Core, ev loopguardEvent) (loopguardResult, e
 		if ev.Tool == "" {
 			return none, errors.New(`a "before" event needs "tool"`)
 		}
-		if err := core.Before(call); err != nil {
+		switch err := g.Before(call); {
+		case errors.Is(err, loopguard.ErrRefused):
 			return loopguardResult{Action: "refused", Message: err.Error()}, nil
+		case err != nil:
+			return none, loopguardCallError(ev, err)
 		}
 		return none, nil
 	case "after":
@@ -125,7 +135,11 @@ func loopguardApply(core *loopguard.Core, ev loopguardEvent) (loopguardResult, e
 		if err != nil {
 			return none, err
 		}
-		if v := core.After(call, out); v.Notice != "" {
+		v, err := g.After(call, out)
+		if err != nil {
+			return none, loopguardCallError(ev, err)
+		}
+		if v.Notice != "" {
 			return loopguardResult{Action: "appended", Appended: v.Notice}, nil
 		}
 		return none, nil
@@ -133,19 +147,117 @@ func loopguardApply(core *loopguard.Core, ev loopguardEvent) (loopguardResult, e
 		if ev.Message == "" {
 			return none, errors.New(`a "user_message" event needs "message" (the message id)`)
 		}
-		core.UserMessage(ev.Session, ev.Message, ev.External == nil || *ev.External)
+		g.UserMessage(ev.Session, ev.Message, ev.External == nil || *ev.External)
 		return none, nil
 	case "end_turn":
-		core.EndTurn(ev.Session)
+		g.EndTurn(ev.Session)
 		return none, nil
 	case "end_session":
-		core.EndSession(ev.Session)
+		g.EndSession(ev.Session)
 		return none, nil
 	case "abandon":
-		core.Abandon(ev.Session, ev.Call)
+		g.Abandon(ev.Session, ev.Call)
 		return none, nil
 	}
 	return none, fmt.Errorf("%w (got %q)", errLoopguardPhase, ev.Phase)
+}
+
+// loopguardCallError explains a call the guard cannot count (loopguard.ErrInvalidCall).
+func loopguardCallError(ev loopguardEvent, err error) error {
+	if errors.Is(err, loopguard.ErrInvalidCall) {
+		return fmt.Errorf(`%q events need a non-empty "session" (the conversation) and "call" (the call id, the same in its before and after events); got session %q, call %q`, ev.Phase, ev.Session, ev.Call)
+	}
+	return err
+}
+
+// loopguardFields are the fields of an event line, for error messages.
+const loopguardFields = "phase, session, call, tool, args, output, message, external"
+
+// loopguardDecode reads one event line (line n of the input). Its errors say where the
+// line is wrong (line and column, counted in characters from 1) and what was expected
+// there, instead of the JSON decoder's own wording.
+func loopguardDecode(n int, line []byte) (loopguardEvent, error) {
+	var ev loopguardEvent
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&ev)
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		rest := bytes.TrimLeft(line[dec.InputOffset():], " \t\r\n")
+		if len(rest) > 0 {
+			return ev, fmt.Errorf("line %d, column %d: expected the end of the line after the event object, found %s", n, column(line, len(line)-len(rest)), foundAt(rest))
+		}
+		return ev, nil
+	case errors.As(err, &syn):
+		at := max(int(syn.Offset)-1, 0) // the offending byte
+		return ev, fmt.Errorf("line %d, column %d: expected %s, found %s", n, column(line, at), syntaxExpected(syn.Error()), foundAt(line[at:]))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return ev, fmt.Errorf("line %d, column %d: the line ends inside the event object: expected the rest of it (a closing quote, bracket or brace is missing)", n, column(line, len(line)))
+	case errors.As(err, &typ):
+		at := max(int(typ.Offset)-1, 0)
+		if typ.Field == "" {
+			return ev, fmt.Errorf("line %d, column %d: expected an event object such as {\"phase\":\"before\",\"session\":\"s1\",\"call\":\"c1\",\"tool\":\"read\"}, found %s", n, column(line, at), article(typ.Value))
+		}
+		want := "a string"
+		if typ.Type.Kind() == reflect.Bool || (typ.Type.Kind() == reflect.Pointer && typ.Type.Elem().Kind() == reflect.Bool) {
+			want = "true or false"
+		}
+		return ev, fmt.Errorf("line %d, column %d: expected %s for %q, found %s", n, column(line, at), want, typ.Field, article(typ.Value))
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		at := bytes.Index(line, []byte(name))
+		return ev, fmt.Errorf("line %d, column %d: unknown field %s: expected one of %s", n, column(line, max(at, 0)), name, loopguardFields)
+	}
+	return ev, fmt.Errorf("line %d: %v", n, err)
+}
+
+// column is the 1-based column, in characters, of byte offset at in line.
+func column(line []byte, at int) int {
+	return utf8.RuneCount(line[:min(at, len(line))]) + 1
+}
+
+// foundAt describes what starts rest: its first character, quoted, or the end of the line.
+func foundAt(rest []byte) string {
+	if len(rest) == 0 {
+		return "the end of the line"
+	}
+	r, _ := utf8.DecodeRune(rest)
+	return strconv.QuoteRune(r)
+}
+
+// article puts "a" or "an" before a JSON type name ("number", "array", "object").
+func article(what string) string {
+	if what != "" && strings.ContainsRune("aeiou", rune(what[0])) {
+		return "an " + what
+	}
+	return "a " + what
+}
+
+// syntaxExpected turns the context of a JSON syntax error ("… looking for beginning of
+// value") into what was expected at that place.
+func syntaxExpected(msg string) string {
+	for _, c := range []struct{ context, expected string }{
+		{"looking for beginning of object key string", `a field name in double quotes`},
+		{"looking for beginning of value", `a JSON value (a string, number, object, array, true, false or null)`},
+		{"after object key:value pair", `"," or "}" after a field's value`},
+		{"after object key", `":" after the field name`},
+		{"after array element", `"," or "]" after an array element`},
+		{"after top-level value", `the end of the line after the event object`},
+		{"in string escape code", `an escape such as \n, \", \\ or \u00e9 after the backslash`},
+		{"in \\u hexadecimal character escape", `four hexadecimal digits after \u`},
+		{"in string literal", `a character allowed in a string (escape control characters such as a tab as \t)`},
+		{"in numeric literal", `a digit`},
+		{"in literal true", `the literal true`},
+		{"in literal false", `the literal false`},
+		{"in literal null", `the literal null`},
+	} {
+		if strings.Contains(msg, c.context) {
+			return c.expected
+		}
+	}
+	return "valid JSON"
 }
 
 // loopguardOutput reads "output": a JSON string is a text output, any other value a

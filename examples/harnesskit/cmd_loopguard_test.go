@@ -54,12 +54,27 @@ func TestLoopguardReplay(t *testing.T) {
 			wantOut: "{\"action\":\"none\",\"message\":\"\",\"appended\":\"\"}\n{\"action\":\"appended\",\"message\":\"\",\"appended\":\"\\n\\n[REPEATED TOOL CALLS - STOP]\\n\\nYou have made this exact tool call (read with identical arguments) 1 times in a row and received identical results each time. You are in a loop and making no progress.\\n\\nStop repeating this call. Instead:\\n1. Use the result above: it already contains everything this call can tell you.\\n2. If you need different information, make a different call (another path, pattern or tool).\\n3. If the task is done, give your final answer now instead of calling more tools.\\n\"}\n"},
 		{name: "bad_flag_values", args: []string{"replay", "-warn-at", "6"}, wantCode: exitUsage, wantErr: "WithBlockAt(5) is below WithWarnAt(6)"},
 		{name: "unknown_flag", args: []string{"replay", "-loud"}, wantCode: exitUsage, wantErr: "flag provided but not defined"},
-		{name: "not_json", args: []string{"replay"}, stdin: before + "phase=before\n", wantCode: exitUsage, wantOut: "{\"action\":\"none\",\"message\":\"\",\"appended\":\"\"}\n", wantErr: "line 2:"},
-		{name: "unknown_field", args: []string{"replay"}, stdin: `{"phase":"before","session":"s1","tool":"read","arguments":{}}` + "\n", wantCode: exitUsage, wantErr: `unknown field "arguments"`},
+		{name: "not_json", args: []string{"replay"}, stdin: before + "phase=before\n", wantCode: exitUsage, wantOut: "{\"action\":\"none\",\"message\":\"\",\"appended\":\"\"}\n",
+			wantErr: "line 2, column 1: expected a JSON value (a string, number, object, array, true, false or null), found 'p'\n"},
+		{name: "unknown_field", args: []string{"replay"}, stdin: `{"phase":"before","session":"s1","tool":"read","arguments":{}}` + "\n", wantCode: exitUsage,
+			wantErr: `line 1, column 48: unknown field "arguments": expected one of phase, session, call, tool, args, output, message, external` + "\n"},
+		{name: "missing_colon", args: []string{"replay"}, stdin: `{"phase" "before"}` + "\n", wantCode: exitUsage, wantErr: `line 1, column 10: expected ":" after the field name, found '"'` + "\n"},
+		{name: "missing_comma", args: []string{"replay"}, stdin: `{"phase":"before" "session":"s1"}` + "\n", wantCode: exitUsage, wantErr: `line 1, column 19: expected "," or "}" after a field's value, found '"'` + "\n"},
+		{name: "truncated_line", args: []string{"replay"}, stdin: `{"phase":"before","session":"s1"` + "\n", wantCode: exitUsage, wantErr: `line 1, column 33: the line ends inside the event object: expected the rest of it`},
+		{name: "trailing_data", args: []string{"replay"}, stdin: `{"phase":"end_turn","session":"s1"} {}` + "\n", wantCode: exitUsage, wantErr: `line 1, column 37: expected the end of the line after the event object, found '{'` + "\n"},
+		{name: "wrong_type", args: []string{"replay"}, stdin: `{"phase":"before","session":7}` + "\n", wantCode: exitUsage, wantErr: `line 1, column 29: expected a string for "session", found a number` + "\n"},
+		{name: "wrong_type_bool", args: []string{"replay"}, stdin: `{"phase":"user_message","session":"s1","message":"m1","external":"no"}` + "\n", wantCode: exitUsage, wantErr: `expected true or false for "external", found a string`},
+		{name: "not_an_object", args: []string{"replay"}, stdin: `["before"]` + "\n", wantCode: exitUsage, wantErr: `line 1, column 1: expected an event object such as {"phase":"before","session":"s1","call":"c1","tool":"read"}, found an array` + "\n"},
+		{name: "E64_missing_call_id", args: []string{"replay"}, stdin: before + `{"phase":"before","session":"s1","tool":"read"}` + "\n", wantCode: exitUsage, wantOut: "{\"action\":\"none\",\"message\":\"\",\"appended\":\"\"}\n",
+			wantErr: `harnesskit loopguard replay: line 2: "before" events need a non-empty "session" (the conversation) and "call" (the call id, the same in its before and after events); got session "s1", call ""` + "\n"},
+		{name: "E64_missing_session_after", args: []string{"replay"}, stdin: `{"phase":"after","call":"c1","tool":"read","output":"x"}` + "\n", wantCode: exitUsage, wantErr: `line 1: "after" events need a non-empty "session"`},
+		{name: "line_over_the_limit", args: []string{"replay"}, stdin: before + `{"phase":"after","session":"s1","call":"c1","tool":"read","output":"` + strings.Repeat("x", maxLine) + `"}` + "\n",
+			wantCode: exitUsage, wantOut: "{\"action\":\"none\",\"message\":\"\",\"appended\":\"\"}\n", wantErr: "harnesskit loopguard replay: line 2 exceeds 16 MiB, the limit of one input line\n"},
 		{name: "unknown_phase", args: []string{"replay"}, stdin: `{"phase":"during","session":"s1"}` + "\n", wantCode: exitUsage, wantErr: `unknown "phase"`},
 		{name: "missing_tool", args: []string{"replay"}, stdin: `{"phase":"before","session":"s1","call":"c1"}` + "\n", wantCode: exitUsage, wantErr: `needs "tool"`},
 		{name: "missing_message_id", args: []string{"replay"}, stdin: `{"phase":"user_message","session":"s1"}` + "\n", wantCode: exitUsage, wantErr: `needs "message"`},
-		{name: "bad_output_string", args: []string{"replay"}, stdin: `{"phase":"after","session":"s1","call":"c1","tool":"read","output":"\x"}` + "\n", wantCode: exitUsage, wantErr: "line 1:"},
+		{name: "bad_output_string", args: []string{"replay"}, stdin: `{"phase":"after","session":"s1","call":"c1","tool":"read","output":"\x"}` + "\n", wantCode: exitUsage,
+			wantErr: `line 1, column 70: expected an escape such as \n, \", \\ or \u00e9 after the backslash, found 'x'` + "\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,4 +91,33 @@ func TestLoopguardReplay(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzLoopguardDecode: any line either decodes or is refused with a message that names
+// line 1 and a column, and never passes the JSON decoder's own wording through.
+func FuzzLoopguardDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"phase":"before","session":"s1","call":"c1","tool":"read","args":{"filePath":"a.ts"}}`,
+		`{"phase":"after","session":"s1","call":"c1","tool":"read","output":{"files":[1,2]}}`,
+		`phase=before`, `{"phase" "before"}`, `{"phase":"before"`, `{"phase":"end_turn"} {}`, `{"session":7}`,
+		`{"external":"no"}`, `["before"]`, `{"arguments":{}}`, `{"output":"\x"}`, `{"output":"\u12"}`, "{\"a\x01\":1}",
+		`{"phase":tru}`, `{"phase":-}`, `{"args":[1,]}`, `{,}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		_, err := loopguardDecode(1, line)
+		if err == nil {
+			return
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "line 1, column ") && !strings.HasPrefix(msg, "line 1: ") {
+			t.Fatalf("%q: error %q does not name the line", line, msg)
+		}
+		for _, raw := range []string{"json:", "invalid character", "looking for beginning", "unexpected end of JSON"} {
+			if strings.Contains(msg, raw) && !strings.Contains(string(line), raw) {
+				t.Fatalf("%q: error %q passes the decoder's wording through", line, msg)
+			}
+		}
+	})
 }

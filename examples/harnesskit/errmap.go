@@ -13,7 +13,8 @@ import (
 	"github.com/harnesskit/harnesskit/taskboard"
 )
 
-// An errorChannel says where an error goes (DESIGN §4.1).
+// An errorChannel says where an error goes: to the model as a tool error, or to the
+// operator as a host error.
 type errorChannel int
 
 const (
@@ -39,7 +40,8 @@ func toolErrors() []error {
 		patch.ErrImplicitInvocation, patch.ErrNotPatchCommand,
 		// pathguard: every kind (a refused or unresolvable path is the model's to fix).
 		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,
-		// loopguard: a refusal is the model's to act on (loopguard.ErrInvalidOption is a host error).
+		// loopguard: a refusal is the model's to act on (ErrInvalidOption and ErrInvalidCall
+		// are the host's mistakes).
 		loopguard.ErrRefused,
 		// taskboard: refusals and outcomes the model can act on (wrong reference, a task in
 		// the wrong state, a lease held by another operation, a deadline passed, an outcome

@@ -49,6 +49,7 @@ var sentinels = map[string]struct {
 
 	"loopguard.ErrRefused":       {loopguard.ErrRefused, toolError},
 	"loopguard.ErrInvalidOption": {loopguard.ErrInvalidOption, hostError},
+	"loopguard.ErrInvalidCall":   {loopguard.ErrInvalidCall, hostError},
 
 	"taskboard.ErrInvalidArgs":      {taskboard.ErrInvalidArgs, toolError},
 	"taskboard.ErrNotOrchestrator":  {taskboard.ErrNotOrchestrator, toolError},

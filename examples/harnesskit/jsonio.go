@@ -40,7 +40,8 @@ const maxLine = 16 << 20
 func eachLine(ctx context.Context, r io.Reader, fn func(n int, line []byte) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	for n := 1; sc.Scan(); n++ {
+	n := 1
+	for ; sc.Scan(); n++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -52,7 +53,9 @@ func eachLine(ctx context.Context, r io.Reader, fn func(n int, line []byte) erro
 			return err
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("line %d exceeds %d MiB, the limit of one input line", n, maxLine>>20)
+	} else if err != nil {
 		return fmt.Errorf("reading input: %w", err)
 	}
 	return nil
