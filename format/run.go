@@ -146,6 +146,12 @@ func (r *Runner) Bytes(ctx context.Context, env Env, cfg Config, reg []Def, file
 	var names []string
 	for _, pl := range plans {
 		names = append(names, pl.Def.Name)
+		if err := ctx.Err(); err != nil {
+			res.Formatter, res.Err = strings.Join(names, "+"), &Error{Kind: ErrTimeout, Path: file, Formatter: pl.Def.Name, Err: err,
+				Msg: "not started: " + err.Error() + "; the file was left as written"}
+			res.Elapsed = r.now().Sub(start)
+			return res
+		}
 		out, others, err := r.runPlan(ctx, pl, file, abs, cur)
 		res.Others = append(res.Others, others...)
 		if err != nil {

@@ -233,3 +233,14 @@ func TestStdinFormsInHelp(t *testing.T) {
 		})
 	}
 }
+
+// TestCancelledBeforeStart: a context already cancelled formats nothing, even in process.
+func TestCancelledBeforeStart(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var r format.Runner
+	res := r.Bytes(ctx, memEnv(nil), format.Config{}, format.Builtins(), "a.go", []byte("package a\nvar  x = 1\n"))
+	if !errors.Is(res.Err, context.Canceled) || !errors.Is(res.Err, format.ErrTimeout) || res.Changed {
+		t.Errorf("res %+v", res)
+	}
+}
