@@ -12,7 +12,9 @@ var (
 	// ErrFormatter: the formatter ran and failed (non-zero exit, no output, or output over
 	// the size limit). The file is left as the edit wrote it.
 	ErrFormatter = errors.New("format: formatter failed")
-	// ErrTimeout: the formatter ran past its timeout and its process group was killed.
+	// ErrTimeout: the formatter ran past its timeout, or the caller's context ended, and its
+	// process group was killed (or it was not started). The error also wraps the context's
+	// error, so errors.Is(err, context.Canceled) tells a cancellation apart.
 	ErrTimeout = errors.New("format: formatter timed out")
 	// ErrNotRunnable: the formatter's program could not be started (not found, not
 	// executable).
