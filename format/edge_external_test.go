@@ -445,3 +445,18 @@ func runEdgeCase(t *testing.T, tc edgeCase) bool {
 	}
 	return false
 }
+
+// TestTimeoutIsNotAContextError: a formatter's own timeout does not look like the caller's
+// context ending (adapters send context errors to the host channel).
+func TestTimeoutIsNotAContextError(t *testing.T) {
+	root := t.TempDir()
+	bin := filepath.Join(t.TempDir(), "slow")
+	os.WriteFile(bin, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755)
+	os.WriteFile(filepath.Join(root, "a.sh"), []byte("echo hi\n"), 0o644)
+	env := format.Env{Root: root, FS: os.DirFS(root), LookPath: func(string) (string, error) { return bin, nil }}
+	r := format.Runner{Timeout: 50 * time.Millisecond}
+	res := r.File(context.Background(), env, format.Config{Enabled: format.On()}, format.Builtins(), "a.sh")
+	if !errors.Is(res.Err, format.ErrTimeout) || errors.Is(res.Err, context.DeadlineExceeded) {
+		t.Errorf("Err = %v: want ErrTimeout without context.DeadlineExceeded", res.Err)
+	}
+}

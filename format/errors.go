@@ -13,8 +13,8 @@ var (
 	// the size limit). The file is left as the edit wrote it.
 	ErrFormatter = errors.New("format: formatter failed")
 	// ErrTimeout: the formatter ran past its timeout, or the caller's context ended, and its
-	// process group was killed (or it was not started). The error also wraps the context's
-	// error, so errors.Is(err, context.Canceled) tells a cancellation apart.
+	// process group was killed (or it was not started). Only when the caller's context ended
+	// does the error also wrap the context's error (context.Canceled or DeadlineExceeded).
 	ErrTimeout = errors.New("format: formatter timed out")
 	// ErrNotRunnable: the formatter's program could not be started (not found, not
 	// executable).

@@ -273,7 +273,9 @@ func processError(parent, tctx context.Context, file, name string, timeout time.
 		e.Kind, e.Err = ErrTimeout, parent.Err()
 		e.Msg = "stopped: " + parent.Err().Error() + "; its process group was killed and the file left as written"
 	case tctx.Err() != nil:
-		e.Kind, e.Err = ErrTimeout, tctx.Err()
+		// The formatter's own timeout, not the caller's context: not wrapped, so that callers
+		// who treat a context error as "the host gave up" do not take this for one.
+		e.Kind, e.Err = ErrTimeout, nil
 		e.Msg = fmt.Sprintf("did not finish within %v; its process group was killed and the file left as written (raise its timeout or disable it)", timeout)
 	case errors.Is(err, exec.ErrWaitDelay):
 		e.Kind = ErrFormatter
