@@ -71,8 +71,11 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// On and Off are the two explicit values of Config.Enabled.
-func On() *bool  { t := true; return &t }
+// On returns a pointer to true, for Config.Enabled: every formatter, including those found
+// only as a binary on PATH.
+func On() *bool { t := true; return &t }
+
+// Off returns a pointer to false, for Config.Enabled: no formatting at all.
 func Off() *bool { f := false; return &f }
 
 // UnmarshalJSON reads OpenCode's "formatter" value:
