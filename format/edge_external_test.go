@@ -157,7 +157,7 @@ func TestEdgeCases(t *testing.T) {
 			timeout:       300 * time.Millisecond,
 			wantFormatter: "shfmt",
 			wantErr:       format.ErrTimeout,
-			wantErrText:   []string{"did not finish within 300ms", "process group was killed"},
+			wantErrText:   []string{"did not finish in time (its timeout is 300ms)", "process group was killed"},
 			maxElapsed:    300*time.Millisecond + 100*time.Millisecond,
 		},
 		{
@@ -454,9 +454,10 @@ func TestTimeoutIsNotAContextError(t *testing.T) {
 	os.WriteFile(bin, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755)
 	os.WriteFile(filepath.Join(root, "a.sh"), []byte("echo hi\n"), 0o644)
 	env := format.Env{Root: root, FS: os.DirFS(root), LookPath: func(string) (string, error) { return bin, nil }}
-	r := format.Runner{Timeout: 50 * time.Millisecond}
-	res := r.File(context.Background(), env, format.Config{Enabled: format.On()}, format.Builtins(), "a.sh")
-	if !errors.Is(res.Err, format.ErrTimeout) || errors.Is(res.Err, context.DeadlineExceeded) {
-		t.Errorf("Err = %v: want ErrTimeout without context.DeadlineExceeded", res.Err)
+	for _, r := range []format.Runner{{Timeout: 50 * time.Millisecond}, {FileTimeout: 50 * time.Millisecond}} {
+		res := r.File(context.Background(), env, format.Config{Enabled: format.On()}, format.Builtins(), "a.sh")
+		if !errors.Is(res.Err, format.ErrTimeout) || errors.Is(res.Err, context.DeadlineExceeded) {
+			t.Errorf("%+v: Err = %v: want ErrTimeout without context.DeadlineExceeded", r, res.Err)
+		}
 	}
 }

@@ -139,6 +139,7 @@ func (r *Runner) Bytes(ctx context.Context, env Env, cfg Config, reg []Def, file
 	if ft <= 0 {
 		ft = DefaultFileTimeout
 	}
+	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, ft)
 	defer cancel()
 	_, abs, _ := env.locate(file)
@@ -146,13 +147,17 @@ func (r *Runner) Bytes(ctx context.Context, env Env, cfg Config, reg []Def, file
 	var names []string
 	for _, pl := range plans {
 		names = append(names, pl.Def.Name)
-		if err := ctx.Err(); err != nil {
-			res.Formatter, res.Err = strings.Join(names, "+"), &Error{Kind: ErrTimeout, Path: file, Formatter: pl.Def.Name, Err: err,
-				Msg: "not started: " + err.Error() + "; the file was left as written"}
+		if ctx.Err() != nil {
+			e := &Error{Kind: ErrTimeout, Path: file, Formatter: pl.Def.Name, Err: caller.Err(),
+				Msg: fmt.Sprintf("not started: the file's formatters ran past %v; the file was left as written", ft)}
+			if caller.Err() != nil {
+				e.Msg = "not started: " + caller.Err().Error() + "; the file was left as written"
+			}
+			res.Formatter, res.Err = strings.Join(names, "+"), e
 			res.Elapsed = r.now().Sub(start)
 			return res
 		}
-		out, others, err := r.runPlan(ctx, pl, file, abs, cur)
+		out, others, err := r.runPlan(caller, ctx, pl, file, abs, cur)
 		res.Others = append(res.Others, others...)
 		if err != nil {
 			res.Formatter, res.Err = strings.Join(names, "+"), err
@@ -202,7 +207,8 @@ func allCRLF(s []byte) bool {
 
 // runPlan runs one formatter on src and returns its output and, in place, the other files
 // it changed.
-func (r *Runner) runPlan(ctx context.Context, pl Plan, file, abs string, src []byte) ([]byte, []string, error) {
+// caller is the caller's context, ctx the same with the file's time cap.
+func (r *Runner) runPlan(caller, ctx context.Context, pl Plan, file, abs string, src []byte) ([]byte, []string, error) {
 	name := pl.Def.Name
 	if pl.Def.InProcess == InProcessGo {
 		out, err := gofmt(src)
@@ -237,7 +243,7 @@ func (r *Runner) runPlan(ctx context.Context, pl Plan, file, abs string, src []b
 			stderr = stderr[:DefaultMaxStderr]
 		}
 		if err != nil {
-			return nil, processError(ctx, tctx, file, name, timeout, argv, stderr, err)
+			return nil, processError(caller, tctx, file, name, timeout, argv, stderr, err)
 		}
 		return stdout, nil
 	}
@@ -273,10 +279,11 @@ func processError(parent, tctx context.Context, file, name string, timeout time.
 		e.Kind, e.Err = ErrTimeout, parent.Err()
 		e.Msg = "stopped: " + parent.Err().Error() + "; its process group was killed and the file left as written"
 	case tctx.Err() != nil:
-		// The formatter's own timeout, not the caller's context: not wrapped, so that callers
-		// who treat a context error as "the host gave up" do not take this for one.
+		// The formatter's own timeout (or the file's cap), not the caller's context: not
+		// wrapped, so that callers who treat a context error as "the host gave up" do not
+		// take this for one.
 		e.Kind, e.Err = ErrTimeout, nil
-		e.Msg = fmt.Sprintf("did not finish within %v; its process group was killed and the file left as written (raise its timeout or disable it)", timeout)
+		e.Msg = fmt.Sprintf("did not finish in time (its timeout is %v); its process group was killed and the file left as written (raise its timeout or disable it)", timeout)
 	case errors.Is(err, exec.ErrWaitDelay):
 		e.Kind = ErrFormatter
 		e.Msg = "exited but left a process holding its output open; the output was discarded"
