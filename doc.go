@@ -15,10 +15,12 @@
 // whitespace or Unicode punctuation are located conservatively and reported; an ambiguous
 // location is refused, never guessed.
 //
-// [github.com/harnesskit/harnesskit/webfetch] (planned, not yet usable) will fetch a URL
-// for a model: llms.txt probing, main-content extraction to Markdown with metadata, a
-// cache, a redirect policy, binary detection, and an optional secondary-model summary,
-// SSRF-safe by default.
+// [github.com/harnesskit/harnesskit/webfetch] fetches a URL for a model: a page's main
+// content as Markdown with metadata (Readability extraction), llms.txt and per-page Markdown
+// variants on documentation sites, a byte-bounded cache with real revalidation, a same-site
+// redirect policy, binary detection, paging of long content, and an optional secondary-model
+// answer with the content as fallback. It is SSRF-safe by default: every dialled address of
+// every hop is checked.
 //
 // [github.com/harnesskit/harnesskit/pathguard] validates and resolves the paths a model
 // passes to search tools (grep, glob) with the host's own rules, in POSIX and Windows

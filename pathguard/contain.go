@@ -65,7 +65,8 @@ func (c *containConfig) GoString() string {
 
 // WithWorktrees adds worktree directories as further bases. Each must be absolute under the
 // flavour; a file-system root ("/", "C:\", "\\server\share\"), a duplicate and a worktree
-// equal to the root are ignored. Default: none. Repeated options accumulate.
+// equal to the root are ignored, and one that turns out to be a symlink to a file-system
+// root fails the checks that need it. Default: none. Repeated options accumulate.
 func WithWorktrees(dirs ...string) ContainOption {
 	return func(c *containConfig) { c.worktrees = append(c.worktrees, dirs...) }
 }
@@ -77,13 +78,13 @@ func WithResolver(r Resolver) ContainOption {
 }
 
 // WithCaseFold declares the file system case-insensitive, so that a target spelled with
-// other case than a base can still be inside it. Folding never widens containment: the
-// lexical comparison folds names by simple upper-casing (the Kelvin sign is not "k", the
-// long s is not "s"), and the comparison of real paths stays byte for byte, except that a
-// component differing from the base only in case is replaced by its on-disk spelling,
-// which the resolver must report ([SpellingResolver]; [OSResolver] does). A missing
-// component keeps the spelling given. Without a SpellingResolver such a component is
-// outside. Default: on for GOOS windows and darwin, off elsewhere. The Windows flavour
+// other case than a base can still be inside it. Folding never widens containment: names
+// fold by simple upper-casing (the Kelvin sign is not "k", the long s is not "s"), and a
+// name that differs from the base's only in case matches it, lexically and in the real
+// path, only when the resolver reports the on-disk spelling of the base's name for it
+// ([SpellingResolver]; [OSResolver] does); otherwise comparisons are byte for byte. A
+// missing component keeps the spelling given. Without a SpellingResolver such a
+// component is outside. Default: on for GOOS windows and darwin, off elsewhere. The Windows flavour
 // always folds, whatever this says.
 func WithCaseFold(on bool) ContainOption {
 	return func(c *containConfig) { c.fold = &on }
@@ -213,8 +214,8 @@ func (c *Containment) Check(target string) (Target, error) {
 	}
 	f := c.flavor
 	t.Abs = f.Resolve(c.root, target)
-	if rel, ok := relNormalized(f, c.root, t.Abs, c.fold); ok {
-		t.Rel = strings.ReplaceAll(rel, string(f.Sep()), "/")
+	if rel, ok := c.lexRel(t.Abs); ok {
+		t.Rel = rel
 	}
 	real, _, err := c.realpath(c.physical(target))
 	if err != nil {
@@ -224,7 +225,7 @@ func (c *Containment) Check(target string) (Target, error) {
 	lex := -1
 	var unavailable error
 	for i, b := range c.bases {
-		if !withinNormalized(f, b, t.Abs, c.fold) {
+		if !c.lexWithin(b, t.Abs) {
 			continue
 		}
 		if lex < 0 {
@@ -265,12 +266,94 @@ func (c *Containment) Check(target string) (Target, error) {
 		}
 		return t, &Error{Kind: KindOutside, Path: target, Resolved: real}
 	}
-	if withinNormalized(f, c.root, t.Abs, c.fold) {
+	if c.lexWithin(c.root, t.Abs) {
 		if rb, err := c.realBase(0); err == nil {
 			_, t.InRoot = c.physWithin(rb, t.Real)
 		}
 	}
 	return t, nil
+}
+
+// lexPrefix compares the normalised base with the normalised path p segment by segment.
+// It returns the offsets in the rests of base and p (after their volumes) just past the
+// leading segments that match, and ok false when either path is relative or their volumes
+// differ. Two segments match when their bytes are equal or, with folding on, when they
+// fold equal and the file system stores them as one entry (the same on-disk spelling in
+// the directory reached so far): folding never joins two names the volume keeps apart,
+// and without a [SpellingResolver] names that differ in case do not match.
+func (c *Containment) lexPrefix(base, p string) (brest, prest string, i, j int, ok bool) {
+	f := c.flavor
+	bv, brest, babs := f.splitVolume(base)
+	pv, prest, pabs := f.splitVolume(p)
+	if !babs || !pabs || !equalVolume(bv, pv) {
+		return "", "", 0, 0, false
+	}
+	dir := bv
+	for {
+		bs, ni := nextSegment(brest, i, f.isSep)
+		ps, nj := nextSegment(prest, j, f.isSep)
+		if bs == "" || ps == "" || !c.sameName(dir, bs, ps) {
+			return brest, prest, i, j, true
+		}
+		i, j = ni, nj
+		dir = base[:len(base)-len(brest)+i]
+	}
+}
+
+// sameName reports whether the base's segment bs and the target's segment ps, both in
+// directory dir, name the same entry (see lexPrefix).
+func (c *Containment) sameName(dir, bs, ps string) bool {
+	if bs == ps {
+		return true
+	}
+	if !c.fold || c.speller == nil || !foldEqual(bs, ps) {
+		return false
+	}
+	a, err := c.speller.Spelling(dir, ps)
+	if err != nil {
+		return false
+	}
+	b, err := c.speller.Spelling(dir, bs)
+	return err == nil && a == b
+}
+
+// lexWithin reports whether the normalised path p lies within the normalised base,
+// comparing segments as lexPrefix does.
+func (c *Containment) lexWithin(base, p string) bool {
+	brest, _, i, _, ok := c.lexPrefix(base, p)
+	if !ok {
+		return false
+	}
+	s, _ := nextSegment(brest, i, c.flavor.isSep)
+	return s == ""
+}
+
+// lexRel returns the normalised path p relative to the root with '/' separators, comparing
+// segments as lexPrefix does; ok is false when p is on another volume.
+func (c *Containment) lexRel(p string) (string, bool) {
+	brest, prest, i, j, ok := c.lexPrefix(c.root, p)
+	if !ok {
+		return "", false
+	}
+	var parts []string
+	for k := i; ; {
+		var s string
+		if s, k = nextSegment(brest, k, c.flavor.isSep); s == "" {
+			break
+		}
+		parts = append(parts, "..")
+	}
+	for k := j; ; {
+		var s string
+		if s, k = nextSegment(prest, k, c.flavor.isSep); s == "" {
+			break
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return ".", true
+	}
+	return strings.Join(parts, "/"), true
 }
 
 // checkInput refuses targets that are not worth resolving: empty, with a NUL byte, too
@@ -399,7 +482,8 @@ func (c *Containment) CheckAll(targets ...string) ([]Target, error) {
 }
 
 // realBase returns the real path of base i, computing it if no earlier check has. A
-// failure is not kept: the next check tries again.
+// failure is not kept: the next check tries again. A base whose real path is a
+// file-system root, though it is not one itself (a symlink to "/"), is a failure.
 func (c *Containment) realBase(i int) (string, error) {
 	c.mu.Lock()
 	rb := c.realBases[i]
@@ -414,6 +498,11 @@ func (c *Containment) realBase(i int) (string, error) {
 	}
 	if missing {
 		return "", fmt.Errorf("workspace base %s does not exist (real path %s); create it or configure an existing root or worktree: %w", b, real, fs.ErrNotExist)
+	}
+	if isVolumeRoot(c.flavor, real) && !isVolumeRoot(c.flavor, b) {
+		// A symlink to "/" would make the base contain every path, which is why a
+		// file-system root is never taken as a worktree.
+		return "", fmt.Errorf("workspace base %s is a link to the file-system root %s, which would contain every path; configure the directory itself", b, real)
 	}
 	if c.speller != nil {
 		if real, err = c.spell(real); err != nil {
@@ -511,8 +600,10 @@ func (c *Containment) physWithin(rb, p string) (string, bool) {
 // was followed). A missing component, or one under a non-directory, and everything after
 // it are kept literally (".." still removes the previous one, as `realpath -m` does).
 // missing reports whether the final path does not exist. The cost is linear in the length
-// of abs plus the link targets followed: the resolved prefix is one buffer, and link
-// targets are pushed as frames instead of being concatenated with the rest.
+// of abs plus the link targets followed, plus one copy of the resolved prefix per turn (a
+// link or a ".."): the resolved prefix is one buffer, link targets are pushed as frames
+// instead of being concatenated with the rest, and a turn copies only the prefix and the
+// names up to the next turn, never the pending frames.
 func (c *Containment) realpath(abs string) (real string, missing bool, err error) {
 	f, r := c.flavor, c.resolver
 	vol, rest, ok := f.splitVolume(abs)
@@ -527,23 +618,30 @@ func (c *Containment) realpath(abs string) (real string, missing bool, err error
 	links := 0
 	// The names handed to Lstat are prefixes of cur, so that a walk that does not turn
 	// (no link, no "..") allocates no name per component: synced reports that buf equals
-	// cur[:len(buf)]. When the walk turns, cur is rebuilt once from buf and the remaining
-	// components.
+	// cur[:len(buf)]. When the walk turns, cur is rebuilt from buf and the straight run
+	// that follows in the current frame: its names up to the next ".." (which turns the
+	// walk again) or the frame's end. Stopping there keeps every rebuild proportional to
+	// the lookup it serves plus bytes read for the first time; copying all pending link
+	// targets on each turn made stacked links quadratic.
 	cur, synced := abs, strings.HasPrefix(abs, vol)
 	rebuild := func() {
+		run := frames[len(frames)-1]
+		end := 0
+		for k := 0; ; {
+			var s string
+			if s, k = nextSegment(run, k, f.isSep); s == "" || s == ".." {
+				break
+			}
+			end = k
+		}
 		var b strings.Builder
-		b.Grow(len(buf) + len(abs))
+		b.Grow(len(buf) + 1 + end)
 		b.Write(buf)
-		for i := len(frames) - 1; i >= 0; i-- {
-			for k := 0; ; {
-				var s string
-				if s, k = nextSegment(frames[i], k, f.isSep); s == "" {
-					break
-				}
-				if s != "." {
-					b.WriteByte(sep)
-					b.WriteString(s)
-				}
+		for k := 0; k < end; {
+			var s string
+			if s, k = nextSegment(run, k, f.isSep); s != "." && s != "" {
+				b.WriteByte(sep)
+				b.WriteString(s)
 			}
 		}
 		cur, synced = b.String(), true

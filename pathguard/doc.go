@@ -68,18 +68,24 @@
 // as NTFS does, so the Kelvin sign (U+212A) is not "k" and the long s (U+017F) is not "s".
 // Real paths compare byte for byte; a component that differs from a base's only in case
 // is replaced by its on-disk spelling, read through a [SpellingResolver] ([OSResolver] is
-// one), and a missing component keeps the spelling given. So a directory "SRC" next to
-// the root "src" on a case-sensitive volume stays outside, while the root spelled in
-// other case on a case-insensitive volume is inside, with Real in the on-disk spelling.
+// one), and a missing component keeps the spelling given. The lexical half (Abs, and
+// Rel) is held to the same rule: a name of Abs that differs from a base's only in case
+// matches it only when the resolver reports both as one entry (the same on-disk
+// spelling). So a directory "SRC" next to the root "src" on a case-sensitive volume stays
+// outside, even when it is a symlink back into a base, while the root spelled in other
+// case on a case-insensitive volume is inside, with Real in the on-disk spelling.
 //
 // Limits: a target longer than [MaxPathBytes] bytes or with more than
 // [MaxPathComponents] components is refused with [KindResolve] ("path too long") before
 // any file-system call, and a walk costs time linear in the target plus the link targets
-// it follows; more than [MaxSymlinks] links is a loop. The real path of a base is computed
+// it follows, plus one copy of the resolved prefix each time a link or a ".." turns it
+// (the name the next lookup needs; the kernel is handed that prefix anyway); more than
+// [MaxSymlinks] links is a loop. The real path of a base is computed
 // when a check first needs it and kept once it succeeds; a base that is missing or cannot
 // be resolved is tried again by the next check and fails only the targets lexically
-// inside it, with an error naming it. Any resolver error other than not-exist or
-// not-a-directory refuses the target.
+// inside it, with an error naming it. A base that is a symlink to a file-system root
+// counts as unresolvable: like a worktree "/", which is ignored, it would contain every
+// path. Any resolver error other than not-exist or not-a-directory refuses the target.
 //
 // # Errors
 //

@@ -6,12 +6,14 @@ import (
 	"time"
 )
 
-// Defaults of [Options] and [Timing] (§2.8).
+// Defaults of [Options] and [Timing].
 const (
 	DefaultMaxReusablePerAgent = 2
 	DefaultMaxContextLines     = 50_000
 	DefaultWaitProtocol        = "harnesskit.wait_for_user.v1"
 	DefaultAbortGrace          = 10 * time.Second
+	DefaultHostCallDeadline    = 10 * time.Minute
+	DefaultMaxTombstones       = 4096
 	DefaultOrchestratorAgent   = "orchestrator"
 
 	// MinWallClock and MaxWallClock bound Options.WallClock when it is not 0 (off).
@@ -33,10 +35,11 @@ type Options struct {
 	WaitProtocol         string        // protocol line of wait_for_user; default DefaultWaitProtocol
 	WallClock            time.Duration // wall-clock supervisor: 0 (off) or 60 s … 2^31-1 ms
 	AbortGrace           time.Duration // grace after the supervisor's abort: 1 s … 60 s; default 10 s
+	MaxTombstones        int           // deleted task IDs remembered (oldest forgotten first); default 4096
 	Timing               Timing
 }
 
-// Timing holds every deadline, period and history size of the protocols (§2.8). Zero fields
+// Timing holds every deadline, period and history size of the protocols. Zero fields
 // take the defaults of [DefaultTiming]; negative ones are rejected by [NewBoard].
 type Timing struct {
 	AbortTimeout, VerifyBudget, VerifyPoll, VerifyStable     time.Duration // 10s, 1.5s, 150ms, 300ms
@@ -52,9 +55,12 @@ type Timing struct {
 	ResultReadTimeout                                        time.Duration // 5s
 	ResultHistory                                            int           // 50
 	PossiblyStuckAfter, HideUncertainAfter, HideAgedAfter    time.Duration // 120s, 30m, 6h
+	// HostCallDeadline is when the driver cancels a host call's context (default 10 min).
+	// A negative value never cancels (a call then settles only when the host returns).
+	HostCallDeadline time.Duration
 }
 
-// DefaultTiming returns the timing of §2.8.
+// DefaultTiming returns the default timing (the values noted on each Timing field).
 func DefaultTiming() Timing {
 	return Timing{
 		AbortTimeout: 10 * time.Second, VerifyBudget: 1500 * time.Millisecond,
@@ -69,7 +75,7 @@ func DefaultTiming() Timing {
 		EvidenceReadTimeout: 5 * time.Second, EvidenceAttempts: 3,
 		ResultReadTimeout: 5 * time.Second, ResultHistory: 50,
 		PossiblyStuckAfter: 120 * time.Second, HideUncertainAfter: 30 * time.Minute,
-		HideAgedAfter: 6 * time.Hour,
+		HideAgedAfter: 6 * time.Hour, HostCallDeadline: DefaultHostCallDeadline,
 	}
 }
 
@@ -114,6 +120,12 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("taskboard: Options.AbortGrace must be between %d and %d ms, got %d ms",
 			MinAbortGrace.Milliseconds(), MaxAbortGrace.Milliseconds(), o.AbortGrace.Milliseconds())
 	}
+	if o.MaxTombstones < 0 {
+		return o, fmt.Errorf("taskboard: Options.MaxTombstones must be ≥ 0, got %d", o.MaxTombstones)
+	}
+	if o.MaxTombstones == 0 {
+		o.MaxTombstones = DefaultMaxTombstones
+	}
 	t, err := o.Timing.withDefaults()
 	if err != nil {
 		return o, err
@@ -124,6 +136,8 @@ func (o Options) withDefaults() (Options, error) {
 
 func (t Timing) withDefaults() (Timing, error) {
 	d := DefaultTiming()
+	hostDeadline := t.HostCallDeadline
+	t.HostCallDeadline = 0
 	durs := []struct {
 		name string
 		v    *time.Duration
@@ -158,6 +172,14 @@ func (t Timing) withDefaults() (Timing, error) {
 			*f.v = f.def
 		}
 		*f.v = Budget(*f.v)
+	}
+	switch {
+	case hostDeadline < 0:
+		t.HostCallDeadline = -1
+	case hostDeadline == 0:
+		t.HostCallDeadline = d.HostCallDeadline
+	default:
+		t.HostCallDeadline = hostDeadline
 	}
 	ints := []struct {
 		name string
@@ -200,6 +222,8 @@ type Board struct {
 	tombs     map[string]tombstone
 	epochs    map[string]uint64
 	nextEpoch uint64
+	tombQ     []tombRef   // tombstones oldest first, for the MaxTombstones cap
+	forced    []LeaseInfo // audit log of ForceRelease, newest last, bounded
 
 	managed  map[string]bool
 	waits    map[string]bool   // armed wait_for_user latches

@@ -1,29 +1,27 @@
-package taskboard_test
+package taskboard
 
 import (
 	"fmt"
 	"testing"
 	"time"
-
-	"github.com/harnesskit/harnesskit/taskboard"
 )
 
 // benchBoard returns a board with n tasks under one parent, half of them acknowledged.
-func benchBoard(b *testing.B, n int) (*taskboard.Board, *taskboard.ManualClock) {
+func benchBoard(b *testing.B, n int) (*Board, *ManualClock) {
 	b.Helper()
-	clk := taskboard.NewManualClock(t0)
-	bd, err := taskboard.NewBoard(clk, taskboard.Options{MaxReusablePerAgent: n})
+	clk := NewManualClock(t0)
+	bd, err := NewBoard(clk, Options{MaxReusablePerAgent: n})
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := range n {
 		id := fmt.Sprintf("ses_%04d", i)
-		r, err := bd.RegisterLaunch(taskboard.LaunchInput{TaskID: id, ParentID: "orch", Agent: "explorer", Description: "task " + id})
+		r, err := bd.RegisterLaunch(LaunchInput{TaskID: id, ParentID: "orch", Agent: "explorer", Description: "task " + id})
 		if err != nil {
 			b.Fatal(err)
 		}
 		if i%2 == 0 {
-			r, _ = bd.CommitTerminal(taskboard.Commit{TaskID: id, Generation: r.Generation, State: taskboard.StateCompleted, Summary: "ok"})
+			r, _ = bd.CommitTerminal(Commit{TaskID: id, Generation: r.Generation, State: StateCompleted, Summary: "ok"})
 			bd.MarkReconciled(id, r.Generation, r.TerminalRevision)
 		}
 		clk.Advance(time.Millisecond)
@@ -41,17 +39,17 @@ func BenchmarkRelaunchCycle(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				r, _ := bd.Get("ses_0000")
-				l, ok := bd.Acquire(taskboard.LeaseRelaunch, "ses_0000", r.Generation, nil)
+				l, ok := bd.Acquire(LeaseRelaunch, "ses_0000", r.Generation, nil)
 				if !ok {
 					b.Fatal("acquire")
 				}
-				r, err := bd.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_0000", ParentID: "orch", Agent: "explorer", Lease: &l})
+				r, err := bd.RegisterLaunch(LaunchInput{TaskID: "ses_0000", ParentID: "orch", Agent: "explorer", Lease: &l})
 				if err != nil {
 					b.Fatal(err)
 				}
 				bd.Release(l)
 				clk.Advance(time.Millisecond)
-				r, _ = bd.CommitTerminal(taskboard.Commit{TaskID: "ses_0000", Generation: r.Generation, State: taskboard.StateCompleted, Summary: "ok"})
+				r, _ = bd.CommitTerminal(Commit{TaskID: "ses_0000", Generation: r.Generation, State: StateCompleted, Summary: "ok"})
 				bd.MarkReconciled("ses_0000", r.Generation, r.TerminalRevision)
 				bd.Drain()
 			}

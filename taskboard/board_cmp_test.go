@@ -1,10 +1,9 @@
-package taskboard_test
+package taskboard
 
 import (
 	"github.com/google/go-cmp/cmp"
-	"github.com/harnesskit/harnesskit/taskboard"
 )
 
-func equalRecords(a, b taskboard.Record) bool { return cmp.Equal(a, b) }
+func equalRecords(a, b Record) bool { return cmp.Equal(a, b) }
 
-func diffRecords(a, b taskboard.Record) string { return cmp.Diff(a, b) }
+func diffRecords(a, b Record) string { return cmp.Diff(a, b) }

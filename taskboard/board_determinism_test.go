@@ -1,30 +1,28 @@
-package taskboard_test
+package taskboard
 
 import (
 	"fmt"
+	"pgregory.net/rapid"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/harnesskit/harnesskit/taskboard"
-	"pgregory.net/rapid"
 )
 
 // detOp is one board operation, applied identically to several boards. It returns a
 // description of its result.
-type detOp func(b *taskboard.Board, clk *taskboard.ManualClock, issued *[]taskboard.Lease) string
+type detOp func(b *Board, clk *ManualClock, issued *[]Lease) string
 
 func genDetOp(t *rapid.T, i int) detOp {
 	ids := []string{"ses_a", "ses_b", "ses_c"}
 	id := rapid.SampledFrom(ids).Draw(t, fmt.Sprintf("id%d", i))
 	parent := rapid.SampledFrom([]string{"par-A", "par-B"}).Draw(t, fmt.Sprintf("parent%d", i))
 	genDelta := rapid.IntRange(-1, 1).Draw(t, fmt.Sprintf("genDelta%d", i))
-	gen := func(b *taskboard.Board) uint64 {
+	gen := func(b *Board) uint64 {
 		r, _ := b.Get(id)
 		return uint64(int64(r.Generation) + int64(genDelta))
 	}
 	pick := rapid.IntRange(0, 1000).Draw(t, fmt.Sprintf("pick%d", i))
-	lease := func(issued []taskboard.Lease) *taskboard.Lease {
+	lease := func(issued []Lease) *Lease {
 		if len(issued) == 0 {
 			return nil
 		}
@@ -36,8 +34,8 @@ func genDetOp(t *rapid.T, i int) detOp {
 		agent := rapid.SampledFrom([]string{"explorer", "oracle"}).Draw(t, fmt.Sprintf("agent%d", i))
 		preserve := rapid.Bool().Draw(t, fmt.Sprintf("preserve%d", i))
 		withLease := rapid.Bool().Draw(t, fmt.Sprintf("withLease%d", i))
-		return func(b *taskboard.Board, _ *taskboard.ManualClock, issued *[]taskboard.Lease) string {
-			in := taskboard.LaunchInput{TaskID: id, ParentID: parent, Agent: agent, PreserveRun: preserve}
+		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
+			in := LaunchInput{TaskID: id, ParentID: parent, Agent: agent, PreserveRun: preserve}
 			if withLease {
 				in.Lease = lease(*issued)
 			}
@@ -45,8 +43,8 @@ func genDetOp(t *rapid.T, i int) detOp {
 			return fmt.Sprint(r.Generation, err)
 		}
 	case 1:
-		kind := rapid.SampledFrom(taskboard.LeaseKinds()).Draw(t, fmt.Sprintf("kind%d", i))
-		return func(b *taskboard.Board, _ *taskboard.ManualClock, issued *[]taskboard.Lease) string {
+		kind := rapid.SampledFrom(LeaseKinds()).Draw(t, fmt.Sprintf("kind%d", i))
+		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
 			l, ok := b.Acquire(kind, id, gen(b), nil)
 			if ok {
 				*issued = append(*issued, l)
@@ -54,72 +52,72 @@ func genDetOp(t *rapid.T, i int) detOp {
 			return fmt.Sprint(l, ok)
 		}
 	case 2:
-		return func(b *taskboard.Board, _ *taskboard.ManualClock, issued *[]taskboard.Lease) string {
+		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
 			if l := lease(*issued); l != nil {
 				return fmt.Sprint(b.Release(*l))
 			}
 			return ""
 		}
 	case 3:
-		owner := rapid.SampledFrom([]taskboard.LeaseOwner{taskboard.OwnerAdmission, taskboard.OwnerCompensation}).Draw(t, fmt.Sprintf("owner%d", i))
-		return func(b *taskboard.Board, _ *taskboard.ManualClock, issued *[]taskboard.Lease) string {
+		owner := rapid.SampledFrom([]LeaseOwner{OwnerAdmission, OwnerCompensation}).Draw(t, fmt.Sprintf("owner%d", i))
+		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
 			if l := lease(*issued); l != nil {
-				h, ok := b.HandOver(*l, owner)
+				h, ok := b.handOver(*l, owner)
 				return fmt.Sprint(h, ok)
 			}
 			return ""
 		}
 	case 4:
-		st := rapid.SampledFrom([]taskboard.State{taskboard.StateCompleted, taskboard.StateError, taskboard.StateCancelled, taskboard.StateStopped}).Draw(t, fmt.Sprintf("state%d", i))
-		return func(b *taskboard.Board, _ *taskboard.ManualClock, issued *[]taskboard.Lease) string {
-			r, g := b.CommitTerminal(taskboard.Commit{TaskID: id, Generation: gen(b), State: st, Summary: "s", Lease: lease(*issued), ObservedAt: b.Now()})
+		st := rapid.SampledFrom([]State{StateCompleted, StateError, StateCancelled, StateStopped}).Draw(t, fmt.Sprintf("state%d", i))
+		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
+			r, g := b.CommitTerminal(Commit{TaskID: id, Generation: gen(b), State: st, Summary: "s", Lease: lease(*issued), ObservedAt: b.Now()})
 			return fmt.Sprint(r.State, g)
 		}
 	case 5:
 		back := time.Duration(rapid.IntRange(0, 2000).Draw(t, fmt.Sprintf("back%d", i))) * time.Millisecond
-		return func(b *taskboard.Board, _ *taskboard.ManualClock, _ *[]taskboard.Lease) string {
-			r, ok := b.MarkRunningFromLive(id, gen(b), b.Now().Add(-back))
+		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
+			r, ok := b.markRunningFromLive(id, gen(b), b.Now().Add(-back))
 			return fmt.Sprint(r.State, ok)
 		}
 	case 6:
-		return func(b *taskboard.Board, _ *taskboard.ManualClock, _ *[]taskboard.Lease) string {
-			r, g := b.StopCandidate(id, gen(b), b.Now(), taskboard.MsgIdleUnconfirmed)
+		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
+			r, g := b.stopCandidate(id, gen(b), b.Now(), MsgIdleUnconfirmed)
 			return fmt.Sprint(r.State, g)
 		}
 	case 7:
-		return func(b *taskboard.Board, _ *taskboard.ManualClock, _ *[]taskboard.Lease) string {
+		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
 			return fmt.Sprint(b.AcknowledgeShown(parent, b.View(parent).Shown))
 		}
 	case 8:
-		return func(b *taskboard.Board, _ *taskboard.ManualClock, _ *[]taskboard.Lease) string {
+		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
 			b.Drop(id)
 			return ""
 		}
 	case 9:
-		return func(b *taskboard.Board, _ *taskboard.ManualClock, _ *[]taskboard.Lease) string {
+		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
 			g := gen(b)
-			return fmt.Sprint(b.HostDeleted(taskboard.DeletionEvent{SessionID: id, Generation: &g}))
+			return fmt.Sprint(b.hostDeleted(deletionEvent{SessionID: id, Generation: &g}))
 		}
 	case 10:
-		return func(b *taskboard.Board, _ *taskboard.ManualClock, _ *[]taskboard.Lease) string {
-			r, err := b.Adopt(taskboard.AdoptInput{TaskID: id, ParentID: parent, Agent: "explorer", State: taskboard.StateCompleted})
+		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
+			r, err := b.Adopt(AdoptInput{TaskID: id, ParentID: parent, Agent: "explorer", State: StateCompleted})
 			return fmt.Sprint(r.Generation, err)
 		}
 	case 11:
-		return func(b *taskboard.Board, _ *taskboard.ManualClock, _ *[]taskboard.Lease) string {
+		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
 			b.ClearParent(parent)
 			return ""
 		}
 	}
 	d := time.Duration(rapid.IntRange(1, 6000).Draw(t, fmt.Sprintf("tick%d", i))) * time.Millisecond
-	return func(_ *taskboard.Board, clk *taskboard.ManualClock, _ *[]taskboard.Lease) string {
+	return func(_ *Board, clk *ManualClock, _ *[]Lease) string {
 		clk.Advance(d)
 		return ""
 	}
 }
 
-func dumpBoard(b *taskboard.Board) string {
-	s := fmt.Sprintf("%+v\n%+v\n%+v\n", b.AllRecords(), b.LiveLeases(), b.Drain())
+func dumpBoard(b *Board) string {
+	s := fmt.Sprintf("%+v\n%+v\n%+v\n", b.AllRecords(), b.LeasesForTest(), b.Drain())
 	for _, id := range []string{"ses_a", "ses_b", "ses_c"} {
 		e, ok := b.DeletionEpoch(id)
 		s += fmt.Sprint(id, b.Tombstoned(id), e, ok, " ")
@@ -137,14 +135,14 @@ func TestDeterminism(t *testing.T) {
 			ops[i] = genDetOp(t, i)
 		}
 		type sys struct {
-			b      *taskboard.Board
-			clk    *taskboard.ManualClock
-			issued []taskboard.Lease
+			b      *Board
+			clk    *ManualClock
+			issued []Lease
 		}
 		var twins [2]*sys
 		for i := range twins {
-			clk := taskboard.NewManualClock(t0)
-			b, err := taskboard.NewBoard(clk, taskboard.Options{MaxReusablePerAgent: 1})
+			clk := NewManualClock(t0)
+			b, err := NewBoard(clk, Options{MaxReusablePerAgent: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,10 @@
 package taskboard
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
 // Sentinels. Tool refusals and board-primitive failures are *ToolError values whose Kind is
 // one of these; test with errors.Is.
@@ -47,3 +51,13 @@ func (e *ToolError) Error() string { return e.Message }
 func (e *ToolError) Unwrap() error { return e.Kind }
 
 func toolErr(kind error, msg string) *ToolError { return &ToolError{Kind: kind, Message: msg} }
+
+// leaseUnavailable is the ErrLeaseUnavailable refusal for id: msg, then who holds the lease
+// and how long, and the operator's way out when its host call will never settle.
+func leaseUnavailable(b *Board, id, msg string) *ToolError {
+	if l, ok := b.leases[id]; ok {
+		msg += fmt.Sprintf(" A %s lease (owner %s) has held it for %s.", l.Kind, l.Owner, b.Now().Sub(b.leaseSince[id]).Round(time.Second))
+	}
+	msg += fmt.Sprintf(" It is released when the operation holding it settles. If that host call will never return, an operator can break the lease with Board.ForceRelease(%q, reason); this risks the abandoned call still acting on the session later.", id)
+	return toolErr(ErrLeaseUnavailable, msg)
+}

@@ -1,12 +1,10 @@
-package taskboard_test
+package taskboard
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/harnesskit/harnesskit/taskboard"
 )
 
 // TestBoardEdgeCases covers the §5 cases outside the reference group that need only the
@@ -14,44 +12,44 @@ import (
 func TestBoardEdgeCases(t *testing.T) {
 	tests := []struct {
 		name string
-		opts taskboard.Options
+		opts Options
 		run  func(t *testing.T, e *env)
 	}{
 		{name: "E89_idle_then_busy_within_grace_stays_running", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(time.Second)
-			if _, g := e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), taskboard.MsgIdleUnconfirmed); g != taskboard.GateDeferred {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateDeferred {
 				t.Fatalf("first idle: %s", g)
 			}
 			e.tick(2 * time.Second)
-			e.b.ObserveBusy("ses_a", nil, e.b.Now())
+			e.b.observeBusy("ses_a", nil, e.b.Now())
 			e.tick(4 * time.Second)
-			r, g := e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), taskboard.MsgIdleUnconfirmed)
-			if g != taskboard.GateDeferred || r.State != taskboard.StateRunning {
+			r, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
+			if g != GateDeferred || r.State != StateRunning {
 				t.Fatalf("%s %s", g, r.State)
 			}
-			if n := e.noticesOf(taskboard.NoticeTerminal); len(n) != 0 {
+			if n := e.noticesOf(NoticeTerminal); len(n) != 0 {
 				t.Fatalf("terminal notices %v", n)
 			}
 		}},
 		{name: "E90_two_idle_readings_5s_apart_stop_once", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(time.Second)
-			e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), taskboard.MsgIdleUnconfirmed)
+			e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
 			e.tick(4999 * time.Millisecond)
-			if _, g := e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), taskboard.MsgIdleUnconfirmed); g != taskboard.GateDeferred {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateDeferred {
 				t.Fatalf("inside grace: %s", g)
 			}
 			e.tick(time.Millisecond)
-			s, g := e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), taskboard.MsgIdleUnconfirmed)
-			if g != taskboard.GateCommitted || s.State != taskboard.StateStopped || s.ResultSummary != "Background session stopped before a terminal task result was received." {
+			s, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
+			if g != GateCommitted || s.State != StateStopped || s.ResultSummary != "Background session stopped before a terminal task result was received." {
 				t.Fatalf("%s %s", g, s.State)
 			}
 			e.tick(5 * time.Second)
-			if _, g := e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), taskboard.MsgIdleUnconfirmed); g != taskboard.GateStale {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateStale {
 				t.Fatalf("third: %s", g)
 			}
-			if n := e.noticesOf(taskboard.NoticeTerminal); len(n) != 1 {
+			if n := e.noticesOf(NoticeTerminal); len(n) != 1 {
 				t.Fatalf("terminal notices %v", n)
 			}
 		}},
@@ -59,10 +57,10 @@ func TestBoardEdgeCases(t *testing.T) {
 			r := e.launch("ses_a", p1, "explorer")
 			for range 3 {
 				e.tick(5 * time.Second)
-				e.b.MarkStatusUncertain("ses_a", r.Generation, taskboard.MsgMalformedEntry)
+				e.b.markStatusUncertain("ses_a", r.Generation, MsgMalformedEntry)
 			}
 			r = e.rec("ses_a")
-			if r.State != taskboard.StateRunning || !r.StatusUncertain || r.LastStatusError != taskboard.MsgMalformedEntry {
+			if r.State != StateRunning || !r.StatusUncertain || r.LastStatusError != MsgMalformedEntry {
 				t.Fatalf("got %+v", r)
 			}
 		}},
@@ -70,11 +68,11 @@ func TestBoardEdgeCases(t *testing.T) {
 			a := e.launch("ses_a", p1, "explorer")
 			b := e.launch("ses_b", p1, "fixer")
 			e.b.Drain()
-			for _, r := range []taskboard.Record{a, b} {
-				e.b.MarkStatusUncertain(r.TaskID, r.Generation, "live status lookup timed out after 5000ms")
+			for _, r := range []Record{a, b} {
+				e.b.markStatusUncertain(r.TaskID, r.Generation, "live status lookup timed out after 5000ms")
 			}
 			for _, id := range []string{"ses_a", "ses_b"} {
-				if r := e.rec(id); r.State != taskboard.StateRunning || !r.StatusUncertain {
+				if r := e.rec(id); r.State != StateRunning || !r.StatusUncertain {
 					t.Fatalf("%s: %s uncertain %v", id, r.State, r.StatusUncertain)
 				}
 			}
@@ -85,33 +83,33 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E94_board_busy_during_pass_blocks_its_idle_reading", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(time.Second)
-			e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), taskboard.MsgIdleUnconfirmed) // earlier pass
+			e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed) // earlier pass
 			e.tick(5 * time.Second)
 			passStart := e.b.Now()
 			e.tick(100 * time.Millisecond)
-			e.b.ObserveBusy("ses_a", nil, e.b.Now()) // busy while the pass's read is in flight
-			got, g := e.b.StopCandidate("ses_a", r.Generation, passStart, taskboard.MsgIdleUnconfirmed)
-			if got.State != taskboard.StateRunning || g == taskboard.GateCommitted || got.LastLiveBusyAt.Before(passStart) {
+			e.b.observeBusy("ses_a", nil, e.b.Now()) // busy while the pass's read is in flight
+			got, g := e.b.stopCandidate("ses_a", r.Generation, passStart, MsgIdleUnconfirmed)
+			if got.State != StateRunning || g == GateCommitted || got.LastLiveBusyAt.Before(passStart) {
 				t.Fatalf("%s %s", g, got.State)
 			}
 		}},
 		{name: "E95_board_pass_from_G1_not_applied_to_G2", run: func(t *testing.T, e *env) {
 			g1 := e.launch("ses_a", p1, "explorer")
-			e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
+			e.mustCommit("ses_a", StateCompleted, "ok")
 			e.ack("ses_a")
 			e.launch("ses_a", p1, "explorer")
 			before := e.rec("ses_a")
 			e.tick(time.Second)
-			e.b.StopCandidate("ses_a", g1.Generation, e.b.Now(), taskboard.MsgIdleUnconfirmed)
-			e.b.MarkStatusUncertain("ses_a", g1.Generation, "x")
-			e.b.MarkRunningFromLive("ses_a", g1.Generation, e.b.Now())
+			e.b.stopCandidate("ses_a", g1.Generation, e.b.Now(), MsgIdleUnconfirmed)
+			e.b.markStatusUncertain("ses_a", g1.Generation, "x")
+			e.b.markRunningFromLive("ses_a", g1.Generation, e.b.Now())
 			if after := e.rec("ses_a"); !equalRecords(before, after) {
 				t.Fatalf("G1 pass changed G2:\n%s", diffRecords(before, after))
 			}
 		}},
 		{name: "E96_quarantine_after_same_id_relaunch", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
+			e.mustCommit("ses_a", StateCompleted, "ok")
 			e.tick(time.Second)
 			g2 := e.launch("ses_a", p1, "explorer")
 			if !g2.Quarantined {
@@ -119,45 +117,45 @@ func TestBoardEdgeCases(t *testing.T) {
 			}
 			// Old-run events without a generation: idle, error, busy at or before RunStartedAt.
 			e.tick(time.Second)
-			if _, g := e.b.ObserveError("ses_a", nil, "old boom", false, e.b.Now()); g != taskboard.GateStale {
+			if _, g := e.b.observeError("ses_a", nil, "old boom", false, e.b.Now()); g != GateStale {
 				t.Fatalf("old error: %s", g)
 			}
-			if _, ok := e.b.ObserveBusy("ses_a", nil, g2.RunStartedAt); ok {
+			if _, ok := e.b.observeBusy("ses_a", nil, g2.RunStartedAt); ok {
 				t.Fatal("old busy applied")
 			}
-			if r := e.rec("ses_a"); r.State != taskboard.StateRunning || r.ActivityRevision != 0 {
+			if r := e.rec("ses_a"); r.State != StateRunning || r.ActivityRevision != 0 {
 				t.Fatalf("got %s rev %d", r.State, r.ActivityRevision)
 			}
-			r, ok := e.b.ObserveBusy("ses_a", nil, e.b.Now())
+			r, ok := e.b.observeBusy("ses_a", nil, e.b.Now())
 			if !ok || r.Quarantined || r.ActivityRevision != 1 {
 				t.Fatalf("fresh busy: %v %+v", ok, r)
 			}
-			if _, g := e.b.ObserveError("ses_a", nil, "new boom", false, e.b.Now()); g != taskboard.GateCommitted {
+			if _, g := e.b.observeError("ses_a", nil, "new boom", false, e.b.Now()); g != GateCommitted {
 				t.Fatalf("error after quarantine: %s", g)
 			}
 		}},
 		{name: "E97_explicit_stale_generation_ignored", run: func(t *testing.T, e *env) {
 			g1 := e.launch("ses_a", p1, "explorer")
-			e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
+			e.mustCommit("ses_a", StateCompleted, "ok")
 			g2 := e.launch("ses_a", p1, "explorer")
 			before := e.rec("ses_a")
 			e.tick(time.Second)
-			e.b.ObserveBusy("ses_a", &g1.Generation, e.b.Now())
-			e.b.ObserveError("ses_a", &g1.Generation, "x", false, e.b.Now())
-			e.b.HostDeleted(taskboard.DeletionEvent{SessionID: "ses_a", Generation: &g1.Generation})
+			e.b.observeBusy("ses_a", &g1.Generation, e.b.Now())
+			e.b.observeError("ses_a", &g1.Generation, "x", false, e.b.Now())
+			e.b.hostDeleted(deletionEvent{SessionID: "ses_a", Generation: &g1.Generation})
 			if after := e.rec("ses_a"); !equalRecords(before, after) {
 				t.Fatalf("changed:\n%s", diffRecords(before, after))
 			}
-			if _, ok := e.b.ObserveBusy("ses_a", &g2.Generation, e.b.Now()); !ok {
+			if _, ok := e.b.observeBusy("ses_a", &g2.Generation, e.b.Now()); !ok {
 				t.Fatal("current generation busy refused")
 			}
 		}},
 		{name: "E98_deletion_without_generation_after_relaunch_ignored", run: func(t *testing.T, e *env) {
 			e.b.Manage("ses_a")
 			e.launch("ses_a", p1, "explorer")
-			e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
+			e.mustCommit("ses_a", StateCompleted, "ok")
 			g2 := e.launch("ses_a", p1, "explorer")
-			if e.b.HostDeleted(taskboard.DeletionEvent{SessionID: "ses_a"}) {
+			if e.b.hostDeleted(deletionEvent{SessionID: "ses_a"}) {
 				t.Fatal("deletion counted")
 			}
 			if r := e.rec("ses_a"); r.Generation != g2.Generation {
@@ -168,11 +166,11 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			e.launch("ses_b", p1, "explorer")
 			e.launch("ses_a_child", "ses_a", "fixer")
-			if e.b.HostDeleted(taskboard.DeletionEvent{SessionID: "ses_b", FallbackTeardown: true}) {
+			if e.b.hostDeleted(deletionEvent{SessionID: "ses_b", FallbackTeardown: true}) {
 				t.Fatal("teardown counted")
 			}
 			e.rec("ses_b")
-			if !e.b.HostDeleted(taskboard.DeletionEvent{SessionID: "ses_a"}) {
+			if !e.b.hostDeleted(deletionEvent{SessionID: "ses_a"}) {
 				t.Fatal("genuine deletion ignored")
 			}
 			for _, id := range []string{"ses_a", "ses_a_child"} {
@@ -180,32 +178,32 @@ func TestBoardEdgeCases(t *testing.T) {
 					t.Fatalf("%s kept", id)
 				}
 			}
-			if !e.b.HostDeleted(taskboard.DeletionEvent{SessionID: p1}) {
+			if !e.b.hostDeleted(deletionEvent{SessionID: p1}) {
 				t.Fatal("parent deletion ignored")
 			}
 			if len(e.b.Records(p1)) != 0 {
 				t.Fatal("children of the deleted parent kept")
 			}
-			if r, _ := e.b.TombstoneReason("ses_b"); r != taskboard.ReasonParentCleared {
+			if r, _ := e.b.TombstoneReason("ses_b"); r != ReasonParentCleared {
 				t.Fatalf("reason %s", r)
 			}
 		}},
 		{name: "E101_tombstone_blocks_adopt_early_and_late_completion", run: func(t *testing.T, e *env) {
 			g1 := e.launch("ses_a", p1, "explorer")
-			e.b.HostDeleted(taskboard.DeletionEvent{SessionID: "ses_a", Generation: &g1.Generation})
+			e.b.hostDeleted(deletionEvent{SessionID: "ses_a", Generation: &g1.Generation})
 			epoch, ok := e.b.DeletionEpoch("ses_a")
 			if !ok {
 				t.Fatal("no epoch")
 			}
-			_, err := e.b.Adopt(taskboard.AdoptInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
-			wantErr(t, err, taskboard.ErrTombstoned, "Cannot adopt ses_a: the session was deleted from this board")
-			_, err = e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Early: true})
-			wantErr(t, err, taskboard.ErrTombstoned, "Cannot register launch for ses_a: the session was deleted")
-			if _, g := e.b.CommitTerminal(taskboard.Commit{TaskID: "ses_a", Generation: g1.Generation, State: taskboard.StateCompleted}); g != taskboard.GateStale {
+			_, err := e.b.Adopt(AdoptInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
+			wantErr(t, err, ErrTombstoned, "Cannot adopt ses_a: the session was deleted from this board")
+			_, err = e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Early: true})
+			wantErr(t, err, ErrTombstoned, "Cannot register launch for ses_a: the session was deleted")
+			if _, g := e.b.CommitTerminal(Commit{TaskID: "ses_a", Generation: g1.Generation, State: StateCompleted}); g != GateStale {
 				t.Fatal("late completion applied")
 			}
-			e.b.ObserveBusy("ses_a", &g1.Generation, e.b.Now())
-			e.b.MarkStatusUncertain("ses_a", g1.Generation, "x")
+			e.b.observeBusy("ses_a", &g1.Generation, e.b.Now())
+			e.b.markStatusUncertain("ses_a", g1.Generation, "x")
 			if _, ok := e.b.Get("ses_a"); ok {
 				t.Fatal("record recreated")
 			}
@@ -219,64 +217,64 @@ func TestBoardEdgeCases(t *testing.T) {
 		}},
 		{name: "E102_error_then_idle_stays_error", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			if _, g := e.b.ObserveError("ses_a", nil, "rate limited", false, e.b.Now()); g != taskboard.GateCommitted {
+			if _, g := e.b.observeError("ses_a", nil, "rate limited", false, e.b.Now()); g != GateCommitted {
 				t.Fatalf("error: %s", g)
 			}
 			e.tick(10 * time.Second)
-			if _, g := e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), taskboard.MsgIdleUnconfirmed); g != taskboard.GateStale {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateStale {
 				t.Fatalf("idle: %s", g)
 			}
-			if _, g := e.commit("ses_a", taskboard.StateCompleted, "x"); g != taskboard.GateStale {
+			if _, g := e.commit("ses_a", StateCompleted, "x"); g != GateStale {
 				t.Fatal("completed over error")
 			}
-			if r := e.rec("ses_a"); r.State != taskboard.StateError || r.TotalErrors != 1 {
+			if r := e.rec("ses_a"); r.State != StateError || r.TotalErrors != 1 {
 				t.Fatalf("got %s", r.State)
 			}
 		}},
-		{name: "E141_board_deadline_claim_beats_late_inputs", opts: taskboard.Options{WallClock: time.Minute}, run: func(t *testing.T, e *env) {
+		{name: "E141_board_deadline_claim_beats_late_inputs", opts: Options{WallClock: time.Minute}, run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			c, ok := e.b.ClaimDeadline("ses_a", r.Generation)
+			c, ok := e.b.claimDeadline("ses_a", r.Generation)
 			if !ok || !c.TimedOut || !c.CancellationRequested || c.DeadlineExceededAt.IsZero() {
 				t.Fatalf("claim: %+v", c)
 			}
-			if _, ok := e.b.ClaimDeadline("ses_a", r.Generation); ok {
+			if _, ok := e.b.claimDeadline("ses_a", r.Generation); ok {
 				t.Fatal("claimed twice")
 			}
-			if _, g := e.commit("ses_a", taskboard.StateCompleted, "late"); g != taskboard.GateStale {
+			if _, g := e.commit("ses_a", StateCompleted, "late"); g != GateStale {
 				t.Fatalf("completion after claim: %s", g)
 			}
 			e.tick(time.Second)
-			if b, _ := e.b.MarkRunningFromLive("ses_a", r.Generation, e.b.Now()); !b.TimedOut {
+			if b, _ := e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now()); !b.TimedOut {
 				t.Fatal("busy cleared the claimed timeout")
 			}
-			f, ok := e.b.FinalizeDeadline("ses_a", r.Generation, "abort was not confirmed")
-			if !ok || f.State != taskboard.StateError || !f.StatusUncertain || f.LastStatusError != "abort was not confirmed" || f.TimeoutCount != 1 {
+			f, ok := e.b.finalizeClaim("ses_a", r.Generation, "abort was not confirmed")
+			if !ok || f.State != StateError || !f.StatusUncertain || f.LastStatusError != "abort was not confirmed" || f.TimeoutCount != 1 {
 				t.Fatalf("finalize: %+v", f)
 			}
-			if _, g := e.commit("ses_a", taskboard.StateCompleted, "later"); g != taskboard.GateStale {
+			if _, g := e.commit("ses_a", StateCompleted, "later"); g != GateStale {
 				t.Fatal("completion replaced the timeout")
 			}
 			// An error input after a claim becomes the timeout error.
 			r2 := e.launch("ses_b", p1, "explorer")
-			e.b.ClaimDeadline("ses_b", r2.Generation)
-			got, g := e.commit("ses_b", taskboard.StateError, "provider error")
-			if g != taskboard.GateCommitted || got.ResultSummary != "Task exceeded its wall-clock limit of 60000 ms" || !got.TimedOut {
+			e.b.claimDeadline("ses_b", r2.Generation)
+			got, g := e.commit("ses_b", StateError, "provider error")
+			if g != GateCommitted || got.ResultSummary != "Task exceeded its wall-clock limit of 60000 ms" || !got.TimedOut {
 				t.Fatalf("%s %+v", g, got)
 			}
 		}},
 		{name: "E115_lease_on_dropped_record", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			l := e.acquire(taskboard.LeaseRelaunch, "ses_a")
+			l := e.acquire(LeaseRelaunch, "ses_a")
 			e.b.Drop("ses_a")
 			if !e.b.IsTracked("ses_a") {
 				t.Fatal("leased ID not tracked")
 			}
-			_, err := e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
-			wantErr(t, err, taskboard.ErrLeaseHeld, "Cannot register launch for ses_a: a relaunch lease already owns this session")
-			_, err = e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
-			wantErr(t, err, taskboard.ErrStaleLease, "Cannot register launch for ses_a: relaunch lease is missing, stale, or belongs to another generation")
-			_, err = e.b.Adopt(taskboard.AdoptInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
-			wantErr(t, err, taskboard.ErrLeaseHeld, "Cannot adopt ses_a: a relaunch lease already owns this session")
+			_, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
+			wantErr(t, err, ErrLeaseHeld, "Cannot register launch for ses_a: a relaunch lease already owns this session")
+			_, err = e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
+			wantErr(t, err, ErrStaleLease, "Cannot register launch for ses_a: relaunch lease is missing, stale, or belongs to another generation")
+			_, err = e.b.Adopt(AdoptInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
+			wantErr(t, err, ErrLeaseHeld, "Cannot adopt ses_a: a relaunch lease already owns this session")
 			if !e.b.Release(l) {
 				t.Fatal("release failed")
 			}
@@ -287,10 +285,10 @@ func TestBoardEdgeCases(t *testing.T) {
 		}},
 		{name: "E116_no_ttl", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			l := e.acquire(taskboard.LeaseMessage, "ses_a")
+			l := e.acquire(LeaseMessage, "ses_a")
 			before := e.rec("ses_a")
 			e.tick(24 * time.Hour)
-			if got, ok := e.b.LiveLease("ses_a"); !ok || got != l || !e.b.Validate(l) {
+			if got, ok := e.b.LeaseForTest("ses_a"); !ok || got != l || !e.b.Validate(l) {
 				t.Fatal("lease expired")
 			}
 			if after := e.rec("ses_a"); !equalRecords(before, after) {
@@ -300,81 +298,81 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E122_absent_readings_then_stopped", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(5 * time.Second)
-			r, _ = e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), taskboard.MsgAbsentUnconfirmed)
-			if !r.StatusUncertain || r.LastStatusError != taskboard.MsgAbsentUnconfirmed {
+			r, _ = e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgAbsentUnconfirmed)
+			if !r.StatusUncertain || r.LastStatusError != MsgAbsentUnconfirmed {
 				t.Fatalf("got %+v", r)
 			}
 			e.tick(5 * time.Second)
-			if r, g := e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), taskboard.MsgAbsentUnconfirmed); g != taskboard.GateCommitted || r.State != taskboard.StateStopped {
+			if r, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgAbsentUnconfirmed); g != GateCommitted || r.State != StateStopped {
 				t.Fatalf("%s %s", g, r.State)
 			}
 		}},
 		{name: "E127_withdrawal_of_unacknowledged_completion_only", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			e.launch("ses_b", p1, "fixer")
-			a := e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
-			e.mustCommit("ses_b", taskboard.StateCompleted, "ok")
+			a := e.mustCommit("ses_a", StateCompleted, "ok")
+			e.mustCommit("ses_b", StateCompleted, "ok")
 			bRec := e.ack("ses_b")
 			e.tick(time.Millisecond)
-			r, _ := e.b.MarkRunningFromLive("ses_a", a.Generation, e.b.Now())
-			if r.State != taskboard.StateRunning || r.TerminalRevision != a.TerminalRevision+1 {
+			r, _ := e.b.markRunningFromLive("ses_a", a.Generation, e.b.Now())
+			if r.State != StateRunning || r.TerminalRevision != a.TerminalRevision+1 {
 				t.Fatalf("no withdrawal: %s %d", r.State, r.TerminalRevision)
 			}
-			r, _ = e.b.MarkRunningFromLive("ses_b", bRec.Generation, e.b.Now())
-			if r.State != taskboard.StateReconciled || r.TerminalRevision != bRec.TerminalRevision {
+			r, _ = e.b.markRunningFromLive("ses_b", bRec.Generation, e.b.Now())
+			if r.State != StateReconciled || r.TerminalRevision != bRec.TerminalRevision {
 				t.Fatalf("reconciled reopened: %s", r.State)
 			}
 		}},
 		{name: "E129_notification_lease_for_old_revision_refused", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			a := e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
+			a := e.mustCommit("ses_a", StateCompleted, "ok")
 			e.tick(time.Millisecond)
-			e.b.MarkRunningFromLive("ses_a", a.Generation, e.b.Now())
-			e.mustCommit("ses_a", taskboard.StateCompleted, "again")
-			if _, ok := e.b.Acquire(taskboard.LeaseNotification, "ses_a", a.Generation, &a.TerminalRevision); ok {
+			e.b.markRunningFromLive("ses_a", a.Generation, e.b.Now())
+			e.mustCommit("ses_a", StateCompleted, "again")
+			if _, ok := e.b.Acquire(LeaseNotification, "ses_a", a.Generation, &a.TerminalRevision); ok {
 				t.Fatal("acquired for a withdrawn revision")
 			}
 			cur := e.rec("ses_a").TerminalRevision
-			if _, ok := e.b.Acquire(taskboard.LeaseNotification, "ses_a", a.Generation, &cur); !ok {
+			if _, ok := e.b.Acquire(LeaseNotification, "ses_a", a.Generation, &cur); !ok {
 				t.Fatal("current revision refused")
 			}
 		}},
-		{name: "E145_adopt_after_drop_refused_after_eviction_allowed", opts: taskboard.Options{MaxReusablePerAgent: 1}, run: func(t *testing.T, e *env) {
+		{name: "E145_adopt_after_drop_refused_after_eviction_allowed", opts: Options{MaxReusablePerAgent: 1}, run: func(t *testing.T, e *env) {
 			e.launch("ses_d", p1, "explorer")
 			e.b.Drop("ses_d")
-			_, err := e.b.Adopt(taskboard.AdoptInput{TaskID: "ses_d", ParentID: p1, Agent: "explorer"})
-			wantErr(t, err, taskboard.ErrTombstoned, "Cannot adopt ses_d: the session was deleted from this board")
+			_, err := e.b.Adopt(AdoptInput{TaskID: "ses_d", ParentID: p1, Agent: "explorer"})
+			wantErr(t, err, ErrTombstoned, "Cannot adopt ses_d: the session was deleted from this board")
 			e.launch("ses_old", p1, "explorer")
 			e.launch("ses_new", p1, "explorer")
-			e.mustCommit("ses_old", taskboard.StateCompleted, "a")
+			e.mustCommit("ses_old", StateCompleted, "a")
 			e.ack("ses_old")
 			e.tick(time.Second)
-			e.mustCommit("ses_new", taskboard.StateCompleted, "b")
+			e.mustCommit("ses_new", StateCompleted, "b")
 			e.ack("ses_new")
-			if r, _ := e.b.TombstoneReason("ses_old"); r != taskboard.ReasonEvicted {
+			if r, _ := e.b.TombstoneReason("ses_old"); r != ReasonEvicted {
 				t.Fatalf("not evicted: %q", r)
 			}
 			epoch, _ := e.b.DeletionEpoch("ses_old")
-			_, err = e.b.Adopt(taskboard.AdoptInput{TaskID: "ses_old", ParentID: p1, Agent: "fixer"})
-			wantErr(t, err, taskboard.ErrTombstoned, "Cannot adopt ses_old: the session was deleted from this board")
-			r, err := e.b.Adopt(taskboard.AdoptInput{TaskID: "ses_old", ParentID: p1, Agent: "explorer", State: taskboard.StateCompleted, Summary: "a"})
-			if err != nil || r.Alias != "ses_old" || r.Origin != taskboard.OriginAdopted || !r.RecoveredWithoutPrompt || e.b.Tombstoned("ses_old") {
+			_, err = e.b.Adopt(AdoptInput{TaskID: "ses_old", ParentID: p1, Agent: "fixer"})
+			wantErr(t, err, ErrTombstoned, "Cannot adopt ses_old: the session was deleted from this board")
+			r, err := e.b.Adopt(AdoptInput{TaskID: "ses_old", ParentID: p1, Agent: "explorer", State: StateCompleted, Summary: "a"})
+			if err != nil || r.Alias != "ses_old" || r.Origin != OriginAdopted || !r.RecoveredWithoutPrompt || e.b.Tombstoned("ses_old") {
 				t.Fatalf("adopt: %v %+v", err, r)
 			}
 			if ep, _ := e.b.DeletionEpoch("ses_old"); ep != epoch {
 				t.Fatal("epoch changed")
 			}
-			_, err = e.b.Adopt(taskboard.AdoptInput{TaskID: "ses_old", ParentID: p1, Agent: "explorer"})
-			wantErr(t, err, taskboard.ErrExists, "Cannot adopt ses_old: it is already tracked")
+			_, err = e.b.Adopt(AdoptInput{TaskID: "ses_old", ParentID: p1, Agent: "explorer"})
+			wantErr(t, err, ErrExists, "Cannot adopt ses_old: it is already tracked")
 		}},
 		{name: "E146_generations_board_wide_preserve_run_draw_discarded", run: func(t *testing.T, e *env) {
 			a := e.launch("ses_a", p1, "explorer")
 			b := e.launch("ses_b", p1, "fixer")
-			p, err := e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_a", ParentID: p1, PreserveRun: true})
+			p, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, PreserveRun: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
+			e.mustCommit("ses_a", StateCompleted, "ok")
 			r := e.launch("ses_a", p1, "explorer")
 			if a.Generation != 1 || b.Generation != 2 || p.Generation != 1 || r.Generation != 4 {
 				t.Fatalf("generations %d %d %d %d", a.Generation, b.Generation, p.Generation, r.Generation)
@@ -382,29 +380,29 @@ func TestBoardEdgeCases(t *testing.T) {
 		}},
 		{name: "E147_hand_over_order", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			l := e.acquire(taskboard.LeaseRelaunch, "ses_a")
-			a, ok := e.b.HandOver(l, taskboard.OwnerAdmission)
-			if !ok || a.Token != l.Token || a.Owner != taskboard.OwnerAdmission || a.Phase() != taskboard.PhaseSentUnknown {
+			l := e.acquire(LeaseRelaunch, "ses_a")
+			a, ok := e.b.handOver(l, OwnerAdmission)
+			if !ok || a.Token != l.Token || a.Owner != OwnerAdmission || a.Phase() != PhaseSentUnknown {
 				t.Fatalf("to admission: %v %+v", ok, a)
 			}
-			if _, ok := e.b.HandOver(a, taskboard.OwnerCaller); ok {
+			if _, ok := e.b.handOver(a, OwnerCaller); ok {
 				t.Fatal("handed back to caller")
 			}
-			c, ok := e.b.HandOver(a, taskboard.OwnerCompensation)
-			if !ok || c.Token != l.Token || c.Phase() != taskboard.PhaseCompensating {
+			c, ok := e.b.handOver(a, OwnerCompensation)
+			if !ok || c.Token != l.Token || c.Phase() != PhaseCompensating {
 				t.Fatalf("to compensation: %v %+v", ok, c)
 			}
-			for _, to := range []taskboard.LeaseOwner{taskboard.OwnerCaller, taskboard.OwnerAdmission, taskboard.OwnerCompensation} {
-				if _, ok := e.b.HandOver(c, to); ok {
+			for _, to := range []LeaseOwner{OwnerCaller, OwnerAdmission, OwnerCompensation} {
+				if _, ok := e.b.handOver(c, to); ok {
 					t.Fatalf("compensation handed to %s", to)
 				}
 			}
-			if ls := e.b.LiveLeases(); len(ls) != 1 || ls[0].Owner != taskboard.OwnerCompensation {
+			if ls := e.b.LeasesForTest(); len(ls) != 1 || ls[0].Owner != OwnerCompensation {
 				t.Fatalf("live leases %v", ls)
 			}
 			e.b.Release(l)
 			stale := l
-			if _, ok := e.b.HandOver(stale, taskboard.OwnerAdmission); ok {
+			if _, ok := e.b.handOver(stale, OwnerAdmission); ok {
 				t.Fatal("handed over a released lease")
 			}
 		}},
@@ -428,23 +426,23 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "inspection_shows_why_an_id_is_excluded", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			e.launch("ses_b", p1, "explorer")
-			l := e.acquire(taskboard.LeaseRelaunch, "ses_a")
-			l, _ = e.b.HandOver(l, taskboard.OwnerAdmission)
-			l, _ = e.b.HandOver(l, taskboard.OwnerCompensation)
+			l := e.acquire(LeaseRelaunch, "ses_a")
+			l, _ = e.b.handOver(l, OwnerAdmission)
+			l, _ = e.b.handOver(l, OwnerCompensation)
 			e.b.Drop("ses_a")
-			e.acquire(taskboard.LeaseMessage, "ses_b")
+			e.acquire(LeaseMessage, "ses_b")
 			e.tick(90 * time.Minute)
-			infos := e.b.InspectLeases()
-			if len(infos) != 2 || infos[0].Lease.TaskID != "ses_a" || infos[0].HasRecord || infos[0].Phase != taskboard.PhaseCompensating {
+			infos := e.b.LiveLeases()
+			if len(infos) != 2 || infos[0].TaskID != "ses_a" || infos[0].HasRecord || infos[0].Phase != PhaseCompensating {
 				t.Fatalf("%+v", infos)
 			}
 			if infos[0].HeldFor != 90*time.Minute || !infos[0].Since.Equal(t0) {
 				t.Fatalf("held for %s since %s", infos[0].HeldFor, infos[0].Since)
 			}
 			s := infos[0].String()
-			contains(t, s, "ses_a relaunch gen=1 token=background-job-relaunch-lease-1 owner=compensation phase=compensating record=deleted: ")
+			contains(t, s, "ses_a relaunch gen=1 owner=compensation phase=compensating record=deleted: ")
 			contains(t, s, "stays excluded until this exact token is released")
-			contains(t, infos[1].String(), "ses_b message gen=2 token=background-job-message-lease-2 owner=caller record=running: task_message")
+			contains(t, infos[1].String(), "ses_b message gen=2 owner=caller record=running: task_message")
 		}},
 	}
 	for _, tc := range tests {
@@ -457,30 +455,30 @@ func TestBoardEdgeCases(t *testing.T) {
 func TestOptionsValidation(t *testing.T) {
 	tests := []struct {
 		name    string
-		opts    taskboard.Options
+		opts    Options
 		wantErr string // substring naming the field; "" = valid
 	}{
 		{name: "zero_is_defaults"},
-		{name: "E142_wall_clock_30s_rejected", opts: taskboard.Options{WallClock: 30 * time.Second}, wantErr: "Options.WallClock"},
-		{name: "E142_abort_grace_500ms_rejected", opts: taskboard.Options{AbortGrace: 500 * time.Millisecond}, wantErr: "Options.AbortGrace"},
-		{name: "wall_clock_60s_accepted", opts: taskboard.Options{WallClock: 60 * time.Second}},
-		{name: "wall_clock_max_accepted", opts: taskboard.Options{WallClock: taskboard.MaxWallClock}},
-		{name: "wall_clock_over_max_rejected", opts: taskboard.Options{WallClock: taskboard.MaxWallClock + time.Millisecond}, wantErr: "Options.WallClock"},
-		{name: "abort_grace_61s_rejected", opts: taskboard.Options{AbortGrace: 61 * time.Second}, wantErr: "Options.AbortGrace"},
-		{name: "negative_timing_rejected", opts: taskboard.Options{Timing: taskboard.Timing{VerifyBudget: -1}}, wantErr: "Options.Timing.VerifyBudget"},
-		{name: "negative_cap_rejected", opts: taskboard.Options{MaxReusablePerAgent: -1}, wantErr: "Options.MaxReusablePerAgent"},
-		{name: "negative_history_rejected", opts: taskboard.Options{Timing: taskboard.Timing{MessageHistory: -3}}, wantErr: "Options.Timing.MessageHistory"},
+		{name: "E142_wall_clock_30s_rejected", opts: Options{WallClock: 30 * time.Second}, wantErr: "Options.WallClock"},
+		{name: "E142_abort_grace_500ms_rejected", opts: Options{AbortGrace: 500 * time.Millisecond}, wantErr: "Options.AbortGrace"},
+		{name: "wall_clock_60s_accepted", opts: Options{WallClock: 60 * time.Second}},
+		{name: "wall_clock_max_accepted", opts: Options{WallClock: MaxWallClock}},
+		{name: "wall_clock_over_max_rejected", opts: Options{WallClock: MaxWallClock + time.Millisecond}, wantErr: "Options.WallClock"},
+		{name: "abort_grace_61s_rejected", opts: Options{AbortGrace: 61 * time.Second}, wantErr: "Options.AbortGrace"},
+		{name: "negative_timing_rejected", opts: Options{Timing: Timing{VerifyBudget: -1}}, wantErr: "Options.Timing.VerifyBudget"},
+		{name: "negative_cap_rejected", opts: Options{MaxReusablePerAgent: -1}, wantErr: "Options.MaxReusablePerAgent"},
+		{name: "negative_history_rejected", opts: Options{Timing: Timing{MessageHistory: -3}}, wantErr: "Options.Timing.MessageHistory"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := taskboard.NewBoard(taskboard.NewManualClock(t0), tc.opts)
+			b, err := NewBoard(NewManualClock(t0), tc.opts)
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)
 				}
 				o := b.Options()
 				if o.MaxReusablePerAgent != 2 || o.MaxContextLines != 50_000 || o.AbortGrace != 10*time.Second ||
-					o.WaitProtocol != "harnesskit.wait_for_user.v1" || o.Timing != taskboard.DefaultTiming() && tc.name == "zero_is_defaults" {
+					o.WaitProtocol != "harnesskit.wait_for_user.v1" || o.Timing != DefaultTiming() && tc.name == "zero_is_defaults" {
 					t.Fatalf("defaults %+v", o)
 				}
 				return
@@ -498,20 +496,20 @@ func TestTypedConstantsSpelling(t *testing.T) {
 		got  string
 		want string
 	}{
-		{name: "state_running", got: taskboard.StateRunning.String(), want: "running"},
-		{name: "state_reconciled", got: taskboard.StateReconciled.String(), want: "reconciled"},
-		{name: "live_lookup_error", got: taskboard.LiveLookupError.String(), want: "lookup-error"},
-		{name: "live_unavailable", got: taskboard.LiveUnavailable.String(), want: "status-unavailable"},
-		{name: "lease_notification", got: taskboard.LeaseNotification.String(), want: "terminal-notification"},
-		{name: "owner_compensation", got: taskboard.OwnerCompensation.String(), want: "compensation"},
-		{name: "phase_sent_unknown", got: taskboard.PhaseSentUnknown.String(), want: "sent_unknown"},
-		{name: "revive_admission_unknown", got: taskboard.ReviveAdmissionUnknown.String(), want: "admission_unknown"},
-		{name: "cancel_unknown", got: taskboard.CancelUnknown.String(), want: "unknown"},
-		{name: "source_board", got: taskboard.SourceBoard.String(), want: "board"},
-		{name: "gate_deferred", got: taskboard.GateDeferred.String(), want: "deferred"},
-		{name: "flavor_v2", got: taskboard.FlavorV2.String(), want: "v2"},
-		{name: "origin_adopted", got: taskboard.OriginAdopted.String(), want: "adopted"},
-		{name: "lease_string", got: taskboard.Lease{Kind: taskboard.LeaseRelaunch, Token: 7}.String(), want: "background-job-relaunch-lease-7"},
+		{name: "state_running", got: StateRunning.String(), want: "running"},
+		{name: "state_reconciled", got: StateReconciled.String(), want: "reconciled"},
+		{name: "live_lookup_error", got: LiveLookupError.String(), want: "lookup-error"},
+		{name: "live_unavailable", got: LiveUnavailable.String(), want: "status-unavailable"},
+		{name: "lease_notification", got: LeaseNotification.String(), want: "terminal-notification"},
+		{name: "owner_compensation", got: OwnerCompensation.String(), want: "compensation"},
+		{name: "phase_sent_unknown", got: PhaseSentUnknown.String(), want: "sent_unknown"},
+		{name: "revive_admission_unknown", got: ReviveAdmissionUnknown.String(), want: "admission_unknown"},
+		{name: "cancel_unknown", got: CancelUnknown.String(), want: "unknown"},
+		{name: "source_board", got: SourceBoard.String(), want: "board"},
+		{name: "gate_deferred", got: GateDeferred.String(), want: "deferred"},
+		{name: "flavor_v2", got: FlavorV2.String(), want: "v2"},
+		{name: "origin_adopted", got: OriginAdopted.String(), want: "adopted"},
+		{name: "lease_string", got: Lease{Kind: LeaseRelaunch, Token: 7}.String(), want: "background-job-relaunch-lease-7"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

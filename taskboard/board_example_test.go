@@ -43,26 +43,25 @@ func ExampleBoard_Acquire() {
 	// false true false
 }
 
-func ExampleBoard_InspectLeases() {
+func ExampleBoard_LiveLeases() {
 	b, _ := taskboard.NewBoard(taskboard.NewManualClock(time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)), taskboard.Options{})
 	r, _ := b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_1", ParentID: "orch", Agent: "oracle"})
-	b.CommitTerminal(taskboard.Commit{TaskID: "ses_1", Generation: r.Generation, State: taskboard.StateStopped, ObservedAt: b.Now().Add(time.Millisecond)})
 
-	// A revive sent its prompt, then the record was deleted before admission settled:
-	// the relaunch lease passes to compensation and keeps the ID excluded.
-	l, _ := b.Acquire(taskboard.LeaseRelaunch, "ses_1", r.Generation, nil)
-	l, _ = b.HandOver(l, taskboard.OwnerAdmission)
+	// A message write is pending at the host when the record is deleted: the lease stays
+	// live and keeps the ID excluded until the write settles, or an operator breaks it.
+	b.Acquire(taskboard.LeaseMessage, "ses_1", r.Generation, nil)
 	b.Drop("ses_1")
-	b.HandOver(l, taskboard.OwnerCompensation)
-
-	for _, info := range b.InspectLeases() {
+	for _, info := range b.LiveLeases() {
 		fmt.Println(info)
 	}
 	_, err := b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_1", ParentID: "orch", Agent: "oracle"})
 	fmt.Println(err)
+	released, _ := b.ForceRelease("ses_1", "the host lost the write; ticket 42")
+	fmt.Println(released.Kind, len(b.LiveLeases()), len(b.ForcedReleases()))
 	// Output:
-	// ses_1 relaunch gen=1 token=background-job-relaunch-lease-1 owner=compensation phase=compensating record=deleted: compensating an orphaned revive: held until an abort is confirmed and the session is seen idle; if that was never confirmed it is held for the life of the board; the record is gone, the ID stays excluded until this exact token is released
-	// Cannot register launch for ses_1: a relaunch lease already owns this session
+	// ses_1 message gen=1 owner=caller record=deleted: task_message in progress, or its write is still pending at the host; the record is gone, the ID stays excluded until this exact token is released
+	// Cannot register launch for ses_1: a message lease already owns this session
+	// message 0 1
 }
 
 func ExampleBoard_View() {

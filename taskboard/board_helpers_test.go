@@ -1,26 +1,24 @@
-package taskboard_test
+package taskboard
 
 import (
 	"errors"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/harnesskit/harnesskit/taskboard"
 )
 
 var t0 = time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
 
 type env struct {
 	t   *testing.T
-	b   *taskboard.Board
-	clk *taskboard.ManualClock
+	b   *Board
+	clk *ManualClock
 }
 
-func newEnv(t *testing.T, o taskboard.Options) *env {
+func newEnv(t *testing.T, o Options) *env {
 	t.Helper()
-	clk := taskboard.NewManualClock(t0)
-	b, err := taskboard.NewBoard(clk, o)
+	clk := NewManualClock(t0)
+	b, err := NewBoard(clk, o)
 	if err != nil {
 		t.Fatalf("NewBoard: %v", err)
 	}
@@ -29,16 +27,16 @@ func newEnv(t *testing.T, o taskboard.Options) *env {
 
 func (e *env) tick(d time.Duration) { e.clk.Advance(d) }
 
-func (e *env) launch(id, parent, agent string) taskboard.Record {
+func (e *env) launch(id, parent, agent string) Record {
 	e.t.Helper()
-	r, err := e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: id, ParentID: parent, Agent: agent, Description: "do " + id})
+	r, err := e.b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: parent, Agent: agent, Description: "do " + id})
 	if err != nil {
 		e.t.Fatalf("RegisterLaunch(%s): %v", id, err)
 	}
 	return r
 }
 
-func (e *env) rec(id string) taskboard.Record {
+func (e *env) rec(id string) Record {
 	e.t.Helper()
 	r, ok := e.b.Get(id)
 	if !ok {
@@ -47,21 +45,21 @@ func (e *env) rec(id string) taskboard.Record {
 	return r
 }
 
-func (e *env) commit(id string, st taskboard.State, summary string) (taskboard.Record, taskboard.GateResult) {
+func (e *env) commit(id string, st State, summary string) (Record, GateResult) {
 	e.t.Helper()
-	return e.b.CommitTerminal(taskboard.Commit{TaskID: id, Generation: e.rec(id).Generation, State: st, Summary: summary, ObservedAt: e.b.Now()})
+	return e.b.CommitTerminal(Commit{TaskID: id, Generation: e.rec(id).Generation, State: st, Summary: summary, ObservedAt: e.b.Now()})
 }
 
-func (e *env) mustCommit(id string, st taskboard.State, summary string) taskboard.Record {
+func (e *env) mustCommit(id string, st State, summary string) Record {
 	e.t.Helper()
 	r, g := e.commit(id, st, summary)
-	if g != taskboard.GateCommitted {
+	if g != GateCommitted {
 		e.t.Fatalf("commit %s %s: %s", id, st, g)
 	}
 	return r
 }
 
-func (e *env) ack(id string) taskboard.Record {
+func (e *env) ack(id string) Record {
 	e.t.Helper()
 	r := e.rec(id)
 	out, ok := e.b.MarkReconciled(id, r.Generation, r.TerminalRevision)
@@ -72,22 +70,22 @@ func (e *env) ack(id string) taskboard.Record {
 }
 
 // stop drives the stop rule to a committed stopped state.
-func (e *env) stop(id string) taskboard.Record {
+func (e *env) stop(id string) Record {
 	e.t.Helper()
 	gen := e.rec(id).Generation
 	e.tick(time.Millisecond)
-	if _, g := e.b.StopCandidate(id, gen, e.b.Now(), taskboard.MsgIdleUnconfirmed); g != taskboard.GateDeferred {
+	if _, g := e.b.stopCandidate(id, gen, e.b.Now(), MsgIdleUnconfirmed); g != GateDeferred {
 		e.t.Fatalf("first stop candidate: %s", g)
 	}
 	e.tick(5 * time.Second)
-	r, g := e.b.StopCandidate(id, gen, e.b.Now(), taskboard.MsgIdleUnconfirmed)
-	if g != taskboard.GateCommitted || r.State != taskboard.StateStopped {
+	r, g := e.b.stopCandidate(id, gen, e.b.Now(), MsgIdleUnconfirmed)
+	if g != GateCommitted || r.State != StateStopped {
 		e.t.Fatalf("second stop candidate: %s %s", g, r.State)
 	}
 	return r
 }
 
-func (e *env) acquire(kind taskboard.LeaseKind, id string) taskboard.Lease {
+func (e *env) acquire(kind LeaseKind, id string) Lease {
 	e.t.Helper()
 	l, ok := e.b.Acquire(kind, id, e.rec(id).Generation, nil)
 	if !ok {
@@ -96,8 +94,8 @@ func (e *env) acquire(kind taskboard.LeaseKind, id string) taskboard.Lease {
 	return l
 }
 
-func (e *env) noticesOf(kind taskboard.NoticeKind) []taskboard.Notice {
-	var out []taskboard.Notice
+func (e *env) noticesOf(kind NoticeKind) []Notice {
+	var out []Notice
 	for _, n := range e.b.Drain() {
 		if n.Kind == kind {
 			out = append(out, n)
@@ -114,7 +112,7 @@ func wantErr(t *testing.T, err, kind error, msg string) {
 	if !errors.Is(err, kind) {
 		t.Fatalf("error %v is not %v", err, kind)
 	}
-	var te *taskboard.ToolError
+	var te *ToolError
 	if !errors.As(err, &te) {
 		t.Fatalf("error %T is not *ToolError", err)
 	}

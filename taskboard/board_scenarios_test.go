@@ -1,11 +1,9 @@
-package taskboard_test
+package taskboard
 
 import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/harnesskit/harnesskit/taskboard"
 )
 
 const p1, p2 = "parent-1", "parent-2"
@@ -15,12 +13,12 @@ const p1, p2 = "parent-1", "parent-2"
 func TestBoardScenarios(t *testing.T) {
 	tests := []struct {
 		name string
-		opts taskboard.Options
+		opts Options
 		run  func(t *testing.T, e *env)
 	}{
 		{name: "E1_launch_explorer_running_alias_exp_1", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			if r.State != taskboard.StateRunning || r.Alias != "exp-1" || r.TaskGeneration != 1 {
+			if r.State != StateRunning || r.Alias != "exp-1" || r.TaskGeneration != 1 {
 				t.Fatalf("got %s alias %s taskgen %d", r.State, r.Alias, r.TaskGeneration)
 			}
 			if !e.b.HasRunning(p1) || e.b.HasRunning(p2) {
@@ -35,20 +33,20 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E2_cancellation_lease_blocks_relaunch_and_registration", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			e.acquire(taskboard.LeaseCancellation, "ses_a")
-			if _, ok := e.b.Acquire(taskboard.LeaseRelaunch, "ses_a", r.Generation, nil); ok {
+			e.acquire(LeaseCancellation, "ses_a")
+			if _, ok := e.b.Acquire(LeaseRelaunch, "ses_a", r.Generation, nil); ok {
 				t.Fatal("relaunch acquired under a cancellation lease")
 			}
-			_, err := e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
-			wantErr(t, err, taskboard.ErrLeaseHeld, "Cannot register launch for ses_a: a cancellation lease already owns this session")
+			_, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
+			wantErr(t, err, ErrLeaseHeld, "Cannot register launch for ses_a: a cancellation lease already owns this session")
 			if got := e.rec("ses_a").Generation; got != r.Generation {
 				t.Fatalf("generation moved %d → %d", r.Generation, got)
 			}
 		}},
 		{name: "E3_relaunch_lease_exact_release", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			l := e.acquire(taskboard.LeaseRelaunch, "ses_a")
-			if _, ok := e.b.Acquire(taskboard.LeaseCancellation, "ses_a", r.Generation, nil); ok {
+			l := e.acquire(LeaseRelaunch, "ses_a")
+			if _, ok := e.b.Acquire(LeaseCancellation, "ses_a", r.Generation, nil); ok {
 				t.Fatal("cancellation acquired under a relaunch lease")
 			}
 			wrongTok, wrongGen := l, l
@@ -57,7 +55,7 @@ func TestBoardScenarios(t *testing.T) {
 			if e.b.Release(wrongTok) || e.b.Release(wrongGen) {
 				t.Fatal("release with a wrong token or generation succeeded")
 			}
-			r2, err := e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
+			r2, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
 			if err != nil || r2.Generation <= r.Generation || r2.TaskGeneration != 2 {
 				t.Fatalf("relaunch: %v gen %d", err, r2.Generation)
 			}
@@ -67,21 +65,21 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E4_message_lease_blocks_then_release", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			l := e.acquire(taskboard.LeaseMessage, "ses_a")
-			for _, k := range []taskboard.LeaseKind{taskboard.LeaseCancellation, taskboard.LeaseRelaunch} {
+			l := e.acquire(LeaseMessage, "ses_a")
+			for _, k := range []LeaseKind{LeaseCancellation, LeaseRelaunch} {
 				if _, ok := e.b.Acquire(k, "ses_a", r.Generation, nil); ok {
 					t.Fatalf("%s acquired under a message lease", k)
 				}
 			}
-			_, err := e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
-			wantErr(t, err, taskboard.ErrLeaseHeld, "Cannot register launch for ses_a: a message lease already owns this session")
+			_, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
+			wantErr(t, err, ErrLeaseHeld, "Cannot register launch for ses_a: a message lease already owns this session")
 			if !e.b.Release(l) {
 				t.Fatal("release failed")
 			}
-			e.acquire(taskboard.LeaseCancellation, "ses_a")
+			e.acquire(LeaseCancellation, "ses_a")
 		}},
 		{name: "E5_exclusion_4x4_and_tokens", run: func(t *testing.T, e *env) {
-			kinds := taskboard.LeaseKinds()
+			kinds := LeaseKinds()
 			var tokens []uint64
 			n := 0
 			for _, held := range kinds {
@@ -89,18 +87,18 @@ func TestBoardScenarios(t *testing.T) {
 					n++
 					id := "ses_" + string(rune('a'+n))
 					e.launch(id, p1, "fixer")
-					if held == taskboard.LeaseNotification {
-						e.mustCommit(id, taskboard.StateCompleted, "done")
+					if held == LeaseNotification {
+						e.mustCommit(id, StateCompleted, "done")
 					}
 					hl := e.acquire(held, id)
 					tokens = append(tokens, hl.Token)
 					// Put the record in a state where `tried` would be acquirable.
 					switch r := e.rec(id); {
-					case tried == taskboard.LeaseNotification && r.State == taskboard.StateRunning:
-						e.mustCommit(id, taskboard.StateCompleted, "done")
-					case (tried == taskboard.LeaseCancellation || tried == taskboard.LeaseMessage) && r.State != taskboard.StateRunning:
+					case tried == LeaseNotification && r.State == StateRunning:
+						e.mustCommit(id, StateCompleted, "done")
+					case (tried == LeaseCancellation || tried == LeaseMessage) && r.State != StateRunning:
 						e.tick(time.Millisecond)
-						if r2, _ := e.b.MarkRunningFromLive(id, r.Generation, e.b.Now()); r2.State != taskboard.StateRunning {
+						if r2, _ := e.b.markRunningFromLive(id, r.Generation, e.b.Now()); r2.State != StateRunning {
 							t.Fatalf("withdrawal failed: %s", r2.State)
 						}
 					}
@@ -138,13 +136,13 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E6_withdrawn_notification_lease_invalid_but_releasable", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			r := e.mustCommit("ses_a", taskboard.StateCompleted, "done")
-			l, ok := e.b.Acquire(taskboard.LeaseNotification, "ses_a", r.Generation, ptr(r.TerminalRevision))
+			r := e.mustCommit("ses_a", StateCompleted, "done")
+			l, ok := e.b.Acquire(LeaseNotification, "ses_a", r.Generation, ptr(r.TerminalRevision))
 			if !ok || !e.b.Validate(l) {
 				t.Fatal("notification lease not acquired")
 			}
 			e.tick(time.Millisecond)
-			e.b.MarkRunningFromLive("ses_a", r.Generation, e.b.Now())
+			e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
 			if e.b.Validate(l) {
 				t.Fatal("withdrawn notification lease still valid")
 			}
@@ -154,73 +152,73 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E7_cancelled_commit_needs_the_live_cancellation_lease", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			l := e.acquire(taskboard.LeaseCancellation, "ses_a")
+			l := e.acquire(LeaseCancellation, "ses_a")
 			other := l
 			other.Token += 100
 			e.launch("ses_b", p1, "explorer")
-			foreign := e.acquire(taskboard.LeaseCancellation, "ses_b") // valid, but for another task
-			for _, c := range []taskboard.Commit{
-				{TaskID: "ses_a", Generation: r.Generation, State: taskboard.StateCancelled, Lease: &foreign},
-				{TaskID: "ses_a", Generation: r.Generation + 1, State: taskboard.StateCancelled, Lease: &l},
-				{TaskID: "ses_a", Generation: r.Generation, State: taskboard.StateCancelled, Lease: &other},
-				{TaskID: "ses_a", Generation: r.Generation, State: taskboard.StateCancelled},
+			foreign := e.acquire(LeaseCancellation, "ses_b") // valid, but for another task
+			for _, c := range []Commit{
+				{TaskID: "ses_a", Generation: r.Generation, State: StateCancelled, Lease: &foreign},
+				{TaskID: "ses_a", Generation: r.Generation + 1, State: StateCancelled, Lease: &l},
+				{TaskID: "ses_a", Generation: r.Generation, State: StateCancelled, Lease: &other},
+				{TaskID: "ses_a", Generation: r.Generation, State: StateCancelled},
 			} {
-				if got, g := e.b.CommitTerminal(c); g != taskboard.GateStale || got.State != taskboard.StateRunning {
+				if got, g := e.b.CommitTerminal(c); g != GateStale || got.State != StateRunning {
 					t.Fatalf("commit %+v: %s %s", c, g, got.State)
 				}
 			}
-			got, g := e.b.CommitTerminal(taskboard.Commit{TaskID: "ses_a", Generation: r.Generation, State: taskboard.StateCancelled, Lease: &l})
-			if g != taskboard.GateCommitted || got.State != taskboard.StateCancelled || !got.CancellationRequested {
+			got, g := e.b.CommitTerminal(Commit{TaskID: "ses_a", Generation: r.Generation, State: StateCancelled, Lease: &l})
+			if g != GateCommitted || got.State != StateCancelled || !got.CancellationRequested {
 				t.Fatalf("commit with lease: %s %s", g, got.State)
 			}
 		}},
 		{name: "E8_completed_is_terminal_unreconciled", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			r := e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
+			r := e.mustCommit("ses_a", StateCompleted, "ok")
 			if !r.TerminalUnreconciled || !r.CompletedAt.Equal(t0) || !e.b.HasTerminalUnreconciled(p1) || e.b.HasRunning(p1) {
 				t.Fatalf("got %+v", r)
 			}
 		}},
 		{name: "E9_late_G1_completion_after_relaunch_is_stale", run: func(t *testing.T, e *env) {
 			g1 := e.launch("ses_a", p1, "explorer")
-			e.mustCommit("ses_a", taskboard.StateCompleted, "g1")
+			e.mustCommit("ses_a", StateCompleted, "g1")
 			e.ack("ses_a")
-			l := e.acquire(taskboard.LeaseRelaunch, "ses_a")
-			g2, err := e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
+			l := e.acquire(LeaseRelaunch, "ses_a")
+			g2, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
 			if err != nil {
 				t.Fatal(err)
 			}
 			e.b.Release(l)
 			e.b.Drain()
-			if _, g := e.b.CommitTerminal(taskboard.Commit{TaskID: "ses_a", Generation: g1.Generation, State: taskboard.StateCompleted, Summary: "late"}); g != taskboard.GateStale {
+			if _, g := e.b.CommitTerminal(Commit{TaskID: "ses_a", Generation: g1.Generation, State: StateCompleted, Summary: "late"}); g != GateStale {
 				t.Fatalf("late G1: %s", g)
 			}
 			if n := e.b.Drain(); len(n) != 0 {
 				t.Fatalf("stale commit emitted %v", n)
 			}
-			if _, g := e.b.CommitTerminal(taskboard.Commit{TaskID: "ses_a", Generation: g2.Generation, State: taskboard.StateCompleted, Summary: "g2"}); g != taskboard.GateCommitted {
+			if _, g := e.b.CommitTerminal(Commit{TaskID: "ses_a", Generation: g2.Generation, State: StateCompleted, Summary: "g2"}); g != GateCommitted {
 				t.Fatalf("G2: %s", g)
 			}
-			if n := e.noticesOf(taskboard.NoticeTerminal); len(n) != 1 || n[0].Generation != g2.Generation {
+			if n := e.noticesOf(NoticeTerminal); len(n) != 1 || n[0].Generation != g2.Generation {
 				t.Fatalf("notices %v", n)
 			}
 		}},
 		{name: "E10_mark_timed_out_keeps_running", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			r, ok := e.b.MarkTimedOut("ses_a", r.Generation)
-			if !ok || r.State != taskboard.StateRunning || !r.TimedOut || taskboard.Label(r) != "running, timed out" {
-				t.Fatalf("got %s %v %q", r.State, r.TimedOut, taskboard.Label(r))
+			r, ok := e.b.markTimedOut("ses_a", r.Generation)
+			if !ok || r.State != StateRunning || !r.TimedOut || Label(r) != "running, timed out" {
+				t.Fatalf("got %s %v %q", r.State, r.TimedOut, Label(r))
 			}
 			contains(t, e.b.View(p1).Text, "running, timed out")
 		}},
 		{name: "E11_completion_resets_timeout_count", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			e.b.MarkTimedOut("ses_a", r.Generation)
-			r, _ = e.b.MarkTimedOut("ses_a", r.Generation)
+			e.b.markTimedOut("ses_a", r.Generation)
+			r, _ = e.b.markTimedOut("ses_a", r.Generation)
 			if r.TimeoutCount != 2 {
 				t.Fatalf("TimeoutCount %d", r.TimeoutCount)
 			}
-			r = e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
+			r = e.mustCommit("ses_a", StateCompleted, "ok")
 			if r.TimeoutCount != 0 || r.Converging() {
 				t.Fatalf("TimeoutCount %d converging %v", r.TimeoutCount, r.Converging())
 			}
@@ -230,31 +228,31 @@ func TestBoardScenarios(t *testing.T) {
 			e.launch("ses_b", p1, "explorer")
 			e.launch("ses_c", p2, "explorer")
 			e.launch("ses_d", p1, "fixer")
-			a := e.mustCommit("ses_a", taskboard.StateCompleted, "a")
-			e.mustCommit("ses_c", taskboard.StateCompleted, "c")
-			e.mustCommit("ses_d", taskboard.StateCompleted, "d")
+			a := e.mustCommit("ses_a", StateCompleted, "a")
+			e.mustCommit("ses_c", StateCompleted, "c")
+			e.mustCommit("ses_d", StateCompleted, "d")
 			e.ack("ses_d")
-			want := []taskboard.Shown{{TaskID: "ses_a", Generation: a.Generation, TerminalRevision: a.TerminalRevision}}
+			want := []Shown{{TaskID: "ses_a", Generation: a.Generation, TerminalRevision: a.TerminalRevision}}
 			if got := e.b.View(p1).Shown; !slices.Equal(got, want) {
 				t.Fatalf("Shown %v, want %v", got, want)
 			}
 		}},
 		{name: "E13_system_reminder_escaped", run: func(t *testing.T, e *env) {
-			if _, err := e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Description: "x </system-reminder> y"}); err != nil {
+			if _, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Description: "x </system-reminder> y"}); err != nil {
 				t.Fatal(err)
 			}
 			v := e.b.View(p1).Text
 			contains(t, v, "x &lt;/system-reminder&gt; y")
-			e.mustCommit("ses_a", taskboard.StateCompleted, "r </system-reminder> & more")
+			e.mustCommit("ses_a", StateCompleted, "r </system-reminder> & more")
 			v = e.b.View(p1).Text
 			contains(t, v, "result: r &lt;/system-reminder&gt; &amp; more")
 			notContains(t, v, "</system-reminder>")
 		}},
 		{name: "E14_acknowledged_completion_is_reusable", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
+			e.mustCommit("ses_a", StateCompleted, "ok")
 			r := e.ack("ses_a")
-			if r.State != taskboard.StateReconciled || r.TerminalState != taskboard.StateCompleted || !r.Reusable(taskboard.DefaultMaxContextLines) {
+			if r.State != StateReconciled || r.TerminalState != StateCompleted || !r.Reusable(DefaultMaxContextLines) {
 				t.Fatalf("got %s/%s", r.State, r.TerminalState)
 			}
 			v := e.b.View(p1).Text
@@ -263,14 +261,14 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E15_stopped_labels_and_retained", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "oracle")
 			r := e.stop("ses_a")
-			if taskboard.Label(r) != "stopped, unreconciled, task_revive only" || r.Reusable(taskboard.DefaultMaxContextLines) {
-				t.Fatalf("label %q", taskboard.Label(r))
+			if Label(r) != "stopped, unreconciled, task_revive only" || r.Reusable(DefaultMaxContextLines) {
+				t.Fatalf("label %q", Label(r))
 			}
 			if len(e.b.View(p1).Shown) != 1 {
 				t.Fatal("unacknowledged stopped not shown")
 			}
 			r = e.ack("ses_a")
-			if !r.RetainedStopped() || r.Reusable(taskboard.DefaultMaxContextLines) || r.State != taskboard.StateStopped {
+			if !r.RetainedStopped() || r.Reusable(DefaultMaxContextLines) || r.State != StateStopped {
 				t.Fatalf("after ack: %+v", r)
 			}
 			v := e.b.View(p1)
@@ -279,7 +277,7 @@ func TestBoardScenarios(t *testing.T) {
 				t.Fatalf("Shown %v", v.Shown)
 			}
 		}},
-		{name: "E16_retained_stopped_cap_evicts_least_recently_used", opts: taskboard.Options{MaxReusablePerAgent: 1}, run: func(t *testing.T, e *env) {
+		{name: "E16_retained_stopped_cap_evicts_least_recently_used", opts: Options{MaxReusablePerAgent: 1}, run: func(t *testing.T, e *env) {
 			e.launch("ses_old", p1, "oracle")
 			e.tick(time.Second)
 			e.launch("ses_new", p1, "oracle")
@@ -290,19 +288,19 @@ func TestBoardScenarios(t *testing.T) {
 			if _, ok := e.b.Get("ses_old"); ok {
 				t.Fatal("older retained stopped record kept")
 			}
-			if reason, ok := e.b.TombstoneReason("ses_old"); !ok || reason != taskboard.ReasonEvicted {
+			if reason, ok := e.b.TombstoneReason("ses_old"); !ok || reason != ReasonEvicted {
 				t.Fatalf("tombstone %v %v", reason, ok)
 			}
 			e.rec("ses_new")
 		}},
-		{name: "E17_leased_record_skipped_by_trim_until_release", opts: taskboard.Options{MaxReusablePerAgent: 1}, run: func(t *testing.T, e *env) {
+		{name: "E17_leased_record_skipped_by_trim_until_release", opts: Options{MaxReusablePerAgent: 1}, run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			e.launch("ses_b", p1, "explorer")
-			e.mustCommit("ses_a", taskboard.StateCompleted, "a")
+			e.mustCommit("ses_a", StateCompleted, "a")
 			e.ack("ses_a")
-			l := e.acquire(taskboard.LeaseRelaunch, "ses_a")
+			l := e.acquire(LeaseRelaunch, "ses_a")
 			e.tick(time.Second)
-			e.mustCommit("ses_b", taskboard.StateCompleted, "b")
+			e.mustCommit("ses_b", StateCompleted, "b")
 			e.ack("ses_b")
 			e.rec("ses_a")
 			e.rec("ses_b")
@@ -314,21 +312,21 @@ func TestBoardScenarios(t *testing.T) {
 			}
 			e.rec("ses_b")
 		}},
-		{name: "E18_leased_record_over_caps_survives_ack_and_relaunch", opts: taskboard.Options{MaxReusablePerAgent: 1, MaxContextLines: 100}, run: func(t *testing.T, e *env) {
+		{name: "E18_leased_record_over_caps_survives_ack_and_relaunch", opts: Options{MaxReusablePerAgent: 1, MaxContextLines: 100}, run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			e.launch("ses_b", p1, "explorer")
 			e.b.NoteContextFile("ses_a", "big.go", 500, e.b.Now())
-			e.mustCommit("ses_b", taskboard.StateCompleted, "b")
+			e.mustCommit("ses_b", StateCompleted, "b")
 			e.tick(time.Second)
 			e.ack("ses_b")
-			e.mustCommit("ses_a", taskboard.StateCompleted, "a")
-			l := e.acquire(taskboard.LeaseRelaunch, "ses_a")
+			e.mustCommit("ses_a", StateCompleted, "a")
+			l := e.acquire(LeaseRelaunch, "ses_a")
 			e.tick(time.Second)
 			e.ack("ses_a")
 			e.rec("ses_a")
 			e.rec("ses_b")
-			r, err := e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
-			if err != nil || r.State != taskboard.StateRunning {
+			r, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
+			if err != nil || r.State != StateRunning {
 				t.Fatalf("relaunch: %v", err)
 			}
 			e.b.Release(l)
@@ -337,68 +335,68 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E19_cancelled_or_error_reusable_after_ack", run: func(t *testing.T, e *env) {
 			e.launch("ses_c", p1, "explorer")
 			e.launch("ses_e", p1, "explorer")
-			c := e.mustCommit("ses_c", taskboard.StateCancelled, "obsolete")
-			er := e.mustCommit("ses_e", taskboard.StateError, "boom")
-			for _, r := range []taskboard.Record{c, er} {
-				if r.Reusable(taskboard.DefaultMaxContextLines) {
+			c := e.mustCommit("ses_c", StateCancelled, "obsolete")
+			er := e.mustCommit("ses_e", StateError, "boom")
+			for _, r := range []Record{c, er} {
+				if r.Reusable(DefaultMaxContextLines) {
 					t.Fatalf("%s reusable before ack", r.TaskID)
 				}
 			}
 			for _, id := range []string{"ses_c", "ses_e"} {
 				r := e.ack(id)
-				if !r.Reusable(taskboard.DefaultMaxContextLines) || r.State != taskboard.StateReconciled {
+				if !r.Reusable(DefaultMaxContextLines) || r.State != StateReconciled {
 					t.Fatalf("%s not reusable after ack", id)
 				}
 			}
-			if e.rec("ses_c").TerminalState != taskboard.StateCancelled || e.rec("ses_e").TerminalState != taskboard.StateError {
+			if e.rec("ses_c").TerminalState != StateCancelled || e.rec("ses_e").TerminalState != StateError {
 				t.Fatal("terminal states lost")
 			}
 		}},
-		{name: "E20_deadline_finalized_uncertain_not_reusable_not_revivable", opts: taskboard.Options{WallClock: time.Minute}, run: func(t *testing.T, e *env) {
+		{name: "E20_deadline_finalized_uncertain_not_reusable_not_revivable", opts: Options{WallClock: time.Minute}, run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			if _, ok := e.b.ClaimDeadline("ses_a", r.Generation); !ok {
+			if _, ok := e.b.claimDeadline("ses_a", r.Generation); !ok {
 				t.Fatal("claim refused")
 			}
-			r, ok := e.b.FinalizeDeadline("ses_a", r.Generation, "abort was not confirmed")
-			if !ok || r.State != taskboard.StateError || !r.TimedOut || !r.StatusUncertain || r.ResultSummary != "Task exceeded its wall-clock limit of 60000 ms" {
+			r, ok := e.b.finalizeClaim("ses_a", r.Generation, "abort was not confirmed")
+			if !ok || r.State != StateError || !r.TimedOut || !r.StatusUncertain || r.ResultSummary != "Task exceeded its wall-clock limit of 60000 ms" {
 				t.Fatalf("finalize: %+v", r)
 			}
 			r = e.ack("ses_a")
-			if r.Reusable(taskboard.DefaultMaxContextLines) || r.Revivable() {
-				t.Fatalf("reusable %v revivable %v", r.Reusable(taskboard.DefaultMaxContextLines), r.Revivable())
+			if r.Reusable(DefaultMaxContextLines) || r.Revivable() {
+				t.Fatalf("reusable %v revivable %v", r.Reusable(DefaultMaxContextLines), r.Revivable())
 			}
 		}},
 		{name: "E21_stale_G1_cancel_after_relaunch", run: func(t *testing.T, e *env) {
 			g1 := e.launch("ses_a", p1, "explorer")
-			e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
+			e.mustCommit("ses_a", StateCompleted, "ok")
 			e.ack("ses_a")
-			l := e.acquire(taskboard.LeaseRelaunch, "ses_a")
-			if _, err := e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l}); err != nil {
+			l := e.acquire(LeaseRelaunch, "ses_a")
+			if _, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l}); err != nil {
 				t.Fatal(err)
 			}
 			e.b.Release(l)
-			if r, g := e.b.CommitTerminal(taskboard.Commit{TaskID: "ses_a", Generation: g1.Generation, State: taskboard.StateCancelled}); g != taskboard.GateStale || r.State != taskboard.StateRunning || r.TaskGeneration != 2 {
+			if r, g := e.b.CommitTerminal(Commit{TaskID: "ses_a", Generation: g1.Generation, State: StateCancelled}); g != GateStale || r.State != StateRunning || r.TaskGeneration != 2 {
 				t.Fatalf("%s %s", g, r.State)
 			}
 		}},
 		{name: "E22_mark_reconciled_on_running_is_noop", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			if got, ok := e.b.MarkReconciled("ses_a", r.Generation, r.TerminalRevision); ok || got.State != taskboard.StateRunning {
+			if got, ok := e.b.MarkReconciled("ses_a", r.Generation, r.TerminalRevision); ok || got.State != StateRunning {
 				t.Fatal("reconciled a running record")
 			}
 		}},
 		{name: "E23_relaunch_of_completed_clears_terminal_fields", run: func(t *testing.T, e *env) {
 			r1 := e.launch("ses_a", p1, "explorer")
 			e.tick(time.Minute)
-			e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
+			e.mustCommit("ses_a", StateCompleted, "ok")
 			e.tick(time.Minute)
-			r, err := e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
+			r, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.State != taskboard.StateRunning || r.TerminalState != "" || r.ResultSummary != "" || !r.CompletedAt.IsZero() ||
+			if r.State != StateRunning || r.TerminalState != "" || r.ResultSummary != "" || !r.CompletedAt.IsZero() ||
 				r.TerminalUnreconciled || r.TerminalRevision != 0 || !r.LaunchedAt.Equal(r1.LaunchedAt) ||
-				!r.LastLaunchedAt.Equal(e.b.Now()) || r.Alias != "exp-1" || taskboard.Label(r) != "running [resumed]" {
+				!r.LastLaunchedAt.Equal(e.b.Now()) || r.Alias != "exp-1" || Label(r) != "running [resumed]" {
 				t.Fatalf("got %+v", r)
 			}
 		}},
@@ -416,29 +414,29 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E25_cancelled_commit_on_completed_unchanged", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			before := e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
-			if r, g := e.commit("ses_a", taskboard.StateCancelled, ""); g != taskboard.GateStale || r.State != taskboard.StateCompleted || r.TerminalRevision != before.TerminalRevision {
+			before := e.mustCommit("ses_a", StateCompleted, "ok")
+			if r, g := e.commit("ses_a", StateCancelled, ""); g != GateStale || r.State != StateCompleted || r.TerminalRevision != before.TerminalRevision {
 				t.Fatalf("%s %s", g, r.State)
 			}
 		}},
 		{name: "E26_cancelled_sticky_against_busy_and_timeout", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			c := e.mustCommit("ses_a", taskboard.StateCancelled, "")
+			c := e.mustCommit("ses_a", StateCancelled, "")
 			e.tick(time.Second)
-			r, _ := e.b.MarkRunningFromLive("ses_a", c.Generation, e.b.Now())
-			e.b.MarkTimedOut("ses_a", c.Generation)
+			r, _ := e.b.markRunningFromLive("ses_a", c.Generation, e.b.Now())
+			e.b.markTimedOut("ses_a", c.Generation)
 			r = e.rec("ses_a")
 			want := c
 			want.LastLiveBusyAt, want.UpdatedAt = e.b.Now(), r.UpdatedAt
-			if r.State != taskboard.StateCancelled || !equalRecords(r, want) {
+			if r.State != StateCancelled || !equalRecords(r, want) {
 				t.Fatalf("got %+v\nwant %+v", r, want)
 			}
 		}},
 		{name: "E27_cancelled_with_reason_never_overwritten", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			e.mustCommit("ses_a", taskboard.StateCancelled, "user   requested")
-			for _, st := range []taskboard.State{taskboard.StateError, taskboard.StateCompleted} {
-				if r, g := e.commit("ses_a", st, "late"); g != taskboard.GateStale || r.State != taskboard.StateCancelled || r.ResultSummary != "cancelled: user requested" {
+			e.mustCommit("ses_a", StateCancelled, "user   requested")
+			for _, st := range []State{StateError, StateCompleted} {
+				if r, g := e.commit("ses_a", st, "late"); g != GateStale || r.State != StateCancelled || r.ResultSummary != "cancelled: user requested" {
 					t.Fatalf("%s: %s %s %q", st, g, r.State, r.ResultSummary)
 				}
 			}
@@ -448,17 +446,17 @@ func TestBoardScenarios(t *testing.T) {
 			e.launch("ses_ca", p1, "fixer")
 			e.launch("ses_r", p1, "oracle")
 			e.launch("ses_re", p1, "designer")
-			e.mustCommit("ses_c", taskboard.StateCancelled, "")
-			e.mustCommit("ses_ca", taskboard.StateCancelled, "")
+			e.mustCommit("ses_c", StateCancelled, "")
+			e.mustCommit("ses_ca", StateCancelled, "")
 			e.ack("ses_ca")
-			e.mustCommit("ses_r", taskboard.StateCompleted, "ok")
+			e.mustCommit("ses_r", StateCompleted, "ok")
 			e.ack("ses_r")
-			e.mustCommit("ses_re", taskboard.StateError, "bad")
+			e.mustCommit("ses_re", StateError, "bad")
 			e.ack("ses_re")
 			e.tick(time.Hour)
 			for _, id := range []string{"ses_c", "ses_ca", "ses_r", "ses_re"} {
 				before := e.rec(id)
-				r, _ := e.b.MarkRunningFromLive(id, before.Generation, e.b.Now())
+				r, _ := e.b.markRunningFromLive(id, before.Generation, e.b.Now())
 				want := before
 				want.LastLiveBusyAt, want.UpdatedAt = e.b.Now(), r.UpdatedAt
 				if !equalRecords(r, want) {
@@ -469,18 +467,18 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E29_busy_clears_pending_stop_confirmation", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(time.Second)
-			e.b.StopCandidate("ses_a", r.Generation, e.b.Now(), taskboard.MsgIdleUnconfirmed)
+			e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
 			e.tick(time.Second)
-			r, _ = e.b.MarkRunningFromLive("ses_a", r.Generation, e.b.Now())
-			if !r.StopConfirmationStartedAt.IsZero() || r.State != taskboard.StateRunning || r.StatusUncertain {
+			r, _ = e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
+			if !r.StopConfirmationStartedAt.IsZero() || r.State != StateRunning || r.StatusUncertain {
 				t.Fatalf("got %+v", r)
 			}
 		}},
 		{name: "E30_first_stop_confirmation_kept", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			first := e.b.Now().Add(time.Second)
-			e.b.NoteStopConfirmation("ses_a", r.Generation, first)
-			r, _ = e.b.NoteStopConfirmation("ses_a", r.Generation, first.Add(time.Second))
+			e.b.noteStopConfirmation("ses_a", r.Generation, first)
+			r, _ = e.b.noteStopConfirmation("ses_a", r.Generation, first.Add(time.Second))
 			if !r.StopConfirmationStartedAt.Equal(first) {
 				t.Fatalf("got %v", r.StopConfirmationStartedAt)
 			}
@@ -490,7 +488,7 @@ func TestBoardScenarios(t *testing.T) {
 			s := e.stop("ses_a")
 			e.ack("ses_a")
 			e.tick(time.Minute)
-			if r, _ := e.b.MarkRunningFromLive("ses_a", s.Generation, e.b.Now()); r.State != taskboard.StateStopped {
+			if r, _ := e.b.markRunningFromLive("ses_a", s.Generation, e.b.Now()); r.State != StateStopped {
 				t.Fatalf("reopened: %s", r.State)
 			}
 		}},
@@ -498,42 +496,42 @@ func TestBoardScenarios(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			s := e.stop("ses_a")
 			at := s.CompletedAt
-			if r, _ := e.b.MarkRunningFromLive("ses_a", s.Generation, at); r.State != taskboard.StateStopped {
+			if r, _ := e.b.markRunningFromLive("ses_a", s.Generation, at); r.State != StateStopped {
 				t.Fatalf("busy at CompletedAt reopened: %s", r.State)
 			}
-			r, _ := e.b.MarkRunningFromLive("ses_a", s.Generation, at.Add(time.Millisecond))
-			if r.State != taskboard.StateRunning || r.TerminalUnreconciled || r.TerminalRevision != s.TerminalRevision+1 {
+			r, _ := e.b.markRunningFromLive("ses_a", s.Generation, at.Add(time.Millisecond))
+			if r.State != StateRunning || r.TerminalUnreconciled || r.TerminalRevision != s.TerminalRevision+1 {
 				t.Fatalf("got %s unreconciled %v rev %d", r.State, r.TerminalUnreconciled, r.TerminalRevision)
 			}
 		}},
 		{name: "E33_busy_after_timeout_makes_recoverable", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			e.b.MarkTimedOut("ses_a", r.Generation)
-			e.b.MarkStatusUncertain("ses_a", r.Generation, "lookup failed")
+			e.b.markTimedOut("ses_a", r.Generation)
+			e.b.markStatusUncertain("ses_a", r.Generation, "lookup failed")
 			e.tick(time.Second)
-			r, _ = e.b.MarkRunningFromLive("ses_a", r.Generation, e.b.Now())
+			r, _ = e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
 			if r.TimedOut || !r.RecoverableAfterLiveBusy || r.StatusUncertain || !r.StatusUncertainSince.IsZero() || r.LastStatusError != "" {
 				t.Fatalf("got %+v", r)
 			}
 		}},
 		{name: "E34_timed_out_recoverable_only_after_busy", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			r, _ = e.b.MarkTimedOut("ses_a", r.Generation)
+			r, _ = e.b.markTimedOut("ses_a", r.Generation)
 			if r.Recoverable() {
 				t.Fatal("recoverable before a busy")
 			}
 			e.tick(time.Second)
-			r, _ = e.b.MarkRunningFromLive("ses_a", r.Generation, e.b.Now())
+			r, _ = e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
 			if !r.Recoverable() {
 				t.Fatal("not recoverable after a busy")
 			}
 		}},
 		{name: "E36_uncertain_hidden_after_30_minutes", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			e.b.MarkStatusUncertain("ses_a", r.Generation, "lost")
+			e.b.markStatusUncertain("ses_a", r.Generation, "lost")
 			since := e.b.Now()
 			e.tick(10 * time.Minute)
-			r, _ = e.b.MarkStatusUncertain("ses_a", r.Generation, "still lost")
+			r, _ = e.b.markStatusUncertain("ses_a", r.Generation, "still lost")
 			if !r.StatusUncertainSince.Equal(since) {
 				t.Fatal("re-marking moved the stamp")
 			}
@@ -541,8 +539,8 @@ func TestBoardScenarios(t *testing.T) {
 			contains(t, e.b.View(p1).Text, "ses_a")
 			e.tick(time.Millisecond)
 			notContains(t, e.b.View(p1).Text, "ses_a")
-			e.b.MarkRunningFromLive("ses_a", r.Generation, e.b.Now())
-			e.b.MarkStatusUncertain("ses_a", r.Generation, "again")
+			e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
+			e.b.markStatusUncertain("ses_a", r.Generation, "again")
 			contains(t, e.b.View(p1).Text, "running, status uncertain")
 			e.tick(30 * time.Minute)
 			contains(t, e.b.View(p1).Text, "ses_a")
@@ -550,13 +548,13 @@ func TestBoardScenarios(t *testing.T) {
 			notContains(t, e.b.View(p1).Text, "ses_a")
 		}},
 		{name: "E37_context_budget", run: func(t *testing.T, e *env) {
-			r := taskboard.Record{State: taskboard.StateReconciled, TerminalState: taskboard.StateCompleted,
-				ContextFiles: []taskboard.ContextFile{{Path: "a", Lines: 50_000}}}
-			if !r.Reusable(taskboard.DefaultMaxContextLines) {
+			r := Record{State: StateReconciled, TerminalState: StateCompleted,
+				ContextFiles: []ContextFile{{Path: "a", Lines: 50_000}}}
+			if !r.Reusable(DefaultMaxContextLines) {
 				t.Fatal("50,000 lines not reusable")
 			}
 			r.ContextFiles[0].Lines = 50_001
-			if r.Reusable(taskboard.DefaultMaxContextLines) {
+			if r.Reusable(DefaultMaxContextLines) {
 				t.Fatal("50,001 lines reusable")
 			}
 			// A bloated completion is evicted before the count cap; a bloated running record survives.
@@ -564,7 +562,7 @@ func TestBoardScenarios(t *testing.T) {
 			e.launch("ses_run", p1, "explorer")
 			e.b.NoteContextFile("ses_big", "huge.txt", 50_001, e.b.Now())
 			e.b.NoteContextFile("ses_run", "huge.txt", 50_001, e.b.Now())
-			e.mustCommit("ses_big", taskboard.StateCompleted, "ok")
+			e.mustCommit("ses_big", StateCompleted, "ok")
 			e.ack("ses_big")
 			if _, ok := e.b.Get("ses_big"); ok {
 				t.Fatal("bloated completion kept under the count cap")
@@ -573,7 +571,7 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E38_mark_used_same_millisecond_as_completion", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			r := e.mustCommit("ses_a", taskboard.StateCompleted, "ok")
+			r := e.mustCommit("ses_a", StateCompleted, "ok")
 			if !e.b.MarkUsed(p1, "exp-1") {
 				t.Fatal("MarkUsed refused")
 			}
@@ -585,7 +583,7 @@ func TestBoardScenarios(t *testing.T) {
 			}
 		}},
 		{name: "E39_provisional_placeholder", run: func(t *testing.T, e *env) {
-			r, err := e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_p", ParentID: p1, Agent: "explorer", Provisional: true})
+			r, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_p", ParentID: p1, Agent: "explorer", Provisional: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -596,16 +594,16 @@ func TestBoardScenarios(t *testing.T) {
 			if e.b.HasRunning(p1) {
 				t.Fatal("provisional counted as running")
 			}
-			e.mustCommit("ses_p", taskboard.StateCompleted, "fast")
+			e.mustCommit("ses_p", StateCompleted, "fast")
 			if e.b.HasTerminalUnreconciled(p1) {
 				t.Fatal("provisional counted as unreconciled")
 			}
 			e.b.Drain()
-			p, err := e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_p", ParentID: p1, Agent: "explorer", PreserveRun: true, Description: "real"})
+			p, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_p", ParentID: p1, Agent: "explorer", PreserveRun: true, Description: "real"})
 			if err != nil || p.Generation != r.Generation || p.Provisional || p.Description != "real" {
 				t.Fatalf("promotion: %v %+v", err, p)
 			}
-			if n := e.noticesOf(taskboard.NoticeTerminal); len(n) != 1 {
+			if n := e.noticesOf(NoticeTerminal); len(n) != 1 {
 				t.Fatalf("terminal notices %v", n)
 			}
 			contains(t, e.b.View(p1).Text, "ses_p")

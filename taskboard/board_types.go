@@ -1,6 +1,6 @@
 package taskboard
 
-// The typed status values of the package (R3). Each String method returns the exact
+// The typed status values of the package. Each String method returns the exact
 // spelling of the reference, which is also the value of the constant.
 
 // State is the lifecycle state of a task record.
@@ -50,7 +50,7 @@ func (s LiveStatus) String() string { return string(s) }
 // LeaseKind is the purpose a lease is held for.
 type LeaseKind string
 
-// Lease kinds (§2.4). Compensation is not a kind: it is a relaunch lease with owner
+// Lease kinds. Compensation is not a kind: it is a relaunch lease with owner
 // OwnerCompensation.
 const (
 	LeaseCancellation LeaseKind = "cancellation"
@@ -69,7 +69,7 @@ var leaseKinds = [...]LeaseKind{LeaseCancellation, LeaseMessage, LeaseRelaunch, 
 func LeaseKinds() []LeaseKind { return append([]LeaseKind(nil), leaseKinds[:]...) }
 
 // LeaseOwner is who currently holds a lease. Ownership moves only
-// caller → admission → compensation (R21).
+// caller → admission → compensation.
 type LeaseOwner string
 
 // Lease owners.
@@ -82,7 +82,7 @@ const (
 // String returns the LeaseOwner's spelling.
 func (o LeaseOwner) String() string { return string(o) }
 
-// Phase is the inspection label of a relaunch lease that outlived its caller (R20).
+// Phase is the inspection label of a relaunch lease that outlived its caller.
 type Phase string
 
 // Phases; the empty Phase means the lease is held by its caller.
@@ -229,7 +229,7 @@ func (k NoticeKind) String() string {
 	return "unknown"
 }
 
-// SuppressionReason is why a task ID was tombstoned (R24).
+// SuppressionReason is why a task ID was tombstoned.
 type SuppressionReason string
 
 // Suppression reasons.

@@ -6,20 +6,20 @@ import (
 	"time"
 )
 
-// CompensationState is where a [Compensation] machine ended.
-type CompensationState string
+// compensationState is where a [compensation] machine ended.
+type compensationState string
 
 // Compensation outcomes.
 const (
-	CompensationPending     CompensationState = "pending"
-	CompensationVerified    CompensationState = "verified"    // abort confirmed, live read quiescent, lease released
-	CompensationUnconfirmed CompensationState = "unconfirmed" // lease kept for the life of the board
-	CompensationLost        CompensationState = "ownership_lost"
+	CompensationPending     compensationState = "pending"
+	CompensationVerified    compensationState = "verified"    // abort confirmed, live read quiescent, lease released
+	CompensationUnconfirmed compensationState = "unconfirmed" // lease kept for the life of the board
+	CompensationLost        compensationState = "ownership_lost"
 )
 
-func (s CompensationState) String() string { return string(s) }
+func (s compensationState) String() string { return string(s) }
 
-// Compensation aborts an orphaned child (R83, R84): a revive whose admission was accepted
+// compensation aborts an orphaned child: a revive whose admission was accepted
 // after the record was deleted hands its relaunch lease, token unchanged, to this machine.
 // It owns the child while the lease is valid and the record is missing. It sends exactly
 // one guarded abort with no deadline, then one fresh live read bounded by
@@ -27,36 +27,36 @@ func (s CompensationState) String() string { return string(s) }
 // reading releases the lease; anything else keeps it live for the life of the board, so
 // the ID stays excluded ("compensation unconfirmed"). It never registers, notifies, clears a
 // tombstone or touches another token or task ID.
-type Compensation struct {
+type compensation struct {
 	core
 	lease Lease
-	caps  Caps
+	caps  caps
 	t     Timing
 
-	state      CompensationState
-	abortCall  CallID
+	state      compensationState
+	abortCall  callNo
 	abortStart time.Time
-	readCall   CallID
-	readTimer  TimerID
+	readCall   callNo
+	readTimer  timerID
 }
 
-var _ Machine = (*Compensation)(nil)
+var _ machine = (*compensation)(nil)
 
-// NewCompensation returns a compensation machine for the relaunch lease l, which must be
+// newCompensation returns a compensation machine for the relaunch lease l, which must be
 // held by OwnerCompensation.
-func NewCompensation(l Lease, caps Caps) *Compensation {
-	c := &Compensation{core: newCore(nil), lease: l, caps: caps, state: CompensationPending}
+func newCompensation(l Lease, caps caps) *compensation {
+	c := &compensation{core: newCore(nil), lease: l, caps: caps, state: CompensationPending}
 	c.replied = true // nobody waits for it
 	return c
 }
 
 // State returns where the machine is: pending, verified, unconfirmed or ownership_lost.
-func (m *Compensation) State() CompensationState { return m.state }
+func (m *compensation) State() compensationState { return m.state }
 
 // Lease returns the lease the machine owns.
-func (m *Compensation) Lease() Lease { return m.lease }
+func (m *compensation) Lease() Lease { return m.lease }
 
-func (m *Compensation) owned(b *Board) bool {
+func (m *compensation) owned(b *Board) bool {
 	if !b.Validate(m.lease) {
 		return false
 	}
@@ -64,19 +64,19 @@ func (m *Compensation) owned(b *Board) bool {
 	return !exists
 }
 
-func (m *Compensation) lost() []Command {
+func (m *compensation) lost() []command {
 	m.state = CompensationLost
-	return []Command{m.log(slog.LevelWarn, "compensation ownership lost", slog.String("task_id", m.lease.TaskID))}
+	return []command{m.log(slog.LevelWarn, "compensation ownership lost", slog.String("task_id", m.lease.TaskID))}
 }
 
-func (m *Compensation) unconfirmed(why string) []Command {
+func (m *compensation) unconfirmed(why string) []command {
 	m.state = CompensationUnconfirmed
-	return []Command{m.log(slog.LevelError, "[task-revive] compensation unconfirmed",
+	return []command{m.log(slog.LevelError, "[task-revive] compensation unconfirmed",
 		slog.String("task_id", m.lease.TaskID), slog.String("reason", why), slog.String("lease", m.lease.String()))}
 }
 
 // Start checks ownership and emits the one guarded abort.
-func (m *Compensation) Start(b *Board) []Command {
+func (m *compensation) Start(b *Board) []command {
 	m.t = b.Timing()
 	if !m.owned(b) {
 		out := m.lost()
@@ -84,29 +84,29 @@ func (m *Compensation) Start(b *Board) []Command {
 		return out
 	}
 	m.abortCall = m.call(true)
-	return []Command{Abort{Call: m.abortCall, SessionID: m.lease.TaskID}}
+	return []command{abort{Call: m.abortCall, SessionID: m.lease.TaskID}}
 }
 
 // Step consumes one event.
-func (m *Compensation) Step(b *Board, ev Event) []Command {
-	return m.step(b, ev, func(t TimerID) []Command {
+func (m *compensation) Step(b *Board, ev event) []command {
+	return m.step(b, ev, func(t timerID) []command {
 		if t != m.readTimer || m.state != CompensationPending {
 			return nil
 		}
 		out := m.cancel(m.readCall)
 		return append(out, m.unconfirmed("live read timed out after "+ms(m.t.CompensationReadTimeout))...)
-	}, func(ev Event) []Command { return m.handle(b, ev) })
+	}, func(ev event) []command { return m.handle(b, ev) })
 }
 
-func (m *Compensation) handle(b *Board, ev Event) []Command {
+func (m *compensation) handle(b *Board, ev event) []command {
 	if m.state != CompensationPending {
-		if d, ok := ev.(Dispatch); ok {
+		if d, ok := ev.(dispatch); ok {
 			return m.withdraw(d.Call)
 		}
 		return nil
 	}
 	switch e := ev.(type) {
-	case Dispatch:
+	case dispatch:
 		if e.Call != m.abortCall {
 			return nil
 		}
@@ -115,7 +115,7 @@ func (m *Compensation) handle(b *Board, ev Event) []Command {
 		}
 		m.abortStart = b.Now()
 		return m.proceed(e.Call)
-	case AbortReply:
+	case abortReply:
 		if !m.owned(b) {
 			return m.lost()
 		}
@@ -125,17 +125,17 @@ func (m *Compensation) handle(b *Board, ev Event) []Command {
 		if !e.Confirmed {
 			return m.unconfirmed("abort was not confirmed")
 		}
-		var st Command
+		var st command
 		m.readCall, m.readTimer, st = m.deadlineRead(b, m.t.CompensationReadTimeout)
 		id := m.lease.TaskID
 		switch {
 		case m.caps.StatusMap:
-			return []Command{st, ReadStatus{Call: m.readCall}}
+			return []command{st, readStatus{Call: m.readCall}}
 		case m.caps.IdleWaiter:
-			return []Command{st, WaitIdle{Call: m.readCall, SessionID: id}}
+			return []command{st, waitIdle{Call: m.readCall, SessionID: id}}
 		}
-		return []Command{st, ReadSession{Call: m.readCall, SessionID: id}}
-	case StatusReply, IdleReply, SessionReply:
+		return []command{st, readSession{Call: m.readCall, SessionID: id}}
+	case statusReply, idleReply, sessionReply:
 		out := m.stop(m.readTimer)
 		if !m.owned(b) {
 			return append(out, m.lost()...)
@@ -151,20 +151,20 @@ func (m *Compensation) handle(b *Board, ev Event) []Command {
 	return nil
 }
 
-func (m *Compensation) quiescent(ev Event) (bool, string) {
+func (m *compensation) quiescent(ev event) (bool, string) {
 	switch e := ev.(type) {
-	case StatusReply:
+	case statusReply:
 		if e.Err != nil {
 			return false, "status read failed: " + e.Err.Error()
 		}
 		live := liveOf(e.Snapshot, m.lease.TaskID)
 		return live == LiveIdle || live == LiveAbsent, "live status: " + string(live)
-	case IdleReply:
+	case idleReply:
 		if e.Err != nil {
 			return false, "idle wait failed: " + e.Err.Error()
 		}
 		return true, ""
-	case SessionReply:
+	case sessionReply:
 		if e.Err != nil {
 			return false, "session read failed: " + e.Err.Error()
 		}

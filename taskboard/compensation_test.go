@@ -1,16 +1,14 @@
-package taskboard_test
+package taskboard
 
 import (
 	"errors"
 	"testing"
 	"time"
-
-	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
 // orphan drives a revive to a pending admission, drops the record, and accepts the
 // admission (before or after the deadline); it returns the spawned compensation run.
-func orphan(t *testing.T, r *rig, caps tb.Caps, late bool) (*mrun, *mrun) {
+func orphan(t *testing.T, r *rig, caps caps, late bool) (*mrun, *mrun) {
 	t.Helper()
 	finished(r)
 	m := reviveRun(r, caps, "ses_r")
@@ -33,7 +31,7 @@ func orphan(t *testing.T, r *rig, caps tb.Caps, late bool) (*mrun, *mrun) {
 	return m, r.runs[len(r.runs)-1]
 }
 
-func compState(c *mrun) tb.CompensationState { return c.m.(*tb.Compensation).State() }
+func compState(c *mrun) compensationState { return c.m.(*compensation).State() }
 
 func TestCompensationScenarios(t *testing.T) {
 	tests := []struct {
@@ -42,20 +40,20 @@ func TestCompensationScenarios(t *testing.T) {
 	}{
 		{name: "E83_dropped_then_accepted_one_abort_release_on_quiescence", run: func(t *testing.T, r *rig) {
 			for _, late := range []bool{false, true} {
-				r := newRig(t, tb.Options{})
+				r := newRig(t, Options{})
 				m, c := orphan(t, r, v1, late)
 				if !late {
-					_, err := outcome[tb.ReviveResult](t, m)
-					exactErr(t, err, tb.ErrStale, "Task ses_r revive failed: admission accepted but invalidated by loss of the record; compensation initiated")
+					_, err := outcome[ReviveResult](t, m)
+					exactErr(t, err, ErrStale, "Task ses_r revive failed: admission accepted but invalidated by loss of the record; compensation initiated")
 				}
-				l := r.hasLease("ses_r", tb.LeaseRelaunch)
-				if l.Owner != tb.OwnerCompensation || l.Phase() != tb.PhaseCompensating {
+				l := r.hasLease("ses_r", LeaseRelaunch)
+				if l.Owner != OwnerCompensation || l.Phase() != PhaseCompensating {
 					t.Fatalf("lease %+v", l)
 				}
 				c.dispatch()
 				c.abort(true, nil)
 				c.status(idle(), nil)
-				if compState(c) != tb.CompensationVerified || !r.logged("[task-revive] compensation quiescence verified") {
+				if compState(c) != CompensationVerified || !r.logged("[task-revive] compensation quiescence verified") {
 					t.Fatalf("state %s", compState(c))
 				}
 				r.noLease("ses_r")
@@ -66,7 +64,7 @@ func TestCompensationScenarios(t *testing.T) {
 					t.Fatal("record recreated or tombstone cleared")
 				}
 				for _, n := range r.b.Drain() {
-					if n.Kind == tb.NoticeLaunched || n.Kind == tb.NoticeTerminal {
+					if n.Kind == NoticeLaunched || n.Kind == NoticeTerminal {
 						t.Fatalf("notice %v", n)
 					}
 				}
@@ -78,8 +76,8 @@ func TestCompensationScenarios(t *testing.T) {
 			c.dispatch()
 			c.abort(true, nil)
 			c.status(busy("ses_r"), nil)
-			l := r.hasLease("ses_r", tb.LeaseRelaunch)
-			if l.Owner != tb.OwnerCompensation || l.Phase() != tb.PhaseCompensating || compState(c) != tb.CompensationUnconfirmed {
+			l := r.hasLease("ses_r", LeaseRelaunch)
+			if l.Owner != OwnerCompensation || l.Phase() != PhaseCompensating || compState(c) != CompensationUnconfirmed {
 				t.Fatalf("lease %+v state %s", l, compState(c))
 			}
 			if !r.logged("[task-revive] compensation unconfirmed") {
@@ -90,7 +88,7 @@ func TestCompensationScenarios(t *testing.T) {
 			_, c := orphan(t, r, v1, false)
 			c.dispatch()
 			c.abort(false, errors.New("EPIPE"))
-			r.hasLease("ses_r", tb.LeaseRelaunch)
+			r.hasLease("ses_r", LeaseRelaunch)
 			if r.count("Abort") != 1 || r.count("ReadStatus") != 1 { // the revive's idle check only
 				t.Fatalf("calls %v", r.performed)
 			}
@@ -101,41 +99,41 @@ func TestCompensationScenarios(t *testing.T) {
 			c.dispatch()
 			c.abort(true, nil)
 			r.advance(1500 * time.Millisecond)
-			if compState(c) != tb.CompensationUnconfirmed || !r.logged("[task-revive] compensation unconfirmed") {
+			if compState(c) != CompensationUnconfirmed || !r.logged("[task-revive] compensation unconfirmed") {
 				t.Fatalf("state %s", compState(c))
 			}
 			r.advance(24 * time.Hour)
-			r.hasLease("ses_r", tb.LeaseRelaunch)
+			r.hasLease("ses_r", LeaseRelaunch)
 			done(t, c)
 		}},
 		{name: "E120_valid_map_without_entry_quiescent", run: func(t *testing.T, r *rig) {
 			_, c := orphan(t, r, v1, true)
 			c.dispatch()
 			c.abort(true, nil)
-			c.status(tb.StatusSnapshot{"someone-else": {Status: tb.LiveBusy}}, nil)
-			if compState(c) != tb.CompensationVerified {
+			c.status(StatusSnapshot{"someone-else": {Status: LiveBusy}}, nil)
+			if compState(c) != CompensationVerified {
 				t.Fatalf("state %s", compState(c))
 			}
 			r.noLease("ses_r")
 		}},
 		{name: "replacement_lease_never_released_by_compensation", run: func(t *testing.T, r *rig) {
 			_, c := orphan(t, r, v1, false)
-			l := r.hasLease("ses_r", tb.LeaseRelaunch)
+			l := r.hasLease("ses_r", LeaseRelaunch)
 			r.b.Release(l) // ownership lost: the lease is no longer valid
 			c.dispatch()
-			if r.count("Abort") != 0 || compState(c) != tb.CompensationLost || !r.logged("compensation ownership lost") {
+			if r.count("Abort") != 0 || compState(c) != CompensationLost || !r.logged("compensation ownership lost") {
 				t.Fatalf("state %s calls %v", compState(c), r.performed)
 			}
 		}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, tb.Options{})) })
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, Options{})) })
 	}
 }
 
-func notice(r *rig, id string) tb.Notice {
+func notice(r *rig, id string) Notice {
 	rec := r.get(id)
-	return tb.Notice{Kind: tb.NoticeTerminal, TaskID: id, ParentID: rec.ParentID, Generation: rec.Generation, TerminalRevision: rec.TerminalRevision, State: rec.State}
+	return Notice{Kind: NoticeTerminal, TaskID: id, ParentID: rec.ParentID, Generation: rec.Generation, TerminalRevision: rec.TerminalRevision, State: rec.State}
 }
 
 func TestNotifyScenarios(t *testing.T) {
@@ -146,22 +144,22 @@ func TestNotifyScenarios(t *testing.T) {
 		{name: "E128_fails_twice_then_succeeds", run: func(t *testing.T, r *rig) {
 			r.launch("ses_n", parent1, "explorer")
 			r.complete("ses_n", "ok")
-			n := r.start(tb.NewNotify(parent1, notice(r, "ses_n"), v1))
+			n := r.start(newNotify(parent1, notice(r, "ses_n"), v1))
 			for i := 0; i < 2; i++ {
-				r.hasLease("ses_n", tb.LeaseNotification)
+				r.hasLease("ses_n", LeaseNotification)
 				n.dispatch()
 				n.prompt(errors.New("busy parent"))
 				r.noLease("ses_n")
 				r.advance(time.Second)
 			}
 			n.dispatch()
-			p := r.performed[len(r.performed)-1].(tb.SendPrompt)
+			p := r.performed[len(r.performed)-1].(sendPrompt)
 			if p.SessionID != parent1 || !p.Prompt.Synthetic || p.Prompt.Text != `Background task exp-1 (ses_n) finished: completed. Use task_result with task_id: "ses_n" to read it.` {
 				t.Fatalf("prompt %+v", p)
 			}
 			n.prompt(nil)
-			nm := n.m.(*tb.Notify)
-			if nm.State() != tb.NotifySent || nm.Attempts() != 3 || r.count("SendPrompt") != 3 {
+			nm := n.m.(*notifyM)
+			if nm.State() != NotifySent || nm.Attempts() != 3 || r.count("SendPrompt") != 3 {
 				t.Fatalf("state %s attempts %d", nm.State(), nm.Attempts())
 			}
 			r.noLease("ses_n")
@@ -169,25 +167,25 @@ func TestNotifyScenarios(t *testing.T) {
 		}},
 		{name: "E129_withdrawn_while_parked_discarded", run: func(t *testing.T, r *rig) {
 			rec := r.launch("ses_n", parent1, "explorer")
-			l, _ := r.b.Acquire(tb.LeaseMessage, "ses_n", rec.Generation, nil)
+			l, _ := r.b.Acquire(LeaseMessage, "ses_n", rec.Generation, nil)
 			r.clk.Advance(time.Second)
 			r.complete("ses_n", "ok")
 			old := notice(r, "ses_n")
-			n := r.start(tb.NewNotify(parent1, old, v1))
-			if n.m.(*tb.Notify).State() != tb.NotifyParked {
+			n := r.start(newNotify(parent1, old, v1))
+			if n.m.(*notifyM).State() != NotifyParked {
 				t.Fatal("not parked")
 			}
 			r.clk.Advance(time.Second)
-			r.b.MarkRunningFromLive("ses_n", rec.Generation, r.b.Now()) // withdrawal
+			r.b.markRunningFromLive("ses_n", rec.Generation, r.b.Now()) // withdrawal
 			r.b.Release(l)
 			for _, ev := range r.b.Drain() {
-				n.step(tb.NoticeEvent{Notice: ev})
+				n.step(noticeEvent{Notice: ev})
 			}
-			if n.m.(*tb.Notify).State() != tb.NotifyDiscarded || r.count("SendPrompt") != 0 {
-				t.Fatalf("state %s", n.m.(*tb.Notify).State())
+			if n.m.(*notifyM).State() != NotifyDiscarded || r.count("SendPrompt") != 0 {
+				t.Fatalf("state %s", n.m.(*notifyM).State())
 			}
 			rev := old.TerminalRevision
-			if _, ok := r.b.Acquire(tb.LeaseNotification, "ses_n", rec.Generation, &rev); ok {
+			if _, ok := r.b.Acquire(LeaseNotification, "ses_n", rec.Generation, &rev); ok {
 				t.Fatal("old revision acquired")
 			}
 			done(t, n)
@@ -195,29 +193,29 @@ func TestNotifyScenarios(t *testing.T) {
 		{name: "E86_pending_notification_blocks_revive_until_settled", run: func(t *testing.T, r *rig) {
 			r.launch("ses_r", parent1, "oracle")
 			r.complete("ses_r", "first")
-			n := r.start(tb.NewNotify(parent1, notice(r, "ses_r"), v1))
+			n := r.start(newNotify(parent1, notice(r, "ses_r"), v1))
 			n.dispatch()
 			m := reviveRun(r, v1, "ses_r")
-			_, err := outcome[tb.ReviveResult](t, m)
-			exactErr(t, err, tb.ErrLeaseUnavailable, "Task ses_r cannot be revived: relaunch lease unavailable")
+			_, err := outcome[ReviveResult](t, m)
+			leaseErr(t, err, "Task ses_r cannot be revived: relaunch lease unavailable.")
 			r.advance(10 * time.Second)
 			m = reviveRun(r, v1, "ses_r")
-			_, err = outcome[tb.ReviveResult](t, m)
-			checkErr(t, err, tb.ErrLeaseUnavailable, "relaunch lease unavailable")
+			_, err = outcome[ReviveResult](t, m)
+			checkErr(t, err, ErrLeaseUnavailable, "relaunch lease unavailable")
 			n.prompt(nil)
 			r.noLease("ses_r")
 			m = reviveRun(r, v1, "ses_r")
 			toAdmission(t, r, m)
 			m.prompt(nil)
 			m.messages(nil, nil)
-			res, err := outcome[tb.ReviveResult](t, m)
+			res, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
-			if res.Generation < 2 || n.m.(*tb.Notify).State() != tb.NotifySent {
+			if res.Generation < 2 || n.m.(*notifyM).State() != NotifySent {
 				t.Fatalf("res %+v", res)
 			}
 		}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, tb.Options{})) })
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, Options{})) })
 	}
 }

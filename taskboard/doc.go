@@ -8,20 +8,39 @@
 // it as a scheduler or a queue: it never starts work by itself, keeps no timers in its
 // core, and persists nothing.
 //
+// # Using it from a host
+//
+// A host wires its runtime into a [Host] (abort, prompt and transcript reads, plus the
+// status map of a v1 host or the idle waiter of a v2 host), builds a [Board] and a
+// [Driver], and calls the driver from its tool handlers. A launch, as a call order:
+//
+//	Driver.Task (before the host launches) → host launches → Driver.FinishTask
+//	  → Driver.Observe(EventIdle) … completed → Driver.Result
+//
+// A task is complete when the host reports its session idle and the newest assistant
+// entry of the current run is finished (its text is the result; an error entry makes the
+// task fail). Entries from before a resume never count for the resumed run. The package
+// taskboard/taskboardtest is an in-memory host for tests; the package Example uses it.
+//
 // # Layers
 //
-// The package has three layers (see the project's DESIGN.md §3):
+// The package has three layers (pure core, sans-IO protocols, thin driver):
 //
 //   - [Board]: a pure, deterministic value. It holds job records ([Record]), aliases,
 //     parent/child links, generations, live leases ([Lease]), tombstones and deletion
 //     epochs, and the wait-for-user latches. It performs no I/O, starts no goroutines and
-//     reads time only from an injected [Clock]. It is not safe for concurrent use.
-//   - Step machines ([Machine]): sans-IO protocols for the tools (task_cancel,
+//     reads time only from an injected [Clock]. It is not safe for concurrent use. Its
+//     memory is bounded by the retention caps ([Options].MaxReusablePerAgent,
+//     MaxTombstones), not by the history of the process.
+//   - Step machines (internal to the package): sans-IO protocols for the tools (task_cancel,
 //     task_message, task_revive with its compensation, notifications, task_status,
 //     task_result, reconciliation). They read the board, return host calls as commands and
 //     consume host replies and timer firings as events.
 //   - [Driver]: a thin runner that performs the machines' host calls against the host
-//     interfaces with real deadlines and a context, under one mutex around the board.
+//     interfaces, each with a context cancelled at Timing.HostCallDeadline, under one
+//     mutex around the board. Subscribers receive notices in emission order, one at a
+//     time, and never after [Driver.Close] returns; after Close every method returns
+//     [ErrClosed] and changes nothing.
 //
 // # Life cycle
 //
@@ -49,12 +68,25 @@
 //
 // At most one lease is live per task ID, whatever its kind ([LeaseCancellation],
 // [LeaseMessage], [LeaseRelaunch], [LeaseNotification]); tokens are never reused. A lease
-// ends only when its holder releases it with the exact token ([Board.Release]): there is
-// no TTL and no forced release, and deleting a record never retires its lease. A call that
-// never settles therefore excludes its task ID for the life of the board, by design;
-// [Board.LiveLeases] and [Board.InspectLeases] show every live lease, its owner and why it
-// is held, so such an ID is visible. Compensation is not a kind: it is a relaunch lease
-// handed to [OwnerCompensation].
+// ends when its holder releases it with the exact token ([Board.Release]), which happens
+// when the host call it protects settles (returns, with any error). There is no TTL, and
+// deleting a record never retires its lease. The driver cancels each host call's context at
+// Timing.HostCallDeadline; a call that then returns settles as usual, but one that ignores
+// cancellation keeps its lease and its task ID stays excluded. [Board.LiveLease] and
+// [Board.LiveLeases] describe every live lease (without its token), its owner and why it
+// is held; the "lease unavailable" refusals say the same. [Board.ForceRelease] is the one
+// audited way for an operator to break such a lease: it records who and why, and the old
+// holder's later settlement is rejected as stale (the risk: the abandoned call may still
+// act on the session). Compensation is not a kind: it is a relaunch lease handed to
+// [OwnerCompensation].
+//
+// # Fencing launches
+//
+// A [TaskPlan] remembers the board state it was made in. [Board.FinishTask] for a spawn
+// whose record was registered after the plan (a launch event, or a replayed after-hook) is
+// the same run: metadata is merged, the generation and the run count stay, an unread
+// result is kept. An output for a run that is no longer current is refused with [ErrStale]
+// and changes nothing.
 //
 // # Records, views and notices
 //
@@ -78,22 +110,20 @@
 //     "cancelled" is kept (whitespace collapsed).
 //   - A relaunch clears FallbackRecovering (it describes the previous run); the host sets
 //     it again if the new run falls back.
-//   - [Board.FinalizeDeadline] needs a prior [Board.ClaimDeadline] for that generation.
 //   - [Board.Drop] of an ID without a record does not tombstone it.
 //   - [Board.RegisterLaunch] emits a Launched notice for every new run (a new record or a
 //     relaunch), not for a PreserveRun observation; a PreserveRun merge that changes the
 //     agent runs the retention trim for the record's new pool.
 //   - [Board.Adopt] of a terminal session records it unacknowledged (terminal revision 1)
 //     without a Terminal notice.
-//   - [Board.HostDeleted] reports whether the deletion was genuine.
 //   - [Board.ClearForMessage] returns true only when it cleared an armed wait.
 //   - Under "Needs acknowledgement" the result line is always printed (possibly empty).
 //   - A reusable record that read context files gets a line "  context: <path> (<n>
-//     lines), …" with at most 8 files, most recently read first (R11); a reconciled record
+//     lines), …" with at most 8 files, most recently read first; a reconciled record
 //     that timed out is listed under Retained/Recovery, not Reusable, as its label says.
 //   - A cancelled commit keeps StatusUncertain, as the terminal-publication rules list no
 //     change to it: a task whose first abort timed out and whose second cancel was verified
-//     reads "cancelled, status uncertain" and, by R74, cannot be revived until the parent
+//     reads "cancelled, status uncertain" and cannot be revived until the parent
 //     acknowledges the result ([Board.MarkReconciled] clears the uncertainty). A revive of a
 //     running, uncertain task therefore cancels it and then refuses; the caller revives after
 //     the acknowledgement.

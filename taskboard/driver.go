@@ -9,17 +9,17 @@ import (
 	"time"
 )
 
-// Timers schedules the driver's deadlines. The default uses time.AfterFunc; tests run the
+// timerSource schedules the driver's deadlines. The default uses time.AfterFunc; tests run the
 // driver inside testing/synctest, whose fake clock drives the same timers.
-type Timers interface {
+type timerSource interface {
 	AfterFunc(d time.Duration, f func()) (stop func() bool)
 }
 
 type realTimers struct{}
 
 var (
-	_ Timers = realTimers{}
-	_ Clock  = SystemClock{}
+	_ timerSource = realTimers{}
+	_ Clock       = SystemClock{}
 )
 
 func (realTimers) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
@@ -35,38 +35,40 @@ func (SystemClock) Now() time.Time { return time.Now() }
 type DriverOption func(*driverConfig)
 
 type driverConfig struct {
-	timers      Timers
+	timers      timerSource
 	logger      *slog.Logger
 	notifyAll   bool
 	noReconcile bool
 }
 
-// WithTimers replaces the driver's timer source.
-func WithTimers(t Timers) DriverOption { return func(c *driverConfig) { c.timers = t } }
+// withTimers replaces the driver's timer source.
+func withTimers(t timerSource) DriverOption { return func(c *driverConfig) { c.timers = t } }
 
 // WithLogger sets the logger for the machines' log lines (default: discarded).
 func WithLogger(l *slog.Logger) DriverOption { return func(c *driverConfig) { c.logger = l } }
 
 // WithNotifyAll makes the driver notify the parent of every run that reaches completed or
-// error, not only of runs a revive registered (R85).
+// error, not only of runs a revive registered.
 func WithNotifyAll() DriverOption { return func(c *driverConfig) { c.notifyAll = true } }
 
-// Driver runs the step machines against the host (R99–R101). It serialises every board
-// access with one mutex, runs each host call in its own goroutine with a context that has
-// no deadline and is cancelled only by CancelCall or Close, turns StartTimer commands into
-// timers, and delivers replies and firings to the owning machine under the lock. A tool
-// method returns as soon as its machine has replied; the machine keeps running in the
-// background until it is done (to settle retained leases). Subscribers and the logger run
-// outside the lock.
+// Driver runs the tool protocols against the host. It serialises every board access with
+// one mutex, runs each host call in its own goroutine with a context that is cancelled at
+// Timing.HostCallDeadline, by the protocol, or by Close, turns protocol deadlines into
+// timers, and delivers replies and firings to the owning protocol under the lock. A tool
+// method returns as soon as its protocol has an answer; the protocol keeps running in the
+// background until it is done (to settle the leases it holds). Subscribers and the logger
+// run outside the lock.
 //
-// Every host-call goroutine ends when its call returns; Close cancels the contexts of
-// pending calls and waits for their goroutines, so hosts must honour context cancellation.
-// Subscribers and host calls must not call Close themselves (it would wait for them).
+// A lease is held until the host call that needs it settles (returns). A call that returns
+// after its context was cancelled has settled and releases as usual; one that ignores
+// cancellation keeps its lease, and the task ID stays excluded until an operator breaks
+// the lease with [Board.ForceRelease]. Subscribers and host calls must not call Close
+// themselves (it would wait for them).
 type Driver struct {
 	mu     sync.Mutex
 	b      *Board
 	h      Host
-	caps   Caps
+	caps   caps
 	cfg    driverConfig
 	closed bool
 	done   chan struct{}
@@ -77,8 +79,15 @@ type Driver struct {
 	shown      map[string][]Shown
 	onTerminal []func(Notice) error
 	onLaunched []func(Notice) error
-	outbox     []func() // callbacks and log lines to run after unlocking
+	outbox     []func() // log lines to run after unlocking
 	reconcile  *reconcileState
+
+	// Subscriber delivery: one goroutine at a time drains subQ in emission order.
+	subMu      sync.Mutex
+	subQ       []func()
+	subRunning bool
+	subClosed  bool
+	subWG      sync.WaitGroup
 }
 
 type trackKey struct {
@@ -88,23 +97,23 @@ type trackKey struct {
 
 // run is one machine in flight.
 type run struct {
-	m       Machine
-	calls   map[CallID]context.CancelFunc
-	timers  map[TimerID]func() bool
+	m       machine
+	calls   map[callNo]context.CancelFunc
+	timers  map[timerID]func() bool
 	replied chan struct{}
 	closed  bool          // replied channel closed
 	forgot  chan struct{} // closed when a genuine deletion makes the driver forget the call
 }
 
 // sessionsOf is implemented by tool machines: the caller's session and the task they act
-// on, so a genuine deletion of either can release a waiting caller (R91).
+// on, so a genuine deletion of either can release a waiting caller.
 type sessionsOf interface{ sessions() []string }
 
-func (m *Cancel) sessions() []string    { return []string{m.caller.SessionID, m.id} }
-func (m *Messaging) sessions() []string { return []string{m.caller.SessionID, m.rec.TaskID} }
-func (m *Revive) sessions() []string    { return []string{m.caller.SessionID, m.id} }
-func (m *Status) sessions() []string    { return []string{m.caller.SessionID, m.rec.TaskID} }
-func (m *Result) sessions() []string    { return []string{m.caller.SessionID, m.rec.TaskID} }
+func (m *cancelM) sessions() []string   { return []string{m.caller.SessionID, m.id} }
+func (m *messaging) sessions() []string { return []string{m.caller.SessionID, m.rec.TaskID} }
+func (m *reviveM) sessions() []string   { return []string{m.caller.SessionID, m.id} }
+func (m *statusM) sessions() []string   { return []string{m.caller.SessionID, m.rec.TaskID} }
+func (m *resultM) sessions() []string   { return []string{m.caller.SessionID, m.rec.TaskID} }
 
 // forget releases the callers waiting on machines that act for a deleted session; the
 // machines keep running to settle their leases (lock held).
@@ -128,7 +137,9 @@ func (d *Driver) forget(deleted map[string]bool) {
 }
 
 // NewDriver returns a driver over b and the host h. Aborter, Prompter and Sessions are
-// required; Status and Idle are optional.
+// required, and so is Flavor: FlavorV1 needs Status (the v1 status map); FlavorV2 may add
+// Idle. A missing or inconsistent capability is refused here, with the reason, instead of
+// failing later inside a tool call. NewDriver starts no goroutine.
 func NewDriver(b *Board, h Host, opts ...DriverOption) (*Driver, error) {
 	if b == nil {
 		return nil, errors.New("taskboard: NewDriver needs a Board")
@@ -136,18 +147,22 @@ func NewDriver(b *Board, h Host, opts ...DriverOption) (*Driver, error) {
 	if h.Aborter == nil || h.Prompter == nil || h.Sessions == nil {
 		return nil, errors.New("taskboard: NewDriver needs Host.Aborter, Host.Prompter and Host.Sessions")
 	}
-	if h.Flavor == 0 {
-		if h.Status != nil {
-			h.Flavor = FlavorV1
-		} else {
-			h.Flavor = FlavorV2
+	switch h.Flavor {
+	case FlavorV1:
+		if h.Status == nil {
+			return nil, errors.New("taskboard: NewDriver: Host.Flavor is FlavorV1 but Host.Status is nil; a v1 host must provide its status map (task_cancel and task_status read it)")
 		}
+	case FlavorV2:
+	case 0:
+		return nil, errors.New("taskboard: NewDriver: Host.Flavor is not set; use FlavorV1 (a host with a status map) or FlavorV2 (per-session reads, optional IdleWaiter)")
+	default:
+		return nil, fmt.Errorf("taskboard: NewDriver: unknown Host.Flavor %d; use FlavorV1 or FlavorV2", h.Flavor)
 	}
 	cfg := driverConfig{timers: realTimers{}, logger: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &Driver{b: b, h: h, caps: h.Caps(), cfg: cfg, done: make(chan struct{}),
+	return &Driver{b: b, h: h, caps: h.capsOf(), cfg: cfg, done: make(chan struct{}),
 		runs: map[*run]struct{}{}, tracked: map[trackKey]bool{}, shown: map[string][]Shown{}}, nil
 }
 
@@ -156,11 +171,17 @@ func NewDriver(b *Board, h Host, opts ...DriverOption) (*Driver, error) {
 func (d *Driver) Board() *Board { return d.b }
 
 // Do runs f with the board under the driver's lock, then processes the notices f caused.
-func (d *Driver) Do(f func(b *Board)) {
+// After [Driver.Close] it returns ErrClosed without calling f. A panic in f releases the
+// lock and reaches the caller; the driver stays usable.
+func (d *Driver) Do(f func(b *Board)) error {
 	d.mu.Lock()
+	defer d.unlock()
+	if d.closed {
+		return toolErr(ErrClosed, "the task board was closed; no action was taken")
+	}
 	f(d.b)
 	d.drain()
-	d.unlock()
+	return nil
 }
 
 // unlock releases the mutex and runs the queued callbacks outside it.
@@ -174,8 +195,8 @@ func (d *Driver) unlock() {
 }
 
 // start registers a machine and runs its Start (lock held).
-func (d *Driver) start(m Machine) *run {
-	r := &run{m: m, calls: map[CallID]context.CancelFunc{}, timers: map[TimerID]func() bool{},
+func (d *Driver) start(m machine) *run {
+	r := &run{m: m, calls: map[callNo]context.CancelFunc{}, timers: map[timerID]func() bool{},
 		replied: make(chan struct{}), forgot: make(chan struct{})}
 	d.runs[r] = struct{}{}
 	d.exec(r, m.Start(d.b))
@@ -184,28 +205,31 @@ func (d *Driver) start(m Machine) *run {
 }
 
 // exec carries out commands (lock held).
-func (d *Driver) exec(r *run, cmds []Command) {
+func (d *Driver) exec(r *run, cmds []command) {
 	for _, c := range cmds {
 		switch c := c.(type) {
-		case StartTimer:
+		case startTimer:
 			id := c.Timer
-			r.timers[id] = d.cfg.timers.AfterFunc(c.After, func() { d.deliver(r, Fired{Timer: id}) })
-		case StopTimer:
+			r.timers[id] = d.cfg.timers.AfterFunc(c.After, func() { d.deliver(r, fired{Timer: id}) })
+		case stopTimer:
 			if stop, ok := r.timers[c.Timer]; ok {
 				stop()
 				delete(r.timers, c.Timer)
 			}
-		case CancelCall:
+		case cancelCall:
 			if cancel, ok := r.calls[c.Call]; ok {
 				cancel()
 				delete(r.calls, c.Call)
 			}
-		case Log:
+		case logLine:
 			l := c
 			d.outbox = append(d.outbox, func() { d.cfg.logger.LogAttrs(context.Background(), l.Level, l.Msg, l.Attrs...) })
-		case Spawn:
+		case spawn:
+			if e, ok := c.Machine.(*evidence); ok && d.evidenceRunning(e.id) {
+				continue // one evidence read per record at a time
+			}
 			d.start(c.Machine)
-		case Proceed, Withdraw:
+		case proceed, withdraw:
 			// answers to a Dispatch are read by dispatch()
 		default:
 			if id, ok := callOfCommand(c); ok {
@@ -215,14 +239,21 @@ func (d *Driver) exec(r *run, cmds []Command) {
 	}
 }
 
-// launch starts the goroutine of one host call (lock held).
-func (d *Driver) launch(r *run, id CallID, c Command) {
+// launch starts the goroutine of one host call (lock held). The call's context is
+// cancelled at Timing.HostCallDeadline (unless that is negative), by CancelCall, or by
+// Close. A call that returns has settled, whatever its error.
+func (d *Driver) launch(r *run, id callNo, c command) {
 	ctx, cancel := context.WithCancel(context.Background())
 	r.calls[id] = cancel
+	stop := func() bool { return false }
+	if dl := d.b.Timing().HostCallDeadline; dl > 0 {
+		stop = d.cfg.timers.AfterFunc(dl, cancel)
+	}
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
 		defer cancel()
+		defer stop()
 		if guarded(c) && !d.dispatch(r, id) {
 			return
 		}
@@ -231,10 +262,10 @@ func (d *Driver) launch(r *run, id CallID, c Command) {
 }
 
 // dispatch delivers Dispatch under the lock and reports whether the machine proceeds.
-func (d *Driver) dispatch(r *run, id CallID) bool {
+func (d *Driver) dispatch(r *run, id callNo) bool {
 	d.mu.Lock()
 	if d.closed {
-		// Every later dispatch is withdrawn (R100): the machine is told, nothing runs.
+		// Every later dispatch is withdrawn: the machine is told, nothing runs.
 		d.mu.Unlock()
 		return false
 	}
@@ -242,10 +273,10 @@ func (d *Driver) dispatch(r *run, id CallID) bool {
 		d.mu.Unlock()
 		return false
 	}
-	cmds := r.m.Step(d.b, Dispatch{Call: id})
+	cmds := r.m.Step(d.b, dispatch{Call: id})
 	ok := false
 	for _, c := range cmds {
-		if p, is := c.(Proceed); is && p.Call == id {
+		if p, is := c.(proceed); is && p.Call == id {
 			ok = true
 		}
 	}
@@ -259,38 +290,38 @@ func (d *Driver) dispatch(r *run, id CallID) bool {
 }
 
 // perform makes one host call and returns its reply event.
-func (d *Driver) perform(ctx context.Context, id CallID, c Command) Event {
+func (d *Driver) perform(ctx context.Context, id callNo, c command) event {
 	switch c := c.(type) {
-	case Abort:
+	case abort:
 		ok, err := d.h.Aborter.Abort(ctx, c.SessionID)
-		return AbortReply{Call: id, Confirmed: ok, Err: err}
-	case ReadStatus:
+		return abortReply{Call: id, Confirmed: ok, Err: err}
+	case readStatus:
 		if d.h.Status == nil {
-			return StatusReply{Call: id, Err: errors.New("live status unavailable")}
+			return statusReply{Call: id, Err: errors.New("live status unavailable")}
 		}
 		s, err := d.h.Status.Statuses(ctx)
-		return StatusReply{Call: id, Snapshot: s, Err: err}
-	case ReadSession:
+		return statusReply{Call: id, Snapshot: s, Err: err}
+	case readSession:
 		info, err := d.h.Sessions.Session(ctx, c.SessionID)
-		return SessionReply{Call: id, Info: info, Err: err}
-	case ReadMessages:
+		return sessionReply{Call: id, Info: info, Err: err}
+	case readMessages:
 		es, err := d.h.Sessions.Messages(ctx, c.SessionID, c.Limit)
-		return MessagesReply{Call: id, Entries: es, Err: err}
-	case WaitIdle:
+		return messagesReply{Call: id, Entries: es, Err: err}
+	case waitIdle:
 		if d.h.Idle == nil {
-			return IdleReply{Call: id, Err: errors.New("idle waiter unavailable")}
+			return idleReply{Call: id, Err: errors.New("idle waiter unavailable")}
 		}
-		return IdleReply{Call: id, Err: d.h.Idle.WaitIdle(ctx, c.SessionID)}
-	case WriteMessage:
-		return WriteReply{Call: id, Err: d.h.Prompter.Enqueue(ctx, c.SessionID, c.Message)}
-	case SendPrompt:
-		return PromptReply{Call: id, Err: d.h.Prompter.PromptAsync(ctx, c.SessionID, c.Prompt)}
+		return idleReply{Call: id, Err: d.h.Idle.WaitIdle(ctx, c.SessionID)}
+	case writeMessage:
+		return writeReply{Call: id, Err: d.h.Prompter.Enqueue(ctx, c.SessionID, c.Message)}
+	case sendPrompt:
+		return promptReply{Call: id, Err: d.h.Prompter.PromptAsync(ctx, c.SessionID, c.Prompt)}
 	}
 	panic(fmt.Sprintf("taskboard: unknown host call %T", c))
 }
 
 // deliver hands one event to a machine under the lock. After Close nothing is delivered.
-func (d *Driver) deliver(r *run, ev Event) {
+func (d *Driver) deliver(r *run, ev event) {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
@@ -303,7 +334,7 @@ func (d *Driver) deliver(r *run, ev Event) {
 	if id, ok := callOf(ev); ok {
 		delete(r.calls, id)
 	}
-	if f, ok := ev.(Fired); ok {
+	if f, ok := ev.(fired); ok {
 		delete(r.timers, f.Timer)
 	}
 	d.exec(r, r.m.Step(d.b, ev))
@@ -317,13 +348,13 @@ func (d *Driver) settle(r *run) {
 		r.closed = true
 		close(r.replied)
 	}
-	if rv, ok := r.m.(*Revive); ok {
+	if rv, ok := r.m.(*reviveM); ok {
 		if gen, ok := rv.Registered(); ok {
 			d.tracked[trackKey{rv.id, gen}] = true
 		}
 	}
 	if r.m.Done() {
-		if _, ok := r.m.(*ReconcilePass); ok && d.reconcile != nil {
+		if _, ok := r.m.(*reconcilePass); ok && d.reconcile != nil {
 			d.reconcile.inFlight = false
 		}
 		delete(d.runs, r)
@@ -349,44 +380,94 @@ func (d *Driver) drain() {
 			case NoticeTerminal:
 				d.queue(d.onTerminal, n)
 				for r := range d.runs {
-					if sv, ok := r.m.(*Supervise); ok && sv.id == n.TaskID {
-						d.exec(r, r.m.Step(d.b, NoticeEvent{Notice: n}))
+					if sv, ok := r.m.(*supervise); ok && sv.id == n.TaskID {
+						d.exec(r, r.m.Step(d.b, noticeEvent{Notice: n}))
 						d.settle(r)
 					}
 				}
 				if (n.State == StateCompleted || n.State == StateError) && (d.cfg.notifyAll || d.tracked[trackKey{n.TaskID, n.Generation}]) {
-					d.start(NewNotify(n.ParentID, n, d.caps))
+					d.start(newNotify(n.ParentID, n, d.caps))
 				}
 			case NoticeLaunched:
 				d.queue(d.onLaunched, n)
 				d.armReconcile()
 				if d.b.Options().WallClock > 0 {
-					d.start(NewSupervise(n.TaskID, n.Generation))
+					d.start(newSupervise(n.TaskID, n.Generation))
 				}
 			case NoticeLeaseReleased:
 				for r := range d.runs {
-					if nm, ok := r.m.(*Notify); ok && nm.State() == NotifyParked && nm.n.TaskID == n.TaskID {
-						d.exec(r, r.m.Step(d.b, NoticeEvent{Notice: n}))
+					if nm, ok := r.m.(*notifyM); ok && nm.State() == NotifyParked && nm.n.TaskID == n.TaskID {
+						d.exec(r, r.m.Step(d.b, noticeEvent{Notice: n}))
 						d.settle(r)
 					}
 				}
 			}
 		}
 	}
+	d.prune()
 }
 
+// prune forgets bookkeeping for records that are gone or moved on (lock held), so the
+// driver's memory follows the board's retention caps, not the history of the process.
+func (d *Driver) prune() {
+	for k := range d.tracked {
+		if r, ok := d.b.records[k.id]; !ok || r.Generation != k.gen {
+			delete(d.tracked, k)
+		}
+	}
+	for parent := range d.shown {
+		if len(d.b.children[parent]) == 0 {
+			delete(d.shown, parent)
+		}
+	}
+}
+
+// queue hands n to the subscribers (lock held). Notices enter one FIFO in emission order;
+// a single delivery goroutine, started on demand, runs them one at a time outside the lock.
 func (d *Driver) queue(subs []func(Notice) error, n Notice) {
+	if len(subs) == 0 {
+		return
+	}
+	d.subMu.Lock()
+	defer d.subMu.Unlock()
+	if d.subClosed {
+		return
+	}
 	for _, fn := range subs {
-		d.outbox = append(d.outbox, func() {
+		d.subQ = append(d.subQ, func() {
 			if err := fn(n); err != nil {
 				d.cfg.logger.Warn("taskboard: notice subscriber failed", "kind", n.Kind.String(), "task_id", n.TaskID, "error", err)
 			}
 		})
 	}
+	if !d.subRunning {
+		d.subRunning = true
+		d.subWG.Add(1)
+		go d.deliverNotices()
+	}
+}
+
+// deliverNotices runs queued subscriber calls in order until the queue is empty or the
+// driver closes.
+func (d *Driver) deliverNotices() {
+	defer d.subWG.Done()
+	for {
+		d.subMu.Lock()
+		if d.subClosed || len(d.subQ) == 0 {
+			d.subRunning = false
+			d.subMu.Unlock()
+			return
+		}
+		f := d.subQ[0]
+		d.subQ[0] = nil
+		d.subQ = d.subQ[1:]
+		d.subMu.Unlock()
+		f()
+	}
 }
 
 // runTool starts a tool machine and waits for its reply, the caller's context, or Close.
-func (d *Driver) runTool(ctx context.Context, m Machine) error {
+func (d *Driver) runTool(ctx context.Context, m machine) error {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
@@ -413,7 +494,7 @@ func (d *Driver) runTool(ctx context.Context, m Machine) error {
 
 // Status runs task_status.
 func (d *Driver) Status(ctx context.Context, c Caller, a StatusArgs) (StatusResult, error) {
-	m := NewStatus(c, a, d.caps)
+	m := newStatus(c, a, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return StatusResult{}, err
 	}
@@ -422,7 +503,7 @@ func (d *Driver) Status(ctx context.Context, c Caller, a StatusArgs) (StatusResu
 
 // Result runs task_result.
 func (d *Driver) Result(ctx context.Context, c Caller, a ResultArgs) (ResultOutput, error) {
-	m := NewResult(c, a, d.caps)
+	m := newResult(c, a, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return ResultOutput{}, err
 	}
@@ -431,7 +512,7 @@ func (d *Driver) Result(ctx context.Context, c Caller, a ResultArgs) (ResultOutp
 
 // Message runs task_message.
 func (d *Driver) Message(ctx context.Context, c Caller, a MessageArgs) (MessageResult, error) {
-	m := NewMessage(c, a, d.caps)
+	m := newMessage(c, a, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return MessageResult{}, err
 	}
@@ -440,7 +521,7 @@ func (d *Driver) Message(ctx context.Context, c Caller, a MessageArgs) (MessageR
 
 // Cancel runs task_cancel.
 func (d *Driver) Cancel(ctx context.Context, c Caller, a CancelArgs) (CancelResult, error) {
-	m := NewCancel(c, a, d.caps)
+	m := newCancel(c, a, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return CancelResult{}, err
 	}
@@ -449,14 +530,21 @@ func (d *Driver) Cancel(ctx context.Context, c Caller, a CancelArgs) (CancelResu
 
 // Revive runs task_revive.
 func (d *Driver) Revive(ctx context.Context, c Caller, a ReviveArgs) (ReviveResult, error) {
-	m := NewRevive(c, a, d.caps)
+	m := newRevive(c, a, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return ReviveResult{}, err
 	}
 	return m.Outcome()
 }
 
-// Task runs task()'s before-hook under the lock.
+// Task runs task()'s before-hook: call it before the host launches the task, then give
+// the plan to [Driver.FinishTask] with the host's output (or to [Driver.FailTask] when the
+// launch failed). A resume takes the task's relaunch lease and reads the session's
+// transcript once (bounded by Timing.BaselineTimeout) to record where the new run starts,
+// so the previous run's answer is never taken for the new one's.
+//
+// Errors: ErrRefused, ErrLeaseUnavailable, ErrDuplicate, ErrHost (the baseline read
+// failed; the lease is released and nothing changed), ErrClosed.
 func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, error) {
 	if err := ctx.Err(); err != nil {
 		return TaskPlan{}, err
@@ -465,51 +553,101 @@ func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, err
 		in.Flavor = d.h.Flavor
 	}
 	d.mu.Lock()
-	defer d.unlock()
 	if d.closed {
+		d.unlock()
 		return TaskPlan{}, toolErr(ErrClosed, "the task board was closed; no action was taken")
 	}
 	p, err := d.b.PrepareTask(c, in)
 	d.drain()
-	return p, err
+	timeout := d.b.Timing().BaselineTimeout
+	limit := d.b.Timing().ResultHistory
+	d.unlock()
+	if err != nil || p.Kind != PlanResume {
+		return p, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	entries, rerr := d.h.Sessions.Messages(rctx, p.TaskID, limit)
+	cancel()
+	if rerr != nil {
+		_ = d.FailTask(p)
+		return TaskPlan{}, toolErr(ErrHost, fmt.Sprintf("Task %s was not resumed: reading its transcript failed (%v). Nothing changed; try task() again.", p.TaskID, rerr))
+	}
+	if n := len(entries); n > 0 {
+		p.Baseline = entries[n-1].ID
+	}
+	return p, nil
 }
 
-// FinishTask runs task()'s after-hook under the lock.
+// FinishTask runs task()'s after-hook under the lock: call it with the plan [Driver.Task]
+// returned and what the host's task output said. It registers the launch (or, when the
+// launch was already registered by an event or an earlier call with the same plan, merges
+// the metadata into that run without relaunching it) and returns the record's alias and
+// state. A task launched in the background is then running; it becomes complete when the
+// host reports the session idle ([Driver.Observe] with EventIdle) and the transcript's
+// newest assistant entry of this run is finished (its text is the result); an error entry
+// makes it an error. An output for a run that is no longer current returns ErrStale and
+// changes nothing.
+//
+// After [Driver.Close] it returns ErrClosed, registers nothing and releases the plan's
+// lease, so no lease is left behind.
 func (d *Driver) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult, error) {
 	d.mu.Lock()
 	defer d.unlock()
+	if d.closed {
+		d.b.FailTask(p)
+		d.b.Drain()
+		return TaskLaunchResult{}, toolErr(ErrClosed, "the task board was closed; the launch was not recorded")
+	}
 	res, err := d.b.FinishTask(p, obs)
 	d.drain()
 	return res, err
 }
 
-// FailTask releases a plan's lease after a host or handler error.
-func (d *Driver) FailTask(p TaskPlan) {
+// FailTask releases a plan's lease after a host or handler error. After [Driver.Close] it
+// still releases the plan's lease (nothing else) and returns ErrClosed.
+func (d *Driver) FailTask(p TaskPlan) error {
 	d.mu.Lock()
 	defer d.unlock()
 	d.b.FailTask(p)
+	if d.closed {
+		d.b.Drain()
+		return toolErr(ErrClosed, "the task board was closed; the plan's lease was released")
+	}
 	d.drain()
+	return nil
 }
 
-// WaitForUser runs wait_for_user under the lock.
+// WaitForUser runs wait_for_user under the lock. After [Driver.Close] it returns ErrClosed.
 func (d *Driver) WaitForUser(c Caller, reason string) (WaitResult, error) {
 	d.mu.Lock()
 	defer d.unlock()
+	if d.closed {
+		return WaitResult{}, toolErr(ErrClosed, "the task board was closed; no action was taken")
+	}
 	return d.b.WaitForUser(c, reason)
 }
 
 // View renders a parent's prompt view and remembers its Shown entries for the parent-idle
-// acknowledgement (R89).
-func (d *Driver) View(parentID string) View {
+// acknowledgement. After [Driver.Close] it returns ErrClosed.
+func (d *Driver) View(parentID string) (View, error) {
 	d.mu.Lock()
 	defer d.unlock()
+	if d.closed {
+		return View{}, toolErr(ErrClosed, "the task board was closed")
+	}
 	v := d.b.View(parentID)
-	d.shown[parentID] = v.Shown
-	return v
+	if len(v.Shown) > 0 {
+		d.shown[parentID] = v.Shown
+	} else {
+		delete(d.shown, parentID)
+	}
+	return v, nil
 }
 
-// OnTerminal subscribes fn to Terminal notices. Subscribers run outside the lock, in
-// order; an error is logged and does not stop the others.
+// OnTerminal subscribes fn to Terminal notices. Subscribers run outside the lock on one
+// delivery goroutine, one at a time, in the order the notices were emitted (a slow
+// subscriber delays later notices, never reorders them); an error is logged and does not
+// stop the others. No subscriber is called after [Driver.Close] returns.
 func (d *Driver) OnTerminal(fn func(Notice) error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -525,8 +663,10 @@ func (d *Driver) OnLaunched(fn func(Notice) error) {
 
 // Close disposes the board (every later dispatch is withdrawn), stops every timer, cancels
 // the contexts of pending host calls and delivers none of their settlements; leases stay
-// exactly as they are and armed waits survive. Tool calls in progress return ErrClosed.
-// Close waits for the host-call goroutines to return.
+// exactly as they are and armed waits survive. Tool calls in progress return ErrClosed, and
+// so does every later method call, which changes nothing (FinishTask and FailTask only
+// release their plan's lease). Close drops undelivered notices and waits for a subscriber
+// in progress and for the host-call goroutines to return.
 func (d *Driver) Close() error {
 	d.mu.Lock()
 	if d.closed {
@@ -545,9 +685,17 @@ func (d *Driver) Close() error {
 			delete(r.calls, id)
 		}
 	}
+	d.runs = map[*run]struct{}{}
+	d.tracked = map[trackKey]bool{}
+	d.shown = map[string][]Shown{}
 	d.stopReconcile()
 	close(d.done)
 	d.mu.Unlock()
+	d.subMu.Lock()
+	d.subClosed = true
+	d.subQ = nil
+	d.subMu.Unlock()
+	d.subWG.Wait()
 	d.wg.Wait()
 	return nil
 }

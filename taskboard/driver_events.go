@@ -41,7 +41,7 @@ func (k HostEventKind) String() string {
 	return "unknown"
 }
 
-// HostEvent is one event the host reports (§2.1). Generation is nil when the host gave
+// HostEvent is one event the host reports. Generation is nil when the host gave
 // none; At is when the host observed it (zero means now).
 type HostEvent struct {
 	Kind             HostEventKind
@@ -61,16 +61,25 @@ type reconcileState struct {
 	off      bool
 }
 
-// WithoutReconciliation turns off the driver's periodic reconciliation passes (R90), for
-// hosts that reconcile on their own schedule with [NewReconcilePass].
+// WithoutReconciliation turns off the driver's periodic reconciliation passes (a v1 host
+// whose status map is costly): running records then settle only through events and tools.
 func WithoutReconciliation() DriverOption {
 	return func(c *driverConfig) { c.noReconcile = true }
 }
 
-// Observe applies one host event (§3.16) under the lock. busy/retry, error, deletion,
-// activity and user messages apply at once; a child idle is checked IdleDelay later
-// (terminal-evidence read, then the stop rule); a parent idle acknowledges, IdleDelay
-// later, what the last [Driver.View] showed that parent.
+// Observe applies one host event under the lock. busy/retry, error, deletion,
+// activity and user messages apply at once; a parent idle acknowledges, IdleDelay later,
+// what the last [Driver.View] showed that parent.
+//
+// Completion rule (besides a terminal output given to FinishTask and host error events):
+// a running background task completes when the host reports it idle. IdleDelay after
+// EventIdle for the task's session (and no busy seen since), the driver reads the
+// transcript once per attempt: if the newest assistant entry after the run's start is
+// finished, the task is completed with its text; an error entry makes it an error; if the
+// newest assistant entry is unfinished or there is none yet, the task stays running and
+// the stop rule starts (a session that stays idle without an answer is eventually
+// recorded as stopped). Entries from before a resume never count. A relaunched task's events must carry their
+// Generation; its idle and error events without one are ignored.
 func (d *Driver) Observe(ev HostEvent) {
 	d.mu.Lock()
 	defer d.unlock()
@@ -84,9 +93,9 @@ func (d *Driver) Observe(ev HostEvent) {
 	}
 	switch ev.Kind {
 	case EventBusy, EventRetry:
-		b.ObserveBusy(ev.SessionID, ev.Generation, at)
+		b.observeBusy(ev.SessionID, ev.Generation, at)
 	case EventError:
-		b.ObserveError(ev.SessionID, ev.Generation, ev.Message, ev.Deferrable, at)
+		b.observeError(ev.SessionID, ev.Generation, ev.Message, ev.Deferrable, at)
 	case EventActivity:
 		b.NoteActivity(ev.SessionID, at)
 	case EventUserMessage:
@@ -98,7 +107,7 @@ func (d *Driver) Observe(ev HostEvent) {
 		for _, c := range b.Records(ev.SessionID) {
 			affected[c.TaskID] = true
 		}
-		if b.HostDeleted(DeletionEvent{SessionID: ev.SessionID, Generation: ev.Generation, FallbackTeardown: ev.FallbackTeardown}) {
+		if b.hostDeleted(deletionEvent{SessionID: ev.SessionID, Generation: ev.Generation, FallbackTeardown: ev.FallbackTeardown}) {
 			d.forget(affected)
 		}
 	case EventIdle:
@@ -107,8 +116,8 @@ func (d *Driver) Observe(ev HostEvent) {
 			id, gen := r.TaskID, r.Generation
 			d.after(d.b.Timing().IdleDelay, func() {
 				r, ok := d.b.Get(id)
-				if ok && r.Generation == gen && r.State == StateRunning && !r.LastLiveBusyAt.After(at) {
-					d.start(NewEvidence(id, gen, d.caps))
+				if ok && r.Generation == gen && r.State == StateRunning && !r.LastLiveBusyAt.After(at) && !d.evidenceRunning(id) {
+					d.start(newEvidence(id, gen, d.caps))
 				}
 			})
 		}
@@ -125,6 +134,17 @@ func (d *Driver) Observe(ev HostEvent) {
 	d.armReconcile() // a withdrawal may have made a record running again
 }
 
+// evidenceRunning reports whether an evidence read for taskID is in flight (lock held):
+// one evidence machine per record at a time.
+func (d *Driver) evidenceRunning(taskID string) bool {
+	for r := range d.runs {
+		if e, ok := r.m.(*evidence); ok && e.id == taskID {
+			return true
+		}
+	}
+	return false
+}
+
 // after runs f under the lock after dur, unless the driver closes first. The timer is
 // owned by a tiny machine so Close stops it like any other.
 func (d *Driver) after(dur time.Duration, f func()) {
@@ -136,18 +156,18 @@ type delayed struct {
 	core
 	dur time.Duration
 	f   func()
-	t   TimerID
+	t   timerID
 }
 
-func (m *delayed) Start(b *Board) []Command {
+func (m *delayed) Start(b *Board) []command {
 	m.replied = true
 	t, st := m.timer(b, m.dur)
 	m.t = t
-	return []Command{st}
+	return []command{st}
 }
 
-func (m *delayed) Step(b *Board, ev Event) []Command {
-	return m.step(b, ev, func(TimerID) []Command { m.f(); return nil }, func(Event) []Command { return nil })
+func (m *delayed) Step(b *Board, ev event) []command {
+	return m.step(b, ev, func(timerID) []command { m.f(); return nil }, func(event) []command { return nil })
 }
 
 // armReconcile schedules the next reconciliation tick when the host has a status map and
@@ -184,7 +204,7 @@ func (d *Driver) reconcileTick() {
 	}
 	if !d.reconcile.inFlight {
 		d.reconcile.inFlight = true
-		pass := d.start(NewReconcilePass(d.caps))
+		pass := d.start(newReconcilePass(d.caps))
 		if pass.m.Done() {
 			d.reconcile.inFlight = false
 		}

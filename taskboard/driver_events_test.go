@@ -1,55 +1,53 @@
-package taskboard_test
+package taskboard
 
 import (
 	"context"
 	"testing"
 	"testing/synctest"
 	"time"
-
-	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
 func TestDriverEvents(t *testing.T) {
 	tests := []struct {
 		name string
-		opts []tb.DriverOption
+		opts []DriverOption
 		run  func(t *testing.T, x *drv)
 	}{
 		{name: "parent_idle_acknowledges_what_the_view_showed", run: func(t *testing.T, x *drv) {
 			x.launch("ses_a", parent1)
-			x.d.Do(func(b *tb.Board) {
-				b.CommitTerminal(tb.Commit{TaskID: "ses_a", Generation: 1, State: tb.StateCompleted, Summary: "ok"})
+			x.d.Do(func(b *Board) {
+				b.CommitTerminal(Commit{TaskID: "ses_a", Generation: 1, State: StateCompleted, Summary: "ok"})
 			})
-			x.d.Observe(tb.HostEvent{Kind: tb.EventParentIdle, SessionID: parent1})
+			x.d.Observe(HostEvent{Kind: EventParentIdle, SessionID: parent1})
 			time.Sleep(3 * time.Second)
 			synctest.Wait()
-			if x.rec("ses_a").State != tb.StateCompleted {
+			if x.rec("ses_a").State != StateCompleted {
 				t.Fatal("acknowledged without a rendered view")
 			}
-			if v := x.d.View(parent1); len(v.Shown) != 1 {
+			if v, err := x.d.View(parent1); err != nil || len(v.Shown) != 1 {
 				t.Fatalf("shown %v", v.Shown)
 			}
-			x.d.Observe(tb.HostEvent{Kind: tb.EventParentIdle, SessionID: parent1})
+			x.d.Observe(HostEvent{Kind: EventParentIdle, SessionID: parent1})
 			time.Sleep(time.Second)
 			synctest.Wait()
-			if x.rec("ses_a").State != tb.StateCompleted {
+			if x.rec("ses_a").State != StateCompleted {
 				t.Fatal("acknowledged before the 2 s idle delay")
 			}
 			time.Sleep(time.Second)
 			synctest.Wait()
-			if r := x.rec("ses_a"); r.State != tb.StateReconciled {
+			if r := x.rec("ses_a"); r.State != StateReconciled {
 				t.Fatalf("state %s", r.State)
 			}
 		}},
 		{name: "child_idle_evidence_commits_completed", run: func(t *testing.T, x *drv) {
 			x.launch("ses_a", parent1)
-			x.d.Observe(tb.HostEvent{Kind: tb.EventIdle, SessionID: "ses_a"})
+			x.d.Observe(HostEvent{Kind: EventIdle, SessionID: "ses_a"})
 			time.Sleep(2*time.Second + time.Millisecond)
 			synctest.Wait()
-			if r := x.rec("ses_a"); r.State != tb.StateCompleted || r.ResultSummary != "answer" {
+			if r := x.rec("ses_a"); r.State != StateCompleted || r.ResultSummary != "answer" {
 				t.Fatalf("record %s %q", r.State, r.ResultSummary)
 			}
-			res, err := x.d.Result(context.Background(), orch, tb.ResultArgs{Ref: "exp-1"})
+			res, err := x.d.Result(context.Background(), orch, ResultArgs{Ref: "exp-1"})
 			noErr(t, err)
 			if res.Text != "answer" {
 				t.Fatalf("result %+v", res)
@@ -59,8 +57,8 @@ func TestDriverEvents(t *testing.T) {
 			x.launch("ses_a", parent1)
 			stale := uint64(99)
 			before := x.rec("ses_a")
-			x.d.Observe(tb.HostEvent{Kind: tb.EventError, SessionID: "ses_a", Generation: &stale, Message: "boom"})
-			x.d.Observe(tb.HostEvent{Kind: tb.EventIdle, SessionID: "ses_a", Generation: &stale})
+			x.d.Observe(HostEvent{Kind: EventError, SessionID: "ses_a", Generation: &stale, Message: "boom"})
+			x.d.Observe(HostEvent{Kind: EventIdle, SessionID: "ses_a", Generation: &stale})
 			time.Sleep(3 * time.Second)
 			synctest.Wait()
 			if after := x.rec("ses_a"); !equalRecords(before, after) {
@@ -69,28 +67,28 @@ func TestDriverEvents(t *testing.T) {
 		}},
 		{name: "E102_error_then_idle_stays_error", run: func(t *testing.T, x *drv) {
 			x.launch("ses_a", parent1)
-			x.d.Observe(tb.HostEvent{Kind: tb.EventError, SessionID: "ses_a", Message: "model crashed"})
-			x.d.Observe(tb.HostEvent{Kind: tb.EventIdle, SessionID: "ses_a"})
+			x.d.Observe(HostEvent{Kind: EventError, SessionID: "ses_a", Message: "model crashed"})
+			x.d.Observe(HostEvent{Kind: EventIdle, SessionID: "ses_a"})
 			time.Sleep(10 * time.Second)
 			synctest.Wait()
-			if r := x.rec("ses_a"); r.State != tb.StateError || r.ResultSummary != "model crashed" {
+			if r := x.rec("ses_a"); r.State != StateError || r.ResultSummary != "model crashed" {
 				t.Fatalf("record %s %q", r.State, r.ResultSummary)
 			}
 		}},
-		{name: "E45_parked_notification_runs_after_the_late_abort", opts: []tb.DriverOption{tb.WithNotifyAll()}, run: func(t *testing.T, x *drv) {
+		{name: "E45_parked_notification_runs_after_the_late_abort", opts: []DriverOption{WithNotifyAll()}, run: func(t *testing.T, x *drv) {
 			gate := make(chan struct{})
 			x.h.abort = func(ctx context.Context, id string) (bool, error) { return true, blockUntil(ctx, gate) }
 			x.launch("ses_a", parent1)
-			_, err := x.d.Cancel(context.Background(), orch, tb.CancelArgs{Ref: "ses_a"})
-			exactErr(t, err, tb.ErrTimeout, "Session abort timed out after 10000ms")
-			x.d.Do(func(b *tb.Board) {
-				b.CommitTerminal(tb.Commit{TaskID: "ses_a", Generation: 1, State: tb.StateCompleted, Summary: "done anyway"})
+			_, err := x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"})
+			exactErr(t, err, ErrTimeout, "Session abort timed out after 10000ms")
+			x.d.Do(func(b *Board) {
+				b.CommitTerminal(Commit{TaskID: "ses_a", Generation: 1, State: StateCompleted, Summary: "done anyway"})
 			})
 			synctest.Wait()
 			if x.h.count("prompt") != 0 {
 				t.Fatal("notification sent while the cancellation lease is live")
 			}
-			if l, ok := x.lease("ses_a"); !ok || l.Kind != tb.LeaseCancellation {
+			if l, ok := x.lease("ses_a"); !ok || l.Kind != LeaseCancellation {
 				t.Fatalf("lease %v", l)
 			}
 			close(gate)
@@ -98,34 +96,34 @@ func TestDriverEvents(t *testing.T) {
 			if x.h.count("prompt "+parent1) != 1 {
 				t.Fatalf("calls %v", x.h.calls)
 			}
-			if r := x.rec("ses_a"); r.State != tb.StateCompleted || x.h.count("status") != 0 {
+			if r := x.rec("ses_a"); r.State != StateCompleted || x.h.count("status") != 0 {
 				t.Fatalf("late abort verified or changed the record: %s", r.State)
 			}
 			if _, ok := x.lease("ses_a"); ok {
 				t.Fatal("lease left after the notification")
 			}
 		}},
-		{name: "notify_all_reports_every_finished_run", opts: []tb.DriverOption{tb.WithNotifyAll()}, run: func(t *testing.T, x *drv) {
+		{name: "notify_all_reports_every_finished_run", opts: []DriverOption{WithNotifyAll()}, run: func(t *testing.T, x *drv) {
 			var launched int
-			x.d.OnLaunched(func(tb.Notice) error { launched++; return nil })
-			plan, err := x.d.Task(context.Background(), orch, tb.TaskCall{Agent: "explorer"})
+			x.d.OnLaunched(func(Notice) error { launched++; return nil })
+			plan, err := x.d.Task(context.Background(), orch, TaskCall{Agent: "explorer"})
 			noErr(t, err)
-			if _, err := x.d.FinishTask(plan, tb.LaunchObservation{TaskID: "ses_n"}); err != nil {
+			if _, err := x.d.FinishTask(plan, LaunchObservation{TaskID: "ses_n"}); err != nil {
 				t.Fatal(err)
 			}
-			x.d.Do(func(b *tb.Board) {
-				b.CommitTerminal(tb.Commit{TaskID: "ses_n", Generation: 1, State: tb.StateError, Summary: "bad"})
+			x.d.Do(func(b *Board) {
+				b.CommitTerminal(Commit{TaskID: "ses_n", Generation: 1, State: StateError, Summary: "bad"})
 			})
 			synctest.Wait()
 			if launched != 1 || x.h.count("prompt "+parent1) != 1 {
 				t.Fatalf("launched %d, calls %v", launched, x.h.calls)
 			}
 			// A failed task() releases its resume lease.
-			x.d.Do(func(b *tb.Board) {
+			x.d.Do(func(b *Board) {
 				r, _ := b.Get("ses_n")
 				b.MarkReconciled("ses_n", r.Generation, r.TerminalRevision)
 			})
-			plan, err = x.d.Task(context.Background(), orch, tb.TaskCall{Agent: "explorer", Ref: "ses_n"})
+			plan, err = x.d.Task(context.Background(), orch, TaskCall{Agent: "explorer", Ref: "ses_n"})
 			noErr(t, err)
 			if _, ok := x.lease("ses_n"); !ok {
 				t.Fatal("resume holds no lease")

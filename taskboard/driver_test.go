@@ -1,4 +1,4 @@
-package taskboard_test
+package taskboard
 
 import (
 	"context"
@@ -11,8 +11,6 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
 // fakeHost is a scriptable host for driver tests. Each method records the call and runs its
@@ -22,11 +20,11 @@ type fakeHost struct {
 	mu       sync.Mutex
 	calls    []string
 	abort    func(ctx context.Context, id string) (bool, error)
-	statuses func(ctx context.Context) (tb.StatusSnapshot, error)
-	session  func(ctx context.Context, id string) (tb.SessionInfo, error)
-	messages func(ctx context.Context, id string, limit int) ([]tb.TranscriptEntry, error)
-	enqueue  func(ctx context.Context, id string, m tb.Message) error
-	prompt   func(ctx context.Context, id string, p tb.Prompt) error
+	statuses func(ctx context.Context) (StatusSnapshot, error)
+	session  func(ctx context.Context, id string) (SessionInfo, error)
+	messages func(ctx context.Context, id string, limit int) ([]TranscriptEntry, error)
+	enqueue  func(ctx context.Context, id string, m Message) error
+	prompt   func(ctx context.Context, id string, p Prompt) error
 	idle     func(ctx context.Context, id string) error
 }
 
@@ -55,35 +53,35 @@ func (h *fakeHost) Abort(ctx context.Context, id string) (bool, error) {
 	}
 	return true, nil
 }
-func (h *fakeHost) Statuses(ctx context.Context) (tb.StatusSnapshot, error) {
+func (h *fakeHost) Statuses(ctx context.Context) (StatusSnapshot, error) {
 	h.note("status")
 	if h.statuses != nil {
 		return h.statuses(ctx)
 	}
-	return tb.StatusSnapshot{}, nil
+	return StatusSnapshot{}, nil
 }
-func (h *fakeHost) Session(ctx context.Context, id string) (tb.SessionInfo, error) {
+func (h *fakeHost) Session(ctx context.Context, id string) (SessionInfo, error) {
 	h.note("session " + id)
 	if h.session != nil {
 		return h.session(ctx, id)
 	}
-	return tb.SessionInfo{ParentID: parent1, IdleAt: time.Now()}, nil
+	return SessionInfo{ParentID: parent1, IdleAt: time.Now()}, nil
 }
-func (h *fakeHost) Messages(ctx context.Context, id string, limit int) ([]tb.TranscriptEntry, error) {
+func (h *fakeHost) Messages(ctx context.Context, id string, limit int) ([]TranscriptEntry, error) {
 	h.note("messages " + id)
 	if h.messages != nil {
 		return h.messages(ctx, id, limit)
 	}
-	return []tb.TranscriptEntry{{ID: "m1", Role: "assistant", Provider: "p", Model: "m", Finished: true, Text: "answer"}}, nil
+	return []TranscriptEntry{{ID: "m1", Role: "assistant", Provider: "p", Model: "m", Finished: true, Text: "answer"}}, nil
 }
-func (h *fakeHost) Enqueue(ctx context.Context, id string, m tb.Message) error {
+func (h *fakeHost) Enqueue(ctx context.Context, id string, m Message) error {
 	h.note("enqueue " + id)
 	if h.enqueue != nil {
 		return h.enqueue(ctx, id, m)
 	}
 	return nil
 }
-func (h *fakeHost) PromptAsync(ctx context.Context, id string, p tb.Prompt) error {
+func (h *fakeHost) PromptAsync(ctx context.Context, id string, p Prompt) error {
 	h.note("prompt " + id)
 	if h.prompt != nil {
 		return h.prompt(ctx, id, p)
@@ -99,11 +97,11 @@ func (h *fakeHost) WaitIdle(ctx context.Context, id string) error {
 }
 
 var (
-	_ tb.Aborter       = (*fakeHost)(nil)
-	_ tb.Prompter      = (*fakeHost)(nil)
-	_ tb.SessionReader = (*fakeHost)(nil)
-	_ tb.StatusMap     = (*fakeHost)(nil)
-	_ tb.IdleWaiter    = (*fakeHost)(nil)
+	_ Aborter       = (*fakeHost)(nil)
+	_ Prompter      = (*fakeHost)(nil)
+	_ SessionReader = (*fakeHost)(nil)
+	_ StatusMap     = (*fakeHost)(nil)
+	_ IdleWaiter    = (*fakeHost)(nil)
 )
 
 // blockUntil waits for ch or the call's context.
@@ -118,27 +116,33 @@ func blockUntil(ctx context.Context, ch <-chan struct{}) error {
 
 type drv struct {
 	t *testing.T
-	d *tb.Driver
+	d *Driver
 	h *fakeHost
 }
 
 // newDrv builds a driver on the system clock (fake inside a synctest bubble).
-func newDrv(t *testing.T, v1host bool, opts ...tb.DriverOption) *drv {
+func newDrv(t *testing.T, v1host bool, opts ...DriverOption) *drv {
 	t.Helper()
-	b, err := tb.NewBoard(tb.SystemClock{}, tb.Options{})
+	return newDrvWith(t, v1host, Options{}, opts...)
+}
+
+// newDrvWith is newDrv with board options.
+func newDrvWith(t *testing.T, v1host bool, o Options, opts ...DriverOption) *drv {
+	t.Helper()
+	b, err := NewBoard(SystemClock{}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.Manage(parent1)
 	b.Manage(parent2)
 	h := &fakeHost{}
-	host := tb.Host{Aborter: h, Prompter: h, Sessions: h, Flavor: tb.FlavorV2}
+	host := Host{Aborter: h, Prompter: h, Sessions: h, Flavor: FlavorV2}
 	if v1host {
-		host.Status, host.Flavor = h, tb.FlavorV1
+		host.Status, host.Flavor = h, FlavorV1
 	} else {
 		host.Idle = h
 	}
-	d, err := tb.NewDriver(b, host, append([]tb.DriverOption{tb.WithoutReconciliation()}, opts...)...)
+	d, err := NewDriver(b, host, append([]DriverOption{WithoutReconciliation()}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,20 +151,20 @@ func newDrv(t *testing.T, v1host bool, opts ...tb.DriverOption) *drv {
 
 func (x *drv) launch(id, parent string) {
 	x.t.Helper()
-	x.d.Do(func(b *tb.Board) {
-		if _, err := b.RegisterLaunch(tb.LaunchInput{TaskID: id, ParentID: parent, Agent: "explorer"}); err != nil {
+	x.d.Do(func(b *Board) {
+		if _, err := b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: parent, Agent: "explorer"}); err != nil {
 			x.t.Fatal(err)
 		}
 	})
 }
 
-func (x *drv) rec(id string) (r tb.Record) {
-	x.d.Do(func(b *tb.Board) { r, _ = b.Get(id) })
+func (x *drv) rec(id string) (r Record) {
+	x.d.Do(func(b *Board) { r, _ = b.Get(id) })
 	return r
 }
 
-func (x *drv) lease(id string) (l tb.Lease, ok bool) {
-	x.d.Do(func(b *tb.Board) { l, ok = b.LiveLease(id) })
+func (x *drv) lease(id string) (l Lease, ok bool) {
+	x.d.Do(func(b *Board) { l, ok = b.LeaseForTest(id) })
 	return l, ok
 }
 
@@ -172,7 +176,7 @@ func TestDriverScenarios(t *testing.T) {
 		{name: "E130_caller_context_cancelled_machine_finishes", run: func(t *testing.T) {
 			x := newDrv(t, true)
 			gate := make(chan struct{})
-			x.h.statuses = func(ctx context.Context) (tb.StatusSnapshot, error) {
+			x.h.statuses = func(ctx context.Context) (StatusSnapshot, error) {
 				if err := blockUntil(ctx, gate); err != nil {
 					return nil, err
 				}
@@ -182,7 +186,7 @@ func TestDriverScenarios(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			var err error
 			var wg sync.WaitGroup
-			wg.Go(func() { _, err = x.d.Cancel(ctx, orch, tb.CancelArgs{Ref: "ses_a"}) })
+			wg.Go(func() { _, err = x.d.Cancel(ctx, orch, CancelArgs{Ref: "ses_a"}) })
 			synctest.Wait()
 			cancel()
 			wg.Wait()
@@ -192,7 +196,7 @@ func TestDriverScenarios(t *testing.T) {
 			close(gate)
 			time.Sleep(2 * time.Second)
 			synctest.Wait()
-			if x.rec("ses_a").State != tb.StateCancelled {
+			if x.rec("ses_a").State != StateCancelled {
 				t.Fatalf("state %s", x.rec("ses_a").State)
 			}
 			if _, ok := x.lease("ses_a"); ok {
@@ -214,26 +218,26 @@ func TestDriverScenarios(t *testing.T) {
 			x.launch("ses_a", parent1)
 			var err error
 			var wg sync.WaitGroup
-			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, tb.CancelArgs{Ref: "ses_a"}) })
+			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"}) })
 			synctest.Wait()
 			x.d.Close()
 			wg.Wait()
-			checkErr(t, err, tb.ErrClosed, "")
+			checkErr(t, err, ErrClosed, "")
 			if !settled {
 				t.Fatal("the abort's context was not cancelled")
 			}
-			if l, ok := x.d.Board().LiveLease("ses_a"); !ok || l.Kind != tb.LeaseCancellation {
+			if l, ok := x.d.Board().LeaseForTest("ses_a"); !ok || l.Kind != LeaseCancellation {
 				t.Fatal("lease not kept")
 			}
 			if !x.d.Board().Disposed() {
 				t.Fatal("not disposed")
 			}
-			_, err = x.d.Message(context.Background(), orch, tb.MessageArgs{Ref: "ses_a", Text: "x"})
-			checkErr(t, err, tb.ErrClosed, "")
+			_, err = x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_a", Text: "x"})
+			checkErr(t, err, ErrClosed, "")
 			// Every later Dispatch is withdrawn: a machine run by hand on the disposed board.
 			r := &rig{t: t, b: x.d.Board()}
 			x.d.Board().Release(mustLease(t, x.d.Board(), "ses_a"))
-			m := r.start(tb.NewMessage(orch, tb.MessageArgs{Ref: "ses_a", Text: "x"}, v2))
+			m := r.start(newMessage(orch, MessageArgs{Ref: "ses_a", Text: "x"}, v2))
 			m.dispatch()
 			if len(m.withdrawn) != 1 {
 				t.Fatal("dispatch after Close not withdrawn")
@@ -246,31 +250,31 @@ func TestDriverScenarios(t *testing.T) {
 			x := newDrv(t, true)
 			x.launch("ses_a", parent1)
 			x.launch("ses_b", parent1)
-			var cres tb.CancelResult
-			var mres tb.MessageResult
+			var cres CancelResult
+			var mres MessageResult
 			var cerr, merr error
 			var wg sync.WaitGroup
-			wg.Go(func() { cres, cerr = x.d.Cancel(context.Background(), orch, tb.CancelArgs{Ref: "ses_a"}) })
+			wg.Go(func() { cres, cerr = x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"}) })
 			wg.Go(func() {
-				mres, merr = x.d.Message(context.Background(), orch, tb.MessageArgs{Ref: "ses_b", Text: "hello"})
+				mres, merr = x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_b", Text: "hello"})
 			})
 			wg.Wait()
-			if cerr != nil || merr != nil || cres.State != tb.CancelCancelled || mres.Status != "queued" {
+			if cerr != nil || merr != nil || cres.State != CancelCancelled || mres.Status != "queued" {
 				t.Fatalf("cancel %+v %v; message %+v %v", cres, cerr, mres, merr)
 			}
-			if x.rec("ses_b").State != tb.StateRunning {
+			if x.rec("ses_b").State != StateRunning {
 				t.Fatal("message changed ses_b")
 			}
 			x.d.Close()
 		}},
 		{name: "E35_subscriber_error_logged_others_run", run: func(t *testing.T) {
 			logs := &captureHandler{}
-			x := newDrv(t, true, tb.WithLogger(slog.New(logs)))
+			x := newDrv(t, true, WithLogger(slog.New(logs)))
 			var second int
-			x.d.OnTerminal(func(tb.Notice) error { return errors.New("subscriber down") })
-			x.d.OnTerminal(func(tb.Notice) error { second++; return nil })
+			x.d.OnTerminal(func(Notice) error { return errors.New("subscriber down") })
+			x.d.OnTerminal(func(Notice) error { second++; return nil })
 			x.launch("ses_a", parent1)
-			_, err := x.d.Cancel(context.Background(), orch, tb.CancelArgs{Ref: "ses_a"})
+			_, err := x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"})
 			noErr(t, err)
 			synctest.Wait()
 			if second != 1 || logs.count("subscriber down") != 1 {
@@ -287,7 +291,7 @@ func TestDriverScenarios(t *testing.T) {
 			if !x.d.Board().Waiting(parent1) {
 				t.Fatal("Close cleared the wait")
 			}
-			x.d.Board().HostDeleted(tb.DeletionEvent{SessionID: parent1})
+			x.d.Board().hostDeleted(deletionEvent{SessionID: parent1})
 			if x.d.Board().Waiting(parent1) {
 				t.Fatal("deletion did not clear")
 			}
@@ -295,15 +299,15 @@ func TestDriverScenarios(t *testing.T) {
 		{name: "revive_notifies_parent_when_the_run_finishes", run: func(t *testing.T) {
 			x := newDrv(t, true)
 			x.launch("ses_r", parent1)
-			x.d.Do(func(b *tb.Board) {
+			x.d.Do(func(b *Board) {
 				r, _ := b.Get("ses_r")
-				b.CommitTerminal(tb.Commit{TaskID: "ses_r", Generation: r.Generation, State: tb.StateCompleted, Summary: "one"})
+				b.CommitTerminal(Commit{TaskID: "ses_r", Generation: r.Generation, State: StateCompleted, Summary: "one"})
 			})
-			x.h.messages = func(ctx context.Context, id string, limit int) ([]tb.TranscriptEntry, error) { return nil, nil }
-			res, err := x.d.Revive(context.Background(), orch, tb.ReviveArgs{Ref: "ses_r", Prompt: "more"})
+			x.h.messages = func(ctx context.Context, id string, limit int) ([]TranscriptEntry, error) { return nil, nil }
+			res, err := x.d.Revive(context.Background(), orch, ReviveArgs{Ref: "ses_r", Prompt: "more"})
 			noErr(t, err)
-			x.d.Do(func(b *tb.Board) {
-				b.CommitTerminal(tb.Commit{TaskID: "ses_r", Generation: res.Generation, State: tb.StateCompleted, Summary: "two"})
+			x.d.Do(func(b *Board) {
+				b.CommitTerminal(Commit{TaskID: "ses_r", Generation: res.Generation, State: StateCompleted, Summary: "two"})
 			})
 			synctest.Wait()
 			if x.h.count("prompt "+parent1) != 1 {
@@ -315,65 +319,65 @@ func TestDriverScenarios(t *testing.T) {
 			x := newDrv(t, true)
 			x.launch("ses_a", parent1)
 			x.launch("ses_b", parent1)
-			x.d.Observe(tb.HostEvent{Kind: tb.EventDeleted, SessionID: "ses_a", FallbackTeardown: true})
+			x.d.Observe(HostEvent{Kind: EventDeleted, SessionID: "ses_a", FallbackTeardown: true})
 			if _, ok := x.d.Board().Get("ses_a"); !ok {
 				t.Fatal("teardown dropped the record")
 			}
 			gate := make(chan struct{})
-			x.h.enqueue = func(ctx context.Context, id string, m tb.Message) error { return blockUntil(ctx, gate) }
+			x.h.enqueue = func(ctx context.Context, id string, m Message) error { return blockUntil(ctx, gate) }
 			var err error
 			var wg sync.WaitGroup
-			wg.Go(func() { _, err = x.d.Message(context.Background(), orch, tb.MessageArgs{Ref: "ses_b", Text: "x"}) })
+			wg.Go(func() { _, err = x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_b", Text: "x"}) })
 			synctest.Wait()
-			x.d.Observe(tb.HostEvent{Kind: tb.EventDeleted, SessionID: parent1})
+			x.d.Observe(HostEvent{Kind: EventDeleted, SessionID: parent1})
 			wg.Wait()
-			checkErr(t, err, tb.ErrStale, "was deleted while this call was in progress")
+			checkErr(t, err, ErrStale, "was deleted while this call was in progress")
 			if x.d.Board().Waiting(parent1) {
 				t.Fatal("wait kept")
 			}
 			if _, ok := x.d.Board().Get("ses_a"); ok {
 				t.Fatal("children kept after parent deletion")
 			}
-			if l, ok := x.d.Board().LiveLease("ses_b"); !ok || l.Kind != tb.LeaseMessage {
+			if l, ok := x.d.Board().LeaseForTest("ses_b"); !ok || l.Kind != LeaseMessage {
 				t.Fatal("the pending write's lease must stay until it settles")
 			}
 			close(gate)
 			synctest.Wait()
-			if _, ok := x.d.Board().LiveLease("ses_b"); ok {
+			if _, ok := x.d.Board().LeaseForTest("ses_b"); ok {
 				t.Fatal("lease not released by the settlement")
 			}
 			x.d.Close()
 		}},
 		{name: "E89_idle_then_busy_within_grace_stays_running", run: func(t *testing.T) {
 			x := newDrv(t, true)
-			x.h.messages = func(context.Context, string, int) ([]tb.TranscriptEntry, error) { return nil, nil }
+			x.h.messages = func(context.Context, string, int) ([]TranscriptEntry, error) { return nil, nil }
 			var terminal int
-			x.d.OnTerminal(func(tb.Notice) error { terminal++; return nil })
+			x.d.OnTerminal(func(Notice) error { terminal++; return nil })
 			x.launch("ses_a", parent1)
 			time.Sleep(time.Second)
-			x.d.Observe(tb.HostEvent{Kind: tb.EventIdle, SessionID: "ses_a"})
+			x.d.Observe(HostEvent{Kind: EventIdle, SessionID: "ses_a"})
 			time.Sleep(3 * time.Second)
 			synctest.Wait()
 			if !x.rec("ses_a").StatusUncertain {
 				t.Fatal("first idle did not start the stop confirmation")
 			}
-			x.d.Observe(tb.HostEvent{Kind: tb.EventBusy, SessionID: "ses_a"})
+			x.d.Observe(HostEvent{Kind: EventBusy, SessionID: "ses_a"})
 			time.Sleep(10 * time.Second)
 			synctest.Wait()
-			if r := x.rec("ses_a"); r.State != tb.StateRunning || r.StatusUncertain || terminal != 0 {
+			if r := x.rec("ses_a"); r.State != StateRunning || r.StatusUncertain || terminal != 0 {
 				t.Fatalf("state %s uncertain %t terminal %d", r.State, r.StatusUncertain, terminal)
 			}
 			x.d.Close()
 		}},
 		{name: "E93_periodic_pass_hangs_no_overlap", run: func(t *testing.T) {
-			b, _ := tb.NewBoard(tb.SystemClock{}, tb.Options{})
+			b, _ := NewBoard(SystemClock{}, Options{})
 			h := &fakeHost{}
 			// A pass is in flight from its read until the read settles or is cancelled
 			// (its context ends); count the reads whose context is still live.
 			var live []context.Context
 			var maxInFlight int
 			var mu sync.Mutex
-			h.statuses = func(ctx context.Context) (tb.StatusSnapshot, error) {
+			h.statuses = func(ctx context.Context) (StatusSnapshot, error) {
 				mu.Lock()
 				n := 1
 				for _, c := range live {
@@ -387,16 +391,16 @@ func TestDriverScenarios(t *testing.T) {
 				<-ctx.Done()
 				return nil, ctx.Err()
 			}
-			d, _ := tb.NewDriver(b, tb.Host{Aborter: h, Prompter: h, Sessions: h, Status: h})
+			d, _ := NewDriver(b, Host{Aborter: h, Prompter: h, Sessions: h, Status: h, Flavor: FlavorV1})
 			defer d.Close()
-			d.Do(func(b *tb.Board) {
-				b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"})
+			d.Do(func(b *Board) {
+				b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"})
 			})
 			time.Sleep(10*time.Second + time.Millisecond)
 			synctest.Wait()
-			var r tb.Record
-			d.Do(func(b *tb.Board) { r, _ = b.Get("ses_a") })
-			if !r.StatusUncertain || r.LastStatusError != "live status lookup timed out after 5000ms" || r.State != tb.StateRunning {
+			var r Record
+			d.Do(func(b *Board) { r, _ = b.Get("ses_a") })
+			if !r.StatusUncertain || r.LastStatusError != "live status lookup timed out after 5000ms" || r.State != StateRunning {
 				t.Fatalf("record %+v", r)
 			}
 			time.Sleep(20 * time.Second)
@@ -412,9 +416,9 @@ func TestDriverScenarios(t *testing.T) {
 	}
 }
 
-func mustLease(t *testing.T, b *tb.Board, id string) tb.Lease {
+func mustLease(t *testing.T, b *Board, id string) Lease {
 	t.Helper()
-	l, ok := b.LiveLease(id)
+	l, ok := b.LeaseForTest(id)
 	if !ok {
 		t.Fatalf("no lease for %s", id)
 	}
@@ -429,17 +433,17 @@ func TestDriverNoGoroutineLeft(t *testing.T) {
 		x := newDrv(t, true)
 		x.launch("ses_a", parent1)
 		x.launch("ses_b", parent1)
-		if _, err := x.d.Status(context.Background(), orch, tb.StatusArgs{Ref: "ses_a"}); err != nil {
+		if _, err := x.d.Status(context.Background(), orch, StatusArgs{Ref: "ses_a"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := x.d.Message(context.Background(), orch, tb.MessageArgs{Ref: "ses_a", Text: "hi"}); err != nil {
+		if _, err := x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_a", Text: "hi"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := x.d.Cancel(context.Background(), orch, tb.CancelArgs{Ref: "ses_a"}); err != nil {
+		if _, err := x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"}); err != nil {
 			t.Fatal(err)
 		}
-		x.h.messages = func(context.Context, string, int) ([]tb.TranscriptEntry, error) { return nil, nil }
-		if _, err := x.d.Revive(context.Background(), orch, tb.ReviveArgs{Ref: "ses_a", Prompt: "again"}); err != nil {
+		x.h.messages = func(context.Context, string, int) ([]TranscriptEntry, error) { return nil, nil }
+		if _, err := x.d.Revive(context.Background(), orch, ReviveArgs{Ref: "ses_a", Prompt: "again"}); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
@@ -451,9 +455,9 @@ func TestDriverNoGoroutineLeft(t *testing.T) {
 		}
 		// A write left pending past its budget keeps one goroutine until Close.
 		x.h.messages = nil
-		x.h.enqueue = func(ctx context.Context, id string, m tb.Message) error { <-ctx.Done(); return ctx.Err() }
-		_, err := x.d.Message(context.Background(), orch, tb.MessageArgs{Ref: "ses_b", Text: "hi"})
-		checkErr(t, err, tb.ErrTimeout, "transport timed out")
+		x.h.enqueue = func(ctx context.Context, id string, m Message) error { <-ctx.Done(); return ctx.Err() }
+		_, err := x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_b", Text: "hi"})
+		checkErr(t, err, ErrTimeout, "transport timed out")
 		x.d.Close()
 		synctest.Wait()
 		if n := runtime.NumGoroutine(); n != base {
@@ -482,15 +486,15 @@ func TestDriverConcurrentRace(t *testing.T) {
 					var err error
 					switch i % 4 {
 					case 0:
-						_, err = x.d.Message(ctx, orch, tb.MessageArgs{Ref: id, Text: fmt.Sprint("m", i)})
+						_, err = x.d.Message(ctx, orch, MessageArgs{Ref: id, Text: fmt.Sprint("m", i)})
 					case 1:
-						_, err = x.d.Cancel(ctx, orch, tb.CancelArgs{Ref: id})
+						_, err = x.d.Cancel(ctx, orch, CancelArgs{Ref: id})
 					case 2:
-						_, err = x.d.Status(ctx, orch, tb.StatusArgs{Ref: id})
+						_, err = x.d.Status(ctx, orch, StatusArgs{Ref: id})
 					case 3:
-						_, err = x.d.Revive(ctx, orch, tb.ReviveArgs{Ref: id, Prompt: "go"})
+						_, err = x.d.Revive(ctx, orch, ReviveArgs{Ref: id, Prompt: "go"})
 					}
-					var te *tb.ToolError
+					var te *ToolError
 					if err != nil && !errors.As(err, &te) {
 						errs <- err
 					}
@@ -509,7 +513,7 @@ func TestDriverConcurrentRace(t *testing.T) {
 		if x.d.Pending() != 0 {
 			t.Fatalf("%d machines pending: %v", x.d.Pending(), x.d.PendingKinds())
 		}
-		if ls := x.d.Board().LiveLeases(); len(ls) != 0 {
+		if ls := x.d.Board().LeasesForTest(); len(ls) != 0 {
 			t.Fatalf("leases left: %v", ls)
 		}
 		x.d.Close()

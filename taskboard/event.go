@@ -2,10 +2,10 @@ package taskboard
 
 import "time"
 
-// Host events as board inputs (§3.16). Each is fenced: an explicit generation other than the
+// Host events as board inputs. Each is fenced: an explicit generation other than the
 // current one is ignored; after a same-ID relaunch (Record.Quarantined) events without a
 // generation are ignored — idle and error always, busy when observedAt ≤ RunStartedAt —
-// until a busy observed after RunStartedAt clears the quarantine (R87).
+// until a busy observed after RunStartedAt clears the quarantine.
 
 // fence returns the record an event for (taskID, gen) applies to.
 func (b *Board) fence(taskID string, gen *uint64, busy bool, at time.Time) (*Record, bool) {
@@ -22,30 +22,30 @@ func (b *Board) fence(taskID string, gen *uint64, busy bool, at time.Time) (*Rec
 	return r, true
 }
 
-// ObserveBusy applies a live busy/retry event (gen nil when the host gave none) through the
-// fence, then [Board.MarkRunningFromLive].
-func (b *Board) ObserveBusy(taskID string, gen *uint64, at time.Time) (Record, bool) {
+// observeBusy applies a live busy/retry event (gen nil when the host gave none) through the
+// fence, then markRunningFromLive.
+func (b *Board) observeBusy(taskID string, gen *uint64, at time.Time) (Record, bool) {
 	r, ok := b.fence(taskID, gen, true, at)
 	if !ok {
 		return b.copyOf(taskID), false
 	}
-	return b.MarkRunningFromLive(taskID, r.Generation, at)
+	return b.markRunningFromLive(taskID, r.Generation, at)
 }
 
-// Stop-rule messages (R89, R90).
+// Stop-rule messages.
 const (
 	MsgIdleUnconfirmed   = "Runtime session is idle; task termination is unconfirmed."
 	MsgAbsentUnconfirmed = "Runtime status response did not contain a live session state; task termination is unconfirmed."
 	MsgMalformedEntry    = "malformed live status entry for session"
 )
 
-// StopCandidate applies one non-busy (idle or absent) observation at `at` to a running
-// generation with no deadline claim (R88). A deferred error is committed as error
+// stopCandidate applies one non-busy (idle or absent) observation at `at` to a running
+// generation with no deadline claim. A deferred error is committed as error
 // (GateCommitted). The first observation of an episode stamps the stop confirmation and
 // marks the record uncertain with msg (GateDeferred). A later one at least StopGrace after
 // the stamp, with no busy since the stamp, commits stopped (GateCommitted); one inside the
 // grace is GateDeferred. Anything else is GateStale.
-func (b *Board) StopCandidate(taskID string, gen uint64, at time.Time, msg string) (Record, GateResult) {
+func (b *Board) stopCandidate(taskID string, gen uint64, at time.Time, msg string) (Record, GateResult) {
 	r, ok := b.running(taskID, gen)
 	if !ok || r.deadlineClaimed() {
 		return b.copyOf(taskID), GateStale
@@ -54,8 +54,8 @@ func (b *Board) StopCandidate(taskID string, gen uint64, at time.Time, msg strin
 		return b.CommitTerminal(Commit{TaskID: taskID, Generation: gen, State: StateError, Summary: r.DeferredError, ObservedAt: at})
 	}
 	if r.StopConfirmationStartedAt.IsZero() {
-		b.NoteStopConfirmation(taskID, gen, at)
-		rec, _ := b.MarkStatusUncertain(taskID, gen, msg)
+		b.noteStopConfirmation(taskID, gen, at)
+		rec, _ := b.markStatusUncertain(taskID, gen, msg)
 		return rec, GateDeferred
 	}
 	start := r.StopConfirmationStartedAt
@@ -65,11 +65,11 @@ func (b *Board) StopCandidate(taskID string, gen uint64, at time.Time, msg strin
 	return r.clone(), GateDeferred
 }
 
-// ObserveError applies a session.error event (R86). Ignored (GateStale) when fenced out,
+// observeError applies a session.error event. Ignored (GateStale) when fenced out,
 // not running, or while the host recovers the task on a fallback model. A deferrable
 // (failover-class) error is stored as DeferredError (GateDeferred): a later non-busy
 // observation commits it, a busy clears it. Otherwise the error is committed.
-func (b *Board) ObserveError(taskID string, gen *uint64, msg string, deferrable bool, at time.Time) (Record, GateResult) {
+func (b *Board) observeError(taskID string, gen *uint64, msg string, deferrable bool, at time.Time) (Record, GateResult) {
 	r, ok := b.fence(taskID, gen, false, at)
 	if !ok || r.State != StateRunning || r.FallbackRecovering {
 		return b.copyOf(taskID), GateStale
@@ -83,19 +83,19 @@ func (b *Board) ObserveError(taskID string, gen *uint64, msg string, deferrable 
 	return b.CommitTerminal(Commit{TaskID: taskID, Generation: r.Generation, State: StateError, Summary: msg, ObservedAt: at})
 }
 
-// DeletionEvent is the host's session.deleted.
-type DeletionEvent struct {
+// deletionEvent is the host's session.deleted.
+type deletionEvent struct {
 	SessionID        string
 	Generation       *uint64 // nil when the host gave none
 	FallbackTeardown bool
 }
 
-// HostDeleted applies a session.deleted event (R91) and reports whether it was genuine.
+// hostDeleted applies a session.deleted event and reports whether it was genuine.
 // A fallback teardown is ignored; so is an event without a generation for a record with
 // TaskGeneration > 1, and one whose generation is not the current one. A genuine deletion
 // clears the session's wait-for-user latch and last user identity, drops its record (unless
 // it has a deadline claim) and clears its children. Leases stay live.
-func (b *Board) HostDeleted(ev DeletionEvent) bool {
+func (b *Board) hostDeleted(ev deletionEvent) bool {
 	if ev.FallbackTeardown || ev.SessionID == "" {
 		return false
 	}
@@ -116,7 +116,7 @@ func (b *Board) HostDeleted(ev DeletionEvent) bool {
 	return true
 }
 
-// UserMessage is a chat message the host saw, for the wait-for-user latch (R93).
+// UserMessage is a chat message the host saw, for the wait-for-user latch.
 type UserMessage struct {
 	SessionID, ID, Role string
 	Parts               []Part

@@ -89,9 +89,9 @@ type Host struct {
 	Flavor   Flavor
 }
 
-// Caps returns the capabilities the machines see for this host.
-func (h Host) Caps() Caps {
-	return Caps{Flavor: h.Flavor, StatusMap: h.Status != nil, IdleWaiter: h.Idle != nil}
+// capsOf returns the capabilities the machines see for this host.
+func (h Host) capsOf() caps {
+	return caps{Flavor: h.Flavor, StatusMap: h.Status != nil, IdleWaiter: h.Idle != nil}
 }
 
 // liveOf classifies one session in a snapshot.

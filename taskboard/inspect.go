@@ -6,34 +6,32 @@ import (
 	"time"
 )
 
-// LeaseInfo explains one live lease: what it is, who holds it and why the task ID is
-// excluded (R20).
+// LeaseInfo describes one live lease without its token: what it is, who holds it and why
+// the task ID is excluded.
 type LeaseInfo struct {
-	Lease     Lease
-	Phase     Phase
-	HasRecord bool          // false when the record was deleted while the lease stayed live
-	State     State         // the record's state, when it has one
-	Since     time.Time     // when the lease was acquired (hand-overs keep it)
-	HeldFor   time.Duration // Now − Since
-	Reason    string        // human-readable explanation
+	TaskID           string
+	Kind             LeaseKind
+	Generation       uint64
+	TerminalRevision uint64 // fenced revision of a notification lease; 0 for other kinds
+	Owner            LeaseOwner
+	Phase            Phase
+	HasRecord        bool          // false when the record was deleted while the lease stayed live
+	State            State         // the record's state, when it has one
+	Since            time.Time     // when the lease was acquired (hand-overs keep it)
+	HeldFor          time.Duration // Now − Since
+	Reason           string        // human-readable explanation
 }
 
-// InspectLeases returns every live lease, sorted by task ID, with the reason it is held, so
-// a permanently excluded task ID is visible.
-func (b *Board) InspectLeases() []LeaseInfo {
-	ls := b.LiveLeases()
-	out := make([]LeaseInfo, 0, len(ls))
-	for _, l := range ls {
-		since := b.leaseSince[l.TaskID]
-		info := LeaseInfo{Lease: l, Phase: l.Phase(), Since: since, HeldFor: b.Now().Sub(since)}
-		r, ok := b.records[l.TaskID]
-		if ok {
-			info.HasRecord, info.State = true, r.State
-		}
-		info.Reason = leaseReason(l, ok, r)
-		out = append(out, info)
+func (b *Board) info(l Lease) LeaseInfo {
+	since := b.leaseSince[l.TaskID]
+	info := LeaseInfo{TaskID: l.TaskID, Kind: l.Kind, Generation: l.Generation, TerminalRevision: l.TerminalRevision,
+		Owner: l.Owner, Phase: l.Phase(), Since: since, HeldFor: b.Now().Sub(since)}
+	r, ok := b.records[l.TaskID]
+	if ok {
+		info.HasRecord, info.State = true, r.State
 	}
-	return out
+	info.Reason = leaseReason(l, ok, r)
+	return info
 }
 
 func leaseReason(l Lease, hasRecord bool, r *Record) string {
@@ -61,12 +59,12 @@ func leaseReason(l Lease, hasRecord bool, r *Record) string {
 	return why
 }
 
-// String renders one inspection line: "<id> <kind> gen=<g> token=<lease> owner=<o>
+// String renders one inspection line: "<id> <kind> gen=<g> owner=<o>
 // [phase=<p>] record=<state|deleted>: <reason>". HeldFor is not part of the line, so the
 // line is stable as the clock moves.
 func (i LeaseInfo) String() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s %s gen=%d token=%s owner=%s", i.Lease.TaskID, i.Lease.Kind, i.Lease.Generation, i.Lease, i.Lease.Owner)
+	fmt.Fprintf(&sb, "%s %s gen=%d owner=%s", i.TaskID, i.Kind, i.Generation, i.Owner)
 	if i.Phase != PhaseNone {
 		fmt.Fprintf(&sb, " phase=%s", i.Phase)
 	}

@@ -3,10 +3,11 @@ package taskboard
 import (
 	"fmt"
 	"sort"
+	"time"
 )
 
 // Lease is the exclusive right to run one lifecycle operation on one generation of a task
-// (§2.4, R12). At most one lease is live per task ID; it ends only when its holder releases
+// . At most one lease is live per task ID; it ends only when its holder releases
 // it with the exact token ([Board.Release]). There is no TTL.
 type Lease struct {
 	TaskID           string
@@ -35,8 +36,8 @@ func (l Lease) Phase() Phase {
 	return PhaseNone
 }
 
-// Acquire takes a lease of kind on generation gen of taskID (R13). It fails when any lease
-// is live for taskID (R14) or the record does not meet the kind's precondition:
+// Acquire takes a lease of kind on generation gen of taskID. It fails when any lease
+// is live for taskID or the record does not meet the kind's precondition:
 // cancellation and message need a running record of that generation; relaunch needs a
 // record of that generation in any state; terminal-notification needs a completed or error
 // record (or a reconciled one whose terminal state is completed or error) of that
@@ -78,7 +79,7 @@ func (b *Board) Acquire(kind LeaseKind, taskID string, gen uint64, terminalRev *
 }
 
 // Validate reports whether l is the live lease of its task ID: same token, kind and
-// generation, and for a notification lease the record's current terminal revision (R15).
+// generation, and for a notification lease the record's current terminal revision.
 // It does not compare with the record's current generation.
 func (b *Board) Validate(l Lease) bool {
 	live, ok := b.leases[l.TaskID]
@@ -96,7 +97,7 @@ func (b *Board) Validate(l Lease) bool {
 
 // Release ends l when it exactly matches the live lease of its task ID (token, kind,
 // generation, stored terminal revision); otherwise it returns false and changes nothing
-// (R16). A withdrawn notification lease can still be released. After a release the
+// . A withdrawn notification lease can still be released. After a release the
 // retention trim runs for the task and a LeaseReleased notice is emitted.
 func (b *Board) Release(l Lease) bool {
 	live, ok := b.leases[l.TaskID]
@@ -114,14 +115,16 @@ func (b *Board) Release(l Lease) bool {
 	b.notices = append(b.notices, n)
 	if r, ok := b.records[l.TaskID]; ok {
 		b.trim(r.ParentID, r.Agent)
+	} else {
+		b.pruneEpoch(l.TaskID)
 	}
 	return true
 }
 
-// HandOver passes a valid lease to the next owner, keeping its token, so the task ID is
-// never free between owners (R21). Only caller → admission and admission → compensation
+// handOver passes a valid lease to the next owner, keeping its token, so the task ID is
+// never free between owners. Only caller → admission and admission → compensation
 // are allowed, and only for relaunch leases; anything else returns false.
-func (b *Board) HandOver(l Lease, to LeaseOwner) (Lease, bool) {
+func (b *Board) handOver(l Lease, to LeaseOwner) (Lease, bool) {
 	if !b.Validate(l) || l.Kind != LeaseRelaunch {
 		return Lease{}, false
 	}
@@ -137,18 +140,82 @@ func (b *Board) HandOver(l Lease, to LeaseOwner) (Lease, bool) {
 	return live, true
 }
 
-// LiveLease returns the live lease of taskID, if any, whether or not a record exists.
-func (b *Board) LiveLease(taskID string) (Lease, bool) {
+// liveLease returns the live lease of taskID, token included, for the protocols.
+func (b *Board) liveLease(taskID string) (Lease, bool) {
 	l, ok := b.leases[taskID]
 	return l, ok
 }
 
-// LiveLeases returns every live lease sorted by task ID (R20).
-func (b *Board) LiveLeases() []Lease {
-	out := make([]Lease, 0, len(b.leases))
-	for _, l := range b.leases {
-		out = append(out, l)
+// LiveLease describes the live lease of taskID, if any, whether or not a record exists.
+// The description carries no token: only the lease's holder can release it; an operator
+// breaks a lease that will never settle with [Board.ForceRelease].
+func (b *Board) LiveLease(taskID string) (LeaseInfo, bool) {
+	l, ok := b.leases[taskID]
+	if !ok {
+		return LeaseInfo{}, false
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].TaskID < out[j].TaskID })
+	return b.info(l), true
+}
+
+// LiveLeases describes every live lease, sorted by task ID, with the reason it is held, so
+// a permanently excluded task ID is visible. No token is returned.
+func (b *Board) LiveLeases() []LeaseInfo {
+	ids := make([]string, 0, len(b.leases))
+	for id := range b.leases {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := make([]LeaseInfo, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, b.info(b.leases[id]))
+	}
 	return out
 }
+
+// maxForced bounds the ForceRelease audit log.
+const maxForced = 64
+
+// ForceRelease breaks the live lease of taskID: the one audited way to free a task ID whose
+// holder will never settle (a host call that ignored cancellation), an operator's decision.
+// The released lease's token can never be used again, so its holder's later settlement is
+// rejected as stale (a cancel commits nothing, a message write releases nothing). The risk:
+// the abandoned host call may still act on the session later (a late write or abort on a
+// session that has been reused). reason is required and is kept, with the time, in the
+// record ([Record.ForcedRelease]) and in [Board.ForcedReleases]. The retention trim runs
+// and a LeaseReleased notice is emitted, as for a release.
+//
+// Errors: ErrInvalidArgs for an empty reason; ErrUnknownTask when no lease is live.
+func (b *Board) ForceRelease(taskID, reason string) (LeaseInfo, error) {
+	reason = collapseSpace(reason)
+	if reason == "" {
+		return LeaseInfo{}, toolErr(ErrInvalidArgs, fmt.Sprintf("ForceRelease of %s needs a reason for the audit log", taskID))
+	}
+	l, ok := b.leases[taskID]
+	if !ok {
+		return LeaseInfo{}, toolErr(ErrUnknownTask, fmt.Sprintf("No live lease for %s; nothing was released", taskID))
+	}
+	info := b.info(l)
+	info.Reason = fmt.Sprintf("force-released at %s: %s (was: %s)", b.Now().UTC().Format(time.RFC3339), reason, info.Reason)
+	delete(b.leases, taskID)
+	delete(b.leaseSince, taskID)
+	b.nextToken++ // fence: no token at or below the released one is live again
+	b.forced = append(b.forced, info)
+	if len(b.forced) > maxForced {
+		b.forced = append([]LeaseInfo(nil), b.forced[len(b.forced)-maxForced:]...)
+	}
+	n := Notice{Kind: NoticeLeaseReleased, TaskID: taskID, Generation: l.Generation, TerminalRevision: l.TerminalRevision}
+	if r, ok := b.records[taskID]; ok {
+		r.ForcedRelease = info.Reason
+		n.ParentID, n.State = r.ParentID, r.State
+		b.notices = append(b.notices, n)
+		b.trim(r.ParentID, r.Agent)
+	} else {
+		b.notices = append(b.notices, n)
+		b.pruneEpoch(taskID)
+	}
+	return info, nil
+}
+
+// ForcedReleases returns the most recent [Board.ForceRelease] calls (at most 64), oldest
+// first; each Reason says when, why, and what the lease was held for.
+func (b *Board) ForcedReleases() []LeaseInfo { return append([]LeaseInfo(nil), b.forced...) }

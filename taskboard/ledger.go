@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// tombstone is the lifecycle ledger's entry for a deleted task ID (R24).
+// tombstone is the lifecycle ledger's entry for a deleted task ID.
 type tombstone struct {
 	reason        SuppressionReason
 	parent, agent string // identity recorded at eviction
@@ -14,7 +14,7 @@ type tombstone struct {
 	summary       string
 }
 
-// LaunchInput registers a launch (R26). Lease is the relaunch lease of a resume; Early
+// LaunchInput registers a launch. Lease is the relaunch lease of a resume; Early
 // marks an event-driven registration, which is refused for tombstoned IDs and whenever a
 // lease is live; PreserveRun records an observation of the current run (metadata merge,
 // provisional promotion) instead of a relaunch.
@@ -22,9 +22,12 @@ type LaunchInput struct {
 	TaskID, ParentID, Agent, Description, Objective string
 	Background, PreserveRun, Provisional, Early     bool
 	Lease                                           *Lease
+	// BaselineMessageID is the last transcript entry before this run (a resume): the
+	// run's terminal evidence is read only after it.
+	BaselineMessageID string
 }
 
-// AdoptInput takes over a session the host verified (R35).
+// AdoptInput takes over a session the host verified.
 type AdoptInput struct {
 	TaskID, ParentID, Agent string
 	State                   State // running or a terminal state as verified by the host
@@ -40,6 +43,51 @@ func (b *Board) recordSuppression(id string, t tombstone) {
 	b.tombs[id] = t
 	b.nextEpoch++
 	b.epochs[id] = b.nextEpoch
+	b.tombQ = append(b.tombQ, tombRef{id, b.nextEpoch})
+	b.capTombstones()
+}
+
+// tombRef orders tombstones by deletion epoch for the Options.MaxTombstones cap.
+type tombRef struct {
+	id    string
+	epoch uint64
+}
+
+// capTombstones forgets the oldest tombstones beyond Options.MaxTombstones, with their
+// deletion epochs when nothing else refers to the ID. Entries of tombstones cleared by a
+// later registration are skipped, and the queue is compacted when they pile up.
+func (b *Board) capTombstones() {
+	for len(b.tombs) > b.opts.MaxTombstones && len(b.tombQ) > 0 {
+		t := b.tombQ[0]
+		b.tombQ = b.tombQ[1:]
+		if b.epochs[t.id] != t.epoch {
+			continue
+		}
+		if _, ok := b.tombs[t.id]; !ok {
+			continue
+		}
+		delete(b.tombs, t.id)
+		b.pruneEpoch(t.id)
+	}
+	if len(b.tombQ) > 2*b.opts.MaxTombstones+16 {
+		q := make([]tombRef, 0, len(b.tombs))
+		for _, t := range b.tombQ {
+			if _, ok := b.tombs[t.id]; ok && b.epochs[t.id] == t.epoch {
+				q = append(q, t)
+			}
+		}
+		b.tombQ = q
+	}
+}
+
+// pruneEpoch forgets id's deletion epoch when no record, tombstone or lease refers to it.
+func (b *Board) pruneEpoch(id string) {
+	_, rec := b.records[id]
+	_, tomb := b.tombs[id]
+	_, leased := b.leases[id]
+	if !rec && !tomb && !leased {
+		delete(b.epochs, id)
+	}
 }
 
 // Tombstoned reports whether taskID was deleted and not registered again since.
@@ -65,7 +113,7 @@ func launchErr(kind error, id, what string) error {
 	return toolErr(kind, fmt.Sprintf("Cannot register launch for %s: %s", id, what))
 }
 
-// RegisterLaunch records a launch of in.TaskID (R23, R26). The lease checks run first: a
+// RegisterLaunch records a launch of in.TaskID. The lease checks run first: a
 // presented lease must be a valid relaunch lease for this ID and the record's current
 // generation (else ErrStaleLease); a live lease must be that presented lease (else
 // ErrLeaseHeld). Early registrations fail with ErrTombstoned or ErrLeaseHeld. Then the
@@ -136,7 +184,7 @@ func (b *Board) RegisterLaunch(in LaunchInput) (Record, error) {
 		r.CompletedAt, r.DeadlineExceededAt, r.StopConfirmationStartedAt = timeZero, timeZero, timeZero
 		r.ResultSummary, r.LastStatusError, r.DeferredError = "", "", ""
 		r.QueuedContinuation, r.FallbackRecovering = false, false
-		r.BaselineMessageID = ""
+		r.BaselineMessageID = in.BaselineMessageID
 		r.LastLaunchedAt, r.RunStartedAt, r.LastLiveBusyAt, r.LastUsedAt, r.UpdatedAt = now, now, now, now, now
 		r.Quarantined = r.TaskGeneration > 1
 		if in.Agent != "" {
@@ -188,11 +236,11 @@ func (b *Board) allocAlias(parent, agent, id string) string {
 	}
 }
 
-// AbandonLaunch puts replaced back when the task still holds launched's generation (a
-// queued admission the host explicitly refused, R27). A zero replaced (no record before the
+// abandonLaunch puts replaced back when the task still holds launched's generation (a
+// queued admission the host explicitly refused). A zero replaced (no record before the
 // launch) removes the record without a tombstone. Otherwise it returns false and changes
 // nothing.
-func (b *Board) AbandonLaunch(launched, replaced Record) bool {
+func (b *Board) abandonLaunch(launched, replaced Record) bool {
 	r, ok := b.records[launched.TaskID]
 	if !ok || r.Generation != launched.Generation {
 		return false
@@ -210,7 +258,7 @@ func (b *Board) AbandonLaunch(launched, replaced Record) bool {
 	return true
 }
 
-// Adopt takes over an untracked session the host verified as a child of in.ParentID (R35).
+// Adopt takes over an untracked session the host verified as a child of in.ParentID.
 // Errors: ErrLeaseHeld when a lease is live for the ID, ErrExists when a record exists,
 // ErrTombstoned when the ID is tombstoned (unless by eviction with the same parent and
 // agent, in which case the tombstone is cleared and the epoch kept), ErrInvalidArgs for an
@@ -267,7 +315,7 @@ func (b *Board) Adopt(in AdoptInput) (Record, error) {
 	return r.clone(), nil
 }
 
-// Drop deletes taskID's record and tombstones it (R33). Its lease, if any, stays live.
+// Drop deletes taskID's record and tombstones it. Its lease, if any, stays live.
 // No notice is emitted.
 func (b *Board) Drop(taskID string) {
 	if _, ok := b.records[taskID]; !ok {
@@ -287,7 +335,7 @@ func (b *Board) ClearParent(parentID string) {
 }
 
 // trim runs the retention trims for (parent, agent) over the reusable pool and the
-// retained-stopped pool (R33). Leased records neither count nor get evicted. Evictions run
+// retained-stopped pool. Leased records neither count nor get evicted. Evictions run
 // in a fixed order (over-budget records by task ID, then each pool from its least recently
 // used end), so deletion epochs are deterministic.
 func (b *Board) trim(parent, agent string) {

@@ -5,78 +5,78 @@ import (
 	"time"
 )
 
-// CallID names one host call emitted by a machine. IDs are unique within a machine and the
+// callNo names one host call emitted by a machine. IDs are unique within a machine and the
 // machines it spawns or embeds (they share one allocator); the driver routes replies to the
 // machine that emitted the call, so IDs of unrelated machines never meet.
-type CallID uint64
+type callNo uint64
 
-// TimerID names one timer started by a machine, unique in the same way as [CallID].
-type TimerID uint64
+// timerID names one timer started by a machine, unique in the same way as [callNo].
+type timerID uint64
 
-// A Command is what a machine asks its runner to do next: a host call, an answer to a
-// [Dispatch], a timer, a log line or a new machine.
-type Command interface{ command() }
+// A command is what a machine asks its runner to do next: a host call, an answer to a
+// [dispatch], a timer, a log line or a new machine.
+type command interface{ command() }
 
-// An Event is what a runner feeds back to a machine: a host reply, a timer firing, a
-// [Dispatch] before a guarded call, or a board notice.
-type Event interface{ event() }
+// An event is what a runner feeds back to a machine: a host reply, a timer firing, a
+// [dispatch] before a guarded call, or a board notice.
+type event interface{ event() }
 
-// Machine is a sans-IO protocol (R96). Start returns the first commands; Step consumes one
+// machine is a sans-IO protocol. Start returns the first commands; Step consumes one
 // event and returns the next commands. Replied reports that the caller-facing outcome is
 // ready; Done reports that nothing is pending any more, after which Step returns nil for
 // every event. A machine reads time only through [Board.Now] and performs no I/O.
-type Machine interface {
-	Start(b *Board) []Command
-	Step(b *Board, ev Event) []Command
+type machine interface {
+	Start(b *Board) []command
+	Step(b *Board, ev event) []command
 	Replied() bool
 	Done() bool
 }
 
-// Caps tells a machine what the host offers: its flavour, whether it has a v1 status map,
+// caps tells a machine what the host offers: its flavour, whether it has a v1 status map,
 // and whether it has a v2 idle waiter.
-type Caps struct {
+type caps struct {
 	Flavor     Flavor
 	StatusMap  bool
 	IdleWaiter bool
 }
 
-// Host-call commands. Abort, WriteMessage and SendPrompt are guarded (R98): the runner
+// Host-call commands. Abort, WriteMessage and SendPrompt are guarded: the runner
 // delivers a Dispatch for their CallID immediately before performing them and performs them
 // only when the machine answers Proceed.
 type (
-	// Abort asks the host to abort a session's current turn (guarded).
-	Abort struct {
-		Call      CallID
+	// abort asks the host to abort a session's current turn (guarded).
+	abort struct {
+		Call      callNo
 		SessionID string
 	}
-	// ReadStatus reads the v1 status map for all sessions.
-	ReadStatus struct{ Call CallID }
-	// ReadSession reads one session's host information.
-	ReadSession struct {
-		Call      CallID
+	// readStatus reads the v1 status map for all sessions.
+	readStatus struct{ Call callNo }
+	// readSession reads one session's host information.
+	readSession struct {
+		Call      callNo
 		SessionID string
 	}
-	// ReadMessages reads the newest Limit transcript entries of a session, oldest first.
-	ReadMessages struct {
-		Call      CallID
+	// readMessages reads the newest Limit transcript entries of a session, oldest first.
+	readMessages struct {
+		Call      callNo
 		SessionID string
 		Limit     int
 	}
-	// WaitIdle waits (v2) until the session is idle.
-	WaitIdle struct {
-		Call      CallID
+	// waitIdle waits (v2) until the session is idle.
+	waitIdle struct {
+		Call      callNo
 		SessionID string
 	}
-	// WriteMessage appends a message to a session's transcript without starting a turn
+	// writeMessage appends a message to a session's transcript without starting a turn
 	// (guarded).
-	WriteMessage struct {
-		Call      CallID
+	writeMessage struct {
+		Call      callNo
 		SessionID string
 		Message   Message
 	}
-	// SendPrompt queues a prompt for a session (guarded).
-	SendPrompt struct {
-		Call      CallID
+	// sendPrompt queues a prompt for a session (guarded).
+	sendPrompt struct {
+		Call      callNo
 		SessionID string
 		Prompt    Prompt
 	}
@@ -84,154 +84,154 @@ type (
 
 // Control commands.
 type (
-	// Proceed answers a Dispatch: perform the call now.
-	Proceed struct{ Call CallID }
-	// Withdraw answers a Dispatch: never perform the call.
-	Withdraw struct{ Call CallID }
-	// CancelCall cancels the context of a pending call; its reply, if any, is ignored.
-	CancelCall struct{ Call CallID }
-	// StartTimer asks for a Fired event After from now (as read by the board clock).
-	StartTimer struct {
-		Timer TimerID
+	// proceed answers a Dispatch: perform the call now.
+	proceed struct{ Call callNo }
+	// withdraw answers a Dispatch: never perform the call.
+	withdraw struct{ Call callNo }
+	// cancelCall cancels the context of a pending call; its reply, if any, is ignored.
+	cancelCall struct{ Call callNo }
+	// startTimer asks for a Fired event After from now (as read by the board clock).
+	startTimer struct {
+		Timer timerID
 		After time.Duration
 	}
-	// StopTimer cancels a timer; a Fired that arrives anyway is ignored.
-	StopTimer struct{ Timer TimerID }
-	// Log is a line for the host's logger.
-	Log struct {
+	// stopTimer cancels a timer; a Fired that arrives anyway is ignored.
+	stopTimer struct{ Timer timerID }
+	// logLine is a line for the host's logger.
+	logLine struct {
 		Level slog.Level
 		Msg   string
 		Attrs []slog.Attr
 	}
-	// Spawn starts another machine that runs independently (compensation, notification).
-	Spawn struct{ Machine Machine }
+	// spawn starts another machine that runs independently (compensation, notification).
+	spawn struct{ Machine machine }
 )
 
-func (Abort) command()        {}
-func (ReadStatus) command()   {}
-func (ReadSession) command()  {}
-func (ReadMessages) command() {}
-func (WaitIdle) command()     {}
-func (WriteMessage) command() {}
-func (SendPrompt) command()   {}
-func (Proceed) command()      {}
-func (Withdraw) command()     {}
-func (CancelCall) command()   {}
-func (StartTimer) command()   {}
-func (StopTimer) command()    {}
-func (Log) command()          {}
-func (Spawn) command()        {}
+func (abort) command()        {}
+func (readStatus) command()   {}
+func (readSession) command()  {}
+func (readMessages) command() {}
+func (waitIdle) command()     {}
+func (writeMessage) command() {}
+func (sendPrompt) command()   {}
+func (proceed) command()      {}
+func (withdraw) command()     {}
+func (cancelCall) command()   {}
+func (startTimer) command()   {}
+func (stopTimer) command()    {}
+func (logLine) command()      {}
+func (spawn) command()        {}
 
 // Events.
 type (
-	// AbortReply settles an Abort.
-	AbortReply struct {
-		Call      CallID
+	// abortReply settles an Abort.
+	abortReply struct {
+		Call      callNo
 		Confirmed bool
 		Err       error
 	}
-	// StatusReply settles a ReadStatus.
-	StatusReply struct {
-		Call     CallID
+	// statusReply settles a ReadStatus.
+	statusReply struct {
+		Call     callNo
 		Snapshot StatusSnapshot
 		Err      error
 	}
-	// SessionReply settles a ReadSession.
-	SessionReply struct {
-		Call CallID
+	// sessionReply settles a ReadSession.
+	sessionReply struct {
+		Call callNo
 		Info SessionInfo
 		Err  error
 	}
-	// MessagesReply settles a ReadMessages.
-	MessagesReply struct {
-		Call    CallID
+	// messagesReply settles a ReadMessages.
+	messagesReply struct {
+		Call    callNo
 		Entries []TranscriptEntry
 		Err     error
 	}
-	// IdleReply settles a WaitIdle; nil Err means the session became idle.
-	IdleReply struct {
-		Call CallID
+	// idleReply settles a WaitIdle; nil Err means the session became idle.
+	idleReply struct {
+		Call callNo
 		Err  error
 	}
-	// WriteReply settles a WriteMessage.
-	WriteReply struct {
-		Call CallID
+	// writeReply settles a WriteMessage.
+	writeReply struct {
+		Call callNo
 		Err  error
 	}
-	// PromptReply settles a SendPrompt; nil Err means the host accepted the prompt.
-	PromptReply struct {
-		Call CallID
+	// promptReply settles a SendPrompt; nil Err means the host accepted the prompt.
+	promptReply struct {
+		Call callNo
 		Err  error
 	}
-	// Fired reports that a timer's duration has elapsed.
-	Fired struct{ Timer TimerID }
-	// Dispatch asks the machine, under the board lock, whether a guarded call may be
+	// fired reports that a timer's duration has elapsed.
+	fired struct{ Timer timerID }
+	// dispatch asks the machine, under the board lock, whether a guarded call may be
 	// performed now. The machine answers with Proceed or Withdraw.
-	Dispatch struct{ Call CallID }
-	// NoticeEvent hands a board notice to a machine that waits for one (a parked
+	dispatch struct{ Call callNo }
+	// noticeEvent hands a board notice to a machine that waits for one (a parked
 	// notification waits for the LeaseReleased notice of its task).
-	NoticeEvent struct{ Notice Notice }
+	noticeEvent struct{ Notice Notice }
 )
 
-func (AbortReply) event()    {}
-func (StatusReply) event()   {}
-func (SessionReply) event()  {}
-func (MessagesReply) event() {}
-func (IdleReply) event()     {}
-func (WriteReply) event()    {}
-func (PromptReply) event()   {}
-func (Fired) event()         {}
-func (Dispatch) event()      {}
-func (NoticeEvent) event()   {}
+func (abortReply) event()    {}
+func (statusReply) event()   {}
+func (sessionReply) event()  {}
+func (messagesReply) event() {}
+func (idleReply) event()     {}
+func (writeReply) event()    {}
+func (promptReply) event()   {}
+func (fired) event()         {}
+func (dispatch) event()      {}
+func (noticeEvent) event()   {}
 
 // callOf returns the CallID a reply or Dispatch event refers to.
-func callOf(ev Event) (CallID, bool) {
+func callOf(ev event) (callNo, bool) {
 	switch e := ev.(type) {
-	case AbortReply:
+	case abortReply:
 		return e.Call, true
-	case StatusReply:
+	case statusReply:
 		return e.Call, true
-	case SessionReply:
+	case sessionReply:
 		return e.Call, true
-	case MessagesReply:
+	case messagesReply:
 		return e.Call, true
-	case IdleReply:
+	case idleReply:
 		return e.Call, true
-	case WriteReply:
+	case writeReply:
 		return e.Call, true
-	case PromptReply:
+	case promptReply:
 		return e.Call, true
-	case Dispatch:
+	case dispatch:
 		return e.Call, true
 	}
 	return 0, false
 }
 
 // callOfCommand returns the CallID of a host-call command.
-func callOfCommand(c Command) (CallID, bool) {
+func callOfCommand(c command) (callNo, bool) {
 	switch c := c.(type) {
-	case Abort:
+	case abort:
 		return c.Call, true
-	case ReadStatus:
+	case readStatus:
 		return c.Call, true
-	case ReadSession:
+	case readSession:
 		return c.Call, true
-	case ReadMessages:
+	case readMessages:
 		return c.Call, true
-	case WaitIdle:
+	case waitIdle:
 		return c.Call, true
-	case WriteMessage:
+	case writeMessage:
 		return c.Call, true
-	case SendPrompt:
+	case sendPrompt:
 		return c.Call, true
 	}
 	return 0, false
 }
 
 // guarded reports whether a host-call command needs a Dispatch before it is performed.
-func guarded(c Command) bool {
+func guarded(c command) bool {
 	switch c.(type) {
-	case Abort, WriteMessage, SendPrompt:
+	case abort, writeMessage, sendPrompt:
 		return true
 	}
 	return false

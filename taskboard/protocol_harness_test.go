@@ -1,4 +1,4 @@
-package taskboard_test
+package taskboard
 
 import (
 	"errors"
@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
 // The protocol harness runs step machines by hand, as §5 asks: host calls stay pending
@@ -23,38 +21,38 @@ const (
 )
 
 var (
-	orch  = tb.Caller{SessionID: parent1, Agent: "orchestrator"}
-	orch2 = tb.Caller{SessionID: parent2, Agent: "orchestrator"}
-	v1    = tb.Caps{Flavor: tb.FlavorV1, StatusMap: true}
-	v2    = tb.Caps{Flavor: tb.FlavorV2}
-	v2w   = tb.Caps{Flavor: tb.FlavorV2, IdleWaiter: true}
+	orch  = Caller{SessionID: parent1, Agent: "orchestrator"}
+	orch2 = Caller{SessionID: parent2, Agent: "orchestrator"}
+	v1    = caps{Flavor: FlavorV1, StatusMap: true}
+	v2    = caps{Flavor: FlavorV2}
+	v2w   = caps{Flavor: FlavorV2, IdleWaiter: true}
 )
 
 type rig struct {
 	t    tbT
-	b    *tb.Board
-	clk  *tb.ManualClock
+	b    *Board
+	clk  *ManualClock
 	runs []*mrun
 	// performed lists every host call actually made, in order, across machines.
-	performed []tb.Command
-	logs      []tb.Log
+	performed []command
+	logs      []logLine
 }
 
 type mrun struct {
 	r         *rig
-	m         tb.Machine
-	pending   map[tb.CallID]tb.Command // performed, not settled
-	awaiting  map[tb.CallID]tb.Command // guarded, waiting for Dispatch
-	withdrawn map[tb.CallID]bool
-	cancelled map[tb.CallID]bool
-	timers    map[tb.TimerID]time.Time
-	order     []tb.CallID
+	m         machine
+	pending   map[callNo]command // performed, not settled
+	awaiting  map[callNo]command // guarded, waiting for Dispatch
+	withdrawn map[callNo]bool
+	cancelled map[callNo]bool
+	timers    map[timerID]time.Time
+	order     []callNo
 }
 
-func newRig(t tbT, o tb.Options) *rig {
+func newRig(t tbT, o Options) *rig {
 	t.Helper()
-	clk := tb.NewManualClock(pStart)
-	b, err := tb.NewBoard(clk, o)
+	clk := NewManualClock(pStart)
+	b, err := NewBoard(clk, o)
 	if err != nil {
 		t.Fatalf("NewBoard: %v", err)
 	}
@@ -63,9 +61,9 @@ func newRig(t tbT, o tb.Options) *rig {
 	return &rig{t: t, b: b, clk: clk}
 }
 
-func (r *rig) launch(id, parent, agent string) tb.Record {
+func (r *rig) launch(id, parent, agent string) Record {
 	r.t.Helper()
-	rec, err := r.b.RegisterLaunch(tb.LaunchInput{TaskID: id, ParentID: parent, Agent: agent, Description: "work on " + id, Objective: "objective " + id})
+	rec, err := r.b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: parent, Agent: agent, Description: "work on " + id, Objective: "objective " + id})
 	if err != nil {
 		r.t.Fatalf("RegisterLaunch(%s): %v", id, err)
 	}
@@ -73,7 +71,7 @@ func (r *rig) launch(id, parent, agent string) tb.Record {
 	return rec
 }
 
-func (r *rig) get(id string) tb.Record {
+func (r *rig) get(id string) Record {
 	r.t.Helper()
 	rec, ok := r.b.Get(id)
 	if !ok {
@@ -82,25 +80,25 @@ func (r *rig) get(id string) tb.Record {
 	return rec
 }
 
-func (r *rig) complete(id, text string) tb.Record {
+func (r *rig) complete(id, text string) Record {
 	r.t.Helper()
-	rec, g := r.b.CommitTerminal(tb.Commit{TaskID: id, Generation: r.get(id).Generation, State: tb.StateCompleted, Summary: text})
-	if g != tb.GateCommitted {
+	rec, g := r.b.CommitTerminal(Commit{TaskID: id, Generation: r.get(id).Generation, State: StateCompleted, Summary: text})
+	if g != GateCommitted {
 		r.t.Fatalf("complete %s: %s", id, g)
 	}
 	return rec
 }
 
-func (r *rig) commit(id string, st tb.State, text string) tb.Record {
+func (r *rig) commit(id string, st State, text string) Record {
 	r.t.Helper()
-	rec, g := r.b.CommitTerminal(tb.Commit{TaskID: id, Generation: r.get(id).Generation, State: st, Summary: text})
-	if g != tb.GateCommitted {
+	rec, g := r.b.CommitTerminal(Commit{TaskID: id, Generation: r.get(id).Generation, State: st, Summary: text})
+	if g != GateCommitted {
 		r.t.Fatalf("commit %s %s: %s", id, st, g)
 	}
 	return rec
 }
 
-func (r *rig) ack(id string) tb.Record {
+func (r *rig) ack(id string) Record {
 	r.t.Helper()
 	rec := r.get(id)
 	out, ok := r.b.MarkReconciled(id, rec.Generation, rec.TerminalRevision)
@@ -110,41 +108,41 @@ func (r *rig) ack(id string) tb.Record {
 	return out
 }
 
-func (r *rig) start(m tb.Machine) *mrun {
-	mr := &mrun{r: r, m: m, pending: map[tb.CallID]tb.Command{}, awaiting: map[tb.CallID]tb.Command{},
-		withdrawn: map[tb.CallID]bool{}, cancelled: map[tb.CallID]bool{}, timers: map[tb.TimerID]time.Time{}}
+func (r *rig) start(m machine) *mrun {
+	mr := &mrun{r: r, m: m, pending: map[callNo]command{}, awaiting: map[callNo]command{},
+		withdrawn: map[callNo]bool{}, cancelled: map[callNo]bool{}, timers: map[timerID]time.Time{}}
 	r.runs = append(r.runs, mr)
 	mr.exec(m.Start(r.b))
 	return mr
 }
 
-func (mr *mrun) exec(cmds []tb.Command) {
+func (mr *mrun) exec(cmds []command) {
 	for _, c := range cmds {
 		switch c := c.(type) {
-		case tb.StartTimer:
+		case startTimer:
 			mr.timers[c.Timer] = mr.r.b.Now().Add(c.After)
-		case tb.StopTimer:
+		case stopTimer:
 			delete(mr.timers, c.Timer)
-		case tb.CancelCall:
+		case cancelCall:
 			delete(mr.pending, c.Call)
 			mr.cancelled[c.Call] = true
-		case tb.Log:
+		case logLine:
 			mr.r.logs = append(mr.r.logs, c)
-		case tb.Spawn:
+		case spawn:
 			mr.r.start(c.Machine)
-		case tb.Proceed:
+		case proceed:
 			call := mr.awaiting[c.Call]
 			delete(mr.awaiting, c.Call)
 			mr.pending[c.Call] = call
 			mr.r.performed = append(mr.r.performed, call)
-		case tb.Withdraw:
+		case withdraw:
 			delete(mr.awaiting, c.Call)
 			mr.withdrawn[c.Call] = true
 		default:
 			id := callID(c)
 			mr.order = append(mr.order, id)
 			switch c.(type) {
-			case tb.Abort, tb.WriteMessage, tb.SendPrompt:
+			case abort, writeMessage, sendPrompt:
 				mr.awaiting[id] = c
 			default:
 				mr.pending[id] = c
@@ -154,15 +152,15 @@ func (mr *mrun) exec(cmds []tb.Command) {
 	}
 }
 
-func callID(c tb.Command) tb.CallID {
+func callID(c command) callNo {
 	v := reflect.ValueOf(c).FieldByName("Call")
-	return tb.CallID(v.Uint())
+	return callNo(v.Uint())
 }
 
-func (mr *mrun) step(ev tb.Event) {
-	if _, isDispatch := ev.(tb.Dispatch); !isDispatch {
+func (mr *mrun) step(ev event) {
+	if _, isDispatch := ev.(dispatch); !isDispatch {
 		if v := reflect.ValueOf(ev).FieldByName("Call"); v.IsValid() {
-			delete(mr.pending, tb.CallID(v.Uint()))
+			delete(mr.pending, callNo(v.Uint()))
 		}
 	}
 	mr.exec(mr.m.Step(mr.r.b, ev))
@@ -173,7 +171,7 @@ func (mr *mrun) dispatch() {
 	mr.r.t.Helper()
 	for _, id := range mr.order {
 		if _, ok := mr.awaiting[id]; ok {
-			mr.step(tb.Dispatch{Call: id})
+			mr.step(dispatch{Call: id})
 			return
 		}
 	}
@@ -181,16 +179,16 @@ func (mr *mrun) dispatch() {
 }
 
 // call returns the oldest pending call of the given type ("Abort", "ReadStatus", …).
-func (mr *mrun) call(kind string) (tb.CallID, bool) {
+func (mr *mrun) call(kind string) (callNo, bool) {
 	for _, id := range mr.order {
-		if c, ok := mr.pending[id]; ok && reflect.TypeOf(c).Name() == kind {
+		if c, ok := mr.pending[id]; ok && kindIs(c, kind) {
 			return id, true
 		}
 	}
 	return 0, false
 }
 
-func (mr *mrun) must(kind string) tb.CallID {
+func (mr *mrun) must(kind string) callNo {
 	mr.r.t.Helper()
 	id, ok := mr.call(kind)
 	if !ok {
@@ -204,31 +202,31 @@ func (mr *mrun) has(kind string) bool { _, ok := mr.call(kind); return ok }
 // Replies to the oldest pending call of each kind.
 func (mr *mrun) abort(confirmed bool, err error) {
 	mr.r.t.Helper()
-	mr.step(tb.AbortReply{Call: mr.must("Abort"), Confirmed: confirmed, Err: err})
+	mr.step(abortReply{Call: mr.must("Abort"), Confirmed: confirmed, Err: err})
 }
-func (mr *mrun) status(s tb.StatusSnapshot, err error) {
+func (mr *mrun) status(s StatusSnapshot, err error) {
 	mr.r.t.Helper()
-	mr.step(tb.StatusReply{Call: mr.must("ReadStatus"), Snapshot: s, Err: err})
+	mr.step(statusReply{Call: mr.must("ReadStatus"), Snapshot: s, Err: err})
 }
-func (mr *mrun) session(info tb.SessionInfo, err error) {
+func (mr *mrun) session(info SessionInfo, err error) {
 	mr.r.t.Helper()
-	mr.step(tb.SessionReply{Call: mr.must("ReadSession"), Info: info, Err: err})
+	mr.step(sessionReply{Call: mr.must("ReadSession"), Info: info, Err: err})
 }
-func (mr *mrun) messages(es []tb.TranscriptEntry, err error) {
+func (mr *mrun) messages(es []TranscriptEntry, err error) {
 	mr.r.t.Helper()
-	mr.step(tb.MessagesReply{Call: mr.must("ReadMessages"), Entries: es, Err: err})
+	mr.step(messagesReply{Call: mr.must("ReadMessages"), Entries: es, Err: err})
 }
 func (mr *mrun) idle(err error) {
 	mr.r.t.Helper()
-	mr.step(tb.IdleReply{Call: mr.must("WaitIdle"), Err: err})
+	mr.step(idleReply{Call: mr.must("WaitIdle"), Err: err})
 }
 func (mr *mrun) write(err error) {
 	mr.r.t.Helper()
-	mr.step(tb.WriteReply{Call: mr.must("WriteMessage"), Err: err})
+	mr.step(writeReply{Call: mr.must("WriteMessage"), Err: err})
 }
 func (mr *mrun) prompt(err error) {
 	mr.r.t.Helper()
-	mr.step(tb.PromptReply{Call: mr.must("SendPrompt"), Err: err})
+	mr.step(promptReply{Call: mr.must("SendPrompt"), Err: err})
 }
 
 // advance moves the clock by d, firing every due timer of every machine in due order
@@ -237,7 +235,7 @@ func (r *rig) advance(d time.Duration) {
 	end := r.clk.Now().Add(d)
 	for {
 		var best *mrun
-		var bestID tb.TimerID
+		var bestID timerID
 		var bestDue time.Time
 		for _, mr := range r.runs {
 			for id, due := range mr.timers {
@@ -254,7 +252,7 @@ func (r *rig) advance(d time.Duration) {
 		}
 		r.clk.Set(bestDue)
 		delete(best.timers, bestID)
-		best.step(tb.Fired{Timer: bestID})
+		best.step(fired{Timer: bestID})
 	}
 	r.clk.Set(end)
 }
@@ -272,7 +270,7 @@ func indexOf(runs []*mrun, m *mrun) int {
 func (r *rig) count(kind string) int {
 	n := 0
 	for _, c := range r.performed {
-		if reflect.TypeOf(c).Name() == kind {
+		if kindIs(c, kind) {
 			n++
 		}
 	}
@@ -288,18 +286,18 @@ func (r *rig) logged(msg string) bool {
 	return false
 }
 
-func (r *rig) leaseOf(id string) (tb.Lease, bool) { return r.b.LiveLease(id) }
+func (r *rig) leaseOf(id string) (Lease, bool) { return r.b.LeaseForTest(id) }
 
 func (r *rig) noLease(id string) {
 	r.t.Helper()
-	if l, ok := r.b.LiveLease(id); ok {
+	if l, ok := r.b.LeaseForTest(id); ok {
 		r.t.Fatalf("lease %v still live for %s", l, id)
 	}
 }
 
-func (r *rig) hasLease(id string, kind tb.LeaseKind) tb.Lease {
+func (r *rig) hasLease(id string, kind LeaseKind) Lease {
 	r.t.Helper()
-	l, ok := r.b.LiveLease(id)
+	l, ok := r.b.LeaseForTest(id)
 	if !ok || l.Kind != kind {
 		r.t.Fatalf("want a live %s lease for %s, got %v (live=%t)", kind, id, l, ok)
 	}
@@ -326,7 +324,7 @@ func checkErr(t *testing.T, err, kind error, msg string) {
 	if !errors.Is(err, kind) {
 		t.Fatalf("want kind %v, got %v (%q)", kind, errors.Unwrap(err), err)
 	}
-	var te *tb.ToolError
+	var te *ToolError
 	if !errors.As(err, &te) {
 		t.Fatalf("want *ToolError, got %T", err)
 	}
@@ -343,6 +341,16 @@ func exactErr(t *testing.T, err, kind error, msg string) {
 	}
 }
 
+// leaseErr checks an ErrLeaseUnavailable refusal: it starts with msg and names the
+// operator's way out, Board.ForceRelease, and its risk.
+func leaseErr(t *testing.T, err error, msg string) {
+	t.Helper()
+	checkErr(t, err, ErrLeaseUnavailable, "")
+	if !strings.HasPrefix(err.Error(), msg) || !strings.Contains(err.Error(), "Board.ForceRelease(") || !strings.Contains(err.Error(), "risks") {
+		t.Fatalf("message:\n got %q\nwant prefix %q naming Board.ForceRelease and its risk", err.Error(), msg)
+	}
+}
+
 func noErr(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
@@ -350,18 +358,18 @@ func noErr(t *testing.T, err error) {
 	}
 }
 
-func idle(ids ...string) tb.StatusSnapshot {
-	s := tb.StatusSnapshot{}
+func idle(ids ...string) StatusSnapshot {
+	s := StatusSnapshot{}
 	for _, id := range ids {
-		s[id] = tb.StatusEntry{Status: tb.LiveIdle}
+		s[id] = StatusEntry{Status: LiveIdle}
 	}
 	return s
 }
 
-func busy(ids ...string) tb.StatusSnapshot {
-	s := tb.StatusSnapshot{}
+func busy(ids ...string) StatusSnapshot {
+	s := StatusSnapshot{}
 	for _, id := range ids {
-		s[id] = tb.StatusEntry{Status: tb.LiveBusy}
+		s[id] = StatusEntry{Status: LiveBusy}
 	}
 	return s
 }
@@ -374,3 +382,10 @@ func done(t *testing.T, mr *mrun) {
 }
 
 var errHost = fmt.Errorf("HTTP 500")
+
+// kindIs reports whether command c is of the kind named like its host call ("Abort",
+// "ReadStatus", …; the command types themselves are unexported).
+func kindIs(c command, kind string) bool {
+	n := reflect.TypeOf(c).Name()
+	return n != "" && kind != "" && strings.EqualFold(n[:1], kind[:1]) && n[1:] == kind[1:]
+}

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Record is one task's job record (§2.3, R7). The board hands out value copies: changing a
+// Record is one task's job record. The board hands out value copies: changing a
 // Record never changes the board.
 type Record struct {
 	TaskID, ParentID, Agent, Alias, Description, Objective string
@@ -20,7 +20,8 @@ type Record struct {
 	RecoveredWithoutPrompt, PluginLaunched                 bool
 	QueuedContinuation, FallbackRecovering, Quarantined    bool
 	DeferredError, ResultSummary, LastStatusError          string
-	BaselineMessageID                                      string // set by revive; evidence reads look past it
+	BaselineMessageID                                      string // last transcript entry before this run; evidence reads look past it
+	ForcedRelease                                          string // audit line of the last Board.ForceRelease on this task
 	TotalErrors, TimeoutCount                              int
 	ContextFiles                                           []ContextFile
 	LaunchedAt, LastLaunchedAt, RunStartedAt, UpdatedAt    time.Time
@@ -30,14 +31,14 @@ type Record struct {
 	LastErrorAt                                            time.Time
 }
 
-// ContextFile is one file a task read, for the context budget (R11).
+// ContextFile is one file a task read, for the context budget.
 type ContextFile struct {
 	Path       string
 	Lines      int
 	LastReadAt time.Time
 }
 
-// Context-file limits (R11).
+// Context-file limits.
 const (
 	MinContextFileLines  = 10 // files with fewer lines are ignored
 	MaxContextFilesKept  = 9
@@ -93,7 +94,7 @@ func (r Record) RetainedStopped() bool {
 }
 
 // Revivable reports whether task_revive may continue the session: not uncertain and the
-// effective state is completed, error, cancelled or stopped (R10; acknowledgement is not
+// effective state is completed, error, cancelled or stopped (acknowledgement is not
 // required).
 func (r Record) Revivable() bool {
 	return !r.StatusUncertain && r.EffectiveState().Terminal()
@@ -113,7 +114,7 @@ var aliasPrefixes = map[string]string{
 	"librarian": "lib", "observer": "obs", "oracle": "ora",
 }
 
-// AliasPrefix returns the alias prefix of an agent (R8).
+// AliasPrefix returns the alias prefix of an agent.
 func AliasPrefix(agent string) string {
 	a := strings.ToLower(strings.TrimSpace(agent))
 	if p, ok := aliasPrefixes[a]; ok {

@@ -11,7 +11,7 @@ var timeZero time.Time
 
 const stoppedSummary = "Background session stopped before a terminal task result was received."
 
-// Commit is a terminal publication for one generation (R28).
+// Commit is a terminal publication for one generation.
 type Commit struct {
 	TaskID     string
 	Generation uint64
@@ -21,12 +21,13 @@ type Commit struct {
 	ObservedAt time.Time
 }
 
-// CommitTerminal publishes a terminal state for c.Generation (R28). It is GateStale (no
+// CommitTerminal publishes a terminal state for c.Generation. It is GateStale (no
 // change, no notice) unless the record exists, is running and holds that generation. After a
 // deadline claim, completed and stopped input is stale and error or cancelled input becomes
 // the wall-clock timeout error. A cancelled commit while any lease is live needs c.Lease to
 // be the live cancellation lease for that generation; with no live lease it is a
-// host-reported cancellation and allowed. stopped needs LastLiveBusyAt < c.ObservedAt (zero
+// host-reported cancellation and allowed, unless c.Lease is given and no longer live (it
+// was broken by [Board.ForceRelease]): a presented lease must always be valid. stopped needs LastLiveBusyAt < c.ObservedAt (zero
 // ObservedAt means now). Every committed transition sets TerminalUnreconciled, increments
 // TerminalRevision by one, emits one Terminal notice and runs the retention trim.
 func (b *Board) CommitTerminal(c Commit) (Record, GateResult) {
@@ -44,6 +45,9 @@ func (b *Board) CommitTerminal(c Commit) (Record, GateResult) {
 	}
 	switch c.State {
 	case StateCancelled:
+		if c.Lease != nil && !b.Validate(*c.Lease) {
+			return r.clone(), GateStale // the presented lease was released or broken (ForceRelease)
+		}
 		if live, leased := b.leases[c.TaskID]; leased {
 			if c.Lease == nil || c.Lease.TaskID != c.TaskID || c.Lease.Token != live.Token ||
 				c.Lease.Kind != LeaseCancellation || !b.Validate(*c.Lease) || live.Generation != c.Generation {
@@ -106,13 +110,13 @@ func cancelSummary(s string) string {
 	return "cancelled: " + s
 }
 
-// MarkRunningFromLive applies a live busy/retry observation to generation gen (R29). A
+// markRunningFromLive applies a live busy/retry observation to generation gen. A
 // missing record or another generation is a no-op (false). A running record gets the
 // activity update; sticky records (cancelled, reconciled, acknowledged stopped, or with a
 // deadline claim) only get LastLiveBusyAt; an unacknowledged completed, error or stopped
 // record is reopened (withdrawal) iff observedAt > CompletedAt, else only LastLiveBusyAt
 // moves.
-func (b *Board) MarkRunningFromLive(taskID string, gen uint64, observedAt time.Time) (Record, bool) {
+func (b *Board) markRunningFromLive(taskID string, gen uint64, observedAt time.Time) (Record, bool) {
 	r, ok := b.records[taskID]
 	if !ok || r.Generation != gen {
 		return b.copyOf(taskID), false
@@ -162,9 +166,9 @@ func (b *Board) running(taskID string, gen uint64) (*Record, bool) {
 	return r, true
 }
 
-// NoteStopConfirmation stamps the start of a stop confirmation on a running record of
-// generation gen; the first stamp of an episode is kept (R30).
-func (b *Board) NoteStopConfirmation(taskID string, gen uint64, at time.Time) (Record, bool) {
+// noteStopConfirmation stamps the start of a stop confirmation on a running record of
+// generation gen; the first stamp of an episode is kept.
+func (b *Board) noteStopConfirmation(taskID string, gen uint64, at time.Time) (Record, bool) {
 	r, ok := b.running(taskID, gen)
 	if !ok {
 		return b.copyOf(taskID), false
@@ -176,9 +180,9 @@ func (b *Board) NoteStopConfirmation(taskID string, gen uint64, at time.Time) (R
 	return r.clone(), true
 }
 
-// MarkStatusUncertain marks a running record of generation gen uncertain with msg as
-// LastStatusError; StatusUncertainSince is stamped once per episode (R30).
-func (b *Board) MarkStatusUncertain(taskID string, gen uint64, msg string) (Record, bool) {
+// markStatusUncertain marks a running record of generation gen uncertain with msg as
+// LastStatusError; StatusUncertainSince is stamped once per episode.
+func (b *Board) markStatusUncertain(taskID string, gen uint64, msg string) (Record, bool) {
 	r, ok := b.running(taskID, gen)
 	if !ok {
 		return b.copyOf(taskID), false
@@ -193,8 +197,8 @@ func (b *Board) MarkStatusUncertain(taskID string, gen uint64, msg string) (Reco
 	return r.clone(), true
 }
 
-// MarkTimedOut sets TimedOut and counts a timeout on a running record of generation gen.
-func (b *Board) MarkTimedOut(taskID string, gen uint64) (Record, bool) {
+// markTimedOut sets TimedOut and counts a timeout on a running record of generation gen.
+func (b *Board) markTimedOut(taskID string, gen uint64) (Record, bool) {
 	r, ok := b.running(taskID, gen)
 	if !ok {
 		return b.copyOf(taskID), false
@@ -205,10 +209,10 @@ func (b *Board) MarkTimedOut(taskID string, gen uint64) (Record, bool) {
 	return r.clone(), true
 }
 
-// MarkQueuedContinuation records that a revive registered generation gen as a queued
-// continuation whose transcript starts after baselineMessageID (R70, R79). A busy
+// markQueuedContinuation records that a revive registered generation gen as a queued
+// continuation whose transcript starts after baselineMessageID. A busy
 // observation clears the flag.
-func (b *Board) MarkQueuedContinuation(taskID string, gen uint64, baselineMessageID string) (Record, bool) {
+func (b *Board) markQueuedContinuation(taskID string, gen uint64, baselineMessageID string) (Record, bool) {
 	r, ok := b.running(taskID, gen)
 	if !ok {
 		return b.copyOf(taskID), false
@@ -218,7 +222,7 @@ func (b *Board) MarkQueuedContinuation(taskID string, gen uint64, baselineMessag
 	return r.clone(), true
 }
 
-// MarkReconciled acknowledges terminal revision terminalRev of generation gen (R31). Any
+// MarkReconciled acknowledges terminal revision terminalRev of generation gen. Any
 // mismatch, a running record, or a record that is neither terminal-unreconciled nor
 // canonical terminal is a no-op (false). stopped only clears the unreconciled flag and the
 // uncertainty; a canonical state becomes reconciled (TerminalState kept), uncertainty
@@ -271,7 +275,7 @@ func (b *Board) AcknowledgeShown(parentID string, shown []Shown) int {
 }
 
 // MarkUsed records that the parent read or reused the task: LastUsedAt = max(now,
-// CompletedAt + 1 ms) (R32). It returns false when ref does not resolve within parentID.
+// CompletedAt + 1 ms). It returns false when ref does not resolve within parentID.
 func (b *Board) MarkUsed(parentID, ref string) bool {
 	r, ok := b.byRef(parentID, ref)
 	if !ok {
@@ -292,7 +296,7 @@ func (b *Board) NoteActivity(taskID string, at time.Time) {
 	}
 }
 
-// NoteContextFile records that the task read path with lines lines (R11). Files under 10
+// NoteContextFile records that the task read path with lines lines. Files under 10
 // lines are ignored; one entry is kept per path (the latest); the 9 most recently read
 // entries are kept.
 func (b *Board) NoteContextFile(taskID, path string, lines int, at time.Time) {
@@ -321,10 +325,10 @@ func (b *Board) SetFallbackRecovering(taskID string, on bool) {
 	}
 }
 
-// ClaimDeadline claims a running generation for the wall-clock supervisor (R34): sets
+// claimDeadline claims a running generation for the wall-clock supervisor: sets
 // DeadlineExceededAt, TimedOut and CancellationRequested. Fails when the record is not
 // running with that generation or was already claimed.
-func (b *Board) ClaimDeadline(taskID string, gen uint64) (Record, bool) {
+func (b *Board) claimDeadline(taskID string, gen uint64) (Record, bool) {
 	r, ok := b.running(taskID, gen)
 	if !ok || r.deadlineClaimed() {
 		return b.copyOf(taskID), false
@@ -337,10 +341,10 @@ func (b *Board) ClaimDeadline(taskID string, gen uint64) (Record, bool) {
 	return r.clone(), true
 }
 
-// FinalizeDeadline moves a running, claimed generation to error with TimedOut, TimeoutCount+1 and the
+// finalizeClaim moves a running, claimed generation to error with TimedOut, TimeoutCount+1 and the
 // summary "Task exceeded its wall-clock limit of <n> ms"; a non-empty uncertainty marks it
 // uncertain. It emits the Terminal notice.
-func (b *Board) FinalizeDeadline(taskID string, gen uint64, uncertainty string) (Record, bool) {
+func (b *Board) finalizeClaim(taskID string, gen uint64, uncertainty string) (Record, bool) {
 	r, ok := b.running(taskID, gen)
 	if !ok || !r.deadlineClaimed() {
 		return b.copyOf(taskID), false

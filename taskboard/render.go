@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// The Render methods give the exact model-facing text of each tool result (§3). The text
+// The Render methods give the exact model-facing text of each tool result. The text
 // is prose pinned by golden files (testdata/render/*.golden); the result structs and the
 // error kinds are the contract.
 
@@ -17,7 +17,7 @@ func (r TaskLaunchResult) Render() string {
 	return fmt.Sprintf("task_id: %s\nalias: %s\nstate: %s", r.TaskID, r.Alias, r.State)
 }
 
-// Render gives task_status's lines in the order of R46.
+// Render gives task_status's lines in their fixed order.
 func (r StatusResult) Render() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Task %s (%s)\n", r.Alias, r.TaskID)
@@ -71,7 +71,7 @@ func (r CancelResult) Render() string {
 // AdmissionUnknownText is the note of a revive whose admission is still pending.
 const AdmissionUnknownText = "The host may have accepted the prompt. Admission is still pending; do not retry task_revive. Use task_status to inspect the session."
 
-// Render gives task_revive's text (R81, R82).
+// Render gives task_revive's text.
 func (r ReviveResult) Render() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "task_id: %s\ngeneration: %d\nstate: %s\nstatus: %s", r.TaskID, r.Generation, r.State, r.Status)
@@ -103,7 +103,7 @@ func (r WaitResult) Render() string {
 // RenderLeases renders the live-lease inspection, one line per lease ("no live leases"
 // when there is none), for logs and demos.
 func RenderLeases(b *Board) string {
-	infos := b.InspectLeases()
+	infos := b.LiveLeases()
 	if len(infos) == 0 {
 		return "no live leases"
 	}

@@ -1,4 +1,4 @@
-package taskboard_test
+package taskboard
 
 import (
 	"flag"
@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -40,27 +38,27 @@ func TestRenderGolden(t *testing.T) {
 		name string
 		text string
 	}{
-		{name: "task_launch", text: tb.TaskLaunchResult{TaskID: "ses_x", Alias: "exp-1", State: tb.StateRunning}.Render()},
-		{name: "status_live", text: tb.StatusResult{TaskID: "ses_x", Alias: "exp-1", Agent: "explorer", State: "busy", Source: tb.SourceLive,
+		{name: "task_launch", text: TaskLaunchResult{TaskID: "ses_x", Alias: "exp-1", State: StateRunning}.Render()},
+		{name: "status_live", text: StatusResult{TaskID: "ses_x", Alias: "exp-1", Agent: "explorer", State: "busy", Source: SourceLive,
 			LastActivityAt: at, IdleForSeconds: 130, PossiblyStuck: true}.Render()},
-		{name: "status_unconfirmed", text: tb.StatusResult{TaskID: "ses_x", Alias: "exp-1", Agent: "explorer", State: "running (unconfirmed)",
-			Source: tb.SourceBoard, LastActivityAt: at, IdleForSeconds: 4, StatusUncertain: true, LastStatusError: "no live status entry for session"}.Render()},
-		{name: "result_running", text: tb.ResultOutput{TaskID: "ses_x", State: tb.StateRunning, Running: true, Live: tb.LiveRetry}.Render()},
-		{name: "result_completed", text: tb.ResultOutput{TaskID: "ses_x", State: tb.StateCompleted, Generation: 3, Text: "Found 3 call sites."}.Render()},
-		{name: "message_queued", text: tb.MessageResult{TaskID: "ses_x", Alias: "exp-1", Status: tb.MessageQueued}.Render()},
-		{name: "cancel_cancelled", text: tb.CancelResult{TaskID: "ses_x", State: tb.CancelCancelled, Reason: "obsolete"}.Render()},
-		{name: "cancel_unknown", text: tb.CancelResult{TaskID: "ses_y", State: tb.CancelUnknown, Message: "unknown or unowned background task"}.Render()},
-		{name: "cancel_failed", text: tb.CancelResult{TaskID: "ses_x", State: tb.CancelRunning,
+		{name: "status_unconfirmed", text: StatusResult{TaskID: "ses_x", Alias: "exp-1", Agent: "explorer", State: "running (unconfirmed)",
+			Source: SourceBoard, LastActivityAt: at, IdleForSeconds: 4, StatusUncertain: true, LastStatusError: "no live status entry for session"}.Render()},
+		{name: "result_running", text: ResultOutput{TaskID: "ses_x", State: StateRunning, Running: true, Live: LiveRetry}.Render()},
+		{name: "result_completed", text: ResultOutput{TaskID: "ses_x", State: StateCompleted, Generation: 3, Text: "Found 3 call sites."}.Render()},
+		{name: "message_queued", text: MessageResult{TaskID: "ses_x", Alias: "exp-1", Status: MessageQueued}.Render()},
+		{name: "cancel_cancelled", text: CancelResult{TaskID: "ses_x", State: CancelCancelled, Reason: "obsolete"}.Render()},
+		{name: "cancel_unknown", text: CancelResult{TaskID: "ses_y", State: CancelUnknown, Message: "unknown or unowned background task"}.Render()},
+		{name: "cancel_failed", text: CancelResult{TaskID: "ses_x", State: CancelRunning,
 			Message: "Session abort returned but task did not stay stopped: ses_x (busy)"}.Render()},
-		{name: "revive_started", text: tb.ReviveResult{TaskID: "ses_x", Generation: 4, State: tb.StateRunning, Status: tb.ReviveStarted}.Render()},
-		{name: "revive_completed", text: tb.ReviveResult{TaskID: "ses_x", Generation: 4, State: tb.StateCompleted,
-			Status: tb.ReviveStatus(tb.StateCompleted), Summary: "Done: 2 files changed."}.Render()},
-		{name: "revive_uncertain_error", text: tb.ReviveResult{TaskID: "ses_x", Generation: 4, State: tb.StateError,
-			Status: tb.ReviveStatus(tb.StateError), StatusUncertain: true, Observation: "Task termination is unconfirmed.", Summary: "model overloaded", Failed: true}.Render()},
-		{name: "revive_admission_unknown", text: tb.ReviveResult{TaskID: "ses_x", Generation: 2, State: tb.StateCompleted, Status: tb.ReviveAdmissionUnknown}.Render()},
-		{name: "wait_armed", text: tb.WaitResult{State: tb.WaitStateWaiting, Protocol: tb.DefaultWaitProtocol, Reason: "need the deploy key"}.Render()},
-		{name: "wait_skipped", text: tb.WaitResult{State: tb.WaitStateSkipped, Reason: "need the deploy key", Skipped: true}.Render()},
-		{name: "notify_text", text: tb.NotifyText("exp-1", "ses_x", tb.StateCompleted)},
+		{name: "revive_started", text: ReviveResult{TaskID: "ses_x", Generation: 4, State: StateRunning, Status: ReviveStarted}.Render()},
+		{name: "revive_completed", text: ReviveResult{TaskID: "ses_x", Generation: 4, State: StateCompleted,
+			Status: ReviveStatus(StateCompleted), Summary: "Done: 2 files changed."}.Render()},
+		{name: "revive_uncertain_error", text: ReviveResult{TaskID: "ses_x", Generation: 4, State: StateError,
+			Status: ReviveStatus(StateError), StatusUncertain: true, Observation: "Task termination is unconfirmed.", Summary: "model overloaded", Failed: true}.Render()},
+		{name: "revive_admission_unknown", text: ReviveResult{TaskID: "ses_x", Generation: 2, State: StateCompleted, Status: ReviveAdmissionUnknown}.Render()},
+		{name: "wait_armed", text: WaitResult{State: WaitStateWaiting, Protocol: DefaultWaitProtocol, Reason: "need the deploy key"}.Render()},
+		{name: "wait_skipped", text: WaitResult{State: WaitStateSkipped, Reason: "need the deploy key", Skipped: true}.Render()},
+		{name: "notify_text", text: NotifyText("exp-1", "ses_x", StateCompleted)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, "render/"+tc.name, tc.text+"\n") })

@@ -1,16 +1,14 @@
-package taskboard_test
+package taskboard
 
 import (
 	"errors"
 	"fmt"
+	"pgregory.net/rapid"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/harnesskit/harnesskit/taskboard"
-	"pgregory.net/rapid"
 )
 
 // The §6 state machine: one Board with a manual clock, driven by any interleaving of board
@@ -47,20 +45,21 @@ import (
 type mrec struct {
 	id, parent, agent, alias                           string
 	gen, taskGen, rev                                  uint64
-	state, term                                        taskboard.State
+	state, term                                        State
 	unrec, uncertain, cancelReq, timedOut, claim, quar bool
 	provisional, fallback                              bool
 	deferred                                           string
 	completedAt, lastBusy, stopConfirm, runStarted     time.Time
+	lastUsed                                           time.Time // the retention trims evict the least recently used first
 }
 
 type mtomb struct {
-	reason        taskboard.SuppressionReason
+	reason        SuppressionReason
 	parent, agent string
 }
 
 type expNotice struct {
-	kind taskboard.NoticeKind
+	kind NoticeKind
 	id   string
 }
 
@@ -68,7 +67,7 @@ type model struct {
 	waiting   map[string]bool   // armed wait_for_user latches
 	lastUser  map[string]string // last real user message identity per session
 	recs      map[string]*mrec
-	leases    map[string]taskboard.Lease
+	leases    map[string]Lease
 	tombs     map[string]mtomb
 	nextGen   uint64
 	nextToken uint64
@@ -76,17 +75,18 @@ type model struct {
 	cap       int
 	grace     time.Duration
 	notices   []expNotice
+	now       func() time.Time
 }
 
-func newModel(cap int) *model {
-	return &model{
+func newModel(cap int, now func() time.Time) *model {
+	return &model{now: now,
 		waiting: map[string]bool{}, lastUser: map[string]string{},
-		recs: map[string]*mrec{}, leases: map[string]taskboard.Lease{}, tombs: map[string]mtomb{},
+		recs: map[string]*mrec{}, leases: map[string]Lease{}, tombs: map[string]mtomb{},
 		aliasNext: map[[2]string]uint64{}, cap: cap, grace: 5 * time.Second,
 	}
 }
 
-func (m *model) terminalPublish(r *mrec, st, term taskboard.State, now time.Time) {
+func (m *model) terminalPublish(r *mrec, st, term State, now time.Time) {
 	r.state, r.term = st, term
 	r.unrec = true
 	if r.completedAt.IsZero() {
@@ -95,49 +95,52 @@ func (m *model) terminalPublish(r *mrec, st, term taskboard.State, now time.Time
 	r.stopConfirm = time.Time{}
 	r.deferred = ""
 	r.rev++
-	m.notices = append(m.notices, expNotice{taskboard.NoticeTerminal, r.id})
+	m.notices = append(m.notices, expNotice{NoticeTerminal, r.id})
 }
 
 // commit predicts CommitTerminal.
-func (m *model) commit(id string, gen uint64, st taskboard.State, l *taskboard.Lease, at, now time.Time) taskboard.GateResult {
+func (m *model) commit(id string, gen uint64, st State, l *Lease, at, now time.Time) GateResult {
 	r, ok := m.recs[id]
-	if !ok || r.state != taskboard.StateRunning || r.gen != gen {
-		return taskboard.GateStale
+	if !ok || r.state != StateRunning || r.gen != gen {
+		return GateStale
 	}
 	switch st {
-	case taskboard.StateCompleted, taskboard.StateError, taskboard.StateCancelled, taskboard.StateStopped:
+	case StateCompleted, StateError, StateCancelled, StateStopped:
 	default:
-		return taskboard.GateStale
+		return GateStale
 	}
 	if r.claim {
-		if st == taskboard.StateCompleted || st == taskboard.StateStopped {
-			return taskboard.GateStale
+		if st == StateCompleted || st == StateStopped {
+			return GateStale
 		}
 		r.timedOut = true
-		m.terminalPublish(r, taskboard.StateError, taskboard.StateError, now)
-		return taskboard.GateCommitted
+		m.terminalPublish(r, StateError, StateError, now)
+		return GateCommitted
 	}
 	switch st {
-	case taskboard.StateCancelled:
+	case StateCancelled:
+		if l != nil && !m.validate(*l) {
+			return GateStale // a presented lease must be live (ForceRelease fences it)
+		}
 		if live, leased := m.leases[id]; leased {
-			if l == nil || l.Kind != taskboard.LeaseCancellation || l.Token != live.Token || l.Generation != live.Generation || live.Kind != taskboard.LeaseCancellation || live.Generation != gen {
-				return taskboard.GateStale
+			if l == nil || l.Kind != LeaseCancellation || l.Token != live.Token || l.Generation != live.Generation || live.Kind != LeaseCancellation || live.Generation != gen {
+				return GateStale
 			}
 		}
 		r.cancelReq = true
 		m.terminalPublish(r, st, st, now)
-	case taskboard.StateStopped:
+	case StateStopped:
 		if at.IsZero() {
 			at = now
 		}
 		if !r.lastBusy.Before(at) {
-			return taskboard.GateStale
+			return GateStale
 		}
 		m.terminalPublish(r, st, "", now)
 	default:
 		m.terminalPublish(r, st, st, now)
 	}
-	return taskboard.GateCommitted
+	return GateCommitted
 }
 
 func (m *model) activity(r *mrec, at time.Time) {
@@ -162,12 +165,12 @@ func (m *model) busy(id string, gen uint64, at time.Time) bool {
 		r.lastBusy = at
 	}
 	switch {
-	case r.state == taskboard.StateRunning:
+	case r.state == StateRunning:
 		m.activity(r, at)
-	case r.state == taskboard.StateCancelled || r.state == taskboard.StateReconciled || r.claim:
-	case r.state == taskboard.StateStopped && !r.unrec:
+	case r.state == StateCancelled || r.state == StateReconciled || r.claim:
+	case r.state == StateStopped && !r.unrec:
 	case r.unrec && at.After(r.completedAt):
-		r.state, r.term = taskboard.StateRunning, ""
+		r.state, r.term = StateRunning, ""
 		r.rev++
 		r.completedAt = time.Time{}
 		r.unrec = false
@@ -193,42 +196,43 @@ func (m *model) fenced(id string, gen *uint64, busy bool, at time.Time) (*mrec, 
 
 func (m *model) uncertainMark(id string, gen uint64) bool {
 	r, ok := m.recs[id]
-	if !ok || r.gen != gen || r.state != taskboard.StateRunning {
+	if !ok || r.gen != gen || r.state != StateRunning {
 		return false
 	}
 	r.uncertain = true
 	return true
 }
 
-func (m *model) stopCandidate(id string, gen uint64, at, now time.Time) taskboard.GateResult {
+func (m *model) stopCandidate(id string, gen uint64, at, now time.Time) GateResult {
 	r, ok := m.recs[id]
-	if !ok || r.gen != gen || r.state != taskboard.StateRunning || r.claim {
-		return taskboard.GateStale
+	if !ok || r.gen != gen || r.state != StateRunning || r.claim {
+		return GateStale
 	}
 	if r.deferred != "" {
-		return m.commit(id, gen, taskboard.StateError, nil, at, now)
+		return m.commit(id, gen, StateError, nil, at, now)
 	}
 	if r.stopConfirm.IsZero() {
 		r.stopConfirm = at
 		r.uncertain = true
-		return taskboard.GateDeferred
+		return GateDeferred
 	}
 	if at.Sub(r.stopConfirm) >= m.grace && r.lastBusy.Before(r.stopConfirm) {
-		return m.commit(id, gen, taskboard.StateStopped, nil, at, now)
+		return m.commit(id, gen, StateStopped, nil, at, now)
 	}
-	return taskboard.GateDeferred
+	return GateDeferred
 }
 
 func (m *model) reconcile(id string, gen, rev uint64) bool {
 	r, ok := m.recs[id]
-	if !ok || r.gen != gen || r.rev != rev || r.state == taskboard.StateRunning {
+	if !ok || r.gen != gen || r.rev != rev || r.state == StateRunning {
 		return false
 	}
 	switch {
-	case r.state == taskboard.StateStopped && r.unrec:
+	case r.state == StateStopped && r.unrec:
 		r.unrec, r.uncertain = false, false
-	case r.state == taskboard.StateCompleted || r.state == taskboard.StateError || r.state == taskboard.StateCancelled:
-		r.state = taskboard.StateReconciled
+	case r.state == StateCompleted || r.state == StateError || r.state == StateCancelled:
+		r.state = StateReconciled
+		r.lastUsed = m.now() // only a canonical acknowledgement counts as a use
 		r.unrec = false
 		if !r.claim {
 			r.uncertain = false
@@ -245,7 +249,7 @@ func (m *model) tombstone(id string, t mtomb) {
 	}
 }
 
-func (m *model) drop(id string, reason taskboard.SuppressionReason) {
+func (m *model) drop(id string, reason SuppressionReason) {
 	if _, ok := m.recs[id]; ok {
 		m.tombstone(id, mtomb{reason: reason})
 		delete(m.recs, id)
@@ -255,48 +259,48 @@ func (m *model) drop(id string, reason taskboard.SuppressionReason) {
 func (m *model) clearParent(p string) {
 	for id, r := range m.recs {
 		if r.parent == p {
-			m.tombstone(id, mtomb{reason: taskboard.ReasonParentCleared})
+			m.tombstone(id, mtomb{reason: ReasonParentCleared})
 			delete(m.recs, id)
 		}
 	}
 }
 
-func (m *model) validate(l taskboard.Lease) bool {
+func (m *model) validate(l Lease) bool {
 	live, ok := m.leases[l.TaskID]
 	if !ok || live.Token != l.Token || live.Kind != l.Kind || live.Generation != l.Generation {
 		return false
 	}
-	if l.Kind == taskboard.LeaseNotification {
+	if l.Kind == LeaseNotification {
 		r, ok := m.recs[l.TaskID]
 		return ok && r.rev == live.TerminalRevision && l.TerminalRevision == live.TerminalRevision
 	}
 	return true
 }
 
-func (m *model) acquire(kind taskboard.LeaseKind, id string, gen uint64, rev *uint64) (taskboard.Lease, bool) {
+func (m *model) acquire(kind LeaseKind, id string, gen uint64, rev *uint64) (Lease, bool) {
 	if _, ok := m.leases[id]; ok {
-		return taskboard.Lease{}, false
+		return Lease{}, false
 	}
 	r, ok := m.recs[id]
 	if !ok || r.gen != gen {
-		return taskboard.Lease{}, false
+		return Lease{}, false
 	}
-	l := taskboard.Lease{TaskID: id, Kind: kind, Generation: gen, Owner: taskboard.OwnerCaller}
+	l := Lease{TaskID: id, Kind: kind, Generation: gen, Owner: OwnerCaller}
 	switch kind {
-	case taskboard.LeaseCancellation, taskboard.LeaseMessage:
-		if r.state != taskboard.StateRunning {
-			return taskboard.Lease{}, false
+	case LeaseCancellation, LeaseMessage:
+		if r.state != StateRunning {
+			return Lease{}, false
 		}
-	case taskboard.LeaseRelaunch:
-	case taskboard.LeaseNotification:
-		okState := r.state == taskboard.StateCompleted || r.state == taskboard.StateError ||
-			(r.state == taskboard.StateReconciled && (r.term == taskboard.StateCompleted || r.term == taskboard.StateError))
+	case LeaseRelaunch:
+	case LeaseNotification:
+		okState := r.state == StateCompleted || r.state == StateError ||
+			(r.state == StateReconciled && (r.term == StateCompleted || r.term == StateError))
 		if !okState || (rev != nil && *rev != r.rev) {
-			return taskboard.Lease{}, false
+			return Lease{}, false
 		}
 		l.TerminalRevision = r.rev
 	default:
-		return taskboard.Lease{}, false
+		return Lease{}, false
 	}
 	m.nextToken++
 	l.Token = m.nextToken
@@ -304,38 +308,38 @@ func (m *model) acquire(kind taskboard.LeaseKind, id string, gen uint64, rev *ui
 	return l, true
 }
 
-func (m *model) release(l taskboard.Lease) bool {
+func (m *model) release(l Lease) bool {
 	live, ok := m.leases[l.TaskID]
 	if !ok || live.Token != l.Token || live.Kind != l.Kind || live.Generation != l.Generation || live.TerminalRevision != l.TerminalRevision {
 		return false
 	}
 	delete(m.leases, l.TaskID)
-	m.notices = append(m.notices, expNotice{taskboard.NoticeLeaseReleased, l.TaskID})
+	m.notices = append(m.notices, expNotice{NoticeLeaseReleased, l.TaskID})
 	return true
 }
 
 var errModelLeaseHeld = errors.New("model: lease held")
 
-func (m *model) register(in taskboard.LaunchInput, now time.Time) error {
+func (m *model) register(in LaunchInput, now time.Time) error {
 	id := in.TaskID
 	live, leased := m.leases[id]
 	if in.Early {
 		if _, t := m.tombs[id]; t {
-			return taskboard.ErrTombstoned
+			return ErrTombstoned
 		}
 		if leased {
-			return taskboard.ErrLeaseHeld
+			return ErrLeaseHeld
 		}
 	}
 	r, exists := m.recs[id]
 	if in.Lease != nil {
 		l := *in.Lease
-		if l.Kind != taskboard.LeaseRelaunch || l.TaskID != id || !m.validate(l) || !exists || r.gen != l.Generation {
-			return taskboard.ErrStaleLease
+		if l.Kind != LeaseRelaunch || l.TaskID != id || !m.validate(l) || !exists || r.gen != l.Generation {
+			return ErrStaleLease
 		}
 	}
 	if leased && (in.Lease == nil || in.Lease.Token != live.Token) {
-		return taskboard.ErrLeaseHeld
+		return ErrLeaseHeld
 	}
 	delete(m.tombs, id)
 	m.nextGen++
@@ -345,53 +349,53 @@ func (m *model) register(in taskboard.LaunchInput, now time.Time) error {
 		}
 		if r.provisional && !in.Provisional {
 			r.provisional = false
-			if r.state != taskboard.StateRunning {
-				m.notices = append(m.notices, expNotice{taskboard.NoticeTerminal, id})
+			if r.state != StateRunning {
+				m.notices = append(m.notices, expNotice{NoticeTerminal, id})
 			}
 		}
 		return nil
 	}
 	if exists {
 		*r = mrec{id: id, parent: r.parent, agent: r.agent, alias: r.alias, gen: m.nextGen, taskGen: r.taskGen + 1,
-			state: taskboard.StateRunning, lastBusy: now, runStarted: now, provisional: in.Provisional}
+			state: StateRunning, lastBusy: now, runStarted: now, provisional: in.Provisional, lastUsed: now}
 		r.quar = r.taskGen > 1
 		if in.Agent != "" {
 			r.agent = in.Agent
 		}
-		m.notices = append(m.notices, expNotice{taskboard.NoticeLaunched, id})
+		m.notices = append(m.notices, expNotice{NoticeLaunched, id})
 		return nil
 	}
 	prefix := map[string]string{"explorer": "exp", "oracle": "ora"}[in.Agent]
 	k := [2]string{in.ParentID, prefix}
 	m.aliasNext[k]++
 	m.recs[id] = &mrec{id: id, parent: in.ParentID, agent: in.Agent, alias: fmt.Sprintf("%s-%d", prefix, m.aliasNext[k]),
-		gen: m.nextGen, taskGen: 1, state: taskboard.StateRunning, lastBusy: now, runStarted: now, provisional: in.Provisional}
-	m.notices = append(m.notices, expNotice{taskboard.NoticeLaunched, id})
+		gen: m.nextGen, taskGen: 1, state: StateRunning, lastBusy: now, runStarted: now, provisional: in.Provisional, lastUsed: now}
+	m.notices = append(m.notices, expNotice{NoticeLaunched, id})
 	return nil
 }
 
-func (m *model) adopt(in taskboard.AdoptInput, now time.Time) error {
+func (m *model) adopt(in AdoptInput, now time.Time) error {
 	if _, ok := m.leases[in.TaskID]; ok {
-		return taskboard.ErrLeaseHeld
+		return ErrLeaseHeld
 	}
 	if _, ok := m.recs[in.TaskID]; ok {
-		return taskboard.ErrExists
+		return ErrExists
 	}
 	if t, ok := m.tombs[in.TaskID]; ok {
-		if t.reason != taskboard.ReasonEvicted || t.parent != in.ParentID || t.agent != in.Agent {
-			return taskboard.ErrTombstoned
+		if t.reason != ReasonEvicted || t.parent != in.ParentID || t.agent != in.Agent {
+			return ErrTombstoned
 		}
 		delete(m.tombs, in.TaskID)
 	}
 	m.nextGen++
 	r := &mrec{id: in.TaskID, parent: in.ParentID, agent: in.Agent, alias: in.TaskID, gen: m.nextGen, taskGen: 1,
-		state: in.State, lastBusy: now, runStarted: now}
-	if in.State != taskboard.StateRunning {
+		state: in.State, lastBusy: now, runStarted: now, lastUsed: now}
+	if in.State != StateRunning {
 		r.unrec, r.rev, r.completedAt = true, 1, now
-		if in.State != taskboard.StateStopped {
+		if in.State != StateStopped {
 			r.term = in.State
 		}
-		r.cancelReq = in.State == taskboard.StateCancelled
+		r.cancelReq = in.State == StateCancelled
 	}
 	m.recs[in.TaskID] = r
 	return nil
@@ -403,14 +407,14 @@ func (m *model) poolMember(r *mrec) (string, bool) {
 		return "", false
 	}
 	eff := r.state
-	if r.state == taskboard.StateReconciled {
+	if r.state == StateReconciled {
 		eff = r.term
 	}
-	canonical := eff == taskboard.StateCompleted || eff == taskboard.StateError || eff == taskboard.StateCancelled
+	canonical := eff == StateCompleted || eff == StateError || eff == StateCancelled
 	switch {
 	case canonical && !r.unrec && !r.uncertain:
 		return "reusable", true
-	case r.state == taskboard.StateStopped && !r.unrec && !r.uncertain:
+	case r.state == StateStopped && !r.unrec && !r.uncertain:
 		return "retained", true
 	}
 	return "", false
@@ -419,17 +423,17 @@ func (m *model) poolMember(r *mrec) (string, bool) {
 // op is a lease-holding host operation in flight.
 type op struct {
 	kind    string // cancel, message, notify, revive, compensation
-	lease   taskboard.Lease
+	lease   Lease
 	late    bool // its deadline passed while the host call was pending
 	done    bool
 	forever bool // unconfirmed compensation: the lease is kept for the board's life
 }
 
 type sm struct {
-	b       *taskboard.Board
-	clk     *taskboard.ManualClock
+	b       *Board
+	clk     *ManualClock
 	m       *model
-	issued  []taskboard.Lease
+	issued  []Lease
 	ops     []*op
 	ids     []string
 	parents []string
@@ -477,13 +481,13 @@ func rapidSeeds(n int) [][]byte {
 
 func boardMachine(rt *rapid.T) {
 	cap := rapid.IntRange(1, 2).Draw(rt, "cap")
-	clk := taskboard.NewManualClock(t0)
-	b, err := taskboard.NewBoard(clk, taskboard.Options{MaxReusablePerAgent: cap, WallClock: time.Minute})
+	clk := NewManualClock(t0)
+	b, err := NewBoard(clk, Options{MaxReusablePerAgent: cap, WallClock: time.Minute})
 	if err != nil {
 		rt.Fatal(err)
 	}
 	s := &sm{
-		b: b, clk: clk, m: newModel(cap),
+		b: b, clk: clk, m: newModel(cap, clk.Now),
 		ids:     []string{"ses_a", "ses_b", "ses_c", "ses_d"},
 		parents: []string{"par-A", "par-B", "ses_a"},
 		agents:  []string{"explorer", "oracle"},
@@ -511,8 +515,8 @@ func (s *sm) pickAgent(t *rapid.T) string {
 // actions, so long lifecycles (and full retention pools) are reached in few steps.
 func (s *sm) RunToAck(t *rapid.T) {
 	id := s.pickID(t)
-	if r, ok := s.m.recs[id]; !ok || r.state != taskboard.StateRunning {
-		in := taskboard.LaunchInput{TaskID: id, ParentID: s.pickParent(t), Agent: s.pickAgent(t)}
+	if r, ok := s.m.recs[id]; !ok || r.state != StateRunning {
+		in := LaunchInput{TaskID: id, ParentID: s.pickParent(t), Agent: s.pickAgent(t)}
 		want := s.m.register(in, s.now())
 		_, got := s.b.RegisterLaunch(in)
 		s.sameErr(t, "RegisterLaunch", got, want)
@@ -522,9 +526,9 @@ func (s *sm) RunToAck(t *rapid.T) {
 	}
 	s.clk.Advance(time.Millisecond)
 	r := s.m.recs[id]
-	st := rapid.SampledFrom([]taskboard.State{taskboard.StateCompleted, taskboard.StateError, taskboard.StateCancelled, taskboard.StateStopped}).Draw(t, "state")
+	st := rapid.SampledFrom([]State{StateCompleted, StateError, StateCancelled, StateStopped}).Draw(t, "state")
 	want := s.m.commit(id, r.gen, st, nil, s.now(), s.now())
-	if _, got := s.b.CommitTerminal(taskboard.Commit{TaskID: id, Generation: r.gen, State: st, Summary: "x", ObservedAt: s.now()}); got != want {
+	if _, got := s.b.CommitTerminal(Commit{TaskID: id, Generation: r.gen, State: st, Summary: "x", ObservedAt: s.now()}); got != want {
 		t.Fatalf("CommitTerminal(%s, %s) = %s, model %s", id, st, got, want)
 	}
 	if rapid.Bool().Draw(t, "ack") {
@@ -553,9 +557,9 @@ func (s *sm) pickGen(t *rapid.T, id string) uint64 {
 	return rapid.Uint64Range(0, s.m.nextGen+1).Draw(t, "gen")
 }
 
-func (s *sm) pickLease(t *rapid.T) (taskboard.Lease, bool) {
+func (s *sm) pickLease(t *rapid.T) (Lease, bool) {
 	if len(s.issued) == 0 {
-		return taskboard.Lease{}, false
+		return Lease{}, false
 	}
 	l := rapid.SampledFrom(s.issued).Draw(t, "lease")
 	switch rapid.IntRange(0, 5).Draw(t, "leaseMut") {
@@ -569,7 +573,7 @@ func (s *sm) pickLease(t *rapid.T) (taskboard.Lease, bool) {
 	return l, true
 }
 
-func (s *sm) issue(l taskboard.Lease) {
+func (s *sm) issue(l Lease) {
 	if s.tokens[l.Token] {
 		panic(fmt.Sprintf("token %d issued twice", l.Token))
 	}
@@ -580,7 +584,7 @@ func (s *sm) issue(l taskboard.Lease) {
 // --- board operations -------------------------------------------------------------------
 
 func (s *sm) Launch(t *rapid.T) {
-	in := taskboard.LaunchInput{
+	in := LaunchInput{
 		TaskID: s.pickID(t), ParentID: s.pickParent(t),
 		Agent:       s.pickAgent(t),
 		PreserveRun: rapid.IntRange(0, 4).Draw(t, "preserve") == 0,
@@ -599,7 +603,7 @@ func (s *sm) Launch(t *rapid.T) {
 
 func (s *sm) Acquire(t *rapid.T) {
 	id := s.pickID(t)
-	kind := rapid.SampledFrom(taskboard.LeaseKinds()).Draw(t, "kind")
+	kind := rapid.SampledFrom(LeaseKinds()).Draw(t, "kind")
 	gen := s.pickGen(t, id)
 	var rev *uint64
 	if rapid.Bool().Draw(t, "withRev") {
@@ -636,12 +640,12 @@ func (s *sm) HandOver(t *rapid.T) {
 	if !ok {
 		t.Skip("no lease issued")
 	}
-	to := rapid.SampledFrom([]taskboard.LeaseOwner{taskboard.OwnerCaller, taskboard.OwnerAdmission, taskboard.OwnerCompensation}).Draw(t, "to")
+	to := rapid.SampledFrom([]LeaseOwner{OwnerCaller, OwnerAdmission, OwnerCompensation}).Draw(t, "to")
 	live, isLive := s.m.leases[l.TaskID]
-	want := s.m.validate(l) && l.Kind == taskboard.LeaseRelaunch && isLive &&
-		((live.Owner == taskboard.OwnerCaller && to == taskboard.OwnerAdmission) ||
-			(live.Owner == taskboard.OwnerAdmission && to == taskboard.OwnerCompensation))
-	got, gok := s.b.HandOver(l, to)
+	want := s.m.validate(l) && l.Kind == LeaseRelaunch && isLive &&
+		((live.Owner == OwnerCaller && to == OwnerAdmission) ||
+			(live.Owner == OwnerAdmission && to == OwnerCompensation))
+	got, gok := s.b.handOver(l, to)
 	if gok != want {
 		t.Fatalf("HandOver(%+v, %s) = %v, model %v", l, to, gok, want)
 	}
@@ -656,10 +660,10 @@ func (s *sm) HandOver(t *rapid.T) {
 
 func (s *sm) Commit(t *rapid.T) {
 	id := s.pickID(t)
-	st := rapid.SampledFrom([]taskboard.State{taskboard.StateCompleted, taskboard.StateError, taskboard.StateCancelled,
-		taskboard.StateStopped, taskboard.StateRunning, taskboard.StateReconciled}).Draw(t, "state")
+	st := rapid.SampledFrom([]State{StateCompleted, StateError, StateCancelled,
+		StateStopped, StateRunning, StateReconciled}).Draw(t, "state")
 	gen := s.pickGen(t, id)
-	var l *taskboard.Lease
+	var l *Lease
 	if rapid.Bool().Draw(t, "withLease") {
 		if pl, ok := s.pickLease(t); ok {
 			l = &pl
@@ -667,7 +671,7 @@ func (s *sm) Commit(t *rapid.T) {
 	}
 	at := s.now().Add(-time.Duration(rapid.IntRange(0, 3000).Draw(t, "ago")) * time.Millisecond)
 	want := s.m.commit(id, gen, st, l, at, s.now())
-	_, got := s.b.CommitTerminal(taskboard.Commit{TaskID: id, Generation: gen, State: st, Summary: "x", Lease: l, ObservedAt: at})
+	_, got := s.b.CommitTerminal(Commit{TaskID: id, Generation: gen, State: st, Summary: "x", Lease: l, ObservedAt: at})
 	if got != want {
 		t.Fatalf("CommitTerminal(%s, %d, %s): board %s, model %s", id, gen, st, got, want)
 	}
@@ -698,7 +702,7 @@ func (s *sm) Busy(t *rapid.T) {
 	if rapid.Bool().Draw(t, "direct") {
 		gen := s.pickGen(t, id)
 		want := s.m.busy(id, gen, at)
-		if _, got := s.b.MarkRunningFromLive(id, gen, at); got != want {
+		if _, got := s.b.markRunningFromLive(id, gen, at); got != want {
 			t.Fatalf("MarkRunningFromLive(%s, %d) = %v, model %v", id, gen, got, want)
 		}
 		return
@@ -712,7 +716,7 @@ func (s *sm) Busy(t *rapid.T) {
 	if r, ok := s.m.fenced(id, gen, true, at); ok {
 		want = s.m.busy(id, r.gen, at)
 	}
-	if _, got := s.b.ObserveBusy(id, gen, at); got != want {
+	if _, got := s.b.observeBusy(id, gen, at); got != want {
 		t.Fatalf("ObserveBusy(%s) = %v, model %v", id, got, want)
 	}
 }
@@ -723,21 +727,21 @@ func (s *sm) NonBusyReading(t *rapid.T) {
 	switch rapid.IntRange(0, 2).Draw(t, "reading") {
 	case 0: // idle or absent → stop rule
 		want := s.m.stopCandidate(id, gen, s.now(), s.now())
-		if _, got := s.b.StopCandidate(id, gen, s.now(), taskboard.MsgIdleUnconfirmed); got != want {
+		if _, got := s.b.stopCandidate(id, gen, s.now(), MsgIdleUnconfirmed); got != want {
 			t.Fatalf("StopCandidate(%s, %d) = %s, model %s", id, gen, got, want)
 		}
 	case 1: // malformed or lookup error → uncertainty only
 		want := s.m.uncertainMark(id, gen)
-		if _, got := s.b.MarkStatusUncertain(id, gen, taskboard.MsgMalformedEntry); got != want {
+		if _, got := s.b.markStatusUncertain(id, gen, MsgMalformedEntry); got != want {
 			t.Fatalf("MarkStatusUncertain = %v, model %v", got, want)
 		}
 	case 2:
 		r, ok := s.m.recs[id]
-		want := ok && r.gen == gen && r.state == taskboard.StateRunning
+		want := ok && r.gen == gen && r.state == StateRunning
 		if want {
 			r.timedOut = true
 		}
-		if _, got := s.b.MarkTimedOut(id, gen); got != want {
+		if _, got := s.b.markTimedOut(id, gen); got != want {
 			t.Fatalf("MarkTimedOut = %v, model %v", got, want)
 		}
 	}
@@ -760,12 +764,12 @@ func (s *sm) IdleSequence(t *rapid.T) {
 		if i == 1 && rapid.IntRange(0, 3).Draw(t, "busyBetween") == 0 {
 			at := s.now().Add(-time.Millisecond)
 			want := s.m.busy(id, gen, at)
-			if _, got := s.b.MarkRunningFromLive(id, gen, at); got != want {
+			if _, got := s.b.markRunningFromLive(id, gen, at); got != want {
 				t.Fatalf("MarkRunningFromLive = %v, model %v", got, want)
 			}
 		}
 		want := s.m.stopCandidate(id, gen, s.now(), s.now())
-		if _, got := s.b.StopCandidate(id, gen, s.now(), taskboard.MsgAbsentUnconfirmed); got != want {
+		if _, got := s.b.stopCandidate(id, gen, s.now(), MsgAbsentUnconfirmed); got != want {
 			t.Fatalf("StopCandidate(%s) reading %d = %s, model %s", id, i, got, want)
 		}
 	}
@@ -779,16 +783,16 @@ func (s *sm) HostError(t *rapid.T) {
 		gen = &g
 	}
 	deferrable := rapid.Bool().Draw(t, "deferrable")
-	want := taskboard.GateStale
-	if r, ok := s.m.fenced(id, gen, false, s.now()); ok && r.state == taskboard.StateRunning && !r.fallback {
+	want := GateStale
+	if r, ok := s.m.fenced(id, gen, false, s.now()); ok && r.state == StateRunning && !r.fallback {
 		if deferrable {
 			r.deferred = "failover"
-			want = taskboard.GateDeferred
+			want = GateDeferred
 		} else {
-			want = s.m.commit(id, r.gen, taskboard.StateError, nil, s.now(), s.now())
+			want = s.m.commit(id, r.gen, StateError, nil, s.now(), s.now())
 		}
 	}
-	if _, got := s.b.ObserveError(id, gen, "failover", deferrable, s.now()); got != want {
+	if _, got := s.b.observeError(id, gen, "failover", deferrable, s.now()); got != want {
 		t.Fatalf("ObserveError(%s) = %s, model %s", id, got, want)
 	}
 }
@@ -840,11 +844,17 @@ func (s *sm) MarkUsed(t *rapid.T) {
 	if got := s.b.MarkUsed(p, id); got != want {
 		t.Fatalf("MarkUsed(%s, %s) = %v, model %v", p, id, got, want)
 	}
+	if want {
+		r.lastUsed = s.now()
+		if !r.completedAt.IsZero() && !r.completedAt.Add(time.Millisecond).Before(r.lastUsed) {
+			r.lastUsed = r.completedAt.Add(time.Millisecond)
+		}
+	}
 }
 
 func (s *sm) Drop(t *rapid.T) {
 	id := s.pickID(t)
-	s.m.drop(id, taskboard.ReasonDropped)
+	s.m.drop(id, ReasonDropped)
 	s.b.Drop(id)
 }
 
@@ -856,7 +866,7 @@ func (s *sm) ClearParent(t *rapid.T) {
 
 func (s *sm) HostDeleted(t *rapid.T) {
 	id := rapid.SampledFrom(append(slices.Clone(s.ids), s.parents...)).Draw(t, "session")
-	ev := taskboard.DeletionEvent{SessionID: id, FallbackTeardown: rapid.IntRange(0, 4).Draw(t, "teardown") == 0}
+	ev := deletionEvent{SessionID: id, FallbackTeardown: rapid.IntRange(0, 4).Draw(t, "teardown") == 0}
 	if rapid.Bool().Draw(t, "withGen") {
 		g := s.pickGen(t, id)
 		ev.Generation = &g
@@ -868,7 +878,7 @@ func (s *sm) HostDeleted(t *rapid.T) {
 			want = false
 		}
 		if want && !r.claim {
-			s.m.drop(id, taskboard.ReasonDropped)
+			s.m.drop(id, ReasonDropped)
 		}
 	}
 	if want {
@@ -876,16 +886,16 @@ func (s *sm) HostDeleted(t *rapid.T) {
 		delete(s.m.waiting, id)
 		delete(s.m.lastUser, id)
 	}
-	if got := s.b.HostDeleted(ev); got != want {
+	if got := s.b.hostDeleted(ev); got != want {
 		t.Fatalf("HostDeleted(%+v) = %v, model %v", ev, got, want)
 	}
 }
 
 func (s *sm) Adopt(t *rapid.T) {
-	in := taskboard.AdoptInput{
+	in := AdoptInput{
 		TaskID: s.pickID(t), ParentID: s.pickParent(t),
 		Agent: s.pickAgent(t),
-		State: rapid.SampledFrom([]taskboard.State{taskboard.StateRunning, taskboard.StateCompleted, taskboard.StateStopped, taskboard.StateCancelled}).Draw(t, "state"),
+		State: rapid.SampledFrom([]State{StateRunning, StateCompleted, StateStopped, StateCancelled}).Draw(t, "state"),
 	}
 	want := s.m.adopt(in, s.now())
 	_, got := s.b.Adopt(in)
@@ -896,13 +906,13 @@ func (s *sm) Deadline(t *rapid.T) {
 	id := s.pickID(t)
 	gen := s.pickGen(t, id)
 	r, ok := s.m.recs[id]
-	running := ok && r.gen == gen && r.state == taskboard.StateRunning
+	running := ok && r.gen == gen && r.state == StateRunning
 	if rapid.Bool().Draw(t, "claim") {
 		want := running && !r.claim
 		if want {
 			r.claim, r.timedOut, r.cancelReq = true, true, true
 		}
-		if _, got := s.b.ClaimDeadline(id, gen); got != want {
+		if _, got := s.b.claimDeadline(id, gen); got != want {
 			t.Fatalf("ClaimDeadline = %v, model %v", got, want)
 		}
 		return
@@ -914,9 +924,9 @@ func (s *sm) Deadline(t *rapid.T) {
 		if unc != "" {
 			r.uncertain = true
 		}
-		s.m.terminalPublish(r, taskboard.StateError, taskboard.StateError, s.now())
+		s.m.terminalPublish(r, StateError, StateError, s.now())
 	}
-	if _, got := s.b.FinalizeDeadline(id, gen, unc); got != running {
+	if _, got := s.b.finalizeClaim(id, gen, unc); got != running {
 		t.Fatalf("FinalizeDeadline = %v, model %v", got, running)
 	}
 }
@@ -924,7 +934,7 @@ func (s *sm) Deadline(t *rapid.T) {
 // WaitForUser arms the latch of an orchestrator session (invariant 36).
 func (s *sm) WaitForUser(t *rapid.T) {
 	p := s.pickParent(t)
-	if _, err := s.b.WaitForUser(taskboard.Caller{SessionID: p, Agent: "orchestrator"}, "need a decision"); err != nil {
+	if _, err := s.b.WaitForUser(Caller{SessionID: p, Agent: "orchestrator"}, "need a decision"); err != nil {
 		t.Fatalf("WaitForUser(%s): %v", p, err)
 	}
 	s.m.waiting[p] = true
@@ -934,11 +944,11 @@ func (s *sm) WaitForUser(t *rapid.T) {
 // from a small set (so replays happen) or none. Only a real external message with a new
 // identity (or none) clears the latch (invariant 36).
 func (s *sm) UserMessage(t *rapid.T) {
-	m := taskboard.UserMessage{
+	m := UserMessage{
 		SessionID: s.pickParent(t),
 		ID:        rapid.SampledFrom([]string{"", "msg-1", "msg-2"}).Draw(t, "msgID"),
 		Role:      rapid.SampledFrom([]string{"user", "user", "assistant"}).Draw(t, "role"),
-		Parts: []taskboard.Part{{
+		Parts: []Part{{
 			Kind:      rapid.SampledFrom([]string{"text", "file", "image", "tool"}).Draw(t, "partKind"),
 			Synthetic: rapid.IntRange(0, 3).Draw(t, "synthetic") == 0,
 			Internal:  rapid.IntRange(0, 5).Draw(t, "internal") == 0,
@@ -962,10 +972,10 @@ func (s *sm) UserMessage(t *rapid.T) {
 func (s *sm) Tick(t *rapid.T) {
 	d := rapid.SampledFrom([]time.Duration{time.Millisecond, 150 * time.Millisecond, 1500 * time.Millisecond,
 		5 * time.Second, 10 * time.Second, 24 * time.Hour}).Draw(t, "d")
-	leases := s.b.LiveLeases()
+	leases := s.b.LeasesForTest()
 	before := s.b.AllRecords()
 	s.clk.Advance(d)
-	if !slices.Equal(leases, s.b.LiveLeases()) || !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) {
+	if !slices.Equal(leases, s.b.LeasesForTest()) || !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) {
 		t.Fatal("advancing the clock changed a lease or a record (R5)")
 	}
 }
@@ -979,8 +989,8 @@ func (s *sm) OpStart(t *rapid.T) {
 		t.Skip("no record")
 	}
 	kind := rapid.SampledFrom([]string{"cancel", "message", "notify", "revive"}).Draw(t, "opKind")
-	lk := map[string]taskboard.LeaseKind{"cancel": taskboard.LeaseCancellation, "message": taskboard.LeaseMessage,
-		"notify": taskboard.LeaseNotification, "revive": taskboard.LeaseRelaunch}[kind]
+	lk := map[string]LeaseKind{"cancel": LeaseCancellation, "message": LeaseMessage,
+		"notify": LeaseNotification, "revive": LeaseRelaunch}[kind]
 	rev := r.rev
 	wl, wok := s.m.acquire(lk, id, r.gen, &rev)
 	gl, gok := s.b.Acquire(lk, id, r.gen, &rev)
@@ -993,12 +1003,12 @@ func (s *sm) OpStart(t *rapid.T) {
 	s.issue(gl)
 	o := &op{kind: kind, lease: gl}
 	if kind == "revive" { // the prompt was sent: the admission owner holds the lease
-		h, ok := s.b.HandOver(gl, taskboard.OwnerAdmission)
+		h, ok := s.b.handOver(gl, OwnerAdmission)
 		if !ok {
 			t.Fatal("hand-over to admission refused")
 		}
 		live := s.m.leases[id]
-		live.Owner = taskboard.OwnerAdmission
+		live.Owner = OwnerAdmission
 		s.m.leases[id] = live
 		o.lease = h
 	}
@@ -1028,7 +1038,7 @@ func (s *sm) OpDeadline(t *rapid.T) {
 	o.late = true
 	if o.kind == "cancel" {
 		want := s.m.uncertainMark(o.lease.TaskID, o.lease.Generation)
-		if _, got := s.b.MarkStatusUncertain(o.lease.TaskID, o.lease.Generation, "Session abort timed out after 10000ms"); got != want {
+		if _, got := s.b.markStatusUncertain(o.lease.TaskID, o.lease.Generation, "Session abort timed out after 10000ms"); got != want {
 			t.Fatalf("abort timeout uncertainty = %v, model %v", got, want)
 		}
 	}
@@ -1056,9 +1066,9 @@ func (s *sm) OpSettle(t *rapid.T) {
 	switch o.kind {
 	case "cancel":
 		if success { // abort confirmed and verified quiescent: commit with the lease
-			want := s.m.commit(id, o.lease.Generation, taskboard.StateCancelled, &o.lease, s.now(), s.now())
+			want := s.m.commit(id, o.lease.Generation, StateCancelled, &o.lease, s.now(), s.now())
 			l := o.lease
-			if _, got := s.b.CommitTerminal(taskboard.Commit{TaskID: id, Generation: o.lease.Generation, State: taskboard.StateCancelled, Summary: "obsolete", Lease: &l, ObservedAt: s.now()}); got != want {
+			if _, got := s.b.CommitTerminal(Commit{TaskID: id, Generation: o.lease.Generation, State: StateCancelled, Summary: "obsolete", Lease: &l, ObservedAt: s.now()}); got != want {
 				t.Fatalf("cancel commit = %s, model %s", got, want)
 			}
 		}
@@ -1082,22 +1092,22 @@ func (s *sm) OpSettle(t *rapid.T) {
 		if _, exists := s.m.recs[id]; !exists {
 			// Record deleted while the lease was valid: hand over to compensation (unless a
 			// HandOver action already did).
-			if s.m.leases[id].Owner == taskboard.OwnerCompensation {
+			if s.m.leases[id].Owner == OwnerCompensation {
 				o.kind, o.late = "compensation", false
 				return
 			}
-			h, ok := s.b.HandOver(o.lease, taskboard.OwnerCompensation)
+			h, ok := s.b.handOver(o.lease, OwnerCompensation)
 			if !ok {
 				t.Fatal("hand-over to compensation refused")
 			}
 			live := s.m.leases[id]
-			live.Owner = taskboard.OwnerCompensation
+			live.Owner = OwnerCompensation
 			s.m.leases[id] = live
 			o.kind, o.lease, o.late = "compensation", h, false
 			return
 		}
 		l := o.lease
-		in := taskboard.LaunchInput{TaskID: id, Lease: &l}
+		in := LaunchInput{TaskID: id, Lease: &l}
 		want := s.m.register(in, s.now())
 		_, got := s.b.RegisterLaunch(in)
 		s.sameErr(t, "admission RegisterLaunch", got, want)
@@ -1129,8 +1139,8 @@ func (s *sm) settleRelease(t *rapid.T, o *op) {
 	o.done = true
 }
 
-func (s *sm) othersSnapshot(id string) map[string]taskboard.Record {
-	out := map[string]taskboard.Record{}
+func (s *sm) othersSnapshot(id string) map[string]Record {
+	out := map[string]Record{}
 	for _, r := range s.b.AllRecords() {
 		if r.TaskID != id {
 			out[r.TaskID] = r
@@ -1140,11 +1150,11 @@ func (s *sm) othersSnapshot(id string) map[string]taskboard.Record {
 }
 
 // checkOthersUnchanged: other records may only have been evicted by the release's trim.
-func (s *sm) checkOthersUnchanged(t *rapid.T, id string, before map[string]taskboard.Record) {
+func (s *sm) checkOthersUnchanged(t *rapid.T, id string, before map[string]Record) {
 	for oid, r := range before {
 		after, ok := s.b.Get(oid)
 		if !ok {
-			if reason, _ := s.b.TombstoneReason(oid); reason != taskboard.ReasonEvicted {
+			if reason, _ := s.b.TombstoneReason(oid); reason != ReasonEvicted {
 				t.Fatalf("late settlement on %s deleted %s (%s)", id, oid, reason)
 			}
 			continue
@@ -1162,7 +1172,7 @@ func (s *sm) sameErr(t *rapid.T, what string, got, want error) {
 		t.Fatalf("%s: board error %v, model %v", what, got, want)
 	}
 	if got != nil {
-		var te *taskboard.ToolError
+		var te *ToolError
 		if !errors.As(got, &te) || te.Message == "" {
 			t.Fatalf("%s: error %v is not a *ToolError with a message", what, got)
 		}
@@ -1183,23 +1193,46 @@ func (s *sm) Check(t *rapid.T) {
 	s.checkPools(t)
 }
 
-// syncEvictions accepts a record the board deleted that the model still has only when the
-// retention trim was allowed to evict it (invariant 10), then mirrors it.
+// syncEvictions predicts the retention trims exactly: in every (parent, agent, pool) group
+// of unleased reusable or retained-stopped records, the model keeps the cap most recently
+// used (ties: the higher generation) and evicts the rest. The board must have evicted
+// exactly those records (tombstoned as evicted), and kept every other; the model mirrors
+// the evictions. The pool sizes therefore match the model's exactly.
 func (s *sm) syncEvictions(t *rapid.T) {
+	groups := map[[3]string][]*mrec{}
 	for _, id := range sortedKeys(s.m.recs) {
 		r := s.m.recs[id]
-		if _, ok := s.b.Get(id); ok {
-			continue
+		if pool, ok := s.m.poolMember(r); ok {
+			k := [3]string{r.parent, r.agent, pool}
+			groups[k] = append(groups[k], r)
 		}
-		pool, member := s.m.poolMember(r)
+	}
+	evict := map[string]bool{}
+	for _, g := range groups {
+		sort.Slice(g, func(i, j int) bool {
+			if !g[i].lastUsed.Equal(g[j].lastUsed) {
+				return g[i].lastUsed.After(g[j].lastUsed)
+			}
+			return g[i].gen > g[j].gen
+		})
+		for _, r := range g[min(len(g), s.m.cap):] {
+			evict[r.id] = true
+		}
+	}
+	for _, id := range sortedKeys(s.m.recs) {
+		r := s.m.recs[id]
+		_, onBoard := s.b.Get(id)
 		reason, _ := s.b.TombstoneReason(id)
-		if !member || reason != taskboard.ReasonEvicted {
-			t.Fatalf("record %s vanished (tombstone %q) but was not evictable (state %s unrec %v uncertain %v leased %v)",
+		switch {
+		case evict[id] && (onBoard || reason != ReasonEvicted):
+			t.Fatalf("retention trim: model evicts %s (least recently used, cap %d) but the board kept it (on board %v, tombstone %q)", id, s.m.cap, onBoard, reason)
+		case !evict[id] && !onBoard:
+			t.Fatalf("retention trim: record %s vanished (tombstone %q) but the model keeps it (state %s unrec %v uncertain %v leased %v)",
 				id, reason, r.state, r.unrec, r.uncertain, s.m.leases[id].Token != 0)
+		case evict[id]:
+			s.m.tombstone(id, mtomb{reason: ReasonEvicted, parent: r.parent, agent: r.agent})
+			delete(s.m.recs, id)
 		}
-		_ = pool
-		s.m.tombstone(id, mtomb{reason: taskboard.ReasonEvicted, parent: r.parent, agent: r.agent})
-		delete(s.m.recs, id)
 	}
 }
 
@@ -1218,8 +1251,8 @@ func (s *sm) checkNotices(t *rapid.T) {
 }
 
 func (s *sm) checkLeases(t *rapid.T) {
-	got := s.b.LiveLeases()
-	var want []taskboard.Lease
+	got := s.b.LeasesForTest()
+	var want []Lease
 	for _, id := range sortedKeys(s.m.leases) {
 		want = append(want, s.m.leases[id])
 	}
@@ -1230,7 +1263,7 @@ func (s *sm) checkLeases(t *rapid.T) {
 		t.Fatal("LiveLeases not sorted")
 	}
 	for _, l := range got {
-		if ll, ok := s.b.LiveLease(l.TaskID); !ok || ll != l {
+		if ll, ok := s.b.LeaseForTest(l.TaskID); !ok || ll != l {
 			t.Fatal("LiveLease disagrees with LiveLeases")
 		}
 		if !s.tokens[l.Token] {
@@ -1238,7 +1271,7 @@ func (s *sm) checkLeases(t *rapid.T) {
 		}
 		// Exclusion is total (invariant 4): no kind can be acquired while l is live. Probe on
 		// a clone-free path: Acquire must fail and must not change anything.
-		for _, k := range taskboard.LeaseKinds() {
+		for _, k := range LeaseKinds() {
 			if r, ok := s.b.Get(l.TaskID); ok {
 				if _, ok := s.b.Acquire(k, l.TaskID, r.Generation, nil); ok {
 					t.Fatalf("acquired %s while %v is live", k, l)
@@ -1276,7 +1309,7 @@ func (s *sm) checkRecords(t *rapid.T) {
 		type view struct {
 			Parent, Agent, Alias                         string
 			Gen, TaskGen, Rev                            uint64
-			State, Term                                  taskboard.State
+			State, Term                                  State
 			Unrec, Uncertain, CancelReq, TimedOut, Claim bool
 			Quar, Provisional                            bool
 		}
@@ -1296,13 +1329,13 @@ func (s *sm) checkRecords(t *rapid.T) {
 		if g.TerminalUnreconciled && !g.State.Terminal() {
 			t.Fatalf("%s unreconciled in state %s", g.TaskID, g.State)
 		}
-		if g.State == taskboard.StateReconciled && (g.TerminalState == "" || g.TerminalUnreconciled) {
+		if g.State == StateReconciled && (g.TerminalState == "" || g.TerminalUnreconciled) {
 			t.Fatalf("%s reconciled without terminal state", g.TaskID)
 		}
-		if g.State == taskboard.StateStopped && g.TerminalState != "" {
+		if g.State == StateStopped && g.TerminalState != "" {
 			t.Fatalf("%s stopped with terminal state %s", g.TaskID, g.TerminalState)
 		}
-		if g.Reusable(taskboard.DefaultMaxContextLines) && (g.State == taskboard.StateStopped || g.TerminalUnreconciled || g.StatusUncertain || !g.EffectiveState().Canonical()) {
+		if g.Reusable(DefaultMaxContextLines) && (g.State == StateStopped || g.TerminalUnreconciled || g.StatusUncertain || !g.EffectiveState().Canonical()) {
 			t.Fatalf("%s reusable in state %s", g.TaskID, g.State)
 		}
 		// Resolution never crosses parents (20) and aliases are unambiguous (21).
@@ -1410,11 +1443,11 @@ func sortedKeys[V any](m map[string]V) []string {
 type prun struct {
 	kind     string // cancel, message, revive, compensation, notify, status, result
 	taskID   string
-	m        taskboard.Machine
-	pending  map[taskboard.CallID]taskboard.Command // performed, not settled
-	awaiting map[taskboard.CallID]taskboard.Command // guarded, waiting for Dispatch
-	settled  map[taskboard.CallID]taskboard.Event   // replies already delivered (for duplicates)
-	timers   map[taskboard.TimerID]time.Time
+	m        machine
+	pending  map[callNo]command // performed, not settled
+	awaiting map[callNo]command // guarded, waiting for Dispatch
+	settled  map[callNo]event   // replies already delivered (for duplicates)
+	timers   map[timerID]time.Time
 	aborts   int
 	writes   int
 	prompts  int
@@ -1425,33 +1458,52 @@ type prun struct {
 
 	// revive: the record when its prompt was dispatched (invariant 30)
 	preGen   uint64
-	preState taskboard.State
+	preState State
 }
 
 type psm struct {
-	b        *taskboard.Board
-	clk      *taskboard.ManualClock
-	caps     taskboard.Caps
+	b        *Board
+	clk      *ManualClock
+	caps     caps
 	runs     []*prun
 	ids      []string
-	issued   []taskboard.Lease // leases the test itself acquired
-	mine     map[uint64]bool   // their tokens
-	stolen   map[uint64]bool   // machine leases the test released behind their back
-	seen     map[uint64]taskboard.Lease
+	issued   []Lease         // leases the test itself acquired
+	mine     map[uint64]bool // their tokens
+	stolen   map[uint64]bool // machine leases the test released behind their back
+	seen     map[uint64]Lease
 	gone     map[uint64]bool // tokens that were live once and are gone
 	maxGen   uint64
 	genOf    map[string]uint64
 	epochOf  map[string]uint64
 	aliasOf  map[[2]string]string
 	notified map[[3]uint64]bool
+	cov      map[string]int // deep protocol states reached (coverage guard)
 }
 
-var pcaller = taskboard.Caller{SessionID: "par-A", Agent: "orchestrator"}
+// deepStates are the protocol states the state machine must reach in every test run: a
+// revive's prompt sent, accepted and its run observed, a verified cancel's commit, an
+// orphaned revive's compensation, and a v1 message written with the identity read from
+// the transcript.
+var deepStates = []string{"revive_send", "revive_accept", "revive_observe", "cancel_commit", "compensation", "message_identity"}
+
+var pcaller = Caller{SessionID: "par-A", Agent: "orchestrator"}
 
 func TestStateMachineProtocols(t *testing.T) {
+	cov := map[string]int{}
+	defer func() {
+		if t.Failed() {
+			return
+		}
+		t.Logf("deep states reached: %v", cov)
+		for _, st := range deepStates {
+			if cov[st] == 0 {
+				t.Errorf("coverage guard: no run reached %s; raise the action weights or add a macro action", st)
+			}
+		}
+	}()
 	rapid.Check(t, func(rt *rapid.T) {
-		clk := taskboard.NewManualClock(t0)
-		b, err := taskboard.NewBoard(clk, taskboard.Options{MaxReusablePerAgent: rapid.IntRange(1, 2).Draw(rt, "cap")})
+		clk := NewManualClock(t0)
+		b, err := NewBoard(clk, Options{MaxReusablePerAgent: rapid.IntRange(1, 2).Draw(rt, "cap")})
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -1459,16 +1511,16 @@ func TestStateMachineProtocols(t *testing.T) {
 		b.Manage("par-B")
 		s := &psm{
 			b: b, clk: clk,
-			caps: rapid.SampledFrom([]taskboard.Caps{
-				{Flavor: taskboard.FlavorV1, StatusMap: true},
-				{Flavor: taskboard.FlavorV1, StatusMap: true},
-				{Flavor: taskboard.FlavorV2, IdleWaiter: true},
-				{Flavor: taskboard.FlavorV2},
+			caps: rapid.SampledFrom([]caps{
+				{Flavor: FlavorV1, StatusMap: true},
+				{Flavor: FlavorV1, StatusMap: true},
+				{Flavor: FlavorV2, IdleWaiter: true},
+				{Flavor: FlavorV2},
 			}).Draw(rt, "caps"),
 			ids:  []string{"ses_a", "ses_b", "ses_c"},
-			mine: map[uint64]bool{}, stolen: map[uint64]bool{}, seen: map[uint64]taskboard.Lease{}, gone: map[uint64]bool{},
+			mine: map[uint64]bool{}, stolen: map[uint64]bool{}, seen: map[uint64]Lease{}, gone: map[uint64]bool{},
 			genOf: map[string]uint64{}, epochOf: map[string]uint64{}, aliasOf: map[[2]string]string{},
-			notified: map[[3]uint64]bool{},
+			notified: map[[3]uint64]bool{}, cov: cov,
 		}
 		actions := rapid.StateMachineActions(s)
 		// Weights: host progress and the lifecycle operations that make tasks revivable
@@ -1478,6 +1530,7 @@ func TestStateMachineProtocols(t *testing.T) {
 		}
 		actions["StartRevive2"] = s.StartRevive
 		actions["Complete2"] = s.Complete
+		actions["Scenario2"] = s.Scenario
 		rt.Repeat(actions)
 	})
 }
@@ -1499,30 +1552,30 @@ func (s *psm) pickID(t *rapid.T) string {
 }
 
 // start runs m.Start and executes its commands.
-func (s *psm) start(t *rapid.T, kind, taskID string, m taskboard.Machine) *prun {
+func (s *psm) start(t *rapid.T, kind, taskID string, m machine) *prun {
 	r := &prun{kind: kind, taskID: taskID, m: m,
-		pending: map[taskboard.CallID]taskboard.Command{}, awaiting: map[taskboard.CallID]taskboard.Command{},
-		settled: map[taskboard.CallID]taskboard.Event{}, timers: map[taskboard.TimerID]time.Time{}}
+		pending: map[callNo]command{}, awaiting: map[callNo]command{},
+		settled: map[callNo]event{}, timers: map[timerID]time.Time{}}
 	s.runs = append(s.runs, r)
 	s.exec(t, r, m.Start(s.b))
 	return r
 }
 
-func callIDOf(c taskboard.Command) (taskboard.CallID, bool) {
+func callIDOf(c command) (callNo, bool) {
 	switch c := c.(type) {
-	case taskboard.Abort:
+	case abort:
 		return c.Call, true
-	case taskboard.ReadStatus:
+	case readStatus:
 		return c.Call, true
-	case taskboard.ReadSession:
+	case readSession:
 		return c.Call, true
-	case taskboard.ReadMessages:
+	case readMessages:
 		return c.Call, true
-	case taskboard.WaitIdle:
+	case waitIdle:
 		return c.Call, true
-	case taskboard.WriteMessage:
+	case writeMessage:
 		return c.Call, true
-	case taskboard.SendPrompt:
+	case sendPrompt:
 		return c.Call, true
 	}
 	return 0, false
@@ -1530,19 +1583,19 @@ func callIDOf(c taskboard.Command) (taskboard.CallID, bool) {
 
 // exec performs a machine's commands the way the driver does, checking the dispatch-time
 // invariants (26, 28, 29, 32) when a guarded call is allowed to proceed.
-func (s *psm) exec(t *rapid.T, r *prun, cmds []taskboard.Command) {
+func (s *psm) exec(t *rapid.T, r *prun, cmds []command) {
 	for _, c := range cmds {
 		switch c := c.(type) {
-		case taskboard.Abort, taskboard.WriteMessage, taskboard.SendPrompt:
+		case abort, writeMessage, sendPrompt:
 			id, _ := callIDOf(c)
 			r.awaiting[id] = c
-		case taskboard.ReadStatus, taskboard.ReadSession, taskboard.ReadMessages, taskboard.WaitIdle:
+		case readStatus, readSession, readMessages, waitIdle:
 			id, _ := callIDOf(c)
 			if s.b.Disposed() {
 				continue // no call of any kind after Close (32)
 			}
 			r.pending[id] = c
-		case taskboard.Proceed:
+		case proceed:
 			call, ok := r.awaiting[c.Call]
 			if !ok {
 				t.Fatalf("%s answered Proceed for call %d it is not waiting on", r.kind, c.Call)
@@ -1550,28 +1603,29 @@ func (s *psm) exec(t *rapid.T, r *prun, cmds []taskboard.Command) {
 			delete(r.awaiting, c.Call)
 			s.checkProceed(t, r, call)
 			r.pending[c.Call] = call
-		case taskboard.Withdraw:
+		case withdraw:
 			if _, ok := r.awaiting[c.Call]; !ok {
 				t.Fatalf("%s withdrew call %d it is not waiting on", r.kind, c.Call)
 			}
 			delete(r.awaiting, c.Call)
-		case taskboard.CancelCall:
+		case cancelCall:
 			delete(r.pending, c.Call)
-		case taskboard.StartTimer:
+		case startTimer:
 			if c.After <= 0 {
 				t.Fatalf("%s started a timer of %s (budgets are ≥ 1 ms)", r.kind, c.After)
 			}
 			r.timers[c.Timer] = s.now().Add(c.After)
-		case taskboard.StopTimer:
+		case stopTimer:
 			delete(r.timers, c.Timer)
-		case taskboard.Log:
-		case taskboard.Spawn:
+		case logLine:
+		case spawn:
 			kind := "spawned"
 			id := ""
 			switch m := c.Machine.(type) {
-			case *taskboard.Compensation:
+			case *compensation:
 				kind, id = "compensation", m.Lease().TaskID
-			case *taskboard.Notify:
+				s.cov["compensation"]++
+			case *notifyM:
 				kind = "notify"
 			}
 			s.start(t, kind, id, c.Machine)
@@ -1580,61 +1634,65 @@ func (s *psm) exec(t *rapid.T, r *prun, cmds []taskboard.Command) {
 }
 
 // checkProceed: a guarded call is performed only when, at dispatch, its preconditions hold.
-func (s *psm) checkProceed(t *rapid.T, r *prun, call taskboard.Command) {
+func (s *psm) checkProceed(t *rapid.T, r *prun, call command) {
 	if s.b.Disposed() {
 		t.Fatalf("%s proceeded with %T after Close", r.kind, call)
 	}
 	rec, hasRec := s.b.Get(r.taskID)
-	live, leased := s.b.LiveLease(r.taskID)
+	live, leased := s.b.LeaseForTest(r.taskID)
 	switch c := call.(type) {
-	case taskboard.Abort:
+	case abort:
 		r.aborts++
 		if c.SessionID != r.taskID && r.taskID != "" {
 			t.Fatalf("%s aborted %s, not its task %s", r.kind, c.SessionID, r.taskID)
 		}
 		switch r.kind {
 		case "cancel":
-			l, held := r.m.(*taskboard.Cancel).Lease()
-			if !held || !s.b.Validate(l) || !hasRec || rec.Generation != l.Generation || rec.State != taskboard.StateRunning {
+			l, held := r.m.(*cancelM).Lease()
+			if !held || !s.b.Validate(l) || !hasRec || rec.Generation != l.Generation || rec.State != StateRunning {
 				t.Fatalf("cancel aborted %s without a valid lease on a running generation (held %v, record %v %s)", c.SessionID, held, hasRec, rec.State)
 			}
 		case "compensation":
-			l := r.m.(*taskboard.Compensation).Lease()
-			if hasRec || !s.b.Validate(l) || live.Owner != taskboard.OwnerCompensation {
+			l := r.m.(*compensation).Lease()
+			if hasRec || !s.b.Validate(l) || live.Owner != OwnerCompensation {
 				t.Fatalf("compensation aborted %s without ownership (record %v, lease %+v)", c.SessionID, hasRec, live)
 			}
 		case "revive": // the inner cancel of a running generation
-			if !leased || live.Kind != taskboard.LeaseCancellation || !hasRec || rec.State != taskboard.StateRunning || rec.Generation != live.Generation {
+			if !leased || live.Kind != LeaseCancellation || !hasRec || rec.State != StateRunning || rec.Generation != live.Generation {
 				t.Fatalf("revive's cancel aborted %s without its cancellation lease (%+v, %s)", c.SessionID, live, rec.State)
 			}
 		}
 		if r.aborts > 1 {
 			t.Fatalf("%s performed %d aborts", r.kind, r.aborts)
 		}
-	case taskboard.WriteMessage:
+	case writeMessage:
 		r.writes++
 		if r.writes > 1 {
 			t.Fatalf("message performed %d writes", r.writes)
 		}
-		if !hasRec || rec.State != taskboard.StateRunning || rec.CancellationRequested || !leased || live.Kind != taskboard.LeaseMessage || live.Generation != rec.Generation {
+		if !hasRec || rec.State != StateRunning || rec.CancellationRequested || !leased || live.Kind != LeaseMessage || live.Generation != rec.Generation {
 			t.Fatalf("message wrote to %s: record %v %s cancel-requested %v lease %+v", c.SessionID, hasRec, rec.State, rec.CancellationRequested, live)
 		}
 		if c.Message.Text == "" {
 			t.Fatal("empty message written")
 		}
-	case taskboard.SendPrompt:
+		if c.Message.Model != "" {
+			s.cov["message_identity"]++
+		}
+	case sendPrompt:
 		r.prompts++
 		switch r.kind {
 		case "revive":
 			if r.prompts > 1 {
 				t.Fatalf("revive sent %d prompts", r.prompts)
 			}
-			if !hasRec || !leased || live.Kind != taskboard.LeaseRelaunch || live.Generation != rec.Generation || !rec.Revivable() {
+			if !hasRec || !leased || live.Kind != LeaseRelaunch || live.Generation != rec.Generation || !rec.Revivable() {
 				t.Fatalf("revive prompted %s: record %v %s revivable %v lease %+v", c.SessionID, hasRec, rec.State, rec.Revivable(), live)
 			}
 			r.preGen, r.preState = rec.Generation, rec.EffectiveState()
+			s.cov["revive_send"]++
 		case "notify":
-			if !hasRec || !leased || live.Kind != taskboard.LeaseNotification || !s.b.Validate(live) {
+			if !hasRec || !leased || live.Kind != LeaseNotification || !s.b.Validate(live) {
 				t.Fatalf("notification sent for %s without a valid notification lease (%+v)", r.taskID, live)
 			}
 		}
@@ -1642,13 +1700,28 @@ func (s *psm) checkProceed(t *rapid.T, r *prun, call taskboard.Command) {
 }
 
 // deliver hands one event to a run and executes the answer.
-func (s *psm) deliver(t *rapid.T, r *prun, ev taskboard.Event) {
+func (s *psm) deliver(t *rapid.T, r *prun, ev event) {
 	wasDone := r.m.Done()
 	cmds := r.m.Step(s.b, ev)
 	if wasDone && len(cmds) != 0 {
 		t.Fatalf("%s returned %d commands after Done (37)", r.kind, len(cmds))
 	}
 	s.exec(t, r, cmds)
+	switch e := ev.(type) {
+	case promptReply:
+		if r.kind == "revive" && e.Err == nil {
+			s.cov["revive_accept"]++
+		}
+	case messagesReply:
+		if r.kind == "revive" && r.prompts > 0 && e.Err == nil {
+			s.cov["revive_observe"]++
+		}
+	}
+	if c, ok := r.m.(*cancelM); ok && r.kind == "cancel" && !wasDone && r.m.Replied() {
+		if res, err := c.Outcome(); err == nil && res.State == CancelCancelled {
+			s.cov["cancel_commit"]++
+		}
+	}
 }
 
 func (s *psm) openRuns(pred func(*prun) bool) []*prun {
@@ -1665,31 +1738,31 @@ func (s *psm) openRuns(pred func(*prun) bool) []*prun {
 
 func (s *psm) StartCancel(t *rapid.T) {
 	id := s.pickID(t)
-	s.start(t, "cancel", id, taskboard.NewCancel(pcaller, taskboard.CancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
+	s.start(t, "cancel", id, newCancel(pcaller, CancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
 }
 
 func (s *psm) StartMessage(t *rapid.T) {
 	id := s.pickID(t)
-	s.start(t, "message", id, taskboard.NewMessage(pcaller, taskboard.MessageArgs{Ref: id, Text: "also check the tests"}, s.caps))
+	s.start(t, "message", id, newMessage(pcaller, MessageArgs{Ref: id, Text: "also check the tests"}, s.caps))
 }
 
 func (s *psm) StartRevive(t *rapid.T) {
 	id := s.pickID(t)
-	s.start(t, "revive", id, taskboard.NewRevive(pcaller, taskboard.ReviveArgs{Ref: id, Prompt: "continue"}, s.caps))
+	s.start(t, "revive", id, newRevive(pcaller, ReviveArgs{Ref: id, Prompt: "continue"}, s.caps))
 }
 
 func (s *psm) StartRead(t *rapid.T) {
 	id := s.pickID(t)
 	before := s.b.AllRecords()
-	leases := s.b.LiveLeases()
+	leases := s.b.LeasesForTest()
 	if rapid.Bool().Draw(t, "status") {
-		s.start(t, "status", id, taskboard.NewStatus(pcaller, taskboard.StatusArgs{Ref: id}, s.caps))
-		if !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LiveLeases()) {
+		s.start(t, "status", id, newStatus(pcaller, StatusArgs{Ref: id}, s.caps))
+		if !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LeasesForTest()) {
 			t.Fatal("task_status changed the board (R43)")
 		}
 		return
 	}
-	s.start(t, "result", id, taskboard.NewResult(pcaller, taskboard.ResultArgs{Ref: id}, s.caps))
+	s.start(t, "result", id, newResult(pcaller, ResultArgs{Ref: id}, s.caps))
 }
 
 // --- host side -----------------------------------------------------------------------
@@ -1702,7 +1775,7 @@ func (s *psm) Dispatch(t *rapid.T) {
 	r := rapid.SampledFrom(runs).Draw(t, "run")
 	calls := sortedCalls(r.awaiting)
 	call := rapid.SampledFrom(calls).Draw(t, "call")
-	s.deliver(t, r, taskboard.Dispatch{Call: call})
+	s.deliver(t, r, dispatch{Call: call})
 	if _, still := r.awaiting[call]; still {
 		t.Fatalf("%s answered a Dispatch with neither Proceed nor Withdraw", r.kind)
 	}
@@ -1721,38 +1794,38 @@ func (s *psm) RaceDispatch(t *rapid.T) {
 	call := rapid.SampledFrom(sortedCalls(r.awaiting)).Draw(t, "call")
 	id := r.taskID
 	if id == "" {
-		if c, ok := r.awaiting[call].(taskboard.Abort); ok {
+		if c, ok := r.awaiting[call].(abort); ok {
 			id = c.SessionID
 		}
 	}
 	if rec, ok := s.b.Get(id); ok {
 		switch rapid.IntRange(0, 4).Draw(t, "race") {
 		case 0:
-			st := rapid.SampledFrom([]taskboard.State{taskboard.StateCompleted, taskboard.StateError}).Draw(t, "state")
-			s.b.CommitTerminal(taskboard.Commit{TaskID: id, Generation: rec.Generation, State: st, Summary: "raced"})
+			st := rapid.SampledFrom([]State{StateCompleted, StateError}).Draw(t, "state")
+			s.b.CommitTerminal(Commit{TaskID: id, Generation: rec.Generation, State: st, Summary: "raced"})
 		case 1:
 			s.b.Drop(id)
 		case 2:
-			s.b.RegisterLaunch(taskboard.LaunchInput{TaskID: id, ParentID: rec.ParentID, Agent: rec.Agent})
+			s.b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: rec.ParentID, Agent: rec.Agent})
 		case 3:
-			if l, ok := s.b.LiveLease(id); ok {
+			if l, ok := s.b.LeaseForTest(id); ok {
 				s.b.Release(l)
 				s.stolen[l.Token] = true
 			}
 		case 4:
 			s.clk.Advance(time.Millisecond)
-			s.b.MarkRunningFromLive(id, rec.Generation, s.now())
+			s.b.markRunningFromLive(id, rec.Generation, s.now())
 		}
 	}
 	s.Check(t)
 	if _, still := r.awaiting[call]; !still {
 		return // the Check above may have moved it (a notice delivered to a parked run)
 	}
-	s.deliver(t, r, taskboard.Dispatch{Call: call})
+	s.deliver(t, r, dispatch{Call: call})
 }
 
-func sortedCalls[V any](m map[taskboard.CallID]V) []taskboard.CallID {
-	out := make([]taskboard.CallID, 0, len(m))
+func sortedCalls[V any](m map[callNo]V) []callNo {
+	out := make([]callNo, 0, len(m))
 	for c := range m {
 		out = append(out, c)
 	}
@@ -1763,36 +1836,36 @@ func sortedCalls[V any](m map[taskboard.CallID]V) []taskboard.CallID {
 var smErrHost = errors.New("HTTP 503")
 
 // reply builds a host answer for a pending call.
-func (s *psm) reply(t *rapid.T, r *prun, id taskboard.CallID, c taskboard.Command) taskboard.Event {
+func (s *psm) reply(t *rapid.T, r *prun, id callNo, c command) event {
 	fail := rapid.IntRange(0, 6).Draw(t, "fail") == 0
 	var err error
 	if fail {
 		err = smErrHost
 	}
 	switch c := c.(type) {
-	case taskboard.Abort:
-		return taskboard.AbortReply{Call: id, Confirmed: rapid.IntRange(0, 3).Draw(t, "confirmed") > 0, Err: err}
-	case taskboard.ReadStatus:
-		snap := taskboard.StatusSnapshot{}
+	case abort:
+		return abortReply{Call: id, Confirmed: rapid.IntRange(0, 3).Draw(t, "confirmed") > 0, Err: err}
+	case readStatus:
+		snap := StatusSnapshot{}
 		for _, sid := range s.ids {
-			st := rapid.SampledFrom([]taskboard.LiveStatus{taskboard.LiveIdle, taskboard.LiveIdle, taskboard.LiveBusy,
-				taskboard.LiveRetry, taskboard.LiveMalformed, taskboard.LiveAbsent}).Draw(t, "live")
-			if st != taskboard.LiveAbsent {
-				snap[sid] = taskboard.StatusEntry{Status: st}
+			st := rapid.SampledFrom([]LiveStatus{LiveIdle, LiveIdle, LiveBusy,
+				LiveRetry, LiveMalformed, LiveAbsent}).Draw(t, "live")
+			if st != LiveAbsent {
+				snap[sid] = StatusEntry{Status: st}
 			}
 		}
-		return taskboard.StatusReply{Call: id, Snapshot: snap, Err: err}
-	case taskboard.ReadSession:
-		info := taskboard.SessionInfo{ParentID: rapid.SampledFrom([]string{"par-A", "par-A", "par-B"}).Draw(t, "hostParent")}
+		return statusReply{Call: id, Snapshot: snap, Err: err}
+	case readSession:
+		info := SessionInfo{ParentID: rapid.SampledFrom([]string{"par-A", "par-A", "par-B"}).Draw(t, "hostParent")}
 		switch rapid.IntRange(0, 2).Draw(t, "idleAt") {
 		case 0:
 			info.IdleAt = s.now()
 		case 1:
 			info.IdleAt = s.now().Add(-time.Hour)
 		}
-		return taskboard.SessionReply{Call: id, Info: info, Err: err}
-	case taskboard.ReadMessages:
-		menu := [][]taskboard.TranscriptEntry{
+		return sessionReply{Call: id, Info: info, Err: err}
+	case readMessages:
+		menu := [][]TranscriptEntry{
 			nil,
 			{{ID: "m1", Role: "user", Provider: "p", Model: "a", Text: "go"}},
 			{{ID: "m1", Role: "user", Provider: "p", Model: "a", Text: "go"}, {ID: "m2", Role: "assistant", Provider: "p", Model: "b", Text: "done", Finished: true}},
@@ -1802,13 +1875,13 @@ func (s *psm) reply(t *rapid.T, r *prun, id taskboard.CallID, c taskboard.Comman
 		if c.Limit > 0 && len(e) > c.Limit {
 			e = e[len(e)-c.Limit:]
 		}
-		return taskboard.MessagesReply{Call: id, Entries: e, Err: err}
-	case taskboard.WaitIdle:
-		return taskboard.IdleReply{Call: id, Err: err}
-	case taskboard.WriteMessage:
-		return taskboard.WriteReply{Call: id, Err: err}
-	case taskboard.SendPrompt:
-		return taskboard.PromptReply{Call: id, Err: err}
+		return messagesReply{Call: id, Entries: e, Err: err}
+	case waitIdle:
+		return idleReply{Call: id, Err: err}
+	case writeMessage:
+		return writeReply{Call: id, Err: err}
+	case sendPrompt:
+		return promptReply{Call: id, Err: err}
 	}
 	t.Fatalf("no reply for %T", c)
 	return nil
@@ -1834,7 +1907,7 @@ func (s *psm) Settle(t *rapid.T) {
 	delete(r.pending, id)
 	r.settled[id] = ev
 	if r.kind == "compensation" {
-		if _, isAbort := c.(taskboard.Abort); !isAbort {
+		if _, isAbort := c.(abort); !isAbort {
 			if due, ok := earliest(r.timers); ok && !s.now().Before(due) {
 				r.timedOut = true // settled at the deadline instant: late (tick rule)
 			}
@@ -1843,20 +1916,20 @@ func (s *psm) Settle(t *rapid.T) {
 	}
 
 	late := r.m.Replied() && (r.kind == "cancel" || r.kind == "message")
-	if _, isAbort := c.(taskboard.Abort); late && r.kind == "cancel" && !isAbort {
+	if _, isAbort := c.(abort); late && r.kind == "cancel" && !isAbort {
 		late = false
 	}
-	if _, isWrite := c.(taskboard.WriteMessage); late && r.kind == "message" && !isWrite {
+	if _, isWrite := c.(writeMessage); late && r.kind == "message" && !isWrite {
 		late = false
 	}
-	var before taskboard.Record
+	var before Record
 	var hadRec bool
-	var leaseBefore []taskboard.Lease
-	var others map[string]taskboard.Record
+	var leaseBefore []Lease
+	var others map[string]Record
 	if late {
 		before, hadRec = s.b.Get(r.taskID)
-		leaseBefore = s.b.LiveLeases()
-		others = map[string]taskboard.Record{}
+		leaseBefore = s.b.LeasesForTest()
+		others = map[string]Record{}
 		for _, rec := range s.b.AllRecords() {
 			if rec.TaskID != r.taskID {
 				others[rec.TaskID] = rec
@@ -1873,7 +1946,7 @@ func (s *psm) Settle(t *rapid.T) {
 				t.Fatalf("late %s settlement on %s changed %s", r.kind, r.taskID, oid)
 			}
 		}
-		now := s.b.LiveLeases()
+		now := s.b.LeasesForTest()
 		for _, l := range now {
 			if !slices.Contains(leaseBefore, l) {
 				t.Fatalf("late %s settlement created lease %+v", r.kind, l)
@@ -1905,7 +1978,7 @@ func (s *psm) HostSteps(t *rapid.T) {
 			return
 		}
 		if len(s.openRuns(func(r *prun) bool {
-			return r.kind == "revive" && r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.SendPrompt); return ok })
+			return r.kind == "revive" && r.hasPending(func(c command) bool { _, ok := c.(sendPrompt); return ok })
 		})) > 0 {
 			opts = append(opts, "delete")
 		}
@@ -1944,9 +2017,9 @@ func (s *psm) Duplicate(t *rapid.T) {
 	r := rapid.SampledFrom(runs).Draw(t, "run")
 	id := rapid.SampledFrom(sortedCalls(r.settled)).Draw(t, "call")
 	before := s.b.AllRecords()
-	leases := s.b.LiveLeases()
+	leases := s.b.LeasesForTest()
 	cmds := r.m.Step(s.b, r.settled[id])
-	if len(cmds) != 0 || !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LiveLeases()) {
+	if len(cmds) != 0 || !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LeasesForTest()) {
 		t.Fatalf("%s acted on a duplicate reply (%d commands)", r.kind, len(cmds))
 	}
 }
@@ -1958,19 +2031,19 @@ func (s *psm) Bogus(t *rapid.T) {
 	}
 	r := rapid.SampledFrom(s.runs).Draw(t, "run")
 	before := s.b.AllRecords()
-	leases := s.b.LiveLeases()
-	for _, ev := range []taskboard.Event{taskboard.AbortReply{Call: 1 << 40, Confirmed: true}, taskboard.Fired{Timer: 1 << 40},
-		taskboard.PromptReply{Call: 1 << 41}, taskboard.Dispatch{Call: 1 << 42}} {
+	leases := s.b.LeasesForTest()
+	for _, ev := range []event{abortReply{Call: 1 << 40, Confirmed: true}, fired{Timer: 1 << 40},
+		promptReply{Call: 1 << 41}, dispatch{Call: 1 << 42}} {
 		if cmds := r.m.Step(s.b, ev); len(cmds) != 0 {
 			t.Fatalf("%s acted on an unknown event %T", r.kind, ev)
 		}
 	}
-	if !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LiveLeases()) {
+	if !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LeasesForTest()) {
 		t.Fatal("unknown events changed the board")
 	}
 }
 
-func earliest(m map[taskboard.TimerID]time.Time) (time.Time, bool) {
+func earliest(m map[timerID]time.Time) (time.Time, bool) {
 	var best time.Time
 	ok := false
 	for _, d := range m {
@@ -1981,6 +2054,118 @@ func earliest(m map[taskboard.TimerID]time.Time) (time.Time, bool) {
 	return best, ok
 }
 
+// Scenario is a macro action: one tool protocol on a fresh running task, driven with the
+// host answering every call at once and favourably, so that every test run reaches the
+// deep phases (revive send, accept and observe; a verified cancel's commit; an orphaned
+// revive's compensation; a v1 message with the identity read from the transcript). The
+// other actions may interleave with what it leaves behind.
+func (s *psm) Scenario(t *rapid.T) {
+	id := rapid.SampledFrom(s.ids).Draw(t, "scenarioID")
+	if _, leased := s.b.LeaseForTest(id); leased || s.b.Disposed() {
+		t.Skip("leased or closed")
+	}
+	s.b.Drop(id)
+	rec, err := s.b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: "par-A", Agent: "explorer"})
+	if err != nil {
+		t.Fatalf("RegisterLaunch for the scenario: %v", err)
+	}
+	kind := rapid.SampledFrom([]string{"revive", "cancel", "message", "compensation"}).Draw(t, "scenario")
+	switch kind {
+	case "cancel":
+		s.start(t, "cancel", id, newCancel(pcaller, CancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
+	case "message":
+		s.start(t, "message", id, newMessage(pcaller, MessageArgs{Ref: id, Text: "also check the tests"}, s.caps))
+	default:
+		s.b.CommitTerminal(Commit{TaskID: id, Generation: rec.Generation, State: StateCompleted, Summary: "done"})
+		r := s.start(t, "revive", id, newRevive(pcaller, ReviveArgs{Ref: id, Prompt: "continue"}, s.caps))
+		if kind == "compensation" {
+			s.drive(t, func() bool {
+				return r.hasPending(func(c command) bool { _, ok := c.(sendPrompt); return ok })
+			})
+			s.b.Drop(id) // deleted while the prompt's admission is unsettled
+		}
+	}
+	s.drive(t, nil)
+}
+
+// drive answers every awaiting dispatch, pending call and armed timer, in run order, with
+// favourable host replies, until nothing is left or stop reports true.
+func (s *psm) drive(t *rapid.T, stop func() bool) {
+	for range 200 {
+		if stop != nil && stop() {
+			return
+		}
+		if runs := s.openRuns(func(r *prun) bool { return len(r.awaiting) > 0 }); len(runs) > 0 {
+			r := runs[0]
+			call := sortedCalls(r.awaiting)[0]
+			s.deliver(t, r, dispatch{Call: call})
+			if _, still := r.awaiting[call]; still {
+				t.Fatalf("%s answered a Dispatch with neither Proceed nor Withdraw", r.kind)
+			}
+		} else if runs := s.openRuns(func(r *prun) bool { return len(r.pending) > 0 }); len(runs) > 0 {
+			r := runs[0]
+			id := sortedCalls(r.pending)[0]
+			c := r.pending[id]
+			ev := s.favourable(id, c)
+			delete(r.pending, id)
+			r.settled[id] = ev
+			if r.kind == "compensation" {
+				r.noteCompensationReply(ev, c)
+			}
+			s.deliver(t, r, ev)
+		} else if runs := s.openRuns(func(r *prun) bool { return len(r.timers) > 0 }); len(runs) > 0 {
+			r := runs[0]
+			var tid timerID
+			var due time.Time
+			for id, d := range r.timers {
+				if tid == 0 || d.Before(due) || (d.Equal(due) && id < tid) {
+					tid, due = id, d
+				}
+			}
+			if due.After(s.now()) {
+				s.clk.Set(due)
+			}
+			delete(r.timers, tid)
+			if r.kind == "compensation" && len(r.pending) > 0 {
+				r.timedOut = true
+			}
+			s.deliver(t, r, fired{Timer: tid})
+		} else {
+			return
+		}
+		s.Check(t)
+	}
+}
+
+// favourable is the best answer a host can give to c: confirmed, idle, accepted, with a
+// transcript that carries a model identity.
+func (s *psm) favourable(id callNo, c command) event {
+	switch c.(type) {
+	case abort:
+		return abortReply{Call: id, Confirmed: true}
+	case readStatus:
+		snap := StatusSnapshot{}
+		for _, sid := range s.ids {
+			snap[sid] = StatusEntry{Status: LiveIdle}
+		}
+		return statusReply{Call: id, Snapshot: snap}
+	case readSession:
+		return sessionReply{Call: id, Info: SessionInfo{ParentID: "par-A", IdleAt: s.now()}}
+	case readMessages:
+		return messagesReply{Call: id, Entries: []TranscriptEntry{
+			{ID: "m1", Role: "user", Provider: "p", Model: "a", Text: "go"},
+			{ID: "m2", Role: "assistant", Provider: "p", Model: "b", Text: "done", Finished: true},
+		}}
+	case waitIdle:
+		return idleReply{Call: id}
+	case writeMessage:
+		return writeReply{Call: id}
+	case sendPrompt:
+		return promptReply{Call: id}
+	}
+	return nil
+}
+
 // Fire advances the clock to one armed timer's due time (if needed) and fires it.
 func (s *psm) Fire(t *rapid.T) {
 	runs := s.openRuns(func(r *prun) bool { return len(r.timers) > 0 })
@@ -1988,7 +2173,7 @@ func (s *psm) Fire(t *rapid.T) {
 		t.Skip("no timer")
 	}
 	r := rapid.SampledFrom(runs).Draw(t, "run")
-	var ids []taskboard.TimerID
+	var ids []timerID
 	for id := range r.timers {
 		ids = append(ids, id)
 	}
@@ -1999,7 +2184,7 @@ func (s *psm) Fire(t *rapid.T) {
 	if r.kind == "compensation" && len(r.pending) > 0 {
 		r.timedOut = true // the read's deadline passed with the read pending
 	}
-	s.deliver(t, r, taskboard.Fired{Timer: id})
+	s.deliver(t, r, fired{Timer: id})
 }
 
 // Close disposes the board as Driver.Close does: pending calls are abandoned (their
@@ -2008,13 +2193,13 @@ func (s *psm) Close(t *rapid.T) {
 	if rapid.IntRange(0, 5).Draw(t, "reallyClose") != 0 {
 		t.Skip("rarely")
 	}
-	leases := s.b.LiveLeases()
+	leases := s.b.LeasesForTest()
 	s.b.Dispose()
 	for _, r := range s.runs {
-		r.pending = map[taskboard.CallID]taskboard.Command{}
-		r.timers = map[taskboard.TimerID]time.Time{}
+		r.pending = map[callNo]command{}
+		r.timers = map[timerID]time.Time{}
 	}
-	if !slices.Equal(leases, s.b.LiveLeases()) {
+	if !slices.Equal(leases, s.b.LeasesForTest()) {
 		t.Fatal("Close changed the leases (R100)")
 	}
 }
@@ -2023,8 +2208,8 @@ func (s *psm) Close(t *rapid.T) {
 
 func (s *psm) Launch(t *rapid.T) {
 	id := s.pickID(t)
-	in := taskboard.LaunchInput{TaskID: id, ParentID: rapid.SampledFrom([]string{"par-A", "par-A", "par-B"}).Draw(t, "parent"), Agent: "explorer"}
-	if _, err := s.b.RegisterLaunch(in); err != nil && !errors.Is(err, taskboard.ErrLeaseHeld) {
+	in := LaunchInput{TaskID: id, ParentID: rapid.SampledFrom([]string{"par-A", "par-A", "par-B"}).Draw(t, "parent"), Agent: "explorer"}
+	if _, err := s.b.RegisterLaunch(in); err != nil && !errors.Is(err, ErrLeaseHeld) {
 		t.Fatalf("RegisterLaunch: %v", err)
 	}
 }
@@ -2035,8 +2220,8 @@ func (s *psm) Complete(t *rapid.T) {
 	if !ok {
 		return
 	}
-	st := rapid.SampledFrom([]taskboard.State{taskboard.StateCompleted, taskboard.StateError, taskboard.StateStopped}).Draw(t, "state")
-	s.b.CommitTerminal(taskboard.Commit{TaskID: id, Generation: r.Generation, State: st, Summary: "done", ObservedAt: s.now()})
+	st := rapid.SampledFrom([]State{StateCompleted, StateError, StateStopped}).Draw(t, "state")
+	s.b.CommitTerminal(Commit{TaskID: id, Generation: r.Generation, State: st, Summary: "done", ObservedAt: s.now()})
 }
 
 func (s *psm) Acknowledge(t *rapid.T) {
@@ -2047,7 +2232,7 @@ func (s *psm) LiveBusy(t *rapid.T) {
 	id := s.pickID(t)
 	if r, ok := s.b.Get(id); ok {
 		s.clk.Advance(time.Millisecond)
-		s.b.MarkRunningFromLive(id, r.Generation, s.now())
+		s.b.markRunningFromLive(id, r.Generation, s.now())
 	}
 }
 
@@ -2062,13 +2247,13 @@ func (s *psm) HostEvent(t *rapid.T) {
 	}
 	switch rapid.IntRange(0, 3).Draw(t, "event") {
 	case 0:
-		s.b.StopCandidate(id, r.Generation, s.now(), taskboard.MsgIdleUnconfirmed)
+		s.b.stopCandidate(id, r.Generation, s.now(), MsgIdleUnconfirmed)
 	case 1:
-		s.b.ObserveError(id, nil, "provider overloaded", rapid.Bool().Draw(t, "deferrable"), s.now())
+		s.b.observeError(id, nil, "provider overloaded", rapid.Bool().Draw(t, "deferrable"), s.now())
 	case 2:
-		s.b.ObserveBusy(id, nil, s.now())
+		s.b.observeBusy(id, nil, s.now())
 	case 3:
-		s.b.MarkStatusUncertain(id, r.Generation, taskboard.MsgMalformedEntry)
+		s.b.markStatusUncertain(id, r.Generation, MsgMalformedEntry)
 	}
 }
 
@@ -2077,7 +2262,7 @@ func (s *psm) Delete(t *rapid.T) {
 	// Favour a task whose revive prompt is in flight: the orphaned-admission path (R79.2,
 	// compensation) needs a deletion exactly there.
 	for _, r := range s.runs {
-		if r.kind == "revive" && r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.SendPrompt); return ok }) &&
+		if r.kind == "revive" && r.hasPending(func(c command) bool { _, ok := c.(sendPrompt); return ok }) &&
 			rapid.Bool().Draw(t, "orphan") {
 			id = r.taskID
 			break
@@ -2091,7 +2276,7 @@ func (s *psm) Delete(t *rapid.T) {
 	if r, ok := s.b.Get(id); ok {
 		gen = &r.Generation
 	}
-	s.b.HostDeleted(taskboard.DeletionEvent{SessionID: id, Generation: gen})
+	s.b.hostDeleted(deletionEvent{SessionID: id, Generation: gen})
 }
 
 func (s *psm) LeaseOp(t *rapid.T) {
@@ -2101,7 +2286,7 @@ func (s *psm) LeaseOp(t *rapid.T) {
 		if !ok {
 			t.Skip("no record")
 		}
-		if l, ok := s.b.Acquire(rapid.SampledFrom(taskboard.LeaseKinds()).Draw(t, "kind"), id, r.Generation, nil); ok {
+		if l, ok := s.b.Acquire(rapid.SampledFrom(LeaseKinds()).Draw(t, "kind"), id, r.Generation, nil); ok {
 			s.issued = append(s.issued, l)
 			s.mine[l.Token] = true
 		}
@@ -2113,7 +2298,7 @@ func (s *psm) LeaseOp(t *rapid.T) {
 // StealRelease releases any live lease with its exact token, as a buggy or foreign holder
 // could (§5 E44: "the test releases the lease"); machines must notice at their next check.
 func (s *psm) StealRelease(t *rapid.T) {
-	live := s.b.LiveLeases()
+	live := s.b.LeasesForTest()
 	if len(live) == 0 {
 		return
 	}
@@ -2136,8 +2321,8 @@ func (s *psm) Check(t *rapid.T) {
 	// notices to the parked ones.
 	for _, n := range s.b.Drain() {
 		switch n.Kind {
-		case taskboard.NoticeTerminal:
-			if n.State != taskboard.StateCompleted && n.State != taskboard.StateError {
+		case NoticeTerminal:
+			if n.State != StateCompleted && n.State != StateError {
 				continue
 			}
 			if r, ok := s.b.Get(n.TaskID); !ok || r.TaskGeneration < 2 {
@@ -2148,18 +2333,18 @@ func (s *psm) Check(t *rapid.T) {
 				continue
 			}
 			s.notified[k] = true
-			s.start(t, "notify", n.TaskID, taskboard.NewNotify(n.ParentID, n, s.caps))
-		case taskboard.NoticeLeaseReleased:
+			s.start(t, "notify", n.TaskID, newNotify(n.ParentID, n, s.caps))
+		case NoticeLeaseReleased:
 			for _, r := range s.runs {
 				if r.kind == "notify" && !r.m.Done() {
-					s.deliver(t, r, taskboard.NoticeEvent{Notice: n})
+					s.deliver(t, r, noticeEvent{Notice: n})
 				}
 			}
 		}
 	}
 	checkBoardStructure(t, s.b, s.ids, []string{"par-A", "par-B"}, s.genOf, s.epochOf, s.aliasOf, &s.maxGen)
 
-	live := s.b.LiveLeases()
+	live := s.b.LeasesForTest()
 	for _, l := range live {
 		if prev, ok := s.seen[l.Token]; ok && (prev.TaskID != l.TaskID || prev.Kind != l.Kind || prev.Generation != l.Generation) {
 			t.Fatalf("token %d reused: %+v then %+v (2)", l.Token, prev, l)
@@ -2170,7 +2355,7 @@ func (s *psm) Check(t *rapid.T) {
 		s.seen[l.Token] = l
 	}
 	for tok := range s.seen {
-		if !slices.ContainsFunc(live, func(l taskboard.Lease) bool { return l.Token == tok }) {
+		if !slices.ContainsFunc(live, func(l Lease) bool { return l.Token == tok }) {
 			s.gone[tok] = true
 		}
 	}
@@ -2180,7 +2365,7 @@ func (s *psm) Check(t *rapid.T) {
 		if r.kind == "compensation" && r.m.Done() && !s.b.Disposed() {
 			// 24: exactly one abort; 25: released iff the abort was confirmed and the
 			// fresh read was quiescent (a timed-out read never releases).
-			l := r.m.(*taskboard.Compensation).Lease()
+			l := r.m.(*compensation).Lease()
 			if r.aborts > 1 || (r.aborts == 0 && !s.stolen[l.Token]) {
 				t.Fatalf("compensation for %s performed %d aborts", r.taskID, r.aborts)
 			}
@@ -2208,7 +2393,7 @@ func (s *psm) Check(t *rapid.T) {
 	// unconfirmed compensation leases.
 	if allDone && !s.b.Disposed() {
 		for _, l := range live {
-			if !s.mine[l.Token] && l.Owner != taskboard.OwnerCompensation {
+			if !s.mine[l.Token] && l.Owner != OwnerCompensation {
 				t.Fatalf("lease %+v outlived every machine", l)
 			}
 		}
@@ -2218,19 +2403,19 @@ func (s *psm) Check(t *rapid.T) {
 // checkReply runs the outcome checks at the moment a tool machine replies.
 func (s *psm) checkReply(t *rapid.T, r *prun) {
 	switch m := r.m.(type) {
-	case *taskboard.Cancel:
+	case *cancelM:
 		res, err := m.Outcome()
-		if err == nil && res.State == taskboard.CancelCancelled {
+		if err == nil && res.State == CancelCancelled {
 			rec, ok := s.b.Get(r.taskID)
 			l, _ := m.Lease()
-			if ok && rec.Generation == l.Generation && rec.State != taskboard.StateCancelled {
+			if ok && rec.Generation == l.Generation && rec.State != StateCancelled {
 				t.Fatalf("cancel succeeded but %s is %s (27)", r.taskID, rec.State)
 			}
-			if live, ok := s.b.LiveLease(r.taskID); ok && live.Token == l.Token {
+			if live, ok := s.b.LeaseForTest(r.taskID); ok && live.Token == l.Token {
 				t.Fatal("cancel succeeded with its lease still live (27)")
 			}
 		}
-		if err != nil && errors.Is(err, taskboard.ErrTimeout) && len(r.pending) == 0 && r.aborts > 0 && !s.b.Disposed() {
+		if err != nil && errors.Is(err, ErrTimeout) && len(r.pending) == 0 && r.aborts > 0 && !s.b.Disposed() {
 			// abort timed out: its lease must stay live until the abort settles
 			if l, held := m.Lease(); held && r.hasPendingAbort() {
 				if !s.b.Validate(l) && !s.stolen[l.Token] {
@@ -2238,23 +2423,23 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 				}
 			}
 		}
-	case *taskboard.Messaging:
+	case *messaging:
 		res, err := m.Outcome()
 		if err == nil && res.Status != "queued" {
 			t.Fatalf("message status %q", res.Status)
 		}
-		if res.LeaseRetained && r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.WriteMessage); return ok }) {
-			if l, ok := s.b.LiveLease(r.taskID); (!ok || l.Kind != taskboard.LeaseMessage) && !s.anyStolen(r.taskID) {
+		if res.LeaseRetained && r.hasPending(func(c command) bool { _, ok := c.(writeMessage); return ok }) {
+			if l, ok := s.b.LeaseForTest(r.taskID); (!ok || l.Kind != LeaseMessage) && !s.anyStolen(r.taskID) {
 				t.Fatal("LeaseRetained with the write pending but no message lease is live (9)")
 			}
 		}
-		if err != nil && !r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.WriteMessage); return ok }) {
+		if err != nil && !r.hasPending(func(c command) bool { _, ok := c.(writeMessage); return ok }) {
 			// any failure with no write pending leaves the message lease free (9)
-			if l, ok := s.b.LiveLease(r.taskID); ok && l.Kind == taskboard.LeaseMessage && !s.mine[l.Token] && !s.messageRunHolds(r) {
+			if l, ok := s.b.LeaseForTest(r.taskID); ok && l.Kind == LeaseMessage && !s.mine[l.Token] && !s.messageRunHolds(r) {
 				t.Fatalf("message failed (%v) and left its lease %+v", err, l)
 			}
 		}
-	case *taskboard.Revive:
+	case *reviveM:
 		res, err := m.Outcome()
 		if gen, registered := m.Registered(); registered {
 			rec, ok := s.b.Get(r.taskID)
@@ -2262,16 +2447,16 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 			if becameStale && ok && rec.Generation == gen {
 				t.Fatalf("revive became stale although %s still holds generation %d (31)", r.taskID, gen)
 			}
-			if err == nil && res.Status != taskboard.ReviveAdmissionUnknown && (!ok || rec.Generation != gen || res.Generation != gen) {
+			if err == nil && res.Status != ReviveAdmissionUnknown && (!ok || rec.Generation != gen || res.Generation != gen) {
 				t.Fatalf("revive succeeded with generation %d but the record holds %d (31)", gen, rec.Generation)
 			}
 		}
-		if err == nil && res.Status == taskboard.ReviveAdmissionUnknown && (res.Generation != r.preGen || res.State != r.preState) {
+		if err == nil && res.Status == ReviveAdmissionUnknown && (res.Generation != r.preGen || res.State != r.preState) {
 			t.Fatalf("admission_unknown shows generation %d %s, pre-admission was %d %s (30)", res.Generation, res.State, r.preGen, r.preState)
 		}
-		promptPending := r.hasPending(func(c taskboard.Command) bool { _, ok := c.(taskboard.SendPrompt); return ok })
-		if err == nil && res.Status == taskboard.ReviveAdmissionUnknown && promptPending && !s.anyStolen(r.taskID) {
-			if l, ok := s.b.LiveLease(r.taskID); !ok || l.Owner != taskboard.OwnerAdmission {
+		promptPending := r.hasPending(func(c command) bool { _, ok := c.(sendPrompt); return ok })
+		if err == nil && res.Status == ReviveAdmissionUnknown && promptPending && !s.anyStolen(r.taskID) {
+			if l, ok := s.b.LeaseForTest(r.taskID); !ok || l.Owner != OwnerAdmission {
 				t.Fatalf("admission_unknown without an admission-owned lease (%+v)", l)
 			}
 		}
@@ -2280,15 +2465,15 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 
 // noteCompensationReply records what the compensation machine was told, so the release
 // rule (25) can be checked when it is Done.
-func (r *prun) noteCompensationReply(ev taskboard.Event, c taskboard.Command) {
+func (r *prun) noteCompensationReply(ev event, c command) {
 	switch e := ev.(type) {
-	case taskboard.AbortReply:
+	case abortReply:
 		r.abortOK = e.Err == nil && e.Confirmed
-	case taskboard.StatusReply:
+	case statusReply:
 		entry, present := e.Snapshot[r.taskID]
 		r.readKnown = true
-		r.readQuiet = e.Err == nil && (!present || entry.Status == taskboard.LiveIdle)
-	case taskboard.IdleReply:
+		r.readQuiet = e.Err == nil && (!present || entry.Status == LiveIdle)
+	case idleReply:
 		r.readKnown = true
 		r.readQuiet = e.Err == nil
 	}
@@ -2304,7 +2489,7 @@ func (s *psm) anyStolen(taskID string) bool {
 	return false
 }
 
-func (r *prun) hasPending(pred func(taskboard.Command) bool) bool {
+func (r *prun) hasPending(pred func(command) bool) bool {
 	for _, c := range r.pending {
 		if pred(c) {
 			return true
@@ -2325,7 +2510,7 @@ func (s *psm) messageRunHolds(self *prun) bool {
 
 func (r *prun) hasPendingAbort() bool {
 	for _, c := range r.pending {
-		if _, ok := c.(taskboard.Abort); ok {
+		if _, ok := c.(abort); ok {
 			return true
 		}
 	}
@@ -2333,8 +2518,8 @@ func (r *prun) hasPendingAbort() bool {
 }
 
 // checkBoardStructure checks the model-free invariants of §6 on any board.
-func checkBoardStructure(t *rapid.T, b *taskboard.Board, ids, parents []string, genOf, epochOf map[string]uint64, aliasOf map[[2]string]string, maxGen *uint64) {
-	live := b.LiveLeases()
+func checkBoardStructure(t *rapid.T, b *Board, ids, parents []string, genOf, epochOf map[string]uint64, aliasOf map[[2]string]string, maxGen *uint64) {
+	live := b.LeasesForTest()
 	seenIDs := map[string]bool{}
 	for i, l := range live {
 		if seenIDs[l.TaskID] {
@@ -2348,7 +2533,7 @@ func checkBoardStructure(t *rapid.T, b *taskboard.Board, ids, parents []string, 
 			t.Fatalf("leased %s not tracked", l.TaskID)
 		}
 		if r, ok := b.Get(l.TaskID); ok {
-			for _, k := range taskboard.LeaseKinds() {
+			for _, k := range LeaseKinds() {
 				if _, ok := b.Acquire(k, l.TaskID, r.Generation, nil); ok {
 					t.Fatalf("acquired %s while %+v is live (4)", k, l)
 				}
@@ -2364,12 +2549,12 @@ func checkBoardStructure(t *rapid.T, b *taskboard.Board, ids, parents []string, 
 		*maxGen = max(*maxGen, r.Generation)
 		switch {
 		case r.TerminalUnreconciled && !r.State.Terminal(),
-			r.State == taskboard.StateReconciled && (r.TerminalState == "" || r.TerminalUnreconciled),
-			r.State == taskboard.StateRunning && r.TerminalUnreconciled,
-			r.State == taskboard.StateStopped && r.TerminalState != "":
+			r.State == StateReconciled && (r.TerminalState == "" || r.TerminalUnreconciled),
+			r.State == StateRunning && r.TerminalUnreconciled,
+			r.State == StateStopped && r.TerminalState != "":
 			t.Fatalf("record %s breaks the state invariants (18): %+v", r.TaskID, r)
 		}
-		if r.Reusable(taskboard.DefaultMaxContextLines) && r.State == taskboard.StateStopped {
+		if r.Reusable(DefaultMaxContextLines) && r.State == StateStopped {
 			t.Fatalf("stopped %s reusable (20)", r.TaskID)
 		}
 		if b.Tombstoned(r.TaskID) {

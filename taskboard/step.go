@@ -9,29 +9,29 @@ import (
 // ids allocates CallIDs and TimerIDs; a machine shares its allocator with the machines it
 // embeds so that their IDs never collide.
 type ids struct {
-	call  CallID
-	timer TimerID
+	call  callNo
+	timer timerID
 }
 
-func (i *ids) nextCall() CallID   { i.call++; return i.call }
-func (i *ids) nextTimer() TimerID { i.timer++; return i.timer }
+func (i *ids) nextCall() callNo   { i.call++; return i.call }
+func (i *ids) nextTimer() timerID { i.timer++; return i.timer }
 
 // core is the bookkeeping every machine shares: pending calls, armed timers with their due
 // times, guards between a call and its deadline timer, and the replied/done flags.
 //
-// The tick rule (R97) lives here: when a reply arrives for a call whose deadline timer is
+// The tick rule lives here: when a reply arrives for a call whose deadline timer is
 // due (now ≥ due) but has not fired yet, the timer is processed first, so the reply counts
 // as late whichever of the two the runner delivers first.
 type core struct {
 	ids      *ids
-	pending  map[CallID]bool       // emitted host calls not settled (and not cancelled)
-	awaiting map[CallID]bool       // guarded calls waiting for their Dispatch
-	timers   map[TimerID]time.Time // armed timers and their due times
-	guard    map[CallID]TimerID    // deadline timer guarding a call
+	pending  map[callNo]bool       // emitted host calls not settled (and not cancelled)
+	awaiting map[callNo]bool       // guarded calls waiting for their Dispatch
+	timers   map[timerID]time.Time // armed timers and their due times
+	guard    map[callNo]timerID    // deadline timer guarding a call
 	replied  bool
 	done     bool
 	hold     bool // the machine waits for a notice (parked), not a reply or timer
-	logs     []Log
+	logs     []logLine
 }
 
 func newCore(i *ids) core {
@@ -40,10 +40,10 @@ func newCore(i *ids) core {
 	}
 	return core{
 		ids:      i,
-		pending:  map[CallID]bool{},
-		awaiting: map[CallID]bool{},
-		timers:   map[TimerID]time.Time{},
-		guard:    map[CallID]TimerID{},
+		pending:  map[callNo]bool{},
+		awaiting: map[callNo]bool{},
+		timers:   map[timerID]time.Time{},
+		guard:    map[callNo]timerID{},
 	}
 }
 
@@ -60,7 +60,7 @@ func (c *core) Done() bool {
 }
 
 // call registers a new host call; guarded calls wait for their Dispatch.
-func (c *core) call(guardedCall bool) CallID {
+func (c *core) call(guardedCall bool) callNo {
 	id := c.ids.nextCall()
 	if guardedCall {
 		c.awaiting[id] = true
@@ -71,16 +71,16 @@ func (c *core) call(guardedCall bool) CallID {
 }
 
 // timer arms a timer due d from now.
-func (c *core) timer(b *Board, d time.Duration) (TimerID, Command) {
+func (c *core) timer(b *Board, d time.Duration) (timerID, command) {
 	d = Budget(d)
 	id := c.ids.nextTimer()
 	c.timers[id] = b.Now().Add(d)
-	return id, StartTimer{Timer: id, After: d}
+	return id, startTimer{Timer: id, After: d}
 }
 
 // deadlineRead registers a host read that is not guarded (it needs no Dispatch) and arms
 // its deadline timer of d; a reply after the timer fired is ignored (see step).
-func (c *core) deadlineRead(b *Board, d time.Duration) (CallID, TimerID, Command) {
+func (c *core) deadlineRead(b *Board, d time.Duration) (callNo, timerID, command) {
 	id := c.call(false)
 	t, st := c.timer(b, d)
 	c.guard[id] = t
@@ -88,43 +88,43 @@ func (c *core) deadlineRead(b *Board, d time.Duration) (CallID, TimerID, Command
 }
 
 // stop disarms a timer; it returns nil when the timer is not armed.
-func (c *core) stop(t TimerID) []Command {
+func (c *core) stop(t timerID) []command {
 	if _, ok := c.timers[t]; !ok {
 		return nil
 	}
 	delete(c.timers, t)
-	return []Command{StopTimer{Timer: t}}
+	return []command{stopTimer{Timer: t}}
 }
 
 // cancel drops a pending call; its reply will be ignored.
-func (c *core) cancel(id CallID) []Command {
+func (c *core) cancel(id callNo) []command {
 	if !c.pending[id] {
 		return nil
 	}
 	delete(c.pending, id)
 	delete(c.guard, id)
-	return []Command{CancelCall{Call: id}}
+	return []command{cancelCall{Call: id}}
 }
 
 // withdraw answers a Dispatch negatively.
-func (c *core) withdraw(id CallID) []Command {
+func (c *core) withdraw(id callNo) []command {
 	delete(c.awaiting, id)
 	if t, ok := c.guard[id]; ok {
 		delete(c.guard, id)
-		return append([]Command{Withdraw{Call: id}}, c.stop(t)...)
+		return append([]command{withdraw{Call: id}}, c.stop(t)...)
 	}
-	return []Command{Withdraw{Call: id}}
+	return []command{withdraw{Call: id}}
 }
 
 // proceed answers a Dispatch positively; the call becomes pending.
-func (c *core) proceed(id CallID) []Command {
+func (c *core) proceed(id callNo) []command {
 	delete(c.awaiting, id)
 	c.pending[id] = true
-	return []Command{Proceed{Call: id}}
+	return []command{proceed{Call: id}}
 }
 
-func (c *core) log(level slog.Level, msg string, attrs ...slog.Attr) Command {
-	l := Log{Level: level, Msg: msg, Attrs: attrs}
+func (c *core) log(level slog.Level, msg string, attrs ...slog.Attr) command {
+	l := logLine{Level: level, Msg: msg, Attrs: attrs}
 	c.logs = append(c.logs, l)
 	return l
 }
@@ -132,24 +132,24 @@ func (c *core) log(level slog.Level, msg string, attrs ...slog.Attr) Command {
 // step runs the common part of every machine's Step: it drops events that are unknown,
 // duplicated or arrive after Done, applies the tick rule, and hands the rest to fire
 // (timers) and handle (replies, dispatches and notices).
-func (c *core) step(b *Board, ev Event, fire func(TimerID) []Command, handle func(Event) []Command) []Command {
+func (c *core) step(b *Board, ev event, fire func(timerID) []command, handle func(event) []command) []command {
 	if c.Done() {
 		return nil
 	}
-	var out []Command
+	var out []command
 	switch e := ev.(type) {
-	case Fired:
+	case fired:
 		if _, ok := c.timers[e.Timer]; !ok {
 			return nil
 		}
 		delete(c.timers, e.Timer)
 		out = fire(e.Timer)
-	case Dispatch:
+	case dispatch:
 		if !c.awaiting[e.Call] {
 			return nil
 		}
 		out = handle(ev)
-	case NoticeEvent:
+	case noticeEvent:
 		out = handle(ev)
 	default:
 		id, ok := callOf(ev)

@@ -1,30 +1,28 @@
-package taskboard_test
+package taskboard
 
 import (
 	"context"
 	"fmt"
 	"testing"
 	"time"
-
-	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
 // BenchmarkCancelMachine runs a whole v2 cancel (lease, guarded abort, idle wait, commit)
 // by hand on a fresh record per iteration.
 func BenchmarkCancelMachine(b *testing.B) {
-	clk := tb.NewManualClock(pStart)
-	board, _ := tb.NewBoard(clk, tb.Options{})
+	clk := NewManualClock(pStart)
+	board, _ := NewBoard(clk, Options{})
 	board.Manage(parent1)
-	caps := tb.Caps{Flavor: tb.FlavorV2, IdleWaiter: true}
+	caps := caps{Flavor: FlavorV2, IdleWaiter: true}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		id := fmt.Sprintf("ses_%d", i)
-		board.RegisterLaunch(tb.LaunchInput{TaskID: id, ParentID: parent1, Agent: "explorer"})
-		m := tb.NewCancel(orch, tb.CancelArgs{Ref: id}, caps)
+		board.RegisterLaunch(LaunchInput{TaskID: id, ParentID: parent1, Agent: "explorer"})
+		m := newCancel(orch, CancelArgs{Ref: id}, caps)
 		m.Start(board)
-		m.Step(board, tb.Dispatch{Call: 1})
-		m.Step(board, tb.AbortReply{Call: 1, Confirmed: true})
-		m.Step(board, tb.IdleReply{Call: 2})
+		m.Step(board, dispatch{Call: 1})
+		m.Step(board, abortReply{Call: 1, Confirmed: true})
+		m.Step(board, idleReply{Call: 2})
 		if !m.Done() {
 			b.Fatal("not done")
 		}
@@ -36,19 +34,21 @@ func BenchmarkCancelMachine(b *testing.B) {
 
 // BenchmarkDriverMessage runs task_message through the driver against an immediate host.
 func BenchmarkDriverMessage(b *testing.B) {
-	board, _ := tb.NewBoard(tb.SystemClock{}, tb.Options{})
+	board, _ := NewBoard(SystemClock{}, Options{})
 	board.Manage(parent1)
-	h := &exampleHost{}
-	d, _ := tb.NewDriver(board, tb.Host{Aborter: h, Prompter: h, Sessions: h, Idle: h, Flavor: tb.FlavorV2})
+	h := &fakeHost{}
+	d, _ := NewDriver(board, Host{Aborter: h, Prompter: h, Sessions: h, Idle: h, Flavor: FlavorV2})
 	defer d.Close()
-	d.Do(func(b *tb.Board) {
-		b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_m", ParentID: parent1, Agent: "explorer"})
+	d.Do(func(b *Board) {
+		b.RegisterLaunch(LaunchInput{TaskID: "ses_m", ParentID: parent1, Agent: "explorer"})
 	})
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		h.log = h.log[:0]
-		if _, err := d.Message(ctx, orch, tb.MessageArgs{Ref: "ses_m", Text: "note"}); err != nil {
+		h.mu.Lock()
+		h.calls = h.calls[:0]
+		h.mu.Unlock()
+		if _, err := d.Message(ctx, orch, MessageArgs{Ref: "ses_m", Text: "note"}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,18 +5,18 @@ import (
 	"time"
 )
 
-// Cancel is the task_cancel machine (R60–R66): resolve, take the cancellation lease, send
+// cancelM is the task_cancel machine: resolve, take the cancellation lease, send
 // one guarded abort with a deadline, then verify quiescence within a bounded budget and
 // commit cancelled with the lease. An abort still pending at its deadline keeps the lease
 // until it settles; the late settlement only releases the token.
 //
 // Outcome returns the result once Replied is true.
-type Cancel struct {
+type cancelM struct {
 	core
 	caller Caller
 	args   CancelArgs
-	caps   Caps
-	inner  bool // run by task_revive (R67): no guard, no resolution
+	caps   caps
+	inner  bool // run by task_revive: no guard, no resolution
 	t      Timing
 
 	ref, id string
@@ -26,18 +26,18 @@ type Cancel struct {
 	held    bool
 
 	phase       cancelPhase
-	abortCall   CallID
-	abortTimer  TimerID
+	abortCall   callNo
+	abortTimer  timerID
 	abortStart  time.Time
-	verifyTimer TimerID
-	pollTimer   TimerID
-	readCall    CallID
+	verifyTimer timerID
+	pollTimer   timerID
+	readCall    callNo
 	windowOpen  bool
 	windowStart time.Time
 	windowAct   uint64
 	last        string
-	sessionCall CallID
-	ownerTimer  TimerID
+	sessionCall callNo
+	ownerTimer  timerID
 
 	res CancelResult
 	err *ToolError
@@ -54,22 +54,22 @@ const (
 	cancelFinished
 )
 
-var _ Machine = (*Cancel)(nil)
+var _ machine = (*cancelM)(nil)
 
-// NewCancel returns a task_cancel machine for caller c.
-func NewCancel(c Caller, a CancelArgs, caps Caps) *Cancel {
-	return &Cancel{core: newCore(nil), caller: c, args: a, caps: caps}
+// newCancel returns a task_cancel machine for caller c.
+func newCancel(c Caller, a CancelArgs, caps caps) *cancelM {
+	return &cancelM{core: newCore(nil), caller: c, args: a, caps: caps}
 }
 
 // newInnerCancel is the cancel sub-machine of task_revive for a known running record; it
 // shares the revive's ID allocator.
-func newInnerCancel(i *ids, ref string, r Record, caps Caps) *Cancel {
-	return &Cancel{core: newCore(i), caps: caps, inner: true, ref: ref, id: r.TaskID,
+func newInnerCancel(i *ids, ref string, r Record, caps caps) *cancelM {
+	return &cancelM{core: newCore(i), caps: caps, inner: true, ref: ref, id: r.TaskID,
 		gen: r.Generation, args: CancelArgs{Ref: ref, Reason: "revived"}}
 }
 
 // Outcome returns the tool result and, for a refusal, the *ToolError.
-func (m *Cancel) Outcome() (CancelResult, error) {
+func (m *cancelM) Outcome() (CancelResult, error) {
 	if m.err != nil {
 		return m.res, m.err
 	}
@@ -77,9 +77,9 @@ func (m *Cancel) Outcome() (CancelResult, error) {
 }
 
 // Lease returns the cancellation lease the machine holds or held, if it got one.
-func (m *Cancel) Lease() (Lease, bool) { return m.lease, m.held }
+func (m *cancelM) Lease() (Lease, bool) { return m.lease, m.held }
 
-func (m *Cancel) fail(b *Board, err *ToolError) {
+func (m *cancelM) fail(b *Board, err *ToolError) {
 	m.err = err
 	m.res.TaskID = m.id
 	if m.res.TaskID == "" {
@@ -94,14 +94,14 @@ func (m *Cancel) fail(b *Board, err *ToolError) {
 	m.replied = true
 }
 
-func (m *Cancel) note(state CancelState, msg string) {
+func (m *cancelM) note(state CancelState, msg string) {
 	m.res = CancelResult{TaskID: m.ref, State: state, Message: msg}
 	m.replied = true
 }
 
-func (m *Cancel) finish() { m.phase = cancelFinished }
+func (m *cancelM) finish() { m.phase = cancelFinished }
 
-func (m *Cancel) release(b *Board) {
+func (m *cancelM) release(b *Board) {
 	if m.held {
 		b.Release(m.lease)
 	}
@@ -109,7 +109,7 @@ func (m *Cancel) release(b *Board) {
 
 // Start resolves the reference and, for a running task, takes the lease and emits the
 // guarded abort.
-func (m *Cancel) Start(b *Board) []Command {
+func (m *cancelM) Start(b *Board) []command {
 	m.t = b.Timing()
 	if !m.inner {
 		if err := guardCaller(b, ToolCancel, m.caller, true); err != nil {
@@ -138,9 +138,9 @@ func (m *Cancel) Start(b *Board) []Command {
 			}
 			// One ownership read: does the host say this session is the caller's child?
 			m.phase = cancelOwner
-			var st Command
+			var st command
 			m.sessionCall, m.ownerTimer, st = m.deadlineRead(b, m.t.StatusReadTimeout)
-			return []Command{ReadSession{Call: m.sessionCall, SessionID: m.ref}, st}
+			return []command{readSession{Call: m.sessionCall, SessionID: m.ref}, st}
 		}
 		m.id, m.gen = r.TaskID, r.Generation
 		if r.Origin != OriginLaunched && r.Origin != "" && r.TaskGeneration <= 1 {
@@ -159,7 +159,7 @@ func (m *Cancel) Start(b *Board) []Command {
 	m.epoch, _ = b.DeletionEpoch(m.id)
 	l, ok := b.Acquire(LeaseCancellation, m.id, m.gen, nil)
 	if !ok {
-		m.fail(b, toolErr(ErrLeaseUnavailable, fmt.Sprintf("stale/uncertain cancellation: cancellation lease unavailable for %s", m.ref)))
+		m.fail(b, leaseUnavailable(b, m.id, fmt.Sprintf("stale/uncertain cancellation: cancellation lease unavailable for %s.", m.ref)))
 		return nil
 	}
 	m.lease, m.held = l, true
@@ -168,15 +168,15 @@ func (m *Cancel) Start(b *Board) []Command {
 	t, st := m.timer(b, m.t.AbortTimeout)
 	m.abortTimer = t
 	m.guard[m.abortCall] = t
-	return []Command{Abort{Call: m.abortCall, SessionID: m.id}, st}
+	return []command{abort{Call: m.abortCall, SessionID: m.id}, st}
 }
 
 // Step consumes one event.
-func (m *Cancel) Step(b *Board, ev Event) []Command {
-	return m.step(b, ev, func(t TimerID) []Command { return m.fire(b, t) }, func(ev Event) []Command { return m.handle(b, ev) })
+func (m *cancelM) Step(b *Board, ev event) []command {
+	return m.step(b, ev, func(t timerID) []command { return m.fire(b, t) }, func(ev event) []command { return m.handle(b, ev) })
 }
 
-func (m *Cancel) fire(b *Board, t TimerID) []Command {
+func (m *cancelM) fire(b *Board, t timerID) []command {
 	switch {
 	case m.phase == cancelOwner:
 		m.note(CancelUnknown, "unknown or unowned background task")
@@ -191,14 +191,14 @@ func (m *Cancel) fire(b *Board, t TimerID) []Command {
 			m.finish()
 			return nil
 		}
-		b.MarkStatusUncertain(m.id, m.gen, msg)
+		b.markStatusUncertain(m.id, m.gen, msg)
 		m.fail(b, toolErr(ErrTimeout, msg))
 		m.phase = cancelAbortLate // the lease stays until the abort settles
 		return nil
 	case t == m.pollTimer && m.phase == cancelVerify:
 		return m.read(b)
 	case t == m.verifyTimer && m.phase == cancelVerify:
-		var out []Command
+		var out []command
 		if m.readCall != 0 {
 			out = append(out, m.cancel(m.readCall)...)
 			m.readCall = 0
@@ -209,7 +209,7 @@ func (m *Cancel) fire(b *Board, t TimerID) []Command {
 			last = "pending"
 		}
 		msg := fmt.Sprintf("Session abort returned but task did not stay stopped: %s (%s)", m.ref, last)
-		b.MarkStatusUncertain(m.id, m.gen, msg)
+		b.markStatusUncertain(m.id, m.gen, msg)
 		m.release(b)
 		m.fail(b, toolErr(ErrUnconfirmed, msg))
 		m.finish()
@@ -218,9 +218,9 @@ func (m *Cancel) fire(b *Board, t TimerID) []Command {
 	return nil
 }
 
-func (m *Cancel) handle(b *Board, ev Event) []Command {
+func (m *cancelM) handle(b *Board, ev event) []command {
 	switch e := ev.(type) {
-	case SessionReply:
+	case sessionReply:
 		if m.phase != cancelOwner {
 			return m.verifyReply(b, ev)
 		}
@@ -231,7 +231,7 @@ func (m *Cancel) handle(b *Board, ev Event) []Command {
 			m.note(CancelUnknown, "unknown or unowned background task")
 		}
 		return m.stop(m.ownerTimer)
-	case Dispatch:
+	case dispatch:
 		if e.Call != m.abortCall {
 			return nil
 		}
@@ -247,7 +247,7 @@ func (m *Cancel) handle(b *Board, ev Event) []Command {
 		}
 		m.abortStart = b.Now()
 		return m.proceed(e.Call)
-	case AbortReply:
+	case abortReply:
 		if m.phase == cancelAbortLate {
 			m.release(b) // the late settlement only releases the token
 			m.finish()
@@ -274,13 +274,13 @@ func (m *Cancel) handle(b *Board, ev Event) []Command {
 		m.verifyTimer = t
 		out = append(out, st)
 		return append(out, m.read(b)...)
-	case StatusReply, IdleReply:
+	case statusReply, idleReply:
 		return m.verifyReply(b, ev)
 	}
 	return nil
 }
 
-func (m *Cancel) dispatchRefusal(b *Board) string {
+func (m *cancelM) dispatchRefusal(b *Board) string {
 	if b.Disposed() || !b.Validate(m.lease) {
 		return fmt.Sprintf("Cancellation lease is no longer valid for %s generation %d", m.ref, m.gen)
 	}
@@ -295,20 +295,20 @@ func (m *Cancel) dispatchRefusal(b *Board) string {
 }
 
 // read issues the next verification read for the host's flavour.
-func (m *Cancel) read(b *Board) []Command {
+func (m *cancelM) read(b *Board) []command {
 	id := m.call(false)
 	m.readCall = id
 	m.guard[id] = m.verifyTimer
 	switch {
 	case m.caps.StatusMap:
-		return []Command{ReadStatus{Call: id}}
+		return []command{readStatus{Call: id}}
 	case m.caps.IdleWaiter:
-		return []Command{WaitIdle{Call: id, SessionID: m.id}}
+		return []command{waitIdle{Call: id, SessionID: m.id}}
 	}
-	return []Command{ReadSession{Call: id, SessionID: m.id}}
+	return []command{readSession{Call: id, SessionID: m.id}}
 }
 
-func (m *Cancel) verifyReply(b *Board, ev Event) []Command {
+func (m *cancelM) verifyReply(b *Board, ev event) []command {
 	if m.phase != cancelVerify {
 		return nil
 	}
@@ -323,7 +323,7 @@ func (m *Cancel) verifyReply(b *Board, ev Event) []Command {
 	}
 	quiescent := false
 	switch e := ev.(type) {
-	case StatusReply:
+	case statusReply:
 		if e.Err != nil {
 			m.last = "lookup-error: " + e.Err.Error()
 			m.windowOpen = false
@@ -340,13 +340,13 @@ func (m *Cancel) verifyReply(b *Board, ev Event) []Command {
 			m.windowOpen, m.windowStart, m.windowAct = true, now, r.ActivityRevision
 		}
 		quiescent = now.Sub(m.windowStart) >= m.t.VerifyStable
-	case IdleReply:
+	case idleReply:
 		if e.Err != nil {
 			m.last = "host-info: " + e.Err.Error()
 			return nil // one wait only; the budget decides
 		}
 		quiescent = true
-	case SessionReply:
+	case sessionReply:
 		switch {
 		case e.Err != nil:
 			m.last = "host-info: " + e.Err.Error()
@@ -359,14 +359,14 @@ func (m *Cancel) verifyReply(b *Board, ev Event) []Command {
 	if !quiescent {
 		t, st := m.timer(b, m.t.VerifyPoll)
 		m.pollTimer = t
-		return []Command{st}
+		return []command{st}
 	}
 	out := append(m.stop(m.verifyTimer), m.stop(m.pollTimer)...)
 	m.commit(b)
 	return out
 }
 
-func (m *Cancel) commit(b *Board) {
+func (m *cancelM) commit(b *Board) {
 	reason := collapseSpace(m.args.Reason)
 	summary := "cancelled"
 	if reason != "" {

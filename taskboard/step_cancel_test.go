@@ -1,17 +1,15 @@
-package taskboard_test
+package taskboard
 
 import (
 	"errors"
 	"testing"
 	"time"
-
-	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
 // cancelRun launches ses_a under parent-1 and starts task_cancel on it.
-func cancelRun(r *rig, caps tb.Caps, reason string) *mrun {
+func cancelRun(r *rig, caps caps, reason string) *mrun {
 	r.launch("ses_a", parent1, "explorer")
-	return r.start(tb.NewCancel(orch, tb.CancelArgs{Ref: "ses_a", Reason: reason}, caps))
+	return r.start(newCancel(orch, CancelArgs{Ref: "ses_a", Reason: reason}, caps))
 }
 
 func TestCancelScenarios(t *testing.T) {
@@ -21,7 +19,7 @@ func TestCancelScenarios(t *testing.T) {
 	}{
 		{name: "E40_v1_idle_three_reads_cancelled", run: func(t *testing.T, r *rig) {
 			m := cancelRun(r, v1, "obsolete")
-			r.hasLease("ses_a", tb.LeaseCancellation)
+			r.hasLease("ses_a", LeaseCancellation)
 			m.dispatch()
 			m.abort(true, nil)
 			m.status(idle("ses_a"), nil)
@@ -29,13 +27,13 @@ func TestCancelScenarios(t *testing.T) {
 			m.status(idle("ses_a"), nil)
 			r.advance(150 * time.Millisecond)
 			m.status(idle("ses_a"), nil)
-			res, err := outcome[tb.CancelResult](t, m)
+			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
 			if got, want := res.Render(), "task_id: ses_a\nstate: cancelled\n<task_error>cancelled: obsolete</task_error>"; got != want {
 				t.Fatalf("render:\n%s\nwant\n%s", got, want)
 			}
 			rec := r.get("ses_a")
-			if rec.State != tb.StateCancelled || !rec.TerminalUnreconciled {
+			if rec.State != StateCancelled || !rec.TerminalUnreconciled {
 				t.Fatalf("record %s unreconciled=%t", rec.State, rec.TerminalUnreconciled)
 			}
 			r.noLease("ses_a")
@@ -50,12 +48,12 @@ func TestCancelScenarios(t *testing.T) {
 			abortAt := r.b.Now()
 			r.advance(10 * time.Millisecond)
 			m.abort(true, nil)
-			m.session(tb.SessionInfo{Outcome: "running"}, nil)
+			m.session(SessionInfo{Outcome: "running"}, nil)
 			r.advance(150 * time.Millisecond)
-			m.session(tb.SessionInfo{IdleAt: abortAt}, nil)
-			res, err := outcome[tb.CancelResult](t, m)
+			m.session(SessionInfo{IdleAt: abortAt}, nil)
+			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != tb.CancelCancelled {
+			if res.State != CancelCancelled {
 				t.Fatalf("state %s", res.State)
 			}
 			if r.count("ReadStatus") != 0 || r.count("ReadSession") != 2 {
@@ -68,19 +66,19 @@ func TestCancelScenarios(t *testing.T) {
 			m.abort(true, nil)
 			pendingRead := m.must("ReadSession")
 			r.advance(1500 * time.Millisecond)
-			_, err := outcome[tb.CancelResult](t, m)
-			checkErr(t, err, tb.ErrUnconfirmed, "Session abort returned but task did not stay stopped: ses_a (pending)")
+			_, err := outcome[CancelResult](t, m)
+			checkErr(t, err, ErrUnconfirmed, "Session abort returned but task did not stay stopped: ses_a (pending)")
 			rec := r.get("ses_a")
-			if rec.State != tb.StateRunning || !rec.StatusUncertain {
+			if rec.State != StateRunning || !rec.StatusUncertain {
 				t.Fatalf("want running+uncertain, got %s uncertain=%t", rec.State, rec.StatusUncertain)
 			}
 			r.noLease("ses_a")
-			l, ok := r.b.Acquire(tb.LeaseRelaunch, "ses_a", rec.Generation, nil)
+			l, ok := r.b.Acquire(LeaseRelaunch, "ses_a", rec.Generation, nil)
 			if !ok {
 				t.Fatal("relaunch acquire failed after the budget")
 			}
 			before := r.get("ses_a")
-			m.step(tb.SessionReply{Call: pendingRead, Info: tb.SessionInfo{IdleAt: r.b.Now()}})
+			m.step(sessionReply{Call: pendingRead, Info: SessionInfo{IdleAt: r.b.Now()}})
 			if !r.b.Validate(l) {
 				t.Fatal("late reply disturbed the replacement lease")
 			}
@@ -95,14 +93,14 @@ func TestCancelScenarios(t *testing.T) {
 			m.abort(true, nil)
 			for i := 0; i < 20 && !m.m.Replied(); i++ {
 				if i%2 == 0 {
-					m.session(tb.SessionInfo{Outcome: "weird"}, nil)
+					m.session(SessionInfo{Outcome: "weird"}, nil)
 				} else {
-					m.session(tb.SessionInfo{}, errors.New("EOF"))
+					m.session(SessionInfo{}, errors.New("EOF"))
 				}
 				r.advance(150 * time.Millisecond)
 			}
-			_, err := outcome[tb.CancelResult](t, m)
-			checkErr(t, err, tb.ErrUnconfirmed, "(host-info: ")
+			_, err := outcome[CancelResult](t, m)
+			checkErr(t, err, ErrUnconfirmed, "(host-info: ")
 			if n := r.count("ReadSession"); n > 11 {
 				t.Fatalf("%d reads within a 1,500 ms budget", n)
 			}
@@ -114,39 +112,39 @@ func TestCancelScenarios(t *testing.T) {
 		{name: "E44_release_drop_complete_relaunch_before_dispatch_withdraw", run: func(t *testing.T, r *rig) {
 			for _, tc := range []struct {
 				what string
-				do   func(r *rig, l tb.Lease)
+				do   func(r *rig, l Lease)
 				msg  string
 			}{
-				{"released", func(r *rig, l tb.Lease) { r.b.Release(l) }, "Cancellation lease is no longer valid for ses_a generation 1"},
-				{"dropped", func(r *rig, l tb.Lease) { r.b.Drop("ses_a") }, "stale/uncertain cancellation: ses_a is no longer running"},
-				{"completed", func(r *rig, l tb.Lease) { r.complete("ses_a", "done") }, "stale/uncertain cancellation: ses_a is no longer running"},
-				{"relaunched", func(r *rig, l tb.Lease) {
+				{"released", func(r *rig, l Lease) { r.b.Release(l) }, "Cancellation lease is no longer valid for ses_a generation 1"},
+				{"dropped", func(r *rig, l Lease) { r.b.Drop("ses_a") }, "stale/uncertain cancellation: ses_a is no longer running"},
+				{"completed", func(r *rig, l Lease) { r.complete("ses_a", "done") }, "stale/uncertain cancellation: ses_a is no longer running"},
+				{"relaunched", func(r *rig, l Lease) {
 					r.b.Release(l)
-					if _, err := r.b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"}); err != nil {
+					if _, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"}); err != nil {
 						t.Fatal(err)
 					}
 				}, "Cancellation lease is no longer valid for ses_a generation 1"},
 			} {
-				r := newRig(t, tb.Options{})
+				r := newRig(t, Options{})
 				m := cancelRun(r, v1, "")
-				l := r.hasLease("ses_a", tb.LeaseCancellation)
+				l := r.hasLease("ses_a", LeaseCancellation)
 				tc.do(r, l)
-				var repl tb.Lease
-				if rec, ok := r.b.Get("ses_a"); ok && rec.State == tb.StateRunning {
-					if _, live := r.b.LiveLease("ses_a"); !live {
-						repl, _ = r.b.Acquire(tb.LeaseMessage, "ses_a", rec.Generation, nil)
+				var repl Lease
+				if rec, ok := r.b.Get("ses_a"); ok && rec.State == StateRunning {
+					if _, live := r.b.LeaseForTest("ses_a"); !live {
+						repl, _ = r.b.Acquire(LeaseMessage, "ses_a", rec.Generation, nil)
 					}
 				}
 				m.dispatch()
-				_, err := outcome[tb.CancelResult](t, m)
-				checkErr(t, err, tb.ErrStale, tc.msg)
+				_, err := outcome[CancelResult](t, m)
+				checkErr(t, err, ErrStale, tc.msg)
 				if r.count("Abort") != 0 || r.count("ReadStatus") != 0 {
 					t.Fatalf("%s: host calls %v", tc.what, r.performed)
 				}
 				if repl.Token != 0 && !r.b.Validate(repl) {
 					t.Fatalf("%s: replacement lease released", tc.what)
 				}
-				if rec, ok := r.b.Get("ses_a"); ok && rec.State == tb.StateCancelled {
+				if rec, ok := r.b.Get("ses_a"); ok && rec.State == StateCancelled {
 					t.Fatalf("%s: committed", tc.what)
 				}
 				done(t, m)
@@ -156,22 +154,22 @@ func TestCancelScenarios(t *testing.T) {
 			m := cancelRun(r, v1, "")
 			m.dispatch()
 			r.advance(10 * time.Second)
-			_, err := outcome[tb.CancelResult](t, m)
-			exactErr(t, err, tb.ErrTimeout, "Session abort timed out after 10000ms")
+			_, err := outcome[CancelResult](t, m)
+			exactErr(t, err, ErrTimeout, "Session abort timed out after 10000ms")
 			rec := r.get("ses_a")
-			if rec.State != tb.StateRunning || !rec.StatusUncertain {
+			if rec.State != StateRunning || !rec.StatusUncertain {
 				t.Fatal("want running + uncertain")
 			}
-			r.hasLease("ses_a", tb.LeaseCancellation)
-			for _, k := range tb.LeaseKinds() {
+			r.hasLease("ses_a", LeaseCancellation)
+			for _, k := range LeaseKinds() {
 				if _, ok := r.b.Acquire(k, "ses_a", rec.Generation, nil); ok {
 					t.Fatalf("%s acquire succeeded while the abort is pending", k)
 				}
 			}
 			// A completion lands meanwhile; its notification parks.
 			r.complete("ses_a", "result")
-			n := r.start(tb.NewNotify(parent1, tb.Notice{Kind: tb.NoticeTerminal, TaskID: "ses_a", ParentID: parent1, Generation: rec.Generation, TerminalRevision: 1, State: tb.StateCompleted}, v1))
-			if got := n.m.(*tb.Notify).State(); got != tb.NotifyParked {
+			n := r.start(newNotify(parent1, Notice{Kind: NoticeTerminal, TaskID: "ses_a", ParentID: parent1, Generation: rec.Generation, TerminalRevision: 1, State: StateCompleted}, v1))
+			if got := n.m.(*notifyM).State(); got != NotifyParked {
 				t.Fatalf("notify state %s, want parked", got)
 			}
 			before := r.get("ses_a")
@@ -186,10 +184,10 @@ func TestCancelScenarios(t *testing.T) {
 			done(t, m)
 			// The parked notification runs once the lease is released.
 			for _, ev := range r.b.Drain() {
-				n.step(tb.NoticeEvent{Notice: ev})
+				n.step(noticeEvent{Notice: ev})
 			}
-			if n.m.(*tb.Notify).State() != tb.NotifyPending || len(n.awaiting) != 1 {
-				t.Fatalf("notification did not resume: %s", n.m.(*tb.Notify).State())
+			if n.m.(*notifyM).State() != NotifyPending || len(n.awaiting) != 1 {
+				t.Fatalf("notification did not resume: %s", n.m.(*notifyM).State())
 			}
 		}},
 		{name: "E46_v2_unknown_outcome_idle_before_abort_not_quiescent", run: func(t *testing.T, r *rig) {
@@ -200,12 +198,12 @@ func TestCancelScenarios(t *testing.T) {
 			m.abort(true, nil)
 			for !m.m.Replied() {
 				if m.has("ReadSession") {
-					m.session(tb.SessionInfo{Outcome: "mystery", IdleAt: early}, nil)
+					m.session(SessionInfo{Outcome: "mystery", IdleAt: early}, nil)
 				}
 				r.advance(150 * time.Millisecond)
 			}
-			_, err := outcome[tb.CancelResult](t, m)
-			checkErr(t, err, tb.ErrUnconfirmed, "did not stay stopped")
+			_, err := outcome[CancelResult](t, m)
+			checkErr(t, err, ErrUnconfirmed, "did not stay stopped")
 			r.noLease("ses_a")
 			if !r.get("ses_a").StatusUncertain {
 				t.Fatal("not uncertain")
@@ -215,17 +213,17 @@ func TestCancelScenarios(t *testing.T) {
 			m := cancelRun(r, v1, "")
 			m.dispatch()
 			m.abort(true, nil)
-			m.status(tb.StatusSnapshot{}, nil)
+			m.status(StatusSnapshot{}, nil)
 			r.advance(150 * time.Millisecond)
-			m.status(tb.StatusSnapshot{"other": {Status: tb.LiveBusy}}, nil)
+			m.status(StatusSnapshot{"other": {Status: LiveBusy}}, nil)
 			if m.m.Replied() {
 				t.Fatal("committed before 300 ms of stability")
 			}
 			r.advance(150 * time.Millisecond)
-			m.status(tb.StatusSnapshot{}, nil)
-			res, err := outcome[tb.CancelResult](t, m)
+			m.status(StatusSnapshot{}, nil)
+			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != tb.CancelCancelled || r.get("ses_a").State != tb.StateCancelled {
+			if res.State != CancelCancelled || r.get("ses_a").State != StateCancelled {
 				t.Fatal("not cancelled")
 			}
 		}},
@@ -236,16 +234,16 @@ func TestCancelScenarios(t *testing.T) {
 			for i := 0; !m.m.Replied(); i++ {
 				if m.has("ReadStatus") {
 					if i%2 == 0 {
-						m.status(tb.StatusSnapshot{}, nil)
+						m.status(StatusSnapshot{}, nil)
 					} else {
 						m.status(busy("ses_a"), nil)
 					}
 				}
 				r.advance(150 * time.Millisecond)
 			}
-			_, err := outcome[tb.CancelResult](t, m)
-			checkErr(t, err, tb.ErrUnconfirmed, "did not stay stopped")
-			if r.get("ses_a").State != tb.StateRunning {
+			_, err := outcome[CancelResult](t, m)
+			checkErr(t, err, ErrUnconfirmed, "did not stay stopped")
+			if r.get("ses_a").State != StateRunning {
 				t.Fatal("not running")
 			}
 			r.noLease("ses_a")
@@ -255,12 +253,12 @@ func TestCancelScenarios(t *testing.T) {
 			m.dispatch()
 			m.abort(true, nil)
 			m.idle(nil)
-			noErr(t, func() error { _, err := outcome[tb.CancelResult](t, m); return err }())
+			noErr(t, func() error { _, err := outcome[CancelResult](t, m); return err }())
 			rec := r.ack("ses_a")
-			if rec.State != tb.StateReconciled || rec.TerminalState != tb.StateCancelled {
+			if rec.State != StateReconciled || rec.TerminalState != StateCancelled {
 				t.Fatalf("got %s/%s", rec.State, rec.TerminalState)
 			}
-			if _, ok := r.b.Acquire(tb.LeaseRelaunch, "ses_a", rec.Generation, nil); !ok {
+			if _, ok := r.b.Acquire(LeaseRelaunch, "ses_a", rec.Generation, nil); !ok {
 				t.Fatal("relaunch lease refused")
 			}
 		}},
@@ -274,8 +272,8 @@ func TestCancelScenarios(t *testing.T) {
 				}
 				r.advance(150 * time.Millisecond)
 			}
-			res, err := outcome[tb.CancelResult](t, m)
-			exactErr(t, err, tb.ErrUnconfirmed, "Session abort returned but task did not stay stopped: ses_a (busy)")
+			res, err := outcome[CancelResult](t, m)
+			exactErr(t, err, ErrUnconfirmed, "Session abort returned but task did not stay stopped: ses_a (busy)")
 			if got, want := res.Render(), "task_id: ses_a\nstate: running\nerror: Session abort returned but task did not stay stopped: ses_a (busy)"; got != want {
 				t.Fatalf("render %q", got)
 			}
@@ -285,18 +283,18 @@ func TestCancelScenarios(t *testing.T) {
 		}},
 		{name: "E51_foreign_completed_own_session_no_abort", run: func(t *testing.T, r *rig) {
 			r.launch("ses_b", parent2, "explorer")
-			m := r.start(tb.NewCancel(orch, tb.CancelArgs{Ref: "ses_b"}, v1))
-			_, err := outcome[tb.CancelResult](t, m)
-			exactErr(t, err, tb.ErrForeignTask, "Task ses_b belongs to a different parent session. No action was sent.")
+			m := r.start(newCancel(orch, CancelArgs{Ref: "ses_b"}, v1))
+			_, err := outcome[CancelResult](t, m)
+			exactErr(t, err, ErrForeignTask, "Task ses_b belongs to a different parent session. No action was sent.")
 			r.launch("ses_c", parent1, "explorer")
 			r.complete("ses_c", "x")
-			m = r.start(tb.NewCancel(orch, tb.CancelArgs{Ref: "ses_c"}, v1))
-			_, err = outcome[tb.CancelResult](t, m)
-			exactErr(t, err, tb.ErrNotRunning, "stale/uncertain cancellation: task is completed, not running")
-			m = r.start(tb.NewCancel(orch, tb.CancelArgs{Ref: parent1}, v1))
-			res, err := outcome[tb.CancelResult](t, m)
+			m = r.start(newCancel(orch, CancelArgs{Ref: "ses_c"}, v1))
+			_, err = outcome[CancelResult](t, m)
+			exactErr(t, err, ErrNotRunning, "stale/uncertain cancellation: task is completed, not running")
+			m = r.start(newCancel(orch, CancelArgs{Ref: parent1}, v1))
+			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != tb.CancelUnknown || res.Message != "cannot cancel parent session" {
+			if res.State != CancelUnknown || res.Message != "cannot cancel parent session" {
 				t.Fatalf("got %+v", res)
 			}
 			if r.count("Abort") != 0 {
@@ -305,12 +303,12 @@ func TestCancelScenarios(t *testing.T) {
 		}},
 		{name: "E52_guard_non_orchestrator_and_unmanaged", run: func(t *testing.T, r *rig) {
 			r.launch("ses_a", parent1, "explorer")
-			m := r.start(tb.NewCancel(tb.Caller{SessionID: parent1, Agent: "fixer"}, tb.CancelArgs{Ref: "ses_a"}, v1))
-			_, err := outcome[tb.CancelResult](t, m)
-			exactErr(t, err, tb.ErrNotOrchestrator, "task_cancel can only be used by orchestrator")
-			m = r.start(tb.NewCancel(tb.Caller{SessionID: "parent-x"}, tb.CancelArgs{Ref: "ses_a"}, v1))
-			_, err = outcome[tb.CancelResult](t, m)
-			exactErr(t, err, tb.ErrUnmanaged, "task_cancel can only be used in orchestrator sessions")
+			m := r.start(newCancel(Caller{SessionID: parent1, Agent: "fixer"}, CancelArgs{Ref: "ses_a"}, v1))
+			_, err := outcome[CancelResult](t, m)
+			exactErr(t, err, ErrNotOrchestrator, "task_cancel can only be used by orchestrator")
+			m = r.start(newCancel(Caller{SessionID: "parent-x"}, CancelArgs{Ref: "ses_a"}, v1))
+			_, err = outcome[CancelResult](t, m)
+			exactErr(t, err, ErrUnmanaged, "task_cancel can only be used in orchestrator sessions")
 		}},
 		{name: "E117_v1_read_pending_at_budget_end", run: func(t *testing.T, r *rig) {
 			m := cancelRun(r, v1, "")
@@ -320,11 +318,11 @@ func TestCancelScenarios(t *testing.T) {
 			r.advance(150 * time.Millisecond)
 			read := m.must("ReadStatus")
 			r.advance(1350 * time.Millisecond)
-			_, err := outcome[tb.CancelResult](t, m)
-			checkErr(t, err, tb.ErrUnconfirmed, "did not stay stopped")
+			_, err := outcome[CancelResult](t, m)
+			checkErr(t, err, ErrUnconfirmed, "did not stay stopped")
 			r.noLease("ses_a")
-			m.step(tb.StatusReply{Call: read, Snapshot: idle("ses_a")})
-			if r.get("ses_a").State != tb.StateRunning {
+			m.step(statusReply{Call: read, Snapshot: idle("ses_a")})
+			if r.get("ses_a").State != StateRunning {
 				t.Fatal("late reply committed")
 			}
 			done(t, m)
@@ -335,9 +333,9 @@ func TestCancelScenarios(t *testing.T) {
 			m.abort(true, nil)
 			r.advance(time.Second)
 			m.idle(nil)
-			res, err := outcome[tb.CancelResult](t, m)
+			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != tb.CancelCancelled || res.Reason != "done with it" {
+			if res.State != CancelCancelled || res.Reason != "done with it" {
 				t.Fatalf("got %+v", res)
 			}
 			if r.count("WaitIdle") != 1 {
@@ -348,17 +346,17 @@ func TestCancelScenarios(t *testing.T) {
 			m := cancelRun(r, v2w, "")
 			m.dispatch()
 			abort := m.must("Abort")
-			m.step(tb.AbortReply{Call: abort, Confirmed: true})
-			if cmds := m.m.Step(r.b, tb.AbortReply{Call: abort, Confirmed: false, Err: errors.New("dup")}); cmds != nil {
+			m.step(abortReply{Call: abort, Confirmed: true})
+			if cmds := m.m.Step(r.b, abortReply{Call: abort, Confirmed: false, Err: errors.New("dup")}); cmds != nil {
 				t.Fatalf("duplicate reply produced %v", cmds)
 			}
 			if m.m.Replied() {
 				t.Fatal("duplicate reply decided the outcome")
 			}
 			m.idle(nil)
-			res, err := outcome[tb.CancelResult](t, m)
+			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != tb.CancelCancelled {
+			if res.State != CancelCancelled {
 				t.Fatal("not cancelled")
 			}
 		}},
@@ -368,12 +366,12 @@ func TestCancelScenarios(t *testing.T) {
 			m.abort(true, nil)
 			m.idle(nil)
 			done(t, m)
-			for id := tb.TimerID(1); id < 10; id++ {
-				if cmds := m.m.Step(r.b, tb.Fired{Timer: id}); cmds != nil {
+			for id := timerID(1); id < 10; id++ {
+				if cmds := m.m.Step(r.b, fired{Timer: id}); cmds != nil {
 					t.Fatalf("timer %d after Done produced %v", id, cmds)
 				}
 			}
-			if r.get("ses_a").State != tb.StateCancelled {
+			if r.get("ses_a").State != StateCancelled {
 				t.Fatal("record changed")
 			}
 		}},
@@ -383,9 +381,9 @@ func TestCancelScenarios(t *testing.T) {
 			abort := m.must("Abort")
 			// The clock reaches the deadline, but the reply is seen before the timer.
 			r.clk.Advance(10 * time.Second)
-			m.step(tb.AbortReply{Call: abort, Confirmed: true})
-			_, err := outcome[tb.CancelResult](t, m)
-			exactErr(t, err, tb.ErrTimeout, "Session abort timed out after 10000ms")
+			m.step(abortReply{Call: abort, Confirmed: true})
+			_, err := outcome[CancelResult](t, m)
+			exactErr(t, err, ErrTimeout, "Session abort timed out after 10000ms")
 			if !r.get("ses_a").StatusUncertain {
 				t.Fatal("not uncertain")
 			}
@@ -399,26 +397,26 @@ func TestCancelScenarios(t *testing.T) {
 			m := cancelRun(r, v1, "")
 			m.dispatch()
 			m.abort(false, nil)
-			_, err := outcome[tb.CancelResult](t, m)
-			exactErr(t, err, tb.ErrUnconfirmed, "Session abort was not confirmed: ses_a")
+			_, err := outcome[CancelResult](t, m)
+			exactErr(t, err, ErrUnconfirmed, "Session abort was not confirmed: ses_a")
 			r.noLease("ses_a")
-			m = r.start(tb.NewCancel(orch, tb.CancelArgs{Ref: "ses_a"}, v1))
+			m = r.start(newCancel(orch, CancelArgs{Ref: "ses_a"}, v1))
 			m.dispatch()
 			m.abort(false, errHost)
-			_, err = outcome[tb.CancelResult](t, m)
-			exactErr(t, err, tb.ErrHost, "Session abort failed: HTTP 500")
+			_, err = outcome[CancelResult](t, m)
+			exactErr(t, err, ErrHost, "Session abort failed: HTTP 500")
 			r.noLease("ses_a")
 		}},
 		{name: "unknown_session_owned_by_caller_best_effort", run: func(t *testing.T, r *rig) {
-			m := r.start(tb.NewCancel(orch, tb.CancelArgs{Ref: "ses_zz"}, v1))
-			m.session(tb.SessionInfo{ParentID: parent1}, nil)
-			res, err := outcome[tb.CancelResult](t, m)
+			m := r.start(newCancel(orch, CancelArgs{Ref: "ses_zz"}, v1))
+			m.session(SessionInfo{ParentID: parent1}, nil)
+			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != tb.CancelUnknown || res.Message != "best-effort/uncertain cancellation: session ownership was observed, but no tracked generation exists; no remote abort was attempted" {
+			if res.State != CancelUnknown || res.Message != "best-effort/uncertain cancellation: session ownership was observed, but no tracked generation exists; no remote abort was attempted" {
 				t.Fatalf("got %+v", res)
 			}
-			m = r.start(tb.NewCancel(orch, tb.CancelArgs{Ref: "exp-9"}, v1))
-			res, _ = outcome[tb.CancelResult](t, m)
+			m = r.start(newCancel(orch, CancelArgs{Ref: "exp-9"}, v1))
+			res, _ = outcome[CancelResult](t, m)
 			if res.Message != "unknown or unowned background task" {
 				t.Fatalf("got %+v", res)
 			}
@@ -428,6 +426,6 @@ func TestCancelScenarios(t *testing.T) {
 		}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, tb.Options{})) })
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, Options{})) })
 	}
 }

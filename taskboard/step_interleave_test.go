@@ -1,10 +1,9 @@
-package taskboard_test
+package taskboard
 
 import (
+	"errors"
 	"fmt"
 	"testing"
-
-	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
 // E132: a cancel of task A and a message to task B, interleaved step by step in every
@@ -16,7 +15,7 @@ func TestInterleavingsE132(t *testing.T) {
 	}
 	cancelA := op{
 		start: func(r *rig) *mrun {
-			return r.start(tb.NewCancel(orch, tb.CancelArgs{Ref: "ses_a", Reason: "x"}, v2w))
+			return r.start(newCancel(orch, CancelArgs{Ref: "ses_a", Reason: "x"}, v2w))
 		},
 		steps: []func(m *mrun){
 			func(m *mrun) { m.dispatch() },
@@ -26,7 +25,7 @@ func TestInterleavingsE132(t *testing.T) {
 	}
 	messageB := op{
 		start: func(r *rig) *mrun {
-			return r.start(tb.NewMessage(orch, tb.MessageArgs{Ref: "ses_b", Text: "hi"}, v2w))
+			return r.start(newMessage(orch, MessageArgs{Ref: "ses_b", Text: "hi"}, v2w))
 		},
 		steps: []func(m *mrun){
 			func(m *mrun) { m.dispatch() },
@@ -36,23 +35,23 @@ func TestInterleavingsE132(t *testing.T) {
 	summary := func(r *rig, ms ...*mrun) string {
 		s := ""
 		for _, m := range ms {
-			v, isCancel := m.m.(outcomer[tb.CancelResult])
+			v, isCancel := m.m.(outcomer[CancelResult])
 			if isCancel {
 				res, e := v.Outcome()
 				s += fmt.Sprintf("cancel %+v %v; ", res, e)
 				continue
 			}
-			res, e := m.m.(outcomer[tb.MessageResult]).Outcome()
+			res, e := m.m.(outcomer[MessageResult]).Outcome()
 			s += fmt.Sprintf("message %+v %v; ", res, e)
 		}
 		for _, id := range []string{"ses_a", "ses_b"} {
 			rec := r.get(id)
 			s += fmt.Sprintf("%s=%s/%d/%s; ", id, rec.State, rec.TerminalRevision, rec.ResultSummary)
 		}
-		return s + fmt.Sprint(r.b.LiveLeases())
+		return s + fmt.Sprint(r.b.LeasesForTest())
 	}
 	setup := func() *rig {
-		r := newRig(t, tb.Options{})
+		r := newRig(t, Options{})
 		r.launch("ses_a", parent1, "explorer")
 		r.launch("ses_b", parent1, "explorer")
 		return r
@@ -114,4 +113,112 @@ func TestInterleavingsE132(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestInterleavingsSameTask: a cancel and a message on the SAME task, the second started at
+// every point of the first's protocol (in both roles). Whichever holds the task's lease
+// finishes exactly as it would alone; the other is refused without a host call while the
+// lease is held (lease unavailable) and, once the first has settled, runs normally or is
+// refused because the task is no longer running. No interleaving writes to a cancelled
+// task, aborts twice, or leaves a lease behind.
+func TestInterleavingsSameTask(t *testing.T) {
+	cancelSteps := []func(m *mrun){
+		func(m *mrun) { m.dispatch() },
+		func(m *mrun) { m.abort(true, nil) },
+		func(m *mrun) { m.idle(nil) },
+	}
+	messageSteps := []func(m *mrun){
+		func(m *mrun) { m.dispatch() },
+		func(m *mrun) { m.write(nil) },
+	}
+	newCancel := func(r *rig) *mrun {
+		return r.start(newCancel(orch, CancelArgs{Ref: "ses_a", Reason: "x"}, v2w))
+	}
+	newMessage := func(r *rig) *mrun {
+		return r.start(newMessage(orch, MessageArgs{Ref: "ses_a", Text: "hi"}, v2w))
+	}
+	errKind := func(err error) string {
+		for _, k := range []error{ErrLeaseUnavailable, ErrNotRunning} {
+			if errors.Is(err, k) {
+				return k.Error()
+			}
+		}
+		return fmt.Sprint(err)
+	}
+	writes := func(r *rig) int {
+		n := 0
+		for _, c := range r.performed {
+			if _, ok := c.(writeMessage); ok {
+				n++
+			}
+		}
+		return n
+	}
+	t.Run("message_during_cancel", func(t *testing.T) {
+		for k := 0; k <= len(cancelSteps); k++ {
+			r := newRig(t, Options{})
+			r.launch("ses_a", parent1, "explorer")
+			c := newCancel(r)
+			for _, s := range cancelSteps[:k] {
+				s(c)
+			}
+			m := newMessage(r)
+			_, merr := outcome[MessageResult](t, m)
+			for _, s := range cancelSteps[k:] {
+				s(c)
+			}
+			cres, cerr := outcome[CancelResult](t, c)
+			want := ErrLeaseUnavailable.Error()
+			if k == len(cancelSteps) {
+				want = ErrNotRunning.Error()
+			}
+			if cerr != nil || cres.State != CancelCancelled || errKind(merr) != want || writes(r) != 0 {
+				t.Fatalf("message started after %d cancel steps: cancel %+v %v; message %v (want %s); writes %d", k, cres, cerr, merr, want, writes(r))
+			}
+			if rec := r.get("ses_a"); rec.State != StateCancelled {
+				t.Fatalf("after %d steps: state %s", k, rec.State)
+			}
+			r.noLease("ses_a")
+		}
+	})
+	t.Run("cancel_during_message", func(t *testing.T) {
+		for k := 0; k <= len(messageSteps); k++ {
+			r := newRig(t, Options{})
+			r.launch("ses_a", parent1, "explorer")
+			m := newMessage(r)
+			for _, s := range messageSteps[:k] {
+				s(m)
+			}
+			c := newCancel(r)
+			refused := c.m.Replied()
+			if !refused {
+				for _, s := range cancelSteps {
+					s(c)
+				}
+			}
+			for _, s := range messageSteps[k:] {
+				s(m)
+			}
+			mres, merr := outcome[MessageResult](t, m)
+			cres, cerr := outcome[CancelResult](t, c)
+			if merr != nil || mres.Status != "queued" || writes(r) != 1 {
+				t.Fatalf("cancel started after %d message steps: message %+v %v, writes %d", k, mres, merr, writes(r))
+			}
+			wantState := StateRunning
+			if k < len(messageSteps) {
+				if errKind(cerr) != ErrLeaseUnavailable.Error() || r.count("Abort") != 0 {
+					t.Fatalf("cancel while the message holds the lease: %+v %v", cres, cerr)
+				}
+			} else {
+				wantState = StateCancelled
+				if cerr != nil || cres.State != CancelCancelled {
+					t.Fatalf("cancel after the message settled: %+v %v", cres, cerr)
+				}
+			}
+			if rec := r.get("ses_a"); rec.State != wantState {
+				t.Fatalf("after %d steps: state %s, want %s", k, rec.State, wantState)
+			}
+			r.noLease("ses_a")
+		}
+	})
 }

@@ -7,19 +7,19 @@ import (
 	"unicode/utf8"
 )
 
-// MaxMessageChars is the task_message limit in Unicode code points after trimming (R52).
+// MaxMessageChars is the task_message limit in Unicode code points after trimming.
 const MaxMessageChars = 2000
 
-// Messaging is the task_message machine (R52–R59): checks, the message lease, on v1 one
+// messaging is the task_message machine: checks, the message lease, on v1 one
 // identity read of the last transcript entries, then one guarded transcript write that
 // starts no turn, all within one budget. A write still pending when the budget ends keeps
 // the lease until it settles. (The spec's name for this machine, Message, is taken by the
 // host's message struct.)
-type Messaging struct {
+type messaging struct {
 	core
 	caller Caller
 	args   MessageArgs
-	caps   Caps
+	caps   caps
 	t      Timing
 
 	text   string
@@ -28,11 +28,11 @@ type Messaging struct {
 	lease  Lease
 	held   bool
 	due    time.Time
-	budget TimerID
+	budget timerID
 
 	phase     msgPhase
-	readCall  CallID
-	writeCall CallID
+	readCall  callNo
+	writeCall callNo
 	msg       Message
 
 	res MessageResult
@@ -49,34 +49,34 @@ const (
 	msgFinished
 )
 
-var _ Machine = (*Messaging)(nil)
+var _ machine = (*messaging)(nil)
 
-// NewMessage returns a task_message machine for caller c.
-func NewMessage(c Caller, a MessageArgs, caps Caps) *Messaging {
-	return &Messaging{core: newCore(nil), caller: c, args: a, caps: caps}
+// newMessage returns a task_message machine for caller c.
+func newMessage(c Caller, a MessageArgs, caps caps) *messaging {
+	return &messaging{core: newCore(nil), caller: c, args: a, caps: caps}
 }
 
 // Outcome returns the tool result and, for a refusal, the *ToolError.
-func (m *Messaging) Outcome() (MessageResult, error) {
+func (m *messaging) Outcome() (MessageResult, error) {
 	if m.err != nil {
 		return m.res, m.err
 	}
 	return m.res, nil
 }
 
-func (m *Messaging) fail(err *ToolError) {
+func (m *messaging) fail(err *ToolError) {
 	m.err = err
 	m.res.TaskID, m.res.Alias = m.rec.TaskID, m.rec.Alias
 	m.replied = true
 }
 
-func (m *Messaging) release(b *Board) {
+func (m *messaging) release(b *Board) {
 	if m.held {
 		b.Release(m.lease)
 	}
 }
 
-// messageRefusal applies R54's checks to a record.
+// messageRefusal applies task_message's refusal checks to a record.
 func messageRefusal(ref string, r Record) *ToolError {
 	switch {
 	case r.State == StateStopped:
@@ -92,7 +92,7 @@ func messageRefusal(ref string, r Record) *ToolError {
 }
 
 // fresh re-checks that the record is still tracked, of the same generation and messageable.
-func (m *Messaging) fresh(b *Board) *ToolError {
+func (m *messaging) fresh(b *Board) *ToolError {
 	r, ok := b.Get(m.rec.TaskID)
 	if !ok {
 		return toolErr(ErrStale, fmt.Sprintf("Task %s is no longer tracked; refusing stale message", m.ref))
@@ -104,7 +104,7 @@ func (m *Messaging) fresh(b *Board) *ToolError {
 }
 
 // Start validates, resolves, takes the lease and emits the identity read (v1) or the write.
-func (m *Messaging) Start(b *Board) []Command {
+func (m *messaging) Start(b *Board) []command {
 	m.t = b.Timing()
 	if err := guardCaller(b, ToolMessage, m.caller, false); err != nil {
 		m.fail(err)
@@ -140,22 +140,22 @@ func (m *Messaging) Start(b *Board) []Command {
 	}
 	l, ok := b.Acquire(LeaseMessage, r.TaskID, r.Generation, nil)
 	if !ok {
-		m.fail(toolErr(ErrLeaseUnavailable, fmt.Sprintf("Task %s cannot queue a message: message/control lease unavailable", m.ref)))
+		m.fail(leaseUnavailable(b, r.TaskID, fmt.Sprintf("Task %s cannot queue a message: message/control lease unavailable.", m.ref)))
 		return nil
 	}
 	m.lease, m.held = l, true
 	t, st := m.timer(b, m.t.MessageBudget)
 	m.budget, m.due = t, b.Now().Add(Budget(m.t.MessageBudget))
 	if m.caps.Flavor == FlavorV2 {
-		return append([]Command{st}, m.write(b, Message{Text: m.text, Flavor: FlavorV2})...)
+		return append([]command{st}, m.write(b, Message{Text: m.text, Flavor: FlavorV2})...)
 	}
 	m.phase = msgLookup
 	m.readCall = m.call(false)
 	m.guard[m.readCall] = t
-	return []Command{st, ReadMessages{Call: m.readCall, SessionID: r.TaskID, Limit: m.t.MessageHistory}}
+	return []command{st, readMessages{Call: m.readCall, SessionID: r.TaskID, Limit: m.t.MessageHistory}}
 }
 
-func (m *Messaging) write(b *Board, msg Message) []Command {
+func (m *messaging) write(b *Board, msg Message) []command {
 	if !b.Now().Before(m.due) {
 		m.release(b)
 		m.fail(toolErr(ErrTimeout, "Task message transport timed out after "+ms(m.t.MessageBudget)))
@@ -166,15 +166,15 @@ func (m *Messaging) write(b *Board, msg Message) []Command {
 	m.msg = msg
 	m.writeCall = m.call(true)
 	m.guard[m.writeCall] = m.budget
-	return []Command{WriteMessage{Call: m.writeCall, SessionID: m.rec.TaskID, Message: msg}}
+	return []command{writeMessage{Call: m.writeCall, SessionID: m.rec.TaskID, Message: msg}}
 }
 
 // Step consumes one event.
-func (m *Messaging) Step(b *Board, ev Event) []Command {
-	return m.step(b, ev, func(t TimerID) []Command { return m.fire(b, t) }, func(ev Event) []Command { return m.handle(b, ev) })
+func (m *messaging) Step(b *Board, ev event) []command {
+	return m.step(b, ev, func(t timerID) []command { return m.fire(b, t) }, func(ev event) []command { return m.handle(b, ev) })
 }
 
-func (m *Messaging) fire(b *Board, t TimerID) []Command {
+func (m *messaging) fire(b *Board, t timerID) []command {
 	if t != m.budget {
 		return nil
 	}
@@ -200,9 +200,9 @@ func (m *Messaging) fire(b *Board, t TimerID) []Command {
 	return nil
 }
 
-func (m *Messaging) handle(b *Board, ev Event) []Command {
+func (m *messaging) handle(b *Board, ev event) []command {
 	switch e := ev.(type) {
-	case MessagesReply:
+	case messagesReply:
 		if m.phase != msgLookup {
 			return nil
 		}
@@ -227,7 +227,7 @@ func (m *Messaging) handle(b *Board, ev Event) []Command {
 		}
 		msg.Text, msg.Flavor = m.text, FlavorV1
 		return m.write(b, msg)
-	case Dispatch:
+	case dispatch:
 		if e.Call != m.writeCall {
 			return nil
 		}
@@ -243,7 +243,7 @@ func (m *Messaging) handle(b *Board, ev Event) []Command {
 			return append(out, m.stop(m.budget)...)
 		}
 		return m.proceed(e.Call)
-	case WriteReply:
+	case writeReply:
 		if m.phase == msgWriteLate {
 			m.release(b) // exactly this token; the record is left alone
 			m.phase = msgFinished
@@ -277,7 +277,7 @@ func (m *Messaging) handle(b *Board, ev Event) []Command {
 	return nil
 }
 
-func (m *Messaging) dispatchRefusal(b *Board) *ToolError {
+func (m *messaging) dispatchRefusal(b *Board) *ToolError {
 	r, ok := b.Get(m.rec.TaskID)
 	switch {
 	case !ok:
@@ -290,7 +290,7 @@ func (m *Messaging) dispatchRefusal(b *Board) *ToolError {
 	return messageRefusal(m.ref, r)
 }
 
-// identity picks the model identity of a v1 write from the transcript (R56): newest to
+// identity picks the model identity of a v1 write from the transcript: newest to
 // oldest, skipping summaries and entries without both provider and model, the first user
 // or assistant entry gives provider and model; the variant comes from that entry, else the
 // newest user entry, else "default"; the agent from that entry, else the record's.

@@ -1,32 +1,30 @@
-package taskboard_test
+package taskboard
 
 import (
 	"errors"
 	"strings"
 	"testing"
 	"time"
-
-	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
-func msgRun(r *rig, caps tb.Caps, ref, text string) *mrun {
-	return r.start(tb.NewMessage(orch, tb.MessageArgs{Ref: ref, Text: text}, caps))
+func msgRun(r *rig, caps caps, ref, text string) *mrun {
+	return r.start(newMessage(orch, MessageArgs{Ref: ref, Text: text}, caps))
 }
 
-var history = []tb.TranscriptEntry{
+var history = []TranscriptEntry{
 	{ID: "m1", Role: "user", Provider: "prov", Model: "A", Variant: "high"},
 	{ID: "m2", Role: "assistant", Agent: "explorer", Provider: "prov", Model: "A"},
 }
 
-func lastWrite(t *testing.T, r *rig) tb.WriteMessage {
+func lastWrite(t *testing.T, r *rig) writeMessage {
 	t.Helper()
 	for i := len(r.performed) - 1; i >= 0; i-- {
-		if w, ok := r.performed[i].(tb.WriteMessage); ok {
+		if w, ok := r.performed[i].(writeMessage); ok {
 			return w
 		}
 	}
 	t.Fatal("no write performed")
-	return tb.WriteMessage{}
+	return writeMessage{}
 }
 
 func TestMessageScenarios(t *testing.T) {
@@ -37,17 +35,17 @@ func TestMessageScenarios(t *testing.T) {
 		{name: "E53_v1_noReply_write_with_identity", run: func(t *testing.T, r *rig) {
 			r.launch("ses_x", parent1, "explorer")
 			m := msgRun(r, v1, "exp-1", "  also check the tests  ")
-			r.hasLease("ses_x", tb.LeaseMessage)
+			r.hasLease("ses_x", LeaseMessage)
 			m.messages(history, nil)
 			m.dispatch()
 			m.write(nil)
-			res, err := outcome[tb.MessageResult](t, m)
+			res, err := outcome[MessageResult](t, m)
 			noErr(t, err)
 			if got := res.Render(); got != "Message queued for exp-1 (ses_x) without launching or resuming it." {
 				t.Fatalf("render %q", got)
 			}
 			w := lastWrite(t, r)
-			want := tb.Message{Text: "also check the tests", Agent: "explorer", Provider: "prov", Model: "A", Variant: "high", Flavor: tb.FlavorV1}
+			want := Message{Text: "also check the tests", Agent: "explorer", Provider: "prov", Model: "A", Variant: "high", Flavor: FlavorV1}
 			if w.Message != want {
 				t.Fatalf("write %+v, want %+v", w.Message, want)
 			}
@@ -69,7 +67,7 @@ func TestMessageScenarios(t *testing.T) {
 		{name: "E55_newest_model_wins_variant_from_newest_user", run: func(t *testing.T, r *rig) {
 			r.launch("ses_x", parent1, "explorer")
 			m := msgRun(r, v1, "ses_x", "hi")
-			m.messages([]tb.TranscriptEntry{
+			m.messages([]TranscriptEntry{
 				{ID: "1", Role: "user", Provider: "p", Model: "A", Variant: "low"},
 				{ID: "2", Role: "assistant", Provider: "p", Model: "A"},
 				{ID: "3", Role: "user", Variant: "max"},
@@ -87,8 +85,8 @@ func TestMessageScenarios(t *testing.T) {
 			r.launch("ses_x", parent1, "explorer")
 			m := msgRun(r, v1, "ses_x", "hi")
 			m.messages(nil, nil)
-			_, err := outcome[tb.MessageResult](t, m)
-			exactErr(t, err, tb.ErrRefused, "Task ses_x has no authoritative model identity; refusing message")
+			_, err := outcome[MessageResult](t, m)
+			exactErr(t, err, ErrRefused, "Task ses_x has no authoritative model identity; refusing message")
 			if r.count("WriteMessage") != 0 {
 				t.Fatal("write sent")
 			}
@@ -99,8 +97,8 @@ func TestMessageScenarios(t *testing.T) {
 			m := msgRun(r, v1, "ses_x", "hi")
 			read := m.must("ReadMessages")
 			r.advance(10 * time.Second)
-			_, err := outcome[tb.MessageResult](t, m)
-			exactErr(t, err, tb.ErrTimeout, "Task message model lookup timed out after 10000ms")
+			_, err := outcome[MessageResult](t, m)
+			exactErr(t, err, ErrTimeout, "Task message model lookup timed out after 10000ms")
 			if !m.cancelled[read] {
 				t.Fatal("no CancelCall for the read")
 			}
@@ -112,13 +110,13 @@ func TestMessageScenarios(t *testing.T) {
 			m := msgRun(r, v1, "ses_x", "hi")
 			r.complete("ses_x", "done")
 			m.messages(history, nil)
-			_, err := outcome[tb.MessageResult](t, m)
-			exactErr(t, err, tb.ErrNotRunning, `Task ses_x is terminal (completed). task_message only queues messages for running tasks; it never launches or resumes. Continue that same session with task_revive and task_id: "ses_x".`)
+			_, err := outcome[MessageResult](t, m)
+			exactErr(t, err, ErrNotRunning, `Task ses_x is terminal (completed). task_message only queues messages for running tasks; it never launches or resumes. Continue that same session with task_revive and task_id: "ses_x".`)
 			if r.count("WriteMessage") != 0 {
 				t.Fatal("write sent")
 			}
 			rev := r.get("ses_x").TerminalRevision
-			if _, ok := r.b.Acquire(tb.LeaseNotification, "ses_x", r.get("ses_x").Generation, &rev); !ok {
+			if _, ok := r.b.Acquire(LeaseNotification, "ses_x", r.get("ses_x").Generation, &rev); !ok {
 				t.Fatal("notification lease refused")
 			}
 		}},
@@ -126,15 +124,15 @@ func TestMessageScenarios(t *testing.T) {
 			rec := r.launch("ses_x", parent1, "explorer")
 			m := msgRun(r, v2, "ses_x", "hi")
 			m.dispatch()
-			for _, k := range []tb.LeaseKind{tb.LeaseCancellation, tb.LeaseRelaunch} {
+			for _, k := range []LeaseKind{LeaseCancellation, LeaseRelaunch} {
 				if _, ok := r.b.Acquire(k, "ses_x", rec.Generation, nil); ok {
 					t.Fatalf("%s acquired during the write", k)
 				}
 			}
-			_, err := r.b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_x", ParentID: parent1, Agent: "explorer"})
-			checkErr(t, err, tb.ErrLeaseHeld, "message lease")
+			_, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_x", ParentID: parent1, Agent: "explorer"})
+			checkErr(t, err, ErrLeaseHeld, "message lease")
 			m.write(nil)
-			res, err := outcome[tb.MessageResult](t, m)
+			res, err := outcome[MessageResult](t, m)
 			noErr(t, err)
 			if res.Status != "queued" {
 				t.Fatalf("status %q", res.Status)
@@ -146,8 +144,8 @@ func TestMessageScenarios(t *testing.T) {
 			m := msgRun(r, v2, "ses_x", "hi")
 			m.dispatch()
 			m.write(errors.New("HTTP 409"))
-			_, err := outcome[tb.MessageResult](t, m)
-			exactErr(t, err, tb.ErrHost, "Task message transport failed: HTTP 409")
+			_, err := outcome[MessageResult](t, m)
+			exactErr(t, err, ErrHost, "Task message transport failed: HTTP 409")
 			r.noLease("ses_x")
 		}},
 		{name: "E61_write_pending_at_budget_lease_retained", run: func(t *testing.T, r *rig) {
@@ -156,24 +154,24 @@ func TestMessageScenarios(t *testing.T) {
 			m := msgRun(r, v2, "ses_x", "hi")
 			m.dispatch()
 			r.advance(10 * time.Second)
-			res, err := outcome[tb.MessageResult](t, m)
-			exactErr(t, err, tb.ErrTimeout, "Task message transport timed out after 10000ms")
+			res, err := outcome[MessageResult](t, m)
+			exactErr(t, err, ErrTimeout, "Task message transport timed out after 10000ms")
 			if !res.LeaseRetained {
 				t.Fatal("LeaseRetained not set")
 			}
-			l := r.hasLease("ses_x", tb.LeaseMessage)
+			l := r.hasLease("ses_x", LeaseMessage)
 			m2 := msgRun(r, v2, "ses_x", "again")
-			_, err = outcome[tb.MessageResult](t, m2)
-			exactErr(t, err, tb.ErrLeaseUnavailable, "Task ses_x cannot queue a message: message/control lease unavailable")
+			_, err = outcome[MessageResult](t, m2)
+			leaseErr(t, err, "Task ses_x cannot queue a message: message/control lease unavailable.")
 			sib := msgRun(r, v2, "ses_y", "sibling")
 			sib.dispatch()
 			sib.write(nil)
-			if _, err := outcome[tb.MessageResult](t, sib); err != nil {
+			if _, err := outcome[MessageResult](t, sib); err != nil {
 				t.Fatalf("sibling: %v", err)
 			}
 			r.complete("ses_x", "done")
-			n := r.start(tb.NewNotify(parent1, tb.Notice{Kind: tb.NoticeTerminal, TaskID: "ses_x", ParentID: parent1, Generation: r.get("ses_x").Generation, TerminalRevision: 1}, v2))
-			if n.m.(*tb.Notify).State() != tb.NotifyParked {
+			n := r.start(newNotify(parent1, Notice{Kind: NoticeTerminal, TaskID: "ses_x", ParentID: parent1, Generation: r.get("ses_x").Generation, TerminalRevision: 1}, v2))
+			if n.m.(*notifyM).State() != NotifyParked {
 				t.Fatal("notification not parked")
 			}
 			before := r.get("ses_x")
@@ -181,7 +179,7 @@ func TestMessageScenarios(t *testing.T) {
 			m.write(errors.New("late failure"))
 			rel := 0
 			for _, ev := range r.b.Drain() {
-				if ev.Kind == tb.NoticeLeaseReleased && ev.TaskID == "ses_x" {
+				if ev.Kind == NoticeLeaseReleased && ev.TaskID == "ses_x" {
 					rel++
 				}
 			}
@@ -201,8 +199,8 @@ func TestMessageScenarios(t *testing.T) {
 			m := msgRun(r, v2, "ses_x", "hi")
 			r.b.Drop("ses_x")
 			m.dispatch()
-			_, err := outcome[tb.MessageResult](t, m)
-			exactErr(t, err, tb.ErrStale, "Task ses_x is no longer tracked; refusing stale message")
+			_, err := outcome[MessageResult](t, m)
+			exactErr(t, err, ErrStale, "Task ses_x is no longer tracked; refusing stale message")
 			if r.count("WriteMessage") != 0 || len(m.withdrawn) != 1 {
 				t.Fatal("write not withdrawn")
 			}
@@ -211,14 +209,14 @@ func TestMessageScenarios(t *testing.T) {
 			r.launch("ses_x", parent1, "explorer")
 			r.complete("ses_x", "done")
 			m := msgRun(r, v1, "ses_x", "hi")
-			_, err := outcome[tb.MessageResult](t, m)
-			checkErr(t, err, tb.ErrNotRunning, "Continue that same session with task_revive")
+			_, err := outcome[MessageResult](t, m)
+			checkErr(t, err, ErrNotRunning, "Continue that same session with task_revive")
 			r.launch("ses_w", parent1, "explorer")
 			rec := r.get("ses_w")
-			r.b.ClaimDeadline("ses_w", rec.Generation) // sets CancellationRequested on a running record
+			r.b.claimDeadline("ses_w", rec.Generation) // sets CancellationRequested on a running record
 			m = msgRun(r, v1, "ses_w", "hi")
-			_, err = outcome[tb.MessageResult](t, m)
-			exactErr(t, err, tb.ErrNotRunning, "Task ses_w cannot queue a message: cancellation was requested")
+			_, err = outcome[MessageResult](t, m)
+			exactErr(t, err, ErrNotRunning, "Task ses_w cannot queue a message: cancellation was requested")
 			if r.count("WriteMessage") != 0 {
 				t.Fatal("write sent")
 			}
@@ -226,17 +224,17 @@ func TestMessageScenarios(t *testing.T) {
 		{name: "E64_other_parent_unknown", run: func(t *testing.T, r *rig) {
 			r.launch("ses_o", parent2, "explorer")
 			m := msgRun(r, v1, "ses_o", "hi")
-			_, err := outcome[tb.MessageResult](t, m)
-			exactErr(t, err, tb.ErrUnknownTask, "Unknown task ID or alias: ses_o")
+			_, err := outcome[MessageResult](t, m)
+			exactErr(t, err, ErrUnknownTask, "Unknown task ID or alias: ses_o")
 			m = msgRun(r, v1, "ses_nope", "hi")
-			_, err = outcome[tb.MessageResult](t, m)
-			exactErr(t, err, tb.ErrUnknownTask, `Unknown task ID or alias: ses_nope. It is not tracked by this board; to continue that session use task_revive with task_id: "ses_nope". Do not launch a duplicate.`)
+			_, err = outcome[MessageResult](t, m)
+			exactErr(t, err, ErrUnknownTask, `Unknown task ID or alias: ses_nope. It is not tracked by this board; to continue that session use task_revive with task_id: "ses_nope". Do not launch a duplicate.`)
 		}},
 		{name: "E65_register_during_dispatch_wait_fails", run: func(t *testing.T, r *rig) {
 			rec := r.launch("ses_x", parent1, "explorer")
 			m := msgRun(r, v2, "ses_x", "hi")
-			_, err := r.b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_x", ParentID: parent1, Agent: "explorer"})
-			checkErr(t, err, tb.ErrLeaseHeld, "a message lease already owns this session")
+			_, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_x", ParentID: parent1, Agent: "explorer"})
+			checkErr(t, err, ErrLeaseHeld, "a message lease already owns this session")
 			if r.get("ses_x").Generation != rec.Generation {
 				t.Fatal("generation changed")
 			}
@@ -251,7 +249,7 @@ func TestMessageScenarios(t *testing.T) {
 			m := msgRun(r, v2, "ses_x", "  "+strings.Repeat("a", 2000)+"\n")
 			m.dispatch()
 			m.write(nil)
-			res, err := outcome[tb.MessageResult](t, m)
+			res, err := outcome[MessageResult](t, m)
 			noErr(t, err)
 			text := res.Render()
 			if !strings.Contains(text, "queued") {
@@ -263,20 +261,20 @@ func TestMessageScenarios(t *testing.T) {
 				}
 			}
 			m = msgRun(r, v2, "ses_x", strings.Repeat("a", 2001))
-			_, err = outcome[tb.MessageResult](t, m)
-			exactErr(t, err, tb.ErrInvalidArgs, "task_message message is too long (2001 characters; the limit is 2000)")
+			_, err = outcome[MessageResult](t, m)
+			exactErr(t, err, ErrInvalidArgs, "task_message message is too long (2001 characters; the limit is 2000)")
 		}},
 		{name: "E114_pending_write_visible_in_live_leases", run: func(t *testing.T, r *rig) {
 			r.launch("ses_x", parent1, "explorer")
 			m := msgRun(r, v2, "ses_x", "hi")
 			m.dispatch()
 			r.advance(10 * time.Second)
-			ls := r.b.LiveLeases()
-			if len(ls) != 1 || ls[0].Kind != tb.LeaseMessage || ls[0].Owner != tb.OwnerCaller {
+			ls := r.b.LeasesForTest()
+			if len(ls) != 1 || ls[0].Kind != LeaseMessage || ls[0].Owner != OwnerCaller {
 				t.Fatalf("live leases %v", ls)
 			}
 			m.write(nil)
-			if ls := r.b.LiveLeases(); len(ls) != 0 {
+			if ls := r.b.LeasesForTest(); len(ls) != 0 {
 				t.Fatalf("live leases after settlement %v", ls)
 			}
 		}},
@@ -288,7 +286,7 @@ func TestMessageScenarios(t *testing.T) {
 			}
 			m.dispatch()
 			w := lastWrite(t, r)
-			if w.Message != (tb.Message{Text: "hi", Flavor: tb.FlavorV2}) {
+			if w.Message != (Message{Text: "hi", Flavor: FlavorV2}) {
 				t.Fatalf("v2 write %+v", w.Message)
 			}
 		}},
@@ -301,14 +299,14 @@ func TestMessageScenarios(t *testing.T) {
 			m := msgRun(r, v2, "ses_x", text)
 			m.dispatch()
 			m.write(nil)
-			_, err := outcome[tb.MessageResult](t, m)
+			_, err := outcome[MessageResult](t, m)
 			noErr(t, err)
 		}},
 		{name: "E125_whitespace_only_no_lease", run: func(t *testing.T, r *rig) {
 			r.launch("ses_x", parent1, "explorer")
 			m := msgRun(r, v2, "ses_x", " \n\t ")
-			_, err := outcome[tb.MessageResult](t, m)
-			exactErr(t, err, tb.ErrInvalidArgs, "task_message requires message")
+			_, err := outcome[MessageResult](t, m)
+			exactErr(t, err, ErrInvalidArgs, "task_message requires message")
 			r.noLease("ses_x")
 		}},
 		{name: "budget_spent_by_lookup_no_write", run: func(t *testing.T, r *rig) {
@@ -317,8 +315,8 @@ func TestMessageScenarios(t *testing.T) {
 			// The reply is delivered exactly at the budget's end: the tick rule makes it late.
 			r.clk.Advance(10 * time.Second)
 			m.messages(history, nil)
-			_, err := outcome[tb.MessageResult](t, m)
-			exactErr(t, err, tb.ErrTimeout, "Task message model lookup timed out after 10000ms")
+			_, err := outcome[MessageResult](t, m)
+			exactErr(t, err, ErrTimeout, "Task message model lookup timed out after 10000ms")
 			if r.count("WriteMessage") != 0 {
 				t.Fatal("write sent")
 			}
@@ -326,6 +324,6 @@ func TestMessageScenarios(t *testing.T) {
 		}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, tb.Options{})) })
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, Options{})) })
 	}
 }

@@ -5,57 +5,57 @@ import (
 	"log/slog"
 )
 
-// NotifyState is where a [Notify] machine is.
-type NotifyState string
+// notifyState is where a [notifyM] machine is.
+type notifyState string
 
 // Notification states.
 const (
-	NotifyPending   NotifyState = "pending"
-	NotifyParked    NotifyState = "parked"    // another lease is live; waits for its release
-	NotifySent      NotifyState = "sent"      // the parent accepted the notification
-	NotifyFailed    NotifyState = "failed"    // every attempt failed
-	NotifyDiscarded NotifyState = "discarded" // the revision was withdrawn or the run replaced
+	NotifyPending   notifyState = "pending"
+	NotifyParked    notifyState = "parked"    // another lease is live; waits for its release
+	NotifySent      notifyState = "sent"      // the parent accepted the notification
+	NotifyFailed    notifyState = "failed"    // every attempt failed
+	NotifyDiscarded notifyState = "discarded" // the revision was withdrawn or the run replaced
 )
 
-func (s NotifyState) String() string { return string(s) }
+func (s notifyState) String() string { return string(s) }
 
-// Notify tells a parent that a run finished (R85). It takes the terminal-notification lease
+// notifyM tells a parent that a run finished. It takes the terminal-notification lease
 // fenced on the notice's terminal revision; while another lease is live it parks and
-// retries on that task's LeaseReleased notice (delivered as a [NoticeEvent]). It sends one
+// retries on that task's LeaseReleased notice (delivered as a [noticeEvent]). It sends one
 // guarded synthetic prompt with a deadline; the lease is kept until the send settles, even
 // past the deadline. A failure releases the lease and retries after Timing.NotifyRetryDelay,
 // up to Timing.NotifyAttempts attempts.
-type Notify struct {
+type notifyM struct {
 	core
 	parentID string
 	n        Notice
-	caps     Caps
+	caps     caps
 	t        Timing
 
-	state      NotifyState
+	state      notifyState
 	attempts   int
 	lease      Lease
 	held       bool
-	sendCall   CallID
-	sendTimer  TimerID
-	retryTimer TimerID
+	sendCall   callNo
+	sendTimer  timerID
+	retryTimer timerID
 	late       bool
 }
 
-var _ Machine = (*Notify)(nil)
+var _ machine = (*notifyM)(nil)
 
-// NewNotify returns a notification machine for a Terminal notice, sent to parentID.
-func NewNotify(parentID string, n Notice, caps Caps) *Notify {
-	m := &Notify{core: newCore(nil), parentID: parentID, n: n, caps: caps, state: NotifyPending}
+// newNotify returns a notification machine for a Terminal notice, sent to parentID.
+func newNotify(parentID string, n Notice, caps caps) *notifyM {
+	m := &notifyM{core: newCore(nil), parentID: parentID, n: n, caps: caps, state: NotifyPending}
 	m.replied = true
 	return m
 }
 
 // State returns the machine's state.
-func (m *Notify) State() NotifyState { return m.state }
+func (m *notifyM) State() notifyState { return m.state }
 
 // Attempts returns how many sends were dispatched or attempted.
-func (m *Notify) Attempts() int { return m.attempts }
+func (m *notifyM) Attempts() int { return m.attempts }
 
 // NotifyText is the text of a parent notification.
 func NotifyText(alias, id string, st State) string {
@@ -63,12 +63,12 @@ func NotifyText(alias, id string, st State) string {
 }
 
 // Start tries to take the lease and send.
-func (m *Notify) Start(b *Board) []Command {
+func (m *notifyM) Start(b *Board) []command {
 	m.t = b.Timing()
 	return m.try(b)
 }
 
-func (m *Notify) current(b *Board) (Record, bool) {
+func (m *notifyM) current(b *Board) (Record, bool) {
 	r, ok := b.Get(m.n.TaskID)
 	if !ok || r.Generation != m.n.Generation || r.TerminalRevision != m.n.TerminalRevision {
 		return r, false
@@ -77,7 +77,7 @@ func (m *Notify) current(b *Board) (Record, bool) {
 	return r, es == StateCompleted || es == StateError
 }
 
-func (m *Notify) try(b *Board) []Command {
+func (m *notifyM) try(b *Board) []command {
 	m.hold = false
 	r, ok := m.current(b)
 	if !ok {
@@ -87,7 +87,7 @@ func (m *Notify) try(b *Board) []Command {
 	rev := m.n.TerminalRevision
 	l, ok := b.Acquire(LeaseNotification, m.n.TaskID, m.n.Generation, &rev)
 	if !ok {
-		if _, live := b.LiveLease(m.n.TaskID); live {
+		if _, live := b.liveLease(m.n.TaskID); live {
 			m.state, m.hold = NotifyParked, true
 			return nil
 		}
@@ -98,13 +98,13 @@ func (m *Notify) try(b *Board) []Command {
 	m.attempts++
 	m.late = false
 	m.sendCall = m.call(true)
-	return []Command{SendPrompt{Call: m.sendCall, SessionID: m.parentID,
+	return []command{sendPrompt{Call: m.sendCall, SessionID: m.parentID,
 		Prompt: Prompt{Text: NotifyText(r.Alias, r.TaskID, r.EffectiveState()), Synthetic: true}}}
 }
 
 // Step consumes one event.
-func (m *Notify) Step(b *Board, ev Event) []Command {
-	return m.step(b, ev, func(t TimerID) []Command {
+func (m *notifyM) Step(b *Board, ev event) []command {
+	return m.step(b, ev, func(t timerID) []command {
 		switch t {
 		case m.sendTimer:
 			m.late = true // stop waiting; the lease stays until the send settles
@@ -112,16 +112,16 @@ func (m *Notify) Step(b *Board, ev Event) []Command {
 			return m.try(b)
 		}
 		return nil
-	}, func(ev Event) []Command { return m.handle(b, ev) })
+	}, func(ev event) []command { return m.handle(b, ev) })
 }
 
-func (m *Notify) handle(b *Board, ev Event) []Command {
+func (m *notifyM) handle(b *Board, ev event) []command {
 	switch e := ev.(type) {
-	case NoticeEvent:
+	case noticeEvent:
 		if m.state == NotifyParked && e.Notice.Kind == NoticeLeaseReleased && e.Notice.TaskID == m.n.TaskID {
 			return m.try(b)
 		}
-	case Dispatch:
+	case dispatch:
 		if e.Call != m.sendCall {
 			return nil
 		}
@@ -136,7 +136,7 @@ func (m *Notify) handle(b *Board, ev Event) []Command {
 		m.sendTimer = t
 		m.guard[m.sendCall] = t
 		return append(out, st)
-	case PromptReply:
+	case promptReply:
 		out := m.stop(m.sendTimer)
 		b.Release(m.lease)
 		m.held = false

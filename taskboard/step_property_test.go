@@ -1,4 +1,4 @@
-package taskboard_test
+package taskboard
 
 import (
 	"errors"
@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"pgregory.net/rapid"
-
-	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
 // tbT is what newRig needs from a test: *testing.T or *rapid.T.
@@ -22,69 +20,69 @@ type tbT interface {
 // scenario builds a board and a machine for one property run.
 type scenario struct {
 	name  string
-	caps  tb.Caps
-	setup func(r *rig) tb.Machine
+	caps  caps
+	setup func(r *rig) machine
 }
 
 var propScenarios = []scenario{
-	{"cancel_v1", v1, func(r *rig) tb.Machine {
+	{"cancel_v1", v1, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return tb.NewCancel(orch, tb.CancelArgs{Ref: "ses_p", Reason: "prop"}, v1)
+		return newCancel(orch, CancelArgs{Ref: "ses_p", Reason: "prop"}, v1)
 	}},
-	{"cancel_v2", v2, func(r *rig) tb.Machine {
+	{"cancel_v2", v2, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return tb.NewCancel(orch, tb.CancelArgs{Ref: "ses_p"}, v2)
+		return newCancel(orch, CancelArgs{Ref: "ses_p"}, v2)
 	}},
-	{"cancel_v2_idle", v2w, func(r *rig) tb.Machine {
+	{"cancel_v2_idle", v2w, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return tb.NewCancel(orch, tb.CancelArgs{Ref: "ses_p"}, v2w)
+		return newCancel(orch, CancelArgs{Ref: "ses_p"}, v2w)
 	}},
-	{"message_v1", v1, func(r *rig) tb.Machine {
+	{"message_v1", v1, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return tb.NewMessage(orch, tb.MessageArgs{Ref: "ses_p", Text: "note"}, v1)
+		return newMessage(orch, MessageArgs{Ref: "ses_p", Text: "note"}, v1)
 	}},
-	{"message_v2", v2, func(r *rig) tb.Machine {
+	{"message_v2", v2, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return tb.NewMessage(orch, tb.MessageArgs{Ref: "ses_p", Text: "note"}, v2)
+		return newMessage(orch, MessageArgs{Ref: "ses_p", Text: "note"}, v2)
 	}},
-	{"revive_running_v1", v1, func(r *rig) tb.Machine {
+	{"revive_running_v1", v1, func(r *rig) machine {
 		r.launch("ses_p", parent1, "oracle")
-		return tb.NewRevive(orch, tb.ReviveArgs{Ref: "ses_p", Prompt: "go"}, v1)
+		return newRevive(orch, ReviveArgs{Ref: "ses_p", Prompt: "go"}, v1)
 	}},
-	{"revive_done_v2_idle", v2w, func(r *rig) tb.Machine {
+	{"revive_done_v2_idle", v2w, func(r *rig) machine {
 		r.launch("ses_p", parent1, "oracle")
 		r.complete("ses_p", "first")
-		return tb.NewRevive(orch, tb.ReviveArgs{Ref: "ses_p", Prompt: "go"}, v2w)
+		return newRevive(orch, ReviveArgs{Ref: "ses_p", Prompt: "go"}, v2w)
 	}},
-	{"status_v1", v1, func(r *rig) tb.Machine {
+	{"status_v1", v1, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return tb.NewStatus(orch, tb.StatusArgs{Ref: "ses_p"}, v1)
+		return newStatus(orch, StatusArgs{Ref: "ses_p"}, v1)
 	}},
 }
 
 // answer builds the reply to a pending call from one drawn choice.
-func answer(r *rig, c tb.Command, choice int) tb.Event {
+func answer(r *rig, c command, choice int) event {
 	fail := errors.New("host failure")
 	k := choice % 3
 	switch c := c.(type) {
-	case tb.Abort:
-		return tb.AbortReply{Call: c.Call, Confirmed: k != 1, Err: map[bool]error{true: fail}[k == 2]}
-	case tb.ReadStatus:
-		return tb.StatusReply{Call: c.Call, Snapshot: []tb.StatusSnapshot{idle("ses_p"), busy("ses_p"), {}}[k]}
-	case tb.ReadSession:
-		info := tb.SessionInfo{ParentID: parent1}
+	case abort:
+		return abortReply{Call: c.Call, Confirmed: k != 1, Err: map[bool]error{true: fail}[k == 2]}
+	case readStatus:
+		return statusReply{Call: c.Call, Snapshot: []StatusSnapshot{idle("ses_p"), busy("ses_p"), {}}[k]}
+	case readSession:
+		info := SessionInfo{ParentID: parent1}
 		if k == 0 {
 			info.IdleAt = r.b.Now()
 		}
-		return tb.SessionReply{Call: c.Call, Info: info, Err: map[bool]error{true: fail}[k == 2]}
-	case tb.ReadMessages:
-		return tb.MessagesReply{Call: c.Call, Entries: [][]tb.TranscriptEntry{history, nil, {{ID: "z", Role: "assistant", Finished: true, Text: "fast"}}}[k]}
-	case tb.WaitIdle:
-		return tb.IdleReply{Call: c.Call, Err: map[bool]error{true: fail}[k == 1]}
-	case tb.WriteMessage:
-		return tb.WriteReply{Call: c.Call, Err: map[bool]error{true: fail}[k == 1]}
-	case tb.SendPrompt:
-		return tb.PromptReply{Call: c.Call, Err: map[bool]error{true: fail}[k == 1]}
+		return sessionReply{Call: c.Call, Info: info, Err: map[bool]error{true: fail}[k == 2]}
+	case readMessages:
+		return messagesReply{Call: c.Call, Entries: [][]TranscriptEntry{history, nil, {{ID: "z", Role: "assistant", Finished: true, Text: "fast"}}}[k]}
+	case waitIdle:
+		return idleReply{Call: c.Call, Err: map[bool]error{true: fail}[k == 1]}
+	case writeMessage:
+		return writeReply{Call: c.Call, Err: map[bool]error{true: fail}[k == 1]}
+	case sendPrompt:
+		return promptReply{Call: c.Call, Err: map[bool]error{true: fail}[k == 1]}
 	}
 	panic(fmt.Sprintf("no answer for %T", c))
 }
@@ -103,7 +101,7 @@ func earliestDue(mr *mrun) (time.Time, bool) {
 // play runs one machine to the end with a fixed list of choices. With timerFirst, a reply
 // scheduled exactly at a deadline is delivered after the timer fires; otherwise before it.
 func play(t tbT, sc scenario, choices []int, timerFirst bool) string {
-	r := newRig(t, tb.Options{})
+	r := newRig(t, Options{})
 	m := r.start(sc.setup(r))
 	for i := 0; i < len(choices) && !m.m.Done(); i++ {
 		c := choices[i]
@@ -111,7 +109,7 @@ func play(t tbT, sc scenario, choices []int, timerFirst bool) string {
 			m.dispatch()
 			continue
 		}
-		var id tb.CallID
+		var id callNo
 		for _, cid := range m.order {
 			if _, ok := m.pending[cid]; ok {
 				id = cid
@@ -164,7 +162,7 @@ func play(t tbT, sc scenario, choices []int, timerFirst bool) string {
 		logs = append(logs, l.Msg)
 	}
 	return fmt.Sprintf("outcome: %s\nrecord: %+v\nleases: %v\ncalls: %v\nlogs: %v\ndone: %t",
-		out, rec, r.b.LiveLeases(), calls, logs, m.m.Done())
+		out, rec, r.b.LeasesForTest(), calls, logs, m.m.Done())
 }
 
 // TestTickRuleProperty checks invariants 39 and 40 of §6 for the machines: the outcome,

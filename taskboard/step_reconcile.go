@@ -2,33 +2,33 @@ package taskboard
 
 import "time"
 
-// ReconcilePass is one periodic reconciliation pass (R90): one status-map read bounded by
+// reconcilePass is one periodic reconciliation pass: one status-map read bounded by
 // Timing.StatusReadTimeout for every record running at the pass start, applied with the
 // generation captured then and observedAt = the pass start. busy/retry marks the record
 // running; malformed marks it uncertain; idle and absent feed the stop rule; a read error or
 // timeout marks every captured record uncertain. No failed, absent or malformed reading ever
 // commits a terminal state directly. Without a status map the pass does nothing.
-type ReconcilePass struct {
+type reconcilePass struct {
 	core
-	caps     Caps
+	caps     caps
 	t        Timing
 	start    time.Time
 	targets  []trackKey
-	readCall CallID
-	readT    TimerID
+	readCall callNo
+	readT    timerID
 }
 
-var _ Machine = (*ReconcilePass)(nil)
+var _ machine = (*reconcilePass)(nil)
 
-// NewReconcilePass returns one reconciliation pass.
-func NewReconcilePass(caps Caps) *ReconcilePass {
-	m := &ReconcilePass{core: newCore(nil), caps: caps}
+// newReconcilePass returns one reconciliation pass.
+func newReconcilePass(caps caps) *reconcilePass {
+	m := &reconcilePass{core: newCore(nil), caps: caps}
 	m.replied = true
 	return m
 }
 
 // Start captures the running records and emits the read.
-func (m *ReconcilePass) Start(b *Board) []Command {
+func (m *reconcilePass) Start(b *Board) []command {
 	m.t = b.Timing()
 	m.start = b.Now()
 	if !m.caps.StatusMap {
@@ -44,19 +44,19 @@ func (m *ReconcilePass) Start(b *Board) []Command {
 		m.done = true
 		return nil
 	}
-	var st Command
+	var st command
 	m.readCall, m.readT, st = m.deadlineRead(b, m.t.StatusReadTimeout)
-	return []Command{st, ReadStatus{Call: m.readCall}}
+	return []command{st, readStatus{Call: m.readCall}}
 }
 
 // Step consumes one event.
-func (m *ReconcilePass) Step(b *Board, ev Event) []Command {
-	return m.step(b, ev, func(TimerID) []Command {
+func (m *reconcilePass) Step(b *Board, ev event) []command {
+	return m.step(b, ev, func(timerID) []command {
 		out := m.cancel(m.readCall)
 		m.uncertainAll(b, "live status lookup timed out after "+ms(m.t.StatusReadTimeout))
 		return out
-	}, func(ev Event) []Command {
-		e, ok := ev.(StatusReply)
+	}, func(ev event) []command {
+		e, ok := ev.(statusReply)
 		if !ok {
 			return nil
 		}
@@ -72,16 +72,16 @@ func (m *ReconcilePass) Step(b *Board, ev Event) []Command {
 			}
 			switch liveOf(e.Snapshot, k.id) {
 			case LiveBusy, LiveRetry:
-				b.MarkRunningFromLive(k.id, k.gen, m.start)
+				b.markRunningFromLive(k.id, k.gen, m.start)
 			case LiveMalformed:
-				b.MarkStatusUncertain(k.id, k.gen, MsgMalformedEntry)
+				b.markStatusUncertain(k.id, k.gen, MsgMalformedEntry)
 			case LiveIdle:
 				if r.LastLiveBusyAt.Before(m.start) {
-					b.StopCandidate(k.id, k.gen, m.start, MsgIdleUnconfirmed)
+					b.stopCandidate(k.id, k.gen, m.start, MsgIdleUnconfirmed)
 				}
 			case LiveAbsent:
 				if r.LastLiveBusyAt.Before(m.start) {
-					b.StopCandidate(k.id, k.gen, m.start, MsgAbsentUnconfirmed)
+					b.stopCandidate(k.id, k.gen, m.start, MsgAbsentUnconfirmed)
 				}
 			}
 		}
@@ -89,82 +89,82 @@ func (m *ReconcilePass) Step(b *Board, ev Event) []Command {
 	})
 }
 
-func (m *ReconcilePass) uncertainAll(b *Board, msg string) {
+func (m *reconcilePass) uncertainAll(b *Board, msg string) {
 	for _, k := range m.targets {
-		b.MarkStatusUncertain(k.id, k.gen, msg)
+		b.markStatusUncertain(k.id, k.gen, msg)
 	}
 }
 
-// Evidence is the terminal-evidence read after a child's idle (R89): up to
+// evidence is the terminal-evidence read after a child's idle: up to
 // Timing.EvidenceAttempts transcript reads, Timing.StopGrace apart, each bounded by
 // Timing.EvidenceReadTimeout. A finished assistant entry newer than the run's baseline
 // commits completed with its text; an error entry commits error. When every attempt fails
 // the record is marked uncertain ("observation unavailable"). If the run is still running
 // afterwards, the idle observation feeds the stop rule.
-type Evidence struct {
+type evidence struct {
 	core
 	id       string
 	gen      uint64
-	caps     Caps
+	caps     caps
 	t        Timing
 	attempts int
-	readCall CallID
-	readT    TimerID
-	retry    TimerID
+	readCall callNo
+	readT    timerID
+	retry    timerID
 }
 
-var _ Machine = (*Evidence)(nil)
+var _ machine = (*evidence)(nil)
 
-// NewEvidence returns the evidence machine for generation gen of taskID.
-func NewEvidence(taskID string, gen uint64, caps Caps) *Evidence {
-	m := &Evidence{core: newCore(nil), id: taskID, gen: gen, caps: caps}
+// newEvidence returns the evidence machine for generation gen of taskID.
+func newEvidence(taskID string, gen uint64, caps caps) *evidence {
+	m := &evidence{core: newCore(nil), id: taskID, gen: gen, caps: caps}
 	m.replied = true
 	return m
 }
 
 // Start emits the first read.
-func (m *Evidence) Start(b *Board) []Command {
+func (m *evidence) Start(b *Board) []command {
 	m.t = b.Timing()
 	return m.read(b)
 }
 
-func (m *Evidence) read(b *Board) []Command {
+func (m *evidence) read(b *Board) []command {
 	r, ok := b.Get(m.id)
 	if !ok || r.Generation != m.gen || r.State != StateRunning {
 		return nil
 	}
 	m.attempts++
-	var st Command
+	var st command
 	m.readCall, m.readT, st = m.deadlineRead(b, m.t.EvidenceReadTimeout)
-	return []Command{st, ReadMessages{Call: m.readCall, SessionID: m.id, Limit: m.t.ResultHistory}}
+	return []command{st, readMessages{Call: m.readCall, SessionID: m.id, Limit: m.t.ResultHistory}}
 }
 
-func (m *Evidence) failed(b *Board) []Command {
+func (m *evidence) failed(b *Board) []command {
 	if m.attempts < m.t.EvidenceAttempts {
 		t, st := m.timer(b, m.t.StopGrace)
 		m.retry = t
-		return []Command{st}
+		return []command{st}
 	}
-	b.MarkStatusUncertain(m.id, m.gen, "observation unavailable")
+	b.markStatusUncertain(m.id, m.gen, "observation unavailable")
 	m.stopRule(b)
 	return nil
 }
 
-func (m *Evidence) stopRule(b *Board) {
+func (m *evidence) stopRule(b *Board) {
 	if r, ok := b.Get(m.id); ok && r.Generation == m.gen && r.State == StateRunning {
-		b.StopCandidate(m.id, m.gen, b.Now(), MsgIdleUnconfirmed)
+		b.stopCandidate(m.id, m.gen, b.Now(), MsgIdleUnconfirmed)
 	}
 }
 
 // Step consumes one event.
-func (m *Evidence) Step(b *Board, ev Event) []Command {
-	return m.step(b, ev, func(t TimerID) []Command {
+func (m *evidence) Step(b *Board, ev event) []command {
+	return m.step(b, ev, func(t timerID) []command {
 		if t == m.retry {
 			return m.read(b)
 		}
 		return append(m.cancel(m.readCall), m.failed(b)...)
-	}, func(ev Event) []Command {
-		e, ok := ev.(MessagesReply)
+	}, func(ev event) []command {
+		e, ok := ev.(messagesReply)
 		if !ok {
 			return nil
 		}

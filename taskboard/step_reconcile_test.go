@@ -1,14 +1,12 @@
-package taskboard_test
+package taskboard
 
 import (
 	"errors"
 	"testing"
 	"time"
-
-	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
-func pass(r *rig) *mrun { return r.start(tb.NewReconcilePass(v1)) }
+func pass(r *rig) *mrun { return r.start(newReconcilePass(v1)) }
 
 func TestReconcileScenarios(t *testing.T) {
 	tests := []struct {
@@ -19,20 +17,20 @@ func TestReconcileScenarios(t *testing.T) {
 			r.launch("ses_a", parent1, "explorer")
 			r.clk.Advance(time.Second)
 			pass(r).status(idle("ses_a"), nil)
-			if rec := r.get("ses_a"); rec.State != tb.StateRunning || !rec.StatusUncertain || rec.LastStatusError != tb.MsgIdleUnconfirmed {
+			if rec := r.get("ses_a"); rec.State != StateRunning || !rec.StatusUncertain || rec.LastStatusError != MsgIdleUnconfirmed {
 				t.Fatalf("first reading: %+v", rec)
 			}
 			r.clk.Advance(5 * time.Second)
 			r.b.Drain()
 			pass(r).status(idle("ses_a"), nil)
-			if r.get("ses_a").State != tb.StateStopped {
+			if r.get("ses_a").State != StateStopped {
 				t.Fatal("not stopped")
 			}
 			r.clk.Advance(5 * time.Second)
 			pass(r) // nothing running: no read
 			terminal := 0
 			for _, n := range r.b.Drain() {
-				if n.Kind == tb.NoticeTerminal {
+				if n.Kind == NoticeTerminal {
 					terminal++
 				}
 			}
@@ -46,7 +44,7 @@ func TestReconcileScenarios(t *testing.T) {
 			r.b.Drain()
 			pass(r).status(nil, errors.New("status endpoint down"))
 			for _, id := range []string{"ses_a", "ses_b"} {
-				if rec := r.get(id); rec.State != tb.StateRunning || !rec.StatusUncertain || rec.LastStatusError != "status endpoint down" {
+				if rec := r.get(id); rec.State != StateRunning || !rec.StatusUncertain || rec.LastStatusError != "status endpoint down" {
 					t.Fatalf("%s: %+v", id, rec)
 				}
 			}
@@ -58,9 +56,9 @@ func TestReconcileScenarios(t *testing.T) {
 			r.launch("ses_a", parent1, "explorer")
 			for i := 0; i < 3; i++ {
 				r.clk.Advance(5 * time.Second)
-				pass(r).status(tb.StatusSnapshot{"ses_a": {Status: "??"}}, nil)
+				pass(r).status(StatusSnapshot{"ses_a": {Status: "??"}}, nil)
 			}
-			if rec := r.get("ses_a"); rec.State != tb.StateRunning || rec.LastStatusError != tb.MsgMalformedEntry {
+			if rec := r.get("ses_a"); rec.State != StateRunning || rec.LastStatusError != MsgMalformedEntry {
 				t.Fatalf("%+v", rec)
 			}
 		}},
@@ -80,9 +78,9 @@ func TestReconcileScenarios(t *testing.T) {
 			r.clk.Advance(5 * time.Second)
 			p := pass(r)
 			r.clk.Advance(time.Millisecond)
-			r.b.ObserveBusy("ses_a", nil, r.b.Now())
+			r.b.observeBusy("ses_a", nil, r.b.Now())
 			p.status(idle("ses_a"), nil)
-			if r.get("ses_a").State != tb.StateRunning {
+			if r.get("ses_a").State != StateRunning {
 				t.Fatal("stopped despite a busy during the read")
 			}
 		}},
@@ -92,13 +90,13 @@ func TestReconcileScenarios(t *testing.T) {
 			r.ack("ses_a")
 			r.launch("ses_b", parent1, "explorer")
 			p := pass(r) // captures ses_b only; ses_a is not running
-			l, _ := r.b.Acquire(tb.LeaseRelaunch, "ses_a", r.get("ses_a").Generation, nil)
-			if _, err := r.b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer", Lease: &l}); err != nil {
+			l, _ := r.b.Acquire(LeaseRelaunch, "ses_a", r.get("ses_a").Generation, nil)
+			if _, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer", Lease: &l}); err != nil {
 				t.Fatal(err)
 			}
 			r.b.Release(l)
 			before := r.get("ses_a")
-			p.status(tb.StatusSnapshot{"ses_a": {Status: "??"}}, nil)
+			p.status(StatusSnapshot{"ses_a": {Status: "??"}}, nil)
 			if !equalRecords(before, r.get("ses_a")) {
 				t.Fatal("pass applied to G2")
 			}
@@ -106,32 +104,32 @@ func TestReconcileScenarios(t *testing.T) {
 		{name: "E122_absent_at_t_and_t_plus_5s_stopped", run: func(t *testing.T, r *rig) {
 			r.launch("ses_a", parent1, "explorer")
 			r.clk.Advance(time.Second)
-			pass(r).status(tb.StatusSnapshot{}, nil)
-			if rec := r.get("ses_a"); rec.LastStatusError != tb.MsgAbsentUnconfirmed || rec.State != tb.StateRunning {
+			pass(r).status(StatusSnapshot{}, nil)
+			if rec := r.get("ses_a"); rec.LastStatusError != MsgAbsentUnconfirmed || rec.State != StateRunning {
 				t.Fatalf("%+v", rec)
 			}
 			r.clk.Advance(5 * time.Second)
-			pass(r).status(tb.StatusSnapshot{}, nil)
-			if r.get("ses_a").State != tb.StateStopped {
+			pass(r).status(StatusSnapshot{}, nil)
+			if r.get("ses_a").State != StateStopped {
 				t.Fatal("not stopped")
 			}
 		}},
 		{name: "evidence_finished_entry_after_baseline_completes", run: func(t *testing.T, r *rig) {
 			r.launch("ses_a", parent1, "explorer")
-			e := r.start(tb.NewEvidence("ses_a", r.get("ses_a").Generation, v1))
-			e.messages([]tb.TranscriptEntry{{ID: "a", Role: "assistant", Finished: true, Text: "result text"}}, nil)
-			if rec := r.get("ses_a"); rec.State != tb.StateCompleted || rec.ResultSummary != "result text" {
+			e := r.start(newEvidence("ses_a", r.get("ses_a").Generation, v1))
+			e.messages([]TranscriptEntry{{ID: "a", Role: "assistant", Finished: true, Text: "result text"}}, nil)
+			if rec := r.get("ses_a"); rec.State != StateCompleted || rec.ResultSummary != "result text" {
 				t.Fatalf("%+v", rec)
 			}
 		}},
 		{name: "evidence_all_attempts_fail_uncertain", run: func(t *testing.T, r *rig) {
 			r.launch("ses_a", parent1, "explorer")
-			e := r.start(tb.NewEvidence("ses_a", r.get("ses_a").Generation, v1))
+			e := r.start(newEvidence("ses_a", r.get("ses_a").Generation, v1))
 			for i := 0; i < 3; i++ {
 				e.messages(nil, errors.New("down"))
 				r.advance(5 * time.Second)
 			}
-			if rec := r.get("ses_a"); rec.State != tb.StateRunning || !rec.StatusUncertain {
+			if rec := r.get("ses_a"); rec.State != StateRunning || !rec.StatusUncertain {
 				t.Fatalf("%+v", rec)
 			}
 			if r.count("ReadMessages") != 3 {
@@ -141,6 +139,6 @@ func TestReconcileScenarios(t *testing.T) {
 		}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, tb.Options{})) })
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, Options{})) })
 	}
 }

@@ -5,23 +5,23 @@ import (
 	"strings"
 )
 
-// Result is the task_result machine (R47–R51). A tracked stopped record is re-checked once
+// resultM is the task_result machine. A tracked stopped record is re-checked once
 // against the v1 status map (a live busy heals it); a completed record is read through one
 // ownership read and one transcript read, the generation re-checked after each; an
 // untracked session is read the same way and refused without terminal evidence.
-type Result struct {
+type resultM struct {
 	core
 	caller Caller
 	args   ResultArgs
-	caps   Caps
+	caps   caps
 	t      Timing
 
 	ref       string
 	rec       Record
 	tracked   bool
 	phase     resultPhase
-	readCall  CallID
-	readTimer TimerID
+	readCall  callNo
+	readTimer timerID
 
 	res ResultOutput
 	err *ToolError
@@ -37,28 +37,28 @@ const (
 	resultFinished
 )
 
-var _ Machine = (*Result)(nil)
+var _ machine = (*resultM)(nil)
 
-// NewResult returns a task_result machine for caller c.
-func NewResult(c Caller, a ResultArgs, caps Caps) *Result {
-	return &Result{core: newCore(nil), caller: c, args: a, caps: caps}
+// newResult returns a task_result machine for caller c.
+func newResult(c Caller, a ResultArgs, caps caps) *resultM {
+	return &resultM{core: newCore(nil), caller: c, args: a, caps: caps}
 }
 
 // Outcome returns the tool result and, for a refusal, the *ToolError.
-func (m *Result) Outcome() (ResultOutput, error) {
+func (m *resultM) Outcome() (ResultOutput, error) {
 	if m.err != nil {
 		return m.res, m.err
 	}
 	return m.res, nil
 }
 
-func (m *Result) fail(err *ToolError) []Command {
+func (m *resultM) fail(err *ToolError) []command {
 	m.err, m.replied, m.phase = err, true, resultFinished
 	m.res.TaskID = m.rec.TaskID
 	return nil
 }
 
-func (m *Result) read(b *Board, phase resultPhase, c Command, id CallID) []Command {
+func (m *resultM) read(b *Board, phase resultPhase, c command, id callNo) []command {
 	m.phase = phase
 	m.readCall = id
 	d := m.t.ResultReadTimeout
@@ -68,11 +68,11 @@ func (m *Result) read(b *Board, phase resultPhase, c Command, id CallID) []Comma
 	t, st := m.timer(b, d)
 	m.readTimer = t
 	m.guard[id] = t
-	return []Command{st, c}
+	return []command{st, c}
 }
 
 // Start resolves the reference and decides which reads are needed.
-func (m *Result) Start(b *Board) []Command {
+func (m *resultM) Start(b *Board) []command {
 	m.t = b.Timing()
 	if err := guardCaller(b, ToolResult, m.caller, false); err != nil {
 		return m.fail(err)
@@ -86,20 +86,20 @@ func (m *Result) Start(b *Board) []Command {
 		if sessionShaped(m.ref) && !foreignRecord(b, m.caller, m.ref) && m.ref != m.caller.SessionID {
 			m.rec = Record{TaskID: m.ref}
 			id := m.call(false)
-			return m.read(b, resultSession, ReadSession{Call: id, SessionID: m.ref}, id)
+			return m.read(b, resultSession, readSession{Call: id, SessionID: m.ref}, id)
 		}
 		return m.fail(toolErr(ErrUnknownTask, "Unknown task ID or alias: "+m.ref))
 	}
 	m.rec, m.tracked = r, true
 	if r.State == StateStopped && m.caps.StatusMap {
 		id := m.call(false)
-		return m.read(b, resultLive, ReadStatus{Call: id}, id)
+		return m.read(b, resultLive, readStatus{Call: id}, id)
 	}
 	return m.decide(b, "")
 }
 
 // decide answers from the board state, or starts the reads of a completed result.
-func (m *Result) decide(b *Board, live LiveStatus) []Command {
+func (m *resultM) decide(b *Board, live LiveStatus) []command {
 	r, ok := b.Get(m.rec.TaskID)
 	if !ok {
 		return m.fail(toolErr(ErrStale, fmt.Sprintf("Task %s changed generation while its result was being retrieved; call task_result again.", m.ref)))
@@ -123,13 +123,13 @@ func (m *Result) decide(b *Board, live LiveStatus) []Command {
 		return m.fail(toolErr(ErrTaskFailed, fmt.Sprintf("Task %s was %s", m.ref, s)))
 	case StateCompleted:
 		id := m.call(false)
-		return m.read(b, resultSession, ReadSession{Call: id, SessionID: r.TaskID}, id)
+		return m.read(b, resultSession, readSession{Call: id, SessionID: r.TaskID}, id)
 	}
 	return m.fail(toolErr(ErrNoResult, fmt.Sprintf("Task %s has no confirmed completed result. Use task_revive with task_id: %q to continue it.", m.ref, r.TaskID)))
 }
 
 // fresh reports whether the tracked record still has the generation read at the start.
-func (m *Result) fresh(b *Board) bool {
+func (m *resultM) fresh(b *Board) bool {
 	if !m.tracked {
 		return true
 	}
@@ -137,13 +137,13 @@ func (m *Result) fresh(b *Board) bool {
 	return ok && r.Generation == m.rec.Generation
 }
 
-func (m *Result) changed() []Command {
+func (m *resultM) changed() []command {
 	return m.fail(toolErr(ErrStale, fmt.Sprintf("Task %s changed generation while its result was being retrieved; call task_result again.", m.ref)))
 }
 
 // Step consumes one event.
-func (m *Result) Step(b *Board, ev Event) []Command {
-	return m.step(b, ev, func(t TimerID) []Command {
+func (m *resultM) Step(b *Board, ev event) []command {
+	return m.step(b, ev, func(t timerID) []command {
 		if t != m.readTimer || m.phase == resultFinished {
 			return nil
 		}
@@ -154,13 +154,13 @@ func (m *Result) Step(b *Board, ev Event) []Command {
 			return append(out, m.decide(b, "")...)
 		}
 		return append(out, m.fail(toolErr(ErrTimeout, fmt.Sprintf("Task %s %s timed out after %s", m.ref, what, ms(m.t.ResultReadTimeout))))...)
-	}, func(ev Event) []Command { return m.handle(b, ev) })
+	}, func(ev event) []command { return m.handle(b, ev) })
 }
 
-func (m *Result) handle(b *Board, ev Event) []Command {
+func (m *resultM) handle(b *Board, ev event) []command {
 	out := m.stop(m.readTimer)
 	switch e := ev.(type) {
-	case StatusReply:
+	case statusReply:
 		if m.phase != resultLive {
 			return nil
 		}
@@ -168,14 +168,14 @@ func (m *Result) handle(b *Board, ev Event) []Command {
 		if e.Err == nil {
 			live = liveOf(e.Snapshot, m.rec.TaskID)
 			if live == LiveBusy || live == LiveRetry {
-				b.MarkRunningFromLive(m.rec.TaskID, m.rec.Generation, b.Now())
+				b.markRunningFromLive(m.rec.TaskID, m.rec.Generation, b.Now())
 			}
 		}
 		if !m.fresh(b) {
 			return append(out, m.changed()...)
 		}
 		return append(out, m.decide(b, live)...)
-	case SessionReply:
+	case sessionReply:
 		if m.phase != resultSession {
 			return nil
 		}
@@ -189,8 +189,8 @@ func (m *Result) handle(b *Board, ev Event) []Command {
 			return append(out, m.changed()...)
 		}
 		id := m.call(false)
-		return append(out, m.read(b, resultMessages, ReadMessages{Call: id, SessionID: m.rec.TaskID, Limit: m.t.ResultHistory}, id)...)
-	case MessagesReply:
+		return append(out, m.read(b, resultMessages, readMessages{Call: id, SessionID: m.rec.TaskID, Limit: m.t.ResultHistory}, id)...)
+	case messagesReply:
 		if m.phase != resultMessages {
 			return nil
 		}

@@ -7,22 +7,22 @@ import (
 	"time"
 )
 
-// Revive is the task_revive machine (R67–R82). In order: resolve and fence (generation,
+// reviveM is the task_revive machine. In order: resolve and fence (generation,
 // deletion epoch), refuse a queued continuation, check the idle-verification capability
 // before any side effect, refuse while a previous revive is unsettled, cancel a running
 // generation through the cancel sub-machine, take the relaunch lease, capture the transcript
 // baseline (5 s), verify idleness (v1 status read or v2 idle wait, 5 s), then send one
 // guarded queued prompt. From the send on, the lease belongs to the admission owner: an
 // acceptance registers the new generation exactly once (or, if the record vanished, hands
-// the lease to a [Compensation] machine); a rejection releases it; a pending admission at
+// the lease to a [compensation] machine); a rejection releases it; a pending admission at
 // the 10 s deadline answers admission_unknown and keeps waiting.
 //
 // Outcome returns the result once Replied is true.
-type Revive struct {
+type reviveM struct {
 	core
 	caller Caller
 	args   ReviveArgs
-	caps   Caps
+	caps   caps
 	t      Timing
 
 	prompt, ref, id string
@@ -31,19 +31,19 @@ type Revive struct {
 	lease           Lease
 	held            bool
 	baseline        string
-	inner           *Cancel
+	inner           *cancelM
 
 	phase       revivePhase
-	readCall    CallID
-	readTimer   TimerID
-	sendCall    CallID
-	admitTimer  TimerID
+	readCall    callNo
+	readTimer   timerID
+	sendCall    callNo
+	admitTimer  timerID
 	preGen      uint64
 	preState    State
 	preRev      uint64
 	newGen      uint64
 	waiting     bool // a caller still waits for the admission's outcome
-	compensator *Compensation
+	compensator *compensation
 
 	res ReviveResult
 	err *ToolError
@@ -62,15 +62,15 @@ const (
 	reviveFinished
 )
 
-var _ Machine = (*Revive)(nil)
+var _ machine = (*reviveM)(nil)
 
-// NewRevive returns a task_revive machine for caller c.
-func NewRevive(c Caller, a ReviveArgs, caps Caps) *Revive {
-	return &Revive{core: newCore(nil), caller: c, args: a, caps: caps}
+// newRevive returns a task_revive machine for caller c.
+func newRevive(c Caller, a ReviveArgs, caps caps) *reviveM {
+	return &reviveM{core: newCore(nil), caller: c, args: a, caps: caps}
 }
 
 // Outcome returns the tool result and, for a refusal, the *ToolError.
-func (m *Revive) Outcome() (ReviveResult, error) {
+func (m *reviveM) Outcome() (ReviveResult, error) {
 	if m.err != nil {
 		return m.res, m.err
 	}
@@ -78,12 +78,12 @@ func (m *Revive) Outcome() (ReviveResult, error) {
 }
 
 // Registered returns the generation this revive registered, if it registered one.
-func (m *Revive) Registered() (uint64, bool) { return m.newGen, m.newGen != 0 }
+func (m *reviveM) Registered() (uint64, bool) { return m.newGen, m.newGen != 0 }
 
 // Done reports whether the revive and its cancel sub-machine have nothing pending.
-func (m *Revive) Done() bool { return m.core.Done() && (m.inner == nil || m.inner.Done()) }
+func (m *reviveM) Done() bool { return m.core.Done() && (m.inner == nil || m.inner.Done()) }
 
-func (m *Revive) fail(err *ToolError) {
+func (m *reviveM) fail(err *ToolError) {
 	if !m.replied {
 		m.err = err
 		m.res.TaskID = m.id
@@ -91,22 +91,22 @@ func (m *Revive) fail(err *ToolError) {
 	}
 }
 
-// wrap prefixes a refusal that does not already name the task (R75).
-func (m *Revive) wrap(kind error, msg string) *ToolError {
+// wrap prefixes a refusal that does not already name the task.
+func (m *reviveM) wrap(kind error, msg string) *ToolError {
 	if strings.HasPrefix(msg, "Task "+m.ref+" ") {
 		return toolErr(kind, msg)
 	}
 	return toolErr(kind, fmt.Sprintf("Task %s revive failed: %s", m.ref, msg))
 }
 
-func (m *Revive) release(b *Board) {
+func (m *reviveM) release(b *Board) {
 	if m.held {
 		b.Release(m.lease)
 	}
 }
 
 // abandon releases the lease and ends the machine with err.
-func (m *Revive) abandon(b *Board, err *ToolError) []Command {
+func (m *reviveM) abandon(b *Board, err *ToolError) []command {
 	m.release(b)
 	m.fail(err)
 	m.phase = reviveFinished
@@ -114,7 +114,7 @@ func (m *Revive) abandon(b *Board, err *ToolError) []Command {
 }
 
 // Start runs the checks that need no host call and emits the first one.
-func (m *Revive) Start(b *Board) []Command {
+func (m *reviveM) Start(b *Board) []command {
 	m.t = b.Timing()
 	if err := guardCaller(b, ToolRevive, m.caller, true); err != nil {
 		m.fail(err)
@@ -145,7 +145,7 @@ func (m *Revive) Start(b *Board) []Command {
 		m.fail(toolErr(ErrCapability, "task_revive idle-verification capability unavailable: the host must expose session.status or waitForSessionIdle; no abort or prompt was sent"))
 		return nil
 	}
-	if l, ok := b.LiveLease(m.id); ok && l.Phase() != PhaseNone {
+	if l, ok := b.liveLease(m.id); ok && l.Phase() != PhaseNone {
 		m.fail(toolErr(ErrUnsettled, fmt.Sprintf("Task %s cannot be revived: a previous revive is still unsettled (%s); do not retry task_revive. Use task_status to inspect it.", m.ref, l.Phase())))
 		return nil
 	}
@@ -163,7 +163,7 @@ func (m *Revive) Start(b *Board) []Command {
 }
 
 // afterCancel continues once the cancel sub-machine replied.
-func (m *Revive) afterCancel(b *Board) []Command {
+func (m *reviveM) afterCancel(b *Board) []command {
 	if m.phase != reviveCancel || !m.inner.Replied() {
 		return nil
 	}
@@ -182,7 +182,7 @@ func (m *Revive) afterCancel(b *Board) []Command {
 }
 
 // acquire checks revivability, takes the relaunch lease and starts the baseline read.
-func (m *Revive) acquire(b *Board) []Command {
+func (m *reviveM) acquire(b *Board) []command {
 	r, _ := b.Get(m.id)
 	if !r.Revivable() {
 		st := string(r.EffectiveState())
@@ -195,7 +195,7 @@ func (m *Revive) acquire(b *Board) []Command {
 	}
 	l, ok := b.Acquire(LeaseRelaunch, m.id, m.gen, nil)
 	if !ok {
-		m.fail(toolErr(ErrLeaseUnavailable, fmt.Sprintf("Task %s cannot be revived: relaunch lease unavailable", m.ref)))
+		m.fail(leaseUnavailable(b, m.id, fmt.Sprintf("Task %s cannot be revived: relaunch lease unavailable.", m.ref)))
 		m.phase = reviveFinished
 		return nil
 	}
@@ -203,13 +203,13 @@ func (m *Revive) acquire(b *Board) []Command {
 	m.busyAt = r.LastLiveBusyAt
 	m.epoch, _ = b.DeletionEpoch(m.id)
 	m.phase = reviveBaseline
-	var st Command
+	var st command
 	m.readCall, m.readTimer, st = m.deadlineRead(b, m.t.BaselineTimeout)
-	return []Command{st, ReadMessages{Call: m.readCall, SessionID: m.id, Limit: 1}}
+	return []command{st, readMessages{Call: m.readCall, SessionID: m.id, Limit: 1}}
 }
 
-// stale applies R69 and the freshness checks of R78 to the current record.
-func (m *Revive) stale(b *Board) *ToolError {
+// stale applies the generation fence and the freshness checks to the current record.
+func (m *reviveM) stale(b *Board) *ToolError {
 	r, ok := b.Get(m.id)
 	if ep, _ := b.DeletionEpoch(m.id); !ok || ep != m.epoch {
 		return toolErr(ErrStale, fmt.Sprintf("Task %s is no longer tracked; refusing stale revive", m.ref))
@@ -227,16 +227,16 @@ func (m *Revive) stale(b *Board) *ToolError {
 }
 
 // Step consumes one event, forwarding the cancel sub-machine's events to it.
-func (m *Revive) Step(b *Board, ev Event) []Command {
+func (m *reviveM) Step(b *Board, ev event) []command {
 	if m.inner != nil && !m.inner.Done() && m.innerOwns(ev) {
 		out := m.inner.Step(b, ev)
 		return append(out, m.afterCancel(b)...)
 	}
-	return m.step(b, ev, func(t TimerID) []Command { return m.fire(b, t) }, func(ev Event) []Command { return m.handle(b, ev) })
+	return m.step(b, ev, func(t timerID) []command { return m.fire(b, t) }, func(ev event) []command { return m.handle(b, ev) })
 }
 
-func (m *Revive) innerOwns(ev Event) bool {
-	if f, ok := ev.(Fired); ok {
+func (m *reviveM) innerOwns(ev event) bool {
+	if f, ok := ev.(fired); ok {
 		_, armed := m.inner.timers[f.Timer]
 		return armed
 	}
@@ -246,7 +246,7 @@ func (m *Revive) innerOwns(ev Event) bool {
 	return false
 }
 
-func (m *Revive) fire(b *Board, t TimerID) []Command {
+func (m *reviveM) fire(b *Board, t timerID) []command {
 	switch {
 	case t == m.readTimer && m.phase == reviveBaseline:
 		out := m.cancel(m.readCall)
@@ -269,13 +269,13 @@ func (m *Revive) fire(b *Board, t TimerID) []Command {
 	return nil
 }
 
-func (m *Revive) unverified(reason string) *ToolError {
+func (m *reviveM) unverified(reason string) *ToolError {
 	return toolErr(ErrUnconfirmed, fmt.Sprintf("Task %s could not be verified against the live session map (%s); the revive prompt was NOT sent. Retry task_revive.", m.ref, reason))
 }
 
-func (m *Revive) handle(b *Board, ev Event) []Command {
+func (m *reviveM) handle(b *Board, ev event) []command {
 	switch e := ev.(type) {
-	case MessagesReply:
+	case messagesReply:
 		switch m.phase {
 		case reviveBaseline:
 			out := m.stop(m.readTimer)
@@ -298,7 +298,7 @@ func (m *Revive) handle(b *Board, ev Event) []Command {
 			}
 			return append(out, m.finishObservation(b)...)
 		}
-	case StatusReply:
+	case statusReply:
 		if m.phase != reviveVerify {
 			return nil
 		}
@@ -316,7 +316,7 @@ func (m *Revive) handle(b *Board, ev Event) []Command {
 			return append(out, m.abandon(b, m.unverified("malformed live status entry for session"))...)
 		}
 		return append(out, m.send(b)...)
-	case IdleReply:
+	case idleReply:
 		if m.phase != reviveVerify {
 			return nil
 		}
@@ -328,7 +328,7 @@ func (m *Revive) handle(b *Board, ev Event) []Command {
 			return append(out, m.abandon(b, m.wrap(ErrUnconfirmed, "Invalid session idle wait operation/result; the revive prompt was NOT sent: "+e.Err.Error()))...)
 		}
 		return append(out, m.send(b)...)
-	case Dispatch:
+	case dispatch:
 		if e.Call != m.sendCall {
 			return nil
 		}
@@ -342,7 +342,7 @@ func (m *Revive) handle(b *Board, ev Event) []Command {
 		var admitted Lease
 		ok := err == nil
 		if ok {
-			admitted, ok = b.HandOver(m.lease, OwnerAdmission)
+			admitted, ok = b.handOver(m.lease, OwnerAdmission)
 			if !ok {
 				err = m.wrap(ErrStale, "relaunch lease is missing, stale, or belongs to another generation")
 			}
@@ -360,7 +360,7 @@ func (m *Revive) handle(b *Board, ev Event) []Command {
 		m.admitTimer = t
 		m.guard[m.sendCall] = t
 		return append(out, st)
-	case PromptReply:
+	case promptReply:
 		if m.phase != reviveAdmission {
 			return nil
 		}
@@ -380,37 +380,37 @@ func (m *Revive) handle(b *Board, ev Event) []Command {
 }
 
 // verify starts the idle verification for the host's flavour.
-func (m *Revive) verify(b *Board) []Command {
+func (m *reviveM) verify(b *Board) []command {
 	m.phase = reviveVerify
 	m.readCall = m.call(false)
-	var t TimerID
-	var st Command
-	var read Command
+	var t timerID
+	var st command
+	var read command
 	if m.caps.StatusMap {
 		t, st = m.timer(b, m.t.StatusReadTimeout)
-		read = ReadStatus{Call: m.readCall}
+		read = readStatus{Call: m.readCall}
 	} else {
 		t, st = m.timer(b, m.t.IdleWaitTimeout)
-		read = WaitIdle{Call: m.readCall, SessionID: m.id}
+		read = waitIdle{Call: m.readCall, SessionID: m.id}
 	}
 	m.readTimer = t
 	m.guard[m.readCall] = t
-	return []Command{st, read}
+	return []command{st, read}
 }
 
 // send emits the guarded prompt; the admission deadline starts with it.
-func (m *Revive) send(b *Board) []Command {
+func (m *reviveM) send(b *Board) []command {
 	r, _ := b.Get(m.id)
 	m.phase = reviveSend
 	m.sendCall = m.call(true)
-	return []Command{SendPrompt{Call: m.sendCall, SessionID: m.id, Prompt: Prompt{Agent: r.Agent, Text: m.prompt}}}
+	return []command{sendPrompt{Call: m.sendCall, SessionID: m.id, Prompt: Prompt{Agent: r.Agent, Text: m.prompt}}}
 }
 
-// accept applies an admission acceptance (R79), before or after the deadline.
-func (m *Revive) accept(b *Board) []Command {
+// accept applies an admission acceptance, before or after the deadline.
+func (m *reviveM) accept(b *Board) []command {
 	m.phase = reviveFinished
 	if !b.Validate(m.lease) {
-		out := []Command{m.log(slog.LevelWarn, "[task-revive] admission settled after ownership was lost", slog.String("task_id", m.id))}
+		out := []command{m.log(slog.LevelWarn, "[task-revive] admission settled after ownership was lost", slog.String("task_id", m.id))}
 		if m.waiting {
 			m.fail(m.wrap(ErrStale, "relaunch lease is missing, stale, or belongs to another generation"))
 		}
@@ -418,13 +418,13 @@ func (m *Revive) accept(b *Board) []Command {
 	}
 	r, ok := b.Get(m.id)
 	if !ok {
-		cl, _ := b.HandOver(m.lease, OwnerCompensation)
+		cl, _ := b.handOver(m.lease, OwnerCompensation)
 		m.held = false // the compensation owner has it now
-		m.compensator = NewCompensation(cl, m.caps)
+		m.compensator = newCompensation(cl, m.caps)
 		if m.waiting {
 			m.fail(m.wrap(ErrStale, "admission accepted but invalidated by loss of the record; compensation initiated"))
 		}
-		return []Command{Spawn{Machine: m.compensator}}
+		return []command{spawn{Machine: m.compensator}}
 	}
 	if r.TerminalUnreconciled {
 		if _, ok := b.MarkReconciled(m.id, m.preGen, m.preRev); !ok {
@@ -447,17 +447,17 @@ func (m *Revive) accept(b *Board) []Command {
 		return nil
 	}
 	m.newGen = nr.Generation
-	b.MarkQueuedContinuation(m.id, m.newGen, m.baseline)
+	b.markQueuedContinuation(m.id, m.newGen, m.baseline)
 	m.release(b)
-	// One observation read for a fast terminal result (R82); no lease is held.
+	// One observation read for a fast terminal result; no lease is held.
 	m.phase = reviveObserve
-	var st Command
+	var st command
 	m.readCall, m.readTimer, st = m.deadlineRead(b, m.t.ResultReadTimeout)
-	return []Command{st, ReadMessages{Call: m.readCall, SessionID: m.id, Limit: m.t.ResultHistory}}
+	return []command{st, readMessages{Call: m.readCall, SessionID: m.id, Limit: m.t.ResultHistory}}
 }
 
 // observe commits a fast terminal result found after the baseline.
-func (m *Revive) observe(b *Board, entries []TranscriptEntry) {
+func (m *reviveM) observe(b *Board, entries []TranscriptEntry) {
 	if st, text, ok := terminalEvidence(entries, m.baseline); ok {
 		b.CommitTerminal(Commit{TaskID: m.id, Generation: m.newGen, State: st, Summary: text, ObservedAt: b.Now()})
 	}
@@ -490,7 +490,7 @@ func terminalEvidence(entries []TranscriptEntry, baseline string) (State, string
 	return "", "", false
 }
 
-func (m *Revive) finishObservation(b *Board) []Command {
+func (m *reviveM) finishObservation(b *Board) []command {
 	m.phase = reviveFinished
 	if !m.waiting {
 		return nil

@@ -1,20 +1,18 @@
-package taskboard_test
+package taskboard
 
 import (
 	"errors"
 	"strings"
 	"testing"
 	"time"
-
-	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
-func reviveRun(r *rig, caps tb.Caps, ref string) *mrun {
-	return r.start(tb.NewRevive(orch, tb.ReviveArgs{Ref: ref, Prompt: "continue please"}, caps))
+func reviveRun(r *rig, caps caps, ref string) *mrun {
+	return r.start(newRevive(orch, ReviveArgs{Ref: ref, Prompt: "continue please"}, caps))
 }
 
 // finished returns a reconciled completed ses_r at generation 1.
-func finished(r *rig) tb.Record {
+func finished(r *rig) Record {
 	r.launch("ses_r", parent1, "oracle")
 	r.complete("ses_r", "first answer")
 	return r.ack("ses_r")
@@ -23,7 +21,7 @@ func finished(r *rig) tb.Record {
 // toAdmission drives a v1 revive of an idle record up to the pending admission.
 func toAdmission(t *testing.T, r *rig, m *mrun) {
 	t.Helper()
-	m.messages([]tb.TranscriptEntry{{ID: "base", Role: "assistant", Finished: true, Text: "first answer"}}, nil)
+	m.messages([]TranscriptEntry{{ID: "base", Role: "assistant", Finished: true, Text: "first answer"}}, nil)
 	m.status(idle("ses_r"), nil)
 	m.dispatch()
 	if !m.has("SendPrompt") {
@@ -40,21 +38,21 @@ func TestReviveScenarios(t *testing.T) {
 			old := finished(r)
 			m := reviveRun(r, v1, "ora-1")
 			toAdmission(t, r, m)
-			p := m.pending[m.must("SendPrompt")].(tb.SendPrompt)
+			p := m.pending[m.must("SendPrompt")].(sendPrompt)
 			if p.Prompt.Text != "continue please" || p.Prompt.Agent != "oracle" || p.Prompt.Synthetic {
 				t.Fatalf("prompt %+v", p.Prompt)
 			}
 			m.prompt(nil)
 			m.messages(nil, nil)
-			res, err := outcome[tb.ReviveResult](t, m)
+			res, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
-			if res.Status != tb.ReviveStarted || res.Generation <= old.Generation || res.State != tb.StateRunning {
+			if res.Status != ReviveStarted || res.Generation <= old.Generation || res.State != StateRunning {
 				t.Fatalf("result %+v", res)
 			}
 			if r.count("WriteMessage") != 0 || r.count("SendPrompt") != 1 {
 				t.Fatal("want one queued prompt and no noReply write")
 			}
-			if ls := r.b.LiveLeases(); len(ls) != 0 {
+			if ls := r.b.LeasesForTest(); len(ls) != 0 {
 				t.Fatalf("leases %v", ls)
 			}
 			if rec := r.get("ses_r"); !rec.QueuedContinuation || rec.BaselineMessageID != "base" {
@@ -67,14 +65,14 @@ func TestReviveScenarios(t *testing.T) {
 			m := reviveRun(r, v1, "ses_r")
 			toAdmission(t, r, m)
 			m.prompt(nil)
-			m.messages([]tb.TranscriptEntry{
+			m.messages([]TranscriptEntry{
 				{ID: "base", Role: "assistant", Finished: true, Text: "first answer"},
 				{ID: "u2", Role: "user", Text: "continue please"},
 				{ID: "a2", Role: "assistant", Finished: true, Text: "second answer"},
 			}, nil)
-			res, err := outcome[tb.ReviveResult](t, m)
+			res, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
-			if res.State != tb.StateCompleted || res.Status != tb.ReviveStatus(tb.StateCompleted) || res.Summary != "second answer" {
+			if res.State != StateCompleted || res.Status != ReviveStatus(StateCompleted) || res.Summary != "second answer" {
 				t.Fatalf("result %+v", res)
 			}
 			if want := "<task_result>\nsecond answer\n</task_result>"; !strings.Contains(res.Render(), want) {
@@ -91,7 +89,7 @@ func TestReviveScenarios(t *testing.T) {
 			m.status(idle("ses_r"), nil)
 			r.advance(150 * time.Millisecond)
 			m.status(idle("ses_r"), nil)
-			if r.get("ses_r").State != tb.StateCancelled {
+			if r.get("ses_r").State != StateCancelled {
 				t.Fatal("not cancelled first")
 			}
 			m.messages(nil, nil)
@@ -99,7 +97,7 @@ func TestReviveScenarios(t *testing.T) {
 			m.dispatch()
 			m.prompt(nil)
 			m.messages(nil, nil)
-			res, err := outcome[tb.ReviveResult](t, m)
+			res, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
 			if res.Generation != 2 {
 				t.Fatalf("generation %d", res.Generation)
@@ -107,9 +105,9 @@ func TestReviveScenarios(t *testing.T) {
 			var kinds []string
 			for _, c := range r.performed {
 				switch c.(type) {
-				case tb.Abort:
+				case abort:
 					kinds = append(kinds, "abort")
-				case tb.SendPrompt:
+				case sendPrompt:
 					kinds = append(kinds, "prompt")
 				}
 			}
@@ -120,20 +118,20 @@ func TestReviveScenarios(t *testing.T) {
 		}},
 		{name: "E70_cancelled_unacknowledged_revives", run: func(t *testing.T, r *rig) {
 			r.launch("ses_r", parent1, "oracle")
-			r.commit("ses_r", tb.StateCancelled, "user")
+			r.commit("ses_r", StateCancelled, "user")
 			m := reviveRun(r, v1, "ses_r")
 			toAdmission(t, r, m)
 			m.prompt(nil)
 			m.messages(nil, nil)
-			_, err := outcome[tb.ReviveResult](t, m)
+			_, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
 		}},
 		{name: "E71_stopped_acknowledged_or_not_revives", run: func(t *testing.T, r *rig) {
 			for _, acked := range []bool{false, true} {
-				r := newRig(t, tb.Options{})
+				r := newRig(t, Options{})
 				r.launch("ses_r", parent1, "oracle")
 				r.clk.Advance(time.Second)
-				r.commit("ses_r", tb.StateStopped, "")
+				r.commit("ses_r", StateStopped, "")
 				if acked {
 					r.ack("ses_r")
 				}
@@ -141,7 +139,7 @@ func TestReviveScenarios(t *testing.T) {
 				toAdmission(t, r, m)
 				m.prompt(nil)
 				m.messages(nil, nil)
-				_, err := outcome[tb.ReviveResult](t, m)
+				_, err := outcome[ReviveResult](t, m)
 				noErr(t, err)
 			}
 		}},
@@ -153,7 +151,7 @@ func TestReviveScenarios(t *testing.T) {
 			m.dispatch()
 			m.prompt(nil)
 			m.messages(nil, nil)
-			_, err := outcome[tb.ReviveResult](t, m)
+			_, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
 			if r.count("WaitIdle") != 1 || r.count("ReadStatus") != 0 {
 				t.Fatalf("calls %v", r.performed)
@@ -164,14 +162,14 @@ func TestReviveScenarios(t *testing.T) {
 			m := reviveRun(r, v1, "ses_r")
 			read := m.must("ReadMessages")
 			r.advance(5 * time.Second)
-			_, err := outcome[tb.ReviveResult](t, m)
-			exactErr(t, err, tb.ErrTimeout, "Task ses_r revive failed: Baseline capture deadline exceeded; the revive prompt was NOT sent")
+			_, err := outcome[ReviveResult](t, m)
+			exactErr(t, err, ErrTimeout, "Task ses_r revive failed: Baseline capture deadline exceeded; the revive prompt was NOT sent")
 			r.noLease("ses_r")
-			l, ok := r.b.Acquire(tb.LeaseRelaunch, "ses_r", old.Generation, nil)
+			l, ok := r.b.Acquire(LeaseRelaunch, "ses_r", old.Generation, nil)
 			if !ok {
 				t.Fatal("replacement refused")
 			}
-			m.step(tb.MessagesReply{Call: read})
+			m.step(messagesReply{Call: read})
 			if !r.b.Validate(l) || r.count("SendPrompt") != 0 || r.count("Abort") != 0 {
 				t.Fatal("late baseline reply had effects")
 			}
@@ -179,32 +177,32 @@ func TestReviveScenarios(t *testing.T) {
 		{name: "E74_busy_drop_relaunch_replacement_during_reads", run: func(t *testing.T, r *rig) {
 			for _, tc := range []struct {
 				what string
-				do   func(r *rig, l tb.Lease)
+				do   func(r *rig, l Lease)
 				msg  string
 			}{
-				{"busy", func(r *rig, l tb.Lease) {
+				{"busy", func(r *rig, l Lease) {
 					r.clk.Advance(time.Millisecond)
-					r.b.MarkRunningFromLive("ses_r", r.get("ses_r").Generation, r.b.Now())
+					r.b.markRunningFromLive("ses_r", r.get("ses_r").Generation, r.b.Now())
 				}, "became active again"},
-				{"drop", func(r *rig, l tb.Lease) { r.b.Drop("ses_r") }, "Task ses_r is no longer tracked; refusing stale revive"},
-				{"relaunch", func(r *rig, l tb.Lease) {
+				{"drop", func(r *rig, l Lease) { r.b.Drop("ses_r") }, "Task ses_r is no longer tracked; refusing stale revive"},
+				{"relaunch", func(r *rig, l Lease) {
 					r.b.Release(l)
-					if _, err := r.b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_r", ParentID: parent1, Agent: "oracle"}); err != nil {
+					if _, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_r", ParentID: parent1, Agent: "oracle"}); err != nil {
 						panic(err)
 					}
 				}, "Task ses_r run generation changed; refusing stale revive"},
-				{"replacement", func(r *rig, l tb.Lease) {
+				{"replacement", func(r *rig, l Lease) {
 					r.b.Release(l)
-					r.b.Acquire(tb.LeaseRelaunch, "ses_r", r.get("ses_r").Generation, nil)
+					r.b.Acquire(LeaseRelaunch, "ses_r", r.get("ses_r").Generation, nil)
 				}, "relaunch lease is missing, stale, or belongs to another generation"},
 			} {
 				for _, during := range []string{"baseline", "status"} {
-					r := newRig(t, tb.Options{})
+					r := newRig(t, Options{})
 					r.launch("ses_r", parent1, "oracle")
 					r.clk.Advance(time.Second)
-					r.commit("ses_r", tb.StateStopped, "")
+					r.commit("ses_r", StateStopped, "")
 					m := reviveRun(r, v1, "ses_r")
-					orig := r.hasLease("ses_r", tb.LeaseRelaunch)
+					orig := r.hasLease("ses_r", LeaseRelaunch)
 					if during == "status" {
 						m.messages(nil, nil)
 					}
@@ -214,8 +212,8 @@ func TestReviveScenarios(t *testing.T) {
 					} else {
 						m.status(idle("ses_r"), nil)
 					}
-					_, err := outcome[tb.ReviveResult](t, m)
-					checkErr(t, err, tb.ErrStale, tc.msg)
+					_, err := outcome[ReviveResult](t, m)
+					checkErr(t, err, ErrStale, tc.msg)
 					if r.count("SendPrompt") != 0 {
 						t.Fatalf("%s/%s: prompt sent", tc.what, during)
 					}
@@ -228,13 +226,13 @@ func TestReviveScenarios(t *testing.T) {
 		{name: "E75_v1_busy_while_board_stopped", run: func(t *testing.T, r *rig) {
 			r.launch("ses_r", parent1, "oracle")
 			r.clk.Advance(time.Second)
-			r.commit("ses_r", tb.StateStopped, "")
+			r.commit("ses_r", StateStopped, "")
 			m := reviveRun(r, v1, "ses_r")
 			m.messages(nil, nil)
 			m.status(busy("ses_r"), nil)
-			_, err := outcome[tb.ReviveResult](t, m)
-			exactErr(t, err, tb.ErrBusyAtHost, "Task ses_r is executing at the host (live status: busy); the revive prompt was NOT sent and no duplicate was launched. Use task_status to inspect it.")
-			if rec := r.get("ses_r"); rec.State != tb.StateStopped || rec.Generation != 1 {
+			_, err := outcome[ReviveResult](t, m)
+			exactErr(t, err, ErrBusyAtHost, "Task ses_r is executing at the host (live status: busy); the revive prompt was NOT sent and no duplicate was launched. Use task_status to inspect it.")
+			if rec := r.get("ses_r"); rec.State != StateStopped || rec.Generation != 1 {
 				t.Fatalf("record %s gen %d", rec.State, rec.Generation)
 			}
 			r.noLease("ses_r")
@@ -242,11 +240,11 @@ func TestReviveScenarios(t *testing.T) {
 		{name: "E76_error_uncertain_not_revivable", run: func(t *testing.T, r *rig) {
 			r.launch("ses_r", parent1, "oracle")
 			g := r.get("ses_r").Generation
-			r.b.ClaimDeadline("ses_r", g)
-			r.b.FinalizeDeadline("ses_r", g, "abort was not confirmed")
+			r.b.claimDeadline("ses_r", g)
+			r.b.finalizeClaim("ses_r", g, "abort was not confirmed")
 			m := reviveRun(r, v1, "ses_r")
-			_, err := outcome[tb.ReviveResult](t, m)
-			exactErr(t, err, tb.ErrNotRevivable, "Task ses_r cannot be revived: state error (status uncertain) is not a verified retained terminal session")
+			_, err := outcome[ReviveResult](t, m)
+			exactErr(t, err, ErrNotRevivable, "Task ses_r cannot be revived: state error (status uncertain) is not a verified retained terminal session")
 			if r.count("SendPrompt") != 0 {
 				t.Fatal("prompt sent")
 			}
@@ -255,35 +253,35 @@ func TestReviveScenarios(t *testing.T) {
 			r.launch("ses_f", parent2, "oracle")
 			for _, ref := range []string{"ses_f", parent1} {
 				m := reviveRun(r, v1, ref)
-				_, err := outcome[tb.ReviveResult](t, m)
-				exactErr(t, err, tb.ErrUnknownTask, "Unknown or unowned background task: "+ref)
+				_, err := outcome[ReviveResult](t, m)
+				exactErr(t, err, ErrUnknownTask, "Unknown or unowned background task: "+ref)
 			}
 			finished(r)
 			m := reviveRun(r, v1, "ses_r")
-			l := r.hasLease("ses_r", tb.LeaseRelaunch)
+			l := r.hasLease("ses_r", LeaseRelaunch)
 			r.b.Release(l)
-			if _, err := r.b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_r", ParentID: parent1, Agent: "oracle"}); err != nil {
+			if _, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_r", ParentID: parent1, Agent: "oracle"}); err != nil {
 				t.Fatal(err)
 			}
 			m.messages(nil, nil)
-			_, err := outcome[tb.ReviveResult](t, m)
-			exactErr(t, err, tb.ErrStale, "Task ses_r run generation changed; refusing stale revive")
+			_, err := outcome[ReviveResult](t, m)
+			exactErr(t, err, ErrStale, "Task ses_r run generation changed; refusing stale revive")
 		}},
 		{name: "E78_prompt_error_before_deadline", run: func(t *testing.T, r *rig) {
 			old := finished(r)
 			m := reviveRun(r, v1, "ses_r")
 			toAdmission(t, r, m)
 			m.prompt(errors.New("envelope: 400 bad request"))
-			_, err := outcome[tb.ReviveResult](t, m)
-			exactErr(t, err, tb.ErrHost, "Task ses_r revive failed: envelope: 400 bad request")
+			_, err := outcome[ReviveResult](t, m)
+			exactErr(t, err, ErrHost, "Task ses_r revive failed: envelope: 400 bad request")
 			r.noLease("ses_r")
-			if rec := r.get("ses_r"); rec.Generation != old.Generation || rec.State != tb.StateReconciled {
+			if rec := r.get("ses_r"); rec.Generation != old.Generation || rec.State != StateReconciled {
 				t.Fatalf("record changed: %s gen %d", rec.State, rec.Generation)
 			}
 		}},
 		{name: "E79_deadline_and_acceptance_same_instant_either_order", run: func(t *testing.T, r *rig) {
 			for _, timerFirst := range []bool{true, false} {
-				r := newRig(t, tb.Options{})
+				r := newRig(t, Options{})
 				old := finished(r)
 				m := reviveRun(r, v1, "ses_r")
 				toAdmission(t, r, m)
@@ -293,10 +291,10 @@ func TestReviveScenarios(t *testing.T) {
 				} else {
 					r.clk.Advance(10 * time.Second)
 				}
-				m.step(tb.PromptReply{Call: call})
-				res, err := outcome[tb.ReviveResult](t, m)
+				m.step(promptReply{Call: call})
+				res, err := outcome[ReviveResult](t, m)
 				noErr(t, err)
-				if res.Status != tb.ReviveAdmissionUnknown || res.Generation != old.Generation || res.State != tb.StateCompleted {
+				if res.Status != ReviveAdmissionUnknown || res.Generation != old.Generation || res.State != StateCompleted {
 					t.Fatalf("timerFirst=%t result %+v", timerFirst, res)
 				}
 				if rec := r.get("ses_r"); rec.Generation == old.Generation {
@@ -315,24 +313,24 @@ func TestReviveScenarios(t *testing.T) {
 			m := reviveRun(r, v1, "ses_r")
 			toAdmission(t, r, m)
 			r.advance(10 * time.Second)
-			l := r.hasLease("ses_r", tb.LeaseRelaunch)
-			if l.Owner != tb.OwnerAdmission {
+			l := r.hasLease("ses_r", LeaseRelaunch)
+			if l.Owner != OwnerAdmission {
 				t.Fatalf("owner %s", l.Owner)
 			}
-			if _, ok := r.b.Acquire(tb.LeaseCancellation, "ses_r", old.Generation, nil); ok {
+			if _, ok := r.b.Acquire(LeaseCancellation, "ses_r", old.Generation, nil); ok {
 				t.Fatal("second acquire succeeded")
 			}
 			r.b.Drain()
 			m.prompt(nil)
 			ns := r.b.Drain()
-			if len(ns) == 0 || ns[0].Kind != tb.NoticeLaunched {
+			if len(ns) == 0 || ns[0].Kind != NoticeLaunched {
 				t.Fatalf("notices %v", ns)
 			}
 			if !m.has("ReadMessages") {
 				t.Fatal("no observation read after a late registration")
 			}
 			// Rejected late: no launch, lease free, logged.
-			r2 := newRig(t, tb.Options{})
+			r2 := newRig(t, Options{})
 			finished(r2)
 			m2 := reviveRun(r2, v1, "ses_r")
 			toAdmission(t, r2, m2)
@@ -343,13 +341,13 @@ func TestReviveScenarios(t *testing.T) {
 				t.Fatal("late rejection mishandled")
 			}
 			// Lease released by the test, or superseded: no new generation, replacement intact.
-			r3 := newRig(t, tb.Options{})
+			r3 := newRig(t, Options{})
 			finished(r3)
 			m3 := reviveRun(r3, v1, "ses_r")
 			toAdmission(t, r3, m3)
 			r3.advance(10 * time.Second)
-			r3.b.Release(r3.hasLease("ses_r", tb.LeaseRelaunch))
-			repl, _ := r3.b.Acquire(tb.LeaseRelaunch, "ses_r", 1, nil)
+			r3.b.Release(r3.hasLease("ses_r", LeaseRelaunch))
+			repl, _ := r3.b.Acquire(LeaseRelaunch, "ses_r", 1, nil)
 			m3.prompt(nil)
 			if r3.get("ses_r").Generation != 1 || !r3.b.Validate(repl) {
 				t.Fatal("acceptance after ownership loss registered or released the replacement")
@@ -365,7 +363,7 @@ func TestReviveScenarios(t *testing.T) {
 			m.prompt(nil)
 			g2 := r.get("ses_r").Generation
 			r.clk.Advance(time.Second)
-			r.b.MarkRunningFromLive("ses_r", g2, r.b.Now())
+			r.b.markRunningFromLive("ses_r", g2, r.b.Now())
 			second := reviveRun(r, v1, "ses_r")
 			second.dispatch()
 			second.abort(true, nil)
@@ -378,9 +376,9 @@ func TestReviveScenarios(t *testing.T) {
 			second.prompt(nil)
 			g3 := r.get("ses_r").Generation
 			m.messages(nil, nil)
-			_, err := outcome[tb.ReviveResult](t, m)
-			exactErr(t, err, tb.ErrStale, "Task ses_r revive became stale before launch completed")
-			if rec := r.get("ses_r"); rec.Generation != g3 || rec.State != tb.StateRunning || g3 <= g2 {
+			_, err := outcome[ReviveResult](t, m)
+			exactErr(t, err, ErrStale, "Task ses_r revive became stale before launch completed")
+			if rec := r.get("ses_r"); rec.Generation != g3 || rec.State != StateRunning || g3 <= g2 {
 				t.Fatalf("record %s gen %d (g2=%d g3=%d)", rec.State, rec.Generation, g2, g3)
 			}
 			if r.count("Abort") != 1 {
@@ -393,9 +391,9 @@ func TestReviveScenarios(t *testing.T) {
 			toAdmission(t, r, m)
 			m.prompt(nil)
 			m.messages(nil, errors.New("boom"))
-			res, err := outcome[tb.ReviveResult](t, m)
+			res, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
-			if res.Status != tb.ReviveStarted || !r.logged("[task-revive] observation failed") {
+			if res.Status != ReviveStarted || !r.logged("[task-revive] observation failed") {
 				t.Fatalf("result %+v logs %v", res, r.logs)
 			}
 		}},
@@ -405,8 +403,8 @@ func TestReviveScenarios(t *testing.T) {
 			toAdmission(t, r, m)
 			r.advance(10 * time.Second)
 			m2 := reviveRun(r, v1, "ses_r")
-			_, err := outcome[tb.ReviveResult](t, m2)
-			exactErr(t, err, tb.ErrUnsettled, "Task ses_r cannot be revived: a previous revive is still unsettled (sent_unknown); do not retry task_revive. Use task_status to inspect it.")
+			_, err := outcome[ReviveResult](t, m2)
+			exactErr(t, err, ErrUnsettled, "Task ses_r cannot be revived: a previous revive is still unsettled (sent_unknown); do not retry task_revive. Use task_status to inspect it.")
 		}},
 		{name: "E88_late_acceptance_registers_once", run: func(t *testing.T, r *rig) {
 			finished(r)
@@ -416,13 +414,13 @@ func TestReviveScenarios(t *testing.T) {
 			r.advance(10 * time.Second)
 			m.prompt(nil)
 			g := r.get("ses_r").Generation
-			m.m.Step(r.b, tb.PromptReply{Call: call})
-			m.m.Step(r.b, tb.PromptReply{Call: call, Err: errors.New("conflicting")})
+			m.m.Step(r.b, promptReply{Call: call})
+			m.m.Step(r.b, promptReply{Call: call, Err: errors.New("conflicting")})
 			if r.get("ses_r").Generation != g {
 				t.Fatal("registered twice")
 			}
 			r.noLease("ses_r")
-			for _, l := range r.b.InspectLeases() {
+			for _, l := range r.b.LiveLeases() {
 				t.Fatalf("phase still shown: %v", l)
 			}
 		}},
@@ -433,10 +431,10 @@ func TestReviveScenarios(t *testing.T) {
 			toAdmission(t, r, m)
 			m.prompt(nil)
 			m.messages(nil, nil)
-			_, err := outcome[tb.ReviveResult](t, m)
+			_, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
 			r.launch("ses_e", parent1, "oracle")
-			r.commit("ses_e", tb.StateError, "bad")
+			r.commit("ses_e", StateError, "bad")
 			r.ack("ses_e")
 			m = reviveRun(r, v2w, "ses_e")
 			m.messages(nil, nil)
@@ -444,14 +442,14 @@ func TestReviveScenarios(t *testing.T) {
 			m.dispatch()
 			m.prompt(nil)
 			m.messages(nil, nil)
-			_, err = outcome[tb.ReviveResult](t, m)
+			_, err = outcome[ReviveResult](t, m)
 			noErr(t, err)
 		}},
 		{name: "E135_no_capability", run: func(t *testing.T, r *rig) {
 			finished(r)
 			m := reviveRun(r, v2, "ses_r")
-			_, err := outcome[tb.ReviveResult](t, m)
-			exactErr(t, err, tb.ErrCapability, "task_revive idle-verification capability unavailable: the host must expose session.status or waitForSessionIdle; no abort or prompt was sent")
+			_, err := outcome[ReviveResult](t, m)
+			exactErr(t, err, ErrCapability, "task_revive idle-verification capability unavailable: the host must expose session.status or waitForSessionIdle; no abort or prompt was sent")
 			if len(r.performed) != 0 {
 				t.Fatal("host calls made")
 			}
@@ -461,8 +459,8 @@ func TestReviveScenarios(t *testing.T) {
 			r.launch("ses_r", parent1, "oracle")
 			r.b.SetFallbackRecovering("ses_r", true)
 			m := reviveRun(r, v1, "ses_r")
-			_, err := outcome[tb.ReviveResult](t, m)
-			exactErr(t, err, tb.ErrRefused, "Task ses_r is recovering on a fallback model; wait for its result. Use task_cancel if it is obsolete.")
+			_, err := outcome[ReviveResult](t, m)
+			exactErr(t, err, ErrRefused, "Task ses_r is recovering on a fallback model; wait for its result. Use task_cancel if it is obsolete.")
 		}},
 		{name: "E137_queued_continuation", run: func(t *testing.T, r *rig) {
 			finished(r)
@@ -471,17 +469,17 @@ func TestReviveScenarios(t *testing.T) {
 			m.prompt(nil)
 			m.messages(nil, nil)
 			m = reviveRun(r, v1, "ses_r")
-			_, err := outcome[tb.ReviveResult](t, m)
-			exactErr(t, err, tb.ErrUnsettled, "Task ses_r already has a queued continuation; do not retry task_revive. Use task_status to inspect it.")
+			_, err := outcome[ReviveResult](t, m)
+			exactErr(t, err, ErrUnsettled, "Task ses_r already has a queued continuation; do not retry task_revive. Use task_status to inspect it.")
 		}},
 		{name: "revive_requires_prompt", run: func(t *testing.T, r *rig) {
 			finished(r)
-			m := r.start(tb.NewRevive(orch, tb.ReviveArgs{Ref: "ses_r", Prompt: "  "}, v1))
-			_, err := outcome[tb.ReviveResult](t, m)
-			exactErr(t, err, tb.ErrInvalidArgs, "task_revive requires prompt")
+			m := r.start(newRevive(orch, ReviveArgs{Ref: "ses_r", Prompt: "  "}, v1))
+			_, err := outcome[ReviveResult](t, m)
+			exactErr(t, err, ErrInvalidArgs, "task_revive requires prompt")
 		}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, tb.Options{})) })
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, Options{})) })
 	}
 }

@@ -2,32 +2,32 @@ package taskboard
 
 import "time"
 
-// Status is the task_status machine (R43–R46): one status-map read bounded by
+// statusM is the task_status machine: one status-map read bounded by
 // Timing.StatusReadTimeout on v1, none on v2. It never changes the board.
-type Status struct {
+type statusM struct {
 	core
 	caller Caller
 	args   StatusArgs
-	caps   Caps
+	caps   caps
 	t      Timing
 
 	rec       Record
-	readCall  CallID
-	readTimer TimerID
+	readCall  callNo
+	readTimer timerID
 
 	res StatusResult
 	err *ToolError
 }
 
-var _ Machine = (*Status)(nil)
+var _ machine = (*statusM)(nil)
 
-// NewStatus returns a task_status machine for caller c.
-func NewStatus(c Caller, a StatusArgs, caps Caps) *Status {
-	return &Status{core: newCore(nil), caller: c, args: a, caps: caps}
+// newStatus returns a task_status machine for caller c.
+func newStatus(c Caller, a StatusArgs, caps caps) *statusM {
+	return &statusM{core: newCore(nil), caller: c, args: a, caps: caps}
 }
 
 // Outcome returns the tool result and, for a refusal, the *ToolError.
-func (m *Status) Outcome() (StatusResult, error) {
+func (m *statusM) Outcome() (StatusResult, error) {
 	if m.err != nil {
 		return m.res, m.err
 	}
@@ -35,7 +35,7 @@ func (m *Status) Outcome() (StatusResult, error) {
 }
 
 // Start resolves the reference and emits the status read (v1).
-func (m *Status) Start(b *Board) []Command {
+func (m *statusM) Start(b *Board) []command {
 	m.t = b.Timing()
 	if err := guardCaller(b, ToolStatus, m.caller, false); err != nil {
 		m.err, m.replied = err, true
@@ -55,19 +55,19 @@ func (m *Status) Start(b *Board) []Command {
 		m.answer(b, "", "live status unavailable")
 		return nil
 	}
-	var st Command
+	var st command
 	m.readCall, m.readTimer, st = m.deadlineRead(b, m.t.StatusReadTimeout)
-	return []Command{st, ReadStatus{Call: m.readCall}}
+	return []command{st, readStatus{Call: m.readCall}}
 }
 
 // Step consumes one event.
-func (m *Status) Step(b *Board, ev Event) []Command {
-	return m.step(b, ev, func(TimerID) []Command {
+func (m *statusM) Step(b *Board, ev event) []command {
+	return m.step(b, ev, func(timerID) []command {
 		out := m.cancel(m.readCall)
 		m.answer(b, "", "live status lookup timed out after "+ms(m.t.StatusReadTimeout))
 		return out
-	}, func(ev Event) []Command {
-		e, ok := ev.(StatusReply)
+	}, func(ev event) []command {
+		e, ok := ev.(statusReply)
 		if !ok {
 			return nil
 		}
@@ -88,7 +88,7 @@ func (m *Status) Step(b *Board, ev Event) []Command {
 	})
 }
 
-func (m *Status) answer(b *Board, live LiveStatus, statusErr string) {
+func (m *statusM) answer(b *Board, live LiveStatus, statusErr string) {
 	if m.replied {
 		return
 	}

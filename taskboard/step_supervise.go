@@ -4,79 +4,79 @@ package taskboard
 // confirmed within the grace.
 const MsgAbortUnconfirmed = "abort was not confirmed"
 
-// Supervise is the opt-in wall-clock supervisor of one run (R94). The driver starts one per
+// supervise is the opt-in wall-clock supervisor of one run. The driver starts one per
 // registration when Options.WallClock is set. When the limit elapses with the generation
 // still running it claims the deadline, sends one guarded abort (no lease), and after
 // Options.AbortGrace finalizes the run as error with TimedOut — uncertain ("abort was not
 // confirmed") unless the abort settled confirmed within the grace. A Terminal notice for
 // the run before the limit ends the machine early. Late completion, busy or error input
 // never replaces the timeout (the board enforces it after the claim).
-type Supervise struct {
+type supervise struct {
 	core
 	id        string
 	gen       uint64
-	limit     TimerID
-	grace     TimerID
-	abortCall CallID
+	limit     timerID
+	grace     timerID
+	abortCall callNo
 	claimed   bool
 	confirmed bool
 	final     bool
 }
 
-var _ Machine = (*Supervise)(nil)
+var _ machine = (*supervise)(nil)
 
-// NewSupervise returns the supervisor of generation gen of taskID.
-func NewSupervise(taskID string, gen uint64) *Supervise {
-	m := &Supervise{core: newCore(nil), id: taskID, gen: gen}
+// newSupervise returns the supervisor of generation gen of taskID.
+func newSupervise(taskID string, gen uint64) *supervise {
+	m := &supervise{core: newCore(nil), id: taskID, gen: gen}
 	m.replied = true
 	return m
 }
 
 // Claimed reports whether the deadline was claimed; Finalized whether the run was moved to
 // error.
-func (m *Supervise) Claimed() bool   { return m.claimed }
-func (m *Supervise) Finalized() bool { return m.final }
+func (m *supervise) Claimed() bool   { return m.claimed }
+func (m *supervise) Finalized() bool { return m.final }
 
 // Start arms the wall-clock timer (nothing when the supervisor is off).
-func (m *Supervise) Start(b *Board) []Command {
+func (m *supervise) Start(b *Board) []command {
 	o := b.Options()
 	if o.WallClock <= 0 {
 		return nil
 	}
 	t, st := m.timer(b, o.WallClock)
 	m.limit = t
-	return []Command{st}
+	return []command{st}
 }
 
 // Step consumes one event.
-func (m *Supervise) Step(b *Board, ev Event) []Command {
-	return m.step(b, ev, func(t TimerID) []Command {
+func (m *supervise) Step(b *Board, ev event) []command {
+	return m.step(b, ev, func(t timerID) []command {
 		switch t {
 		case m.limit:
-			if _, ok := b.ClaimDeadline(m.id, m.gen); !ok {
+			if _, ok := b.claimDeadline(m.id, m.gen); !ok {
 				return nil
 			}
 			m.claimed = true
 			m.abortCall = m.call(true)
 			g, st := m.timer(b, b.Options().AbortGrace)
 			m.grace = g
-			return []Command{Abort{Call: m.abortCall, SessionID: m.id}, st}
+			return []command{abort{Call: m.abortCall, SessionID: m.id}, st}
 		case m.grace:
 			unc := MsgAbortUnconfirmed
 			if m.confirmed {
 				unc = ""
 			}
-			_, m.final = b.FinalizeDeadline(m.id, m.gen, unc)
+			_, m.final = b.finalizeClaim(m.id, m.gen, unc)
 		}
 		return nil
-	}, func(ev Event) []Command {
+	}, func(ev event) []command {
 		switch e := ev.(type) {
-		case NoticeEvent:
+		case noticeEvent:
 			n := e.Notice
 			if !m.claimed && n.Kind == NoticeTerminal && n.TaskID == m.id && n.Generation == m.gen {
 				return m.stop(m.limit)
 			}
-		case Dispatch:
+		case dispatch:
 			if e.Call != m.abortCall {
 				return nil
 			}
@@ -84,7 +84,7 @@ func (m *Supervise) Step(b *Board, ev Event) []Command {
 				return m.withdraw(e.Call)
 			}
 			return m.proceed(e.Call)
-		case AbortReply:
+		case abortReply:
 			if _, armed := m.timers[m.grace]; armed && e.Err == nil && e.Confirmed {
 				m.confirmed = true
 			}

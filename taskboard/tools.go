@@ -20,7 +20,7 @@ type (
 	ReviveArgs  struct{ Ref, Prompt string }
 )
 
-// StatusResult is task_status's answer (R45, R46).
+// StatusResult is task_status's answer.
 type StatusResult struct {
 	TaskID, Alias, Agent string
 	State                string // live value, or "<board state> (unconfirmed)"

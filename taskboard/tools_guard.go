@@ -21,7 +21,7 @@ const (
 	ToolWaitForUser = "wait_for_user"
 )
 
-// guardCaller applies R37's session and orchestrator checks. Orchestrator-only tools also
+// guardCaller applies the caller's session and orchestrator checks. Orchestrator-only tools also
 // need the caller's agent to be an orchestrator agent (or unset) and the session managed.
 func guardCaller(b *Board, tool string, c Caller, orchestratorOnly bool) *ToolError {
 	if c.SessionID == "" {
@@ -39,7 +39,7 @@ func guardCaller(b *Board, tool string, c Caller, orchestratorOnly bool) *ToolEr
 	return nil
 }
 
-// guardRef applies R37's reference check.
+// guardRef applies the reference check.
 func guardRef(tool, ref string) *ToolError {
 	if strings.TrimSpace(ref) == "" {
 		return toolErr(ErrInvalidArgs, tool+" requires task_id")
@@ -47,7 +47,7 @@ func guardRef(tool, ref string) *ToolError {
 	return nil
 }
 
-// TaskRef merges the two spellings of a task reference a tool accepts (R38): task_id and,
+// TaskRef merges the two spellings of a task reference a tool accepts: task_id and,
 // as an alias, sessionID. Both empty gives ""; both set and different is an
 // ErrInvalidArgs refusal.
 func TaskRef(tool, taskID, sessionID string) (string, error) {

@@ -27,6 +27,14 @@ type TaskPlan struct {
 	Agent, Description, Objective string
 	Background                    bool
 	ParentID                      string
+	// Baseline is the ID of the resumed session's last transcript entry when the plan was
+	// made; the new run's result is looked for only after it. [Driver.Task] fills it; a
+	// host calling [Board.PrepareTask] itself reads the transcript and sets it.
+	Baseline string
+
+	// planned is the board's generation counter when the plan was made: a record of a
+	// later generation was registered for this launch after planning.
+	planned uint64
 }
 
 // LaunchObservation is what the host's task output said: the task ID and whether the run
@@ -52,10 +60,10 @@ type TaskLaunchResult struct {
 
 var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
-// normObjective trims, collapses whitespace and case-folds an objective (R41).
+// normObjective trims, collapses whitespace and case-folds an objective.
 func normObjective(s string) string { return strings.ToLower(collapseSpace(s)) }
 
-// PrepareTask is the before-hook of task() (R40, R41). Unmanaged callers get PlanSpawn
+// PrepareTask is the before-hook of task(). Unmanaged callers get PlanSpawn
 // unchanged. With a reference it resumes a reusable or recoverable record of the same
 // agent (taking the relaunch lease), or refuses with a message saying what to do instead;
 // an unknown random-UUID reference is dropped for a fresh spawn, an unknown ses_ ID on a v1
@@ -65,7 +73,7 @@ func normObjective(s string) string { return strings.ToLower(collapseSpace(s)) }
 // Errors: ErrRefused, ErrLeaseUnavailable, ErrDuplicate (all *ToolError).
 func (b *Board) PrepareTask(c Caller, in TaskCall) (TaskPlan, error) {
 	plan := TaskPlan{Kind: PlanSpawn, Agent: in.Agent, Description: in.Description,
-		Objective: in.Objective, Background: in.Background, ParentID: c.SessionID}
+		Objective: in.Objective, Background: in.Background, ParentID: c.SessionID, planned: b.nextGen}
 	if !b.Managed(c.SessionID) {
 		return plan, nil
 	}
@@ -108,7 +116,7 @@ func (b *Board) prepareKnown(plan TaskPlan, r Record, in TaskCall) (TaskPlan, er
 	case sameAgent && (r.Reusable(b.opts.MaxContextLines) || r.Recoverable()):
 		l, ok := b.Acquire(LeaseRelaunch, r.TaskID, r.Generation, nil)
 		if !ok {
-			return plan, toolErr(ErrLeaseUnavailable, fmt.Sprintf("Task %s cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.", r.Alias))
+			return plan, leaseUnavailable(b, r.TaskID, fmt.Sprintf("Task %s cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.", r.Alias))
 		}
 		b.MarkUsed(r.ParentID, r.TaskID)
 		plan.Kind, plan.TaskID, plan.Lease = PlanResume, r.TaskID, &l
@@ -129,24 +137,38 @@ func (b *Board) prepareKnown(plan TaskPlan, r Record, in TaskCall) (TaskPlan, er
 	return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s / %s: %s. Use task_revive with a new prompt. No new session was created.", r.Alias, r.TaskID, Label(r)))
 }
 
-// FinishTask is the after-hook of task() (R42): it registers the launch (with the plan's
+// FinishTask is the after-hook of task(): it registers the launch (with the plan's
 // relaunch lease when resuming), commits a terminal observation, releases the plan's lease
-// and returns the result. A delayed output for a generation the record no longer holds
-// changes nothing and returns ErrStale.
+// and returns the result. Every launch is fenced against the state the plan was made in:
+//
+//   - a spawn whose record was registered after the plan (by a launch event, or by an
+//     earlier FinishTask of the same plan replayed) is the same run: the metadata is merged,
+//     the generation stays, no second run is counted and an unread result is kept;
+//   - an output for a run that is no longer current (the record was relaunched since, or
+//     the resume's generation moved on) changes nothing and returns ErrStale naming the
+//     generation.
+//
+// A resumed run's evidence is read only after TaskPlan.Baseline.
 func (b *Board) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult, error) {
 	defer b.FailTask(p)
 	id := obs.TaskID
 	if id == "" {
 		id = p.TaskID
 	}
+	agent, desc, obj := firstNonEmpty(obs.Agent, p.Agent), firstNonEmpty(obs.Description, p.Description), firstNonEmpty(obs.Objective, p.Objective)
 	if p.Kind == PlanResume && p.Lease != nil {
 		if r, ok := b.Get(id); !ok || r.Generation != p.Lease.Generation || !b.Validate(*p.Lease) {
-			return TaskLaunchResult{}, toolErr(ErrStale, fmt.Sprintf("Task %s changed generation before its launch was recorded; the output was ignored.", id))
+			return TaskLaunchResult{}, toolErr(ErrStale, fmt.Sprintf("Task %s: this output is for generation %d, which is no longer current; the output was ignored.", id, p.Lease.Generation))
 		}
+	} else if r, ok := b.records[id]; ok && r.Generation > p.planned {
+		if r.TaskGeneration > 1 {
+			return TaskLaunchResult{}, toolErr(ErrStale, fmt.Sprintf("Task %s: this output is for its first run, but generation %d is current; the output was ignored.", id, r.Generation))
+		}
+		return b.mergeLaunch(r, obs, agent, desc, obj)
 	}
-	agent, desc, obj := firstNonEmpty(obs.Agent, p.Agent), firstNonEmpty(obs.Description, p.Description), firstNonEmpty(obs.Objective, p.Objective)
 	r, err := b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: p.ParentID, Agent: agent,
-		Description: desc, Objective: obj, Background: obs.Background || p.Background, Lease: p.Lease})
+		Description: desc, Objective: obj, Background: obs.Background || p.Background, Lease: p.Lease,
+		BaselineMessageID: p.Baseline})
 	if err != nil {
 		return TaskLaunchResult{}, err
 	}
@@ -158,7 +180,30 @@ func (b *Board) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult,
 	return TaskLaunchResult{TaskID: r.TaskID, Alias: r.Alias, State: r.EffectiveState()}, nil
 }
 
-// FailTask releases the plan's relaunch lease after a host or handler error (R42). It is
+// mergeLaunch folds a second report of the run r into it: metadata only, and a terminal
+// output commits only while the run is still running.
+func (b *Board) mergeLaunch(r *Record, obs LaunchObservation, agent, desc, obj string) (TaskLaunchResult, error) {
+	if agent != "" && r.Agent == "" {
+		r.Agent = agent
+	}
+	if r.Description == "" || r.Description == "background "+r.Agent+" task" {
+		r.Description = firstNonEmpty(desc, r.Description)
+	}
+	if r.Objective == "" {
+		r.Objective = obj
+	}
+	if obs.Background {
+		r.Background = true
+	}
+	if t := obs.Terminal; t != nil && r.State == StateRunning {
+		c, _ := b.CommitTerminal(Commit{TaskID: r.TaskID, Generation: r.Generation, State: t.State, Summary: t.Summary, ObservedAt: b.Now()})
+		b.MarkReconciled(r.TaskID, c.Generation, c.TerminalRevision)
+	}
+	out, _ := b.Get(r.TaskID)
+	return TaskLaunchResult{TaskID: out.TaskID, Alias: out.Alias, State: out.EffectiveState()}, nil
+}
+
+// FailTask releases the plan's relaunch lease after a host or handler error. It is
 // safe to call more than once.
 func (b *Board) FailTask(p TaskPlan) {
 	if p.Lease != nil {

@@ -1,12 +1,10 @@
-package taskboard_test
+package taskboard
 
 import (
 	"errors"
 	"strings"
 	"testing"
 	"time"
-
-	tb "github.com/harnesskit/harnesskit/taskboard"
 )
 
 func TestTaskToolScenarios(t *testing.T) {
@@ -18,47 +16,47 @@ func TestTaskToolScenarios(t *testing.T) {
 			r.launch("ses_t", parent1, "explorer")
 			r.complete("ses_t", "one")
 			r.ack("ses_t")
-			p1, err := r.b.PrepareTask(orch, tb.TaskCall{Agent: "explorer", Ref: "ses_t"})
+			p1, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
 			noErr(t, err)
-			_, err = r.b.FinishTask(p1, tb.LaunchObservation{TaskID: "ses_t"})
+			_, err = r.b.FinishTask(p1, LaunchObservation{TaskID: "ses_t"})
 			noErr(t, err)
 			g2 := r.get("ses_t").Generation
-			_, err = r.b.FinishTask(p1, tb.LaunchObservation{TaskID: "ses_t", Terminal: &tb.TerminalObservation{State: tb.StateCompleted, Summary: "late G1"}})
-			checkErr(t, err, tb.ErrStale, "")
-			if rec := r.get("ses_t"); rec.Generation != g2 || rec.State != tb.StateRunning {
+			_, err = r.b.FinishTask(p1, LaunchObservation{TaskID: "ses_t", Terminal: &TerminalObservation{State: StateCompleted, Summary: "late G1"}})
+			checkErr(t, err, ErrStale, "")
+			if rec := r.get("ses_t"); rec.Generation != g2 || rec.State != StateRunning {
 				t.Fatalf("record %s gen %d", rec.State, rec.Generation)
 			}
 		}},
 		{name: "E103_running_task_refused", run: func(t *testing.T, r *rig) {
 			r.launch("ses_t", parent1, "explorer")
-			_, err := r.b.PrepareTask(orch, tb.TaskCall{Agent: "explorer", Ref: "ses_t"})
-			exactErr(t, err, tb.ErrRefused, "Task exp-1 is still running and cannot be resumed or amended with task(). Use task_message to add information, task_status to inspect it, or task_cancel if it is obsolete. No new session was created.")
+			_, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
+			exactErr(t, err, ErrRefused, "Task exp-1 is still running and cannot be resumed or amended with task(). Use task_message to add information, task_status to inspect it, or task_cancel if it is obsolete. No new session was created.")
 		}},
 		{name: "E104_cancellation_lease_blocks_resume_and_early_registration", run: func(t *testing.T, r *rig) {
 			r.launch("ses_t", parent1, "explorer")
 			g := r.get("ses_t").Generation
-			r.b.MarkTimedOut("ses_t", g)
-			r.b.MarkRunningFromLive("ses_t", g, r.b.Now().Add(time.Second)) // recoverable
+			r.b.markTimedOut("ses_t", g)
+			r.b.markRunningFromLive("ses_t", g, r.b.Now().Add(time.Second)) // recoverable
 			if !r.get("ses_t").Recoverable() {
 				t.Fatal("setup: not recoverable")
 			}
-			r.b.Acquire(tb.LeaseCancellation, "ses_t", g, nil)
-			_, err := r.b.PrepareTask(orch, tb.TaskCall{Agent: "explorer", Ref: "ses_t"})
-			exactErr(t, err, tb.ErrLeaseUnavailable, "Task exp-1 cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.")
-			_, err = r.b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_t", ParentID: parent1, Agent: "explorer", Early: true})
-			checkErr(t, err, tb.ErrLeaseHeld, "cancellation lease")
+			r.b.Acquire(LeaseCancellation, "ses_t", g, nil)
+			_, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
+			leaseErr(t, err, "Task exp-1 cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.")
+			_, err = r.b.RegisterLaunch(LaunchInput{TaskID: "ses_t", ParentID: parent1, Agent: "explorer", Early: true})
+			checkErr(t, err, ErrLeaseHeld, "cancellation lease")
 		}},
 		{name: "E105_resume_lease_held_until_finish_or_fail", run: func(t *testing.T, r *rig) {
 			r.launch("ses_t", parent1, "explorer")
 			r.complete("ses_t", "one")
 			r.ack("ses_t")
-			p, err := r.b.PrepareTask(orch, tb.TaskCall{Agent: "explorer", Ref: "exp-1"})
+			p, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "exp-1"})
 			noErr(t, err)
-			if p.Kind != tb.PlanResume || p.Lease == nil {
+			if p.Kind != PlanResume || p.Lease == nil {
 				t.Fatalf("plan %+v", p)
 			}
-			r.hasLease("ses_t", tb.LeaseRelaunch)
-			res, err := r.b.FinishTask(p, tb.LaunchObservation{TaskID: "ses_t"})
+			r.hasLease("ses_t", LeaseRelaunch)
+			res, err := r.b.FinishTask(p, LaunchObservation{TaskID: "ses_t"})
 			noErr(t, err)
 			if res.Render() != "task_id: ses_t\nalias: exp-1\nstate: running" {
 				t.Fatalf("render %q", res.Render())
@@ -66,57 +64,57 @@ func TestTaskToolScenarios(t *testing.T) {
 			r.noLease("ses_t")
 			r.complete("ses_t", "two")
 			r.ack("ses_t")
-			p, err = r.b.PrepareTask(orch, tb.TaskCall{Agent: "explorer", Ref: "ses_t"})
+			p, err = r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
 			noErr(t, err)
-			r.hasLease("ses_t", tb.LeaseRelaunch)
+			r.hasLease("ses_t", LeaseRelaunch)
 			r.b.FailTask(p)
 			r.noLease("ses_t")
 		}},
 		{name: "E138_task_id_without_subagent_type", run: func(t *testing.T, r *rig) {
-			_, err := r.b.PrepareTask(orch, tb.TaskCall{Ref: "ses_t"})
-			exactErr(t, err, tb.ErrRefused, "Task ses_t: task() requires a valid subagent_type with an explicit task_id. The task_id was not dropped; no new session was created.")
+			_, err := r.b.PrepareTask(orch, TaskCall{Ref: "ses_t"})
+			exactErr(t, err, ErrRefused, "Task ses_t: task() requires a valid subagent_type with an explicit task_id. The task_id was not dropped; no new session was created.")
 		}},
 		{name: "E139_uuid_dropped_and_untracked_child_refused", run: func(t *testing.T, r *rig) {
-			p, err := r.b.PrepareTask(orch, tb.TaskCall{Agent: "explorer", Ref: "123e4567-e89b-12d3-a456-426614174000"})
+			p, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "123e4567-e89b-12d3-a456-426614174000"})
 			noErr(t, err)
-			if p.Kind != tb.PlanSpawn || p.DroppedRef == "" {
+			if p.Kind != PlanSpawn || p.DroppedRef == "" {
 				t.Fatalf("plan %+v", p)
 			}
-			_, err = r.b.PrepareTask(orch, tb.TaskCall{Agent: "explorer", Ref: "exp-7", UntrackedRunningChild: true})
-			checkErr(t, err, tb.ErrRefused, "Unknown task ID or alias: exp-7. The board may have lost its mapping")
-			p, err = r.b.PrepareTask(orch, tb.TaskCall{Agent: "explorer", Ref: "ses_new", Flavor: tb.FlavorV1})
+			_, err = r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "exp-7", UntrackedRunningChild: true})
+			checkErr(t, err, ErrRefused, "Unknown task ID or alias: exp-7. The board may have lost its mapping")
+			p, err = r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_new", Flavor: FlavorV1})
 			noErr(t, err)
-			if p.Kind != tb.PlanAdoptCandidate || p.TaskID != "ses_new" {
+			if p.Kind != PlanAdoptCandidate || p.TaskID != "ses_new" {
 				t.Fatalf("plan %+v", p)
 			}
 		}},
 		{name: "E140_duplicate_objective_until_result_read", run: func(t *testing.T, r *rig) {
 			r.launch("ses_t", parent1, "explorer")
 			r.complete("ses_t", "done")
-			_, err := r.b.PrepareTask(orch, tb.TaskCall{Agent: "explorer", Objective: "  OBJECTIVE   ses_t "})
-			exactErr(t, err, tb.ErrDuplicate, `A background task with the same objective already finished (exp-1 / ses_t, completed). Call task_result with task_id: "ses_t" before launching it again.`)
+			_, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Objective: "  OBJECTIVE   ses_t "})
+			exactErr(t, err, ErrDuplicate, `A background task with the same objective already finished (exp-1 / ses_t, completed). Call task_result with task_id: "ses_t" before launching it again.`)
 			r.clk.Advance(time.Second)
 			r.b.MarkUsed(parent1, "ses_t")
-			_, err = r.b.PrepareTask(orch, tb.TaskCall{Agent: "explorer", Objective: "objective ses_t"})
+			_, err = r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Objective: "objective ses_t"})
 			noErr(t, err)
 		}},
 		{name: "known_record_refusals", run: func(t *testing.T, r *rig) {
 			r.launch("ses_s", parent1, "explorer")
 			r.clk.Advance(time.Second)
-			r.commit("ses_s", tb.StateStopped, "")
-			_, err := r.b.PrepareTask(orch, tb.TaskCall{Agent: "explorer", Ref: "ses_s"})
-			exactErr(t, err, tb.ErrRefused, `Task exp-1 / ses_s: stopped, unreconciled; task() cannot resume this session. Use task_revive with task_id: "ses_s". No new session was created.`)
-			_, err = r.b.PrepareTask(orch, tb.TaskCall{Agent: "fixer", Ref: "ses_s"})
-			exactErr(t, err, tb.ErrRefused, "Task exp-1 / ses_s: agent is explorer, not fixer. No new session was created.")
+			r.commit("ses_s", StateStopped, "")
+			_, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_s"})
+			exactErr(t, err, ErrRefused, `Task exp-1 / ses_s: stopped, unreconciled; task() cannot resume this session. Use task_revive with task_id: "ses_s". No new session was created.`)
+			_, err = r.b.PrepareTask(orch, TaskCall{Agent: "fixer", Ref: "ses_s"})
+			exactErr(t, err, ErrRefused, "Task exp-1 / ses_s: agent is explorer, not fixer. No new session was created.")
 			r.launch("ses_u", parent1, "explorer")
-			r.commit("ses_u", tb.StateError, "boom")
-			_, err = r.b.PrepareTask(orch, tb.TaskCall{Agent: "explorer", Ref: "ses_u"})
-			exactErr(t, err, tb.ErrRefused, "Task exp-2 / ses_u: error, cannot resume until acknowledgement. Use task_revive now, or wait for acknowledgement and call task() again. No new session was created.")
+			r.commit("ses_u", StateError, "boom")
+			_, err = r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_u"})
+			exactErr(t, err, ErrRefused, "Task exp-2 / ses_u: error, cannot resume until acknowledgement. Use task_revive now, or wait for acknowledgement and call task() again. No new session was created.")
 		}},
 		{name: "E148_task_id_and_sessionID_disagree", run: func(t *testing.T, r *rig) {
-			_, err := tb.TaskRef("task_status", "ses_a", "ses_b")
-			exactErr(t, err, tb.ErrInvalidArgs, "task_status: task_id and sessionID disagree")
-			ref, err := tb.TaskRef("task_status", "", "ses_b")
+			_, err := TaskRef("task_status", "ses_a", "ses_b")
+			exactErr(t, err, ErrInvalidArgs, "task_status: task_id and sessionID disagree")
+			ref, err := TaskRef("task_status", "", "ses_b")
 			noErr(t, err)
 			if ref != "ses_b" {
 				t.Fatalf("ref %q", ref)
@@ -124,21 +122,21 @@ func TestTaskToolScenarios(t *testing.T) {
 		}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, tb.Options{})) })
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, Options{})) })
 	}
 }
 
-func userMsg(session, id string, parts ...tb.Part) tb.UserMessage {
+func userMsg(session, id string, parts ...Part) UserMessage {
 	if len(parts) == 0 {
-		parts = []tb.Part{{Kind: "text"}}
+		parts = []Part{{Kind: "text"}}
 	}
-	return tb.UserMessage{SessionID: session, ID: id, Role: "user", Parts: parts}
+	return UserMessage{SessionID: session, ID: id, Role: "user", Parts: parts}
 }
 
 func TestWaitScenarios(t *testing.T) {
 	tests := []struct {
 		name string
-		opts tb.Options
+		opts Options
 		run  func(t *testing.T, r *rig)
 	}{
 		{name: "E106_armed_output", run: func(t *testing.T, r *rig) {
@@ -170,7 +168,7 @@ func TestWaitScenarios(t *testing.T) {
 			r.b.WaitForUser(orch, "x")
 			r.b.ClearForMessage(userMsg(parent1, "msg-1"))
 			r.b.WaitForUser(orch, "x")
-			r.b.HostDeleted(tb.DeletionEvent{SessionID: parent1})
+			r.b.hostDeleted(deletionEvent{SessionID: parent1})
 			if r.b.Waiting(parent1) {
 				t.Fatal("deletion did not clear")
 			}
@@ -183,21 +181,21 @@ func TestWaitScenarios(t *testing.T) {
 		}},
 		{name: "E109_synthetic_and_internal_keep_wait", run: func(t *testing.T, r *rig) {
 			r.b.WaitForUser(orch, "x")
-			r.b.ClearForMessage(userMsg(parent1, "s1", tb.Part{Kind: "text", Synthetic: true}))
-			r.b.ClearForMessage(userMsg(parent1, "s2", tb.Part{Kind: "text"}, tb.Part{Kind: "text", Internal: true}))
+			r.b.ClearForMessage(userMsg(parent1, "s1", Part{Kind: "text", Synthetic: true}))
+			r.b.ClearForMessage(userMsg(parent1, "s2", Part{Kind: "text"}, Part{Kind: "text", Internal: true}))
 			if !r.b.Waiting(parent1) {
 				t.Fatal("cleared by a synthetic or internal message")
 			}
 		}},
 		{name: "E111_guard_refusals_arm_nothing", run: func(t *testing.T, r *rig) {
 			for _, tc := range []struct {
-				c    tb.Caller
+				c    Caller
 				kind error
 				msg  string
 			}{
-				{tb.Caller{}, tb.ErrInvalidArgs, "wait_for_user requires sessionID"},
-				{tb.Caller{SessionID: parent1, Agent: "fixer"}, tb.ErrNotOrchestrator, "wait_for_user can only be used by orchestrator"},
-				{tb.Caller{SessionID: "parent-x", Agent: ""}, tb.ErrUnmanaged, "wait_for_user can only be used in orchestrator sessions"},
+				{Caller{}, ErrInvalidArgs, "wait_for_user requires sessionID"},
+				{Caller{SessionID: parent1, Agent: "fixer"}, ErrNotOrchestrator, "wait_for_user can only be used by orchestrator"},
+				{Caller{SessionID: "parent-x", Agent: ""}, ErrUnmanaged, "wait_for_user can only be used in orchestrator sessions"},
 			} {
 				_, err := r.b.WaitForUser(tc.c, "x")
 				exactErr(t, err, tc.kind, tc.msg)
@@ -206,7 +204,7 @@ func TestWaitScenarios(t *testing.T) {
 				}
 			}
 			// An unmanaged session whose agent is an orchestrator agent is managed first.
-			if _, err := r.b.WaitForUser(tb.Caller{SessionID: "parent-y", Agent: "orchestrator"}, "x"); err != nil || !r.b.Waiting("parent-y") {
+			if _, err := r.b.WaitForUser(Caller{SessionID: "parent-y", Agent: "orchestrator"}, "x"); err != nil || !r.b.Waiting("parent-y") {
 				t.Fatalf("orchestrator session not managed: %v", err)
 			}
 		}},
@@ -217,13 +215,13 @@ func TestWaitScenarios(t *testing.T) {
 				t.Fatalf("reason %q", res.Reason)
 			}
 			_, err = r.b.WaitForUser(orch, strings.Repeat("é ", 250)+"x")
-			exactErr(t, err, tb.ErrInvalidArgs, "wait_for_user reason must be at most 500 characters")
+			exactErr(t, err, ErrInvalidArgs, "wait_for_user reason must be at most 500 characters")
 			_, err = r.b.WaitForUser(orch, strings.Repeat("é", 500))
 			noErr(t, err)
 			_, err = r.b.WaitForUser(orch, " \n ")
-			exactErr(t, err, tb.ErrInvalidArgs, "wait_for_user requires a non-empty reason")
+			exactErr(t, err, ErrInvalidArgs, "wait_for_user requires a non-empty reason")
 		}},
-		{name: "E144_wait_guard_skips", opts: tb.Options{WaitGuard: true}, run: func(t *testing.T, r *rig) {
+		{name: "E144_wait_guard_skips", opts: Options{WaitGuard: true}, run: func(t *testing.T, r *rig) {
 			r.launch("ses_c", parent1, "explorer")
 			res, err := r.b.WaitForUser(orch, "later")
 			noErr(t, err)
@@ -234,7 +232,7 @@ func TestWaitScenarios(t *testing.T) {
 				t.Fatal(res.Render())
 			}
 		}},
-		{name: "E149_reference_protocol_line", opts: tb.Options{WaitProtocol: "oh-my-opencode-slim.wait_for_user.v1"}, run: func(t *testing.T, r *rig) {
+		{name: "E149_reference_protocol_line", opts: Options{WaitProtocol: "oh-my-opencode-slim.wait_for_user.v1"}, run: func(t *testing.T, r *rig) {
 			res, err := r.b.WaitForUser(orch, "x")
 			noErr(t, err)
 			if !strings.Contains(res.Render(), "\nprotocol: oh-my-opencode-slim.wait_for_user.v1\n") {
@@ -255,11 +253,11 @@ func TestStatusResultScenarios(t *testing.T) {
 		{name: "E112_possibly_stuck_and_unconfirmed_readings", run: func(t *testing.T, r *rig) {
 			r.launch("ses_s", parent1, "explorer")
 			r.clk.Advance(120 * time.Second)
-			m := r.start(tb.NewStatus(orch, tb.StatusArgs{Ref: "exp-1"}, v1))
+			m := r.start(newStatus(orch, StatusArgs{Ref: "exp-1"}, v1))
 			m.status(busy("ses_s"), nil)
-			res, err := outcome[tb.StatusResult](t, m)
+			res, err := outcome[StatusResult](t, m)
 			noErr(t, err)
-			if !res.PossiblyStuck || res.Source != tb.SourceLive || res.IdleForSeconds != 120 {
+			if !res.PossiblyStuck || res.Source != SourceLive || res.IdleForSeconds != 120 {
 				t.Fatalf("res %+v", res)
 			}
 			for _, tc := range []struct {
@@ -267,29 +265,29 @@ func TestStatusResultScenarios(t *testing.T) {
 				want  string
 			}{
 				{func(m *mrun) { m.status(nil, errors.New("connection refused")) }, "connection refused"},
-				{func(m *mrun) { m.status(tb.StatusSnapshot{"ses_s": {Status: "weird"}}, nil) }, "malformed live status entry for session"},
+				{func(m *mrun) { m.status(StatusSnapshot{"ses_s": {Status: "weird"}}, nil) }, "malformed live status entry for session"},
 				{func(m *mrun) { r.advance(5 * time.Second) }, "live status lookup timed out after 5000ms"},
-				{func(m *mrun) { m.status(tb.StatusSnapshot{}, nil) }, "no live status entry for session"},
+				{func(m *mrun) { m.status(StatusSnapshot{}, nil) }, "no live status entry for session"},
 			} {
-				m := r.start(tb.NewStatus(orch, tb.StatusArgs{Ref: "ses_s"}, v1))
+				m := r.start(newStatus(orch, StatusArgs{Ref: "ses_s"}, v1))
 				tc.reply(m)
-				res, err := outcome[tb.StatusResult](t, m)
+				res, err := outcome[StatusResult](t, m)
 				noErr(t, err)
 				if res.State != "running (unconfirmed)" || !res.StatusUncertain || res.LastStatusError != tc.want || res.PossiblyStuck {
 					t.Fatalf("res %+v want %q", res, tc.want)
 				}
 			}
 			r.launch("ses_o", parent2, "explorer")
-			m = r.start(tb.NewStatus(orch, tb.StatusArgs{Ref: "ses_o"}, v1))
-			_, err = outcome[tb.StatusResult](t, m)
-			exactErr(t, err, tb.ErrUnknownTask, "Unknown task ID or alias: ses_o")
+			m = r.start(newStatus(orch, StatusArgs{Ref: "ses_o"}, v1))
+			_, err = outcome[StatusResult](t, m)
+			exactErr(t, err, ErrUnknownTask, "Unknown task ID or alias: ses_o")
 		}},
 		{name: "E121_valid_map_without_entry_unconfirmed", run: func(t *testing.T, r *rig) {
 			r.launch("ses_s", parent1, "explorer")
 			before := r.get("ses_s")
-			m := r.start(tb.NewStatus(orch, tb.StatusArgs{Ref: "ses_s"}, v1))
-			m.status(tb.StatusSnapshot{}, nil)
-			res, _ := outcome[tb.StatusResult](t, m)
+			m := r.start(newStatus(orch, StatusArgs{Ref: "ses_s"}, v1))
+			m.status(StatusSnapshot{}, nil)
+			res, _ := outcome[StatusResult](t, m)
 			if res.State != "running (unconfirmed)" || res.LastStatusError != "no live status entry for session" {
 				t.Fatalf("res %+v", res)
 			}
@@ -299,21 +297,21 @@ func TestStatusResultScenarios(t *testing.T) {
 		}},
 		{name: "E113_result_running_healed_refusals_and_stale", run: func(t *testing.T, r *rig) {
 			r.launch("ses_q", parent1, "explorer")
-			m := r.start(tb.NewResult(orch, tb.ResultArgs{Ref: "ses_q"}, v1))
-			res, err := outcome[tb.ResultOutput](t, m)
+			m := r.start(newResult(orch, ResultArgs{Ref: "ses_q"}, v1))
+			res, err := outcome[ResultOutput](t, m)
 			noErr(t, err)
 			if !res.Running || !strings.Contains(res.Render(), "Task is still running. Wait for its terminal result.") {
 				t.Fatalf("res %+v", res)
 			}
 			// Unacknowledged stopped, live busy → healed to running.
 			r.clk.Advance(time.Second)
-			r.commit("ses_q", tb.StateStopped, "")
+			r.commit("ses_q", StateStopped, "")
 			r.clk.Advance(time.Second)
-			m = r.start(tb.NewResult(orch, tb.ResultArgs{Ref: "ses_q"}, v1))
+			m = r.start(newResult(orch, ResultArgs{Ref: "ses_q"}, v1))
 			m.status(busy("ses_q"), nil)
-			res, err = outcome[tb.ResultOutput](t, m)
+			res, err = outcome[ResultOutput](t, m)
 			noErr(t, err)
-			if !res.Running || r.get("ses_q").State != tb.StateRunning {
+			if !res.Running || r.get("ses_q").State != StateRunning {
 				t.Fatalf("not healed: %+v %s", res, r.get("ses_q").State)
 			}
 			// The live-status read armed exactly one timer and stopped it: nothing is left.
@@ -321,41 +319,41 @@ func TestStatusResultScenarios(t *testing.T) {
 				t.Fatalf("after the live read: timers %v, Done %v; want none and done", m.timers, m.m.Done())
 			}
 			// Error and cancelled refusals.
-			r.commit("ses_q", tb.StateError, "compile failed")
-			m = r.start(tb.NewResult(orch, tb.ResultArgs{Ref: "ses_q"}, v1))
-			_, err = outcome[tb.ResultOutput](t, m)
-			exactErr(t, err, tb.ErrTaskFailed, "Task ses_q ended in error: compile failed")
+			r.commit("ses_q", StateError, "compile failed")
+			m = r.start(newResult(orch, ResultArgs{Ref: "ses_q"}, v1))
+			_, err = outcome[ResultOutput](t, m)
+			exactErr(t, err, ErrTaskFailed, "Task ses_q ended in error: compile failed")
 			r.launch("ses_c", parent1, "explorer")
-			r.commit("ses_c", tb.StateCancelled, "user requested")
-			m = r.start(tb.NewResult(orch, tb.ResultArgs{Ref: "ses_c"}, v1))
-			_, err = outcome[tb.ResultOutput](t, m)
-			exactErr(t, err, tb.ErrTaskFailed, "Task ses_c was cancelled: user requested")
+			r.commit("ses_c", StateCancelled, "user requested")
+			m = r.start(newResult(orch, ResultArgs{Ref: "ses_c"}, v1))
+			_, err = outcome[ResultOutput](t, m)
+			exactErr(t, err, ErrTaskFailed, "Task ses_c was cancelled: user requested")
 			// A relaunch between the reads → changed generation.
 			r.launch("ses_d", parent1, "explorer")
 			r.complete("ses_d", "answer")
 			r.ack("ses_d")
-			m = r.start(tb.NewResult(orch, tb.ResultArgs{Ref: "ses_d"}, v1))
-			m.session(tb.SessionInfo{ParentID: parent1}, nil)
-			if _, err := r.b.RegisterLaunch(tb.LaunchInput{TaskID: "ses_d", ParentID: parent1, Agent: "explorer"}); err != nil {
+			m = r.start(newResult(orch, ResultArgs{Ref: "ses_d"}, v1))
+			m.session(SessionInfo{ParentID: parent1}, nil)
+			if _, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_d", ParentID: parent1, Agent: "explorer"}); err != nil {
 				t.Fatal(err)
 			}
-			m.messages([]tb.TranscriptEntry{{Role: "assistant", Finished: true, Text: "answer"}}, nil)
-			_, err = outcome[tb.ResultOutput](t, m)
-			exactErr(t, err, tb.ErrStale, "Task ses_d changed generation while its result was being retrieved; call task_result again.")
+			m.messages([]TranscriptEntry{{Role: "assistant", Finished: true, Text: "answer"}}, nil)
+			_, err = outcome[ResultOutput](t, m)
+			exactErr(t, err, ErrStale, "Task ses_d changed generation while its result was being retrieved; call task_result again.")
 			// Untracked idle session without terminal evidence.
-			m = r.start(tb.NewResult(orch, tb.ResultArgs{Ref: "ses_untracked"}, v1))
-			m.session(tb.SessionInfo{ParentID: parent1}, nil)
-			m.messages([]tb.TranscriptEntry{{Role: "assistant", Text: "half way"}}, nil)
-			_, err = outcome[tb.ResultOutput](t, m)
-			exactErr(t, err, tb.ErrNoResult, "Task ses_untracked shows no terminal evidence of completion; refusing to present partial output as its final result")
+			m = r.start(newResult(orch, ResultArgs{Ref: "ses_untracked"}, v1))
+			m.session(SessionInfo{ParentID: parent1}, nil)
+			m.messages([]TranscriptEntry{{Role: "assistant", Text: "half way"}}, nil)
+			_, err = outcome[ResultOutput](t, m)
+			exactErr(t, err, ErrNoResult, "Task ses_untracked shows no terminal evidence of completion; refusing to present partial output as its final result")
 		}},
 		{name: "result_completed_text_marks_used", run: func(t *testing.T, r *rig) {
 			r.launch("ses_d", parent1, "explorer")
 			r.complete("ses_d", "answer")
-			m := r.start(tb.NewResult(orch, tb.ResultArgs{Ref: "exp-1"}, v1))
-			m.session(tb.SessionInfo{ParentID: parent1}, nil)
-			m.messages([]tb.TranscriptEntry{{Role: "user", Text: "q"}, {Role: "assistant", Finished: true, Text: "the answer"}}, nil)
-			res, err := outcome[tb.ResultOutput](t, m)
+			m := r.start(newResult(orch, ResultArgs{Ref: "exp-1"}, v1))
+			m.session(SessionInfo{ParentID: parent1}, nil)
+			m.messages([]TranscriptEntry{{Role: "user", Text: "q"}, {Role: "assistant", Finished: true, Text: "the answer"}}, nil)
+			res, err := outcome[ResultOutput](t, m)
 			noErr(t, err)
 			if got, want := res.Render(), "task_id: ses_d\nstate: completed\ngeneration: 1\n\n<task_result>\nthe answer\n</task_result>"; got != want {
 				t.Fatalf("render %q", got)
@@ -363,13 +361,13 @@ func TestStatusResultScenarios(t *testing.T) {
 			if rec := r.get("ses_d"); !rec.LastUsedAt.After(rec.CompletedAt) {
 				t.Fatal("not marked used")
 			}
-			m = r.start(tb.NewResult(orch, tb.ResultArgs{Ref: "exp-1"}, v1))
-			m.session(tb.SessionInfo{ParentID: parent2}, nil)
-			_, err = outcome[tb.ResultOutput](t, m)
-			exactErr(t, err, tb.ErrForeignTask, "Task exp-1 does not belong to this session")
+			m = r.start(newResult(orch, ResultArgs{Ref: "exp-1"}, v1))
+			m.session(SessionInfo{ParentID: parent2}, nil)
+			_, err = outcome[ResultOutput](t, m)
+			exactErr(t, err, ErrForeignTask, "Task exp-1 does not belong to this session")
 		}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, tb.Options{})) })
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, newRig(t, Options{})) })
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// View is the background-task section of an orchestrator's prompt (R95): Text is what the
+// View is the background-task section of an orchestrator's prompt: Text is what the
 // prompt shows; Shown lists the "Needs acknowledgement" lines, which a later parent idle
 // acknowledges.
 type View struct {
@@ -16,9 +16,9 @@ type View struct {
 // maxViewResult bounds the result line under "Needs acknowledgement".
 const maxViewResult = 500
 
-// View renders parentID's records (R95). Sections, each omitted when empty: Running:,
+// View renders parentID's records. Sections, each omitted when empty: Running:,
 // Needs acknowledgement:, Reusable:, Retained/Recovery:. A reusable record that read
-// context files gets a second line listing up to 8 of them (R11); a reconciled record that
+// context files gets a second line listing up to 8 of them; a reconciled record that
 // timed out is listed under Retained/Recovery. Provisional records, records
 // uncertain for longer than HideUncertainAfter, and reusable or retained records unused for
 // longer than HideAgedAfter are hidden. It reads the clock but changes nothing.
@@ -78,7 +78,7 @@ func (b *Board) View(parentID string) View {
 	return View{Text: sb.String(), Shown: shown}
 }
 
-// Label is a record's label in the prompt view (§2.7, R95).
+// Label is a record's label in the prompt view.
 func Label(r Record) string {
 	switch {
 	case r.State == StateRunning:

@@ -1,4 +1,4 @@
-package taskboard_test
+package taskboard
 
 import (
 	"fmt"
@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/harnesskit/harnesskit/taskboard"
 )
 
 // viewGolden compares a rendered view with testdata/view/<name>.golden (-update rewrites).
@@ -35,29 +33,29 @@ func viewGolden(t *testing.T, name, got string) {
 
 // TestViewGolden pins the prompt view's text with every label of R95 in one parent.
 func TestViewGolden(t *testing.T) {
-	e := newEnv(t, taskboard.Options{MaxReusablePerAgent: 5, WallClock: time.Minute})
+	e := newEnv(t, Options{MaxReusablePerAgent: 5, WallClock: time.Minute})
 	// Hidden: a provisional placeholder and a reusable record unused for over 6 h.
-	e.b.RegisterLaunch(taskboard.LaunchInput{TaskID: "ses_prov", ParentID: p1, Agent: "explorer", Provisional: true})
+	e.b.RegisterLaunch(LaunchInput{TaskID: "ses_prov", ParentID: p1, Agent: "explorer", Provisional: true})
 	e.launch("ses_old", p1, "librarian")
-	e.mustCommit("ses_old", taskboard.StateCompleted, "old")
+	e.mustCommit("ses_old", StateCompleted, "old")
 	e.ack("ses_old")
 	e.tick(6*time.Hour + time.Millisecond)
 
 	e.launch("ses_run", p1, "explorer")
 	unc := e.launch("ses_unc", p1, "explorer")
-	e.b.MarkStatusUncertain("ses_unc", unc.Generation, "lookup failed")
+	e.b.markStatusUncertain("ses_unc", unc.Generation, "lookup failed")
 	to := e.launch("ses_to", p1, "designer")
-	e.b.MarkTimedOut("ses_to", to.Generation)
+	e.b.markTimedOut("ses_to", to.Generation)
 	e.launch("ses_res", p1, "fixer")
-	e.mustCommit("ses_res", taskboard.StateCompleted, "first")
+	e.mustCommit("ses_res", StateCompleted, "first")
 	e.ack("ses_res")
 	e.launch("ses_res", p1, "fixer") // relaunch → running [resumed]
 
 	ct := e.launch("ses_ct", p1, "council")
-	e.b.MarkTimedOut("ses_ct", ct.Generation)
-	e.mustCommit("ses_ct", taskboard.StateCompleted, "finished late")
+	e.b.markTimedOut("ses_ct", ct.Generation)
+	e.mustCommit("ses_ct", StateCompleted, "finished late")
 	e.launch("ses_err", p1, "observer")
-	e.mustCommit("ses_err", taskboard.StateError, "tool crashed:\n  stack trace line 1\n  line 2")
+	e.mustCommit("ses_err", StateError, "tool crashed:\n  stack trace line 1\n  line 2")
 	e.launch("ses_stop", p1, "oracle")
 	e.stop("ses_stop")
 	e.launch("ses_kept", p1, "oracle")
@@ -68,18 +66,18 @@ func TestViewGolden(t *testing.T) {
 		e.b.NoteContextFile("ses_done", fmt.Sprintf("pkg/file%d.go", i), 10+i, e.b.Now().Add(time.Duration(i)*time.Second))
 	}
 	e.b.NoteContextFile("ses_done", "tiny.go", 9, e.b.Now())
-	e.mustCommit("ses_done", taskboard.StateCompleted, "done")
+	e.mustCommit("ses_done", StateCompleted, "done")
 	e.ack("ses_done")
 	tr := e.launch("ses_tr", p1, "fixer")
-	e.b.MarkTimedOut("ses_tr", tr.Generation)
-	e.mustCommit("ses_tr", taskboard.StateCompleted, "slow but done")
+	e.b.markTimedOut("ses_tr", tr.Generation)
+	e.mustCommit("ses_tr", StateCompleted, "slow but done")
 	e.ack("ses_tr")
 	dl := e.launch("ses_dl", p1, "Custom Agent")
-	e.b.ClaimDeadline("ses_dl", dl.Generation)
-	e.b.FinalizeDeadline("ses_dl", dl.Generation, "abort was not confirmed")
+	e.b.claimDeadline("ses_dl", dl.Generation)
+	e.b.finalizeClaim("ses_dl", dl.Generation, "abort was not confirmed")
 	e.ack("ses_dl")
 	e.launch("ses_long", p1, "")
-	e.mustCommit("ses_long", taskboard.StateCompleted, strings.Repeat("x", 600))
+	e.mustCommit("ses_long", StateCompleted, strings.Repeat("x", 600))
 	e.launch("ses_other", p2, "explorer") // another parent: never shown
 
 	v := e.b.View(p1)

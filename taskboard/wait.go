@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// MaxWaitReasonChars bounds the wait_for_user reason in code points after collapsing (R92).
+// MaxWaitReasonChars bounds the wait_for_user reason in code points after collapsing.
 const MaxWaitReasonChars = 500
 
 // WaitState is the state line of a wait_for_user result.
@@ -26,12 +26,12 @@ type WaitResult struct {
 	Skipped          bool
 }
 
-// WaitForUser is the wait_for_user tool (R92): orchestrator only (an unmanaged session
+// WaitForUser is the wait_for_user tool: orchestrator only (an unmanaged session
 // whose agent is an orchestrator agent is managed first); the reason is collapsed to single
 // spaces and must be 1–500 characters. With Options.WaitGuard and outstanding children it
 // answers waiting_for_user_skipped without arming; otherwise it arms the session's latch,
 // which only a new real user message or a genuine deletion clears ([Board.ClearForMessage],
-// [Board.HostDeleted]).
+// a genuine deletion reported to [Driver.Observe]).
 //
 // Errors: ErrInvalidArgs, ErrNotOrchestrator, ErrUnmanaged (all *ToolError).
 func (b *Board) WaitForUser(c Caller, reason string) (WaitResult, error) {

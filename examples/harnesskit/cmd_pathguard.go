@@ -43,8 +43,8 @@ flavor defaults to this machine's (posix here unless on Windows).
 
 Exit codes: 0 every line answered (blocked/outside is an answer, not a failure); 2 usage
 error: a line that is not valid JSON, names an unknown host, flavor or op, or gives roots
-that cannot be used (lines before
-it have been answered; the message on stderr names the line).
+that cannot be used (lines before it have been answered; the message on stderr names
+the line).
 `
 
 func pathguardCommand() command {

@@ -11,6 +11,7 @@ import (
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
 	"github.com/harnesskit/harnesskit/taskboard"
+	"github.com/harnesskit/harnesskit/webfetch"
 )
 
 // An errorChannel says where an error goes: to the model as a tool error, or to the
@@ -37,6 +38,7 @@ func toolErrors() []error {
 		// patch: every kind but KindIO (patch.ErrIO is a host error).
 		patch.ErrInvalid, patch.ErrEmpty, patch.ErrBlocked, patch.ErrMissingFile, patch.ErrExists,
 		patch.ErrPathConflict, patch.ErrNotFound, patch.ErrAmbiguous, patch.ErrOverlap, patch.ErrChanged,
+		patch.ErrAlreadyApplied,
 		patch.ErrImplicitInvocation, patch.ErrNotPatchCommand,
 		// pathguard: every kind (a refused or unresolvable path is the model's to fix).
 		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,
@@ -52,6 +54,12 @@ func toolErrors() []error {
 		taskboard.ErrNotRevivable, taskboard.ErrBusyAtHost, taskboard.ErrUnsettled,
 		taskboard.ErrNoResult, taskboard.ErrTaskFailed, taskboard.ErrDuplicate, taskboard.ErrRefused,
 		taskboard.ErrLeaseHeld, taskboard.ErrStaleLease, taskboard.ErrTombstoned, taskboard.ErrExists,
+		// webfetch: a refused, failed or malformed fetch is the model's to act on (another URL,
+		// the redirect target, a smaller offset). ErrFilename (the binary directory) and
+		// ErrClosed are host errors.
+		webfetch.ErrInvalidURL, webfetch.ErrInvalidRequest, webfetch.ErrPermissionDenied,
+		webfetch.ErrBlocked, webfetch.ErrTimeout, webfetch.ErrTooManyRedirects,
+		webfetch.ErrMissingLocation, webfetch.ErrStatus, webfetch.ErrTransport,
 		// format: a formatter that failed, timed out or met a syntax error, a file changed
 		// meanwhile or outside the root (ErrNotRunnable, ErrConfig and ErrIO are host errors:
 		// install the formatter, fix the configuration).

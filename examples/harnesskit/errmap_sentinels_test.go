@@ -19,6 +19,7 @@ import (
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
 	"github.com/harnesskit/harnesskit/taskboard"
+	"github.com/harnesskit/harnesskit/webfetch"
 )
 
 // sentinels is every exported sentinel error of every package, with the channel it must go
@@ -38,6 +39,7 @@ var sentinels = map[string]struct {
 	"patch.ErrAmbiguous":          {patch.ErrAmbiguous, toolError},
 	"patch.ErrOverlap":            {patch.ErrOverlap, toolError},
 	"patch.ErrChanged":            {patch.ErrChanged, toolError},
+	"patch.ErrAlreadyApplied":     {patch.ErrAlreadyApplied, toolError},
 	"patch.ErrIO":                 {patch.ErrIO, hostError},
 	"patch.ErrImplicitInvocation": {patch.ErrImplicitInvocation, toolError},
 	"patch.ErrNotPatchCommand":    {patch.ErrNotPatchCommand, toolError},
@@ -75,6 +77,18 @@ var sentinels = map[string]struct {
 	"taskboard.ErrStaleLease":       {taskboard.ErrStaleLease, toolError},
 	"taskboard.ErrTombstoned":       {taskboard.ErrTombstoned, toolError},
 	"taskboard.ErrExists":           {taskboard.ErrExists, toolError},
+
+	"webfetch.ErrInvalidURL":       {webfetch.ErrInvalidURL, toolError},
+	"webfetch.ErrInvalidRequest":   {webfetch.ErrInvalidRequest, toolError},
+	"webfetch.ErrPermissionDenied": {webfetch.ErrPermissionDenied, toolError},
+	"webfetch.ErrBlocked":          {webfetch.ErrBlocked, toolError},
+	"webfetch.ErrTimeout":          {webfetch.ErrTimeout, toolError},
+	"webfetch.ErrTooManyRedirects": {webfetch.ErrTooManyRedirects, toolError},
+	"webfetch.ErrMissingLocation":  {webfetch.ErrMissingLocation, toolError},
+	"webfetch.ErrStatus":           {webfetch.ErrStatus, toolError},
+	"webfetch.ErrTransport":        {webfetch.ErrTransport, toolError},
+	"webfetch.ErrFilename":         {webfetch.ErrFilename, hostError},
+	"webfetch.ErrClosed":           {webfetch.ErrClosed, hostError},
 
 	"format.ErrFormatter":        {format.ErrFormatter, toolError},
 	"format.ErrTimeout":          {format.ErrTimeout, toolError},

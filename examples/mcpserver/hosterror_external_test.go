@@ -1,0 +1,37 @@
+package mcpserver_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/harnesskit/harnesskit/examples/mcpserver"
+	"github.com/harnesskit/harnesskit/examples/tools"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestHostErrorIsProtocolError: a host fault (here the patch tool's directory handles,
+// closed under it) reaches the client as a JSON-RPC error, not as a tool result, and the
+// server keeps serving the other tools.
+func TestHostErrorIsProtocolError(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, sampleFiles)
+	box, err := tools.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, mcpserver.New(box, nil), nil)
+	box.Close()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "apply_patch", Arguments: map[string]any{
+		"patchText": "*** Begin Patch\n*** Update File: README.md\n-# Sample\n+# Example\n*** End Patch"}})
+	if err == nil {
+		t.Fatalf("a host fault came back as a result: isError=%v %q", res.IsError, text(res))
+	}
+	if !strings.Contains(err.Error(), "apply_patch") {
+		t.Errorf("the protocol error does not name the tool: %v", err)
+	}
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"file_path": "README.md"}})
+	if err != nil || res.IsError {
+		t.Fatalf("read after a host fault: %v %v", err, res)
+	}
+}

@@ -1,0 +1,127 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// argSpec is a tool's argument struct seen three ways: its JSON Schema (generated from
+// the struct's json and jsonschema tags), the resolved schema that validates a call, and
+// a decoder into a fresh struct.
+type argSpec struct {
+	schema   *jsonschema.Schema
+	resolved *jsonschema.Resolved
+	decodeTo func(data []byte) (any, error)
+}
+
+// makeTool builds a Tool whose arguments are the struct In. adjust, when not nil, may
+// refine the generated schema (enums, minimums) before it is resolved.
+func makeTool[In any](name, description string, ann Annotations, adjust func(*jsonschema.Schema),
+	run func(ctx context.Context, in *In, p Progress) (string, error)) (*Tool, error) {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		return nil, fmt.Errorf("tools: %s: schema: %w", name, err)
+	}
+	if adjust != nil {
+		adjust(s)
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("tools: %s: schema: %w", name, err)
+	}
+	spec := &argSpec{schema: s, resolved: r, decodeTo: func(data []byte) (any, error) {
+		in := new(In)
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		return in, dec.Decode(in)
+	}}
+	return &Tool{
+		Name: name, Description: description, Annotations: ann, args: spec,
+		run: func(ctx context.Context, in any, p Progress) (string, error) { return run(ctx, in.(*In), p) },
+	}, nil
+}
+
+// decode validates raw against the schema and decodes it. Every failure is an
+// ErrInvalidArgs error whose message names the problem and lists the expected arguments.
+func (a *argSpec) decode(tool string, raw json.RawMessage) (any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, a.invalid(tool, "the arguments are not valid JSON ("+err.Error()+")")
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, a.invalid(tool, "the arguments must be a JSON object")
+	}
+	// The validator words a minimum as "minimum: 0/1 is less than 1.000000"; say it plainly.
+	for _, name := range a.schema.PropertyOrder {
+		p := a.schema.Properties[name]
+		if n, ok := v.(map[string]any)[name].(float64); ok && p != nil && p.Minimum != nil && n < *p.Minimum {
+			return nil, a.invalid(tool, fmt.Sprintf("%s must be at least %g, got %g", name, *p.Minimum, n))
+		}
+	}
+	if err := a.resolved.Validate(v); err != nil {
+		return nil, a.invalid(tool, cleanValidation(err.Error()))
+	}
+	in, err := a.decodeTo(raw)
+	if err != nil {
+		return nil, a.invalid(tool, err.Error())
+	}
+	return in, nil
+}
+
+func (a *argSpec) invalid(tool, problem string) error {
+	return &argError{msg: fmt.Sprintf("%s: invalid arguments: %s. Expected a JSON object with %s.", tool, problem, a.summary())}
+}
+
+// summary lists the properties: "pattern (string, required), path (string)".
+func (a *argSpec) summary() string {
+	req := map[string]bool{}
+	for _, r := range a.schema.Required {
+		req[r] = true
+	}
+	var parts []string
+	for _, name := range a.schema.PropertyOrder {
+		p := a.schema.Properties[name]
+		if p == nil {
+			continue
+		}
+		typ := p.Type
+		if typ == "" && len(p.Types) > 0 {
+			typ = strings.Join(p.Types, " or ")
+		}
+		s := name + " (" + typ
+		if req[name] {
+			s += ", required"
+		}
+		parts = append(parts, s+")")
+	}
+	if len(parts) == 0 {
+		return "no properties"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cleanValidation shortens the validator's message to the part a model needs.
+func cleanValidation(msg string) string {
+	msg = strings.TrimPrefix(msg, "validating root: ")
+	msg = strings.ReplaceAll(msg, "validating /properties/", "")
+	return strings.TrimSuffix(msg, ".")
+}
+
+// argError is the cause of an ErrInvalidArgs tool error.
+type argError struct{ msg string }
+
+func (e *argError) Error() string        { return e.msg }
+func (e *argError) Is(target error) bool { return target == ErrInvalidArgs }
+
+// invalidf returns an ErrInvalidArgs error with a formatted message.
+func invalidf(format string, args ...any) error {
+	return &argError{msg: fmt.Sprintf(format, args...)}
+}

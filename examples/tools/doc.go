@@ -1,0 +1,60 @@
+// Package tools is the one tool adapter of the harnesskit examples: each tool a model can
+// call, as a value with a name, a description written for the model, a JSON Schema for its
+// arguments, and a Call method. The MCP server (examples/mcpserver) serves these values;
+// a host on another agent framework wraps them in a few lines (see the examples).
+//
+// Use it to give a model guarded file tools over one workspace. Do not use it as a
+// sandbox: the guards keep honest mistakes inside the workspace, they are not a security
+// boundary against a hostile process on the same machine.
+//
+// Life cycle:
+//
+//	New(root, opts…) → Toolbox {Tools → Tool.Call | Tool.Invoke} → Close
+//
+// # Tools
+//
+//   - apply_patch: edits files with a "*** Begin Patch" text (harnesskit/patch): tolerant
+//     but never guessing, every change written or none.
+//   - read: a text file's lines with line numbers, paged by offset and limit.
+//   - grep: a Go regular expression over the workspace's files, honouring .gitignore,
+//     searched by DefaultSearchWorkers goroutines, sorted by file and line.
+//   - glob: files by doublestar pattern, honouring .gitignore.
+//
+// Coming when their packages land: webfetch, ast_grep_search and ast_grep_replace. Each is
+// one file (its argument struct, description and builder) plus one line in the registry.
+//
+// # Guards
+//
+// Every call goes through one loop guard (harnesskit/loopguard) shared by the whole
+// Toolbox: the third identical result in a row of a session gets a notice appended, and
+// the sixth identical read, grep or glob is refused. A failure the model can act on counts
+// as a result, so repeating the same failing call is a loop too. Tool.Call uses
+// DefaultSession; hosts with conversations use Tool.Invoke with their session and call ids.
+//
+// Every path goes through harnesskit/pathguard: grep and glob first run the search-path
+// pre-check (a missing path, or one through a file, is refused with a message saying what
+// was resolved), then every path of every tool must lie inside the root or a worktree with
+// symlinks resolved. File I/O goes through an os.Root opened on the real base directory.
+//
+// # Errors
+//
+// Tool.Invoke returns errors in two channels. A *Error is a tool error: the call was
+// understood and failed for a reason the model can act on (arguments that do not fit the
+// schema, ErrInvalidArgs; a directory or binary file given to read, ErrNotText; a refused
+// path, pathguard.ErrOutside and friends; a patch that does not apply, patch.ErrNotFound
+// and friends; a loop refusal, loopguard.ErrRefused; a missing file, fs.ErrNotExist). Show
+// its message to the model. Any other error is a host fault (a cancelled context, an I/O
+// failure, patch.ErrIO): another call would not help. Limits are not errors: a result cut
+// at its limit says so in its text.
+//
+// The result texts and descriptions are prose for models, pinned by golden files but not
+// promised; the tool names, argument names and error channels are the contract.
+//
+// # Security Considerations
+//
+// The guards decide, os.Root enforces: reads and writes happen on the real paths the
+// containment check returned, through an os.Root on the base, so a component swapped for
+// a symlink after the check cannot lead outside. grep and glob do not follow symbolic
+// links. The patch tool refuses a whole patch when any path is outside. Regular
+// expressions are RE2 (linear time), so a pattern cannot stall the search.
+package tools

@@ -1,0 +1,91 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// DefaultGlobLimit is how many paths glob shows when the call gives no limit.
+const DefaultGlobLimit = 100
+
+//go:embed descriptions/glob.md
+var globDescription string
+
+type globArgs struct {
+	Pattern string `json:"pattern" jsonschema:"a glob relative to path: * any name, ** any depth, ? one character, [abc] a class, {a,b} alternatives"`
+	Path    string `json:"path,omitempty" jsonschema:"the directory to search: absolute, or relative to the workspace root (default: the root)"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"the most paths to show (default 100)"`
+}
+
+func newGlob(b *Toolbox, _ *config) (*Tool, error) {
+	return makeTool("glob", globDescription, Annotations{ReadOnly: true, Idempotent: true},
+		func(s *jsonschema.Schema) {
+			one := 1.0
+			s.Properties["limit"].Minimum = &one
+		},
+		func(ctx context.Context, in *globArgs, p Progress) (string, error) { return b.glob(ctx, in, p) })
+}
+
+func (b *Toolbox) glob(ctx context.Context, in *globArgs, p Progress) (string, error) {
+	if in.Pattern == "" || strings.HasPrefix(in.Pattern, "/") || !doublestar.ValidatePattern(in.Pattern) {
+		return "", invalidf("glob: pattern %q is not a valid relative glob; use e.g. **/*.go, and put the directory to search in path", in.Pattern)
+	}
+	dir, single, ancestors, err := b.searchRoot(ctx, "glob", in.Path)
+	if err != nil {
+		return "", err
+	}
+	if single != "" {
+		return "", invalidf("glob: path %s is a file; give the directory to search", in.Path)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	// Walk only below the pattern's fixed leading directories.
+	base, _ := doublestar.SplitPattern(in.Pattern)
+	if fi, err := r.Stat(base); err != nil || !fi.IsDir() {
+		return "No files found.\n", nil
+	}
+	var found []string
+	files := 0
+	err = walkFiles(ctx, r, base, ancestors, func(d *dirHandle, rel string) error {
+		d.release()
+		files++
+		if p != nil && files%progressEvery == 0 {
+			p(float64(files), 0, fmt.Sprintf("glob: %d files looked at", files))
+		}
+		if ok, _ := doublestar.Match(in.Pattern, rel); ok {
+			found = append(found, b.display(filepath.Join(dir, filepath.FromSlash(rel))))
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if len(found) == 0 {
+		return "No files found.\n", nil
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = DefaultGlobLimit
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Found %d files", len(found))
+	if len(found) > limit {
+		fmt.Fprintf(&sb, " (showing the first %d; narrow the pattern or raise limit)", limit)
+		found = found[:limit]
+	}
+	sb.WriteString("\n")
+	for _, f := range found {
+		sb.WriteString(f + "\n")
+	}
+	return sb.String(), nil
+}

@@ -1,0 +1,358 @@
+package tools
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/harnesskit/harnesskit/pathguard"
+)
+
+// Limits of grep.
+const (
+	DefaultGrepLimit         = 100      // matching lines shown when the call gives no limit
+	DefaultMaxSearchFileSize = 64 << 20 // larger files are not searched (the result says how many)
+)
+
+// progressEvery is how many files grep and glob look at between two progress reports.
+const progressEvery = 256
+
+//go:embed descriptions/grep.md
+var grepDescription string
+
+type grepArgs struct {
+	Pattern    string `json:"pattern" jsonschema:"a Go (RE2) regular expression matched against each line"`
+	Path       string `json:"path,omitempty" jsonschema:"the directory or file to search: absolute, or relative to the workspace root (default: the root)"`
+	Glob       string `json:"glob,omitempty" jsonschema:"only search files whose path matches this glob, e.g. *.go or src/**/*.ts"`
+	IgnoreCase bool   `json:"ignore_case,omitempty" jsonschema:"match without regard to case"`
+	Limit      int    `json:"limit,omitempty" jsonschema:"the most matching lines to show (default 100)"`
+}
+
+func newGrep(b *Toolbox, c *config) (*Tool, error) {
+	workers, maxSize := c.workers, c.maxFileSize
+	return makeTool("grep", grepDescription, Annotations{ReadOnly: true, Idempotent: true},
+		func(s *jsonschema.Schema) {
+			one := 1.0
+			s.Properties["limit"].Minimum = &one
+		},
+		func(ctx context.Context, in *grepArgs, p Progress) (string, error) {
+			return b.grep(ctx, in, workers, maxSize, p)
+		})
+}
+
+// lineMatch is one matching line.
+type lineMatch struct {
+	n    int
+	text string
+}
+
+// fileMatches is every matching line of one file, in order.
+type fileMatches struct {
+	path  string // relative to the searched directory, slash-separated
+	lines []lineMatch
+}
+
+func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize int64, p Progress) (string, error) {
+	expr := in.Pattern
+	if in.IgnoreCase {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile("(?m)" + expr)
+	if err != nil {
+		return "", invalidf("grep: pattern %q is not a valid Go regular expression: %v. Escape regex metacharacters such as ( [ { . * + ? with a backslash to match them literally", in.Pattern, err)
+	}
+	if in.Glob != "" && !doublestar.ValidatePattern(in.Glob) {
+		return "", invalidf("grep: glob %q is not a valid pattern; use * for any name, ** for any depth and {a,b} for alternatives", in.Glob)
+	}
+	dir, single, ancestors, err := b.searchRoot(ctx, "grep", in.Path)
+	if err != nil {
+		return "", err
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	var found []fileMatches
+	var skipped int
+	if single != "" {
+		d := &dirHandle{root: r}
+		d.acquire() // never released: r is closed above
+		data, err := readInto(d, single, nil, maxSize)
+		switch {
+		case errors.Is(err, errTooLarge):
+			skipped = 1
+		case err != nil:
+			return "", err
+		default:
+			if lines := grepBytes(re, data); len(lines) > 0 {
+				found = []fileMatches{{path: single, lines: lines}}
+			}
+		}
+	} else {
+		found, skipped, err = searchTree(ctx, r, ancestors, re, in.Glob, workers, maxSize, p)
+		if err != nil {
+			return "", err
+		}
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = DefaultGrepLimit
+	}
+	return b.renderGrep(dir, found, limit, skipped, maxSize), nil
+}
+
+// searchRoot runs the path guards on a grep or glob path and returns the real directory
+// to search, the file name when the path is a regular file, and the .gitignore rules of
+// the directories between the workspace base and the searched directory.
+func (b *Toolbox) searchRoot(ctx context.Context, tool, p string) (dir, single string, ancestors *ignoreSet, err error) {
+	args := map[string]any{"path": p}
+	if err := b.search.Check(tool, args, b.root); err != nil {
+		return "", "", nil, err
+	}
+	t, err := b.contained(p)
+	if err != nil {
+		return "", "", nil, err
+	}
+	fi, err := os.Stat(t.Real)
+	if err != nil {
+		return "", "", nil, err
+	}
+	dir = t.Real
+	if !fi.IsDir() {
+		if !fi.Mode().IsRegular() {
+			return "", "", nil, invalidf("%s: path %s is neither a directory nor a regular file", tool, p)
+		}
+		dir, single = filepath.Dir(t.Real), filepath.Base(t.Real)
+	}
+	return dir, single, loadAncestors(t, dir), ctx.Err()
+}
+
+// loadAncestors reads the .gitignore files of the directories from the target's base down
+// to dir's parent.
+func loadAncestors(t pathguard.Target, dir string) *ignoreSet {
+	rel, err := filepath.Rel(t.RealBase, dir)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return nil
+	}
+	segs := strings.Split(filepath.ToSlash(rel), "/")
+	var set *ignoreSet
+	cur := t.RealBase
+	for i := range segs {
+		if data, err := os.ReadFile(filepath.Join(cur, ".gitignore")); err == nil {
+			if rules := parseGitignore(data); len(rules) > 0 {
+				set = &ignoreSet{prefix: strings.Join(segs[i:], "/"), rules: rules, parent: set}
+			}
+		}
+		cur = filepath.Join(cur, segs[i])
+	}
+	return set
+}
+
+// searchTree greps every file below r that the ignore rules keep and glob matches, with
+// workers goroutines reading and matching files while this one walks. All goroutines have
+// ended when it returns. The result is sorted by path.
+//
+// Files larger than maxSize bytes are skipped and counted.
+func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regexp.Regexp, glob string, workers int, maxSize int64, p Progress) ([]fileMatches, int, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type job struct {
+		d   *dirHandle
+		rel string
+	}
+	jobs := make(chan job, 256)
+	results := make([][]fileMatches, workers)
+	skipped := make([]int, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var buf []byte
+			for j := range jobs {
+				if ctx.Err() != nil {
+					j.d.release() // drain
+					continue
+				}
+				var err error
+				buf, err = readInto(j.d, path.Base(j.rel), buf, maxSize)
+				j.d.release()
+				if errors.Is(err, errTooLarge) {
+					skipped[w]++
+					continue
+				}
+				if err != nil {
+					continue // vanished or unreadable: skipped, as ripgrep does
+				}
+				if lines := grepBytes(re, buf); len(lines) > 0 {
+					results[w] = append(results[w], fileMatches{path: j.rel, lines: lines})
+				}
+			}
+		})
+	}
+	files := 0
+	walkErr := walkFiles(ctx, r, ".", ancestors, func(d *dirHandle, rel string) error {
+		if glob != "" && !globMatch(glob, rel) {
+			d.release()
+			return nil
+		}
+		select {
+		case jobs <- job{d, rel}:
+		case <-ctx.Done():
+			d.release()
+			return ctx.Err()
+		}
+		files++
+		if p != nil && files%progressEvery == 0 {
+			p(float64(files), 0, fmt.Sprintf("grep: %d files searched", files))
+		}
+		return nil
+	})
+	close(jobs)
+	wg.Wait()
+	if walkErr != nil {
+		return nil, 0, walkErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	var all []fileMatches
+	for _, r := range results {
+		all = append(all, r...)
+	}
+	slices.SortFunc(all, func(a, b fileMatches) int { return cmp.Compare(a.path, b.path) })
+	n := 0
+	for _, k := range skipped {
+		n += k
+	}
+	return all, n, nil
+}
+
+// globMatch matches a file filter the way ripgrep's -g does: a pattern without a slash
+// against the file name, one with a slash against the whole relative path.
+func globMatch(glob, rel string) bool {
+	name := rel
+	if !strings.Contains(glob, "/") {
+		name = path.Base(rel)
+	}
+	ok, _ := doublestar.Match(glob, name)
+	return ok
+}
+
+// grepBytes returns the lines of data that re matches, or nil for a file with a NUL byte
+// (binary). It searches the whole buffer for the next match and then confirms it on its
+// line alone, so a match never spans lines and the regexp runs once per matching line
+// rather than once per line.
+func grepBytes(re *regexp.Regexp, data []byte) []lineMatch {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return nil
+	}
+	// Every match starts with the literal prefix (if any): finding it with bytes.Index and
+	// checking its line is much faster than running the regexp over the whole buffer.
+	prefix, _ := re.LiteralPrefix()
+	var out []lineMatch
+	pos, line := 0, 1 // line is the number of the line that starts at pos
+	for pos < len(data) {
+		var loc []int
+		if prefix != "" {
+			if i := bytes.Index(data[pos:], []byte(prefix)); i >= 0 {
+				loc = []int{i, i + len(prefix)}
+			}
+		} else {
+			loc = re.FindIndex(data[pos:])
+		}
+		if loc == nil {
+			break
+		}
+		start := pos + loc[0]
+		if start == len(data) && data[start-1] == '\n' {
+			break // an empty match after the final newline: there is no line there
+		}
+		// The line holding the match start.
+		ls := bytes.LastIndexByte(data[pos:start], '\n')
+		if ls < 0 {
+			ls = pos
+		} else {
+			ls += pos + 1
+		}
+		line += bytes.Count(data[pos:ls], []byte{'\n'})
+		le := bytes.IndexByte(data[start:], '\n')
+		next := len(data)
+		if le < 0 {
+			le = len(data)
+		} else {
+			le += start
+			next = le + 1
+		}
+		text := data[ls:le]
+		if re.Match(text) {
+			out = append(out, lineMatch{n: line, text: cutLine(string(bytes.TrimSuffix(text, []byte{'\r'})))})
+		}
+		if next == len(data) && le == len(data) {
+			break
+		}
+		pos, line = next, line+1
+	}
+	return out
+}
+
+// cutLine shortens a line for display.
+func cutLine(s string) string {
+	if len(s) <= DefaultMaxLineRune {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= DefaultMaxLineRune {
+		return s
+	}
+	return string(r[:DefaultMaxLineRune]) + " … [line cut]"
+}
+
+func (b *Toolbox) renderGrep(dir string, found []fileMatches, limit, skipped int, maxSize int64) string {
+	total := 0
+	for _, f := range found {
+		total += len(f.lines)
+	}
+	note := ""
+	if skipped > 0 {
+		note = fmt.Sprintf("(%d files larger than %d bytes were not searched.)\n", skipped, maxSize)
+	}
+	if total == 0 {
+		return "No matches found.\n" + note
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Found %d matching lines in %d files", total, len(found))
+	if total > limit {
+		fmt.Fprintf(&sb, " (showing the first %d; narrow the pattern, path or glob, or raise limit)", limit)
+	}
+	sb.WriteString("\n")
+	shown := 0
+	for _, f := range found {
+		if shown == limit {
+			break
+		}
+		fmt.Fprintf(&sb, "\n%s:\n", b.display(filepath.Join(dir, filepath.FromSlash(f.path))))
+		for _, l := range f.lines {
+			if shown == limit {
+				break
+			}
+			fmt.Fprintf(&sb, "  %d: %s\n", l.n, l.text)
+			shown++
+		}
+	}
+	if note != "" {
+		sb.WriteString("\n" + note)
+	}
+	return sb.String()
+}

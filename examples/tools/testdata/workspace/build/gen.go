@@ -1,0 +1,3 @@
+package build
+
+func Greet() {}

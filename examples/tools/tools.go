@@ -1,0 +1,294 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/harnesskit/harnesskit/loopguard"
+	"github.com/harnesskit/harnesskit/pathguard"
+)
+
+// DefaultSession is the loop-guard session of calls made without one (Tool.Call, or an
+// Invocation whose Session is empty).
+const DefaultSession = "default"
+
+// Annotations are hints about a tool's behaviour, for hosts that show or police them
+// (MCP's tool annotations carry the same four facts).
+type Annotations struct {
+	ReadOnly    bool // the tool changes nothing
+	Destructive bool // the tool may overwrite or delete files
+	Idempotent  bool // repeating the call with the same arguments changes nothing more
+	OpenWorld   bool // the tool reaches outside the workspace (the network)
+}
+
+// Progress receives progress reports from a long call: done so far, total when known
+// (0 when not), and a short message. It is called from the goroutine running the call.
+type Progress func(done, total float64, message string)
+
+// Invocation is one call of a tool with everything a host knows about it.
+type Invocation struct {
+	// Session is the conversation the call belongs to; the loop guard counts repeats per
+	// session. Empty means DefaultSession.
+	Session string
+	// CallID is the host's id for the call, unique within the session. Empty means a
+	// fresh id from the Toolbox's counter.
+	CallID string
+	// Args is the JSON argument object.
+	Args json.RawMessage
+	// Progress, when not nil, receives progress reports from long calls (grep, glob).
+	Progress Progress
+}
+
+// Tool is one tool: what a model is shown (Name, Description, InputSchema) and Call.
+// Tools come from a Toolbox and share its guards; a Tool is safe for concurrent use.
+type Tool struct {
+	Name        string
+	Description string          // the prompt text shown to the model
+	InputSchema json.RawMessage // a JSON Schema (draft 2020-12) object for the arguments
+	Annotations Annotations
+
+	box  *Toolbox
+	args *argSpec
+	run  func(ctx context.Context, in any, p Progress) (string, error)
+}
+
+// Call runs the tool with JSON arguments in DefaultSession with a fresh call id: the
+// whole contract in one method, for hosts that have no session or call id of their own.
+// See Tool.Invoke.
+func (t *Tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	return t.Invoke(ctx, Invocation{Args: args})
+}
+
+// Invoke runs one call through the loop guard and the tool.
+//
+// The result is the text to show the model, with the loop guard's notice appended once
+// the same call has returned the same result three times in a row. Errors come in two
+// channels: a *Error (errors.As) is a tool error, whose message the model should see and
+// can act on (bad arguments, a refused path, a patch that does not apply, a loop
+// refusal); any other error is a host fault (a cancelled context, an I/O failure) that
+// another call would not fix.
+func (t *Tool) Invoke(ctx context.Context, inv Invocation) (string, error) {
+	b := t.box
+	if inv.Session == "" {
+		inv.Session = DefaultSession
+	}
+	if inv.CallID == "" {
+		inv.CallID = "call-" + strconv.FormatUint(b.calls.Add(1), 10)
+	}
+	c := loopguard.Call{Session: inv.Session, CallID: inv.CallID, Tool: t.Name, Args: inv.Args}
+	if err := b.guard.Before(c); err != nil {
+		if errors.Is(err, loopguard.ErrRefused) {
+			return "", &Error{Tool: t.Name, Message: err.Error(), Err: err}
+		}
+		return "", fmt.Errorf("%s: loop guard: %w", t.Name, err)
+	}
+	out, err := t.call(ctx, inv)
+	if err != nil && !isToolError(err) {
+		b.guard.Abandon(inv.Session, inv.CallID)
+		return "", fmt.Errorf("%s: %w", t.Name, err)
+	}
+	// A failure the model can act on is a result like any other: the same failure
+	// repeated is a loop too.
+	text := out
+	if err != nil {
+		text = err.Error()
+	}
+	text, gerr := b.guard.AfterText(c, text)
+	if gerr != nil {
+		return "", fmt.Errorf("%s: loop guard: %w", t.Name, gerr)
+	}
+	if err != nil {
+		return "", &Error{Tool: t.Name, Message: text, Err: err}
+	}
+	return text, nil
+}
+
+func (t *Tool) call(ctx context.Context, inv Invocation) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	in, err := t.args.decode(t.Name, inv.Args)
+	if err != nil {
+		return "", err
+	}
+	return t.run(ctx, in, inv.Progress)
+}
+
+// Toolbox holds the tools of one workspace and the guards they share: one loop guard for
+// every call, and the path guards over the workspace root and its worktrees. Build it with
+// New and Close it when done. It is safe for concurrent use.
+type Toolbox struct {
+	root    string   // the real path of the workspace root
+	bases   []string // root then worktrees, real paths
+	guard   *loopguard.Guard
+	search  *pathguard.SearchGuard
+	contain *pathguard.Containment
+	tools   []*Tool
+	closers []func() error
+	calls   atomic.Uint64
+}
+
+// An Option configures New.
+type Option func(*config)
+
+type config struct {
+	worktrees   []string
+	loop        []loopguard.Option
+	workers     int
+	maxFileSize int64
+}
+
+// WithWorktrees adds directories the tools may also read and write, besides the root.
+// Repeated options accumulate.
+func WithWorktrees(dirs ...string) Option {
+	return func(c *config) { c.worktrees = append(c.worktrees, dirs...) }
+}
+
+// WithLoopGuard passes options to the loop guard every call goes through (for example
+// loopguard.WithWarnAt). Default: the loop guard's defaults (notice from the third
+// identical result, refusal of the sixth identical read, grep or glob).
+func WithLoopGuard(opts ...loopguard.Option) Option {
+	return func(c *config) { c.loop = append(c.loop, opts...) }
+}
+
+// WithSearchWorkers sets how many files grep searches at once (default
+// DefaultSearchWorkers). Values below 1 mean 1.
+func WithSearchWorkers(n int) Option {
+	return func(c *config) { c.workers = max(n, 1) }
+}
+
+// WithMaxSearchFileSize sets the size in bytes above which grep skips a file (default
+// DefaultMaxSearchFileSize); the result says how many files were skipped. Values below 1
+// mean 1.
+func WithMaxSearchFileSize(n int64) Option {
+	return func(c *config) { c.maxFileSize = max(n, 1) }
+}
+
+// DefaultSearchWorkers is how many files grep searches in parallel by default.
+const DefaultSearchWorkers = 2
+
+// A builder makes one tool for a Toolbox. It returns a nil Tool when the tool is not
+// available here (for example a backend that is missing), and an error when the toolbox
+// cannot be built.
+type builder func(b *Toolbox, c *config) (*Tool, error)
+
+// builders is the registry, in the order Tools lists them. A new tool is one file with
+// its builder, its description and its argument struct, plus one line here.
+var builders = []builder{
+	newApplyPatch,
+	newRead,
+	newGrep,
+	newGlob,
+}
+
+// New returns the tools of the workspace at root (and the worktrees of WithWorktrees),
+// all sharing one loop guard and one set of path guards. root and every worktree must
+// be existing directories; they are resolved to absolute real paths first.
+//
+// Errors: an unusable root or worktree, or an invalid loop-guard option.
+func New(root string, opts ...Option) (*Toolbox, error) {
+	c := config{workers: DefaultSearchWorkers, maxFileSize: DefaultMaxSearchFileSize}
+	for _, o := range opts {
+		o(&c)
+	}
+	realDir := func(what, p string) (string, error) {
+		abs, err := filepath.Abs(p)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
+		}
+		if err != nil {
+			return "", fmt.Errorf("tools: %s: %w", what, err)
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return "", fmt.Errorf("tools: %s: %w", what, err)
+		}
+		if !fi.IsDir() {
+			return "", fmt.Errorf("tools: %s %s is not a directory", what, p)
+		}
+		return abs, nil
+	}
+	root, err := realDir("root", root)
+	if err != nil {
+		return nil, err
+	}
+	b := &Toolbox{root: root, bases: []string{root}}
+	for _, w := range c.worktrees {
+		rw, err := realDir("worktree", w)
+		if err != nil {
+			return nil, err
+		}
+		b.bases = append(b.bases, rw)
+	}
+	b.guard, err = loopguard.New(c.loop...)
+	if err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	b.search = pathguard.NewSearchGuard(pathguard.WithHost(pathguard.HostV2))
+	b.contain, err = pathguard.NewContainment(root, pathguard.WithWorktrees(b.bases[1:]...))
+	if err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	for _, build := range builders {
+		t, err := build(b, &c)
+		if err != nil {
+			b.Close()
+			return nil, err
+		}
+		if t == nil {
+			continue
+		}
+		t.box = b
+		schema, err := json.Marshal(t.args.schema)
+		if err != nil {
+			b.Close()
+			return nil, fmt.Errorf("tools: %s: schema: %w", t.Name, err)
+		}
+		t.InputSchema = schema
+		b.tools = append(b.tools, t)
+	}
+	return b, nil
+}
+
+// Tools returns the available tools, in a fixed order. The slice is a copy; the tools are
+// shared.
+func (b *Toolbox) Tools() []*Tool { return append([]*Tool(nil), b.tools...) }
+
+// Tool returns the tool called name, or nil.
+func (b *Toolbox) Tool(name string) *Tool {
+	for _, t := range b.tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Root returns the workspace root as a real absolute path.
+func (b *Toolbox) Root() string { return b.root }
+
+// EndSession forgets the loop-guard state of one session (a conversation that ended).
+func (b *Toolbox) EndSession(session string) { b.guard.EndSession(session) }
+
+// UserMessage tells the loop guard that a new user message arrived in session (a new
+// message id resets the streak of identical calls).
+func (b *Toolbox) UserMessage(session, messageID string) {
+	b.guard.UserMessage(session, messageID, true)
+}
+
+// Close releases what the tools hold open (the patch tool's directory handles). Calls
+// made after Close fail with a host error.
+func (b *Toolbox) Close() error {
+	var errs []error
+	for _, c := range b.closers {
+		errs = append(errs, c())
+	}
+	b.closers = nil
+	return errors.Join(errs...)
+}
