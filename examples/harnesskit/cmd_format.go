@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/harnesskit/harnesskit/format"
+	"github.com/harnesskit/harnesskit/patch"
 )
 
 const formatUsage = `usage: harnesskit format [-json] [-root DIR] [-config JSON|@FILE] [-timeout D] FILE...
@@ -218,4 +219,35 @@ func formatText(file string, res format.Result) string {
 		reasons[i] = s.Name + ": " + s.Reason
 	}
 	return file + ": no formatter (" + strings.Join(reasons, "; ") + ")"
+}
+
+// patchFormatOption is the patch option of "patch apply --format": the formatter of the
+// project at root, in automatic mode.
+func patchFormatOption(name, root string, std stdio) (patch.Option, int) {
+	if root == "" {
+		return nil, exitOK // the applier reports the missing --root
+	}
+	f, err := format.New(root)
+	if err != nil {
+		fmt.Fprintf(std.err, "harnesskit %s: --format: %v\n", name, err)
+		return nil, exitUsage
+	}
+	return patch.WithFormatter(f), exitOK
+}
+
+// patchFormatText is what "patch apply --format" adds to the summary: per file, the
+// formatter that ran and its diff, or its note.
+func patchFormatText(changes []patch.FileChange) string {
+	var b strings.Builder
+	for _, c := range changes {
+		switch {
+		case c.Formatter != "" && c.FormatDiff != "":
+			fmt.Fprintf(&b, "%s: formatted by %s:\n%s", c.Path, c.Formatter, c.FormatDiff)
+		case c.FormatNote != "" && c.Formatter != "":
+			fmt.Fprintf(&b, "%s: %s: %s\n", c.Path, c.Formatter, c.FormatNote)
+		case c.FormatNote != "":
+			fmt.Fprintf(&b, "%s: %s\n", c.Path, c.FormatNote)
+		}
+	}
+	return b.String()
 }

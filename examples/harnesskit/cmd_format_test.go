@@ -104,3 +104,41 @@ func TestFormatCLIErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestPatchApplyFormat: "patch apply --format" writes gofmt's output for the file that parses,
+// the patch's bytes for the one that does not, and says so per file (text and JSON).
+func TestPatchApplyFormat(t *testing.T) {
+	const text = "*** Begin Patch\n*** Add File: b.go\n+package a\n+func B( ) {return}\n*** Add File: c.go\n+package a\n+func C() {\n*** Add File: notes.txt\n+as  written\n*** End Patch\n"
+	for _, asJSON := range []bool{false, true} {
+		tmp, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"patch", "apply", "--root", tmp, "--format"}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		var out, errb bytes.Buffer
+		if code := run(t.Context(), args, strings.NewReader(text), &out, &errb); code != exitOK {
+			t.Fatalf("exit %d, stderr %q, stdout %q", code, errb.String(), out.String())
+		}
+		for name, want := range map[string]string{
+			"b.go":      "package a\n\nfunc B() { return }\n",
+			"c.go":      "package a\nfunc C() {\n",
+			"notes.txt": "as  written\n",
+		} {
+			if got, _ := os.ReadFile(filepath.Join(tmp, name)); string(got) != want {
+				t.Errorf("json=%v %s = %q, want %q", asJSON, name, got, want)
+			}
+		}
+		wants := []string{"b.go: formatted by gofmt:\n--- a/b.go\n+++ b/b.go\n", "+func B() { return }\n", "c.go: gofmt: formatter failed", "does not parse"}
+		if asJSON {
+			wants = []string{`"path":"b.go","move_to":"","formatter":"gofmt","format_diff":"--- a/b.go`, `"path":"c.go","move_to":"","formatter":"gofmt","format_note":"formatter failed`, `"path":"notes.txt","move_to":""}`}
+		}
+		for _, w := range wants {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("json=%v: output lacks %q:\n%s", asJSON, w, out.String())
+			}
+		}
+	}
+}
