@@ -8,18 +8,22 @@ import (
 	"github.com/harnesskit/harnesskit/patch"
 )
 
-// formatStep applies a patch whose new Go file the model wrote untidily, then formats the
-// written files as a host's write path would: gofmt (in process) tidies the first, and the
-// model is told the diff, since its next patch must match the tidied text; the second does
-// not parse, so it stays as written and the model is told why. The README is left alone:
-// no formatter is declared for Markdown in the sample workspace.
+// formatStep applies a patch whose new Go file the model wrote untidily, with the project's
+// formatter wired into patch: gofmt (in process) tidies that file before the commit, and the
+// model is told the diff, since its next patch must match the tidied text. A second file does
+// not parse, so it is written as the patch made it and the model is told why; the README has
+// no formatter in this project and is left alone.
 func formatStep(ctx context.Context, e *env) error {
+	f, err := format.New(e.root) // automatic mode: only formatters the project declares
+	if err != nil {
+		return err
+	}
 	fsys, err := patch.NewOSFS(e.root)
 	if err != nil {
 		return err
 	}
 	defer fsys.Close()
-	a, err := patch.New(fsys, e.root)
+	a, err := patch.New(fsys, e.root, patch.WithFormatter(f))
 	if err != nil {
 		return err
 	}
@@ -45,19 +49,17 @@ func formatStep(ctx context.Context, e *env) error {
 		return err
 	}
 	e.printf("Applied. %s", res.Summary)
-
-	f, err := format.New(e.root) // automatic mode: only formatters the project declares
-	if err != nil {
-		return err
-	}
-	e.printf("\nFormatting each written file (what the model is told):\n")
-	for _, name := range []string{"src/farewell.go", "src/draft.go", "README.md"} {
-		r := f.File(ctx, name)
-		rep := r.Report()
-		if rep == "" {
-			rep = "no formatter declared for this file: left as written"
+	e.printf("\nWhat the model is told about formatting, per file:\n")
+	for _, c := range res.Changes {
+		switch {
+		case c.FormatDiff != "":
+			e.printf("  %s: formatted by %s:\n    %s\n", c.Path, c.Formatter,
+				strings.ReplaceAll(strings.TrimSuffix(c.FormatDiff, "\n"), "\n", "\n    "))
+		case c.FormatNote != "":
+			e.printf("  %s: %s: %s\n", c.Path, c.Formatter, c.FormatNote)
+		default:
+			e.printf("  %s: no formatter declared for this file: written as the patch made it\n", c.Path)
 		}
-		e.printf("  %s: %s\n", name, strings.ReplaceAll(strings.TrimSuffix(rep, "\n"), "\n", "\n    "))
 	}
 	return nil
 }
