@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnesskit/harnesskit/astsearch"
 	"github.com/harnesskit/harnesskit/format"
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
@@ -48,6 +49,14 @@ var sentinels = map[string]struct {
 	"pathguard.ErrNotDirectory": {pathguard.ErrNotDirectory, toolError},
 	"pathguard.ErrOutside":      {pathguard.ErrOutside, toolError},
 	"pathguard.ErrResolve":      {pathguard.ErrResolve, toolError},
+
+	"astsearch.ErrBadPattern":      {astsearch.ErrBadPattern, toolError},
+	"astsearch.ErrUnknownLang":     {astsearch.ErrUnknownLang, toolError},
+	"astsearch.ErrLangUnavailable": {astsearch.ErrLangUnavailable, toolError},
+	"astsearch.ErrBlocked":         {astsearch.ErrBlocked, toolError},
+	"astsearch.ErrConflict":        {astsearch.ErrConflict, toolError},
+	"astsearch.ErrUnavailable":     {astsearch.ErrUnavailable, hostError},
+	"astsearch.ErrBackend":         {astsearch.ErrBackend, hostError},
 
 	"loopguard.ErrRefused":       {loopguard.ErrRefused, toolError},
 	"loopguard.ErrInvalidOption": {loopguard.ErrInvalidOption, hostError},
