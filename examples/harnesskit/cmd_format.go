@@ -14,8 +14,8 @@ import (
 	"github.com/harnesskit/harnesskit/patch"
 )
 
-const formatUsage = `usage: harnesskit format [-json] [-root DIR] [-config JSON|@FILE] [-timeout D] FILE...
-       harnesskit format -status [-json] [-root DIR] [-config JSON|@FILE]
+const formatUsage = `usage: harnesskit format [--json] [--root DIR] [--config JSON|@FILE] [--timeout D] FILE...
+       harnesskit format --status [--json] [--root DIR] [--config JSON|@FILE]
 
 Formats each FILE in place with the one formatter its project declares, and prints what
 changed. Flags come before the files.
@@ -24,18 +24,18 @@ Detection (automatic mode, the default): a formatter runs when the project decla
 a configuration file (biome.json, .clang-format, ruff.toml, …) or a manifest entry (prettier
 in package.json, laravel/pint in composer.json, [tool.ruff] in pyproject.toml, a Cargo.toml);
 Go files are formatted in process, as gofmt does. A formatter found only on PATH (shfmt,
-terraform, …) needs -config true or an override. At most one formatter runs per file.
+terraform, …) needs --config true or an override. At most one formatter runs per file.
 
 Flags:
-  -root DIR       the project root: walks up from a file stop here (default: the working
+  --root DIR      the project root: walks up from a file stop here (default: the working
                   directory); every FILE must be inside it
-  -config V       OpenCode's "formatter" setting, as JSON text or @file: false, true, or an
+  --config V      OpenCode's "formatter" setting, as JSON text or @file: false, true, or an
                   object of per-name overrides ({"prettier":{"disabled":true}},
                   {"deno":{"command":["deno","fmt","$FILE"],"extensions":[".md"]}}); the
                   extras "timeout", "priority", "mode", and "chain" are accepted
-  -timeout D      timeout of one formatter run (default 10s)
-  -status         list every formatter, whether it applies at the root, and why
-  -json           one JSON line per file (or per formatter with -status)
+  --timeout D     timeout of one formatter run (default 10s)
+  --status        list every formatter, whether it applies at the root, and why
+  --json          one JSON line per file (or per formatter with --status)
 
 Text output: one block per file, "<file>: formatted by X, N lines changed" with the diff
 when it has at most 40 lines, "<file>: not formatted, left as written: <why>", or
@@ -46,7 +46,7 @@ JSON output, one line per file:
    "others":["…"],"error":{"kind":"syntax","message":"…"}}
   "formatter" is "" when none applies; "error" is absent on success. Error kinds: syntax,
   formatter, timeout, not_runnable, concurrent_change, outside, io.
-With -status: {"name":"…","extensions":[…],"enabled":bool,"reason":"…"} per formatter.
+With --status: {"name":"…","extensions":[…],"enabled":bool,"reason":"…"} per formatter.
 
 Exit codes: 0 every file formatted or left alone; 1 some file could not be formatted (its
 error says why; the file is as it was); 2 usage error, bad configuration or host failure.
