@@ -32,7 +32,8 @@ Flags:
   --config V      OpenCode's "formatter" setting, as JSON text or @file: false, true, or an
                   object of per-name overrides ({"prettier":{"disabled":true}},
                   {"deno":{"command":["deno","fmt","$FILE"],"extensions":[".md"]}}); the
-                  extras "timeout", "priority", "mode", and "chain" are accepted
+                  extras "timeout", "priority", "mode", "chain" and "auto": true (keep
+                  automatic mode while overriding) are accepted
   --timeout D     timeout of one formatter run (default 10s)
   --status        list every formatter, whether it applies at the root, and why
   --json          one JSON line per file (or per formatter with --status)
