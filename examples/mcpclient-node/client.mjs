@@ -35,7 +35,7 @@ try {
 
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort().join(",");
-  check("list tools", names === "apply_patch,glob,grep,read", names);
+  check("list tools", names === "apply_patch,glob,grep,read,webfetch", names);
   const grepTool = tools.find((t) => t.name === "grep");
   check("grep is read-only", grepTool?.annotations?.readOnlyHint === true, JSON.stringify(grepTool?.annotations));
 
