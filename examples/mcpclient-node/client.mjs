@@ -47,6 +47,8 @@ try {
     ["glob valid", "glob", { pattern: "**/*.go" }, false, "src/greet.go"],
     ["glob invalid", "glob", { pattern: "/etc/*" }, true, "put the directory to search in path"],
     ["apply_patch valid", "apply_patch", { patchText: "*** Begin Patch\n*** Add File: notes.txt\n+hi\n*** End Patch" }, false, "A notes.txt"],
+    ["webfetch invalid", "webfetch", { url: "https://example.com/", format: "pdf" }, true, "webfetch: invalid arguments"],
+    ["webfetch private refused", "webfetch", { url: "http://10.0.0.1/admin" }, true, "Blocked by network policy"],
     ["apply_patch invalid", "apply_patch", { patchText: "*** Begin Patch\n*** Add File: ../out.txt\n+x\n*** End Patch" }, true, "out.txt"],
   ];
   for (const [name, tool, args, isError, want] of calls) {
