@@ -64,13 +64,13 @@ func fetchProgress(p Progress) webfetch.ProgressFunc {
 	var url string
 	var before, last, reported int64 // bytes of earlier bodies; of this one; at the last report
 	return func(u string, read, total int64) {
-		if u != url || read < last {
+		if u != url || read <= last { // a new body: within one, read only grows
 			before += last
 			url, last = u, 0
 		}
 		last = read
 		done := before + read
-		if done-reported < progressStep && read != total {
+		if done <= reported || done-reported < progressStep && read != total {
 			return
 		}
 		reported = done
