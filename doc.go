@@ -36,9 +36,10 @@
 // orphaned children and wait-for-user, as a deterministic state machine with host calls
 // behind interfaces.
 //
-// [github.com/harnesskit/harnesskit/astsearch] (planned, not yet usable) will be
-// structural search and rewrite over syntax trees, with ast-grep's pattern syntax and
-// dry-run diffs.
+// [github.com/harnesskit/harnesskit/astsearch] is structural search and rewrite over
+// syntax trees with ast-grep's pattern language and JSON results: in process through
+// tree-sitter grammars (cgo), or through the ast-grep executable; rewrites are planned as
+// unified diffs and applied atomically, and every path is checked before it is read.
 //
 // [github.com/harnesskit/harnesskit/format] (planned) will run the project's formatter
 // after each write: detected from the project, one per file, never failing an edit.

@@ -39,6 +39,7 @@ func commands() []command {
 		patchCommand(),
 		pathguardCommand(),
 		loopguardCommand(),
+		astsearchCommand(),
 		webfetchCommand(),
 		mcpCommand(),
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/harnesskit/harnesskit/astsearch"
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
@@ -37,12 +38,17 @@ func toolErrors() []error {
 		// patch: every kind but KindIO (patch.ErrIO is a host error).
 		patch.ErrInvalid, patch.ErrEmpty, patch.ErrBlocked, patch.ErrMissingFile, patch.ErrExists,
 		patch.ErrPathConflict, patch.ErrNotFound, patch.ErrAmbiguous, patch.ErrOverlap, patch.ErrChanged,
+		patch.ErrAlreadyApplied,
 		patch.ErrImplicitInvocation, patch.ErrNotPatchCommand,
 		// pathguard: every kind (a refused or unresolvable path is the model's to fix).
 		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,
 		// loopguard: a refusal is the model's to act on (ErrInvalidOption and ErrInvalidCall
 		// are the host's mistakes).
 		loopguard.ErrRefused,
+		// astsearch: what the model wrote or named (ErrUnavailable and ErrBackend are host
+		// errors: the backend is missing or broken).
+		astsearch.ErrBadPattern, astsearch.ErrUnknownLang, astsearch.ErrLangUnavailable,
+		astsearch.ErrBlocked, astsearch.ErrConflict,
 		// taskboard: refusals and outcomes the model can act on (wrong reference, a task in
 		// the wrong state, a lease held by another operation, a deadline passed, an outcome
 		// the host could not confirm). ErrHost, ErrClosed and ErrUnmanaged are host errors.

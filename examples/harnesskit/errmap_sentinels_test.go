@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnesskit/harnesskit/astsearch"
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
@@ -38,6 +39,7 @@ var sentinels = map[string]struct {
 	"patch.ErrAmbiguous":          {patch.ErrAmbiguous, toolError},
 	"patch.ErrOverlap":            {patch.ErrOverlap, toolError},
 	"patch.ErrChanged":            {patch.ErrChanged, toolError},
+	"patch.ErrAlreadyApplied":     {patch.ErrAlreadyApplied, toolError},
 	"patch.ErrIO":                 {patch.ErrIO, hostError},
 	"patch.ErrImplicitInvocation": {patch.ErrImplicitInvocation, toolError},
 	"patch.ErrNotPatchCommand":    {patch.ErrNotPatchCommand, toolError},
@@ -46,6 +48,14 @@ var sentinels = map[string]struct {
 	"pathguard.ErrNotDirectory": {pathguard.ErrNotDirectory, toolError},
 	"pathguard.ErrOutside":      {pathguard.ErrOutside, toolError},
 	"pathguard.ErrResolve":      {pathguard.ErrResolve, toolError},
+
+	"astsearch.ErrBadPattern":      {astsearch.ErrBadPattern, toolError},
+	"astsearch.ErrUnknownLang":     {astsearch.ErrUnknownLang, toolError},
+	"astsearch.ErrLangUnavailable": {astsearch.ErrLangUnavailable, toolError},
+	"astsearch.ErrBlocked":         {astsearch.ErrBlocked, toolError},
+	"astsearch.ErrConflict":        {astsearch.ErrConflict, toolError},
+	"astsearch.ErrUnavailable":     {astsearch.ErrUnavailable, hostError},
+	"astsearch.ErrBackend":         {astsearch.ErrBackend, hostError},
 
 	"loopguard.ErrRefused":       {loopguard.ErrRefused, toolError},
 	"loopguard.ErrInvalidOption": {loopguard.ErrInvalidOption, hostError},
