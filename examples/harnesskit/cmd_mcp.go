@@ -31,7 +31,8 @@ Flags:
   --root DIR          the workspace root (required)
   --worktree DIR      a further directory the tools may read and write (repeatable)
   --allow-private     let webfetch reach loopback and private addresses (local servers,
-                      tests); never give it to a server whose model reads untrusted pages
+                      tests); link-local and metadata addresses stay refused. Never give
+                      it to a server whose model reads untrusted pages
   --http ADDR         serve Streamable HTTP on ADDR (host:port). Without a token ADDR must
                       be a loopback address (127.0.0.1:PORT, [::1]:PORT, localhost:PORT).
   --token TOKEN       require "Authorization: Bearer TOKEN" on every HTTP request (401
