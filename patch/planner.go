@@ -1,0 +1,567 @@
+package patch
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/harnesskit/harnesskit/internal/wfs"
+)
+
+// family identifies the Applier a plan belongs to (an Applier and those derived by In).
+type family struct{ _ byte } // not zero-size, so that every New gets a distinct pointer
+
+// snapshot is the state of a path on disk when the plan first looked at it.
+type snapshot struct {
+	exists  bool
+	dir     bool
+	symlink bool
+	other   bool // a FIFO, socket or device: never opened
+	data    []byte
+	mode    fs.FileMode
+	sum     [32]byte
+	target  string // symlink target
+}
+
+// entry is one path of the overlay: its disk snapshot and its planned state.
+type entry struct {
+	key       string // the real path all I/O uses
+	abs       string // lexical absolute path
+	path      string // as written in the patch
+	orig      snapshot
+	exists    bool // planned: a regular file (or, untouched, the original entry) is there
+	data      []byte
+	mode      fs.FileMode
+	inherit   bool // the mode comes from a replaced file or a move source: set it exactly
+	touched   bool
+	movedFrom *entry
+	// sameAs, set on the destination of a case-only rename, is the source entry: on disk this
+	// name leads to the source's file until the commit sets that file aside.
+	sameAs *entry
+	fmt    formatResult // what the formatter did to data
+}
+
+// resolved is a checked patch path.
+type resolved struct {
+	raw  string // as written
+	abs  string
+	real string // for I/O
+	rel  string // relative to the root, '/'-separated
+}
+
+// planner builds a plan over an in-memory overlay of the file system.
+type planner struct {
+	a       *Applier
+	ctx     context.Context
+	entries map[string]*entry
+	order   []*entry
+	dirs    map[string]bool // directories the plan will create
+	report  []ChunkReport
+	paths   map[string]resolved // by raw path: containment results
+	parents map[string]string   // Delete: raw path → real path of the entry itself
+	folds   map[string][]string // lower-cased key → the keys read under it (see alias)
+	// onSection, when set, sees every located Update section (Rewrite renders from it).
+	onSection func(base []byte, d *doc, places []placement, reps []ChunkReport)
+}
+
+func (a *Applier) newPlanner(ctx context.Context, paths map[string]resolved, parents map[string]string) *planner {
+	return &planner{a: a, ctx: ctx, entries: map[string]*entry{}, dirs: map[string]bool{},
+		paths: paths, parents: parents, folds: map[string][]string{}}
+}
+
+func (pl *planner) ioErr(path string, section int, msg string, err error) *Error {
+	return &Error{Kind: KindIO, Path: path, Section: section, Msg: msg, Err: err}
+}
+
+// look returns the overlay entry for key, reading the disk the first time.
+func (pl *planner) look(key, abs, path string, section int) (*entry, error) {
+	if e, ok := pl.entries[key]; ok {
+		return e, nil
+	}
+	e := &entry{key: key, abs: abs, path: path}
+	fsys := pl.a.fsys
+	info, err := fsys.Lstat(key)
+	if err == nil {
+		if x := pl.alias(key, info); x != nil {
+			pl.entries[key] = x
+			return x, nil
+		}
+	}
+	switch {
+	case err == nil:
+		e.orig.exists = true
+		e.orig.mode = info.Mode() & wfs.ModeBits
+		switch {
+		case info.IsDir():
+			e.orig.dir = true
+		case info.Mode()&fs.ModeSymlink != 0:
+			e.orig.symlink = true
+			t, err := fsys.Readlink(key)
+			if err != nil {
+				return nil, pl.ioErr(path, section, fmt.Sprintf("Failed to read link %s: %v", path, err), err)
+			}
+			e.orig.target = t
+		case !info.Mode().IsRegular():
+			// Decided from the type before any open: opening a FIFO could block forever.
+			e.orig.other = true
+		default:
+			if info.Size() > pl.a.cfg.maxFileSize {
+				return nil, pl.ioErr(path, section, fmt.Sprintf("File too large to patch: %s (%d bytes)", path, info.Size()), nil)
+			}
+			data, err := fsys.ReadFile(key)
+			if err != nil {
+				return nil, pl.ioErr(path, section, fmt.Sprintf("Failed to read file %s: %v", path, err), err)
+			}
+			if int64(len(data)) > pl.a.cfg.maxFileSize {
+				return nil, pl.ioErr(path, section, fmt.Sprintf("File too large to patch: %s (%d bytes)", path, len(data)), nil)
+			}
+			e.orig.data = data
+			e.orig.sum = sha256.Sum256(data)
+		}
+	case isNotExist(err):
+	default:
+		return nil, pl.ioErr(path, section, fmt.Sprintf("Failed to inspect %s: %v", path, err), err)
+	}
+	e.exists = e.orig.exists
+	e.data = e.orig.data
+	e.mode = e.orig.mode
+	pl.entries[key] = e
+	fk := strings.ToLower(key)
+	pl.folds[fk] = append(pl.folds[fk], key)
+	pl.order = append(pl.order, e)
+	return e, nil
+}
+
+// alias returns the overlay entry of another spelling of key that leads to the same file
+// (info is key's Lstat) — on a case-insensitive volume "README.md" after "Readme.md" — so
+// that the overlay holds one entry per file, as the volume does. Only keys already seen that
+// differ from key in case alone are candidates, and identity is checked without following
+// symbolic links.
+func (pl *planner) alias(key string, info fs.FileInfo) *entry {
+	for _, k := range pl.folds[strings.ToLower(key)] {
+		if k == key || !strings.EqualFold(k, key) {
+			continue
+		}
+		if xi, err := pl.a.fsys.Lstat(k); err == nil && wfs.SameFile(info, xi) {
+			return pl.entries[k]
+		}
+	}
+	return nil
+}
+
+func isNotExist(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// The current kind of an overlay entry.
+const (
+	curNone = iota
+	curFile
+	curDir
+	curLink
+	curOther
+)
+
+func (e *entry) current() int {
+	switch {
+	case e.touched && e.exists:
+		return curFile
+	case e.touched || !e.orig.exists:
+		return curNone
+	case e.orig.dir:
+		return curDir
+	case e.orig.symlink:
+		return curLink
+	case e.orig.other:
+		return curOther
+	}
+	return curFile
+}
+
+// reason explains why e is not a regular file.
+func (pl *planner) reason(e *entry) string {
+	switch k, _ := pl.kind(e); k {
+	case curNone:
+		return "file does not exist"
+	case curDir:
+		return "is a directory"
+	}
+	return "not a regular file"
+}
+
+// kind classifies the entry's planned state, counting directories the plan creates.
+func (pl *planner) kind(e *entry) (int, bool) {
+	if pl.dirs[e.key] {
+		return curDir, true
+	}
+	k := e.current()
+	return k, k == curDir
+}
+
+// state reports whether the entry is a regular file or a directory in the planned tree.
+func (pl *planner) state(e *entry) (file, dir bool) {
+	k, _ := pl.kind(e)
+	return k == curFile, k == curDir
+}
+
+// checkParents verifies that every missing parent of key can be created.
+func (pl *planner) checkParents(key, path string, section int) error {
+	for dir := filepath.Dir(key); ; dir = filepath.Dir(dir) {
+		if pl.dirs[dir] {
+			return nil
+		}
+		if e, ok := pl.entries[dir]; ok {
+			if k, _ := pl.kind(e); k != curDir && k != curNone {
+				return &Error{Kind: KindPathConflict, Path: path, Section: section,
+					Msg: fmt.Sprintf("Cannot create %s: %s is not a directory", path, pl.display(dir, key, path))}
+			} else if k == curDir {
+				return nil
+			}
+		} else {
+			info, err := pl.a.fsys.Lstat(dir)
+			switch {
+			case err == nil && info.IsDir():
+				return nil
+			case err == nil:
+				return &Error{Kind: KindPathConflict, Path: path, Section: section,
+					Msg: fmt.Sprintf("Cannot create %s: %s is not a directory", path, pl.display(dir, key, path))}
+			case !isNotExist(err):
+				return pl.ioErr(path, section, fmt.Sprintf("Failed to inspect %s: %v", dir, err), err)
+			}
+		}
+		if filepath.Dir(dir) == dir {
+			return nil
+		}
+	}
+}
+
+// display renders the parent component dir of key as the patch wrote it, when possible.
+func (pl *planner) display(dir, key, path string) string {
+	rel, err := filepath.Rel(dir, key)
+	if err != nil {
+		return dir
+	}
+	p := filepath.ToSlash(path)
+	relS := filepath.ToSlash(rel)
+	if strings.HasSuffix(p, "/"+relS) {
+		return strings.TrimSuffix(p, "/"+relS)
+	}
+	return dir
+}
+
+// markParents records the directories an upcoming write will create.
+func (pl *planner) markParents(key string) {
+	for dir := filepath.Dir(key); ; dir = filepath.Dir(dir) {
+		if pl.dirs[dir] {
+			return
+		}
+		if e, ok := pl.entries[dir]; ok && e.orig.dir {
+			return
+		}
+		if info, err := pl.a.fsys.Lstat(dir); err == nil && info.IsDir() {
+			return
+		}
+		pl.dirs[dir] = true
+		if filepath.Dir(dir) == dir {
+			return
+		}
+	}
+}
+
+func (pl *planner) canceled(path string, section int) error {
+	if err := pl.ctx.Err(); err != nil {
+		return &Error{Kind: KindIO, Path: path, Section: section,
+			Msg: "Patch planning was cancelled: " + err.Error(), Err: err}
+	}
+	return nil
+}
+
+// notRegular refuses a section whose file is a FIFO, socket or device.
+func (pl *planner) notRegular(h *Hunk, section int) *Error {
+	return &Error{Kind: KindPathConflict, Path: h.Path, Line: h.Line, Section: section,
+		Msg: fmt.Sprintf("%s is not a regular file (a FIFO, socket or device); only regular files can be patched", h.Path)}
+}
+
+// hunk plans one section.
+func (pl *planner) hunk(h *Hunk, section int) error {
+	if err := pl.canceled(h.Path, section); err != nil {
+		return err
+	}
+	cfg := &pl.a.cfg
+	r := pl.paths[h.Path]
+	switch h.Kind {
+	case AddFile:
+		key := r.real
+		if lk, ok := pl.parents[h.Path]; ok && lk != key {
+			// The path is a symbolic link. Deleted earlier in this patch, the link is gone and
+			// the new file takes its place; otherwise the Add writes to the link's target.
+			if x, ok := pl.entries[lk]; ok && x.touched && !x.exists {
+				key = lk
+			}
+		}
+		e, err := pl.look(key, r.abs, h.Path, section)
+		if err != nil {
+			return err
+		}
+		file, dir := pl.state(e)
+		switch {
+		case dir:
+			return &Error{Kind: KindPathConflict, Path: h.Path, Line: h.Line, Section: section,
+				Msg: fmt.Sprintf("Add File target is a directory: %s", h.Path)}
+		case file && !cfg.overwrite:
+			return &Error{Kind: KindExists, Path: h.Path, Line: h.Line, Section: section,
+				Msg: fmt.Sprintf("Add File target already exists: %s. Use '*** Update File: %s' to change it, or delete it first.", h.Path, h.Path)}
+		case e.current() != curNone && !file:
+			return &Error{Kind: KindPathConflict, Path: h.Path, Line: h.Line, Section: section,
+				Msg: fmt.Sprintf("Add File target is not a regular file: %s", h.Path)}
+		}
+		if err := pl.checkParents(key, h.Path, section); err != nil {
+			return err
+		}
+		pl.markParents(key)
+		if file {
+			e.inherit = true // keeps the replaced file's mode
+		} else {
+			e.mode, e.inherit = cfg.fileMode, false
+		}
+		e.exists, e.touched, e.data, e.movedFrom, e.path = true, true, []byte(h.Contents), nil, h.Path
+		return nil
+	case DeleteFile:
+		key := pl.parents[h.Path]
+		e, err := pl.look(key, r.abs, h.Path, section)
+		if err != nil {
+			return err
+		}
+		if k, _ := pl.kind(e); k == curOther {
+			return pl.notRegular(h, section)
+		} else if k != curFile && k != curLink {
+			return &Error{Kind: KindMissingFile, Path: h.Path, Line: h.Line, Section: section,
+				Msg: fmt.Sprintf("Failed to delete file %s: %s", h.Path, pl.reason(e))}
+		}
+		e.exists, e.touched, e.data, e.movedFrom = false, true, nil, nil
+		return nil
+	}
+	// UpdateFile
+	e, err := pl.look(r.real, r.abs, h.Path, section)
+	if err != nil {
+		return err
+	}
+	if k, _ := pl.kind(e); k == curOther {
+		return pl.notRegular(h, section)
+	}
+	if file, _ := pl.state(e); !file {
+		return &Error{Kind: KindMissingFile, Path: h.Path, Line: h.Line, Section: section,
+			Msg: fmt.Sprintf("Failed to read file to update %s: %s", h.Path, pl.reason(e))}
+	}
+	d := parseDoc(e.data, cfg.eol == EOLCodex)
+	loc := newSectionLocator(cfg, h.Path, section, d)
+	places, reps, err := loc.locateAll(h.Chunks)
+	if err != nil {
+		if pe := (*Error)(nil); errors.As(err, &pe) && pe.Line == 0 {
+			pe.Line = h.Line
+		}
+		return err
+	}
+	if err := pl.canceled(h.Path, section); err != nil {
+		return err
+	}
+	pl.report = append(pl.report, reps...)
+	if pl.onSection != nil {
+		pl.onSection(e.data, d, places, reps)
+	}
+	out := render(d, places, cfg.eol)
+	if e.orig.exists {
+		// An updated file keeps its whole mode, set exactly after the write (the umask
+		// cannot narrow it).
+		e.inherit = true
+	}
+	if h.MoveTo == "" {
+		e.data, e.touched = out, true
+		return nil
+	}
+	mr := pl.paths[h.MoveTo]
+	if x, ok := pl.entries[mr.real]; mr.real == r.real || ok && x == e {
+		e.data, e.touched = out, true // a move onto itself is an in-place update
+		return nil
+	}
+	if pl.sameFile(r.real, mr.real) {
+		if pl.caseOnly(r.real, mr.real) {
+			return pl.renameCase(e, mr, h, section, out)
+		}
+		e.data, e.touched = out, true // another name of the same file: an in-place update
+		return nil
+	}
+	dst, err := pl.look(mr.real, mr.abs, h.MoveTo, section)
+	if err != nil {
+		return err
+	}
+	file, dir := pl.state(dst)
+	switch {
+	case dir:
+		return &Error{Kind: KindPathConflict, Path: h.MoveTo, Line: h.Line, Section: section,
+			Msg: fmt.Sprintf("Move destination is a directory: %s", h.MoveTo)}
+	case file && !cfg.overwrite:
+		return &Error{Kind: KindExists, Path: h.MoveTo, Line: h.Line, Section: section,
+			Msg: fmt.Sprintf("Move destination already exists: %s", h.MoveTo)}
+	case dst.current() != curNone && !file:
+		return &Error{Kind: KindPathConflict, Path: h.MoveTo, Line: h.Line, Section: section,
+			Msg: fmt.Sprintf("Move destination is not a regular file: %s", h.MoveTo)}
+	}
+	if err := pl.checkParents(mr.real, h.MoveTo, section); err != nil {
+		return err
+	}
+	pl.markParents(mr.real)
+	dst.exists, dst.touched, dst.data, dst.mode, dst.inherit, dst.path = true, true, out, e.mode, true, h.MoveTo
+	dst.movedFrom = e
+	if e.movedFrom != nil {
+		dst.movedFrom = e.movedFrom
+	}
+	e.exists, e.touched, e.data, e.movedFrom = false, true, nil, nil
+	return nil
+}
+
+// sameFile reports whether two different real paths name one existing file (a
+// case-insensitive volume, or a hard link). wfs.SameFile compares MemFS files by identity
+// and defers to os.SameFile for the operating system's FileInfos.
+func (pl *planner) sameFile(a, b string) bool {
+	ia, err1 := pl.a.fsys.Stat(a)
+	ib, err2 := pl.a.fsys.Stat(b)
+	return err1 == nil && err2 == nil && wfs.SameFile(ia, ib)
+}
+
+// caseOnly reports whether the real paths a and b, already known to name one file, differ
+// only in the case of their final element and lie in the same directory: a case-only rename
+// such as Readme.md → README.md on a case-insensitive volume.
+func (pl *planner) caseOnly(a, b string) bool {
+	ba, bb := filepath.Base(a), filepath.Base(b)
+	if ba == bb || !strings.EqualFold(ba, bb) {
+		return false
+	}
+	da, db := filepath.Dir(a), filepath.Dir(b)
+	return da == db || pl.sameFile(da, db)
+}
+
+// renameCase plans a case-only rename of the file of e to the spelling of mr. It is planned as a move — the destination entry holds the new content and records
+// the source, so the result reports "M <new spelling>" like any move — with two
+// differences that keep the user's file safe, because on disk both names lead to the one
+// file:
+//
+//   - the destination lives in the source's directory and is marked sameAs the source, so
+//     the commit does not expect its name to be absent before the source is set aside, and
+//     re-checks that it is absent right before the new file is renamed into place;
+//   - every overlay key that led to the source (and both spellings of the destination) now
+//     leads to the destination, so later sections see one file, as the volume does.
+//
+// The commit then sets the source aside (rename to a temporary sibling), renames the staged
+// new content to the new spelling, and removes the set-aside file last: the destination is
+// never written while the source name still leads to it, and a failure at any step is
+// undone by renaming back.
+func (pl *planner) renameCase(e *entry, mr resolved, h *Hunk, section int, out []byte) error {
+	key := filepath.Join(filepath.Dir(e.key), filepath.Base(mr.real))
+	for _, k := range []string{key, mr.real} {
+		if x, ok := pl.entries[k]; ok && x != e {
+			return &Error{Kind: KindPathConflict, Path: h.MoveTo, Line: h.Line, Section: section,
+				Msg: fmt.Sprintf("Move destination %s is another spelling of %s on a case-insensitive volume, and an earlier section already changed it under that spelling; rename the file in a patch of its own", h.MoveTo, h.Path)}
+		}
+	}
+	d := &entry{key: key, abs: mr.abs, path: h.MoveTo, exists: true, touched: true, data: out,
+		mode: e.mode, inherit: true, movedFrom: e, sameAs: e}
+	if e.movedFrom != nil {
+		d.movedFrom = e.movedFrom
+	}
+	e.exists, e.touched, e.data, e.movedFrom = false, true, nil, nil
+	for k, x := range pl.entries {
+		if x == e {
+			pl.entries[k] = d
+		}
+	}
+	for _, k := range []string{key, mr.real} {
+		if _, ok := pl.entries[k]; !ok {
+			fk := strings.ToLower(k)
+			pl.folds[fk] = append(pl.folds[fk], k)
+		}
+		pl.entries[k] = d
+	}
+	pl.order = append(pl.order, d)
+	return nil
+}
+
+// changes computes the net effect per path.
+func netChanges(order []*entry) ([]FileChange, summaryLines) {
+	var out []FileChange
+	var sum summaryLines
+	movedSources := map[*entry]bool{}
+	for _, e := range order {
+		if e.touched && e.exists && e.movedFrom != nil && e.movedFrom.orig.exists && !e.movedFrom.exists {
+			movedSources[e.movedFrom] = true
+		}
+	}
+	for _, e := range order {
+		if !e.touched {
+			continue
+		}
+		fc := FileChange{Path: e.path, Abs: e.abs, Mode: e.mode,
+			Formatter: e.fmt.name, FormatDiff: e.fmt.diff, FormatNote: e.fmt.note}
+		if e.orig.exists && !e.orig.dir {
+			fc.Before = e.orig.data
+		}
+		switch {
+		case e.exists && e.movedFrom != nil && movedSources[e.movedFrom]:
+			fc.Op, fc.From, fc.FromAbs, fc.After = Moved, e.movedFrom.path, e.movedFrom.abs, e.data
+			sum.m = append(sum.m, e.path)
+		case e.exists && !e.orig.exists:
+			fc.Op, fc.After = Added, e.data
+			sum.a = append(sum.a, e.path)
+		case e.exists:
+			fc.Op, fc.After = Modified, e.data
+			sum.m = append(sum.m, e.path)
+		case e.orig.exists && !movedSources[e]:
+			fc.Op = Deleted
+			sum.d = append(sum.d, e.path)
+		default:
+			continue
+		}
+		out = append(out, fc)
+	}
+	return out, sum
+}
+
+// unchanged compares a fresh look at the entry's path with the plan's snapshot.
+func (a *Applier) unchanged(e *entry) (bool, error) {
+	info, err := a.fsys.Lstat(e.key)
+	if err != nil {
+		if isNotExist(err) {
+			return !e.orig.exists, nil
+		}
+		return false, err
+	}
+	o := e.orig
+	switch {
+	case !o.exists:
+		return false, nil
+	case o.dir:
+		return info.IsDir(), nil
+	case o.symlink:
+		if info.Mode()&fs.ModeSymlink == 0 {
+			return false, nil
+		}
+		t, err := a.fsys.Readlink(e.key)
+		return err == nil && t == o.target, err
+	}
+	if !info.Mode().IsRegular() || info.Mode()&wfs.ModeBits != o.mode {
+		return false, nil
+	}
+	data, err := a.fsys.ReadFile(e.key)
+	if err != nil {
+		return false, err
+	}
+	// The snapshot keeps the bytes the SHA-256 was taken of: equal bytes are an equal hash,
+	// and comparing them directly saves hashing the file again on every re-check.
+	return bytes.Equal(data, o.data), nil
+}
