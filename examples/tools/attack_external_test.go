@@ -1,0 +1,135 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/harnesskit/harnesskit/examples/tools"
+)
+
+// invokeWithin runs one call and fails the test if it has not returned within d: a call
+// that blocks on a FIFO ignores its context, so the test cannot rely on cancellation.
+func invokeWithin(t *testing.T, d time.Duration, tool *tools.Tool, args string) (string, error) {
+	t.Helper()
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	go func() {
+		out, err := tool.Invoke(ctx, tools.Invocation{Session: t.Name(), Args: json.RawMessage(args)})
+		done <- result{out, err}
+	}()
+	select {
+	case r := <-done:
+		return r.out, r.err
+	case <-time.After(d + 2*time.Second):
+		t.Fatalf("%s %s did not return within %v (blocked on a FIFO?)", tool.Name, args, d)
+		return "", nil
+	}
+}
+
+// TestSpecialFilesDoNotBlock: a FIFO (or other non-regular file) inside the workspace,
+// as the file read is given, or planted where a .gitignore is read, must not hang a call.
+func TestSpecialFilesDoNotBlock(t *testing.T) {
+	cases := []struct {
+		name  string
+		fifo  string // where the FIFO is planted, relative to the root
+		tool  string
+		args  string
+		check func(t *testing.T, out string, err error)
+	}{
+		{"read_of_fifo_refused", "pipe", "read", `{"file_path":"pipe"}`, func(t *testing.T, out string, err error) {
+			if !errors.Is(err, tools.ErrNotText) || !tools.IsToolError(err) {
+				t.Errorf("got %q, %v; want an ErrNotText tool error", out, err)
+			}
+		}},
+		{"grep_below_fifo_gitignore", ".gitignore", "grep", `{"pattern":"hello","path":"sub"}`, wantHello},
+		{"glob_below_fifo_gitignore", ".gitignore", "glob", `{"pattern":"sub/*.txt"}`, func(t *testing.T, out string, err error) {
+			if err != nil || !strings.Contains(out, "sub/x.txt") {
+				t.Errorf("got %q, %v; want sub/x.txt listed", out, err)
+			}
+		}},
+		{"grep_tree_with_fifo", "sub/pipe", "grep", `{"pattern":"hello"}`, wantHello},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b, dir := toolbox(t)
+			if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "sub", "x.txt"), []byte("hello\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(filepath.Join(dir, c.fifo))
+			if err := syscall.Mkfifo(filepath.Join(dir, c.fifo), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := invokeWithin(t, 3*time.Second, b.Tool(c.tool), c.args)
+			c.check(t, out, err)
+		})
+	}
+}
+
+func wantHello(t *testing.T, out string, err error) {
+	t.Helper()
+	if err != nil || !strings.Contains(out, "sub/x.txt:\n  1: hello") {
+		t.Errorf("got %q, %v; want the match in sub/x.txt", out, err)
+	}
+}
+
+// TestGitignoreLinkOutsideIgnored: a .gitignore that is a symlink to a file outside the
+// workspace is not read (a link to /dev/zero would exhaust memory), so its rules do not
+// apply.
+func TestGitignoreLinkOutsideIgnored(t *testing.T) {
+	for _, args := range []string{`{"pattern":"hello","path":"sub"}`, `{"pattern":"hello"}`} {
+		b, dir := toolbox(t)
+		outside := t.TempDir()
+		if err := os.WriteFile(filepath.Join(outside, "rules"), []byte("x.txt\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+		os.WriteFile(filepath.Join(dir, "sub", "x.txt"), []byte("hello\n"), 0o644)
+		os.Remove(filepath.Join(dir, ".gitignore"))
+		if err := os.Symlink(filepath.Join(outside, "rules"), filepath.Join(dir, ".gitignore")); err != nil {
+			t.Fatal(err)
+		}
+		out, err := invokeWithin(t, 3*time.Second, b.Tool("grep"), args)
+		wantHello(t, out, err)
+	}
+}
+
+// TestGrepManyMatchesBoundedMemory: a file where every line matches keeps only the lines
+// that can be shown; the rest are counted.
+func TestGrepManyMatchesBoundedMemory(t *testing.T) {
+	b, dir := toolbox(t)
+	const lines = 1 << 20 // 2 MiB file, a million matching lines
+	if err := os.WriteFile(filepath.Join(dir, "many.txt"), []byte(strings.Repeat("a\n", lines)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	out, err := b.Tool("grep").Call(context.Background(), json.RawMessage(`{"pattern":"a","path":"many.txt"}`))
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out, "Found 1048576 matching lines in 1 files (showing the first 100") {
+		t.Errorf("got %.200q; want the full count and the first 100 lines", out)
+	}
+	// Keeping every match costs at least 24 bytes per line (24 MiB); the file itself is 2 MiB.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 12<<20 {
+		t.Errorf("grep allocated %d bytes for a %d-byte file; matches beyond the limit must not be kept", got, 2*lines)
+	}
+}
