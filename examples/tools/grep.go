@@ -147,16 +147,19 @@ func loadAncestors(t pathguard.Target, dir string) *ignoreSet {
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return nil
 	}
+	base, err := os.OpenRoot(t.RealBase)
+	if err != nil {
+		return nil
+	}
+	defer base.Close()
 	segs := strings.Split(filepath.ToSlash(rel), "/")
 	var set *ignoreSet
-	cur := t.RealBase
 	for i := range segs {
-		if data, err := os.ReadFile(filepath.Join(cur, ".gitignore")); err == nil {
+		if data, err := readGitignore(base, path.Join(path.Join(segs[:i]...), ".gitignore")); err == nil {
 			if rules := parseGitignore(data); len(rules) > 0 {
 				set = &ignoreSet{prefix: strings.Join(segs[i:], "/"), rules: rules, parent: set}
 			}
 		}
-		cur = filepath.Join(cur, segs[i])
 	}
 	return set
 }
