@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -62,6 +63,7 @@ type lineMatch struct {
 type fileMatches struct {
 	path  string // relative to the searched directory, slash-separated
 	lines []lineMatch
+	count int // matching lines, kept or not (only the first limit are kept)
 }
 
 func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize int64, p Progress) (string, error) {
@@ -85,6 +87,10 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize i
 		return "", err
 	}
 	defer r.Close()
+	limit := in.Limit
+	if limit <= 0 {
+		limit = DefaultGrepLimit
+	}
 	var found []fileMatches
 	var skipped int
 	if single != "" {
@@ -97,19 +103,15 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize i
 		case err != nil:
 			return "", err
 		default:
-			if lines := grepBytes(re, data); len(lines) > 0 {
-				found = []fileMatches{{path: single, lines: lines}}
+			if lines, n := grepLines(re, data, limit); n > 0 {
+				found = []fileMatches{{path: single, lines: lines, count: n}}
 			}
 		}
 	} else {
-		found, skipped, err = searchTree(ctx, r, ancestors, re, in.Glob, workers, maxSize, p)
+		found, skipped, err = searchTree(ctx, r, ancestors, re, in.Glob, workers, maxSize, limit, p)
 		if err != nil {
 			return "", err
 		}
-	}
-	limit := in.Limit
-	if limit <= 0 {
-		limit = DefaultGrepLimit
 	}
 	return b.renderGrep(dir, found, limit, skipped, maxSize), nil
 }
@@ -168,8 +170,9 @@ func loadAncestors(t pathguard.Target, dir string) *ignoreSet {
 // workers goroutines reading and matching files while this one walks. All goroutines have
 // ended when it returns. The result is sorted by path.
 //
-// Files larger than maxSize bytes are skipped and counted.
-func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regexp.Regexp, glob string, workers int, maxSize int64, p Progress) ([]fileMatches, int, error) {
+// Files larger than maxSize bytes are skipped and counted. Of each file, the first keep
+// matching lines are kept (no more can be shown) and the rest only counted.
+func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regexp.Regexp, glob string, workers int, maxSize int64, keep int, p Progress) ([]fileMatches, int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type job struct {
@@ -198,8 +201,8 @@ func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regex
 				if err != nil {
 					continue // vanished or unreadable: skipped, as ripgrep does
 				}
-				if lines := grepBytes(re, buf); len(lines) > 0 {
-					results[w] = append(results[w], fileMatches{path: j.rel, lines: lines})
+				if lines, n := grepLines(re, buf, keep); n > 0 {
+					results[w] = append(results[w], fileMatches{path: j.rel, lines: lines, count: n})
 				}
 			}
 		})
@@ -258,9 +261,17 @@ func globMatch(glob, rel string) bool {
 // line alone, so a match never spans lines and the regexp runs once per matching line
 // rather than once per line.
 func grepBytes(re *regexp.Regexp, data []byte) []lineMatch {
+	lines, _ := grepLines(re, data, math.MaxInt)
+	return lines
+}
+
+// grepLines is grepBytes keeping only the first keep matching lines, and counting all:
+// a file where every line matches costs memory for what can be shown, not for its size.
+func grepLines(re *regexp.Regexp, data []byte, keep int) ([]lineMatch, int) {
 	if bytes.IndexByte(data, 0) >= 0 {
-		return nil
+		return nil, 0
 	}
+	count := 0
 	// Every match starts with the literal prefix (if any): finding it with bytes.Index and
 	// checking its line is much faster than running the regexp over the whole buffer.
 	prefix, _ := re.LiteralPrefix()
@@ -300,14 +311,17 @@ func grepBytes(re *regexp.Regexp, data []byte) []lineMatch {
 		}
 		text := data[ls:le]
 		if re.Match(text) {
-			out = append(out, lineMatch{n: line, text: cutLine(string(bytes.TrimSuffix(text, []byte{'\r'})))})
+			if count < keep {
+				out = append(out, lineMatch{n: line, text: cutLine(string(bytes.TrimSuffix(text, []byte{'\r'})))})
+			}
+			count++
 		}
 		if next == len(data) && le == len(data) {
 			break
 		}
 		pos, line = next, line+1
 	}
-	return out
+	return out, count
 }
 
 // cutLine shortens a line for display.
@@ -325,7 +339,7 @@ func cutLine(s string) string {
 func (b *Toolbox) renderGrep(dir string, found []fileMatches, limit, skipped int, maxSize int64) string {
 	total := 0
 	for _, f := range found {
-		total += len(f.lines)
+		total += f.count
 	}
 	note := ""
 	if skipped > 0 {

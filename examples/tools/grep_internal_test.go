@@ -109,3 +109,28 @@ func FuzzGrepBytes(f *testing.F) {
 		}
 	})
 }
+
+// TestGrepLinesKeepProperty: keeping the first keep lines keeps exactly a prefix of every
+// matching line, and counts them all.
+func TestGrepLinesKeepProperty(t *testing.T) {
+	patterns := []string{"a", "^a", "b$", "^$", `\s`, ""}
+	rapid.Check(t, func(t *rapid.T) {
+		re := regexp.MustCompile("(?m)" + rapid.SampledFrom(patterns).Draw(t, "pattern"))
+		data := []byte(rapid.StringOfN(rapid.SampledFrom([]rune{'a', 'b', ' ', '\n'}), 0, 60, -1).Draw(t, "data"))
+		keep := rapid.IntRange(0, 10).Draw(t, "keep")
+		all := grepBytes(re, data)
+		got, n := grepLines(re, data, keep)
+		if n != len(all) {
+			t.Fatalf("count %d, want %d", n, len(all))
+		}
+		want := all[:min(keep, len(all))]
+		if len(got) != len(want) {
+			t.Fatalf("kept %v, want %v", got, want)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("kept %v, want %v", got, want)
+			}
+		}
+	})
+}
