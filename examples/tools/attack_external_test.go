@@ -133,3 +133,33 @@ func TestGrepManyMatchesBoundedMemory(t *testing.T) {
 		t.Errorf("grep allocated %d bytes for a %d-byte file; matches beyond the limit must not be kept", got, 2*lines)
 	}
 }
+
+// TestCancelStopsSlowGrep: a regular expression that is slow on every line (linear, but
+// with a large constant) over a 1 MiB file takes tens of seconds; cancelling the call must
+// stop it within about a second, not when the file is done.
+func TestCancelStopsSlowGrep(t *testing.T) {
+	for _, args := range []string{`{"pattern":"[a-z]{500}Z"}`, `{"pattern":"[a-z]{500}Z","path":"big.txt"}`} {
+		b, dir := toolbox(t)
+		line := strings.Repeat("abcdefghij", 1000) + "\n" // long lines: the automaton keeps 500 threads alive
+		if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(strings.Repeat(line, (1<<20)/len(line))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		done := make(chan error, 1)
+		start := time.Now()
+		go func() {
+			_, err := b.Tool("grep").Call(ctx, json.RawMessage(args))
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.DeadlineExceeded) || tools.IsToolError(err) {
+				t.Errorf("%s: got %v; want the context's error as a host error", args, err)
+			}
+			t.Logf("%s: returned %v after the start", args, time.Since(start).Round(time.Millisecond))
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s: still running 5s after the call started, 4.7s after it was cancelled", args)
+		}
+		cancel()
+	}
+}
