@@ -103,7 +103,11 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize i
 		case err != nil:
 			return "", err
 		default:
-			if lines, n := grepLines(re, data, limit); n > 0 {
+			lines, n, err := grepLines(ctx, re, data, limit, searchWindow)
+			if err != nil {
+				return "", err
+			}
+			if n > 0 {
 				found = []fileMatches{{path: single, lines: lines, count: n}}
 			}
 		}
@@ -201,7 +205,7 @@ func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regex
 				if err != nil {
 					continue // vanished or unreadable: skipped, as ripgrep does
 				}
-				if lines, n := grepLines(re, buf, keep); n > 0 {
+				if lines, n, _ := grepLines(ctx, re, buf, keep, searchWindow); n > 0 { // cancelled: reported below
 					results[w] = append(results[w], fileMatches{path: j.rel, lines: lines, count: n})
 				}
 			}
@@ -261,15 +265,22 @@ func globMatch(glob, rel string) bool {
 // line alone, so a match never spans lines and the regexp runs once per matching line
 // rather than once per line.
 func grepBytes(re *regexp.Regexp, data []byte) []lineMatch {
-	lines, _ := grepLines(re, data, math.MaxInt)
+	lines, _, _ := grepLines(context.Background(), re, data, math.MaxInt, searchWindow)
 	return lines
 }
 
+// searchWindow is how many bytes (extended to the end of a line) grep hands the regexp at
+// once. The context is checked between windows: a slow pattern on long lines takes about
+// a second per window at worst, so cancellation stops it soon.
+const searchWindow = 8 << 10
+
 // grepLines is grepBytes keeping only the first keep matching lines, and counting all:
 // a file where every line matches costs memory for what can be shown, not for its size.
-func grepLines(re *regexp.Regexp, data []byte, keep int) ([]lineMatch, int) {
+// It searches window bytes of whole lines at a time and stops with ctx.Err() when ctx
+// is done.
+func grepLines(ctx context.Context, re *regexp.Regexp, data []byte, keep, window int) ([]lineMatch, int, error) {
 	if bytes.IndexByte(data, 0) >= 0 {
-		return nil, 0
+		return nil, 0, nil
 	}
 	count := 0
 	// Every match starts with the literal prefix (if any): finding it with bytes.Index and
@@ -278,16 +289,32 @@ func grepLines(re *regexp.Regexp, data []byte, keep int) ([]lineMatch, int) {
 	var out []lineMatch
 	pos, line := 0, 1 // line is the number of the line that starts at pos
 	for pos < len(data) {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		// Whole lines from pos, at least window bytes, without the final newline: a
+		// line that matches on its own matches here too.
+		end := len(data)
+		if pos+window < len(data) {
+			if i := bytes.IndexByte(data[pos+window:], '\n'); i >= 0 {
+				end = pos + window + i
+			}
+		}
 		var loc []int
 		if prefix != "" {
-			if i := bytes.Index(data[pos:], []byte(prefix)); i >= 0 {
+			if i := bytes.Index(data[pos:end], []byte(prefix)); i >= 0 {
 				loc = []int{i, i + len(prefix)}
 			}
 		} else {
-			loc = re.FindIndex(data[pos:])
+			loc = re.FindIndex(data[pos:end])
 		}
 		if loc == nil {
-			break
+			if end == len(data) {
+				break
+			}
+			line += bytes.Count(data[pos:end], []byte{'\n'}) + 1
+			pos = end + 1
+			continue
 		}
 		start := pos + loc[0]
 		if start == len(data) && data[start-1] == '\n' {
@@ -321,7 +348,7 @@ func grepLines(re *regexp.Regexp, data []byte, keep int) ([]lineMatch, int) {
 		}
 		pos, line = next, line+1
 	}
-	return out, count
+	return out, count, nil
 }
 
 // cutLine shortens a line for display.
