@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harnesskit/harnesskit/examples/tools"
+	"github.com/harnesskit/harnesskit/loopguard"
 )
 
 // invokeWithin runs one call and fails the test if it has not returned within d: a call
@@ -161,5 +162,58 @@ func TestCancelStopsSlowGrep(t *testing.T) {
 			t.Errorf("%s: still running 5s after the call started, 4.7s after it was cancelled", args)
 		}
 		cancel()
+	}
+}
+
+// TestLoopGuardSeesThroughJSONSpelling: the same grep spelt six ways (keys reordered,
+// whitespace, an escaped key, a number in exponent form) is the same call: noticed from
+// the third, refused on the sixth.
+func TestLoopGuardSeesThroughJSONSpelling(t *testing.T) {
+	b, _ := toolbox(t)
+	spellings := []string{
+		`{"pattern":"Greet","limit":100}`,
+		`{"limit":100,"pattern":"Greet"}`,
+		"{ \"pattern\" : \"Greet\" ,\n \"limit\" : 100 }",
+		`{"p\u0061ttern":"Greet","limit":100}`,
+		`{"pattern":"Gr\u0065et","limit":1e2}`,
+		`{"limit":100.0,"pattern":"Greet"}`,
+	}
+	for i, args := range spellings {
+		out, err := b.Tool("grep").Invoke(context.Background(), tools.Invocation{Session: "s", Args: json.RawMessage(args)})
+		switch {
+		case i < 5 && err != nil:
+			t.Fatalf("call %d %s: %v", i+1, args, err)
+		case i >= 2 && i < 5 && !strings.Contains(out, "identical"):
+			t.Errorf("call %d %s: no loop notice in %q", i+1, args, out)
+		case i == 5 && !errors.Is(err, loopguard.ErrRefused):
+			t.Errorf("call 6 %s: got %q, %v; want a loop refusal", args, out, err)
+		}
+	}
+}
+
+// TestIntegerSpellings: the schema accepts any JSON number with no fraction as an
+// integer (100, 100.0, 1e2); the tool must accept them too, and say plainly when an
+// integer is out of range.
+func TestIntegerSpellings(t *testing.T) {
+	b, _ := toolbox(t)
+	for _, tc := range []struct {
+		args string
+		ok   bool
+		want string // in the output, or in the error
+	}{
+		{`{"pattern":"Greet","limit":2}`, true, "Found"},
+		{`{"pattern":"Greet","limit":2.0}`, true, "Found"},
+		{`{"pattern":"Greet","limit":2e0}`, true, "Found"},
+		{`{"pattern":"Greet","limit":0.2E1}`, true, "Found"},
+		{`{"pattern":"Greet","limit":1e300}`, false, "limit is too large"},
+		{`{"pattern":"Greet","limit":2.5}`, false, `want "integer"`},
+	} {
+		out, err := b.Tool("grep").Invoke(context.Background(), tools.Invocation{Session: tc.args, Args: json.RawMessage(tc.args)})
+		if tc.ok && (err != nil || !strings.Contains(out, tc.want)) {
+			t.Errorf("%s: got %q, %v; want a result", tc.args, out, err)
+		}
+		if !tc.ok && (!errors.Is(err, tools.ErrInvalidArgs) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "Go struct")) {
+			t.Errorf("%s: got %q, %v; want an invalid-arguments error saying %q", tc.args, out, err, tc.want)
+		}
 	}
 }
