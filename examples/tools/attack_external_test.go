@@ -217,3 +217,50 @@ func TestIntegerSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestSwapDirForLinkAfterCheck: a directory swapped for a link out of the workspace
+// between the path check and the search must not let grep or glob read outside. The swap
+// races the calls for a bounded time; before the fix the leak showed within ~1000 calls.
+func TestSwapDirForLinkAfterCheck(t *testing.T) {
+	for _, c := range []struct{ tool, args string }{
+		{"grep", `{"pattern":"SECRET|hello","path":"d"}`},
+		{"glob", `{"pattern":"*","path":"d"}`},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			b, dir := toolbox(t, tools.WithLoopGuard(loopguard.WithExemptTools("grep", "glob")))
+			outside := t.TempDir()
+			os.WriteFile(filepath.Join(outside, "SECRET.txt"), []byte("SECRET\n"), 0o644)
+			d, real := filepath.Join(dir, "d"), filepath.Join(dir, "d_real")
+			os.MkdirAll(d, 0o755)
+			os.WriteFile(filepath.Join(d, "hello.txt"), []byte("hello\n"), 0o644)
+			stop := make(chan struct{})
+			swapped := make(chan struct{})
+			go func() {
+				defer close(swapped)
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					os.Rename(d, real)
+					os.Symlink(outside, d)
+					os.Remove(d)
+					os.Rename(real, d)
+				}
+			}()
+			deadline := time.Now().Add(1500 * time.Millisecond)
+			calls := 0
+			for ; time.Now().Before(deadline); calls++ {
+				out, err := b.Tool(c.tool).Invoke(context.Background(), tools.Invocation{Session: "s", Args: json.RawMessage(c.args)})
+				if strings.Contains(out, "SECRET") {
+					t.Errorf("call %d read outside the workspace: %q, %v", calls, out, err)
+					break
+				}
+			}
+			close(stop)
+			<-swapped
+			t.Logf("%d calls raced the swap", calls)
+		})
+	}
+}
