@@ -249,7 +249,7 @@ func TestSwapDirForLinkAfterCheck(t *testing.T) {
 					os.Rename(real, d)
 				}
 			}()
-			deadline := time.Now().Add(1500 * time.Millisecond)
+			deadline := time.Now().Add(750 * time.Millisecond)
 			calls := 0
 			for ; time.Now().Before(deadline); calls++ {
 				out, err := b.Tool(c.tool).Invoke(context.Background(), tools.Invocation{Session: "s", Args: json.RawMessage(c.args)})

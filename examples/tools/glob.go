@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -37,18 +36,14 @@ func (b *Toolbox) glob(ctx context.Context, in *globArgs, p Progress) (string, e
 	if in.Pattern == "" || strings.HasPrefix(in.Pattern, "/") || !doublestar.ValidatePattern(in.Pattern) {
 		return "", invalidf("glob: pattern %q is not a valid relative glob; use e.g. **/*.go, and put the directory to search in path", in.Pattern)
 	}
-	dir, single, ancestors, err := b.searchRoot(ctx, "glob", in.Path)
-	if err != nil {
-		return "", err
-	}
-	if single != "" {
-		return "", invalidf("glob: path %s is a file; give the directory to search", in.Path)
-	}
-	r, err := os.OpenRoot(dir)
+	r, dir, single, ancestors, err := b.searchRoot(ctx, "glob", in.Path)
 	if err != nil {
 		return "", err
 	}
 	defer r.Close()
+	if single != "" {
+		return "", invalidf("glob: path %s is a file; give the directory to search", in.Path)
+	}
 	// Walk only below the pattern's fixed leading directories.
 	base, _ := doublestar.SplitPattern(in.Pattern)
 	if fi, err := r.Stat(base); err != nil || !fi.IsDir() {

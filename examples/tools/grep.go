@@ -78,11 +78,7 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize i
 	if in.Glob != "" && !doublestar.ValidatePattern(in.Glob) {
 		return "", invalidf("grep: glob %q is not a valid pattern; use * for any name, ** for any depth and {a,b} for alternatives", in.Glob)
 	}
-	dir, single, ancestors, err := b.searchRoot(ctx, "grep", in.Path)
-	if err != nil {
-		return "", err
-	}
-	r, err := os.OpenRoot(dir)
+	r, dir, single, ancestors, err := b.searchRoot(ctx, "grep", in.Path)
 	if err != nil {
 		return "", err
 	}
@@ -120,30 +116,44 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize i
 	return b.renderGrep(dir, found, limit, skipped, maxSize), nil
 }
 
-// searchRoot runs the path guards on a grep or glob path and returns the real directory
-// to search, the file name when the path is a regular file, and the .gitignore rules of
-// the directories between the workspace base and the searched directory.
-func (b *Toolbox) searchRoot(ctx context.Context, tool, p string) (dir, single string, ancestors *ignoreSet, err error) {
+// searchRoot runs the path guards on a grep or glob path and returns the directory to
+// search, opened below the workspace base so that a link planted after the check cannot
+// lead out of it (the caller closes it), its real path, the file name when the path is a
+// regular file, and the .gitignore rules of the directories between the workspace base
+// and the searched directory.
+func (b *Toolbox) searchRoot(ctx context.Context, tool, p string) (r *os.Root, dir, single string, ancestors *ignoreSet, err error) {
 	args := map[string]any{"path": p}
 	if err := b.search.Check(tool, args, b.root); err != nil {
-		return "", "", nil, err
+		return nil, "", "", nil, err
 	}
 	t, err := b.contained(p)
 	if err != nil {
-		return "", "", nil, err
+		return nil, "", "", nil, err
 	}
-	fi, err := os.Stat(t.Real)
+	base, rel, err := openBase(t)
 	if err != nil {
-		return "", "", nil, err
+		return nil, "", "", nil, err
 	}
-	dir = t.Real
+	defer base.Close()
+	fi, err := base.Stat(rel)
+	if err != nil {
+		return nil, "", "", nil, err
+	}
+	dir, drel := t.Real, rel
 	if !fi.IsDir() {
 		if !fi.Mode().IsRegular() {
-			return "", "", nil, invalidf("%s: path %s is neither a directory nor a regular file", tool, p)
+			return nil, "", "", nil, invalidf("%s: path %s is neither a directory nor a regular file", tool, p)
 		}
-		dir, single = filepath.Dir(t.Real), filepath.Base(t.Real)
+		dir, single, drel = filepath.Dir(t.Real), filepath.Base(t.Real), filepath.Dir(rel)
 	}
-	return dir, single, loadAncestors(t, dir), ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return nil, "", "", nil, err
+	}
+	r, err = base.OpenRoot(drel)
+	if err != nil {
+		return nil, "", "", nil, err
+	}
+	return r, dir, single, loadAncestors(t, dir), nil
 }
 
 // loadAncestors reads the .gitignore files of the directories from the target's base down
