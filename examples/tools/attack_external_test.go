@@ -264,3 +264,26 @@ func TestSwapDirForLinkAfterCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputBounded: however large the limit a call asks for, the text returned stays
+// within tools.MaxOutputBytes (plus the closing note) and says how to get the rest.
+func TestOutputBounded(t *testing.T) {
+	b, dir := toolbox(t)
+	line := strings.Repeat("a", 999) + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "wide.txt"), []byte(strings.Repeat(line, 4000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ tool, args, want string }{
+		{"read", `{"file_path":"wide.txt","limit":1000000}`, "Call read again with offset"},
+		{"read", `{"file_path":"wide.txt"}`, "Call read again with offset"},
+		{"grep", `{"pattern":"a","path":"wide.txt","limit":1000000}`, "showing the first"},
+	} {
+		out, err := b.Tool(c.tool).Invoke(context.Background(), tools.Invocation{Session: c.args, Args: json.RawMessage(c.args)})
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.tool, c.args, err)
+		}
+		if len(out) > tools.MaxOutputBytes+1024 || !strings.Contains(out, c.want) {
+			t.Errorf("%s %s: %d bytes; want at most %d and a note %q, got tail %q", c.tool, c.args, len(out), tools.MaxOutputBytes, c.want, out[max(0, len(out)-200):])
+		}
+	}
+}
