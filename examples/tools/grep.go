@@ -385,26 +385,36 @@ func (b *Toolbox) renderGrep(dir string, found []fileMatches, limit, skipped int
 	if total == 0 {
 		return "No matches found.\n" + note
 	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "Found %d matching lines in %d files", total, len(found))
-	if total > limit {
-		fmt.Fprintf(&sb, " (showing the first %d; narrow the pattern, path or glob, or raise limit)", limit)
-	}
-	sb.WriteString("\n")
+	var body strings.Builder
 	shown := 0
+files:
 	for _, f := range found {
 		if shown == limit {
 			break
 		}
-		fmt.Fprintf(&sb, "\n%s:\n", b.display(filepath.Join(dir, filepath.FromSlash(f.path))))
-		for _, l := range f.lines {
-			if shown == limit {
-				break
+		head := fmt.Sprintf("\n%s:\n", b.display(filepath.Join(dir, filepath.FromSlash(f.path))))
+		for i, l := range f.lines {
+			text := fmt.Sprintf("  %d: %s\n", l.n, l.text)
+			if i == 0 {
+				text = head + text
 			}
-			fmt.Fprintf(&sb, "  %d: %s\n", l.n, l.text)
+			if shown == limit || (shown > 0 && body.Len()+len(text) > MaxOutputBytes) {
+				break files
+			}
+			body.WriteString(text)
 			shown++
 		}
 	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Found %d matching lines in %d files", total, len(found))
+	switch {
+	case shown == limit && total > limit:
+		fmt.Fprintf(&sb, " (showing the first %d; narrow the pattern, path or glob, or raise limit)", limit)
+	case shown < total:
+		fmt.Fprintf(&sb, " (showing the first %d, all that fit in %d bytes; narrow the pattern, path or glob)", shown, MaxOutputBytes)
+	}
+	sb.WriteString("\n")
+	sb.WriteString(body.String())
 	if note != "" {
 		sb.WriteString("\n" + note)
 	}

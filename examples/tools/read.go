@@ -102,9 +102,13 @@ func (b *Toolbox) read(ctx context.Context, in *readArgs) (string, error) {
 			if r := []rune(text); len(r) > DefaultMaxLineRune {
 				text = string(r[:DefaultMaxLineRune]) + " … [line cut at 2000 characters]"
 			}
-			fmt.Fprintf(&out, "%6d\t%s\n", n, text)
-			shown++
-			last = n
+			if formatted := fmt.Sprintf("%6d\t%s\n", n, text); shown > 0 && out.Len()+len(formatted) > MaxOutputBytes {
+				limit = shown // the page is full: the note below says where to continue
+			} else {
+				out.WriteString(formatted)
+				shown++
+				last = n
+			}
 		}
 		if err == io.EOF {
 			break
