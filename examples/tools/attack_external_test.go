@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -266,17 +267,28 @@ func TestSwapDirForLinkAfterCheck(t *testing.T) {
 }
 
 // TestOutputBounded: however large the limit a call asks for, the text returned stays
-// within tools.MaxOutputBytes (plus the closing note) and says how to get the rest.
+// within tools.MaxOutputBytes (plus the header and closing note) and says how to get the rest.
 func TestOutputBounded(t *testing.T) {
 	b, dir := toolbox(t)
 	line := strings.Repeat("a", 999) + "\n"
 	if err := os.WriteFile(filepath.Join(dir, "wide.txt"), []byte(strings.Repeat(line, 4000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// 2000 names of 200 bytes: 400 KB of paths.
+	if err := os.Mkdir(filepath.Join(dir, "long"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2000 {
+		name := fmt.Sprintf("%04d-%s", i, strings.Repeat("n", 195))
+		if err := os.WriteFile(filepath.Join(dir, "long", name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range []struct{ tool, args, want string }{
 		{"read", `{"file_path":"wide.txt","limit":1000000}`, "Call read again with offset"},
 		{"read", `{"file_path":"wide.txt"}`, "Call read again with offset"},
 		{"grep", `{"pattern":"a","path":"wide.txt","limit":1000000}`, "showing the first"},
+		{"glob", `{"pattern":"long/*","limit":1000000}`, "showing the first"},
 	} {
 		out, err := b.Tool(c.tool).Invoke(context.Background(), tools.Invocation{Session: c.args, Args: json.RawMessage(c.args)})
 		if err != nil {
