@@ -274,13 +274,14 @@ func TestOutputBounded(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "wide.txt"), []byte(strings.Repeat(line, 4000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// 2000 names of 200 bytes: 400 KB of paths.
-	if err := os.Mkdir(filepath.Join(dir, "long"), 0o755); err != nil {
+	// 700 paths of about 460 bytes: 320 KB of paths.
+	long := filepath.Join(dir, "long", strings.Repeat("d", 200))
+	if err := os.MkdirAll(long, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 2000 {
-		name := fmt.Sprintf("%04d-%s", i, strings.Repeat("n", 195))
-		if err := os.WriteFile(filepath.Join(dir, "long", name), nil, 0o644); err != nil {
+	for i := range 700 {
+		name := fmt.Sprintf("%04d-%s", i, strings.Repeat("n", 245))
+		if err := os.WriteFile(filepath.Join(long, name), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -288,7 +289,7 @@ func TestOutputBounded(t *testing.T) {
 		{"read", `{"file_path":"wide.txt","limit":1000000}`, "Call read again with offset"},
 		{"read", `{"file_path":"wide.txt"}`, "Call read again with offset"},
 		{"grep", `{"pattern":"a","path":"wide.txt","limit":1000000}`, "showing the first"},
-		{"glob", `{"pattern":"long/*","limit":1000000}`, "showing the first"},
+		{"glob", `{"pattern":"long/**","limit":1000000}`, "showing the first"},
 	} {
 		out, err := b.Tool(c.tool).Invoke(context.Background(), tools.Invocation{Session: c.args, Args: json.RawMessage(c.args)})
 		if err != nil {

@@ -49,8 +49,13 @@ func (b *Toolbox) glob(ctx context.Context, in *globArgs, p Progress) (string, e
 	if fi, err := r.Stat(base); err != nil || !fi.IsDir() {
 		return "No files found.\n", nil
 	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = DefaultGlobLimit
+	}
+	// Only the paths that can be shown are kept (the walk is in order); the rest counted.
 	var found []string
-	files := 0
+	total, size, files := 0, 0, 0
 	err = walkFiles(ctx, r, base, ancestors, func(d *dirHandle, rel string) error {
 		d.release()
 		files++
@@ -58,25 +63,27 @@ func (b *Toolbox) glob(ctx context.Context, in *globArgs, p Progress) (string, e
 			p(float64(files), 0, fmt.Sprintf("glob: %d files looked at", files))
 		}
 		if ok, _ := doublestar.Match(in.Pattern, rel); ok {
-			found = append(found, b.display(filepath.Join(dir, filepath.FromSlash(rel))))
+			total++
+			if f := b.display(filepath.Join(dir, filepath.FromSlash(rel))); len(found) < limit && (len(found) == 0 || size+len(f)+1 <= MaxOutputBytes) && len(found) == total-1 {
+				found = append(found, f)
+				size += len(f) + 1
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return "", err
 	}
-	if len(found) == 0 {
+	if total == 0 {
 		return "No files found.\n", nil
 	}
-	limit := in.Limit
-	if limit <= 0 {
-		limit = DefaultGlobLimit
-	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Found %d files", len(found))
-	if len(found) > limit {
+	fmt.Fprintf(&sb, "Found %d files", total)
+	switch {
+	case len(found) == limit && total > limit:
 		fmt.Fprintf(&sb, " (showing the first %d; narrow the pattern or raise limit)", limit)
-		found = found[:limit]
+	case len(found) < total:
+		fmt.Fprintf(&sb, " (showing the first %d, all that fit in %d bytes; narrow the pattern)", len(found), MaxOutputBytes)
 	}
 	sb.WriteString("\n")
 	for _, f := range found {
