@@ -300,3 +300,33 @@ func TestOutputBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobPatternDots: a pattern that climbs out with .. is refused with a pointer to
+// path (not "No files found", which reads as an empty directory); a leading ./ is the
+// same as none.
+func TestGlobPatternDots(t *testing.T) {
+	b, dir := toolbox(t)
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "x.txt"), []byte("x\n"), 0o644)
+	for _, c := range []struct {
+		args string
+		ok   bool
+		want string
+	}{
+		{`{"pattern":"./sub/*.txt"}`, true, "sub/x.txt"},
+		{`{"pattern":"sub/./*.txt"}`, true, "sub/x.txt"},
+		{`{"pattern":"../*"}`, false, "put the directory to search in path"},
+		{`{"pattern":".."}`, false, "put the directory to search in path"},
+		{`{"pattern":"sub/../../*"}`, false, "put the directory to search in path"},
+		{`{"pattern":"**/../../*"}`, false, "put the directory to search in path"},
+		{`{"pattern":"sub/../sub/*.txt"}`, true, "sub/x.txt"},
+	} {
+		out, err := b.Tool("glob").Invoke(context.Background(), tools.Invocation{Session: c.args, Args: json.RawMessage(c.args)})
+		if c.ok && (err != nil || !strings.Contains(out, c.want)) {
+			t.Errorf("%s: got %q, %v; want %q listed", c.args, out, err, c.want)
+		}
+		if !c.ok && (!errors.Is(err, tools.ErrInvalidArgs) || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: got %q, %v; want an invalid-arguments error saying %q", c.args, out, err, c.want)
+		}
+	}
+}
