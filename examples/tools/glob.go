@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -36,6 +37,19 @@ func (b *Toolbox) glob(ctx context.Context, in *globArgs, p Progress) (string, e
 	if in.Pattern == "" || strings.HasPrefix(in.Pattern, "/") || !doublestar.ValidatePattern(in.Pattern) {
 		return "", invalidf("glob: pattern %q is not a valid relative glob; use e.g. **/*.go, and put the directory to search in path", in.Pattern)
 	}
+	// The walk yields clean paths: "./" segments would never match, ".." ones leave the
+	// directory searched.
+	pattern := in.Pattern
+	for strings.HasPrefix(pattern, "./") {
+		pattern = pattern[2:]
+	}
+	for strings.Contains(pattern, "/./") {
+		pattern = strings.ReplaceAll(pattern, "/./", "/")
+	}
+	if slices.Contains(strings.Split(pattern, "/"), "..") {
+		return "", invalidf("glob: pattern %q has a .. segment; put the directory to search in path (absolute, or relative to the workspace root) and keep the pattern below it", in.Pattern)
+	}
+	in.Pattern = pattern
 	r, dir, single, ancestors, err := b.searchRoot(ctx, "glob", in.Path)
 	if err != nil {
 		return "", err
