@@ -3,10 +3,13 @@ package mcpserver_test
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harnesskit/harnesskit/examples/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -172,5 +175,51 @@ func TestHTTPRebinding(t *testing.T) {
 		if resp.StatusCode != tc.want {
 			t.Errorf("Host %q: status %d, want %d", tc.host, resp.StatusCode, tc.want)
 		}
+	}
+}
+
+// TestHTTPShutdownStopsCallInFlight: shutting the server down while a slow grep runs
+// cancels the call: ServeHTTP returns well within its grace period and no goroutine is
+// left behind (the grep would otherwise run for tens of seconds).
+func TestHTTPShutdownStopsCallInFlight(t *testing.T) {
+	before := runtime.NumGoroutine()
+	srv, dir := newServer(t)
+	line := strings.Repeat("abcdefghij", 1000) + "\n"
+	writeFiles(t, dir, map[string]string{"big.txt": strings.Repeat(line, 100)})
+	ctx, stop := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- mcpserver.ServeHTTP(ctx, srv, "127.0.0.1:0", "", nil, 10*time.Second, func(a net.Addr) { addrc <- a })
+	}()
+	tr := &http.Transport{}
+	cs := httpClient(t, "http://"+(<-addrc).String(), &http.Client{Transport: tr})
+	called := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "grep", Arguments: map[string]any{"pattern": "[a-z]{500}Z"}})
+		called <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // the grep is under way
+	start := time.Now()
+	stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("ServeHTTP: %v", err)
+		}
+	case <-time.After(8 * time.Second):
+		t.Fatal("ServeHTTP still running 8s after shutdown began")
+	}
+	t.Logf("shutdown took %v", time.Since(start).Round(time.Millisecond))
+	<-called
+	cs.Close()
+	tr.CloseIdleConnections()
+	after := runtime.NumGoroutine()
+	for deadline := time.Now().Add(3 * time.Second); after > before && time.Now().Before(deadline); after = runtime.NumGoroutine() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if after > before {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("%d goroutines before, %d after shutdown:\n%s", before, after, buf[:runtime.Stack(buf, true)])
 	}
 }
