@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/harnesskit/harnesskit/examples/mcpserver"
+	"github.com/harnesskit/harnesskit/examples/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -178,15 +179,21 @@ func TestHTTPRebinding(t *testing.T) {
 	}
 }
 
-// TestHTTPShutdownStopsCallInFlight: shutting the server down while a slow grep runs
-// cancels the call: ServeHTTP returns well within its grace period and no goroutine is
+// TestHTTPShutdownStopsCallInFlight: shutting the server down (built with
+// Options.Context) while a slow grep runs cancels the call: ServeHTTP returns well within its grace period and no goroutine is
 // left behind (the grep would otherwise run for tens of seconds).
 func TestHTTPShutdownStopsCallInFlight(t *testing.T) {
 	before := runtime.NumGoroutine()
-	srv, dir := newServer(t)
+	dir := t.TempDir()
 	line := strings.Repeat("abcdefghij", 1000) + "\n"
 	writeFiles(t, dir, map[string]string{"big.txt": strings.Repeat(line, 100)})
+	box, err := tools.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer box.Close()
 	ctx, stop := context.WithCancel(context.Background())
+	srv := mcpserver.New(box, &mcpserver.Options{Context: ctx})
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
