@@ -15,10 +15,12 @@
 // whitespace or Unicode punctuation are located conservatively and reported; an ambiguous
 // location is refused, never guessed.
 //
-// [github.com/harnesskit/harnesskit/webfetch] (planned, not yet usable) will fetch a URL
-// for a model: llms.txt probing, main-content extraction to Markdown with metadata, a
-// cache, a redirect policy, binary detection, and an optional secondary-model summary,
-// SSRF-safe by default.
+// [github.com/harnesskit/harnesskit/webfetch] fetches a URL for a model: a page's main
+// content as Markdown with metadata (Readability extraction), llms.txt and per-page Markdown
+// variants on documentation sites, a byte-bounded cache with real revalidation, a same-site
+// redirect policy, binary detection, paging of long content, and an optional secondary-model
+// answer with the content as fallback. It is SSRF-safe by default: every dialled address of
+// every hop is checked.
 //
 // [github.com/harnesskit/harnesskit/pathguard] validates and resolves the paths a model
 // passes to search tools (grep, glob) with the host's own rules, in POSIX and Windows
@@ -34,9 +36,10 @@
 // orphaned children and wait-for-user, as a deterministic state machine with host calls
 // behind interfaces.
 //
-// [github.com/harnesskit/harnesskit/astsearch] (planned, not yet usable) will be
-// structural search and rewrite over syntax trees, with ast-grep's pattern syntax and
-// dry-run diffs.
+// [github.com/harnesskit/harnesskit/astsearch] is structural search and rewrite over
+// syntax trees with ast-grep's pattern language and JSON results: in process through
+// tree-sitter grammars (cgo), or through the ast-grep executable; rewrites are planned as
+// unified diffs and applied atomically, and every path is checked before it is read.
 //
 // [github.com/harnesskit/harnesskit/format] (planned) will run the project's formatter
 // after each write: detected from the project, one per file, never failing an edit.

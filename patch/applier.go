@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/harnesskit/harnesskit/pathguard"
@@ -24,16 +27,77 @@ type Applier struct {
 	ct   *pathguard.Containment
 	mu   *sync.Mutex // shared with appliers derived by In: one tree, one commit at a time
 	fam  *family
+	own  io.Closer // the file system Open made, closed by Close
 }
 
-// New returns an Applier over fsys whose root is the absolute directory root. The options
-// choose worktrees, the outside-path policy, Codex compatibility and the rescue bounds; without
-// [WithContainment] the containment is built from root, the worktrees and a resolver over fsys
-// (its Lstat and Readlink).
+// Open returns an Applier over the real directory root: it resolves root and the worktrees
+// given with [WithWorktrees] to absolute paths without symbolic links, opens an [OSFS] over
+// them and builds the Applier with [New]. Close the Applier when done (it closes the OSFS).
 //
-// New returns an error when fsys is nil, root is not absolute, an option is out of range, or the
-// containment cannot be built. It does no I/O beyond what building the containment needs (none
-// for pathguard's constructor) and starts no goroutines.
+// Open fails when root (or a worktree) does not exist or is not a directory, or when an
+// option is invalid.
+func Open(root string, opts ...Option) (*Applier, error) {
+	real := func(what, p string) (string, error) {
+		abs, err := filepath.Abs(p)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
+		}
+		if err != nil {
+			return "", fmt.Errorf("patch: Open: %s %q: %w", what, p, err)
+		}
+		return abs, nil
+	}
+	r, err := real("root", root)
+	if err != nil {
+		return nil, err
+	}
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	bases := []string{r}
+	for _, w := range cfg.worktrees {
+		rw, err := real("worktree", w)
+		if err != nil {
+			return nil, err
+		}
+		bases = append(bases, rw)
+	}
+	fsys, err := NewOSFS(bases...)
+	if err != nil {
+		return nil, fmt.Errorf("patch: Open: %w", err)
+	}
+	resolved := func(c *config) { c.worktrees = bases[1:] }
+	a, err := New(fsys, r, append(slices.Clone(opts), resolved)...)
+	if err != nil {
+		fsys.Close()
+		return nil, err
+	}
+	a.own = fsys
+	return a, nil
+}
+
+// Close releases the file system [Open] opened; for an Applier made by [New] (whose file
+// system belongs to the caller) it does nothing. Appliers derived with In share the file
+// system: close only the one Open returned.
+func (a *Applier) Close() error {
+	if a.own == nil {
+		return nil
+	}
+	return a.own.Close()
+}
+
+// New returns an Applier over fsys whose root is the absolute directory root (use [Open] for
+// a real directory: it builds the file system too). The options choose worktrees, the
+// outside-path policy, Codex compatibility and the rescue bounds; without [WithContainment]
+// the containment is built from root, the worktrees and a resolver over fsys (its Lstat and
+// Readlink).
+//
+// New returns an error when fsys is nil, root is not absolute, root is not an existing
+// directory of fsys (one Stat), an option is out of range, or the containment cannot be
+// built. It starts no goroutines.
 func New(fsys FS, root string, opts ...Option) (*Applier, error) {
 	if fsys == nil {
 		return nil, errors.New("patch: New: nil FS")
@@ -42,6 +106,11 @@ func New(fsys FS, root string, opts ...Option) (*Applier, error) {
 		return nil, fmt.Errorf("patch: New: root %q is not an absolute path", root)
 	}
 	root = filepath.Clean(root)
+	if info, err := fsys.Stat(root); err != nil {
+		return nil, fmt.Errorf("patch: New: root %s: %w", root, err)
+	} else if !info.IsDir() {
+		return nil, fmt.Errorf("patch: New: root %s is not a directory", root)
+	}
 	cfg := defaultConfig()
 	for _, o := range opts {
 		if o != nil {
@@ -95,7 +164,7 @@ func (a *Applier) In(dir string) (*Applier, error) {
 	return &b, nil
 }
 
-// containErr maps a containment failure onto the package's kinds (R13, R15).
+// containErr maps a containment failure onto the package's kinds.
 func (a *Applier) containErr(path string, err error) *Error {
 	var ge *pathguard.Error
 	if errors.As(err, &ge) && ge.Kind == pathguard.KindOutside {
@@ -114,7 +183,7 @@ func (a *Applier) containErr(path string, err error) *Error {
 		Msg: fmt.Sprintf("Failed to resolve real path: %s: %v", path, cause)}
 }
 
-// abs returns the lexical absolute form of a patch path (R12).
+// abs returns the lexical absolute form of a patch path.
 func (a *Applier) abs(p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
@@ -122,8 +191,9 @@ func (a *Applier) abs(p string) string {
 	return filepath.Join(a.base, filepath.FromSlash(p))
 }
 
-// contain checks every hunk and move path (R13–R15). It returns the resolved paths, the real
-// paths of Delete entries, and the outside paths.
+// contain checks every hunk and move path. It returns the resolved paths, the real paths of
+// the entries Delete and Add name themselves (a final symbolic link not followed), and the
+// outside paths.
 func (a *Applier) contain(p *Patch) (map[string]resolved, map[string]string, []string, error) {
 	paths := map[string]resolved{}
 	parents := map[string]string{}
@@ -160,12 +230,15 @@ func (a *Applier) contain(p *Patch) (map[string]resolved, map[string]string, []s
 		return paths, nil, outside, nil
 	}
 	for _, h := range p.Hunks {
-		if h.Kind != DeleteFile {
+		if h.Kind == UpdateFile {
 			continue
 		}
 		r := paths[h.Path]
 		t, err := a.ct.Check(filepath.Dir(r.abs))
 		if err != nil {
+			if h.Kind == AddFile {
+				continue // the root itself: planning reports it
+			}
 			return nil, nil, nil, a.containErr(h.Path, err)
 		}
 		parents[h.Path] = filepath.Join(t.Real, filepath.Base(r.abs))
@@ -173,8 +246,8 @@ func (a *Applier) contain(p *Patch) (map[string]resolved, map[string]string, []s
 	return paths, parents, nil, nil
 }
 
-// admit runs the checks every entry point makes before anything is read, in the order of
-// R16: validation (KindInvalid, KindEmpty), then containment of every path (KindBlocked, or
+// admit runs the checks every entry point makes before anything is read, in this order:
+// validation (KindInvalid, KindEmpty), then containment of every path (KindBlocked, or
 // KindIO when a path cannot be resolved). Under the PassThrough policy outside paths are not
 // an error: they come back in outside, and the caller must neither read nor write.
 func (a *Applier) admit(p *Patch) (paths map[string]resolved, parents map[string]string, outside []string, err error) {
@@ -189,11 +262,36 @@ func (a *Applier) admit(p *Patch) (paths map[string]resolved, parents map[string
 	case err != nil:
 		return nil, nil, nil, err
 	case len(outside) == 0:
+		if err := oneSpelling(p, paths); err != nil {
+			return nil, nil, nil, err
+		}
 		return paths, parents, nil, nil
 	case a.cfg.outside == PassThrough:
 		return nil, nil, outside, nil
 	}
 	return nil, nil, nil, blockedErr(p, outside)
+}
+
+// oneSpelling refuses a patch that reaches one file through two names, such as a symbolic
+// link and its target: every section is keyed by the real path of its file, and a second
+// section naming that file differently would edit it behind the first one's back. Names that
+// differ only in case are left to the planner (a case-insensitive volume).
+func oneSpelling(p *Patch, paths map[string]resolved) error {
+	seen := map[string]string{} // real path → the lexical path that first reached it
+	for i, h := range p.Hunks {
+		r := paths[h.Path]
+		first, ok := seen[r.real]
+		if !ok {
+			seen[r.real] = r.abs
+			continue
+		}
+		if first != r.abs && !strings.EqualFold(first, r.abs) {
+			return &Error{Kind: KindPathConflict, Path: h.Path, Line: h.Line, Section: i + 1,
+				Msg: fmt.Sprintf("%s and an earlier section's path are the same file %s (through a symbolic link); name each file one way in a patch",
+					h.Path, r.real)}
+		}
+	}
+	return nil
 }
 
 // blockedErr refuses the patch for its outside paths; Line and Section point at the first
@@ -245,8 +343,38 @@ func (a *Applier) PlanPatch(ctx context.Context, p *Patch) (*Plan, error) {
 			return nil, err
 		}
 	}
+	pl.format()
 	changes, sum := netChanges(pl.order)
-	return &Plan{Patch: p, Changes: changes, Report: pl.report, owner: a.fam, entries: pl.order, sum: sum}, nil
+	return &Plan{Patch: p, Changes: changes, Report: pl.report, owner: a.fam, entries: pl.order, sum: sum,
+		Leftovers: a.leftovers(pl.order)}, nil
+}
+
+// leftovers lists the temporaries of interrupted commits in the directories of entries, when
+// the file system can list directories.
+func (a *Applier) leftovers(entries []*entry) []string {
+	dr, ok := a.fsys.(DirReader)
+	if !ok {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range entries {
+		dir := filepath.Dir(e.key)
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		ents, err := dr.ReadDir(dir)
+		if err != nil {
+			continue // a directory the plan creates, or one that cannot be listed
+		}
+		for _, d := range ents {
+			if IsLeftover(d.Name()) {
+				out = append(out, filepath.Join(dir, d.Name()))
+			}
+		}
+	}
+	return out
 }
 
 // Commit writes a plan made by this Applier (or one derived from it by In): all changes or
@@ -276,7 +404,7 @@ func (a *Applier) Commit(ctx context.Context, pl *Plan) (*Result, error) {
 	if err := a.commitEntries(ctx, pl.entries); err != nil {
 		return nil, err
 	}
-	return &Result{Changes: pl.Changes, Report: pl.Report, Summary: pl.Summary()}, nil
+	return &Result{Changes: pl.Changes, Report: pl.Report, Summary: pl.Summary(), Leftovers: pl.Leftovers}, nil
 }
 
 // Apply parses text, plans it and commits it (Plan + Commit). In the default (atomic) mode
@@ -320,6 +448,7 @@ func (a *Applier) ApplyPatch(ctx context.Context, p *Patch) (*Result, error) {
 		if err := pl.hunk(&p.Hunks[i], i+1); err != nil {
 			return nil, err
 		}
+		pl.format()
 		if err := a.commitEntries(ctx, pl.order); err != nil {
 			return nil, err
 		}
@@ -339,7 +468,7 @@ func (a *Applier) ApplyPatch(ctx context.Context, p *Patch) (*Result, error) {
 				continue
 			}
 			m := remap[e]
-			m.touched, m.exists, m.data, m.mode, m.path = true, e.exists, e.data, e.mode, e.path
+			m.touched, m.exists, m.data, m.mode, m.path, m.fmt = true, e.exists, e.data, e.mode, e.path, e.fmt
 			m.movedFrom = nil
 			if e.movedFrom != nil {
 				m.movedFrom = remap[e.movedFrom]

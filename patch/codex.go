@@ -9,8 +9,8 @@ import (
 	"unicode"
 )
 
-// This file is the package's internal model of Codex's own applier (codex-rs/apply-patch,
-// spec §2.2–2.3): its parser, its four-pass seek without uniqueness, the end-of-file rule, the
+// This file is the package's internal model of Codex's own applier (codex-rs/apply-patch):
+// its parser, its four-pass seek without uniqueness, the end-of-file rule, the
 // trailing-blank retry, pure insertions at the end of the file, replacements applied from last
 // to first, first-line-break terminators and an always-present final newline, and sections
 // applied one by one. Rewrite uses it to verify that a strict host picks the same windows; the

@@ -10,11 +10,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
 
-// The commit (§3.7): re-check every snapshot, stage each new file as a temporary sibling,
+// The commit: re-check every snapshot, stage each new file as a temporary sibling,
 // then switch in patch order — re-checking each file's hash right before its rename — and
 // undo every completed step from the snapshots if anything fails.
 
@@ -50,14 +51,27 @@ func (a *Applier) randomHex() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
-// sibling returns a fresh temporary name next to key: ".<name>.<8 hex>.tmp".
+// sibling returns a fresh temporary name next to key (see [IsLeftover] for the pattern).
 func (c *committer) sibling(key string) (string, error) {
 	h, err := c.a.randomHex()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(filepath.Dir(key), "."+filepath.Base(key)+"."+h+".tmp"), nil
+	return filepath.Join(filepath.Dir(key), "."+filepath.Base(key)+tempMark+h+".tmp"), nil
 }
+
+// tempMark is the part of every temporary name that says who made it.
+const tempMark = ".hkpatch-"
+
+// leftoverName matches the temporaries a commit creates next to the files it writes.
+var leftoverName = regexp.MustCompile(`^\..+\.hkpatch-[0-9a-f]{8}\.tmp$`)
+
+// IsLeftover reports whether base is the name of a temporary file a commit creates next to a
+// file it writes: ".<name>.hkpatch-<8 hex digits>.tmp". A commit removes its temporaries, also
+// when it fails; one is left only when the process dies mid-commit. [Applier.Plan] reports
+// such files in the directories a plan touches (Plan.Leftovers) and never deletes them: a
+// host may remove them once no commit is running.
+func IsLeftover(base string) bool { return leftoverName.MatchString(base) }
 
 // asideName returns a free temporary sibling name for setting key aside. A rename replaces
 // whatever holds the new name, so the name is checked first: on a case-insensitive volume
@@ -91,7 +105,7 @@ func (c *committer) writeTemp(key string, data []byte, mode fs.FileMode, exact b
 		if err != nil {
 			return "", err
 		}
-		f, err = c.a.fsys.OpenFile(n, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
+		f, err = c.a.fsys.OpenFile(n, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode.Perm())
 		if err == nil {
 			name = n
 			break
@@ -100,7 +114,7 @@ func (c *committer) writeTemp(key string, data []byte, mode fs.FileMode, exact b
 			return "", err
 		}
 	}
-	// R43's order: write, sync, set an inherited mode exactly (the umask cannot narrow it),
+	// The order: write, sync, set an inherited mode exactly (the umask cannot narrow it),
 	// close.
 	_, err := f.Write(data)
 	if err == nil {
@@ -157,7 +171,7 @@ func changedErr(e *entry) *Error {
 
 // commit writes the plan's entries all or nothing.
 func (a *Applier) commitEntries(ctx context.Context, entries []*entry) error {
-	// R42: every snapshot still holds. The destination of a case-only rename is skipped: its
+	// Every snapshot still holds. The destination of a case-only rename is skipped: its
 	// name leads to the source's file (checked through the source) until the switch sets that
 	// file aside, and the switch re-checks that the name is free right before its rename.
 	for _, e := range entries {
@@ -176,7 +190,7 @@ func (a *Applier) commitEntries(ctx context.Context, entries []*entry) error {
 		return &Error{Kind: KindIO, Msg: "Patch commit was cancelled before anything was written: " + err.Error(), Err: err}
 	}
 	c := &committer{a: a, temps: map[*entry]string{}}
-	// R43: staging.
+	// Staging.
 	for _, e := range entries {
 		if !e.touched || !e.exists {
 			continue
@@ -190,7 +204,7 @@ func (a *Applier) commitEntries(ctx context.Context, entries []*entry) error {
 		}
 		c.temps[e] = name
 	}
-	// R44: switch, in order.
+	// Switch, in order.
 	for _, e := range entries {
 		if !e.touched {
 			continue

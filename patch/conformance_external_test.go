@@ -14,6 +14,7 @@ import (
 
 	"github.com/harnesskit/harnesskit/internal/wfs"
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/patch/patchtest"
 )
 
 const scenarioDir = "testdata/codex-apply-patch"
@@ -53,7 +54,7 @@ type backend struct {
 
 var backends = []backend{
 	{name: "memfs", setup: func(t *testing.T, input string) (patch.FS, string, func() map[string]treeNode) {
-		m := patch.NewMemFS()
+		m := patchtest.NewMemFS()
 		root := "/w/root"
 		if err := m.MkdirAll(root, 0o755); err != nil {
 			t.Fatal(err)

@@ -6,34 +6,55 @@
 // Use it when a host exposes an apply_patch tool and applies the patches itself ([Applier.Apply]),
 // or when the host keeps its own Codex-like applier and only wants the model's patch repaired
 // first ([Applier.Rewrite]). Do not use it for unified diffs (git diff output): the format is
-// Codex's, with "@@ <context line>" anchors instead of line ranges.
+// Codex's, with "@@ <context line>" anchors instead of line ranges ([Parse] names a unified
+// diff it is given; a unified-diff chunk header inside a patch is tolerated, see below).
 //
 // # Life cycle
 //
 //	Parse → Patch {Format}                                  (text ↔ model, pure)
-//	New(fsys, root, opts…) → Applier {In} → Plan → Commit   (Apply = Plan + Commit)
-//	                                     └→ Rewrite          (canonical text, nothing written)
+//	Open(root, opts…) or New(fsys, root, opts…) → Applier {In} → Plan → Commit
+//	                                     (Apply = Plan + Commit) └→ Rewrite (text, nothing written)
 //
 // [Parse] reads the text strictly inside a lenient envelope (CRLF, padded markers, a heredoc
-// wrapper, stacked "@@" lines) and reports errors with the patch line. [New] builds an
-// [Applier] over an [FS] ([NewOSFS] for real directories, [NewMemFS] for tests and hosts
-// without a disk). [Applier.Plan] checks every path for containment before anything is read,
+// wrapper, stacked "@@" lines) and reports errors with the patch line. [Open] builds an
+// [Applier] over a real directory (an [OSFS] over the root and worktrees; Close it when done);
+// [New] takes any [FS] ([NewMemFS] for tests and hosts without a disk) and checks that the
+// root exists. [Applier.Plan] checks every path for containment before anything is read,
 // then plans every section in memory over an overlay of the tree, so later sections see the
-// results of earlier ones. [Applier.Commit] re-checks each file's SHA-256, stages temporary
-// files, renames them into place and rolls back everything if a step fails.
+// results of earlier ones; Rewrite plans through the same planner and never reads a file
+// itself. [Applier.Commit] re-checks each file's SHA-256, stages temporary files, renames them
+// into place and rolls back everything if a step fails.
 //
 // # Locating a chunk
 //
 // Each chunk's old lines (context and removed lines) are sought from a cursor with a tolerance
 // ladder: exact, trim-end, unicode (typographic dashes, quotes and spaces mapped),
-// unicode-trim-end, trim, unicode-trim. At exact level the first match wins, as in Codex; at
-// every looser level the match must be unique, and an ambiguity is an error ([KindAmbiguous])
-// that never falls through to a looser level. "@@ <anchor>" lines narrow the search (several
-// stacked anchors narrow it in turn); a chunk with "*** End of File" is tried only at the end.
-// When no level matches, two bounded rescues may place a stale chunk: prefix/suffix (unique
-// unchanged edges around a stale middle, within a span bound) and LCS (a window keeping most
-// of the old lines, with a margin over the runner-up). Every placement is reported in a
-// [ChunkReport]: strategy, window, notes.
+// unicode-trim-end, trim, unicode-trim. A match must be unique: at every loose level always,
+// and at exact level too when the chunk has no "@@ <anchor>" line (counted over the whole
+// file, apart from windows other chunks took); with an anchor the first exact match after it
+// wins, as in Codex. An ambiguity is an error ([KindAmbiguous]) that lists up to six
+// candidate lines and never falls through to a looser level. Stacked anchors narrow the
+// search in turn; a chunk with "*** End of File" is tried only at the end. Two mistakes models
+// make are located safely: a chunk given above the previous one is sought in the whole file
+// (it must be unique there; the report notes "out of order"), and a unified-diff header
+// "@@ -a,b +c,d @@ text" is not searched for: its numbers are ignored and the text after it,
+// if any, is the anchor.
+//
+// When no level matches, two bounded rescues may place a chunk whose context drifted:
+// prefix/suffix (context edges around a middle of the same length, whose removed lines equal
+// the file and whose context lines may differ a little) and LCS (a window of about the
+// chunk's length that keeps most of its lines, applied through the alignment, with a margin
+// over the runner-up). Whatever the strategy, a file line is removed only when it is paired
+// with a removed line of the patch that it equals at a ladder level; file lines the patch does
+// not name are kept. A removed line that changed since the model read the file is never
+// "rescued": the error names the line and both versions. Every placement is reported in a
+// [ChunkReport]: strategy, window, the pairing of old lines with file lines, notes. Locating,
+// rescuing and the not-found diagnostic each stop at a deterministic work limit
+// ([WithWorkLimit]).
+//
+// A change that is already in the file — a patch sent twice, or added lines already at their
+// place — is refused with [KindAlreadyApplied] and nothing is written (adding a blank line
+// twice is allowed).
 //
 // Context and removed lines always keep the file's bytes; added lines are the model's bytes.
 // Each line keeps its terminator, inserted lines get the file's dominant one, and the
@@ -45,8 +66,27 @@
 // an existing file is refused ([KindExists]) instead of overwriting it; the final-newline
 // state and BOM are kept instead of normalised; and a failing section leaves nothing written
 // instead of the earlier sections. [WithCodexCompat] restores all three (or use
-// [WithOverwrite], [WithEOL] and [WithAtomic] one by one); the tolerance ladder, the
-// uniqueness rule, anchors, rescues and containment stay on.
+// [WithOverwrite], [WithEOL] and [WithAtomic] one by one), and locates as Codex does: the
+// first exact match wins without an anchor, chunks are sought only below the previous one,
+// a unified-diff header is an ordinary anchor, and a change already applied is applied again.
+// The loose levels' uniqueness rule, anchors, rescues and containment stay on.
+//
+// # Files
+//
+// An update keeps the file's whole mode (permissions, setuid, setgid, sticky). A FIFO, socket
+// or device is refused ([KindPathConflict]) from its type, before it is ever opened, so
+// nothing blocks. One patch may not reach one file through two names (a symbolic link and its
+// target); Delete of a symbolic link removes the link. Temporary files are named
+// ".<name>.hkpatch-<8 hex>.tmp" ([IsLeftover]); a commit removes its own, and Plan reports
+// (never deletes) those an interrupted commit left in the directories it touches.
+//
+// # Formatting
+//
+// [WithFormatter] runs a [Formatter] (one method, standard types only, so a host passes the
+// same value to this package and to others) on every file a plan adds, updates or moves; the
+// formatted bytes are what the commit writes. A formatter that fails leaves the edit as the
+// patch made it. Each FileChange says which formatter ran and carries its change as a unified
+// diff of at most 40 lines, or a note to re-read the file.
 //
 // # Errors
 //

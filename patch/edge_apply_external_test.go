@@ -1,6 +1,7 @@
 package patch_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,29 +137,35 @@ func TestApplyLocateEdgeCases(t *testing.T) {
 			kind:  patch.KindNotFound,
 		},
 		{
-			name: "E40_prefix_suffix_rescue", files: map[string]string{"a.py": "x\nprint(" + apLQ + "a" + apRQ + ")\nvalue = 1\nend\n"},
-			patch: apText("*** Update File: a.py", "@@", ` print("a")`, "-value = 2", "+value = 3", " end"),
-			want:  map[string]string{"a.py": "x\nprint(" + apLQ + "a" + apRQ + ")\nvalue = 3\nend\n"},
+			// Changed by the amendment: a removed line that differs from the file is never
+			// removed (see E131); the rescue now tolerates a drifted context line between the
+			// changes, kept as the file has it.
+			name: "E40_prefix_suffix_rescue", files: map[string]string{"a.py": "x\nprint(" + apLQ + "a" + apRQ + ")\nvalue = 1\n# a comment about this\ny = 2\nend\n"},
+			patch: apText("*** Update File: a.py", "@@", ` print("a")`, "-value = 1", " # a comment about it", "-y = 2", "+value = 3", "+y = 3", " end"),
+			want:  map[string]string{"a.py": "x\nprint(" + apLQ + "a" + apRQ + ")\n# a comment about this\nvalue = 3\ny = 3\nend\n"},
 			check: func(t *testing.T, res *patch.Result, err error) {
 				r := res.Report[0]
-				if r.Strategy != patch.StrategyPrefixSuffix || r.Start != 2 || r.Len != 3 || r.Removed != 1 || r.Added != 1 {
-					t.Errorf("report = %+v, want prefix-suffix window 2+3, 1 removed, 1 added", r)
+				if r.Strategy != patch.StrategyPrefixSuffix || r.Start != 2 || r.Len != 5 || r.Removed != 2 || r.Added != 2 {
+					t.Errorf("report = %+v, want prefix-suffix window 2+5, 2 removed, 2 added", r)
 				}
-				if !strings.Contains(strings.Join(r.Notes, ";"), "stale span 1 line") {
-					t.Errorf("notes = %q, want the stale span", r.Notes)
+				if !strings.Contains(strings.Join(r.Notes, ";"), "1 context line differed from the file") {
+					t.Errorf("notes = %q, want the drifted context line", r.Notes)
+				}
+				if want := []int{2, 3, 4, 5, 6}; !slices.Equal(r.Pairing, want) {
+					t.Errorf("pairing = %v, want %v", r.Pairing, want)
 				}
 			},
 		},
 		{
 			name:  "E41_prefix_suffix_two_regions_ambiguous",
-			files: map[string]string{"a.py": "print(\"a\")\nvalue = 1\nend\nprint(\"a\")\nvalue = 5\nend\n"},
-			patch: apText("*** Update File: a.py", "@@", ` print("a")`, "-value = 2", "+value = 3", " end"),
-			kind:  patch.KindAmbiguous, msg: []string{"Prefix/suffix rescue was ambiguous in a.py:\nprint(\"a\")\nvalue = 2\nend"},
+			files: map[string]string{"a.py": "print(\"a\")\nvalue = 1\n# note one\nend\nprint(\"a\")\nvalue = 1\n# note two\nend\n"},
+			patch: apText("*** Update File: a.py", "@@", ` print("a")`, "-value = 1", " # note", "+value = 3", " end"),
+			kind:  patch.KindAmbiguous, msg: []string{"Prefix/suffix rescue was ambiguous in a.py:\nprint(\"a\")\nvalue = 1\n# note\nend"},
 		},
 		{
 			name:  "E41_trailing_space_edge_counts_too",
-			files: map[string]string{"a.py": "print(\"a\")\nvalue = 1\nend\nprint(\"a\")   \nvalue = 5\nend\n"},
-			patch: apText("*** Update File: a.py", "@@", ` print("a")`, "-value = 2", "+value = 3", " end"),
+			files: map[string]string{"a.py": "print(\"a\")\nvalue = 1\n# note one\nend\nprint(\"a\")   \nvalue = 1\n# note two\nend\n"},
+			patch: apText("*** Update File: a.py", "@@", ` print("a")`, "-value = 1", " # note", "+value = 3", " end"),
 			kind:  patch.KindAmbiguous, msg: []string{"Prefix/suffix rescue was ambiguous"},
 		},
 		{
@@ -169,7 +176,9 @@ func TestApplyLocateEdgeCases(t *testing.T) {
 		{
 			name:  "E43_lcs_ignores_window_before_cursor",
 			files: map[string]string{"a.txt": "top\nA\nB\nC\nD\nE\nmid\nA\nB\nC\nD\nE\nbottom\n"},
-			patch: apText("*** Update File: a.txt", "@@", " C", " D", "+inserted", "@@", " A", "-Bx", "+B", " C", " D", "-E", "+X"),
+			// Changed by the amendment: chunk 1 needs an anchor (its lines occur twice), and a
+			// drifted line is context, not a removed line (a removed line must equal the file).
+			patch: apText("*** Update File: a.txt", "@@ top", " C", " D", "+inserted", "@@", " A", " Bx", " C", " D", "-E", "+X"),
 			want:  map[string]string{"a.txt": "top\nA\nB\nC\nD\ninserted\nE\nmid\nA\nB\nC\nD\nX\nbottom\n"},
 			check: apWantStrategies(patch.StrategyExact, patch.StrategyLCS),
 		},
@@ -256,18 +265,22 @@ func TestApplyLocateEdgeCases(t *testing.T) {
 			kind:  patch.KindAmbiguous, msg: []string{"chunk 2 matches 2 places when compared with trim (file lines 3, 4)"},
 		},
 		{
-			name: "E52_stale_eof_chunk_rescued", files: map[string]string{"a.txt": "a\nb\nstale\nend\n"},
-			patch: apText("*** Update File: a.txt", "@@", " b", "-old", "+new", " end", "*** End of File"),
-			want:  map[string]string{"a.txt": "a\nb\nnew\nend\n"}, check: apWantStrategies(patch.StrategyPrefixSuffix),
+			// Changed by the amendment: the stale line is a drifted context line between two
+			// removed lines, not a removed line that differs from the file.
+			name: "E52_stale_eof_chunk_rescued", files: map[string]string{"a.txt": "a\nb\nx = 1\n# the comment here\nold\nend\n"},
+			patch: apText("*** Update File: a.txt", "@@", " b", "-x = 1", " # the comment", "-old", "+new", " end", "*** End of File"),
+			want:  map[string]string{"a.txt": "a\nb\n# the comment here\nnew\nend\n"}, check: apWantStrategies(patch.StrategyPrefixSuffix),
 		},
 		{
-			name: "E52_rescue_window_before_last_line_refused", files: map[string]string{"a.txt": "a\nb\nstale\nend\ntail\n"},
-			patch: apText("*** Update File: a.txt", "@@", " b", "-old", "+new", " end", "*** End of File"),
+			name: "E52_rescue_window_before_last_line_refused", files: map[string]string{"a.txt": "a\nb\nx = 1\n# the comment here\nold\nend\ntail\n"},
+			patch: apText("*** Update File: a.txt", "@@", " b", "-x = 1", " # the comment", "-old", "+new", " end", "*** End of File"),
 			kind:  patch.KindNotFound,
 		},
 		{
 			name: "E77_lcs_four_of_five", files: map[string]string{"a.txt": "top\nA\nB\nC\nD\nE\nbottom\n"},
-			patch: apText("*** Update File: a.txt", "@@", " A", "-Bx", "+B", " C", " D", "-E", "+X"),
+			// Changed by the amendment: "-Bx" on a file holding "B" is now refused (E129); the
+			// drifted line is context, kept as the file has it.
+			patch: apText("*** Update File: a.txt", "@@", " A", " Bx", " C", " D", "-E", "+X"),
 			want:  map[string]string{"a.txt": "top\nA\nB\nC\nD\nX\nbottom\n"},
 			check: func(t *testing.T, res *patch.Result, err error) {
 				r := res.Report[0]
@@ -294,7 +307,9 @@ func TestApplyLocateEdgeCases(t *testing.T) {
 			want:  map[string]string{"a.txt": "a\n\nb\nx\n"},
 		},
 		{
-			name: "E82_unified_diff_range_is_an_anchor", files: map[string]string{"a.txt": "a\n"},
+			// Changed by the amendment: only compat mode searches a unified-diff header as an
+			// anchor (E144 covers the default mode).
+			name: "E82_unified_diff_range_is_an_anchor", files: map[string]string{"a.txt": "a\n"}, opts: compat,
 			patch: apText("*** Update File: a.txt", "@@ -12,7 +12,8 @@", "-a", "+b"),
 			kind:  patch.KindNotFound, msg: []string{"Failed to find context '-12,7 +12,8 @@' in a.txt"},
 		},

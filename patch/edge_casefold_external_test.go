@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/patch/patchtest"
 )
 
 // cfCase is one row of the case-insensitive volume table (edge case 91).
@@ -31,7 +32,7 @@ type cfCase struct {
 	// (Op, Path, From only).
 	summary string
 	changes []cfChange
-	check   func(t *testing.T, m *patch.MemFS, res *patch.Result)
+	check   func(t *testing.T, m *patchtest.MemFS, res *patch.Result)
 }
 
 type cfChange struct {
@@ -40,9 +41,9 @@ type cfChange struct {
 }
 
 // cfTree builds a MemFS (case-insensitive unless sensitive) holding files under apRoot.
-func cfTree(t *testing.T, sensitive bool, files map[string]string, modes map[string]fs.FileMode) *patch.MemFS {
+func cfTree(t *testing.T, sensitive bool, files map[string]string, modes map[string]fs.FileMode) *patchtest.MemFS {
 	t.Helper()
-	m := patch.NewMemFS()
+	m := patchtest.NewMemFS()
 	m.SetCaseInsensitive(!sensitive)
 	if err := m.MkdirAll(apRoot, 0o755); err != nil {
 		t.Fatal(err)
@@ -150,7 +151,7 @@ func TestCaseOnlyRename(t *testing.T) {
 		{
 			name: "E91_source_mode_kept", files: one, modes: map[string]fs.FileMode{"Readme.md": 0o750}, patch: rename,
 			want: renamed,
-			check: func(t *testing.T, m *patch.MemFS, _ *patch.Result) {
+			check: func(t *testing.T, m *patchtest.MemFS, _ *patch.Result) {
 				if got := m.Tree()[p("README.md")].Mode; got != 0o750 {
 					t.Errorf("README.md mode = %v, want 0750", got)
 				}
@@ -158,7 +159,7 @@ func TestCaseOnlyRename(t *testing.T) {
 		},
 		{
 			name: "E91_source_set_aside_before_new_name_is_written", files: one, patch: rename, want: renamed,
-			check: func(t *testing.T, m *patch.MemFS, _ *patch.Result) {
+			check: func(t *testing.T, m *patchtest.MemFS, _ *patch.Result) {
 				// The mutating calls, in order: stage the new content, set Readme.md aside,
 				// rename the staged file to README.md, remove the set-aside file. Neither
 				// spelling is ever removed, and nothing is renamed onto README.md while
@@ -318,9 +319,9 @@ func TestCaseOnlyRenamePlanCommit(t *testing.T) {
 	rename := apText("*** Update File: Readme.md", "*** Move to: README.md", "@@", "-old", "+new")
 	cases := []struct {
 		name string
-		run  func(t *testing.T, m *patch.MemFS, a *patch.Applier)
+		run  func(t *testing.T, m *patchtest.MemFS, a *patch.Applier)
 	}{
-		{name: "E91_edit_between_plan_and_commit_changed", run: func(t *testing.T, m *patch.MemFS, a *patch.Applier) {
+		{name: "E91_edit_between_plan_and_commit_changed", run: func(t *testing.T, m *patchtest.MemFS, a *patch.Applier) {
 			pl, err := a.Plan(ctx, rename)
 			if err != nil {
 				t.Fatal(err)
@@ -336,7 +337,7 @@ func TestCaseOnlyRenamePlanCommit(t *testing.T) {
 				t.Errorf("files (-want +got):\n%s", diff)
 			}
 		}},
-		{name: "E91_plan_reports_move_and_writes_nothing", run: func(t *testing.T, m *patch.MemFS, a *patch.Applier) {
+		{name: "E91_plan_reports_move_and_writes_nothing", run: func(t *testing.T, m *patchtest.MemFS, a *patch.Applier) {
 			m.ResetCalls()
 			pl, err := a.Plan(ctx, rename)
 			if err != nil {
@@ -350,7 +351,7 @@ func TestCaseOnlyRenamePlanCommit(t *testing.T) {
 				t.Errorf("changes = %+v, want one move Readme.md → README.md", pl.Changes)
 			}
 		}},
-		{name: "E91_rewrite_drops_the_move_onto_the_same_file", run: func(t *testing.T, m *patch.MemFS, a *patch.Applier) {
+		{name: "E91_rewrite_drops_the_move_onto_the_same_file", run: func(t *testing.T, m *patchtest.MemFS, a *patch.Applier) {
 			rw, err := a.Rewrite(ctx, rename)
 			if err != nil {
 				t.Fatal(err)

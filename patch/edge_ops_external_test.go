@@ -10,6 +10,7 @@ import (
 
 	"github.com/harnesskit/harnesskit/internal/wfs"
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/patch/patchtest"
 )
 
 // TestApplyFileEdgeCases covers the spec's numbered edge cases about file operations, content
@@ -197,7 +198,9 @@ func TestApplyFileEdgeCases(t *testing.T) {
 			kind:  patch.KindAmbiguous, msg: []string{"compared with trim-end"},
 		},
 		{
-			name: "E103_exact_twice_first_wins", files: map[string]string{"a.txt": "x\ndup\ny\ndup\n"},
+			// Changed by the amendment: only compat mode takes the first of two exact hits
+			// (E132–E134 cover the default mode).
+			name: "E103_exact_twice_first_wins", files: map[string]string{"a.txt": "x\ndup\ny\ndup\n"}, opts: compat,
 			patch: apText("*** Update File: a.txt", "@@", "-dup", "+DUP"), want: map[string]string{"a.txt": "x\nDUP\ny\ndup\n"},
 		},
 		{
@@ -246,7 +249,7 @@ func TestApplyFileEdgeCases(t *testing.T) {
 		{
 			name: "E124_file_at_limit_accepted", files: map[string]string{"a.txt": big},
 			opts:  []patch.Option{patch.WithMaxFileSize(int64(len(big)))},
-			patch: apText("*** Update File: a.txt", "@@", "-x", "+y"), want: map[string]string{"a.txt": "y\n" + big[2:]},
+			patch: apText("*** Update File: a.txt", "@@", "-x", "+y", " x", " x", " x", " x", " x", "*** End of File"), want: map[string]string{"a.txt": "y\n" + big[2:]},
 		},
 		{
 			name: "E125_empty_add", files: map[string]string{},
@@ -312,19 +315,20 @@ func TestCommitEdgeCases(t *testing.T) {
 			}
 		}},
 		{name: "E70_modes_kept_on_move_and_update", run: func(t *testing.T) {
+			// Modes a 022 umask would change (the test could not fail with 0755/0750).
 			m := apTree(t, map[string]string{"run.sh": "echo a\n", "x.txt": "x\n"})
-			_ = m.Chmod(p("run.sh"), 0o755)
-			_ = m.Chmod(p("x.txt"), 0o750)
+			_ = m.Chmod(p("run.sh"), 0o775)
+			_ = m.Chmod(p("x.txt"), 0o664)
 			a, _ := patch.New(m, apRoot)
 			if _, err := a.Apply(ctx, apText("*** Update File: run.sh", "*** Move to: bin/run.sh", "@@", "-echo a", "+echo b", "*** Update File: x.txt", "@@", "-x", "+y")); err != nil {
 				t.Fatal(err)
 			}
 			tree := m.Tree()
-			if e := tree[p("bin/run.sh")]; e.Mode != 0o755 {
-				t.Errorf("bin/run.sh mode = %v, want 0755", e.Mode)
+			if e := tree[p("bin/run.sh")]; e.Mode != 0o775 {
+				t.Errorf("bin/run.sh mode = %v, want 0775", e.Mode)
 			}
-			if e := tree[p("x.txt")]; e.Mode != 0o750 {
-				t.Errorf("x.txt mode = %v, want 0750", e.Mode)
+			if e := tree[p("x.txt")]; e.Mode != 0o664 {
+				t.Errorf("x.txt mode = %v, want 0664", e.Mode)
 			}
 		}},
 		{name: "E71_source_deleted_after_plan_changed", run: func(t *testing.T) {
@@ -367,11 +371,15 @@ func TestCommitEdgeCases(t *testing.T) {
 		{name: "E72_crlf_rescued_and_exact_chunks", run: func(t *testing.T) {
 			m := apTree(t, map[string]string{"a.txt": "h\r\nx\r\nstale\r\ny\r\nz\r\n"})
 			a, _ := patch.New(m, apRoot)
-			res, err := a.Apply(ctx, apText("*** Update File: a.txt", "@@", " x", "-old", "+new", " y", "@@", "-z", "+Z"))
+			// Changed by the amendment: the stale line is a drifted context line between two
+			// removed lines (a removed line that differs is refused).
+			m = apTree(t, map[string]string{"a.txt": "h\r\nx\r\nq\r\nstale line\r\nold\r\ny\r\nz\r\n"})
+			a, _ = patch.New(m, apRoot)
+			res, err := a.Apply(ctx, apText("*** Update File: a.txt", "@@", " x", "-q", " stale lines", "-old", "+new", " y", "@@", "-z", "+Z"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := apFiles(m)["a.txt"]; got != "h\r\nx\r\nnew\r\ny\r\nZ\r\n" {
+			if got := apFiles(m)["a.txt"]; got != "h\r\nx\r\nstale line\r\nnew\r\ny\r\nZ\r\n" {
 				t.Errorf("a.txt = %q", got)
 			}
 			if s := apStrategies(res); len(s) != 2 || s[0] != patch.StrategyPrefixSuffix || s[1] != patch.StrategyExact {
@@ -476,7 +484,7 @@ func TestPathEdgeCases(t *testing.T) {
 		{name: "E58_absolute_inside_root_rendered_relative", run: func(t *testing.T) {
 			m := apTree(t, map[string]string{"a.txt": "x\nold\ny\n"})
 			a, _ := patch.New(m, apRoot)
-			text := apText("*** Update File: "+apRoot+"/a.txt", "@@", " x", "-stale", "+new", " y")
+			text := apText("*** Update File: "+apRoot+"/a.txt", "@@", " x", "-old  ", "+new", " y")
 			rw, err := a.Rewrite(ctx, text)
 			if err != nil {
 				t.Fatal(err)
@@ -490,7 +498,7 @@ func TestPathEdgeCases(t *testing.T) {
 			}
 		}},
 		{name: "E59_worktree_sibling_rendered_dotdot", run: func(t *testing.T) {
-			m := patch.NewMemFS()
+			m := patchtest.NewMemFS()
 			_ = m.MkdirAll("/w/tree/sub", 0o755)
 			_ = m.WriteFile("/w/tree/shared.txt", []byte("s\n"), 0o644)
 			a, err := patch.New(m, "/w/tree/sub", patch.WithWorktrees("/w/tree"))
@@ -647,9 +655,11 @@ func TestRewriteEdgeCases(t *testing.T) {
 			want: apText("*** Update File: a.txt", "@@", " one", "-two", "+TWO"), changed: true,
 		},
 		{
-			name: "E55_stale_middle_from_file_bytes", files: map[string]string{"a.txt": "x\nstale\ny\n"},
-			text: apText("*** Update File: a.txt", "@@", " x", "-old", "+new \t", " y"),
-			want: apText("*** Update File: a.txt", "@@", " x", "-stale", "+new \t", " y"), changed: true,
+			// Changed by the amendment: the stale line is drifted context (a removed line that
+			// differs is refused).
+			name: "E55_stale_middle_from_file_bytes", files: map[string]string{"a.txt": "x\nq\nstale text\nold\ny\n"},
+			text: apText("*** Update File: a.txt", "@@", " x", "-q", " stale txt", "-old", "+new \t", " y"),
+			want: apText("*** Update File: a.txt", "@@", " x", "-q", " stale text", "-old", "+new \t", " y"), changed: true,
 		},
 		{
 			name: "E56_unicode_drift_context_from_file", files: map[string]string{"a.txt": apLQ + "alpha" + apRQ + "\nbeta\n"},
@@ -696,9 +706,9 @@ func TestRewriteEdgeCases(t *testing.T) {
 			want: apText("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-one", "+ONE", "@@ two", "-three", "+THREE"), changed: true,
 		},
 		{
-			name: "E78_add_verbatim_update_rewritten", files: map[string]string{"a.txt": "x\nstale\ny\n"},
+			name: "E78_add_verbatim_update_rewritten", files: map[string]string{"a.txt": "x\nold  \ny\n"},
 			text: apText("*** Add File: n.txt", "+n", "*** Update File: a.txt", "@@", " x", "-old", "+new", " y"),
-			want: apText("*** Add File: n.txt", "+n", "*** Update File: a.txt", "@@", " x", "-stale", "+new", " y"), changed: true,
+			want: apText("*** Add File: n.txt", "+n", "*** Update File: a.txt", "@@", " x", "-old  ", "+new", " y"), changed: true,
 		},
 	}
 	for _, tc := range cases {

@@ -36,6 +36,9 @@ const (
 	// KindIO: an I/O failure, an oversized file, a cancelled context or a failed commit
 	// (internal class).
 	KindIO
+	// KindAlreadyApplied: the change is already in the file (a patch sent twice, or lines
+	// already inserted); nothing was written (verification class).
+	KindAlreadyApplied
 )
 
 // One sentinel per [Kind]; an [*Error] of that kind unwraps to it.
@@ -51,6 +54,8 @@ var (
 	ErrOverlap      = errors.New("patch: overlapping chunks")
 	ErrChanged      = errors.New("patch: file changed since planning")
 	ErrIO           = errors.New("patch: i/o failure")
+	// ErrAlreadyApplied is the sentinel of KindAlreadyApplied.
+	ErrAlreadyApplied = errors.New("patch: change already applied")
 )
 
 // Sentinels returned by [ParseCommand].
@@ -67,20 +72,21 @@ var kindInfo = [...]struct {
 	name, class string
 	sentinel    error
 }{
-	KindInvalid:      {"invalid", "validation", ErrInvalid},
-	KindEmpty:        {"empty", "validation", ErrEmpty},
-	KindBlocked:      {"blocked", "blocked", ErrBlocked},
-	KindMissingFile:  {"missing_file", "verification", ErrMissingFile},
-	KindExists:       {"exists", "verification", ErrExists},
-	KindPathConflict: {"path_conflict", "verification", ErrPathConflict},
-	KindNotFound:     {"not_found", "verification", ErrNotFound},
-	KindAmbiguous:    {"ambiguous", "verification", ErrAmbiguous},
-	KindOverlap:      {"overlap", "verification", ErrOverlap},
-	KindChanged:      {"changed", "verification", ErrChanged},
-	KindIO:           {"io", "internal", ErrIO},
+	KindInvalid:        {"invalid", "validation", ErrInvalid},
+	KindEmpty:          {"empty", "validation", ErrEmpty},
+	KindBlocked:        {"blocked", "blocked", ErrBlocked},
+	KindMissingFile:    {"missing_file", "verification", ErrMissingFile},
+	KindExists:         {"exists", "verification", ErrExists},
+	KindPathConflict:   {"path_conflict", "verification", ErrPathConflict},
+	KindNotFound:       {"not_found", "verification", ErrNotFound},
+	KindAmbiguous:      {"ambiguous", "verification", ErrAmbiguous},
+	KindOverlap:        {"overlap", "verification", ErrOverlap},
+	KindChanged:        {"changed", "verification", ErrChanged},
+	KindIO:             {"io", "internal", ErrIO},
+	KindAlreadyApplied: {"already_applied", "verification", ErrAlreadyApplied},
 }
 
-func (k Kind) valid() bool { return k >= KindInvalid && k <= KindIO }
+func (k Kind) valid() bool { return k >= KindInvalid && k <= KindAlreadyApplied }
 
 // String returns the kind's snake_case name ("invalid", "missing_file", "not_found", …), the
 // value adapters put in a JSON "kind" field. An unknown kind gives "kind(<n>)".

@@ -50,16 +50,18 @@ func ExampleApplier_Apply() {
 	// }
 }
 
-// A stale patch: the removed line no longer matches the file, but the lines around it are
-// unique, so the chunk is rescued within bounds and the report says how.
+// A chunk whose context leaves out a line of the file (here the blank line) is rescued: the
+// patch lines are aligned with the file, the left-out line is kept, and only the line the
+// patch names as removed is removed.
 func ExampleApplier_Apply_rescued() {
 	m := exampleTree()
 	a, _ := patch.New(m, "/work")
 	res, err := a.Apply(context.Background(), `*** Begin Patch
 *** Update File: src/greet.go
 @@
+ package main
  func greet() string {
--	return "hi"
+-	return "hello"
 +	return "hi there"
  }
 *** End Patch`)
@@ -68,9 +70,39 @@ func ExampleApplier_Apply_rescued() {
 		return
 	}
 	r := res.Report[0]
-	fmt.Println(r.Strategy, r.Start, r.Len, r.Notes)
+	fmt.Println(r.Strategy, r.Start, r.Len, r.Pairing, r.Notes)
+	data, _ := m.ReadFile("/work/src/greet.go")
+	fmt.Print(string(data))
 	// Output:
-	// prefix-suffix 3 3 [edges 1+1 lines matched at exact stale span 1 line]
+	// lcs 1 5 [1 3 4 5] [LCS 4/4, runner-up 0 1 file line not named by the patch kept]
+	// package main
+	//
+	// func greet() string {
+	// 	return "hi there"
+	// }
+}
+
+// A removed line that changed since the model read the file is never removed: the refusal
+// names the line and both versions, and nothing is written.
+func ExampleApplier_Apply_changedLine() {
+	a, _ := patch.New(exampleTree(), "/work")
+	_, err := a.Apply(context.Background(), `*** Begin Patch
+*** Update File: src/greet.go
+@@
+ func greet() string {
+-	return "hi"
++	return "hi there"
+ }
+*** End Patch`)
+	fmt.Println(errors.Is(err, patch.ErrNotFound))
+	fmt.Println(err)
+	// Output:
+	// true
+	// apply_patch verification failed: Failed to find expected lines in src/greet.go:
+	// func greet() string {
+	// 	return "hi"
+	// }
+	// line 4 of src/greet.go changed since the patch was written: the file has `	return "hello"`, the patch expects `	return "hi"`; read the file again.
 }
 
 // An ambiguous location is refused, never guessed, and nothing is written.
@@ -92,7 +124,7 @@ func ExampleApplier_Apply_ambiguous() {
 	fmt.Println(err)
 	// Output:
 	// ambiguous [2 4]
-	// apply_patch verification failed: Ambiguous match in config.yaml: chunk 1 matches 2 places when compared with trim (file lines 2, 4); add context lines or an @@ anchor to choose one
+	// apply_patch verification failed: Ambiguous match in config.yaml: chunk 1 matches 2 places when compared with trim (file lines 2, 4); add more context lines or an @@ line to choose one
 }
 
 // Plan first, look, then commit: a file edited in between is detected.
@@ -115,14 +147,15 @@ func ExampleApplier_Commit() {
 }
 
 // Rewrite gives a host that keeps its own (Codex-like) apply_patch a patch it applies to the
-// same result: the stale line is replaced by the file's real line.
+// same result: the chunk the model wrote with typographic quotes is rendered from the file's
+// real lines.
 func ExampleApplier_Rewrite() {
 	a, _ := patch.New(exampleTree(), "/work")
 	rw, err := a.Rewrite(context.Background(), `*** Begin Patch
 *** Update File: /work/src/greet.go
 @@
  func greet() string {
--	return "hi"
+-	return “hello”
 +	return "hi there"
  }
 *** End Patch`)

@@ -23,6 +23,13 @@ func FuzzApply(f *testing.F) {
 		{"anchor\nx\n", "<<'EOF'\n*** Begin Patch\n*** Update File: f.txt\n@@ anchor\n+middle\n*** End Patch\nEOF\n"},
 		{"a\rb\r", "*** Begin Patch\n*** Update File: ../f.txt\n@@\n-a\n+A\n*** End Patch\n"},
 		{"", "*** Begin Patch\n*** End Patch\n"},
+		// The amendment: a unified-diff header, chunks out of order, a change already applied,
+		// a left-out context line, a changed removed line.
+		{"l1\nl2\nl3\nl4\n", "*** Begin Patch\n*** Update File: f.txt\n@@ -2,2 +2,2 @@\n l2\n-l3\n+L3\n*** End Patch\n"},
+		{"l1\nl2\nl3\nl4\nl5\n", "*** Begin Patch\n*** Update File: f.txt\n@@\n l4\n-l5\n+L5\n@@\n l1\n-l2\n+L2\n*** End Patch\n"},
+		{"a\nB\nc\n", "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n-b\n+B\n c\n*** End Patch\n"},
+		{"import os\nimport codecs\nimport sys\n\nprint(1)\n", "*** Begin Patch\n*** Update File: f.txt\n@@\n import os\n-import sys\n+import sys, json\n \n print(1)\n*** End Patch\n"},
+		{"x\nconst n = 22\ny\n", "*** Begin Patch\n*** Update File: f.txt\n@@\n x\n-const n = 16\n+const n = 32\n y\n*** End Patch\n"},
 	}
 	for _, s := range seeds {
 		f.Add(s.file, s.patch)

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/patch/patchtest"
 )
 
 const apRoot = "/w/root"
@@ -20,9 +21,9 @@ func apText(lines ...string) string {
 }
 
 // apTree creates a MemFS holding files (slash paths relative to apRoot) with mode 0o644.
-func apTree(t testing.TB, files map[string]string) *patch.MemFS {
+func apTree(t testing.TB, files map[string]string) *patchtest.MemFS {
 	t.Helper()
-	m := patch.NewMemFS()
+	m := patchtest.NewMemFS()
 	if err := m.MkdirAll(apRoot, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func apTree(t testing.TB, files map[string]string) *patch.MemFS {
 }
 
 // apFiles returns the regular files under apRoot (slash paths) and their contents.
-func apFiles(m *patch.MemFS) map[string]string {
+func apFiles(m *patchtest.MemFS) map[string]string {
 	out := map[string]string{}
 	for rel, e := range m.TreeUnder(apRoot) {
 		if !e.Dir && !e.Symlink {
@@ -66,6 +67,8 @@ type apCase struct {
 	msg     []string          // substrings of the error text
 	summary string            // exact Result.Summary when set
 	check   func(t *testing.T, res *patch.Result, err error)
+	setup   func(m *patchtest.MemFS)               // after the files are written
+	checkFS func(t *testing.T, m *patchtest.MemFS) // the tree after Apply
 }
 
 func apRun(t *testing.T, cases []apCase) {
@@ -73,6 +76,9 @@ func apRun(t *testing.T, cases []apCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := apTree(t, tc.files)
+			if tc.setup != nil {
+				tc.setup(m)
+			}
 			a, err := patch.New(m, apRoot, tc.opts...)
 			if err != nil {
 				t.Fatal(err)
@@ -108,6 +114,9 @@ func apRun(t *testing.T, cases []apCase) {
 			}
 			if tc.check != nil {
 				tc.check(t, res, err)
+			}
+			if tc.checkFS != nil {
+				tc.checkFS(t, m)
 			}
 		})
 	}

@@ -1,21 +1,26 @@
 package patch
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 )
 
 // sectionLocator places the chunks of one Update section on the section's base version of the
-// file (§3.4): anchors, the tolerance ladder with the unique-match rule, end-of-file anchoring,
-// the trailing-blank retry, rescues (rescue.go), and the nearest-window diagnostic.
+// file: anchors, the tolerance ladder with the unique-match rules, end-of-file anchoring, the
+// trailing-blank retry, chunks given out of order, the already-applied check, rescues
+// (rescue.go), and the nearest-window diagnostic.
 type sectionLocator struct {
 	cfg     *config
 	path    string // as written in the patch
 	section int    // 1-based
 	d       *doc
 	ix      *lineIndex
+	work    workBudget  // locating budget of the current chunk
+	placed  []placement // windows placed so far in this section
 }
 
 func newSectionLocator(cfg *config, path string, section int, d *doc) *sectionLocator {
@@ -34,11 +39,12 @@ type seekResult struct {
 	level     Level
 	ambiguous bool
 	cands     []int // 0-based candidate starts when ambiguous
+	exhausted bool  // the work limit ended the search before it was decided
 }
 
-// seek runs the tolerance ladder for pat from start (R24, R25, R28). At exact level the first
-// position wins unless uniqueExact is set; at loose levels the match must be unique, and an
-// ambiguity is final.
+// seek runs the tolerance ladder for pat from start. At exact level the first position wins
+// unless uniqueExact is set; at loose levels the match must be unique, and an ambiguity is
+// final.
 func (s *sectionLocator) seek(pat []string, start int, eof, uniqueExact bool) seekResult {
 	return s.seekLevels(pat, start, eof, uniqueExact, LevelExact, s.cfg.maxTol)
 }
@@ -49,6 +55,9 @@ func (s *sectionLocator) seekLevels(pat []string, start int, eof, uniqueExact bo
 	for l := lo; l <= hi; l++ {
 		if eof {
 			p := n - m
+			if !s.work.spend(int64(m)) {
+				return seekResult{pos: -1, level: l, exhausted: true}
+			}
 			if p >= 0 && s.ix.matchesAt(l, pat, normAll(l, pat), p) {
 				return seekResult{pos: p, level: l}
 			}
@@ -58,12 +67,14 @@ func (s *sectionLocator) seekLevels(pat []string, start int, eof, uniqueExact bo
 		if l == LevelExact && !uniqueExact {
 			limit = 1
 		}
-		ps := s.ix.positions(l, pat, start, limit)
+		ps := s.ix.positions(l, pat, start, limit, &s.work)
 		switch {
-		case len(ps) == 1:
+		case len(ps) == 1 && (limit == 1 || !s.work.exhausted()):
 			return seekResult{pos: ps[0], level: l}
 		case len(ps) > 1:
-			return seekResult{pos: -1, level: l, ambiguous: true, cands: ps}
+			return seekResult{pos: -1, level: l, ambiguous: true, cands: ps, exhausted: s.work.exhausted()}
+		case s.work.exhausted():
+			return seekResult{pos: -1, level: l, exhausted: true, cands: ps}
 		}
 	}
 	return seekResult{pos: -1}
@@ -114,7 +125,7 @@ func (b chunkBody) edits() []edit {
 	return out
 }
 
-// withoutTrailingBlank returns the body for Codex's trailing-blank retry (R29): the last
+// withoutTrailingBlank returns the body for Codex's trailing-blank retry: the last
 // old-side line, which is empty, leaves the old side; a context line stays on the new side as
 // an added empty line when added lines follow it.
 func (b chunkBody) withoutTrailingBlank() chunkBody {
@@ -133,50 +144,131 @@ func (b chunkBody) withoutTrailingBlank() chunkBody {
 	return chunkBody{lines: slices.Delete(out, idx, idx+1)}
 }
 
+// unifiedHeader matches the text after "@@ " of a unified-diff chunk header,
+// "-a[,b] +c[,d] @@" optionally followed by text (git writes a function name there).
+var unifiedHeader = regexp.MustCompile(`^-(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@(?:[ \t]+(.*))?$`)
+
+// anchorsOf returns the anchors a chunk is located with. In the default mode an anchor written
+// as a unified-diff header is not searched for: the text after its second "@@", if any, is
+// the anchor, and the old-side line number it names is returned for diagnostics (0 if none).
+func (s *sectionLocator) anchorsOf(ch Chunk) ([]string, int) {
+	if s.cfg.codex {
+		return ch.Anchors, 0
+	}
+	var out []string
+	said := 0
+	for _, a := range ch.Anchors {
+		m := unifiedHeader.FindStringSubmatch(a)
+		if m == nil {
+			out = append(out, a)
+			continue
+		}
+		said, _ = strconv.Atoi(m[1])
+		if t := m[2]; strings.TrimSpace(t) != "" {
+			out = append(out, t)
+		}
+	}
+	return out, said
+}
+
+// appliedChunk records a chunk whose change is already in the file.
+type appliedChunk struct {
+	chunk, line int // 1-based chunk index and file line where its new side was found
+}
+
 // locateAll places every chunk of the section and returns the placements sorted by position,
 // with one report per chunk in patch order.
 func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, error) {
+	var texts []string
+	for _, ch := range chunks {
+		texts = append(texts, ch.Anchors...)
+		for _, l := range ch.Lines {
+			texts = append(texts, l.Text)
+		}
+	}
+	s.ix.restrictExact(texts)
 	places := make([]placement, 0, len(chunks))
 	reports := make([]ChunkReport, 0, len(chunks))
+	var applied []appliedChunk
 	cursor := 0
-	n := s.n()
+	fail := func(k int, err error) ([]placement, []ChunkReport, error) {
+		if len(applied) > 0 {
+			return nil, nil, s.alreadyApplied(applied, len(chunks), k, err)
+		}
+		return nil, nil, err
+	}
 	for k, ch := range chunks {
+		s.work = workBudget{limit: s.cfg.workLimit}
 		rep := ChunkReport{Section: s.section, Chunk: k + 1, Path: s.path}
 		body := chunkBody{lines: ch.Lines}
 		old, _ := body.old()
 		pure := len(old) == 0
-		for i, a := range ch.Anchors {
-			insertionAnchor := pure && !ch.EOF && i == len(ch.Anchors)-1
-			r := s.seek([]string{a}, cursor, false, insertionAnchor)
+		anchors, said := s.anchorsOf(ch)
+		at := cursor
+		for i, a := range anchors {
+			insertionAnchor := pure && !ch.EOF && i == len(anchors)-1
+			r := s.seek([]string{a}, at, false, insertionAnchor)
+			if r.pos < 0 && !r.ambiguous && !s.cfg.codex && at > 0 {
+				// An anchor above the cursor: a chunk given out of order, taken only when the
+				// anchor is unique in the whole file.
+				if rr := s.seek([]string{a}, 0, false, true); rr.pos >= 0 || rr.ambiguous {
+					r = rr
+					if rr.pos >= 0 {
+						rep.Notes = append(rep.Notes, noteOutOfOrder(rr.pos))
+					}
+				}
+			}
 			if r.ambiguous {
-				return nil, nil, s.anchorAmbiguous(k+1, ch.Line, a, r)
+				return fail(k+1, s.anchorAmbiguous(k+1, ch.Line, a, r))
 			}
 			if r.pos < 0 {
-				return nil, nil, s.newErr(KindNotFound, k+1, ch.Line,
-					fmt.Sprintf("Failed to find context '%s' in %s", a, s.path))
+				return fail(k+1, s.newErr(KindNotFound, k+1, ch.Line,
+					fmt.Sprintf("Failed to find context '%s' in %s", a, s.path)))
 			}
-			cursor = r.pos + 1
+			at = r.pos + 1
 			rep.AnchorLevel = max(rep.AnchorLevel, r.level)
 		}
 		if pure {
-			at := n
+			ins := s.n()
 			rep.Strategy = StrategyAppend
-			if !ch.EOF && len(ch.Anchors) > 0 {
-				at, rep.Strategy = cursor, StrategyAnchor
+			if !ch.EOF && len(anchors) > 0 {
+				ins, rep.Strategy = at, StrategyAnchor
+			}
+			if line, ok := s.insertedAlready(body, ins, rep.Strategy == StrategyAppend); ok {
+				applied = append(applied, appliedChunk{k + 1, line})
+				continue
 			}
 			ed := body.edits()
-			places = append(places, placement{start: at, end: at, edits: ed, order: k})
-			rep.Start, rep.Added = at+1, len(ed)
+			places = append(places, placement{start: ins, end: ins, edits: ed, order: k})
+			rep.Start, rep.Added = ins+1, len(ed)
 			reports = append(reports, rep)
+			if rep.Strategy == StrategyAnchor {
+				cursor = max(cursor, at)
+			}
 			continue
 		}
-		p, err := s.placeChunk(k+1, ch, body, cursor, &rep)
+		p, line, err := s.placeChunk(k+1, ch, body, at, len(anchors) == 0, &rep)
 		if err != nil {
-			return nil, nil, err
+			var pe *Error
+			if said > 0 && errors.As(err, &pe) && pe.Kind == KindNotFound {
+				pe.Msg += fmt.Sprintf("\nThe chunk header said line %d; line numbers are never used to place a chunk.", said)
+			}
+			return fail(k+1, err)
+		}
+		if said > 0 && line == 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("the patch said line %d; the lines were found at line %d", said, p.start+1))
+		}
+		if line > 0 {
+			applied = append(applied, appliedChunk{k + 1, line})
+			continue
 		}
 		places = append(places, p)
+		s.placed = append(s.placed, p)
 		reports = append(reports, rep)
-		cursor = p.end
+		cursor = max(cursor, p.end)
+	}
+	if len(applied) > 0 {
+		return nil, nil, s.alreadyApplied(applied, len(chunks), 0, nil)
 	}
 	sorted, err := s.order(places)
 	if err != nil {
@@ -185,19 +277,177 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 	return sorted, reports, nil
 }
 
-// placeChunk locates a chunk with old lines: ladder, trailing-blank retry, rescues.
-func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int, rep *ChunkReport) (placement, error) {
-	old, oldLines := body.old()
-	r := s.seek(old, cursor, ch.EOF, false)
-	if r.ambiguous {
-		return placement{}, s.chunkAmbiguous(k, ch, oldLines, r)
+func noteOutOfOrder(pos int) string {
+	return fmt.Sprintf("out of order: found at file line %d, above the previous chunk", pos+1)
+}
+
+// hasAddedText reports whether the body adds a line with a non-blank character: only such
+// chunks are checked for being applied already (adding a blank line twice is legitimate).
+func (b chunkBody) hasAddedText() bool {
+	for _, l := range b.lines {
+		if l.Op == Insert && strings.TrimSpace(l.Text) != "" {
+			return true
+		}
 	}
-	if r.pos < 0 && old[len(old)-1] == "" && len(old) > 1 {
+	return false
+}
+
+func (b chunkBody) hasRemove() bool {
+	for _, l := range b.lines {
+		if l.Op == Remove {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesAnyLevel reports whether pat matches at p at some ladder level up to the cap.
+func (s *sectionLocator) matchesAnyLevel(pat []string, p int) bool {
+	if p < 0 || p+len(pat) > s.n() {
+		return false
+	}
+	for l := LevelExact; l <= s.cfg.maxTol; l++ {
+		if !s.work.spend(int64(len(pat))) {
+			return false
+		}
+		if s.ix.matchesAt(l, pat, normAll(l, pat), p) {
+			return true
+		}
+	}
+	return false
+}
+
+// insertedAlready reports whether the added lines of a pure insertion are already at its
+// insertion point: right after the anchor, or at the end of the file for an append.
+func (s *sectionLocator) insertedAlready(body chunkBody, at int, appendAtEnd bool) (int, bool) {
+	if s.cfg.codex || !body.hasAddedText() {
+		return 0, false
+	}
+	added := body.new()
+	if appendAtEnd {
+		at = s.n() - len(added)
+	}
+	if s.matchesAnyLevel(added, at) {
+		return at + 1, true
+	}
+	return 0, false
+}
+
+// appliedAround reports whether a chunk without removed lines, whose old (context) lines
+// were found at pos, already has its added lines there: its new side matches at pos, shifted
+// up by the added lines that precede its first context line.
+func (s *sectionLocator) appliedAround(body chunkBody, pos int) (int, bool) {
+	if s.cfg.codex || body.hasRemove() || !body.hasAddedText() {
+		return 0, false
+	}
+	lead := 0
+	for _, l := range body.lines {
+		if l.Op != Insert {
+			break
+		}
+		lead++
+	}
+	p := pos - lead
+	if s.matchesAnyLevel(body.new(), p) {
+		return p + 1, true
+	}
+	return 0, false
+}
+
+// appliedElsewhere reports whether a chunk whose old side was found nowhere has its new side at
+// or after the cursor (exactly, or uniquely at a loose level): the change is already there.
+func (s *sectionLocator) appliedElsewhere(body chunkBody, cursor int, eof bool) (int, bool) {
+	if s.cfg.codex || !body.hasAddedText() {
+		return 0, false
+	}
+	r := s.seek(body.new(), cursor, eof, false)
+	if r.pos < 0 && eof && !r.ambiguous {
+		// Lines a later chunk appended may follow a change pinned to the end of the file.
+		r = s.seek(body.new(), cursor, false, false)
+	}
+	if r.pos >= 0 {
+		return r.pos + 1, true
+	}
+	return 0, false
+}
+
+// alreadyApplied builds the KindAlreadyApplied error of a section in which some chunks are
+// already applied; failed (1-based, 0 if none) is a chunk that could not be placed, with its
+// error.
+func (s *sectionLocator) alreadyApplied(applied []appliedChunk, chunks, failed int, cause error) *Error {
+	e := s.newErr(KindAlreadyApplied, applied[0].chunk, 0, "")
+	e.FileLine = applied[0].line
+	if len(applied) == 1 && chunks == 1 {
+		e.Msg = fmt.Sprintf("This change is already in %s at line %d; nothing was written", s.path, applied[0].line)
+		return e
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Part of this change is already in %s; nothing was written:", s.path)
+	done := map[int]int{}
+	for _, a := range applied {
+		done[a.chunk] = a.line
+	}
+	for k := 1; k <= chunks; k++ {
+		switch line, ok := done[k]; {
+		case ok:
+			fmt.Fprintf(&b, "\n  chunk %d: already applied at line %d", k, line)
+		case k == failed:
+			kind := KindIO
+			var pe *Error
+			if errors.As(cause, &pe) {
+				kind = pe.Kind
+			}
+			fmt.Fprintf(&b, "\n  chunk %d: cannot be placed (%s)", k, kind)
+		case failed > 0 && k > failed:
+			fmt.Fprintf(&b, "\n  chunk %d: not checked", k)
+		default:
+			fmt.Fprintf(&b, "\n  chunk %d: not applied yet", k)
+		}
+	}
+	b.WriteString("\nRemove the chunks that are already applied and send the rest again.")
+	e.Msg = b.String()
+	return e
+}
+
+// elsewhere returns the other places where the old lines of body match at level l in the
+// whole file, leaving out pos and windows that overlap the chunks placed so far.
+func (s *sectionLocator) elsewhere(body chunkBody, l Level, pos int) []int {
+	old, _ := body.old()
+	var out []int
+	for _, p := range s.ix.positions(l, old, 0, 0, &s.work) {
+		if p != pos && !s.overlapsPlaced(p, p+len(old)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// overlapsPlaced reports whether the window [start, end) overlaps a window placed earlier.
+func (s *sectionLocator) overlapsPlaced(start, end int) bool {
+	for _, p := range s.placed {
+		if start < p.end && p.start < end {
+			return true
+		}
+	}
+	return false
+}
+
+// placeChunk locates a chunk with old lines: ladder, trailing-blank retry, out-of-order
+// search, the already-applied check, rescues. A chunk found already applied returns the file
+// line where its new side is (and no placement).
+func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int, noAnchor bool, rep *ChunkReport) (placement, int, error) {
+	old, oldLines := body.old()
+	uniqueExact := noAnchor && !s.cfg.codex
+	r := s.seek(old, cursor, ch.EOF, uniqueExact)
+	if r.ambiguous {
+		return placement{}, 0, s.chunkAmbiguous(k, ch, oldLines, r)
+	}
+	if r.pos < 0 && !r.exhausted && old[len(old)-1] == "" && len(old) > 1 {
 		retry := body.withoutTrailingBlank()
 		rold, rlines := retry.old()
-		rr := s.seek(rold, cursor, ch.EOF, false)
+		rr := s.seek(rold, cursor, ch.EOF, uniqueExact)
 		if rr.ambiguous {
-			return placement{}, s.chunkAmbiguous(k, ch, rlines, rr)
+			return placement{}, 0, s.chunkAmbiguous(k, ch, rlines, rr)
 		}
 		if rr.pos >= 0 {
 			rep.BlankRetry = true
@@ -205,8 +455,44 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 			body, r = retry, rr
 		}
 	}
+	if r.exhausted && r.pos < 0 {
+		note := "locating stopped at the work limit"
+		if len(r.cands) == 1 {
+			note = fmt.Sprintf("the lines match at file line %d, but the work limit ended the check that no other place matches; add context lines or an @@ anchor", r.cands[0]+1)
+		}
+		return placement{}, 0, s.notFound(k, ch, body, cursor, []string{note})
+	}
 	if r.pos >= 0 {
-		return s.finish(body, r.pos, Strategy(r.level.String()), k, rep), nil
+		if uniqueExact && cursor > 0 && !ch.EOF {
+			// Chunks may come out of order, so a place above the cursor is a candidate too:
+			// the match must be unique in the whole file, apart from windows already taken.
+			if cands := s.elsewhere(body, r.level, r.pos); len(cands) > 0 {
+				rr := r
+				rr.ambiguous, rr.cands = true, append([]int{r.pos}, cands...)
+				slices.Sort(rr.cands)
+				return placement{}, 0, s.chunkAmbiguous(k, ch, oldLines, rr)
+			}
+		}
+		if line, ok := s.appliedAround(body, r.pos); ok {
+			return placement{}, line, nil
+		}
+		return s.finish(body, r.pos, Strategy(r.level.String()), k, rep), 0, nil
+	}
+	if !s.cfg.codex && !ch.EOF && cursor > 0 {
+		// Chunks given out of order: the lines are sought in the whole file, and must be
+		// unique there at every level.
+		rr := s.seek(old, 0, false, true)
+		if rr.ambiguous {
+			return placement{}, 0, s.chunkAmbiguous(k, ch, oldLines, rr)
+		}
+		if rr.pos >= 0 && rr.pos < cursor && !s.overlapsPlaced(rr.pos, rr.pos+len(old)) {
+			p := s.finish(body, rr.pos, Strategy(rr.level.String()), k, rep)
+			rep.Notes = append(rep.Notes, noteOutOfOrder(rr.pos))
+			return p, 0, nil
+		}
+	}
+	if line, ok := s.appliedElsewhere(body, cursor, ch.EOF); ok {
+		return placement{}, line, nil
 	}
 	if s.cfg.maxTol < LevelUnicodeTrim {
 		// Levels beyond the cap are not accepted, but they still decide whether a rescue
@@ -214,31 +500,105 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 		// lowering the cap never turns a failure into a success.
 		beyond := s.seekLevels(old, cursor, ch.EOF, false, s.cfg.maxTol+1, LevelUnicodeTrim)
 		if beyond.ambiguous {
-			return placement{}, s.chunkAmbiguous(k, ch, oldLines, beyond)
+			return placement{}, 0, s.chunkAmbiguous(k, ch, oldLines, beyond)
 		}
 		if beyond.pos >= 0 {
 			note := fmt.Sprintf("the lines match only at %s (file line %d), beyond the tolerance cap %s",
 				beyond.level, beyond.pos+1, s.cfg.maxTol)
-			return placement{}, s.notFound(k, ch, body, cursor, []string{note})
+			return placement{}, 0, s.notFound(k, ch, body, cursor, []string{note})
 		}
 	}
 	rs := &rescuer{s: s, ch: ch, body: body, cursor: cursor, budget: s.cfg.workLimit}
 	p, ok, err := rs.run(k, rep)
 	if err != nil {
-		return placement{}, err
+		return placement{}, 0, err
 	}
 	if ok {
-		return p, nil
+		return p, 0, nil
 	}
-	return placement{}, s.notFound(k, ch, body, cursor, rs.notes)
+	if rs.changed.found {
+		return placement{}, 0, s.changedErr(k, ch, body, rs.changed, rs.notes)
+	}
+	return placement{}, 0, s.notFound(k, ch, body, cursor, rs.notes)
 }
 
-// finish builds the placement of body at pos and fills the report.
+// changedErr is the KindNotFound error of a chunk whose removed line no longer equals the file
+// line it would remove: the file changed since the model read it.
+func (s *sectionLocator) changedErr(k int, ch Chunk, body chunkBody, c changedLine, notes []string) *Error {
+	old, oldLines := body.old()
+	var b strings.Builder
+	fmt.Fprintf(&b, "Failed to find expected lines in %s:\n%s\n%s.", s.path, strings.Join(old, "\n"), c.String(s.path))
+	for _, note := range notes {
+		if note != noteLCSUnsound {
+			fmt.Fprintf(&b, "\nRescue: %s.", note)
+		}
+	}
+	line := ch.Line
+	for i, t := range old {
+		if t == c.patch {
+			line = oldLines[i]
+			break
+		}
+	}
+	e := s.newErr(KindNotFound, k, line, b.String())
+	e.FileLine = c.fileLine + 1
+	return e
+}
+
+// finish builds the placement of body at pos (old line i on file line pos+i) and fills the
+// report.
 func (s *sectionLocator) finish(body chunkBody, pos int, st Strategy, k int, rep *ChunkReport) placement {
 	old, _ := body.old()
-	ed := body.edits()
+	pair := make([]int, len(old))
+	for i := range pair {
+		pair[i] = pos + i
+	}
+	return s.placeAligned(body, pos, pos+len(old), pair, st, k, rep)
+}
+
+// placeAligned builds the placement of body over the window [start, end) from a pairing of
+// its old lines with file lines (pair[i] is the 0-based file line of old line i, -1 when
+// unpaired) and fills the report, which takes pair over (made 1-based). A file line paired with a removed line is dropped; every
+// other file line of the window is kept as the file has it; unpaired context lines of the
+// patch are skipped; added lines go right after the file line paired with the nearest
+// preceding old line, or, when none precedes, right before the one paired with the nearest
+// following old line.
+func (s *sectionLocator) placeAligned(body chunkBody, start, end int, pair []int, st Strategy, k int, rep *ChunkReport) placement {
+	ed := make([]edit, 0, len(body.lines)+end-start)
+	pos, oi := start, 0
+	var pending []edit
+	seen := false
+	for _, l := range body.lines {
+		if l.Op == Insert {
+			e := edit{op: Insert, text: l.Text}
+			if seen {
+				ed = append(ed, e)
+			} else {
+				pending = append(pending, e)
+			}
+			continue
+		}
+		q := pair[oi]
+		oi++
+		if q < 0 {
+			continue
+		}
+		for ; pos < q; pos++ {
+			ed = append(ed, edit{op: Context})
+		}
+		if !seen {
+			ed, pending, seen = append(ed, pending...), nil, true
+		}
+		ed = append(ed, edit{op: l.Op})
+		pos++
+	}
+	ed = append(ed, pending...)
+	for ; pos < end; pos++ {
+		ed = append(ed, edit{op: Context})
+	}
 	rep.Strategy = st
-	rep.Start, rep.Len = pos+1, len(old)
+	rep.Start, rep.Len = start+1, end-start
+	rep.Removed, rep.Added = 0, 0
 	for _, e := range ed {
 		switch e.op {
 		case Remove:
@@ -247,11 +607,15 @@ func (s *sectionLocator) finish(body chunkBody, pos int, st Strategy, k int, rep
 			rep.Added++
 		}
 	}
-	return placement{start: pos, end: pos + len(old), edits: ed, order: k - 1}
+	for i := range pair {
+		pair[i]++ // 1-based, 0 = unpaired
+	}
+	rep.Pairing = pair
+	return placement{start: start, end: end, edits: ed, order: k - 1}
 }
 
 // order sorts placements by position (insertions before a window starting at the same line,
-// equal positions in patch order) and rejects overlaps (R31).
+// equal positions in patch order) and rejects overlaps.
 func (s *sectionLocator) order(ps []placement) ([]placement, error) {
 	sorted := slices.Clone(ps)
 	slices.SortStableFunc(sorted, func(a, b placement) int {
@@ -281,11 +645,16 @@ func (s *sectionLocator) order(ps []placement) ([]placement, error) {
 	return sorted, nil
 }
 
-func fileLines(cands []int) string {
+// maxListed is how many candidate lines an error message lists.
+const maxListed = 6
+
+// candidateList renders 0-based candidates as 1-based line numbers, at most maxListed of
+// them, followed by how many more there are ("12, 40, … and 7 more"). total is the number of
+// candidates (at least len(cands)); atLeast says the count stopped at the work limit.
+func candidateList(cands []int, total int, atLeast bool) string {
 	var b strings.Builder
 	for i, c := range cands {
-		if i == 5 {
-			b.WriteString(", …")
+		if i == maxListed {
 			break
 		}
 		if i > 0 {
@@ -293,10 +662,18 @@ func fileLines(cands []int) string {
 		}
 		b.WriteString(strconv.Itoa(c + 1))
 	}
+	if more := total - min(len(cands), maxListed); more > 0 {
+		if atLeast {
+			fmt.Fprintf(&b, " and at least %d more", more)
+		} else {
+			fmt.Fprintf(&b, " and %d more", more)
+		}
+	}
 	return b.String()
 }
 
 func oneBased(cands []int) []int {
+	cands = cands[:min(len(cands), maxListed)]
 	out := make([]int, len(cands))
 	for i, c := range cands {
 		out[i] = c + 1
@@ -309,10 +686,14 @@ func (s *sectionLocator) chunkAmbiguous(k int, ch Chunk, oldLines []int, r seekR
 	if len(oldLines) > 0 {
 		line = oldLines[0]
 	}
+	count := strconv.Itoa(len(r.cands))
+	if r.exhausted {
+		count = "at least " + count
+	}
 	e := s.newErr(KindAmbiguous, k, line, fmt.Sprintf(
-		"Ambiguous match in %s: chunk %d matches %d places when compared with %s (file lines %s); "+
-			"add context lines or an @@ anchor to choose one",
-		s.path, k, len(r.cands), r.level, fileLines(r.cands)))
+		"Ambiguous match in %s: chunk %d matches %s places when compared with %s (file lines %s); "+
+			"add more context lines or an @@ line to choose one",
+		s.path, k, count, r.level, candidateList(r.cands, len(r.cands), r.exhausted)))
 	e.Candidates = oneBased(r.cands)
 	e.FileLine = r.cands[0] + 1
 	return e
@@ -321,13 +702,13 @@ func (s *sectionLocator) chunkAmbiguous(k int, ch Chunk, oldLines []int, r seekR
 func (s *sectionLocator) anchorAmbiguous(k, line int, anchor string, r seekResult) *Error {
 	e := s.newErr(KindAmbiguous, k, line, fmt.Sprintf(
 		"Ambiguous context '%s' in %s: matches file lines %s (compared with %s)",
-		anchor, s.path, fileLines(r.cands), r.level))
+		anchor, s.path, candidateList(r.cands, len(r.cands), r.exhausted), r.level))
 	e.Candidates = oneBased(r.cands)
 	e.FileLine = r.cands[0] + 1
 	return e
 }
 
-// notFound builds the KindNotFound error with the nearest-window diagnostic of R48.
+// notFound builds the KindNotFound error with the nearest-window diagnostic.
 func (s *sectionLocator) notFound(k int, ch Chunk, body chunkBody, cursor int, notes []string) *Error {
 	old, oldLines := body.old()
 	n, m := s.n(), len(old)
@@ -342,10 +723,13 @@ func (s *sectionLocator) notFound(k int, ch Chunk, body chunkBody, cursor int, n
 	if ch.EOF {
 		lo = max(n-m, 0)
 	}
-	start, ok := s.nearest(old, cursor, ch.EOF)
+	w := workBudget{limit: s.cfg.workLimit}
+	start, ok := s.nearest(old, cursor, ch.EOF, &w)
 	switch {
 	case n == 0:
 		b.WriteString("The file is empty.")
+	case w.exhausted():
+		b.WriteString("The search for the closest match stopped at the work limit; add context lines that occur rarely in the file.")
 	case !ok:
 		fmt.Fprintf(&b, "No similar lines found in file lines %d-%d.", min(lo+1, n), n)
 	default:
@@ -374,19 +758,29 @@ func (s *sectionLocator) notFound(k int, ch Chunk, body chunkBody, cursor int, n
 
 // nearest finds the window start with the most old lines matching at unicode-trim, by voting
 // through the index; ties go to the smallest start.
-func (s *sectionLocator) nearest(old []string, cursor int, eof bool) (int, bool) {
+//
+// Every vote costs one unit of w; when w runs out the search stops without a result.
+func (s *sectionLocator) nearest(old []string, cursor int, eof bool, w *workBudget) (int, bool) {
 	n, m := s.n(), len(old)
 	if n == 0 {
 		return 0, false
 	}
 	li := s.ix.level(LevelUnicodeTrim)
-	votes := make(map[int]int)
+	// votes[p+m] counts the old lines that match with the window starting at p (p ≥ -m+1).
+	votes := make([]int32, n+m)
 	for i, o := range old {
-		h, ok := li.head[normalize(LevelUnicodeTrim, o)]
-		if !ok {
+		text := normalize(LevelUnicodeTrim, o)
+		h := li.lookup(text)
+		if h.first < 0 {
 			continue
 		}
+		if !w.spend(int64(h.count)) {
+			return 0, false
+		}
 		for q := h.first; q >= 0; q = li.next[q] {
+			if h.mixed && li.norm[q] != text {
+				continue // another line with the same hash
+			}
 			p := int(q) - i
 			if eof {
 				if p != n-m {
@@ -395,13 +789,13 @@ func (s *sectionLocator) nearest(old []string, cursor int, eof bool) (int, bool)
 			} else if p < cursor {
 				continue
 			}
-			votes[p]++
+			votes[p+m]++
 		}
 	}
-	best, bestV := -1, 0
-	for p, v := range votes {
-		if v > bestV || (v == bestV && p < best) {
-			best, bestV = p, v
+	best, bestV := -1, int32(0)
+	for k, v := range votes {
+		if v > bestV {
+			best, bestV = k-m, v
 		}
 	}
 	return best, best >= 0

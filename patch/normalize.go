@@ -12,7 +12,7 @@ func isSpace(r rune) bool { return r == '\ufeff' || unicode.IsSpace(r) }
 func trimEnd(s string) string  { return strings.TrimRightFunc(s, isSpace) }
 func trimBoth(s string) string { return strings.TrimFunc(s, isSpace) }
 
-// mapRune is the typographic mapping table of R24 (the union of Codex's and Slim's). It returns
+// mapRune is the typographic mapping table of the ladder (the union of Codex's and Slim's). It returns
 // "" for runes that are not mapped.
 func mapRune(r rune) string {
 	switch r {

@@ -12,11 +12,6 @@ import (
 // Defaults of the tunable limits. Each can be overridden per [Applier] with the matching
 // option.
 const (
-	// DefaultStaleSpanMin and DefaultStaleSpanFactor bound the prefix/suffix rescue: the file
-	// lines replaced between the two edges may number at most
-	// max(DefaultStaleSpanMin, DefaultStaleSpanFactor × stale lines of the chunk).
-	DefaultStaleSpanMin    = 8
-	DefaultStaleSpanFactor = 2
 	// DefaultLCSMaxLines: chunks with more old lines than this are not LCS-rescued.
 	DefaultLCSMaxLines = 48
 	// DefaultLCSMaxCandidates: with more candidate windows than this the LCS rescue gives up.
@@ -124,10 +119,9 @@ type config struct {
 	overwrite     bool
 	eol           EOLMode
 	atomic        bool
+	codex         bool // Codex's locating: first exact hit, no out-of-order or already-applied checks
 	maxTol        Level
 	prefixSuffix  bool
-	staleMin      int
-	staleFactor   int
 	lcs           bool
 	lcsMaxLines   int
 	lcsMaxCands   int
@@ -140,6 +134,7 @@ type config struct {
 	relPaths      bool
 	mergeRepeated bool
 	random        io.Reader
+	formatter     Formatter
 	containment   *pathguard.Containment
 }
 
@@ -148,8 +143,6 @@ func defaultConfig() config {
 		atomic:       true,
 		maxTol:       LevelUnicodeTrim,
 		prefixSuffix: true,
-		staleMin:     DefaultStaleSpanMin,
-		staleFactor:  DefaultStaleSpanFactor,
 		lcs:          true,
 		lcsMaxLines:  DefaultLCSMaxLines,
 		lcsMaxCands:  DefaultLCSMaxCandidates,
@@ -170,10 +163,10 @@ func defaultMargin(m int) int { return max(1, (m+9)/10) }
 // GoString makes table-test failures readable.
 func (c config) GoString() string {
 	return fmt.Sprintf("patch.config{worktrees:%q outside:%v overwrite:%v eol:%v atomic:%v maxTol:%v "+
-		"prefixSuffix:%v stale:%d/%d lcs:%v lcsLimits:%d/%d/%.2f workLimit:%d maxFileSize:%d "+
+		"prefixSuffix:%v lcs:%v lcsLimits:%d/%d/%.2f workLimit:%d maxFileSize:%d "+
 		"modes:%v/%v relPaths:%v merge:%v}",
 		c.worktrees, c.outside, c.overwrite, c.eol, c.atomic, c.maxTol, c.prefixSuffix,
-		c.staleMin, c.staleFactor, c.lcs, c.lcsMaxLines, c.lcsMaxCands, c.lcsThreshold,
+		c.lcs, c.lcsMaxLines, c.lcsMaxCands, c.lcsThreshold,
 		c.workLimit, c.maxFileSize, c.fileMode, c.dirMode, c.relPaths, c.mergeRepeated)
 }
 
@@ -181,8 +174,6 @@ func (c *config) validate() error {
 	switch {
 	case c.maxTol > LevelUnicodeTrim:
 		return fmt.Errorf("patch: WithMaxTolerance: unknown level %d", c.maxTol)
-	case c.staleMin < 0 || c.staleFactor < 0:
-		return fmt.Errorf("patch: WithStaleSpan: negative bound (%d, %d)", c.staleMin, c.staleFactor)
 	case c.lcsMaxLines < 1 || c.lcsMaxCands < 1:
 		return fmt.Errorf("patch: WithLCSLimits: limits must be positive (%d, %d)", c.lcsMaxLines, c.lcsMaxCands)
 	case math.IsNaN(c.lcsThreshold) || c.lcsThreshold <= 0 || c.lcsThreshold > 1:
@@ -225,15 +216,18 @@ func WithEOL(m EOLMode) Option { return func(c *config) { c.eol = m } }
 // committed all or nothing.
 func WithAtomic(on bool) Option { return func(c *config) { c.atomic = on } }
 
-// WithCodexCompat restores Codex's behaviour for the three safety divergences: it equals
-// WithOverwrite(true), WithEOL(EOLCodex) and WithAtomic(false). Leniency, the tolerance ladder,
-// the uniqueness rule, anchors, rescues and containment stay as in the default mode. Options
-// given after it override its parts.
+// WithCodexCompat restores Codex's behaviour: it sets WithOverwrite(true), WithEOL(EOLCodex)
+// and WithAtomic(false), and locates chunks as Codex does — an exact match takes the first
+// hit even without an @@ anchor, chunks are sought only below the previous one, a
+// unified-diff header is an ordinary anchor, and a change already in the file is applied
+// again. Leniency, the loose levels' uniqueness rule, anchors, rescues and containment stay as
+// in the default mode. Options given after it override its parts.
 func WithCodexCompat() Option {
 	return func(c *config) {
 		c.overwrite = true
 		c.eol = EOLCodex
 		c.atomic = false
+		c.codex = true
 	}
 }
 
@@ -247,12 +241,6 @@ func WithMaxTolerance(l Level) Option { return func(c *config) { c.maxTol = l } 
 
 // WithPrefixSuffixRescue turns the prefix/suffix rescue on or off (default on).
 func WithPrefixSuffixRescue(on bool) Option { return func(c *config) { c.prefixSuffix = on } }
-
-// WithStaleSpan bounds the prefix/suffix rescue: at most max(min, factor × stale lines) file
-// lines may be replaced between the edges (defaults 8 and 2).
-func WithStaleSpan(min, factor int) Option {
-	return func(c *config) { c.staleMin, c.staleFactor = min, factor }
-}
 
 // WithLCSRescue turns the LCS rescue on or off (default on).
 func WithLCSRescue(on bool) Option { return func(c *config) { c.lcs = on } }
@@ -292,9 +280,9 @@ func WithRelativePaths(on bool) Option { return func(c *config) { c.relPaths = o
 // Default false.
 func WithMergeRepeated(on bool) Option { return func(c *config) { c.mergeRepeated = on } }
 
-// WithRandom sets the source of temporary-file names (default crypto/rand), for deterministic
-// tests.
-func WithRandom(r io.Reader) Option { return func(c *config) { c.random = r } }
+// withRandom sets the source of temporary-file names (default crypto/rand); tests use it for
+// deterministic names (export_test.go).
+func withRandom(r io.Reader) Option { return func(c *config) { c.random = r } }
 
 // WithContainment replaces the default containment (built from the root, the worktrees and a
 // resolver over the applier's FS). Its bases are then the allowed bases.

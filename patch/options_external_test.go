@@ -4,15 +4,17 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/patch/patchtest"
 	"github.com/harnesskit/harnesskit/pathguard"
 )
 
 func TestNewRejectsBadConfiguration(t *testing.T) {
-	m := patch.NewMemFS()
+	m := patchtest.NewMemFS()
 	_ = m.MkdirAll(apRoot, 0o755)
 	cases := []struct {
 		name string
@@ -24,7 +26,6 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 		{name: "nil_fs", fsys: nil, root: apRoot, want: "nil FS"},
 		{name: "relative_root", fsys: m, root: "w/root", want: "not an absolute path"},
 		{name: "unknown_level", fsys: m, root: apRoot, opts: []patch.Option{patch.WithMaxTolerance(patch.Level(9))}, want: "WithMaxTolerance"},
-		{name: "negative_span", fsys: m, root: apRoot, opts: []patch.Option{patch.WithStaleSpan(-1, 2)}, want: "WithStaleSpan"},
 		{name: "zero_lcs_lines", fsys: m, root: apRoot, opts: []patch.Option{patch.WithLCSLimits(0, 64, 0.7)}, want: "WithLCSLimits"},
 		{name: "nan_threshold", fsys: m, root: apRoot, opts: []patch.Option{patch.WithLCSLimits(48, 64, math.NaN())}, want: "threshold"},
 		{name: "threshold_above_one", fsys: m, root: apRoot, opts: []patch.Option{patch.WithLCSLimits(48, 64, 1.5)}, want: "threshold"},
@@ -68,39 +69,50 @@ func TestOptionEffects(t *testing.T) {
 			name: "overwrite_keeps_replaced_mode", files: map[string]string{"a.txt": "old\n"},
 			opts:  []patch.Option{patch.WithOverwrite(true)},
 			patch: apText("*** Add File: a.txt", "+new"), want: map[string]string{"a.txt": "new\n"},
-		},
-		{
-			name: "stale_span_tight_misses", files: map[string]string{"a.txt": stale.String()},
-			opts:  []patch.Option{patch.WithStaleSpan(2, 1), patch.WithLCSRescue(false)},
-			patch: apText("*** Update File: a.txt", "@@", " x", "-gone", "+new", " y"), kind: patch.KindNotFound,
-		},
-		{
-			name: "stale_span_wide_rescues", files: map[string]string{"a.txt": stale.String()},
-			opts:  []patch.Option{patch.WithStaleSpan(5, 1)},
-			patch: apText("*** Update File: a.txt", "@@", " x", "-gone", "+new", " y"), want: map[string]string{"a.txt": "x\nnew\ny\n"},
+			setup: func(m *patchtest.MemFS) { _ = m.Chmod(apRoot+"/a.txt", 0o664) },
+			check: func(t *testing.T, res *patch.Result, err error) {
+				if got := res.Changes[0].Mode; got != 0o664 {
+					t.Errorf("planned mode = %v, want 0664", got)
+				}
+			},
+			checkFS: func(t *testing.T, m *patchtest.MemFS) {
+				if got := m.Tree()[apRoot+"/a.txt"].Mode; got != 0o664 {
+					t.Errorf("written mode = %v, want the replaced file's 0664 (a 022 umask would give 0644)", got)
+				}
+			},
 		},
 		{
 			name: "lcs_limits_too_small", files: map[string]string{"a.txt": "top\nA\nB\nC\nD\nE\nbottom\n"},
 			opts:  []patch.Option{patch.WithLCSLimits(4, 64, 0.7)},
-			patch: apText("*** Update File: a.txt", "@@", " A", "-Bx", "+B", " C", " D", "-E", "+X"), kind: patch.KindNotFound,
+			patch: apText("*** Update File: a.txt", "@@", " A", " Bx", " C", " D", "-E", "+X"), kind: patch.KindNotFound,
 		},
 		{
 			name: "rescue_margin_too_large", files: map[string]string{"a.txt": "top\nA\nB\nC\nD\nE\nbottom\n"},
 			opts:  []patch.Option{patch.WithRescueMargin(func(int) int { return 5 })},
-			patch: apText("*** Update File: a.txt", "@@", " A", "-Bx", "+B", " C", " D", "-E", "+X"), kind: patch.KindAmbiguous,
+			patch: apText("*** Update File: a.txt", "@@", " A", " Bx", " C", " D", "-E", "+X"), kind: patch.KindAmbiguous,
 		},
 		{
-			name: "prefix_suffix_off", files: map[string]string{"a.txt": "x\nstale\ny\n"},
+			name: "prefix_suffix_off", files: map[string]string{"a.txt": "x\nq\nstale text\nold\ny\n"},
 			opts:  []patch.Option{patch.WithPrefixSuffixRescue(false), patch.WithLCSRescue(false)},
-			patch: apText("*** Update File: a.txt", "@@", " x", "-old", "+new", " y"), kind: patch.KindNotFound,
+			patch: apText("*** Update File: a.txt", "@@", " x", "-q", " stale txt", "-old", "+new", " y"), kind: patch.KindNotFound,
+		},
+		{
+			name: "prefix_suffix_on", files: map[string]string{"a.txt": "x\nq\nstale text\nold\ny\n"},
+			opts:  []patch.Option{patch.WithLCSRescue(false)},
+			patch: apText("*** Update File: a.txt", "@@", " x", "-q", " stale txt", "-old", "+new", " y"),
+			want:  map[string]string{"a.txt": "x\nstale text\nnew\ny\n"},
 		},
 		{
 			name: "new_file_mode", files: map[string]string{},
-			opts:  []patch.Option{patch.WithNewFileMode(0o600, 0o700)},
+			opts:  []patch.Option{patch.WithNewFileMode(0o640, 0o750)},
 			patch: apText("*** Add File: d/n.txt", "+n"), want: map[string]string{"d/n.txt": "n\n"},
-			check: func(t *testing.T, res *patch.Result, err error) {
-				if res.Changes[0].Mode != 0o600 {
-					t.Errorf("mode = %v, want 0600", res.Changes[0].Mode)
+			checkFS: func(t *testing.T, m *patchtest.MemFS) {
+				tree := m.Tree()
+				if got := tree[apRoot+"/d/n.txt"].Mode; got != 0o640 {
+					t.Errorf("written file mode = %v, want 0640 (not the default 0644)", got)
+				}
+				if got := tree[apRoot+"/d"].Mode; got != 0o750 {
+					t.Errorf("created directory mode = %v, want 0750 (not the default 0755)", got)
 				}
 			},
 		},
@@ -110,7 +122,7 @@ func TestOptionEffects(t *testing.T) {
 	t.Run("relative_paths_off_keeps_absolute", func(t *testing.T) {
 		m := apTree(t, map[string]string{"a.txt": "x\nold\ny\n"})
 		a, _ := patch.New(m, apRoot, patch.WithRelativePaths(false))
-		rw, err := a.Rewrite(context.Background(), apText("*** Update File: "+apRoot+"/a.txt", "@@", " x", "-stale", "+new", " y"))
+		rw, err := a.Rewrite(context.Background(), apText("*** Update File: "+apRoot+"/a.txt", "@@", " x", "-old  ", "+new", " y"))
 		if err != nil || !strings.Contains(rw.Text, "*** Update File: "+apRoot+"/a.txt\n") {
 			t.Errorf("rewrite = %+v, %v", rw, err)
 		}
@@ -135,4 +147,30 @@ func TestOptionEffects(t *testing.T) {
 			t.Errorf("names = %q, want %q", got, want)
 		}
 	})
+}
+
+// A root that does not exist is reported when the Applier is made, not at the first Apply.
+func TestMissingRootAtConstruction(t *testing.T) {
+	m := patch.NewMemFS()
+	if _, err := patch.New(m, "/nowhere"); err == nil || !strings.Contains(err.Error(), "/nowhere") {
+		t.Errorf("New on a missing root: %v, want an error naming it", err)
+	}
+	_ = m.WriteFile("/file", []byte("x"), 0o644)
+	if _, err := patch.New(m, "/file"); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("New on a file: %v, want not a directory", err)
+	}
+	dir := t.TempDir()
+	if _, err := patch.Open(filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("Open on a missing root: %v", err)
+	}
+	if _, err := patch.Open(dir, patch.WithWorktrees(filepath.Join(dir, "nope"))); err == nil || !strings.Contains(err.Error(), "worktree") {
+		t.Errorf("Open with a missing worktree: %v", err)
+	}
+	a, err := patch.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
 }

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -68,7 +69,7 @@ func Parse(text string) (*Patch, error) {
 }
 
 // splitPatchLines splits text on "\n", drops one trailing "\r" from every line and a leading
-// U+FEFF from the first line (R2). Indexes into the result are 0-based source line numbers.
+// U+FEFF from the first line. Indexes into the result are 0-based source line numbers.
 func splitPatchLines(text string) []string {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
@@ -118,7 +119,7 @@ func trimBlankLines(lines []string, lo, hi int) (int, int) {
 }
 
 // patchEnvelope finds the body of the patch: it returns [lo, hi) with the Begin and End
-// markers excluded, after blank-line trimming and heredoc unwrapping (R2, R3).
+// markers excluded, after blank-line trimming and heredoc unwrapping.
 func patchEnvelope(lines []string) (lo, hi int, err error) {
 	lo, hi = trimBlankLines(lines, 0, len(lines))
 	if hasEnvelope(lines, lo, hi) {
@@ -137,9 +138,34 @@ func patchEnvelope(lines []string) (lo, hi int, err error) {
 		if lo >= len(lines) {
 			n = len(lines)
 		}
-		return 0, 0, envelopeError(n, msgFirstLine)
+		e := envelopeError(n, msgFirstLine)
+		if isUnifiedDiff(lines[lo:hi]) {
+			e.Msg += ". This text is a unified diff (---/+++ file headers and @@ -a,b +c,d @@ chunks); " +
+				"this tool takes the apply_patch format instead: '*** Begin Patch', then '*** Update File: <path>' " +
+				"with '@@' chunks of ' ', '-' and '+' lines, then '*** End Patch'"
+		}
+		return 0, 0, e
 	}
 	return 0, 0, envelopeError(hi, msgLastLine)
+}
+
+// unifiedDiffChunk matches a unified-diff chunk header.
+var unifiedDiffChunk = regexp.MustCompile(`^@@ -\d+(,\d+)? \+\d+(,\d+)? @@`)
+
+// isUnifiedDiff reports whether lines look like a unified diff (git diff or diff -u output): a
+// "--- " line directly followed by a "+++ " line, and a chunk header after them.
+func isUnifiedDiff(lines []string) bool {
+	for i := 0; i+2 < len(lines) && i < 50; i++ {
+		if strings.HasPrefix(lines[i], "--- ") && strings.HasPrefix(lines[i+1], "+++ ") {
+			for _, l := range lines[i+2:] {
+				if unifiedDiffChunk.MatchString(l) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
 }
 
 func hasEnvelope(lines []string, lo, hi int) bool {
@@ -150,7 +176,7 @@ func envelopeError(line int, msg string) *Error {
 	return &Error{Kind: KindInvalid, Line: line, Msg: "Invalid patch: " + msg}
 }
 
-// heredocOpener recognises a heredoc first line (R3): optional "cat", "apply_patch" or
+// heredocOpener recognises a heredoc first line: optional "cat", "apply_patch" or
 // "applypatch" and whitespace, then "<<" or "<<-", optional spaces, and a delimiter word
 // [A-Za-z_][A-Za-z0-9_]* bare or inside a matching pair of quotes. It returns the word.
 func heredocOpener(line string) (string, bool) {
@@ -218,7 +244,7 @@ func (ps *patchParser) hunkError(lineIdx int, msg string) *Error {
 		Msg: "Invalid patch hunk on line " + strconv.Itoa(n) + ": " + msg}
 }
 
-// parseHunks reads hunk after hunk; blank lines where a header is expected are skipped (R4).
+// parseHunks reads hunk after hunk; blank lines where a header is expected are skipped.
 func (ps *patchParser) parseHunks() *Error {
 	for ps.i < ps.end {
 		line := ps.lines[ps.i]
@@ -249,7 +275,7 @@ func (ps *patchParser) parseHunks() *Error {
 	return nil
 }
 
-// parseHeader recognises a hunk header at line idx (R4).
+// parseHeader recognises a hunk header at line idx.
 func (ps *patchParser) parseHeader(idx int) (HunkKind, string, *Error) {
 	t := trimPatchSpace(ps.lines[idx])
 	for _, m := range [...]struct {
@@ -274,7 +300,7 @@ func badHeaderMessage(t string) string {
 	return "'" + t + "' is not a valid hunk header. Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'"
 }
 
-// parseAddBody reads the "+" lines of an Add hunk (R5).
+// parseAddBody reads the "+" lines of an Add hunk.
 func (ps *patchParser) parseAddBody(h *Hunk) *Error {
 	start := ps.i
 	size := 0
@@ -303,7 +329,7 @@ func (ps *patchParser) parseAddBody(h *Hunk) *Error {
 	return nil
 }
 
-// parseUpdateBody reads the optional move line and the chunks of an Update hunk (R6).
+// parseUpdateBody reads the optional move line and the chunks of an Update hunk.
 func (ps *patchParser) parseUpdateBody(h *Hunk) *Error {
 	header := ps.i - 1
 	if ps.i < ps.end {
@@ -348,7 +374,7 @@ func (ps *patchParser) endUpdate(h *Hunk, header int) *Error {
 	return nil
 }
 
-// parseChunk reads one chunk: its "@@" header lines (R7) and its body (R8).
+// parseChunk reads one chunk: its "@@" header lines and its body.
 func (ps *patchParser) parseChunk() (Chunk, *Error) {
 	c := Chunk{Line: ps.i + 1}
 	for ps.i < ps.end && strings.HasPrefix(ps.lines[ps.i], markerChunk) {

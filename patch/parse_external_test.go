@@ -486,3 +486,21 @@ func TestParseErrorPosition(t *testing.T) {
 		})
 	}
 }
+
+// A unified diff is refused with a message that names the format it is and the one expected.
+func TestUnifiedDiffRefusedNamingFormats(t *testing.T) {
+	diff := "diff --git a/a.txt b/a.txt\nindex 1..2 100644\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"
+	_, err := patch.Parse(diff)
+	var pe *patch.Error
+	if !errors.As(err, &pe) || pe.Kind != patch.KindInvalid {
+		t.Fatalf("err = %v, want KindInvalid", err)
+	}
+	for _, want := range []string{"The first line of the patch must be '*** Begin Patch'", "unified diff", "'*** Begin Patch'", "'*** Update File: <path>'"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err.Error(), want)
+		}
+	}
+	if _, err := patch.Parse("bad"); err == nil || strings.Contains(err.Error(), "unified diff") {
+		t.Errorf("plain bad text: %v, want no unified-diff note", err)
+	}
+}

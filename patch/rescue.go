@@ -6,33 +6,37 @@ import (
 	"strings"
 )
 
-// rescuer runs the bounded rescues of one chunk (§3.5): prefix/suffix first, then LCS. They run
+// rescuer runs the bounded rescues of one chunk: prefix/suffix first, then LCS. They run
 // only when no ladder level matched, and every line comparison and LCS cell spends one unit of
 // the chunk's work budget; reaching the limit is a miss, so results never depend on time.
 type rescuer struct {
-	s      *sectionLocator
-	ch     Chunk
-	body   chunkBody
-	cursor int
-	budget int64
-	used   int64
-	spent  bool // the budget ran out
-	notes  []string
+	s       *sectionLocator
+	ch      Chunk
+	body    chunkBody
+	cursor  int
+	budget  int64
+	used    int64
+	spent   bool // the budget ran out
+	notes   []string
+	changed changedLine // the first removed line found changed in the file
 }
 
-const noteWorkLimit = "rescue work limit reached"
+const (
+	noteWorkLimit  = "rescue work limit reached"
+	noteLCSUnsound = "LCS: the closest window does not contain every removed line as written; nothing is removed that the patch does not name"
+)
 
 // spend takes n units; it reports false once the budget is exhausted.
 func (r *rescuer) spend(n int64) bool {
-	r.used += n
-	if r.used > r.budget {
-		r.spent = true
+	if r.used+n > r.budget {
+		r.used, r.spent = r.budget+1, true
 		return false
 	}
+	r.used += n
 	return true
 }
 
-// edgeCap is the loosest level used for edge comparisons (R33). It does not follow
+// edgeCap is the loosest level used for edge comparisons. It does not follow
 // WithMaxTolerance: with a narrower edge comparison a capped applier could rescue a chunk
 // whose edges are ambiguous under the full set, and lowering the cap must never turn a
 // failure into a success (spec property 17). Edges never use leading-whitespace trimming.
@@ -88,52 +92,116 @@ func (r *rescuer) run(k int, rep *ChunkReport) (placement, bool, error) {
 	return placement{}, false, nil
 }
 
-func unicodeEqual(a, b string) bool { return a == b || mapUnicode(a) == mapUnicode(b) }
+// ladderEqual reports whether patch line p equals file line i at some ladder level up to the
+// cap: the only way a removed line may be paired with a file line.
+func (r *rescuer) ladderEqual(p string, i int) bool {
+	for l := LevelExact; l <= r.s.cfg.maxTol; l++ {
+		if r.s.ix.lineMatches(l, p, i) {
+			return true
+		}
+	}
+	return false
+}
 
-// prefixSuffix is the rescue of R34.
+// resembleMaxLen: longer lines resemble only when equal after normalising.
+const resembleMaxLen = 400
+
+// resembles reports whether a drifted context line p still resembles file line f: equal after
+// the mapping table and full trimming, or a character-level similarity 2·M/(len(a)+len(b)) of
+// at least 0.6, M being the length of their longest common subsequence of characters. It
+// spends one unit per character pair.
+func (r *rescuer) resembles(p, f string) bool {
+	a, b := []rune(normalize(LevelUnicodeTrim, p)), []rune(normalize(LevelUnicodeTrim, f))
+	if string(a) == string(b) {
+		return true
+	}
+	if len(a) > resembleMaxLen || len(b) > resembleMaxLen || len(a)+len(b) == 0 {
+		return false
+	}
+	if !r.spend(int64(len(a) * len(b))) {
+		return false
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for i := range a {
+		for j := range b {
+			switch {
+			case a[i] == b[j]:
+				cur[j+1] = prev[j] + 1
+			case prev[j+1] >= cur[j]:
+				cur[j+1] = prev[j+1]
+			default:
+				cur[j+1] = cur[j]
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return 10*2*prev[len(b)] >= 6*(len(a)+len(b))
+}
+
+// changedLine describes a removed line that no longer equals the file: the file changed since
+// the model read it.
+type changedLine struct {
+	fileLine     int // 0-based
+	file, patch  string
+	found, valid bool
+}
+
+func (c changedLine) String(path string) string {
+	return fmt.Sprintf("line %d of %s changed since the patch was written: the file has `%s`, the patch expects `%s`; read the file again",
+		c.fileLine+1, path, c.file, c.patch)
+}
+
+// prefixSuffix is the prefix/suffix rescue. Its edges are the context lines before the first
+// and after the last changed (added or removed) line; the old lines between them are the
+// stale middle. When the middle removes nothing, the edges must be adjacent in the file (the
+// file may not lose a line to make the context fit); otherwise the file span between them has
+// as many lines as the middle, each removed line equal to its span line at a ladder level and
+// each context line resembling its span line (drifted context is kept as the file has it). A
+// removed line that differs is a miss that names the line, never a removal.
 func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error) {
-	old, _ := r.body.old()
-	nw := r.body.new()
-	lo, ln := len(old), len(nw)
-	lim := min(lo, ln)
-	pre := 0
-	for pre < lim && unicodeEqual(old[pre], nw[pre]) {
-		pre++
+	lines := r.body.lines
+	first, last := -1, -1
+	for i, l := range lines {
+		if l.Op != Context {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
 	}
-	suf := 0
-	for suf < lim-pre && unicodeEqual(old[lo-1-suf], nw[ln-1-suf]) {
-		suf++
+	if first < 0 {
+		return placement{}, false, nil
 	}
+	pre, suf := first, len(lines)-1-last // body lines before/after the changes: all context
 	if pre < 1 || suf < 1 {
 		return placement{}, false, nil
 	}
-	stale := lo - pre - suf
-	span := max(r.s.cfg.staleMin, r.s.cfg.staleFactor*stale)
-	left, right := old[:pre], old[lo-suf:]
+	old, _ := r.body.old()
+	var middle []Line
+	for _, l := range lines[first : last+1] {
+		if l.Op != Insert {
+			middle = append(middle, l)
+		}
+	}
+	span := 0
+	for _, l := range middle {
+		if l.Op == Remove {
+			span = len(middle)
+			break
+		}
+	}
+	left, right := old[:pre], old[len(old)-suf:]
 	ln0, rn0 := r.normLevels(left), r.normLevels(right)
 	n := r.s.n()
-	// rightAt memoises the right edge's match at x: 0 unknown, else 1 + level, or -1 no.
-	rightAt := make([]int8, n+1)
-	rightMatch := func(x int) (Level, bool) {
-		if v := rightAt[x]; v != 0 {
-			return Level(max(v-1, 0)), v > 0
-		}
-		l, ok := r.edgeMatch(right, rn0, x)
-		rightAt[x] = -1
-		if ok {
-			rightAt[x] = int8(l) + 1
-		}
-		return l, ok
-	}
-	type pair struct{ l, r int }
-	var found []pair
-	var edgeLevel Level
-	lFrom, lTo := r.cursor, n-pre-suf
+	width := pre + span + suf
+	lFrom, lTo := max(r.cursor, 0), n-width
 	if r.ch.EOF {
-		lTo = min(lTo, n-suf-pre)
-		lFrom = max(lFrom, n-suf-pre-span)
+		lFrom = max(lFrom, n-width)
 	}
-	for l := max(lFrom, 0); l <= lTo && len(found) < 2; l++ {
+	var found []int
+	var edgeLevel Level
+	for l := lFrom; l <= lTo && len(found) < 2; l++ {
 		ll, ok := r.edgeMatch(left, ln0, l)
 		if r.spent {
 			return placement{}, false, nil
@@ -141,25 +209,40 @@ func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error)
 		if !ok {
 			continue
 		}
-		rFrom, rTo := l+pre, min(l+pre+span, n-suf)
-		if r.ch.EOF {
-			rFrom = max(rFrom, n-suf)
+		rl, ok := r.edgeMatch(right, rn0, l+pre+span)
+		if r.spent {
+			return placement{}, false, nil
 		}
-		for x := rFrom; x <= rTo; x++ {
-			if !r.spend(1) {
-				return placement{}, false, nil
-			}
-			rl, ok := rightMatch(x)
-			if r.spent {
-				return placement{}, false, nil
-			}
-			if ok {
-				found = append(found, pair{l, x})
-				edgeLevel = max(ll, rl)
-				if len(found) == 2 {
+		if !ok {
+			continue
+		}
+		fits := true
+		for i, mid := range middle[:span] {
+			f := l + pre + i
+			if mid.Op == Remove {
+				if !r.spend(int64(LevelUnicodeTrim) + 1) {
+					return placement{}, false, nil
+				}
+				if !r.ladderEqual(mid.Text, f) {
+					if !r.changed.found {
+						r.changed = changedLine{fileLine: f, file: r.s.d.lines[f], patch: mid.Text, found: true}
+					}
+					fits = false
 					break
 				}
+				continue
 			}
+			if !r.resembles(mid.Text, r.s.d.lines[f]) {
+				fits = false
+				break
+			}
+		}
+		if r.spent {
+			return placement{}, false, nil
+		}
+		if fits {
+			found = append(found, l)
+			edgeLevel = max(ll, rl)
 		}
 	}
 	switch len(found) {
@@ -169,32 +252,42 @@ func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error)
 	default:
 		e := r.s.newErr(KindAmbiguous, k, r.ch.Line, fmt.Sprintf(
 			"Prefix/suffix rescue was ambiguous in %s:\n%s", r.s.path, joinLines(old)))
-		e.Candidates = []int{found[0].l + 1, found[1].l + 1}
-		e.FileLine = found[0].l + 1
+		e.Candidates = []int{found[0] + 1, found[1] + 1}
+		e.FileLine = found[0] + 1
 		return placement{}, false, e
 	}
-	f := found[0]
-	s := f.r - (f.l + pre)
-	var ed []edit
-	for range pre {
-		ed = append(ed, edit{op: Context})
+	l := found[0]
+	pair := make([]int, len(old))
+	for i := range pair {
+		pair[i] = -1
 	}
-	for range s {
-		ed = append(ed, edit{op: Remove})
+	for i := range pre {
+		pair[i] = l + i
 	}
-	for _, t := range nw[pre : ln-suf] {
-		ed = append(ed, edit{op: Insert, text: t})
+	for i := range span {
+		pair[pre+i] = l + pre + i
 	}
-	for range suf {
-		ed = append(ed, edit{op: Context})
+	for i := range suf {
+		pair[len(old)-suf+i] = l + pre + span + i
 	}
-	rep.Strategy = StrategyPrefixSuffix
-	rep.Start, rep.Len = f.l+1, f.r+suf-f.l
-	rep.Removed, rep.Added = s, ln-suf-pre
-	rep.Notes = append(rep.Notes,
-		fmt.Sprintf("edges %d+%d lines matched at %s", pre, suf, edgeLevel),
-		fmt.Sprintf("stale span %d %s", s, plural(s, "line", "lines")))
-	return placement{start: f.l, end: f.r + suf, edits: ed, order: k - 1}, true, nil
+	p := r.s.placeAligned(r.body, l, l+width, pair, StrategyPrefixSuffix, k, rep)
+	drifted := 0
+	for i, mid := range middle[:span] {
+		if mid.Op == Context && mid.Text != r.s.d.lines[l+pre+i] {
+			drifted++
+		}
+	}
+	unpaired := len(middle) - span
+	rep.Notes = append(rep.Notes, fmt.Sprintf("edges %d+%d lines matched at %s", pre, suf, edgeLevel))
+	switch {
+	case drifted > 0:
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d context %s differed from the file and %s kept as the file has %s",
+			drifted, plural(drifted, "line", "lines"), plural(drifted, "was", "were"), plural(drifted, "it", "them")))
+	case unpaired > 0:
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d context %s of the patch %s not in the file and %s skipped",
+			unpaired, plural(unpaired, "line", "lines"), plural(unpaired, "is", "are"), plural(unpaired, "was", "were")))
+	}
+	return p, true, nil
 }
 
 func plural(n int, one, many string) string {
@@ -206,12 +299,26 @@ func plural(n int, one, many string) string {
 
 func joinLines(ls []string) string { return strings.Join(ls, "\n") }
 
-// lcs is the rescue of R35.
+// lcsCand is one candidate window of the LCS rescue.
+type lcsCand struct {
+	start, length int
+	score         int
+	pair          []int  // 0-based file line per old line, -1 unaligned
+	key           string // the effect: removed file lines and insertion points
+	sound         bool   // every removed line aligned with a file line it equals, one optimal effect
+}
+
+// lcs is the LCS rescue. Candidate windows have len(old)-2 … len(old)+2 lines and start and end
+// with lines matching the chunk's first and last old lines; the best-scoring window must lead
+// every window with another effect by the margin. The chunk is applied through the alignment:
+// aligned removed lines drop their file line (they must equal it at a ladder level, else the
+// window is a miss), aligned context keeps its file line, unaligned patch context is skipped and
+// unaligned file lines are kept.
 func (r *rescuer) lcs(k int, rep *ChunkReport) (placement, bool, error) {
 	cfg := r.s.cfg
 	old, _ := r.body.old()
 	m, n := len(old), r.s.n()
-	if m > cfg.lcsMaxLines || n == 0 || m > n {
+	if m > cfg.lcsMaxLines || n == 0 {
 		return placement{}, false, nil
 	}
 	needed := m
@@ -221,30 +328,35 @@ func (r *rescuer) lcs(k int, rep *ChunkReport) (placement, bool, error) {
 	margin := max(cfg.margin(m), 1)
 	first, last := old[:1], old[m-1:]
 	fn, ln0 := r.normLevels(first), r.normLevels(last)
-	var cands []int
-	from, to := max(r.cursor, 0), n-m
-	if r.ch.EOF {
-		from = n - m
-	}
-	for p := from; p <= to; p++ {
+	var cands []lcsCand
+	from := max(r.cursor, 0)
+	for p := from; p < n; p++ {
 		if _, ok := r.edgeMatch(first, fn, p); !ok {
 			if r.spent {
 				return placement{}, false, nil
 			}
 			continue
 		}
-		if m > 1 {
-			if _, ok := r.edgeMatch(last, ln0, p+m-1); !ok {
-				if r.spent {
-					return placement{}, false, nil
-				}
+		for length := max(1, m-2); length <= m+2 && p+length <= n; length++ {
+			if r.ch.EOF && p+length != n {
 				continue
 			}
-		}
-		cands = append(cands, p)
-		if len(cands) > cfg.lcsMaxCands {
-			r.notes = append(r.notes, fmt.Sprintf("LCS: too many candidates (more than %d)", cfg.lcsMaxCands))
-			return placement{}, false, nil
+			if length > 1 || m > 1 {
+				if length == 1 && m > 1 {
+					continue // the first and last old lines cannot share one file line
+				}
+				if _, ok := r.edgeMatch(last, ln0, p+length-1); !ok {
+					if r.spent {
+						return placement{}, false, nil
+					}
+					continue
+				}
+			}
+			cands = append(cands, lcsCand{start: p, length: length})
+			if len(cands) > cfg.lcsMaxCands {
+				r.notes = append(r.notes, fmt.Sprintf("LCS: too many candidates (more than %d)", cfg.lcsMaxCands))
+				return placement{}, false, nil
+			}
 		}
 	}
 	if len(cands) == 0 {
@@ -256,45 +368,154 @@ func (r *rescuer) lcs(k int, rep *ChunkReport) (placement, bool, error) {
 		oldCount[s]++
 	}
 	relevant := max(needed-margin+1, 1)
-	best, bestScore, second := -1, -1, 0
-	win := make([]string, m)
-	for _, p := range cands {
-		if !r.spend(int64(m)) {
+	best := -1
+	for i := range cands {
+		c := &cands[i]
+		if !r.spend(int64(c.length)) {
 			return placement{}, false, nil
 		}
-		for i := range win {
-			win[i] = r.s.ix.normLine(LevelUnicodeTrim, p+i)
+		win := make([]string, c.length)
+		for j := range win {
+			win[j] = r.s.ix.normLine(LevelUnicodeTrim, c.start+j)
 		}
 		if upperBound(oldCount, win) < relevant {
+			c.score = -1
 			continue
 		}
-		if !r.spend(int64(m * m)) {
+		if !r.spend(int64(m * c.length)) {
 			return placement{}, false, nil
 		}
-		sc := lcsLen(on, win)
-		switch {
-		case sc > bestScore:
-			second = max(second, bestScore)
-			best, bestScore = p, sc
-		case sc > second:
-			second = sc
+		r.align(c, on, win)
+		if best < 0 || c.score > cands[best].score {
+			best = i
 		}
 	}
-	if bestScore < needed {
-		if bestScore >= 0 {
-			r.notes = append(r.notes, fmt.Sprintf("LCS best %d/%d is below the needed %d", bestScore, m, needed))
-		}
+	if best < 0 {
 		return placement{}, false, nil
 	}
-	if bestScore-second < margin {
+	b := cands[best]
+	second := 0
+	for i, c := range cands {
+		if i != best && c.key != b.key && c.score > second {
+			second = c.score
+		}
+	}
+	if b.score < needed {
+		r.notes = append(r.notes, fmt.Sprintf("LCS best %d/%d is below the needed %d", b.score, m, needed))
+		return placement{}, false, nil
+	}
+	if b.score-second < margin {
 		e := r.s.newErr(KindAmbiguous, k, r.ch.Line, fmt.Sprintf(
 			"LCS rescue was ambiguous in %s:\n%s", r.s.path, joinLines(old)))
-		e.FileLine = best + 1
+		e.FileLine = b.start + 1
 		return placement{}, false, e
 	}
-	p := r.s.finish(r.body, best, StrategyLCS, k, rep)
-	rep.Notes = append(rep.Notes, fmt.Sprintf("LCS %d/%d, runner-up %d", bestScore, m, second))
+	if !b.sound {
+		r.notes = append(r.notes, noteLCSUnsound)
+		return placement{}, false, nil
+	}
+	p := r.s.placeAligned(r.body, b.start, b.start+b.length, b.pair, StrategyLCS, k, rep)
+	rep.Notes = append(rep.Notes, fmt.Sprintf("LCS %d/%d, runner-up %d", b.score, m, second))
+	if kept := b.length - b.score; kept > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d file %s not named by the patch kept", kept, plural(kept, "line", "lines")))
+	}
 	return p, true, nil
+}
+
+// align fills c's score, pairing, effect key and soundness. The alignment maximises the number
+// of aligned lines, then the number of aligned removed lines; of the optimal alignments the
+// leftmost is taken, and the candidate is unsound when the rightmost removes other file lines.
+func (r *rescuer) align(c *lcsCand, on, win []string) {
+	ops := make([]Op, 0, len(on))
+	for _, l := range r.body.lines {
+		if l.Op != Insert {
+			ops = append(ops, l.Op)
+		}
+	}
+	m, w := len(on), len(win)
+	unit := 2*m + 2 // a match is worth more than all removed-line bonuses together
+	dp := make([][]int, m+1)
+	for i := range dp {
+		dp[i] = make([]int, w+1)
+	}
+	gain := func(i, j int) int {
+		if on[i] != win[j] {
+			return -1
+		}
+		if ops[i] == Remove {
+			return unit + 1
+		}
+		return unit
+	}
+	for i := 1; i <= m; i++ {
+		for j := 1; j <= w; j++ {
+			v := max(dp[i-1][j], dp[i][j-1])
+			if g := gain(i-1, j-1); g >= 0 {
+				v = max(v, dp[i-1][j-1]+g)
+			}
+			dp[i][j] = v
+		}
+	}
+	trace := func(leftmost bool) []int {
+		pair := make([]int, m)
+		for i := range pair {
+			pair[i] = -1
+		}
+		i, j := m, w
+		for i > 0 && j > 0 {
+			g := gain(i-1, j-1)
+			diag := g >= 0 && dp[i][j] == dp[i-1][j-1]+g
+			switch {
+			case leftmost && dp[i][j] == dp[i][j-1]:
+				j--
+			case !leftmost && diag:
+				pair[i-1] = c.start + j - 1
+				i, j = i-1, j-1
+			case leftmost && diag:
+				pair[i-1] = c.start + j - 1
+				i, j = i-1, j-1
+			case dp[i][j] == dp[i-1][j]:
+				i--
+			default:
+				j--
+			}
+		}
+		return pair
+	}
+	c.score = dp[m][w] / unit
+	c.pair = trace(true)
+	right := trace(false)
+	removed := func(pair []int) string {
+		var b strings.Builder
+		for i, q := range pair {
+			if ops[i] == Remove {
+				fmt.Fprintf(&b, "%d,", q)
+			}
+		}
+		return b.String()
+	}
+	c.sound = removed(c.pair) == removed(right)
+	for i, q := range c.pair {
+		if ops[i] == Remove && (q < 0 || !r.ladderEqual(r.body.oldText(i), q)) {
+			c.sound = false
+		}
+	}
+	// The effect: removed file lines, and where each added line goes (after the file line
+	// paired with the nearest preceding old line).
+	var b strings.Builder
+	b.WriteString(removed(c.pair))
+	oi, last := 0, c.start-1
+	for _, l := range r.body.lines {
+		if l.Op == Insert {
+			fmt.Fprintf(&b, "+%d", last)
+			continue
+		}
+		if q := c.pair[oi]; q >= 0 {
+			last = q
+		}
+		oi++
+	}
+	c.key = b.String()
 }
 
 // upperBound is the size of the multiset intersection of the old lines and the window, an
@@ -309,6 +530,20 @@ func upperBound(oldCount map[string]int, win []string) int {
 		}
 	}
 	return n
+}
+
+// oldText returns the text of old line i.
+func (b chunkBody) oldText(i int) string {
+	for _, l := range b.lines {
+		if l.Op == Insert {
+			continue
+		}
+		if i == 0 {
+			return l.Text
+		}
+		i--
+	}
+	return ""
 }
 
 // lcsLen is the length of the longest common subsequence of a and b (two-row table).

@@ -52,15 +52,9 @@ func (a *Applier) Rewrite(ctx context.Context, text string) (*Rewritten, error) 
 	bases := make([][]byte, len(p.Hunks)) // Update sections: the file before the section
 	for i := range p.Hunks {
 		h := &p.Hunks[i]
-		if h.Kind == UpdateFile {
-			if e, ok := pl.entries[paths[h.Path].real]; ok && e.current() == curFile {
-				bases[i] = e.data
-			} else if data, err := a.fsys.ReadFile(paths[h.Path].real); err == nil {
-				bases[i] = data
-			}
-		}
 		var chunks []Chunk
-		pl.onSection = func(d *doc, places []placement, reps []ChunkReport) {
+		pl.onSection = func(base []byte, d *doc, places []placement, reps []ChunkReport) {
+			bases[i] = base // the planner's own read: Rewrite never reads a file itself
 			chunks = renderSection(d, h, places, reps)
 		}
 		if err := pl.hunk(h, i+1); err != nil {
@@ -105,28 +99,49 @@ func (a *Applier) renderPath(r resolved) string {
 	return r.raw
 }
 
-// renderSection renders the chunks of one section for a Codex-like host (R51): each chunk is
+// renderSection renders the chunks of one section for a Codex-like host: each chunk is
 // kept as authored when it is eligible and Codex's model picks the same window, else rendered
 // from the file's bytes, with context prepended until Codex's first-match seek lands on our
 // window. The result is in patch order.
 func renderSection(d *doc, h *Hunk, places []placement, reps []ChunkReport) []Chunk {
-	byOrder := make([]placement, len(h.Chunks))
-	for _, p := range places {
-		byOrder[p.order] = p
-	}
 	lines := make([]string, len(d.lines))
 	for i := range lines {
 		lines[i] = docLine(d, i)
 	}
-	out := make([]Chunk, len(h.Chunks))
+	// Chunks are rendered in file order (places is sorted): a chunk the model gave out of
+	// order comes out where Codex, which only searches downwards, finds it.
+	out := make([]Chunk, 0, len(places))
+	var taken [][2]int // windows of the chunks rendered so far
 	cursor := 0
-	for k, ch := range h.Chunks {
-		rep, want := reps[k], byOrder[k]
+	for idx, want := range places {
+		k := want.order
+		ch, rep := h.Chunks[k], reps[k]
 		wStart, wLen := want.start, want.end-want.start
 		if rep.Strategy == StrategyAnchor {
 			wStart, wLen = want.start-1, 1 // rendered with its anchor line as context
 		}
+		next := len(lines)
+		if idx+1 < len(places) {
+			next = places[idx+1].start
+		}
 		pure := rep.Strategy == StrategyAppend
+		// unique: without an anchor, the default mode takes an exact match only when it is
+		// the only one outside the windows already taken, so the rendering must be.
+		unique := func(c Chunk, start int) bool {
+			old := c.Old()
+			if pure || len(c.Anchors) > 0 || c.EOF || len(old) == 0 {
+				return true
+			}
+			for p := 0; p+len(old) <= len(lines); p++ {
+				if p == start || lines[p] != old[0] || !slices.Equal(lines[p:p+len(old)], old) {
+					continue
+				}
+				if !slices.ContainsFunc(taken, func(w [2]int) bool { return p < w[1] && w[0] < p+len(old) }) {
+					return false
+				}
+			}
+			return true
+		}
 		fits := func(c Chunk) (int, bool) {
 			r, next := codexLocateFrom(lines, toCodexChunk(c), cursor)
 			if r == nil {
@@ -135,7 +150,7 @@ func renderSection(d *doc, h *Hunk, places []placement, reps []ChunkReport) []Ch
 			if pure {
 				return next, true
 			}
-			return next, r.start == wStart && r.oldLen == wLen
+			return next, r.start == wStart && r.oldLen == wLen && unique(c, wStart)
 		}
 		keep := len(ch.Anchors) <= 1 && rep.AnchorLevel == LevelExact && !rep.BlankRetry &&
 			(rep.Strategy == StrategyExact || rep.Strategy == StrategyAppend)
@@ -143,21 +158,31 @@ func renderSection(d *doc, h *Hunk, places []placement, reps []ChunkReport) []Ch
 			c := ch
 			c.Line = 0
 			c.Lines = stripLineNumbers(ch.Lines)
-			if next, ok := fits(c); ok {
-				out[k], cursor = c, next
+			if n, ok := fits(c); ok {
+				out, cursor = append(out, c), n
+				taken = append(taken, [2]int{wStart, wStart + wLen})
 				continue
 			}
 		}
 		c := fileChunk(d, want, ch.EOF, rep.Strategy)
-		next, ok := fits(c)
+		n, ok := fits(c)
 		for !ok && !pure && wStart-1 >= cursor {
 			c.Lines = append([]Line{{Op: Context, Text: lines[wStart-1]}}, c.Lines...)
 			wStart, wLen = wStart-1, wLen+1
-			next, ok = fits(c)
+			n, ok = fits(c)
 		}
-		out[k] = c
+		for !ok && !pure && !c.EOF && wStart+wLen < next {
+			// Still not unique: context after the window, up to the next chunk.
+			c.Lines = append(c.Lines, Line{Op: Context, Text: lines[wStart+wLen]})
+			wLen++
+			n, ok = fits(c)
+		}
+		out = append(out, c)
+		if !pure {
+			taken = append(taken, [2]int{wStart, wStart + wLen})
+		}
 		if ok {
-			cursor = next
+			cursor = n
 		} else if !pure {
 			cursor = want.end
 		}
@@ -238,7 +263,7 @@ func codexLocateFrom(lines []string, c codexChunk, cursor int) (*codexReplacemen
 	return &codexReplacement{start: p, oldLen: len(old)}, p + len(old)
 }
 
-// mergeRepeated merges the sections that edit one evolving file (R53): Add + Update(s) [+ Move]
+// mergeRepeated merges the sections that edit one evolving file: Add + Update(s) [+ Move]
 // become one Add with the final contents at the final path; Update + Update(s) [+ Move]
 // become one Update whose chunks are the minimised difference between the file before the
 // first section and after the last, kept only if Codex's model reproduces the final text

@@ -39,6 +39,8 @@ func commands() []command {
 		patchCommand(),
 		pathguardCommand(),
 		loopguardCommand(),
+		astsearchCommand(),
+		webfetchCommand(),
 		mcpCommand(),
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/harnesskit/harnesskit/patch"
@@ -22,8 +21,10 @@ format) on stdin; hook reads one tool call as JSON.
 apply     plans every section in memory, then writes all changes or none. Relative patch
           paths resolve against --root; paths outside --root and the --worktree directories
           are refused before anything is read. Context that drifted by whitespace or
-          typographic punctuation is located only when the match is unique; a stale line
-          between unique edges is rescued within bounds; an ambiguous location is refused.
+          typographic punctuation is located only when the match is unique; a chunk whose
+          context drifted or left out a file line is rescued only when every line it
+          removes is in the file as written (a removed line that changed is refused, naming
+          both versions); an ambiguous location or a change already applied is refused.
           Prints the Codex-style summary ("Success. Updated the following files:" and
           A/M/D lines), or the refusal's message.
 rewrite   plans the same way, writes nothing, and prints canonical patch text that a strict
@@ -47,24 +48,31 @@ Flags:
   --json              print one JSON object instead of text:
     {"ok":bool,
      "changes":[{"op":"add|update|delete|move","path":"…","move_to":"…"}],
-     "rescues":[{"path":"…","hunk":N,"strategy":"…"}],
+     "rescues":[{"path":"…","section":N,"chunk":N,"strategy":"…"}],
      "error":{"kind":"…","path":"…","line":N,"message":"…"}}
     "changes" lists the net effect per path ("path" is the source of a move, "move_to" its
     destination, "" for other ops); "error" is present only when ok is false, its "path"
-    is "" and "line" 0 when the failure has none; "rescues" lists every chunk placed other than by an exact match ("hunk" is
-    the 1-based file section; strategy trim-end, unicode, unicode-trim-end, trim,
-    unicode-trim, prefix-suffix or lcs); "line" is the 1-based patch line.
+    is "" and "line" 0 when the failure has none; "line" is the 1-based patch line.
+    "rescues" lists every chunk placed other than by an exact match: "section" is the
+    1-based file section of the patch, "chunk" the 1-based chunk in it, "strategy" one of
+    trim-end, unicode, unicode-trim-end, trim, unicode-trim, prefix-suffix or lcs.
 
-Error kinds (the package's kinds in brackets):
-  malformed   the patch text is invalid or has no sections [invalid, empty]
-  blocked     a path is outside the root and worktrees [blocked]
-  not_found   a file to update or delete is missing, or the lines or @@ context were not
-              found [missing_file, not_found]
-  ambiguous   the lines match more than one place; add context or an @@ anchor [ambiguous]
-  conflict    chunks overlap, a target is a directory, or a file changed meanwhile
-              [overlap, path_conflict, changed]
-  exists      an Add File target or Move destination already exists [exists]
-  io          reading or writing failed; nothing was changed [io]
+Input: stdin up to 256 MiB (more is refused: "input exceeds 256 MiB"). apply and rewrite
+read patch text; --json changes only what apply prints. hook reads and writes JSON.
+
+Error kinds (the Go package's Kind names):
+  invalid          the text is not a valid patch (a unified diff is named as such)
+  empty            the patch has no file sections
+  blocked          a path is outside the root and worktrees
+  missing_file     a file to update or delete does not exist
+  exists           an Add File target or Move destination already exists
+  path_conflict    a target is a directory or not a regular file, or one file is named twice
+  not_found        the lines or @@ context were not found, or a removed line changed
+  ambiguous        the lines match more than one place; add context or an @@ line
+  overlap          two chunks touch the same lines
+  changed          a file changed on disk while the patch was applied
+  already_applied  the change is already in the file (a patch sent twice)
+  io               reading or writing failed; nothing was changed
 
 Exit codes: 0 applied (or would apply, with --dry-run; rewrite: text printed), 1 refused (the
 reason on stdout), 2 usage error or host failure (on stderr; an io error also prints its JSON
@@ -103,66 +111,24 @@ func (pf *patchFlags) register(fs *flag.FlagSet) {
 	fs.Var(&pf.worktrees, "worktree", "further allowed directory")
 }
 
-// applier builds the Applier over real directories (the root and worktrees resolved, so that
-// the paths containment hands to the file system lie in the file system's bases).
+// applier opens the Applier over the root and worktrees (patch.Open resolves them and builds
+// the file system); the returned Closer is the Applier.
 func (pf *patchFlags) applier(name string, std stdio, opts ...patch.Option) (*patch.Applier, io.Closer, int) {
 	if pf.root == "" {
 		fmt.Fprintf(std.err, "harnesskit %s: --root is required\n\n%s", name, patchUsage)
 		return nil, nil, exitUsage
 	}
-	real := func(p string) (string, error) {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return "", err
-		}
-		return filepath.EvalSymlinks(abs)
-	}
-	root, err := real(pf.root)
-	if err != nil {
-		fmt.Fprintf(std.err, "harnesskit %s: --root: %v\n", name, err)
-		return nil, nil, exitUsage
-	}
-	bases := []string{root}
-	for _, w := range pf.worktrees {
-		rw, err := real(w)
-		if err != nil {
-			fmt.Fprintf(std.err, "harnesskit %s: --worktree: %v\n", name, err)
-			return nil, nil, exitUsage
-		}
-		bases = append(bases, rw)
-	}
-	fsys, err := patch.NewOSFS(bases...)
+	a, err := patch.Open(pf.root, append([]patch.Option{patch.WithWorktrees(pf.worktrees...)}, opts...)...)
 	if err != nil {
 		fmt.Fprintf(std.err, "harnesskit %s: %v\n", name, err)
 		return nil, nil, exitUsage
 	}
-	a, err := patch.New(fsys, root, append([]patch.Option{patch.WithWorktrees(bases[1:]...)}, opts...)...)
-	if err != nil {
-		fsys.Close()
-		fmt.Fprintf(std.err, "harnesskit %s: %v\n", name, err)
-		return nil, nil, exitUsage
-	}
-	return a, fsys, exitOK
+	return a, a, exitOK
 }
 
-// patchKind maps the package's kinds onto the CLI's error vocabulary (see the usage text).
-func patchKind(k patch.Kind) string {
-	switch k {
-	case patch.KindInvalid, patch.KindEmpty:
-		return "malformed"
-	case patch.KindBlocked:
-		return "blocked"
-	case patch.KindMissingFile, patch.KindNotFound:
-		return "not_found"
-	case patch.KindAmbiguous:
-		return "ambiguous"
-	case patch.KindOverlap, patch.KindPathConflict, patch.KindChanged:
-		return "conflict"
-	case patch.KindExists:
-		return "exists"
-	}
-	return "io"
-}
+// patchKind is the package's own name of a kind (Kind.String): the CLI and the Go API use one
+// vocabulary.
+func patchKind(k patch.Kind) string { return k.String() }
 
 type patchChangeJSON struct {
 	Op     string `json:"op"`
@@ -172,7 +138,8 @@ type patchChangeJSON struct {
 
 type patchRescueJSON struct {
 	Path     string `json:"path"`
-	Hunk     int    `json:"hunk"`
+	Section  int    `json:"section"`
+	Chunk    int    `json:"chunk"`
 	Strategy string `json:"strategy"`
 }
 
@@ -209,7 +176,7 @@ func rescuesJSON(rs []patch.ChunkReport) []patchRescueJSON {
 		case patch.StrategyExact, patch.StrategyAppend, patch.StrategyAnchor:
 			continue
 		}
-		out = append(out, patchRescueJSON{Path: r.Path, Hunk: r.Section, Strategy: string(r.Strategy)})
+		out = append(out, patchRescueJSON{Path: r.Path, Section: r.Section, Chunk: r.Chunk, Strategy: string(r.Strategy)})
 	}
 	return out
 }
@@ -217,14 +184,32 @@ func rescuesJSON(rs []patch.ChunkReport) []patchRescueJSON {
 // maxStdin bounds what the patch verbs read from stdin.
 const maxStdin = 256 << 20
 
-// readStdin reads the verb's whole input (what names it in the error message).
+// readStdin reads the verb's whole input (what names it in the error message); input over
+// maxStdin is refused, never cut.
 func readStdin(std stdio, name, what string) ([]byte, int) {
-	b, err := io.ReadAll(io.LimitReader(std.in, maxStdin))
+	return readLimited(std, name, what, maxStdin)
+}
+
+// readLimited is readStdin with the limit as a parameter (tests use a small one).
+func readLimited(std stdio, name, what string, limit int) ([]byte, int) {
+	b, err := io.ReadAll(io.LimitReader(std.in, int64(limit)+1))
 	if err != nil {
 		fmt.Fprintf(std.err, "harnesskit %s: reading %s from stdin: %v\n", name, what, err)
 		return nil, exitUsage
 	}
+	if len(b) > limit {
+		fmt.Fprintf(std.err, "harnesskit %s: %s on stdin: input exceeds %s\n", name, what, sizeText(limit))
+		return nil, exitUsage
+	}
 	return b, exitOK
+}
+
+// sizeText renders a limit in MiB when it is a whole number of them, else in bytes.
+func sizeText(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // refuse reports a failed apply or rewrite: tool errors on stdout with exit 1, host errors

@@ -32,9 +32,21 @@ func TestPatchCLI(t *testing.T) {
 			want:     map[string]string{"src/greet.go": strings.Replace(greetGo, `"hello"`, `"hello, world"`, 1), "docs/new.md": "# New\n"},
 		},
 		{
+			name: "apply_unified_diff_refused", files: map[string]string{"src/greet.go": greetGo},
+			args:     []string{"apply", "--json"},
+			stdin:    "diff --git a/src/greet.go b/src/greet.go\n--- a/src/greet.go\n+++ b/src/greet.go\n@@ -3,3 +3,3 @@\n func greet() string {\n-\treturn \"hello\"\n+\treturn \"hi\"\n }\n",
+			wantCode: exitRefused,
+		},
+		{
+			name: "apply_json_already_applied", files: map[string]string{"src/greet.go": strings.Replace(greetGo, `"hello"`, `"hi there"`, 1)},
+			args:     []string{"apply", "--json"},
+			stdin:    "*** Begin Patch\n*** Update File: src/greet.go\n@@\n func greet() string {\n-\treturn \"hello\"\n+\treturn \"hi there\"\n }\n*** End Patch\n",
+			wantCode: exitRefused,
+		},
+		{
 			name: "apply_json_stale_rescued", files: map[string]string{"src/greet.go": greetGo},
 			args:     []string{"apply", "--json"},
-			stdin:    "*** Begin Patch\n*** Update File: src/greet.go\n@@\n func greet() string {\n-\treturn \"hi\"\n+\treturn \"hi there\"\n }\n*** End Patch\n",
+			stdin:    "*** Begin Patch\n*** Update File: src/greet.go\n@@\n package main\n func greet() string {\n-\treturn \"hello\"\n+\treturn \"hi there\"\n }\n*** End Patch\n",
 			wantCode: exitOK,
 			want:     map[string]string{"src/greet.go": strings.Replace(greetGo, `"hello"`, `"hi there"`, 1)},
 		},
@@ -58,7 +70,7 @@ func TestPatchCLI(t *testing.T) {
 			wantCode: exitRefused,
 		},
 		{
-			name: "apply_json_malformed", files: map[string]string{},
+			name: "apply_json_invalid", files: map[string]string{},
 			args:     []string{"apply", "--json"},
 			stdin:    "*** Begin Patch\n*** Frobnicate File: a.txt\n*** End Patch\n",
 			wantCode: exitRefused,
@@ -104,7 +116,7 @@ func TestPatchCLI(t *testing.T) {
 		{
 			name: "rewrite_stale", files: map[string]string{"src/greet.go": greetGo},
 			args:     []string{"rewrite"},
-			stdin:    "*** Begin Patch\n*** Update File: src/greet.go\n@@\n func greet() string {\n-\treturn \"hi\"\n+\treturn \"hi there\"\n }\n*** End Patch\n",
+			stdin:    "*** Begin Patch\n*** Update File: src/greet.go\n@@\n package main\n func greet() string {\n-\treturn \"hello\"\n+\treturn \"hi there\"\n }\n*** End Patch\n",
 			wantCode: exitOK,
 		},
 		{
@@ -209,5 +221,22 @@ func TestPatchCLI(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Input over the limit is refused with the limit, never cut and parsed.
+func TestPatchInputLimit(t *testing.T) {
+	var out, errb bytes.Buffer
+	std := stdio{in: strings.NewReader(strings.Repeat("x", 2<<20+1)), out: &out, err: &errb}
+	if _, code := readLimited(std, "patch apply", "the patch", 2<<20); code != exitUsage {
+		t.Fatalf("code = %d, want %d", code, exitUsage)
+	}
+	if want := "harnesskit patch apply: the patch on stdin: input exceeds 2 MiB\n"; errb.String() != want {
+		t.Errorf("stderr = %q, want %q", errb.String(), want)
+	}
+	errb.Reset()
+	std.in = strings.NewReader(strings.Repeat("x", 2<<20))
+	if b, code := readLimited(std, "patch apply", "the patch", 2<<20); code != exitOK || len(b) != 2<<20 {
+		t.Errorf("at the limit: %d bytes, code %d, stderr %q", len(b), code, errb.String())
 	}
 }

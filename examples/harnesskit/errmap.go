@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/harnesskit/harnesskit/astsearch"
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
 	"github.com/harnesskit/harnesskit/taskboard"
+	"github.com/harnesskit/harnesskit/webfetch"
 )
 
 // An errorChannel says where an error goes: to the model as a tool error, or to the
@@ -36,12 +38,17 @@ func toolErrors() []error {
 		// patch: every kind but KindIO (patch.ErrIO is a host error).
 		patch.ErrInvalid, patch.ErrEmpty, patch.ErrBlocked, patch.ErrMissingFile, patch.ErrExists,
 		patch.ErrPathConflict, patch.ErrNotFound, patch.ErrAmbiguous, patch.ErrOverlap, patch.ErrChanged,
+		patch.ErrAlreadyApplied,
 		patch.ErrImplicitInvocation, patch.ErrNotPatchCommand,
 		// pathguard: every kind (a refused or unresolvable path is the model's to fix).
 		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,
 		// loopguard: a refusal is the model's to act on (ErrInvalidOption and ErrInvalidCall
 		// are the host's mistakes).
 		loopguard.ErrRefused,
+		// astsearch: what the model wrote or named (ErrUnavailable and ErrBackend are host
+		// errors: the backend is missing or broken).
+		astsearch.ErrBadPattern, astsearch.ErrUnknownLang, astsearch.ErrLangUnavailable,
+		astsearch.ErrBlocked, astsearch.ErrConflict,
 		// taskboard: refusals and outcomes the model can act on (wrong reference, a task in
 		// the wrong state, a lease held by another operation, a deadline passed, an outcome
 		// the host could not confirm). ErrHost, ErrClosed and ErrUnmanaged are host errors.
@@ -51,6 +58,12 @@ func toolErrors() []error {
 		taskboard.ErrNotRevivable, taskboard.ErrBusyAtHost, taskboard.ErrUnsettled,
 		taskboard.ErrNoResult, taskboard.ErrTaskFailed, taskboard.ErrDuplicate, taskboard.ErrRefused,
 		taskboard.ErrLeaseHeld, taskboard.ErrStaleLease, taskboard.ErrTombstoned, taskboard.ErrExists,
+		// webfetch: a refused, failed or malformed fetch is the model's to act on (another URL,
+		// the redirect target, a smaller offset). ErrFilename (the binary directory) and
+		// ErrClosed are host errors.
+		webfetch.ErrInvalidURL, webfetch.ErrInvalidRequest, webfetch.ErrPermissionDenied,
+		webfetch.ErrBlocked, webfetch.ErrTimeout, webfetch.ErrTooManyRedirects,
+		webfetch.ErrMissingLocation, webfetch.ErrStatus, webfetch.ErrTransport,
 	}
 }
 

@@ -14,10 +14,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnesskit/harnesskit/astsearch"
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
 	"github.com/harnesskit/harnesskit/taskboard"
+	"github.com/harnesskit/harnesskit/webfetch"
 )
 
 // sentinels is every exported sentinel error of every package, with the channel it must go
@@ -37,6 +39,7 @@ var sentinels = map[string]struct {
 	"patch.ErrAmbiguous":          {patch.ErrAmbiguous, toolError},
 	"patch.ErrOverlap":            {patch.ErrOverlap, toolError},
 	"patch.ErrChanged":            {patch.ErrChanged, toolError},
+	"patch.ErrAlreadyApplied":     {patch.ErrAlreadyApplied, toolError},
 	"patch.ErrIO":                 {patch.ErrIO, hostError},
 	"patch.ErrImplicitInvocation": {patch.ErrImplicitInvocation, toolError},
 	"patch.ErrNotPatchCommand":    {patch.ErrNotPatchCommand, toolError},
@@ -45,6 +48,14 @@ var sentinels = map[string]struct {
 	"pathguard.ErrNotDirectory": {pathguard.ErrNotDirectory, toolError},
 	"pathguard.ErrOutside":      {pathguard.ErrOutside, toolError},
 	"pathguard.ErrResolve":      {pathguard.ErrResolve, toolError},
+
+	"astsearch.ErrBadPattern":      {astsearch.ErrBadPattern, toolError},
+	"astsearch.ErrUnknownLang":     {astsearch.ErrUnknownLang, toolError},
+	"astsearch.ErrLangUnavailable": {astsearch.ErrLangUnavailable, toolError},
+	"astsearch.ErrBlocked":         {astsearch.ErrBlocked, toolError},
+	"astsearch.ErrConflict":        {astsearch.ErrConflict, toolError},
+	"astsearch.ErrUnavailable":     {astsearch.ErrUnavailable, hostError},
+	"astsearch.ErrBackend":         {astsearch.ErrBackend, hostError},
 
 	"loopguard.ErrRefused":       {loopguard.ErrRefused, toolError},
 	"loopguard.ErrInvalidOption": {loopguard.ErrInvalidOption, hostError},
@@ -74,6 +85,18 @@ var sentinels = map[string]struct {
 	"taskboard.ErrStaleLease":       {taskboard.ErrStaleLease, toolError},
 	"taskboard.ErrTombstoned":       {taskboard.ErrTombstoned, toolError},
 	"taskboard.ErrExists":           {taskboard.ErrExists, toolError},
+
+	"webfetch.ErrInvalidURL":       {webfetch.ErrInvalidURL, toolError},
+	"webfetch.ErrInvalidRequest":   {webfetch.ErrInvalidRequest, toolError},
+	"webfetch.ErrPermissionDenied": {webfetch.ErrPermissionDenied, toolError},
+	"webfetch.ErrBlocked":          {webfetch.ErrBlocked, toolError},
+	"webfetch.ErrTimeout":          {webfetch.ErrTimeout, toolError},
+	"webfetch.ErrTooManyRedirects": {webfetch.ErrTooManyRedirects, toolError},
+	"webfetch.ErrMissingLocation":  {webfetch.ErrMissingLocation, toolError},
+	"webfetch.ErrStatus":           {webfetch.ErrStatus, toolError},
+	"webfetch.ErrTransport":        {webfetch.ErrTransport, toolError},
+	"webfetch.ErrFilename":         {webfetch.ErrFilename, hostError},
+	"webfetch.ErrClosed":           {webfetch.ErrClosed, hostError},
 }
 
 // TestEverySentinelIsMapped reads the exported package-level variables named Err… in the

@@ -41,8 +41,8 @@ func hookApplier(t *testing.T, files map[string]string) *patch.Applier {
 
 func TestPatchHookRewriteToolCall(t *testing.T) {
 	files := map[string]string{"src/greet.go": greetGo, "a.txt": "one\ntwo\n"}
-	stale := "*** Begin Patch\n*** Update File: src/greet.go\n@@\n func greet() string {\n-\treturn \"hi\"\n+\treturn \"hi there\"\n }\n*** End Patch\n"
-	staleFixed := "*** Begin Patch\n*** Update File: src/greet.go\n@@\n func greet() string {\n-\treturn \"hello\"\n+\treturn \"hi there\"\n }\n*** End Patch\n"
+	stale := "*** Begin Patch\n*** Update File: src/greet.go\n@@\n package main\n func greet() string {\n-\treturn \"hello\"\n+\treturn \"hi there\"\n }\n*** End Patch\n"
+	staleFixed := "*** Begin Patch\n*** Update File: src/greet.go\n@@\n package main\n \n func greet() string {\n-\treturn \"hello\"\n+\treturn \"hi there\"\n }\n*** End Patch\n"
 	canonical := "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n*** End Patch\n"
 	tests := []struct {
 		name string
@@ -187,7 +187,7 @@ func sameMap(a, b map[string]any) bool {
 // TestPatchHookCLI runs "harnesskit patch hook" on real directories; stdout is compared with
 // testdata/patch/<name>.golden (-update rewrites them).
 func TestPatchHookCLI(t *testing.T) {
-	stale := "*** Begin Patch\n*** Update File: src/greet.go\n@@\n func greet() string {\n-\treturn \"hi\"\n+\treturn \"hi there\"\n }\n*** End Patch\n"
+	stale := "*** Begin Patch\n*** Update File: src/greet.go\n@@\n package main\n func greet() string {\n-\treturn \"hello\"\n+\treturn \"hi there\"\n }\n*** End Patch\n"
 	call := func(tool string, args any) string {
 		b, err := json.Marshal(map[string]any{"tool": tool, "args": args})
 		if err != nil {
@@ -264,7 +264,7 @@ func TestPatchHookCLI(t *testing.T) {
 				Changed *bool           `json:"changed"`
 				Reason  *string         `json:"reason"`
 			}
-			if err := decodeStrict(out.Bytes(), &o); err != nil || o.Changed == nil {
+			if err := decodeStrict(out.Bytes(), &o, jsonShape{noun: "object"}); err != nil || o.Changed == nil {
 				t.Fatalf("stdout %q is not a hook answer: %v", out.String(), err)
 			}
 			if *o.Changed && o.Reason != nil {

@@ -52,7 +52,7 @@ func toolSentinels() []error {
 		// patch: every kind but KindIO.
 		patch.ErrInvalid, patch.ErrEmpty, patch.ErrBlocked, patch.ErrMissingFile, patch.ErrExists,
 		patch.ErrPathConflict, patch.ErrNotFound, patch.ErrAmbiguous, patch.ErrOverlap, patch.ErrChanged,
-		patch.ErrImplicitInvocation, patch.ErrNotPatchCommand,
+		patch.ErrAlreadyApplied, patch.ErrImplicitInvocation, patch.ErrNotPatchCommand,
 		// pathguard: a refused or unresolvable path is the model's to fix.
 		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,
 		loopguard.ErrRefused,

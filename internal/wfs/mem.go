@@ -635,7 +635,12 @@ func (m *MemFS) Mkdir(name string, perm fs.FileMode) error {
 	return &fs.PathError{Op: "mkdir", Path: name, Err: err}
 }
 
-// Chmod sets the permission bits (mode & 0777) of the named file, following symbolic links.
+// ModeBits are the mode bits Chmod sets and a file keeps: permissions plus setuid, setgid
+// and sticky.
+const ModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
+// Chmod sets the permission, setuid, setgid and sticky bits (mode & ModeBits) of the named
+// file, following symbolic links.
 func (m *MemFS) Chmod(name string, mode fs.FileMode) error {
 	if err := m.enter("chmod", name, "", true); err != nil {
 		return err
@@ -649,7 +654,7 @@ func (m *MemFS) Chmod(name string, mode fs.FileMode) error {
 	if err != nil {
 		return &fs.PathError{Op: "chmod", Path: name, Err: err}
 	}
-	r.n.mode = r.n.mode.Type() | mode&fs.ModePerm
+	r.n.mode = r.n.mode.Type() | mode&ModeBits
 	return nil
 }
 
@@ -707,13 +712,13 @@ func (m *MemFS) WriteFile(name string, data []byte, perm fs.FileMode) error {
 	switch {
 	case err != nil:
 	case r.n == nil:
-		r.parent.kids[r.leaf] = &node{mode: perm & fs.ModePerm, data: slices.Clone(data)}
+		r.parent.kids[r.leaf] = &node{mode: perm & ModeBits, data: slices.Clone(data)}
 		return nil
 	case r.n.isDir():
 		err = syscall.EISDIR
 	default:
 		r.n.data = slices.Clone(data)
-		r.n.mode = perm & fs.ModePerm
+		r.n.mode = perm & ModeBits
 		return nil
 	}
 	return &fs.PathError{Op: "open", Path: name, Err: err}
@@ -766,12 +771,12 @@ func addTree(out map[string]Entry, dir string, n *node) {
 		p := filepath.Join(dir, name)
 		switch {
 		case k.isDir():
-			out[p] = Entry{Dir: true, Mode: k.mode.Perm()}
+			out[p] = Entry{Dir: true, Mode: k.mode & ModeBits}
 			addTree(out, p, k)
 		case k.isLink():
-			out[p] = Entry{Symlink: true, Mode: k.mode.Perm(), Target: k.target}
+			out[p] = Entry{Symlink: true, Mode: k.mode & ModeBits, Target: k.target}
 		default:
-			out[p] = Entry{Data: append([]byte{}, k.data...), Mode: k.mode.Perm()}
+			out[p] = Entry{Data: append([]byte{}, k.data...), Mode: k.mode & ModeBits}
 		}
 	}
 }
@@ -795,4 +800,30 @@ func Under(tree map[string]Entry, dir string) map[string]Entry {
 		out[filepath.ToSlash(rel)] = e
 	}
 	return out
+}
+
+// ReadDir lists the named directory (following symbolic links), sorted by name.
+func (m *MemFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.resolve(name, true)
+	if err == nil && r.n == nil {
+		err = syscall.ENOENT
+	}
+	if err == nil && !r.n.mode.IsDir() {
+		err = syscall.ENOTDIR
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	names := make([]string, 0, len(r.n.kids))
+	for k := range r.n.kids {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	out := make([]fs.DirEntry, len(names))
+	for i, k := range names {
+		out[i] = fs.FileInfoToDirEntry(infoOf(filepath.Join(name, k), r.n.kids[k]))
+	}
+	return out, nil
 }

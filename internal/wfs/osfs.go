@@ -306,13 +306,14 @@ func (o *OSFS) Mkdir(name string, perm fs.FileMode) error {
 	return rewrap("mkdir", name, root.Mkdir(rel, perm&fs.ModePerm))
 }
 
-// Chmod sets the permission bits of the named file, following symbolic links.
+// Chmod sets the permission, setuid, setgid and sticky bits of the named file, following
+// symbolic links.
 func (o *OSFS) Chmod(name string, mode fs.FileMode) error {
 	root, rel, err := o.route("chmod", name)
 	if err != nil {
 		return err
 	}
-	return rewrap("chmod", name, root.Chmod(rel, mode&fs.ModePerm))
+	return rewrap("chmod", name, root.Chmod(rel, mode&ModeBits))
 }
 
 // ReadTree returns a snapshot of the real directory dir: every entry strictly below it,
@@ -337,21 +338,40 @@ func ReadTree(dir string) (map[string]Entry, error) {
 		key := filepath.ToSlash(rel)
 		switch {
 		case d.IsDir():
-			out[key] = Entry{Dir: true, Mode: info.Mode().Perm()}
+			out[key] = Entry{Dir: true, Mode: info.Mode() & ModeBits}
 		case d.Type()&fs.ModeSymlink != 0:
 			t, err := os.Readlink(p)
 			if err != nil {
 				return err
 			}
-			out[key] = Entry{Symlink: true, Mode: info.Mode().Perm(), Target: t}
+			out[key] = Entry{Symlink: true, Mode: info.Mode() & ModeBits, Target: t}
 		default:
 			b, err := os.ReadFile(p)
 			if err != nil {
 				return err
 			}
-			out[key] = Entry{Data: b, Mode: info.Mode().Perm()}
+			out[key] = Entry{Data: b, Mode: info.Mode() & ModeBits}
 		}
 		return nil
 	})
 	return out, err
+}
+
+// ReadDir lists the named directory inside its base, sorted by name.
+func (o *OSFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	root, rel, err := o.route("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, rewrap("readdir", name, err)
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, rewrap("readdir", name, err)
+	}
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, nil
 }

@@ -53,8 +53,9 @@ type FS interface {
 }
 
 // File is an open file as returned by [FS.OpenFile]: written, synced to stable storage,
-// closed.
-type File interface {
+// closed. It is an alias of the interface literal, so that packages declaring the same
+// literal (patch.File) have the identical type and their FS interfaces are this one.
+type File = interface {
 	io.Writer
 	Sync() error
 	Close() error

@@ -14,84 +14,6 @@ import (
 	"github.com/harnesskit/harnesskit/internal/wfs"
 )
 
-// Plan is the in-memory outcome of planning a patch: the net change of every affected path,
-// with the final bytes, and a report per chunk. Nothing has been written. A Plan is committed
-// with [Applier.Commit] of the Applier that made it; it also holds (unexported) a snapshot of
-// every file it read, so that the commit can detect concurrent edits.
-type Plan struct {
-	Patch         *Patch
-	Changes       []FileChange // net effect per path, in order of first appearance
-	Report        []ChunkReport
-	PassedThrough bool     // PassThrough policy and an outside path: nothing was read
-	Outside       []string // paths outside the bases (PassThrough only)
-
-	owner   *family
-	entries []*entry // every path the plan read or will change, in order of first appearance
-	sum     summaryLines
-}
-
-// Summary returns the Codex-style success text: "Success. Updated the following files:" then
-// one "A <path>", "M <path>" or "D <path>" line per change (adds, then modifications and moves,
-// then deletes, each group in order of first appearance).
-func (pl *Plan) Summary() string { return pl.sum.String() }
-
-// ChangeOp is the net effect of a patch on one path.
-type ChangeOp uint8
-
-const (
-	Added    ChangeOp = iota + 1 // the path did not exist and now holds a file
-	Modified                     // the file's content (or only its line) was rewritten in place
-	Moved                        // the file now lives at Path; From no longer exists
-	Deleted                      // the file was removed
-)
-
-func (o ChangeOp) String() string {
-	switch o {
-	case Added:
-		return "add"
-	case Modified:
-		return "update"
-	case Moved:
-		return "move"
-	case Deleted:
-		return "delete"
-	}
-	return fmt.Sprintf("op(%d)", int(o))
-}
-
-// FileChange is the net change to one path, relative to the tree before the patch.
-type FileChange struct {
-	Op      ChangeOp
-	Path    string // as written in the patch (the destination for moves)
-	From    string // the source path for moves, as written
-	Abs     string // absolute, lexically cleaned Path
-	FromAbs string // absolute From
-	Before  []byte // content before (nil for Added)
-	After   []byte // content after (nil for Deleted)
-	Mode    fs.FileMode
-}
-
-// Result is what a successful [Applier.Apply] or [Applier.Commit] did.
-type Result struct {
-	Changes       []FileChange
-	Report        []ChunkReport
-	Summary       string // "Success. Updated the following files:\nA x\nM y\nD z\n"
-	PassedThrough bool
-	Outside       []string
-}
-
-// ChunkReport says how one chunk was placed.
-type ChunkReport struct {
-	Section, Chunk int // 1-based
-	Path           string
-	Strategy       Strategy
-	AnchorLevel    Level // the loosest level at which an @@ anchor matched
-	Start, Len     int   // 1-based first line of the window in the file as it was before this section, window length
-	Removed, Added int
-	BlankRetry     bool // Codex's trailing-blank retry was used
-	Notes          []string
-}
-
 // family identifies the Applier a plan belongs to (an Applier and those derived by In).
 type family struct{ _ byte } // not zero-size, so that every New gets a distinct pointer
 
@@ -100,6 +22,7 @@ type snapshot struct {
 	exists  bool
 	dir     bool
 	symlink bool
+	other   bool // a FIFO, socket or device: never opened
 	data    []byte
 	mode    fs.FileMode
 	sum     [32]byte
@@ -121,23 +44,7 @@ type entry struct {
 	// sameAs, set on the destination of a case-only rename, is the source entry: on disk this
 	// name leads to the source's file until the commit sets that file aside.
 	sameAs *entry
-}
-
-type summaryLines struct{ a, m, d []string }
-
-func (s summaryLines) String() string {
-	var b strings.Builder
-	b.WriteString("Success. Updated the following files:\n")
-	for _, p := range s.a {
-		b.WriteString("A " + p + "\n")
-	}
-	for _, p := range s.m {
-		b.WriteString("M " + p + "\n")
-	}
-	for _, p := range s.d {
-		b.WriteString("D " + p + "\n")
-	}
-	return b.String()
+	fmt    formatResult // what the formatter did to data
 }
 
 // resolved is a checked patch path.
@@ -148,7 +55,7 @@ type resolved struct {
 	rel  string // relative to the root, '/'-separated
 }
 
-// planner builds a plan over an in-memory overlay of the file system (R18).
+// planner builds a plan over an in-memory overlay of the file system.
 type planner struct {
 	a       *Applier
 	ctx     context.Context
@@ -160,7 +67,7 @@ type planner struct {
 	parents map[string]string   // Delete: raw path → real path of the entry itself
 	folds   map[string][]string // lower-cased key → the keys read under it (see alias)
 	// onSection, when set, sees every located Update section (Rewrite renders from it).
-	onSection func(d *doc, places []placement, reps []ChunkReport)
+	onSection func(base []byte, d *doc, places []placement, reps []ChunkReport)
 }
 
 func (a *Applier) newPlanner(ctx context.Context, paths map[string]resolved, parents map[string]string) *planner {
@@ -189,7 +96,7 @@ func (pl *planner) look(key, abs, path string, section int) (*entry, error) {
 	switch {
 	case err == nil:
 		e.orig.exists = true
-		e.orig.mode = info.Mode().Perm()
+		e.orig.mode = info.Mode() & wfs.ModeBits
 		switch {
 		case info.IsDir():
 			e.orig.dir = true
@@ -200,7 +107,10 @@ func (pl *planner) look(key, abs, path string, section int) (*entry, error) {
 				return nil, pl.ioErr(path, section, fmt.Sprintf("Failed to read link %s: %v", path, err), err)
 			}
 			e.orig.target = t
-		case info.Mode().IsRegular():
+		case !info.Mode().IsRegular():
+			// Decided from the type before any open: opening a FIFO could block forever.
+			e.orig.other = true
+		default:
 			if info.Size() > pl.a.cfg.maxFileSize {
 				return nil, pl.ioErr(path, section, fmt.Sprintf("File too large to patch: %s (%d bytes)", path, info.Size()), nil)
 			}
@@ -268,10 +178,10 @@ func (e *entry) current() int {
 		return curDir
 	case e.orig.symlink:
 		return curLink
-	case e.orig.mode.IsRegular() || e.orig.data != nil:
-		return curFile
+	case e.orig.other:
+		return curOther
 	}
-	return curOther
+	return curFile
 }
 
 // reason explains why e is not a regular file.
@@ -300,7 +210,7 @@ func (pl *planner) state(e *entry) (file, dir bool) {
 	return k == curFile, k == curDir
 }
 
-// checkParents verifies that every missing parent of key can be created (R19).
+// checkParents verifies that every missing parent of key can be created.
 func (pl *planner) checkParents(key, path string, section int) error {
 	for dir := filepath.Dir(key); ; dir = filepath.Dir(dir) {
 		if pl.dirs[dir] {
@@ -372,6 +282,12 @@ func (pl *planner) canceled(path string, section int) error {
 	return nil
 }
 
+// notRegular refuses a section whose file is a FIFO, socket or device.
+func (pl *planner) notRegular(h *Hunk, section int) *Error {
+	return &Error{Kind: KindPathConflict, Path: h.Path, Line: h.Line, Section: section,
+		Msg: fmt.Sprintf("%s is not a regular file (a FIFO, socket or device); only regular files can be patched", h.Path)}
+}
+
 // hunk plans one section.
 func (pl *planner) hunk(h *Hunk, section int) error {
 	if err := pl.canceled(h.Path, section); err != nil {
@@ -381,7 +297,15 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 	r := pl.paths[h.Path]
 	switch h.Kind {
 	case AddFile:
-		e, err := pl.look(r.real, r.abs, h.Path, section)
+		key := r.real
+		if lk, ok := pl.parents[h.Path]; ok && lk != key {
+			// The path is a symbolic link. Deleted earlier in this patch, the link is gone and
+			// the new file takes its place; otherwise the Add writes to the link's target.
+			if x, ok := pl.entries[lk]; ok && x.touched && !x.exists {
+				key = lk
+			}
+		}
+		e, err := pl.look(key, r.abs, h.Path, section)
 		if err != nil {
 			return err
 		}
@@ -397,10 +321,10 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 			return &Error{Kind: KindPathConflict, Path: h.Path, Line: h.Line, Section: section,
 				Msg: fmt.Sprintf("Add File target is not a regular file: %s", h.Path)}
 		}
-		if err := pl.checkParents(r.real, h.Path, section); err != nil {
+		if err := pl.checkParents(key, h.Path, section); err != nil {
 			return err
 		}
-		pl.markParents(r.real)
+		pl.markParents(key)
 		if file {
 			e.inherit = true // keeps the replaced file's mode
 		} else {
@@ -414,7 +338,9 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 		if err != nil {
 			return err
 		}
-		if k, _ := pl.kind(e); k != curFile && k != curLink {
+		if k, _ := pl.kind(e); k == curOther {
+			return pl.notRegular(h, section)
+		} else if k != curFile && k != curLink {
 			return &Error{Kind: KindMissingFile, Path: h.Path, Line: h.Line, Section: section,
 				Msg: fmt.Sprintf("Failed to delete file %s: %s", h.Path, pl.reason(e))}
 		}
@@ -425,6 +351,9 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 	e, err := pl.look(r.real, r.abs, h.Path, section)
 	if err != nil {
 		return err
+	}
+	if k, _ := pl.kind(e); k == curOther {
+		return pl.notRegular(h, section)
 	}
 	if file, _ := pl.state(e); !file {
 		return &Error{Kind: KindMissingFile, Path: h.Path, Line: h.Line, Section: section,
@@ -444,9 +373,14 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 	}
 	pl.report = append(pl.report, reps...)
 	if pl.onSection != nil {
-		pl.onSection(d, places, reps)
+		pl.onSection(e.data, d, places, reps)
 	}
 	out := render(d, places, cfg.eol)
+	if e.orig.exists {
+		// An updated file keeps its whole mode, set exactly after the write (the umask
+		// cannot narrow it).
+		e.inherit = true
+	}
 	if h.MoveTo == "" {
 		e.data, e.touched = out, true
 		return nil
@@ -513,8 +447,7 @@ func (pl *planner) caseOnly(a, b string) bool {
 	return da == db || pl.sameFile(da, db)
 }
 
-// renameCase plans a case-only rename of the file of e to the spelling of mr (R22, edge case
-// 91). It is planned as a move — the destination entry holds the new content and records
+// renameCase plans a case-only rename of the file of e to the spelling of mr. It is planned as a move — the destination entry holds the new content and records
 // the source, so the result reports "M <new spelling>" like any move — with two
 // differences that keep the user's file safe, because on disk both names lead to the one
 // file:
@@ -559,7 +492,7 @@ func (pl *planner) renameCase(e *entry, mr resolved, h *Hunk, section int, out [
 	return nil
 }
 
-// changes computes the net effect per path (R46).
+// changes computes the net effect per path.
 func netChanges(order []*entry) ([]FileChange, summaryLines) {
 	var out []FileChange
 	var sum summaryLines
@@ -573,7 +506,8 @@ func netChanges(order []*entry) ([]FileChange, summaryLines) {
 		if !e.touched {
 			continue
 		}
-		fc := FileChange{Path: e.path, Abs: e.abs, Mode: e.mode}
+		fc := FileChange{Path: e.path, Abs: e.abs, Mode: e.mode,
+			Formatter: e.fmt.name, FormatDiff: e.fmt.diff, FormatNote: e.fmt.note}
 		if e.orig.exists && !e.orig.dir {
 			fc.Before = e.orig.data
 		}
@@ -598,7 +532,7 @@ func netChanges(order []*entry) ([]FileChange, summaryLines) {
 	return out, sum
 }
 
-// unchanged compares a fresh look at the entry's path with the plan's snapshot (R42).
+// unchanged compares a fresh look at the entry's path with the plan's snapshot.
 func (a *Applier) unchanged(e *entry) (bool, error) {
 	info, err := a.fsys.Lstat(e.key)
 	if err != nil {
@@ -620,7 +554,7 @@ func (a *Applier) unchanged(e *entry) (bool, error) {
 		t, err := a.fsys.Readlink(e.key)
 		return err == nil && t == o.target, err
 	}
-	if !info.Mode().IsRegular() || info.Mode().Perm() != o.mode {
+	if !info.Mode().IsRegular() || info.Mode()&wfs.ModeBits != o.mode {
 		return false, nil
 	}
 	data, err := a.fsys.ReadFile(e.key)

@@ -2,8 +2,8 @@ package patch
 
 import "strings"
 
-// This file keeps a file's bytes faithful: each line's own terminator, the final-newline state
-// and a UTF-8 byte-order mark (R38–R41).
+// This file splits a file into lines and keeps what makes its bytes faithful: each line's own
+// terminator, the final-newline state and a UTF-8 byte-order mark.
 
 const bom = "\ufeff"
 
@@ -17,7 +17,8 @@ type doc struct {
 	firstBreak string
 }
 
-// parseDoc splits data into lines per R38. With keepBOM the BOM stays content of line 0
+// parseDoc splits data into lines (a leading BOM removed and remembered; line breaks \n,
+// \r\n, or lone \r in a file without \n). With keepBOM the BOM stays content of line 0
 // (Codex mode).
 func parseDoc(data []byte, keepBOM bool) *doc {
 	d := &doc{}
@@ -69,7 +70,7 @@ func (d *doc) finalNewline() bool {
 }
 
 // dominant returns the most frequent terminator; a tie goes to the first line break's style and
-// a file without line breaks gets "\n" (R41).
+// a file without line breaks gets "\n".
 func (d *doc) dominant() string {
 	var lf, crlf, cr int
 	for _, t := range d.terms {
@@ -106,86 +107,4 @@ func (d *doc) insertTerm(m EOLMode) string {
 		return d.firstBreak
 	}
 	return d.dominant()
-}
-
-// An edit is one step of applying a placed chunk: keep or drop the next file line, or insert
-// authored text.
-type edit struct {
-	op   Op // Context = keep, Remove = drop, Insert = insert text
-	text string
-}
-
-// A placement is a located chunk: the window [start, end) of the section's base lines and the
-// edits that consume exactly end-start file lines.
-type placement struct {
-	start, end int
-	edits      []edit
-	order      int // chunk index, to keep patch order among equal positions
-}
-
-// render applies sorted, non-overlapping placements to d and returns the new bytes.
-func render(d *doc, ps []placement, m EOLMode) []byte {
-	term := d.insertTerm(m)
-	outL := make([]string, 0, len(d.lines)+8)
-	outT := make([]string, 0, len(d.lines)+8)
-	pos := 0
-	copyTo := func(end int) {
-		outL = append(outL, d.lines[pos:end]...)
-		outT = append(outT, d.terms[pos:end]...)
-		pos = end
-	}
-	for _, p := range ps {
-		copyTo(p.start)
-		for _, e := range p.edits {
-			switch e.op {
-			case Context:
-				outL = append(outL, d.lines[pos])
-				outT = append(outT, d.terms[pos])
-				pos++
-			case Remove:
-				pos++
-			case Insert:
-				outL = append(outL, e.text)
-				outT = append(outT, term)
-			}
-		}
-	}
-	copyTo(len(d.lines))
-	// Two lines are never joined: an unterminated line that is no longer last gets one.
-	for i := 0; i+1 < len(outT); i++ {
-		if outT[i] == "" {
-			outT[i] = term
-		}
-	}
-	if n := len(outT); n > 0 {
-		switch {
-		case m == EOLCodex || d.finalNewline():
-			if outT[n-1] == "" {
-				outT[n-1] = term
-			}
-		case outL[n-1] == "":
-			// An empty last line cannot exist without a terminator: keeping the line the
-			// patch asked for wins over keeping the missing final newline.
-			if outT[n-1] == "" {
-				outT[n-1] = term
-			}
-		default:
-			outT[n-1] = ""
-		}
-	}
-	size := 0
-	if d.bom {
-		size += len(bom)
-	}
-	for i := range outL {
-		size += len(outL[i]) + len(outT[i])
-	}
-	b := make([]byte, 0, size)
-	if d.bom {
-		b = append(b, bom...)
-	}
-	for i := range outL {
-		b = append(append(b, outL[i]...), outT[i]...)
-	}
-	return b
 }

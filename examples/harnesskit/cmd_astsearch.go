@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/harnesskit/harnesskit/astsearch"
+	"github.com/harnesskit/harnesskit/pathguard"
+)
+
+const astsearchUsage = `usage: harnesskit astsearch search --pattern P --lang L [--strictness S] [--globs G]... [--json] [PATH...]
+       harnesskit astsearch rewrite --pattern P --rewrite R --lang L [--apply] [PATH...]
+
+Structural search and rewrite with ast-grep's pattern language. PATHs are files or
+directories under the current directory (default "."); they are walked as ripgrep does
+(hidden entries and .gitignore/.ignore'd paths skipped). Flags come before the paths.
+
+search    prints the matches plugin-style ("<file>:" then "  <line>: <text>", then
+          "Found N matches in M files"), or with --json one array whose objects have the
+          fields and units of ` + "`ast-grep run --json=compact`" + ` (text, range.byteOffset,
+          range.start/end line and column in characters, file, lines, charCount, language,
+          metaVariables.single/multi/transformed).
+          --strictness cst|smart|ast|relaxed|signature|template (default smart)
+          --globs G    override glob, repeatable: "!" excludes, the last match wins
+rewrite   prints the unified diff of replacing every match by the template R ($NAME,
+          $$NAME, $$$NAME are substituted); with --apply it writes the files atomically
+          (all or nothing) and prints what was replaced.
+
+Exit codes: 0 success (also "no matches"); 1 the tool refused the call (a bad pattern, an
+unknown language, a missing or outside path, a file changed since planning): the message
+is on stdout ("Error: …", or {"error":{…}} with --json); 2 usage error or host failure.
+`
+
+func astsearchCommand() command {
+	return command{
+		name:    "astsearch",
+		summary: "structural search and rewrite (ast-grep patterns), native tree-sitter or the ast-grep CLI",
+		usage:   astsearchUsage,
+		run: func(ctx context.Context, args []string, std stdio) int {
+			return dispatchVerbs(ctx, "astsearch", astsearchUsage, []verb{
+				{name: "search", run: func(ctx context.Context, args []string, std stdio) int { return astsearchRun(ctx, args, std, false) }},
+				{name: "rewrite", run: func(ctx context.Context, args []string, std stdio) int { return astsearchRun(ctx, args, std, true) }},
+			}, args, std)
+		},
+	}
+}
+
+func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) int {
+	verbName := "search"
+	if rewrite {
+		verbName = "rewrite"
+	}
+	fset := flag.NewFlagSet("astsearch "+verbName, flag.ContinueOnError)
+	pattern := fset.String("pattern", "", "the pattern")
+	lang := fset.String("lang", "", "the language")
+	var globs multiFlag
+	var strictness, tmpl *string
+	var asJSON, apply *bool
+	if rewrite {
+		tmpl = fset.String("rewrite", "", "the rewrite template")
+		apply = fset.Bool("apply", false, "write the files")
+	} else {
+		strictness = fset.String("strictness", "", "the strictness")
+		fset.Var(&globs, "globs", "override glob (repeatable)")
+		asJSON = fset.Bool("json", false, "print ast-grep's JSON")
+	}
+	fset.SetOutput(io.Discard)
+	if err := fset.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(std.out, astsearchUsage)
+			return exitOK
+		}
+		usageError(std, fset.Name(), "%v", err)
+		return exitUsage
+	}
+	if *pattern == "" || *lang == "" || rewrite && !flagSet(fset, "rewrite") {
+		need := "--pattern and --lang"
+		if rewrite {
+			need = "--pattern, --rewrite and --lang"
+		}
+		usageError(std, fset.Name(), "%s are required", need)
+		return exitUsage
+	}
+	jsonOut := asJSON != nil && *asJSON
+	fail := func(kind string, err error) int {
+		if jsonOut {
+			return reportError(std, "astsearch "+verbName, kind, err)
+		}
+		if classify(err) == toolError {
+			fmt.Fprintf(std.out, "Error: %v\n", err)
+			return exitRefused
+		}
+		fmt.Fprintf(std.err, "harnesskit astsearch %s: %v\n", verbName, err)
+		return exitUsage
+	}
+	l, err := astsearch.ParseLang(*lang)
+	if err != nil {
+		return fail("unknown_lang", err)
+	}
+	req := astsearch.Request{Pattern: *pattern, Lang: l, Globs: globs}
+	if strictness != nil {
+		if req.Strictness, err = astsearch.ParseStrictness(*strictness); err != nil {
+			return fail("bad_pattern", err)
+		}
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fail("io", err)
+	}
+	guard, err := pathguard.NewContainment(cwd)
+	if err != nil {
+		return fail("io", err)
+	}
+	for _, p := range fset.Args() {
+		rel := p
+		if filepath.IsAbs(p) {
+			r, err := filepath.Rel(cwd, p)
+			if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+				return fail("blocked", fmt.Errorf("%w: %s is outside the current directory %s; run from a directory that contains it", astsearch.ErrBlocked, p, cwd))
+			}
+			rel = r
+		}
+		req.Paths = append(req.Paths, filepath.ToSlash(filepath.Clean(rel)))
+	}
+	req.Guard, req.Dir = guard, cwd
+	root, err := os.OpenRoot(cwd)
+	if err != nil {
+		return fail("io", err)
+	}
+	defer root.Close()
+	fsys := root.FS()
+	if !rewrite {
+		res, err := astsearch.Search(ctx, fsys, req)
+		if err != nil {
+			return fail(astsearchKind(err), err)
+		}
+		if jsonOut {
+			ms := res.Matches
+			if ms == nil {
+				ms = []astsearch.Match{}
+			}
+			if err := writeJSON(std.out, ms); err != nil {
+				return fail("io", err)
+			}
+			return exitOK
+		}
+		fmt.Fprintln(std.out, astsearch.FormatSearch(res, 0))
+		return exitOK
+	}
+	plan, err := astsearch.Rewrite(ctx, fsys, req, *tmpl)
+	if err != nil {
+		return fail(astsearchKind(err), err)
+	}
+	if !*apply {
+		if len(plan.Files) == 0 {
+			fmt.Fprintln(std.out, astsearch.FormatRewrite(plan, nil))
+			return exitOK
+		}
+		std.out.Write(plan.Diff())
+		return exitOK
+	}
+	w, err := astsearch.NewOSFS(cwd)
+	if err != nil {
+		return fail("io", err)
+	}
+	defer w.Close()
+	applied, err := plan.Apply(ctx, w, cwd)
+	if err != nil {
+		return fail(astsearchKind(err), err)
+	}
+	fmt.Fprintln(std.out, astsearch.FormatRewrite(plan, applied))
+	return exitOK
+}
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// astsearchKind names an astsearch error for the JSON error object.
+func astsearchKind(err error) string {
+	switch {
+	case errors.Is(err, astsearch.ErrBadPattern):
+		return "bad_pattern"
+	case errors.Is(err, astsearch.ErrUnknownLang):
+		return "unknown_lang"
+	case errors.Is(err, astsearch.ErrLangUnavailable):
+		return "lang_unavailable"
+	case errors.Is(err, astsearch.ErrBlocked):
+		return "blocked"
+	case errors.Is(err, astsearch.ErrConflict):
+		return "conflict"
+	case errors.Is(err, astsearch.ErrUnavailable):
+		return "unavailable"
+	case errors.Is(err, astsearch.ErrBackend):
+		return "backend"
+	}
+	return "io"
+}

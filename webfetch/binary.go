@@ -1,0 +1,250 @@
+package webfetch
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+const maxFilenameLen = 180
+
+// readBinary handles a binary body. Without SaveBinary nothing beyond the sniff window is
+// read. With it, the body is read up to MaxBinaryBytes and saved; over the limit only the
+// metadata is returned and nothing is written.
+func (f *Fetcher) readBinary(ctx context.Context, c *call, st *stored, final *url.URL, resp *http.Response, body io.Reader, prefix []byte, complete bool, kind BinaryKind) (*stored, error) {
+	st.binary = &BinaryInfo{Kind: kind}
+	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if media == "" || media == "application/octet-stream" {
+		media, _, _ = mime.ParseMediaType(http.DetectContentType(prefix))
+	}
+	st.filename = chooseFilename(resp.Header.Get("Content-Disposition"), final, media, f.now().UnixMilli())
+	st.quality = []QualitySignal{}
+	if !c.req.SaveBinary {
+		return st, nil
+	}
+	limit := f.cfg.limits.MaxBinaryBytes
+	st.binary.DownloadLimit = limit
+	if resp.ContentLength > limit {
+		st.binary.MetadataOnly = true
+		return st, nil
+	}
+	data := prefix
+	if !complete {
+		var buf bytes.Buffer
+		buf.Write(prefix)
+		if _, err := io.Copy(&buf, io.LimitReader(body, limit+1-int64(len(prefix)))); err != nil {
+			return nil, readErr(ctx, final, err)
+		}
+		data = buf.Bytes()
+	}
+	if int64(len(data)) > limit {
+		st.binary.MetadataOnly = true
+		st.truncated = true
+		return st, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, readErr(ctx, final, err)
+	}
+	p, err := saveFile(f.cfg.binaryDir, st.filename, data)
+	if err != nil {
+		return nil, err
+	}
+	st.binBytes = data
+	st.binary.Saved, st.binary.SavedPath = true, p
+	return st, nil
+}
+
+// reuseSaved makes sure a cached saved binary still exists on disk, writing it again under a
+// new unique name when it was removed or changed.
+func (f *Fetcher) reuseSaved(st *stored) error {
+	if st.binary == nil || !st.binary.Saved {
+		return nil
+	}
+	if fi, err := os.Stat(st.binary.SavedPath); err == nil && fi.Size() == int64(len(st.binBytes)) {
+		return nil
+	}
+	p, err := saveFile(f.cfg.binaryDir, st.filename, st.binBytes)
+	if err != nil {
+		return err
+	}
+	st.binary.SavedPath = p
+	return nil
+}
+
+// saveFile writes data under dir with a unique name derived from name. The bytes go to a
+// temporary file first, which is then linked under the final name (exclusive) through an
+// os.Root, so the file is complete or absent and no name can leave dir.
+func saveFile(dir, name string, data []byte) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", &Error{Err: ErrFilename, Msg: "Cannot create the binary directory " + dir + ": " + err.Error(), Cause: err}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", &Error{Err: ErrFilename, Msg: "Cannot open the binary directory " + dir + ": " + err.Error(), Cause: err}
+	}
+	defer root.Close()
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := ".webfetch-" + hex.EncodeToString(rnd[:]) + ".tmp"
+	fh, err := root.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return "", &Error{Err: ErrFilename, Msg: "Cannot write in " + dir + ": " + err.Error(), Cause: err}
+	}
+	_, werr := fh.Write(data)
+	cerr := fh.Close()
+	defer func() { _ = root.Remove(tmp) }()
+	if werr != nil || cerr != nil {
+		return "", &Error{Err: ErrFilename, Msg: "Writing the binary to " + dir + " failed: " + errors.Join(werr, cerr).Error()}
+	}
+	ext := path.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	for i := 0; i <= 999; i++ {
+		cand := name
+		if i > 0 {
+			cand = fitName(stem+"-"+strconv.Itoa(i), ext)
+		}
+		err := root.Link(tmp, cand)
+		if err == nil {
+			return filepath.Join(dir, cand), nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", &Error{Err: ErrFilename, Msg: "Saving " + cand + " in " + dir + " failed: " + err.Error(), Cause: err}
+		}
+	}
+	return "", &Error{Err: ErrFilename, Msg: "Unable to allocate unique filename for binary content"}
+}
+
+var extByKind = map[string]string{
+	"application/pdf": "pdf", "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif",
+	"image/webp": "webp", "image/svg+xml": "svg", "application/zip": "zip",
+	"application/gzip": "gz", "application/x-gzip": "gz", "audio/mpeg": "mp3", "video/mp4": "mp4",
+	"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "video/webm": "webm", "audio/webm": "webm",
+}
+
+// chooseFilename picks the saved file's name: Content-Disposition filename* (RFC 5987),
+// then filename, then the last URL path segment when it has a dot, else
+// webfetch-<unix-ms>.<ext>. The result is sanitised.
+func chooseFilename(disposition string, u *url.URL, media string, unixMs int64) string {
+	name := dispositionName(disposition)
+	if name == "" && u != nil {
+		seg := path.Base(u.Path)
+		if dec, err := url.PathUnescape(seg); err == nil {
+			seg = dec
+		}
+		if strings.Contains(seg, ".") && seg != "." && seg != ".." && seg != "/" {
+			name = seg
+		}
+	}
+	if name == "" {
+		name = "webfetch-" + strconv.FormatInt(unixMs, 10) + "." + extForMedia(strings.ToLower(media))
+	}
+	return sanitizeFilename(name)
+}
+
+// extForMedia returns the generated-name extension for a media type.
+func extForMedia(media string) string {
+	if e, ok := extByKind[media]; ok {
+		return e
+	}
+	return "bin"
+}
+
+func dispositionName(h string) string {
+	if h == "" {
+		return ""
+	}
+	// filename* first, parsed by hand so a malformed header still yields a name.
+	lower := strings.ToLower(h)
+	if i := strings.Index(lower, "filename*="); i >= 0 {
+		v := h[i+len("filename*="):]
+		if j := strings.IndexByte(v, ';'); j >= 0 {
+			v = v[:j]
+		}
+		v = strings.Trim(strings.TrimSpace(v), `"`)
+		if k := strings.Index(v, "''"); k >= 0 {
+			v = v[k+2:]
+		}
+		if dec, err := url.PathUnescape(v); err == nil && utf8.ValidString(dec) {
+			return dec
+		}
+	}
+	if _, params, err := mime.ParseMediaType(h); err == nil {
+		if n := params["filename"]; n != "" {
+			return n
+		}
+	}
+	if i := strings.Index(lower, "filename="); i >= 0 {
+		v := h[i+len("filename="):]
+		if j := strings.IndexByte(v, ';'); j >= 0 {
+			v = v[:j]
+		}
+		return strings.Trim(strings.TrimSpace(v), `"`)
+	}
+	return ""
+}
+
+var (
+	badChars   = regexp.MustCompile(`[<>:"/\\|?*\x00-\x1f\x7f]`)
+	spaceRuns  = regexp.MustCompile(`\s+`)
+	deviceName = regexp.MustCompile(`(?i)^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$`)
+)
+
+// sanitizeFilename makes name safe on every platform: control characters and <>:"/\|?* become
+// '_', whitespace runs one space, leading and trailing dots and spaces are trimmed, an empty
+// name becomes "download", Windows device names get a leading '_', and the result is at most
+// 180 characters with its extension kept.
+func sanitizeFilename(name string) string {
+	name = strings.ToValidUTF8(name, "_")
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '_'
+		}
+		return r
+	}, name)
+	name = badChars.ReplaceAllString(name, "_")
+	name = spaceRuns.ReplaceAllString(name, " ")
+	name = strings.Trim(name, ". ")
+	if name == "" {
+		name = "download"
+	}
+	if deviceName.MatchString(name) {
+		name = "_" + name
+	}
+	ext := path.Ext(name)
+	if utf8.RuneCountInString(ext) > 20 {
+		ext = ""
+	}
+	return fitName(strings.TrimSuffix(name, ext), ext)
+}
+
+// fitName joins stem and ext, shortening the stem so the result has at most 180 characters.
+func fitName(stem, ext string) string {
+	room := maxFilenameLen - utf8.RuneCountInString(ext)
+	if r := []rune(stem); len(r) > room {
+		stem = strings.TrimRight(string(r[:max(room, 0)]), ". ")
+	}
+	name := stem + ext
+	name = strings.Trim(name, ". ")
+	if name == "" {
+		name = "download"
+	}
+	if utf8.RuneCountInString(name) > maxFilenameLen {
+		name = string([]rune(name)[:maxFilenameLen])
+	}
+	return name
+}

@@ -1,0 +1,171 @@
+package extract
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// newConverter builds the Markdown converter: base, CommonMark (ATX headings, "-" bullets,
+// fenced code), GFM tables and strikethrough. A converter is cheap and not shared, so
+// concurrent calls never contend.
+func newConverter() *converter.Converter {
+	conv := converter.NewConverter(converter.WithPlugins(
+		base.NewBasePlugin(),
+		commonmark.NewCommonmarkPlugin(commonmark.WithHorizontalRule("---")),
+		table.NewTablePlugin(table.WithSkipEmptyRows(true)),
+		strikethrough.NewStrikethroughPlugin(),
+	))
+	conv.Register.RendererFor("img", converter.TagTypeInline, renderDataImage, converter.PriorityEarly)
+	for _, tag := range []string{"script", "style", "noscript", "template", "meta", "link", "head"} {
+		conv.Register.TagType(tag, converter.TagTypeRemove, converter.PriorityEarly)
+	}
+	return conv
+}
+
+// renderDataImage writes images whose source is a data: URL as "[image: alt]" (nothing when
+// the alt text is empty); other images go to the CommonMark renderer.
+func renderDataImage(_ converter.Context, w converter.Writer, n *html.Node) converter.RenderStatus {
+	src := strings.TrimSpace(attr(n, "src"))
+	if !strings.HasPrefix(strings.ToLower(src), "data:") {
+		return converter.RenderTryNext
+	}
+	alt := collapse(attr(n, "alt"))
+	if alt != "" {
+		w.WriteString("[image: " + strings.NewReplacer("[", "(", "]", ")").Replace(alt) + "]")
+	}
+	return converter.RenderSuccess
+}
+
+// Markdown converts n to Markdown with links and images made absolute against base.
+// Permalink anchors are dropped first; afterwards, outside code fences, blank-line runs are
+// collapsed and the result is trimmed.
+func Markdown(n *html.Node, base *url.URL) (string, error) {
+	if n == nil {
+		return "", nil
+	}
+	c := clone(n)
+	dropPermalinks(c)
+	conv := newConverter()
+	var opts []converter.ConvertOptionFunc
+	if base != nil {
+		opts = append(opts, converter.WithDomain(base.String()))
+	}
+	out, err := conv.ConvertNode(c, opts...)
+	if err != nil {
+		return "", err
+	}
+	return PostClean(string(out)), nil
+}
+
+// dropPermalinks removes permalink anchors: links whose text is one of ¶ # § 🔗, or whose
+// title is "Permanent link"/"Permalink" and whose target is a fragment.
+func dropPermalinks(root *html.Node) {
+	var doomed []*html.Node
+	walk(root, func(n *html.Node) bool {
+		if n.Type == html.ElementNode && tagAtom(n) == atom.A && isPermalink(n) {
+			doomed = append(doomed, n)
+			return false
+		}
+		return true
+	})
+	for _, n := range doomed {
+		if n.Parent != nil {
+			n.Parent.RemoveChild(n)
+		}
+	}
+}
+
+func isPermalink(n *html.Node) bool {
+	switch strings.TrimSpace(nodeText(n)) {
+	case "¶", "#", "§", "🔗":
+		return true
+	}
+	title := strings.ToLower(strings.TrimSpace(attr(n, "title")))
+	href := strings.TrimSpace(attr(n, "href"))
+	return (title == "permanent link" || title == "permalink") && strings.HasPrefix(href, "#")
+}
+
+var headingDebris = regexp.MustCompile(`^(#{1,6}) \[['"]`)
+
+// PostClean tidies Markdown outside code fences: heading debris such as "## ['Foo'" is
+// repaired, trailing spaces are removed, blank-line runs become one blank line, and the
+// result is trimmed. Lines inside fences are kept byte for byte.
+func PostClean(md string) string {
+	lines := strings.Split(md, "\n")
+	var fence string
+	out := lines[:0]
+	for _, line := range lines {
+		trimmed := strings.TrimLeft(line, " ")
+		if fence != "" {
+			if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]) == "" {
+				fence = ""
+			}
+			out = append(out, line)
+			continue
+		}
+		if f := fenceOpen(trimmed); f != "" {
+			fence = f
+			out = append(out, line)
+			continue
+		}
+		line = strings.TrimRight(line, " \t")
+		if m := headingDebris.FindStringSubmatch(line); m != nil {
+			line = m[1] + " " + strings.TrimRight(line[len(m[0]):], `'"]`)
+		}
+		out = append(out, line)
+	}
+	// Collapse blank-line runs only outside fences: split again by fence blocks.
+	return strings.TrimSpace(collapseOutsideFences(out))
+}
+
+func fenceOpen(s string) string {
+	for _, ch := range []byte{'`', '~'} {
+		n := 0
+		for n < len(s) && s[n] == ch {
+			n++
+		}
+		if n >= 3 {
+			return s[:n]
+		}
+	}
+	return ""
+}
+
+func collapseOutsideFences(lines []string) string {
+	var b strings.Builder
+	var fence string
+	blank := 0
+	for i, line := range lines {
+		trimmed := strings.TrimLeft(line, " ")
+		inFence := fence != ""
+		if inFence {
+			if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]) == "" {
+				fence = ""
+			}
+		} else if f := fenceOpen(trimmed); f != "" {
+			fence = f
+		}
+		if !inFence && line == "" {
+			blank++
+			if blank > 1 {
+				continue
+			}
+		} else {
+			blank = 0
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
