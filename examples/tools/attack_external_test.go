@@ -115,7 +115,7 @@ func TestGitignoreLinkOutsideIgnored(t *testing.T) {
 // that can be shown; the rest are counted.
 func TestGrepManyMatchesBoundedMemory(t *testing.T) {
 	b, dir := toolbox(t)
-	const lines = 1 << 20 // 2 MiB file, a million matching lines
+	const lines = 1 << 18 // 512 KiB file, 262144 matching lines
 	if err := os.WriteFile(filepath.Join(dir, "many.txt"), []byte(strings.Repeat("a\n", lines)), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -127,11 +127,16 @@ func TestGrepManyMatchesBoundedMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(out, "Found 1048576 matching lines in 1 files (showing the first 100") {
+	if !strings.HasPrefix(out, "Found 262144 matching lines in 1 files (showing the first 100") {
 		t.Errorf("got %.200q; want the full count and the first 100 lines", out)
 	}
-	// Keeping every match costs at least 24 bytes per line (24 MiB); the file itself is 2 MiB.
-	if got := after.TotalAlloc - before.TotalAlloc; got > 12<<20 {
+	if raceEnabled {
+		t.Log("allocation bound not checked under the race detector (its sync.Pool drops the regexp's pooled machines)")
+		return
+	}
+	// Keeping every match costs at least 24 bytes per line (6 MiB); the file is 0.5 MiB.
+	t.Logf("grep allocated %d bytes", after.TotalAlloc-before.TotalAlloc)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 3<<20 {
 		t.Errorf("grep allocated %d bytes for a %d-byte file; matches beyond the limit must not be kept", got, 2*lines)
 	}
 }
@@ -140,9 +145,13 @@ func TestGrepManyMatchesBoundedMemory(t *testing.T) {
 // with a large constant) over a 1 MiB file takes tens of seconds; cancelling the call must
 // stop it within about a second, not when the file is done.
 func TestCancelStopsSlowGrep(t *testing.T) {
+	patience := 5 * time.Second // uncancelled, the search takes about 36 s
+	if raceEnabled {
+		patience = 15 * time.Second // the regexp is about ten times slower
+	}
 	for _, args := range []string{`{"pattern":"[a-z]{500}Z"}`, `{"pattern":"[a-z]{500}Z","path":"big.txt"}`} {
 		b, dir := toolbox(t)
-		line := strings.Repeat("abcdefghij", 1000) + "\n" // long lines: the automaton keeps 500 threads alive
+		line := strings.Repeat("abcdefghij", 200) + "\n" // long lines: the automaton keeps 500 threads alive
 		if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(strings.Repeat(line, (1<<20)/len(line))), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -159,8 +168,8 @@ func TestCancelStopsSlowGrep(t *testing.T) {
 				t.Errorf("%s: got %v; want the context's error as a host error", args, err)
 			}
 			t.Logf("%s: returned %v after the start", args, time.Since(start).Round(time.Millisecond))
-		case <-time.After(5 * time.Second):
-			t.Errorf("%s: still running 5s after the call started, 4.7s after it was cancelled", args)
+		case <-time.After(patience):
+			t.Errorf("%s: still running %v after the call started, 0.3s before it was cancelled", args, patience)
 		}
 		cancel()
 	}

@@ -282,7 +282,7 @@ func grepBytes(re *regexp.Regexp, data []byte) []lineMatch {
 // searchWindow is how many bytes (extended to the end of a line) grep hands the regexp at
 // once. The context is checked between windows: a slow pattern on long lines takes about
 // a second per window at worst, so cancellation stops it soon.
-const searchWindow = 8 << 10
+const searchWindow = 4 << 10
 
 // grepLines is grepBytes keeping only the first keep matching lines, and counting all:
 // a file where every line matches costs memory for what can be shown, not for its size.
