@@ -338,3 +338,45 @@ func TestGlobPatternDots(t *testing.T) {
 		}
 	}
 }
+
+// TestContainmentHeld: paths that try to leave the workspace (absolute, .., links to
+// files, directories and devices outside, /proc, NUL bytes, a duplicated key) are tool
+// errors naming the problem, for every tool that takes a path.
+func TestContainmentHeld(t *testing.T) {
+	b, dir := toolbox(t)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("SECRET\n"), 0o644)
+	for _, l := range [][2]string{{"/dev/zero", "zero"}, {outside, "outdir"}, {filepath.Join(outside, "secret.txt"), "outfile"}} {
+		if err := os.Symlink(l[0], filepath.Join(dir, l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const outsideMsg, nulMsg = "outside the workspace", "NUL byte"
+	for _, c := range []struct{ tool, args, want string }{
+		{"read", `{"file_path":"zero"}`, outsideMsg},
+		{"read", `{"file_path":"/dev/zero"}`, outsideMsg},
+		{"read", `{"file_path":"outfile"}`, outsideMsg},
+		{"read", `{"file_path":"outdir/secret.txt"}`, outsideMsg},
+		{"read", `{"file_path":"../x"}`, outsideMsg},
+		{"read", `{"file_path":"/etc/passwd"}`, outsideMsg},
+		{"read", `{"file_path":"/proc/self/root/etc/passwd"}`, outsideMsg},
+		{"read", `{"file_path":"a\u0000b"}`, nulMsg},
+		{"read", `{"file_path":"README.md","file_path":"/etc/passwd"}`, outsideMsg},
+		{"grep", `{"pattern":"x","path":"zero"}`, outsideMsg},
+		{"grep", `{"pattern":"x","path":"outdir"}`, outsideMsg},
+		{"grep", `{"pattern":"SECRET","path":"/"}`, outsideMsg},
+		{"grep", `{"pattern":"x","path":"a\u0000b"}`, nulMsg},
+		{"glob", `{"pattern":"**","path":"/"}`, outsideMsg},
+		{"glob", `{"pattern":"**","path":"outdir"}`, outsideMsg},
+		{"apply_patch", `{"patchText":"*** Begin Patch\n*** Add File: outdir/new.txt\n+x\n*** End Patch"}`, "outside"},
+		{"apply_patch", `{"patchText":"*** Begin Patch\n*** Update File: zero\n@@\n-x\n+y\n*** End Patch"}`, "outside"},
+	} {
+		out, err := invokeWithin(t, 3*time.Second, b.Tool(c.tool), c.args)
+		if !tools.IsToolError(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(out+err.Error(), "SECRET") {
+			t.Errorf("%s %s: got %q, %v; want a tool error mentioning %q", c.tool, c.args, out, err, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(outside, "new.txt")); err == nil {
+		t.Error("apply_patch wrote outside the workspace")
+	}
+}
