@@ -46,7 +46,7 @@ func New(box *tools.Toolbox, opts *Options) *mcp.Server {
 	sessions := &sessions{box: box, ids: map[*mcp.ServerSession]string{}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "harnesskit", Title: "harnesskit tools", Version: Version},
 		&mcp.ServerOptions{
-			Instructions: "File tools over the workspace " + box.Root() + ": read, grep and glob to look, apply_patch to edit. Paths are relative to the workspace root or absolute inside it.",
+			Instructions: "File tools over the workspace " + box.Root() + ": read, grep and glob to look, apply_patch to edit; webfetch reads a web page. Paths are relative to the workspace root or absolute inside it.",
 			Logger:       log,
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 			InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/webfetch"
 )
 
 // DefaultSession is the loop-guard session of calls made without one (Tool.Call, or an
@@ -142,6 +143,7 @@ type config struct {
 	loop        []loopguard.Option
 	workers     int
 	maxFileSize int64
+	webfetch    []webfetch.Option
 }
 
 // WithWorktrees adds directories the tools may also read and write, besides the root.
@@ -189,6 +191,7 @@ var builders = []builder{
 	newRead,
 	newGrep,
 	newGlob,
+	newWebfetch,
 }
 
 // New returns the tools of the workspace at root (and the worktrees of WithWorktrees),
