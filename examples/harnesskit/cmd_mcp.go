@@ -93,7 +93,7 @@ func mcpServe(ctx context.Context, args []string, std stdio) int {
 		return exitUsage
 	}
 	defer box.Close()
-	srv := mcpserver.New(box, &mcpserver.Options{Logger: log})
+	srv := mcpserver.New(box, &mcpserver.Options{Logger: log, Context: ctx})
 	if *httpAddr != "" {
 		err = mcpserver.ServeHTTP(ctx, srv, *httpAddr, *token, log, 5*time.Second, func(a net.Addr) {
 			fmt.Fprintf(std.err, "harnesskit mcp: serving %s over Streamable HTTP at http://%s/\n", box.Root(), a)

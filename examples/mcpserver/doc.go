@@ -14,7 +14,9 @@
 // becomes a result with isError set and the message as text, which the model reads and
 // acts on; a host fault (the call was cancelled, an I/O failure) becomes a JSON-RPC error.
 // Long calls (grep, glob, webfetch) send progress notifications when the client asked for
-// them with a progress token, and stop when the client cancels.
+// them with a progress token, and stop when the client cancels. The SDK waits for calls in
+// flight when a session closes; set Options.Context to the context that shuts the server
+// down so that those calls are cancelled instead.
 //
 // The server logs to the slog.Logger of Options (stderr in the harnesskit CLI), never to
 // stdout, which is the protocol's when serving stdio.

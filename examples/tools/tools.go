@@ -172,6 +172,10 @@ func WithMaxSearchFileSize(n int64) Option {
 	return func(c *config) { c.maxFileSize = max(n, 1) }
 }
 
+// MaxOutputBytes bounds the text of one read or grep result, whatever limit the call
+// gives: past it the result stops at a whole line and says how to get the rest.
+const MaxOutputBytes = 256 << 10
+
 // DefaultSearchWorkers is how many files grep searches in parallel by default.
 const DefaultSearchWorkers = 2
 
