@@ -58,6 +58,7 @@ func steps() []step {
 		{title: "loopguard: a looping read is warned, then refused", run: loopguardStep},
 		{title: "webfetch: llms.txt, an article without its boilerplate, a refused redirect and address", run: webfetchStep},
 		{title: "tools over MCP: list, grep, and a tool error the model can act on", run: toolsStep},
+		{title: "format: gofmt tidies a patched file, and the model is told the diff", run: formatStep},
 	}
 }
 

@@ -42,6 +42,7 @@ func commands() []command {
 		astsearchCommand(),
 		webfetchCommand(),
 		mcpCommand(),
+		formatCommand(),
 	}
 }
 

@@ -6,7 +6,7 @@ import "github.com/harnesskit/harnesskit/examples/tools"
 // ast_grep_replace only where astsearch has a backend (cgo, or ast-grep on PATH).
 func wantToolCount() int {
 	if tools.AstGrepAvailable() {
-		return 6
+		return 7
 	}
-	return 4
+	return 5
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/harnesskit/harnesskit/astsearch"
+	"github.com/harnesskit/harnesskit/format"
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
@@ -64,6 +65,10 @@ func toolErrors() []error {
 		webfetch.ErrInvalidURL, webfetch.ErrInvalidRequest, webfetch.ErrPermissionDenied,
 		webfetch.ErrBlocked, webfetch.ErrTimeout, webfetch.ErrTooManyRedirects,
 		webfetch.ErrMissingLocation, webfetch.ErrStatus, webfetch.ErrTransport,
+		// format: a formatter that failed, timed out or met a syntax error, a file changed
+		// meanwhile or outside the root (ErrNotRunnable, ErrConfig and ErrIO are host errors:
+		// install the formatter, fix the configuration).
+		format.ErrFormatter, format.ErrTimeout, format.ErrSyntax, format.ErrConcurrentChange, format.ErrOutside,
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/harnesskit/harnesskit/astsearch"
+	"github.com/harnesskit/harnesskit/format"
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
@@ -97,6 +98,15 @@ var sentinels = map[string]struct {
 	"webfetch.ErrTransport":        {webfetch.ErrTransport, toolError},
 	"webfetch.ErrFilename":         {webfetch.ErrFilename, hostError},
 	"webfetch.ErrClosed":           {webfetch.ErrClosed, hostError},
+
+	"format.ErrFormatter":        {format.ErrFormatter, toolError},
+	"format.ErrTimeout":          {format.ErrTimeout, toolError},
+	"format.ErrNotRunnable":      {format.ErrNotRunnable, hostError},
+	"format.ErrSyntax":           {format.ErrSyntax, toolError},
+	"format.ErrConcurrentChange": {format.ErrConcurrentChange, toolError},
+	"format.ErrConfig":           {format.ErrConfig, hostError},
+	"format.ErrOutside":          {format.ErrOutside, toolError},
+	"format.ErrIO":               {format.ErrIO, hostError},
 }
 
 // TestEverySentinelIsMapped reads the exported package-level variables named Err… in the
@@ -104,7 +114,7 @@ var sentinels = map[string]struct {
 // the table has nothing the packages no longer export.
 func TestEverySentinelIsMapped(t *testing.T) {
 	found := map[string]bool{}
-	for _, pkg := range []string{"patch", "pathguard", "loopguard", "taskboard", "webfetch", "astsearch"} {
+	for _, pkg := range []string{"patch", "pathguard", "loopguard", "taskboard", "webfetch", "astsearch", "format"} {
 		for _, name := range exportedErrVars(t, filepath.Join("..", "..", pkg)) {
 			found[pkg+"."+name] = true
 		}

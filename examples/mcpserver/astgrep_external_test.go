@@ -18,7 +18,7 @@ import (
 
 // expectedTools lists the tools the server offers in this build.
 func expectedTools() []string {
-	names := []string{"apply_patch", "read", "grep", "glob"}
+	names := []string{"apply_patch", "read", "grep", "glob", "webfetch"}
 	if tools.AstGrepAvailable() {
 		names = append(names, "ast_grep_search", "ast_grep_replace")
 	}

@@ -21,10 +21,11 @@ func TestListTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type ann struct{ readOnly, destructive bool }
-	want := map[string]ann{"apply_patch": {false, true}, "read": {true, false}, "grep": {true, false}, "glob": {true, false}}
+	type ann struct{ readOnly, destructive, openWorld bool }
+	want := map[string]ann{"apply_patch": {false, true, false}, "read": {true, false, false}, "grep": {true, false, false},
+		"glob": {true, false, false}, "webfetch": {true, false, true}}
 	if tools.AstGrepAvailable() {
-		want["ast_grep_search"], want["ast_grep_replace"] = ann{true, false}, ann{false, true}
+		want["ast_grep_search"], want["ast_grep_replace"] = ann{true, false, false}, ann{false, true, false}
 	}
 	if len(res.Tools) != len(want) {
 		t.Fatalf("%d tools, want %d", len(res.Tools), len(want))
@@ -35,8 +36,8 @@ func TestListTools(t *testing.T) {
 			t.Fatalf("unexpected tool %s", tl.Name)
 		}
 		a := tl.Annotations
-		if a == nil || a.ReadOnlyHint != w.readOnly || a.DestructiveHint == nil || *a.DestructiveHint != w.destructive || a.OpenWorldHint == nil || *a.OpenWorldHint {
-			t.Errorf("%s: annotations %+v, want read-only %v destructive %v closed-world", tl.Name, a, w.readOnly, w.destructive)
+		if a == nil || a.ReadOnlyHint != w.readOnly || a.DestructiveHint == nil || *a.DestructiveHint != w.destructive || a.OpenWorldHint == nil || *a.OpenWorldHint != w.openWorld {
+			t.Errorf("%s: annotations %+v, want read-only %v destructive %v open-world %v", tl.Name, a, w.readOnly, w.destructive, w.openWorld)
 		}
 		schema, _ := tl.InputSchema.(map[string]any)
 		if schema["type"] != "object" || tl.Description == "" {

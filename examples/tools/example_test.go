@@ -62,7 +62,7 @@ func Example_otherFramework() {
 				return out, err
 			}})
 	}
-	for _, w := range wrapped[:4] { // the tools every build has; more follow where their backend is available
+	for _, w := range wrapped[:5] { // the tools every build has; more follow where their backend is available
 		fmt.Println(w.Name, w.Parameters["required"])
 	}
 	out, _ := wrapped[2].Run(context.Background(), `{"pattern":"("}`)
@@ -72,5 +72,6 @@ func Example_otherFramework() {
 	// read [file_path]
 	// grep [pattern]
 	// glob [pattern]
+	// webfetch [url]
 	// Error: grep: pattern "(" is not a valid Go regular expression
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/webfetch"
 )
 
 // DefaultSession is the loop-guard session of calls made without one (Tool.Call, or an
@@ -142,6 +143,7 @@ type config struct {
 	loop        []loopguard.Option
 	workers     int
 	maxFileSize int64
+	webfetch    []webfetch.Option
 }
 
 // WithWorktrees adds directories the tools may also read and write, besides the root.
@@ -170,6 +172,10 @@ func WithMaxSearchFileSize(n int64) Option {
 	return func(c *config) { c.maxFileSize = max(n, 1) }
 }
 
+// MaxOutputBytes bounds the text of one read or grep result, whatever limit the call
+// gives: past it the result stops at a whole line and says how to get the rest.
+const MaxOutputBytes = 256 << 10
+
 // DefaultSearchWorkers is how many files grep searches in parallel by default.
 const DefaultSearchWorkers = 2
 
@@ -185,6 +191,7 @@ var builders = []builder{
 	newRead,
 	newGrep,
 	newGlob,
+	newWebfetch,
 	newAstGrepSearch, newAstGrepReplace,
 }
 
