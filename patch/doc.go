@@ -46,7 +46,9 @@
 // chunk's length that keeps most of its lines, applied through the alignment, with a margin
 // over the runner-up). Whatever the strategy, a file line is removed only when it is paired
 // with a removed line of the patch that it equals at a ladder level; file lines the patch does
-// not name are kept. A removed line that changed since the model read the file is never
+// not name are kept. Added lines keep their place among the context: a drifted context line
+// next to them is paired with the file line it resembles, and when they would have to go on a
+// guessed side of a file line the patch left out, the rescue refuses. A removed line that changed since the model read the file is never
 // "rescued": the error names the line and both versions. Every placement is reported in a
 // [ChunkReport]: strategy, window, the pairing of old lines with file lines, notes. Locating,
 // rescuing and the not-found diagnostic each stop at a deterministic work limit

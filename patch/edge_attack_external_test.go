@@ -133,6 +133,7 @@ func TestAttackEdgeCases(t *testing.T) {
 			name:  "update_of_directory_refused_as_missing_file",
 			files: map[string]string{"d/": ""},
 			patch: apText("*** Update File: d", "@@", "-a", "+b"),
+			want:  map[string]string{}, // directories are not listed
 			kind:  patch.KindMissingFile, msg: []string{"is a directory"},
 		},
 		{

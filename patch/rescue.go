@@ -500,6 +500,7 @@ func (r *rescuer) align(c *lcsCand, on, win []string) {
 			c.sound = false
 		}
 	}
+	r.settleGaps(c)
 	// The effect: removed file lines, and where each added line goes (after the file line
 	// paired with the nearest preceding old line).
 	var b strings.Builder
@@ -516,6 +517,59 @@ func (r *rescuer) align(c *lcsCand, on, win []string) {
 		oi++
 	}
 	c.key = b.String()
+}
+
+// settleGaps decides where added lines go when the window holds file lines the alignment left
+// out. Added lines between two aligned old lines (or a window edge) whose file lines are not
+// adjacent could go on either side of the unaligned file lines between them. When the patch has
+// as many unaligned context lines there as the file has unaligned lines, and each resembles its
+// file line, they are drifted context and are paired in order (kept as the file has them);
+// otherwise the place of the added lines is a guess and the candidate is unsound (a miss).
+// Added lines that directly follow an aligned removed line replace it and go at its place.
+func (r *rescuer) settleGaps(c *lcsCand) {
+	prevQ := c.start - 1
+	var loose []int // unaligned context lines (old indices) since the last aligned old line
+	inserts := false
+	replacing := false // the lines so far since the last aligned old line are added lines after a removed one
+	settle := func(nextQ int) {
+		gap := nextQ - prevQ - 1
+		if !inserts || gap <= 0 {
+			return
+		}
+		if len(loose) != gap {
+			c.sound = false
+			return
+		}
+		for t, i := range loose {
+			if !r.resembles(r.body.oldText(i), r.s.d.lines[prevQ+1+t]) {
+				c.sound = false
+				return
+			}
+		}
+		for t, i := range loose {
+			c.pair[i] = prevQ + 1 + t
+		}
+	}
+	oi := 0
+	for _, l := range r.body.lines {
+		if l.Op == Insert {
+			inserts = inserts || !replacing
+			continue
+		}
+		q := c.pair[oi]
+		if q < 0 {
+			if l.Op == Context {
+				loose = append(loose, oi)
+			}
+			replacing = false
+			oi++
+			continue
+		}
+		settle(q)
+		prevQ, loose, inserts, replacing = q, loose[:0], false, l.Op == Remove
+		oi++
+	}
+	settle(c.start + c.length)
 }
 
 // upperBound is the size of the multiset intersection of the old lines and the window, an
