@@ -48,6 +48,23 @@ func TestAttackEdgeCases(t *testing.T) {
 			patch: apText("*** Update File: a.txt", "@@", " p", "-r", "+R", " s"),
 			want:  map[string]string{"a.txt": "p\nq\nR\ns\nt\n"},
 		},
+		{
+			// The context line between the two added lines is in the file, one line further
+			// down than the model thought: skipping it as invented would put both added lines
+			// above it.
+			name:  "prefix_suffix_does_not_skip_context_between_added_lines",
+			files: map[string]string{"a.go": "func f() {\n\tlock()\n\twork()\n\tlock()\n}\n"},
+			patch: apText("*** Update File: a.go", "@@", " func f() {", "+\tinit()", " \twork()", "+\tlog()", " \tlock()"),
+			kind:  patch.KindNotFound,
+		},
+		{
+			// Two equal file lines: the patch's context line may stand for either, and the
+			// added lines before it land on a different side of the other one. A guess.
+			name:  "lcs_alignments_disagree_on_added_lines_refused",
+			files: map[string]string{"a.go": "func f() {\n\tstmt()\nfunc f() {\nfunc f() {\n\tstmt()\nfunc f() {\n"},
+			patch: apText("*** Update File: a.go", "@@", "+\tnew0()", " \tstmt()", "+\tnew1()", "+\tnew2()", " func f() {", "-\tstmt()", "+\tnew3()"),
+			kind:  patch.KindNotFound,
+		},
 		// Held inputs that already behave; kept so they stay that way.
 		{
 			name:  "resent_replacement_refused",
