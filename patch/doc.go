@@ -48,7 +48,8 @@
 // with a removed line of the patch that it equals at a ladder level; file lines the patch does
 // not name are kept. Added lines keep their place among the context: a drifted context line
 // next to them is paired with the file line it resembles, and when they would have to go on a
-// guessed side of a file line the patch left out, the rescue refuses. A removed line that changed since the model read the file is never
+// guessed side of a file line the patch left out (or of one of several equal lines), the
+// rescue refuses. A removed line that changed since the model read the file is never
 // "rescued": the error names the line and both versions. Every placement is reported in a
 // [ChunkReport]: strategy, window, the pairing of old lines with file lines, notes. Locating,
 // rescuing and the not-found diagnostic each stop at a deterministic work limit

@@ -191,6 +191,11 @@ func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error)
 			break
 		}
 	}
+	if span == 0 && len(middle) > 0 {
+		// Added lines on both sides of context lines the file does not have there: skipping
+		// them would guess whether the lines were invented or left out around them.
+		return placement{}, false, nil
+	}
 	left, right := old[:pre], old[len(old)-suf:]
 	ln0, rn0 := r.normLevels(left), r.normLevels(right)
 	n := r.s.n()
@@ -494,29 +499,35 @@ func (r *rescuer) align(c *lcsCand, on, win []string) {
 		}
 		return b.String()
 	}
-	c.sound = removed(c.pair) == removed(right)
+	effect := func(pair []int) string {
+		var b strings.Builder
+		b.WriteString(removed(pair))
+		oi, last := 0, c.start-1
+		for _, l := range r.body.lines {
+			if l.Op == Insert {
+				fmt.Fprintf(&b, "+%d", last)
+				continue
+			}
+			if q := pair[oi]; q >= 0 {
+				last = q
+			}
+			oi++
+		}
+		return b.String()
+	}
+	c.sound = r.settleGaps(c.start, c.start+c.length, c.pair) && r.settleGaps(c.start, c.start+c.length, right)
 	for i, q := range c.pair {
 		if ops[i] == Remove && (q < 0 || !r.ladderEqual(r.body.oldText(i), q)) {
 			c.sound = false
 		}
 	}
-	r.settleGaps(c)
 	// The effect: removed file lines, and where each added line goes (after the file line
-	// paired with the nearest preceding old line).
-	var b strings.Builder
-	b.WriteString(removed(c.pair))
-	oi, last := 0, c.start-1
-	for _, l := range r.body.lines {
-		if l.Op == Insert {
-			fmt.Fprintf(&b, "+%d", last)
-			continue
-		}
-		if q := c.pair[oi]; q >= 0 {
-			last = q
-		}
-		oi++
+	// paired with the nearest preceding old line). The leftmost and the rightmost optimal
+	// alignments must agree on it.
+	c.key = effect(c.pair)
+	if c.key != effect(right) {
+		c.sound = false
 	}
-	c.key = b.String()
 }
 
 // settleGaps decides where added lines go when the window holds file lines the alignment left
@@ -526,28 +537,29 @@ func (r *rescuer) align(c *lcsCand, on, win []string) {
 // file line, they are drifted context and are paired in order (kept as the file has them);
 // otherwise the place of the added lines is a guess and the candidate is unsound (a miss).
 // Added lines that directly follow an aligned removed line replace it and go at its place.
-func (r *rescuer) settleGaps(c *lcsCand) {
-	prevQ := c.start - 1
+func (r *rescuer) settleGaps(start, end int, pair []int) bool {
+	prevQ := start - 1
 	var loose []int // unaligned context lines (old indices) since the last aligned old line
 	inserts := false
 	replacing := false // the lines so far since the last aligned old line are added lines after a removed one
+	ok := true
 	settle := func(nextQ int) {
 		gap := nextQ - prevQ - 1
-		if !inserts || gap <= 0 {
+		if !inserts || gap <= 0 || !ok {
 			return
 		}
 		if len(loose) != gap {
-			c.sound = false
+			ok = false
 			return
 		}
 		for t, i := range loose {
 			if !r.resembles(r.body.oldText(i), r.s.d.lines[prevQ+1+t]) {
-				c.sound = false
+				ok = false
 				return
 			}
 		}
 		for t, i := range loose {
-			c.pair[i] = prevQ + 1 + t
+			pair[i] = prevQ + 1 + t
 		}
 	}
 	oi := 0
@@ -556,7 +568,7 @@ func (r *rescuer) settleGaps(c *lcsCand) {
 			inserts = inserts || !replacing
 			continue
 		}
-		q := c.pair[oi]
+		q := pair[oi]
 		if q < 0 {
 			if l.Op == Context {
 				loose = append(loose, oi)
@@ -569,7 +581,8 @@ func (r *rescuer) settleGaps(c *lcsCand) {
 		prevQ, loose, inserts, replacing = q, loose[:0], false, l.Op == Remove
 		oi++
 	}
-	settle(c.start + c.length)
+	settle(end)
+	return ok
 }
 
 // upperBound is the size of the multiset intersection of the old lines and the window, an
