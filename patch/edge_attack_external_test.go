@@ -65,6 +65,20 @@ func TestAttackEdgeCases(t *testing.T) {
 			patch: apText("*** Update File: a.go", "@@", "+\tnew0()", " \tstmt()", "+\tnew1()", "+\tnew2()", " func f() {", "-\tstmt()", "+\tnew3()"),
 			kind:  patch.KindNotFound,
 		},
+		{
+			// A removed blank line at the end of a chunk is a named removal, not the trailing
+			// newline artefact Codex's retry drops: dropping it would report success without
+			// removing the line. (The LCS rescue reads "# end" as a left-out context line.)
+			name:  "trailing_removed_blank_line_not_dropped",
+			files: map[string]string{"m.py": "def f():\n    pass\n# end\n\nx = 1\n"},
+			patch: apText("*** Update File: m.py", "@@", " def f():", "-    pass", "+    return 1", "-"),
+			want:  map[string]string{"m.py": "def f():\n    return 1\n# end\nx = 1\n"},
+			check: func(t *testing.T, res *patch.Result, err error) {
+				if res != nil && len(res.Report) == 1 && res.Report[0].BlankRetry {
+					t.Errorf("the removed blank line was dropped by the trailing-blank retry")
+				}
+			},
+		},
 		// Held inputs that already behave; kept so they stay that way.
 		{
 			name:  "resent_replacement_refused",
