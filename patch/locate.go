@@ -144,6 +144,17 @@ func (b chunkBody) withoutTrailingBlank() chunkBody {
 	return chunkBody{lines: slices.Delete(out, idx, idx+1)}
 }
 
+// lastOldRemoved reports whether the chunk's last old line is a removed line. Outside compat
+// mode the trailing-blank retry never drops one: it is a removal the patch names.
+func (b chunkBody) lastOldRemoved() bool {
+	for i := len(b.lines) - 1; i >= 0; i-- {
+		if b.lines[i].Op != Insert {
+			return b.lines[i].Op == Remove
+		}
+	}
+	return false
+}
+
 // unifiedHeader matches the text after "@@ " of a unified-diff chunk header,
 // "-a[,b] +c[,d] @@" optionally followed by text (git writes a function name there).
 var unifiedHeader = regexp.MustCompile(`^-(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@(?:[ \t]+(.*))?$`)
@@ -442,7 +453,7 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 	if r.ambiguous {
 		return placement{}, 0, s.chunkAmbiguous(k, ch, oldLines, r)
 	}
-	if r.pos < 0 && !r.exhausted && old[len(old)-1] == "" && len(old) > 1 {
+	if r.pos < 0 && !r.exhausted && old[len(old)-1] == "" && len(old) > 1 && (s.cfg.codex || !body.lastOldRemoved()) {
 		retry := body.withoutTrailingBlank()
 		rold, rlines := retry.old()
 		rr := s.seek(rold, cursor, ch.EOF, uniqueExact)
