@@ -1,9 +1,11 @@
 package patch_test
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/patch/patchtest"
 )
 
 // Adversarial inputs from a review of the removal-soundness rules: each row is an input that
@@ -78,6 +80,20 @@ func TestAttackEdgeCases(t *testing.T) {
 					t.Errorf("the removed blank line was dropped by the trailing-blank retry")
 				}
 			},
+		},
+		{
+			// link.txt is a symbolic link to f.txt: a Move onto it is a Move onto an existing
+			// name, not onto itself; treating it as an in-place update kept f.txt, which the
+			// Move said to remove.
+			name:  "move_onto_a_symlink_to_itself_refused",
+			files: map[string]string{"f.txt": "a\nb\n"},
+			setup: func(m *patchtest.MemFS) {
+				if err := m.Symlink("f.txt", filepath.Join(apRoot, "link.txt")); err != nil {
+					panic(err)
+				}
+			},
+			patch: apText("*** Update File: f.txt", "*** Move to: link.txt", "@@", " a", "-b", "+c"),
+			kind:  patch.KindExists, msg: []string{"Move destination already exists: link.txt"},
 		},
 		// Held inputs that already behave; kept so they stay that way.
 		{
