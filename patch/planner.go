@@ -399,6 +399,10 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 		if pl.caseOnly(r.real, mr.real) {
 			return pl.renameCase(e, mr, h, section, out)
 		}
+		if !cfg.overwrite {
+			return &Error{Kind: KindExists, Path: h.MoveTo, Line: h.Line, Section: section,
+				Msg: fmt.Sprintf("Move destination already exists: %s (another name of %s)", h.MoveTo, h.Path)}
+		}
 		e.data, e.touched = out, true // another name of the same file: an in-place update
 		return nil
 	}
