@@ -95,6 +95,16 @@ func TestAttackEdgeCases(t *testing.T) {
 			patch: apText("*** Update File: f.txt", "*** Move to: link.txt", "@@", " a", "-b", "+c"),
 			kind:  patch.KindExists, msg: []string{"Move destination already exists: link.txt"},
 		},
+		{
+			// The edited context line stands for the first of two equal file lines (the
+			// window one line longer) or for none (the first one removed): the shorter
+			// window's alignment is one of two readings, so the rescue refuses.
+			name:  "lcs_longer_window_shows_second_reading_refused",
+			files: map[string]string{"a.go": "func f() {\nfunc f() {\n\tstmt()\nfunc f() {\n\tx := y\n\tx := y\nfunc f() {\n"},
+			patch: apText("*** Update File: a.go", "@@", "+\tnew0()", "-\tstmt()", "+\tnew1()", "-func f() {", "+\tnew2()",
+				" \tx := y // edited", "+\tnew3()", "-\tx := y", "+\tnew4()"),
+			kind: patch.KindNotFound,
+		},
 		// Held inputs that already behave; kept so they stay that way.
 		{
 			name:  "resent_replacement_refused",
