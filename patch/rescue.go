@@ -415,6 +415,13 @@ func (r *rescuer) lcs(k int, rep *ChunkReport) (placement, bool, error) {
 		e.FileLine = b.start + 1
 		return placement{}, false, e
 	}
+	for _, c := range cands {
+		// A window with the same score and leftmost effect whose other optimal alignment
+		// disagrees shows that the effect is one of several readings.
+		if c.key == b.key && c.score == b.score && !c.sound {
+			b.sound = false
+		}
+	}
 	if !b.sound {
 		r.notes = append(r.notes, noteLCSUnsound)
 		return placement{}, false, nil
