@@ -105,6 +105,15 @@ func TestAttackEdgeCases(t *testing.T) {
 				" \tx := y // edited", "+\tnew3()", "-\tx := y", "+\tnew4()"),
 			kind: patch.KindNotFound,
 		},
+		{
+			// A blank context line followed by added lines is not the trailing-newline
+			// artefact: turning it into an added line adds a blank line the patch never
+			// asked for.
+			name:  "blank_context_before_added_lines_not_retried",
+			files: map[string]string{"a.txt": "a\nb\n\nc\n"},
+			patch: apText("*** Update File: a.txt", "@@", " a", "+x", " ", "+y"),
+			kind:  patch.KindNotFound,
+		},
 		// Held inputs that already behave; kept so they stay that way.
 		{
 			name:  "resent_replacement_refused",
