@@ -38,8 +38,9 @@
 // make are located safely: a chunk given above the previous one is sought in the whole file
 // (it must be unique there; the report notes "out of order"), and a unified-diff header
 // "@@ -a,b +c,d @@ text" is not searched for: its numbers are ignored and the text after it,
-// if any, is the anchor. A trailing blank context line that matches nowhere is dropped and the
-// chunk sought again, as Codex does; a trailing removed blank line is never dropped.
+// if any, is the anchor. A blank context line that ends a chunk which matches nowhere is
+// dropped and the chunk sought again, as Codex does; a removed blank line, or a blank context
+// line followed by added lines, is never dropped.
 //
 // When no level matches, two bounded rescues may place a chunk whose context drifted:
 // prefix/suffix (context edges around a middle of the same length, whose removed lines equal
