@@ -52,6 +52,8 @@
 //
 // The nested module github.com/harnesskit/harnesskit/examples holds the adapters: the
 // harnesskit command-line program (one subcommand per package; each says whether it reads
-// text or JSON), the demo that a new user runs first, and (planned) an MCP server. Host SDKs are required only there, so
-// importing a harnesskit package never downloads one.
+// text or JSON), the demo that a new user runs first, a tool adapter (name, description,
+// input schema and a Call method per tool, every call behind one loop guard and every path
+// behind pathguard) and an MCP server over it (stdio or Streamable HTTP). Host SDKs are
+// required only there, so importing a harnesskit package never downloads one.
 package harnesskit

@@ -22,9 +22,13 @@
 //   - grep: a Go regular expression over the workspace's files, honouring .gitignore,
 //     searched by DefaultSearchWorkers goroutines, sorted by file and line.
 //   - glob: files by doublestar pattern, honouring .gitignore.
+//   - webfetch: one web page as Markdown, text or HTML under a metadata block
+//     (harnesskit/webfetch), paged by offset, cached. It refuses loopback, private and
+//     metadata addresses unless WithWebFetch passes a policy that allows them, and reports
+//     download progress.
 //
-// Coming when their packages land: webfetch, ast_grep_search and ast_grep_replace. Each is
-// one file (its argument struct, description and builder) plus one line in the registry.
+// Coming when their packages land: ast_grep_search and ast_grep_replace. Each is one file
+// (its argument struct, description and builder) plus one line in the registry.
 //
 // # Guards
 //
@@ -45,7 +49,10 @@
 // understood and failed for a reason the model can act on (arguments that do not fit the
 // schema, ErrInvalidArgs; a directory or binary file given to read, ErrNotText; a refused
 // path, pathguard.ErrOutside and friends; a patch that does not apply, patch.ErrNotFound
-// and friends; a loop refusal, loopguard.ErrRefused; a missing file, fs.ErrNotExist). Show
+// and friends; a loop refusal, loopguard.ErrRefused; a missing file, fs.ErrNotExist; a URL
+// that is invalid, refused, unreachable or answered with an error status,
+// webfetch.ErrInvalidURL, webfetch.ErrBlocked, webfetch.ErrTransport, webfetch.ErrStatus
+// and friends). Show
 // its message to the model. Any other error is a host fault (a cancelled context, an I/O
 // failure, patch.ErrIO): another call would not help. Limits are not errors: a result cut
 // at its limit says so in its text.

@@ -13,6 +13,7 @@ import (
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/webfetch"
 )
 
 // DefaultSession is the loop-guard session of calls made without one (Tool.Call, or an
@@ -144,6 +145,7 @@ type config struct {
 	workers     int
 	maxFileSize int64
 	formatter   patch.Formatter
+	webfetch    []webfetch.Option
 }
 
 // WithWorktrees adds directories the tools may also read and write, besides the root.
@@ -182,6 +184,10 @@ func WithFormatter(f patch.Formatter) Option {
 	return func(c *config) { c.formatter = f }
 }
 
+// MaxOutputBytes bounds the text of one read or grep result, whatever limit the call
+// gives: past it the result stops at a whole line and says how to get the rest.
+const MaxOutputBytes = 256 << 10
+
 // DefaultSearchWorkers is how many files grep searches in parallel by default.
 const DefaultSearchWorkers = 2
 
@@ -197,6 +203,7 @@ var builders = []builder{
 	newRead,
 	newGrep,
 	newGlob,
+	newWebfetch,
 }
 
 // New returns the tools of the workspace at root (and the worktrees of WithWorktrees),
