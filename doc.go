@@ -36,17 +36,24 @@
 // orphaned children and wait-for-user, as a deterministic state machine with host calls
 // behind interfaces.
 //
-// [github.com/harnesskit/harnesskit/astsearch] (planned, not yet usable) will be
-// structural search and rewrite over syntax trees, with ast-grep's pattern syntax and
-// dry-run diffs.
+// [github.com/harnesskit/harnesskit/astsearch] is structural search and rewrite over
+// syntax trees with ast-grep's pattern language and JSON results: in process through
+// tree-sitter grammars (cgo), or through the ast-grep executable; rewrites are planned as
+// unified diffs and applied atomically, and every path is checked before it is read.
 //
-// [github.com/harnesskit/harnesskit/format] (planned) will run the project's formatter
-// after each write: detected from the project, one per file, never failing an edit.
+// [github.com/harnesskit/harnesskit/format] runs the project's own formatter on each file
+// an agent writes: detected from project evidence (a biome.json, prettier in package.json, a
+// .clang-format; gofmt in process for Go), one formatter per file, stdin mode where the tool
+// allows it, a timeout that kills the whole process group, and a compare-and-swap write-back.
+// A formatting failure never fails the edit; the result carries the unified diff to tell the
+// model. patch and astsearch take it through their WithFormatter options.
 //
 // # Examples
 //
 // The nested module github.com/harnesskit/harnesskit/examples holds the adapters: the
 // harnesskit command-line program (one subcommand per package; each says whether it reads
-// text or JSON), the demo that a new user runs first, and (planned) an MCP server. Host SDKs are required only there, so
-// importing a harnesskit package never downloads one.
+// text or JSON), the demo that a new user runs first, a tool adapter (name, description,
+// input schema and a Call method per tool, every call behind one loop guard and every path
+// behind pathguard) and an MCP server over it (stdio or Streamable HTTP). Host SDKs are
+// required only there, so importing a harnesskit package never downloads one.
 package harnesskit

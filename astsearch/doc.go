@@ -1,11 +1,142 @@
 // Package astsearch is structural search and rewrite over syntax trees, with ast-grep's
-// pattern syntax.
+// pattern language and results: for the same pattern, language, strictness and source it
+// reports what ast-grep 0.51.1 reports (the same matches in the same order, byte ranges,
+// positions and captures), and its [Match] encodes to the same JSON as
+// `ast-grep run --json`. Use it to let a model find and change code by shape ("every call
+// of fmt.Errorf with a format and arguments") rather than by text. It is not a linter or
+// a rule engine: YAML rules, constraints and transforms are out of scope.
 //
-// Contract: a pattern is compiled once per language, matched against flat syntax trees with
-// metavariables ($A, $$$ARGS), and a rewrite template is expanded into edits that are shown
-// as dry-run diffs before anything is written; writes are atomic per file and stay inside the
-// allowed roots. Files are read through fs.FS.
+// Life cycle:
 //
-// The behaviour is specified in the project's astsearch specification; the package gets its
-// code with the astsearch issue.
+//	Search(fsys, Request)                      → Result {Matches, TotalMatches, Truncated, Hint, Stats}
+//	Rewrite(fsys, Request, template) → Plan {Diff} → Plan.Apply(WriteFS, root) → Applied
+//	Compile(pattern, lang) → Pattern.FindAll(src)   (in memory)
+//
+// # Patterns
+//
+// A pattern is one complete syntax node of the language in which metavariables stand for
+// nodes: $NAME is exactly one named node, captured (a repeated $NAME must match equal
+// code); $_ is one named node, not captured; $$NAME and $$_ may also bind an unnamed node
+// such as `;`; $$$NAME is zero or more sibling nodes, captured as a list with their
+// separators; $$$ is the same, not captured. $lower, $1 and a lone $ are plain text. In the
+// languages where `$` cannot start an identifier (C, C++, C#, CSS, Elixir, Go, HTML, Kotlin,
+// PHP, Python, Ruby, Rust, Swift, Haskell, Nix) the metavariables are rewritten to a
+// character the grammar accepts before parsing, exactly as ast-grep does. A pattern that is
+// empty, parses to several top-level nodes (`a; b; c`: write `{ $$$A; a; b; $$$B }`), or is a
+// lone $$$NAME is rejected with a [*PatternError] wrapping [ErrBadPattern]; a pattern that
+// parses with an ERROR node is accepted (Python `def $F($$$)` finds functions) and
+// [Result.PatternHasError] says so. Matching is reentrant and in pre-order: a match inside
+// another match is reported too, after it.
+//
+// Strictness ([Strictness], default Smart) is ast-grep's: cst compares every token; smart
+// skips unnamed tokens and comments in the source; ast also ignores unnamed tokens of the
+// pattern; relaxed also skips comments; signature ignores the text of named leaves; template
+// ignores node kinds.
+//
+// Go gotcha, reproduced on purpose: in tree-sitter-go `pkg.F()`, `pkg.F($X)` and
+// `pkg.F($$$)` parse as type conversions and match no calls; write `pkg.F($A, $$$)` or
+// `$F($$$ARGS)`. An empty result carries a [Result.Hint] when such a mistake is likely.
+//
+// # Files and walking
+//
+// Input is an fs.FS rooted at the project; [Request.Paths] and [Request.Globs] are slash
+// paths relative to it and the process's working directory plays no part. Each requested
+// path is checked before anything under it is read: with [Request.Guard] through
+// pathguard's containment, and always for existence — a missing path is an error wrapping
+// [ErrBlocked] with pathguard's message, never "no matches". Directories are walked as
+// ripgrep does: entries sorted by name, hidden files and directories skipped, .gitignore and
+// .git/info/exclude honoured inside a git repository only, .ignore everywhere (ignore files
+// above the fs root are not read, nor git's global excludes), symbolic links not followed;
+// [Request.Globs] are overrides ("!" excludes, the last match wins, a whitelist glob keeps an
+// ignored file but does not enter an ignored directory). [Request.Hidden],
+// [Request.NoIgnore] and [Request.FollowSymlinks] turn the rules off. A path named
+// explicitly is searched even when hidden or ignored, but only if its extension belongs to
+// the language (ast-grep's table, see [LangForPath]; `.h` is C). HTML files are never
+// searched for CSS, JavaScript or TypeScript patterns (no language injection). Empty files,
+// files that are not UTF-8, and files over 3,000,000 bytes that also have over 200,000
+// lines are skipped and counted in [Stats]; a file that cannot be read is recorded in
+// Stats.Errors and the search goes on.
+//
+// # Results and limits
+//
+// Results are in walk order, and in pre-order within a file, every time. [Match] has
+// ast-grep's JSON fields: the text, byte offsets (end exclusive), 0-based lines and columns
+// counted in characters, the file's fs path, the whole source lines (with [Request.Context]
+// lines around), the characters before and after the match inside those lines (a CRLF
+// line keeps its `\r`), the language's display name, and the captures (nil when the
+// pattern has none). Limits, with zero meaning the default: [Request.MaxMatches]
+// ([DefaultMaxMatches]), [Request.MaxOutputBytes] (the compact JSON size of the kept
+// matches, [DefaultMaxOutputBytes]) and [Request.Timeout] ([DefaultTimeout]). Hitting one
+// sets Result.Truncated and TruncatedReason ("max_matches", "max_output_bytes", "timeout");
+// TotalMatches still counts every match found. The timeout returns the partial result
+// without an error; cancelling ctx returns ctx.Err().
+//
+// # Rewriting
+//
+// [Rewrite] plans and writes nothing; [Plan.Apply] writes. The template follows
+// [ExpandTemplate]: captures are substituted, an unbound variable becomes empty, multi-line
+// captures are re-indented to the template's column and the match's line, and a line break
+// from the template takes the line ending of the line where the match starts (ast-grep
+// writes a bare LF). The replaced range runs from the start of the match to the end of the
+// last pattern node actually matched, so a trailing comment or `;` the pattern does not
+// mention stays. Edits are taken in match order and one overlapping an accepted edit is
+// dropped (the outer match wins; [FilePlan.Dropped] lists it); a file whose content would
+// not change is left out, and every count is of edits actually written. Each file's
+// unified diff (3 lines of context, `\ No newline at end of file` where needed) is built
+// from the edits and applies with `git apply`. Apply is all or nothing: every file is
+// re-read and compared with the content it was planned from ([ErrConflict] if one
+// changed), a read-only target fails before anything is written, the new contents are
+// staged as temporaries next to their targets (mode kept) and renamed into place, and if a
+// rename fails the files already replaced are restored and the error says which are in
+// which state. [WithFormatter] formats each new content before it is written; a formatter
+// error leaves the edit as written and is reported in [Applied.Formatted].
+//
+// # Backends
+//
+// [Native] (the default, needs cgo) parses with the tree-sitter grammars of
+// github.com/smacker/go-tree-sitter: one cgo call per file parses, flattens the tree into a
+// pointer-free array and frees it; matching is pure Go, files are parsed by a pool of
+// [Request.Threads] workers (default min(GOMAXPROCS, 12)), and a file that cannot contain the
+// pattern's literal (its longest named, non-metavariable leaf, at least 3 bytes; none under
+// signature and template) is skipped before parsing — this never changes a result. Native
+// languages: bash, c, cpp, csharp, css, elixir, go, html, java, javascript, kotlin, lua,
+// python, ruby, rust, scala, swift, tsx, typescript, yaml. Missing natively: haskell, json,
+// nix and solidity (smacker has no grammar for them) and php (smacker has only the grammar
+// of PHP embedded in HTML, where ast-grep uses php_only, so patterns would parse
+// differently); these give [ErrLangUnavailable] on the native backend. smacker's other
+// grammars (cue, dockerfile, elm, groovy, hcl, markdown, ocaml, protobuf, sql, svelte,
+// toml) are not among ast-grep's 25 languages and are not offered. A few grammars are older
+// than ast-grep's, which shows in rare cases listed in testdata/known-differences.json; to
+// make up for one of them, the native matcher also compares the text an internal node's
+// children leave uncovered (the content of a Go string literal).
+//
+// [CLI] runs the ast-grep executable (`ast-grep`, never `sg`, never downloaded) and is the
+// fallback: [Default] uses the native backend for its languages and the CLI for the others,
+// and only the CLI when built with CGO_ENABLED=0; without either, searches fail with
+// [ErrUnavailable] (at search time, not at import). The CLI backend passes file paths when
+// [Request.Dir] names the fs root on disk and feeds stdin otherwise; exit status 8 becomes
+// [ErrBadPattern], any other failure a [*BackendError], never an empty result.
+//
+// Errors: [ErrBadPattern] ([*PatternError]), [ErrUnknownLang], [ErrLangUnavailable],
+// [ErrUnavailable], [ErrBlocked], [ErrConflict], [ErrBackend] ([*BackendError]); I/O
+// failures come as [*FileError] wrapping the fs error.
+//
+// # Security Considerations
+//
+// Paths: everything is read through the fs.FS given, and written through the [WriteFS]
+// given, under the root given; an os.Root-backed fs.FS and [NewOSFS] keep I/O inside their
+// directories whatever the paths say. Paths that are not valid fs paths (absolute, with
+// "..") are refused with [ErrBlocked] before anything is read, and [Request.Guard] adds
+// pathguard's containment with symlinks resolved. Symbolic links are not followed unless
+// asked.
+//
+// Processes: only the CLI backend starts one (ast-grep, with the pattern and template as
+// separate arguments, no shell); the native backend starts none.
+//
+// Untrusted input: a pattern or a source file is parsed by tree-sitter's C code in
+// process. Parsing is bounded by the request's timeout and cancellation between files, and
+// each parse by a timeout, but a crash inside C code cannot be recovered; for untrusted
+// trees, run the CLI backend (a subprocess). Memory grows with the largest file's tree
+// (44 bytes per node: a dense 10 MB minified JavaScript file makes 12 million nodes,
+// 530 MB; capped at 2^25 nodes, a file over the cap is skipped and counted as ParseFailed).
 package astsearch

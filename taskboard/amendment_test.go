@@ -30,7 +30,7 @@ func (x *drv) completeRun(id, text string) {
 	x.t.Helper()
 	x.d.Do(func(b *Board) {
 		r, _ := b.Get(id)
-		if _, g := b.CommitTerminal(Commit{TaskID: id, Generation: r.Generation, State: StateCompleted, Summary: text}); g != GateCommitted {
+		if _, g := b.commitTerminal(commitInput{TaskID: id, Generation: r.Generation, State: StateCompleted, Summary: text}); g != gateCommitted {
 			x.t.Fatalf("commit %s: %s", id, g)
 		}
 	})
@@ -40,7 +40,7 @@ func (x *drv) ackRun(id string) {
 	x.t.Helper()
 	x.d.Do(func(b *Board) {
 		r, _ := b.Get(id)
-		if _, ok := b.MarkReconciled(id, r.Generation, r.TerminalRevision); !ok {
+		if _, ok := b.markReconciled(id, r.Generation, r.TerminalRevision); !ok {
 			x.t.Fatalf("ack %s refused", id)
 		}
 	})
@@ -73,7 +73,7 @@ func TestAmendmentScenarios(t *testing.T) {
 		{name: "E152_event_registration_then_after_hook_one_run_deletion_honoured", run: func(t *testing.T, x *drv) {
 			p := x.spawn("ses_e")
 			x.d.Do(func(b *Board) {
-				if _, err := b.RegisterLaunch(LaunchInput{TaskID: "ses_e", ParentID: parent1, Agent: "explorer", Early: true}); err != nil {
+				if _, err := b.registerLaunch(launchInput{TaskID: "ses_e", ParentID: parent1, Agent: "explorer", Early: true}); err != nil {
 					t.Fatal(err)
 				}
 			})
@@ -98,7 +98,7 @@ func TestAmendmentScenarios(t *testing.T) {
 			noErr(t, err)
 			x.finish(p2, LaunchObservation{TaskID: "ses_t", Background: true})
 			g2 := x.rec("ses_t").Generation
-			_, err = x.d.FinishTask(p1, LaunchObservation{TaskID: "ses_t", Terminal: &TerminalObservation{State: StateCompleted, Summary: "late G1"}})
+			_, err = x.d.FinishTask(p1, LaunchObservation{TaskID: "ses_t", TerminalState: StateCompleted, TerminalSummary: "late G1"})
 			checkErr(t, err, ErrStale, "generation 2 is current")
 			r := x.rec("ses_t")
 			if r.Generation != g2 || r.TaskGeneration != 2 || r.State != StateRunning || r.ResultSummary != "" {
@@ -156,7 +156,7 @@ func TestAmendmentScenarios(t *testing.T) {
 		{name: "E155_write_honouring_cancellation_settles_at_host_call_deadline", opts: Options{Timing: Timing{HostCallDeadline: time.Minute}}, run: func(t *testing.T, x *drv) {
 			x.launch("ses_a", parent1)
 			x.h.enqueue = func(ctx context.Context, id string, m Message) error { <-ctx.Done(); return ctx.Err() }
-			_, err := x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_a", Text: "hi"})
+			_, err := x.d.Message(context.Background(), orch, "ses_a", "hi")
 			checkErr(t, err, ErrTimeout, "")
 			if _, ok := x.lease("ses_a"); !ok {
 				t.Fatal("lease released before the write settled")
@@ -166,8 +166,8 @@ func TestAmendmentScenarios(t *testing.T) {
 			if _, ok := x.lease("ses_a"); ok {
 				t.Fatal("the settled write kept its lease")
 			}
-			x.h.statuses = func(context.Context) (StatusSnapshot, error) { return idle("ses_a"), nil }
-			res, err := x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"})
+			x.h.statuses = func(context.Context) (map[string]StatusEntry, error) { return idle("ses_a"), nil }
+			res, err := x.d.Cancel(context.Background(), orch, "ses_a", "")
 			if err != nil || res.State != CancelCancelled {
 				t.Fatalf("cancel after settlement: %+v %v", res, err)
 			}
@@ -182,7 +182,7 @@ func TestAmendmentScenarios(t *testing.T) {
 				<-never
 				return nil
 			}
-			_, err := x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_a", Text: "hi"})
+			_, err := x.d.Message(context.Background(), orch, "ses_a", "hi")
 			checkErr(t, err, ErrTimeout, "")
 			time.Sleep(time.Hour)
 			synctest.Wait()
@@ -192,7 +192,7 @@ func TestAmendmentScenarios(t *testing.T) {
 			if l, ok := x.lease("ses_a"); !ok || l.Kind != LeaseMessage {
 				t.Fatal("an unsettled write lost its lease")
 			}
-			_, err = x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"})
+			_, err = x.d.Cancel(context.Background(), orch, "ses_a", "")
 			leaseErr(t, err, "stale/uncertain cancellation: cancellation lease unavailable for ses_a.")
 			checkErr(t, err, ErrLeaseUnavailable, `Board.ForceRelease("ses_a", reason)`)
 		}},
@@ -205,10 +205,10 @@ func TestAmendmentScenarios(t *testing.T) {
 				}
 				return true, nil
 			}
-			x.h.statuses = func(context.Context) (StatusSnapshot, error) { return idle("ses_a"), nil }
+			x.h.statuses = func(context.Context) (map[string]StatusEntry, error) { return idle("ses_a"), nil }
 			var err error
 			var wg sync.WaitGroup
-			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"}) })
+			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, "ses_a", "") })
 			synctest.Wait()
 			var info LeaseInfo
 			var ferr error
@@ -319,7 +319,7 @@ func TestAmendmentScenarios(t *testing.T) {
 				x.d.Do(func(*Board) { panic("boom") })
 			}()
 			x.launch("ses_a", parent1)
-			if _, err := x.d.Status(context.Background(), orch, StatusArgs{Ref: "ses_a"}); err != nil {
+			if _, err := x.d.Status(context.Background(), orch, "ses_a"); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -390,7 +390,7 @@ func TestNewDriverRefusesMisconfiguredHost(t *testing.T) {
 	}{
 		{"zero_flavor", Host{Aborter: h, Prompter: h, Sessions: h}, "Host.Flavor is not set"},
 		{"v1_without_status_map", Host{Aborter: h, Prompter: h, Sessions: h, Flavor: FlavorV1}, "Host.Status is nil"},
-		{"unknown_flavor", Host{Aborter: h, Prompter: h, Sessions: h, Flavor: 9}, "unknown Host.Flavor 9"},
+		{"unknown_flavor", Host{Aborter: h, Prompter: h, Sessions: h, Flavor: "v9"}, `unknown Host.Flavor "v9"`},
 		{"missing_sessions", Host{Aborter: h, Prompter: h, Flavor: FlavorV2}, "Host.Sessions"},
 	}
 	for _, tc := range tests {
@@ -412,14 +412,14 @@ func TestForceReleaseRefusals(t *testing.T) {
 	r.launch("ses_a", parent1, "explorer")
 	_, err := r.b.ForceRelease("ses_a", "stuck")
 	checkErr(t, err, ErrUnknownTask, "No live lease for ses_a")
-	r.b.Acquire(LeaseMessage, "ses_a", r.get("ses_a").Generation, nil)
+	r.b.acquire(LeaseMessage, "ses_a", r.get("ses_a").Generation, nil)
 	_, err = r.b.ForceRelease("ses_a", "  ")
 	checkErr(t, err, ErrInvalidArgs, "needs a reason")
 	l := r.hasLease("ses_a", LeaseMessage)
 	if _, err := r.b.ForceRelease("ses_a", "stuck"); err != nil {
 		t.Fatal(err)
 	}
-	if r.b.Release(l) || r.b.Validate(l) {
+	if r.b.release(l) || r.b.validate(l) {
 		t.Fatal("the old holder's token still works after ForceRelease")
 	}
 }

@@ -79,8 +79,8 @@ func DefaultTiming() Timing {
 	}
 }
 
-// Budget clamps a computed deadline to at least 1 ms (a zero timeout would mean "none").
-func Budget(d time.Duration) time.Duration {
+// budget clamps a computed deadline to at least 1 ms (a zero timeout would mean "none").
+func budget(d time.Duration) time.Duration {
 	if d < time.Millisecond {
 		return time.Millisecond
 	}
@@ -171,7 +171,7 @@ func (t Timing) withDefaults() (Timing, error) {
 		if *f.v == 0 {
 			*f.v = f.def
 		}
-		*f.v = Budget(*f.v)
+		*f.v = budget(*f.v)
 	}
 	switch {
 	case hostDeadline < 0:
@@ -285,31 +285,32 @@ func (b *Board) Manage(sessionID string) {
 // Managed reports whether sessionID was registered with [Board.Manage].
 func (b *Board) Managed(sessionID string) bool { return b.managed[sessionID] }
 
-// Dispose marks the board disposed; every later dispatch check of a machine fails.
+// dispose marks the board disposed; every later dispatch check of a machine fails.
 // Records, leases and waits stay as they are.
-func (b *Board) Dispose() { b.disposed = true }
+func (b *Board) dispose() { b.disposed = true }
 
-// Disposed reports whether [Board.Dispose] was called.
+// Disposed reports whether the board was disposed (its driver closed).
 func (b *Board) Disposed() bool { return b.disposed }
 
-// Drain returns the notices emitted since the last Drain, oldest first, and empties the
+// drain returns the notices emitted since the last drain, oldest first, and empties the
 // outbox.
-func (b *Board) Drain() []Notice {
+func (b *Board) drain() []Notice {
 	n := b.notices
 	b.notices = nil
 	return n
 }
 
-func (b *Board) emit(kind NoticeKind, r *Record) {
+func (b *Board) emit(kind string, r *Record) {
 	b.notices = append(b.notices, Notice{
 		Kind: kind, TaskID: r.TaskID, ParentID: r.ParentID, Generation: r.Generation,
 		TerminalRevision: r.TerminalRevision, State: r.State,
 	})
 }
 
-// Notice is one entry of the board's outbox ([Board.Drain]).
+// Notice is one entry of the board's outbox, handed by the driver to its subscribers
+// ([Driver.OnTerminal], [Driver.OnLaunched]).
 type Notice struct {
-	Kind             NoticeKind
+	Kind             string
 	TaskID, ParentID string
 	Generation       uint64
 	TerminalRevision uint64

@@ -16,17 +16,17 @@ func benchBoard(b *testing.B, n int) (*Board, *ManualClock) {
 	}
 	for i := range n {
 		id := fmt.Sprintf("ses_%04d", i)
-		r, err := bd.RegisterLaunch(LaunchInput{TaskID: id, ParentID: "orch", Agent: "explorer", Description: "task " + id})
+		r, err := bd.registerLaunch(launchInput{TaskID: id, ParentID: "orch", Agent: "explorer", Description: "task " + id})
 		if err != nil {
 			b.Fatal(err)
 		}
 		if i%2 == 0 {
-			r, _ = bd.CommitTerminal(Commit{TaskID: id, Generation: r.Generation, State: StateCompleted, Summary: "ok"})
-			bd.MarkReconciled(id, r.Generation, r.TerminalRevision)
+			r, _ = bd.commitTerminal(commitInput{TaskID: id, Generation: r.Generation, State: StateCompleted, Summary: "ok"})
+			bd.markReconciled(id, r.Generation, r.TerminalRevision)
 		}
 		clk.Advance(time.Millisecond)
 	}
-	bd.Drain()
+	bd.drain()
 	return bd, clk
 }
 
@@ -39,19 +39,19 @@ func BenchmarkRelaunchCycle(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				r, _ := bd.Get("ses_0000")
-				l, ok := bd.Acquire(LeaseRelaunch, "ses_0000", r.Generation, nil)
+				l, ok := bd.acquire(LeaseRelaunch, "ses_0000", r.Generation, nil)
 				if !ok {
 					b.Fatal("acquire")
 				}
-				r, err := bd.RegisterLaunch(LaunchInput{TaskID: "ses_0000", ParentID: "orch", Agent: "explorer", Lease: &l})
+				r, err := bd.registerLaunch(launchInput{TaskID: "ses_0000", ParentID: "orch", Agent: "explorer", Lease: &l})
 				if err != nil {
 					b.Fatal(err)
 				}
-				bd.Release(l)
+				bd.release(l)
 				clk.Advance(time.Millisecond)
-				r, _ = bd.CommitTerminal(Commit{TaskID: "ses_0000", Generation: r.Generation, State: StateCompleted, Summary: "ok"})
-				bd.MarkReconciled("ses_0000", r.Generation, r.TerminalRevision)
-				bd.Drain()
+				r, _ = bd.commitTerminal(commitInput{TaskID: "ses_0000", Generation: r.Generation, State: StateCompleted, Summary: "ok"})
+				bd.markReconciled("ses_0000", r.Generation, r.TerminalRevision)
+				bd.drain()
 			}
 		})
 	}

@@ -35,17 +35,17 @@ func genDetOp(t *rapid.T, i int) detOp {
 		preserve := rapid.Bool().Draw(t, fmt.Sprintf("preserve%d", i))
 		withLease := rapid.Bool().Draw(t, fmt.Sprintf("withLease%d", i))
 		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
-			in := LaunchInput{TaskID: id, ParentID: parent, Agent: agent, PreserveRun: preserve}
+			in := launchInput{TaskID: id, ParentID: parent, Agent: agent, PreserveRun: preserve}
 			if withLease {
 				in.Lease = lease(*issued)
 			}
-			r, err := b.RegisterLaunch(in)
+			r, err := b.registerLaunch(in)
 			return fmt.Sprint(r.Generation, err)
 		}
 	case 1:
 		kind := rapid.SampledFrom(LeaseKinds()).Draw(t, fmt.Sprintf("kind%d", i))
 		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
-			l, ok := b.Acquire(kind, id, gen(b), nil)
+			l, ok := b.acquire(kind, id, gen(b), nil)
 			if ok {
 				*issued = append(*issued, l)
 			}
@@ -54,12 +54,12 @@ func genDetOp(t *rapid.T, i int) detOp {
 	case 2:
 		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
 			if l := lease(*issued); l != nil {
-				return fmt.Sprint(b.Release(*l))
+				return fmt.Sprint(b.release(*l))
 			}
 			return ""
 		}
 	case 3:
-		owner := rapid.SampledFrom([]LeaseOwner{OwnerAdmission, OwnerCompensation}).Draw(t, fmt.Sprintf("owner%d", i))
+		owner := rapid.SampledFrom([]string{OwnerAdmission, OwnerCompensation}).Draw(t, fmt.Sprintf("owner%d", i))
 		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
 			if l := lease(*issued); l != nil {
 				h, ok := b.handOver(*l, owner)
@@ -70,7 +70,7 @@ func genDetOp(t *rapid.T, i int) detOp {
 	case 4:
 		st := rapid.SampledFrom([]State{StateCompleted, StateError, StateCancelled, StateStopped}).Draw(t, fmt.Sprintf("state%d", i))
 		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
-			r, g := b.CommitTerminal(Commit{TaskID: id, Generation: gen(b), State: st, Summary: "s", Lease: lease(*issued), ObservedAt: b.Now()})
+			r, g := b.commitTerminal(commitInput{TaskID: id, Generation: gen(b), State: st, Summary: "s", Lease: lease(*issued), ObservedAt: b.Now()})
 			return fmt.Sprint(r.State, g)
 		}
 	case 5:
@@ -86,7 +86,7 @@ func genDetOp(t *rapid.T, i int) detOp {
 		}
 	case 7:
 		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
-			return fmt.Sprint(b.AcknowledgeShown(parent, b.View(parent).Shown))
+			return fmt.Sprint(b.acknowledgeShown(parent, b.View(parent).shown))
 		}
 	case 8:
 		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
@@ -100,7 +100,7 @@ func genDetOp(t *rapid.T, i int) detOp {
 		}
 	case 10:
 		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
-			r, err := b.Adopt(AdoptInput{TaskID: id, ParentID: parent, Agent: "explorer", State: StateCompleted})
+			r, err := b.adopt(adoptInput{TaskID: id, ParentID: parent, Agent: "explorer", State: StateCompleted})
 			return fmt.Sprint(r.Generation, err)
 		}
 	case 11:
@@ -117,9 +117,9 @@ func genDetOp(t *rapid.T, i int) detOp {
 }
 
 func dumpBoard(b *Board) string {
-	s := fmt.Sprintf("%+v\n%+v\n%+v\n", b.AllRecords(), b.LeasesForTest(), b.Drain())
+	s := fmt.Sprintf("%+v\n%+v\n%+v\n", b.AllRecords(), b.LeasesForTest(), b.drain())
 	for _, id := range []string{"ses_a", "ses_b", "ses_c"} {
-		e, ok := b.DeletionEpoch(id)
+		e, ok := b.deletionEpoch(id)
 		s += fmt.Sprint(id, b.Tombstoned(id), e, ok, " ")
 	}
 	return s + b.View("par-A").Text + b.View("par-B").Text

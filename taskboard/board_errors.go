@@ -30,7 +30,7 @@ var (
 	ErrRefused          = errors.New("refused")
 	ErrClosed           = errors.New("driver closed")
 
-	// Board primitives (RegisterLaunch, Adopt).
+	// Board primitives (launch registration, adoption, leases).
 	ErrLeaseHeld  = errors.New("lease held")
 	ErrStaleLease = errors.New("stale lease")
 	ErrTombstoned = errors.New("task ID tombstoned")

@@ -18,14 +18,14 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E89_idle_then_busy_within_grace_stays_running", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(time.Second)
-			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateDeferred {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != gateDeferred {
 				t.Fatalf("first idle: %s", g)
 			}
 			e.tick(2 * time.Second)
 			e.b.observeBusy("ses_a", nil, e.b.Now())
 			e.tick(4 * time.Second)
 			r, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
-			if g != GateDeferred || r.State != StateRunning {
+			if g != gateDeferred || r.State != StateRunning {
 				t.Fatalf("%s %s", g, r.State)
 			}
 			if n := e.noticesOf(NoticeTerminal); len(n) != 0 {
@@ -37,16 +37,16 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.tick(time.Second)
 			e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
 			e.tick(4999 * time.Millisecond)
-			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateDeferred {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != gateDeferred {
 				t.Fatalf("inside grace: %s", g)
 			}
 			e.tick(time.Millisecond)
 			s, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
-			if g != GateCommitted || s.State != StateStopped || s.ResultSummary != "Background session stopped before a terminal task result was received." {
+			if g != gateCommitted || s.State != StateStopped || s.ResultSummary != "Background session stopped before a terminal task result was received." {
 				t.Fatalf("%s %s", g, s.State)
 			}
 			e.tick(5 * time.Second)
-			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateStale {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != gateStale {
 				t.Fatalf("third: %s", g)
 			}
 			if n := e.noticesOf(NoticeTerminal); len(n) != 1 {
@@ -67,7 +67,7 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E91_board_read_error_marks_running_uncertain_only", run: func(t *testing.T, e *env) {
 			a := e.launch("ses_a", p1, "explorer")
 			b := e.launch("ses_b", p1, "fixer")
-			e.b.Drain()
+			e.b.drain()
 			for _, r := range []Record{a, b} {
 				e.b.markStatusUncertain(r.TaskID, r.Generation, "live status lookup timed out after 5000ms")
 			}
@@ -76,7 +76,7 @@ func TestBoardEdgeCases(t *testing.T) {
 					t.Fatalf("%s: %s uncertain %v", id, r.State, r.StatusUncertain)
 				}
 			}
-			if n := e.b.Drain(); len(n) != 0 {
+			if n := e.b.drain(); len(n) != 0 {
 				t.Fatalf("notices %v", n)
 			}
 		}},
@@ -89,7 +89,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.tick(100 * time.Millisecond)
 			e.b.observeBusy("ses_a", nil, e.b.Now()) // busy while the pass's read is in flight
 			got, g := e.b.stopCandidate("ses_a", r.Generation, passStart, MsgIdleUnconfirmed)
-			if got.State != StateRunning || g == GateCommitted || got.LastLiveBusyAt.Before(passStart) {
+			if got.State != StateRunning || g == gateCommitted || got.LastLiveBusyAt.Before(passStart) {
 				t.Fatalf("%s %s", g, got.State)
 			}
 		}},
@@ -117,7 +117,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			}
 			// Old-run events without a generation: idle, error, busy at or before RunStartedAt.
 			e.tick(time.Second)
-			if _, g := e.b.observeError("ses_a", nil, "old boom", false, e.b.Now()); g != GateStale {
+			if _, g := e.b.observeError("ses_a", nil, "old boom", false, e.b.Now()); g != gateStale {
 				t.Fatalf("old error: %s", g)
 			}
 			if _, ok := e.b.observeBusy("ses_a", nil, g2.RunStartedAt); ok {
@@ -130,7 +130,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			if !ok || r.Quarantined || r.ActivityRevision != 1 {
 				t.Fatalf("fresh busy: %v %+v", ok, r)
 			}
-			if _, g := e.b.observeError("ses_a", nil, "new boom", false, e.b.Now()); g != GateCommitted {
+			if _, g := e.b.observeError("ses_a", nil, "new boom", false, e.b.Now()); g != gateCommitted {
 				t.Fatalf("error after quarantine: %s", g)
 			}
 		}},
@@ -191,15 +191,15 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E101_tombstone_blocks_adopt_early_and_late_completion", run: func(t *testing.T, e *env) {
 			g1 := e.launch("ses_a", p1, "explorer")
 			e.b.hostDeleted(deletionEvent{SessionID: "ses_a", Generation: &g1.Generation})
-			epoch, ok := e.b.DeletionEpoch("ses_a")
+			epoch, ok := e.b.deletionEpoch("ses_a")
 			if !ok {
 				t.Fatal("no epoch")
 			}
-			_, err := e.b.Adopt(AdoptInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
+			_, err := e.b.adopt(adoptInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
 			wantErr(t, err, ErrTombstoned, "Cannot adopt ses_a: the session was deleted from this board")
-			_, err = e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Early: true})
+			_, err = e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Early: true})
 			wantErr(t, err, ErrTombstoned, "Cannot register launch for ses_a: the session was deleted")
-			if _, g := e.b.CommitTerminal(Commit{TaskID: "ses_a", Generation: g1.Generation, State: StateCompleted}); g != GateStale {
+			if _, g := e.b.commitTerminal(commitInput{TaskID: "ses_a", Generation: g1.Generation, State: StateCompleted}); g != gateStale {
 				t.Fatal("late completion applied")
 			}
 			e.b.observeBusy("ses_a", &g1.Generation, e.b.Now())
@@ -211,20 +211,20 @@ func TestBoardEdgeCases(t *testing.T) {
 			if e.b.Tombstoned("ses_a") {
 				t.Fatal("registration kept the tombstone")
 			}
-			if ep, ok := e.b.DeletionEpoch("ses_a"); !ok || ep != epoch {
+			if ep, ok := e.b.deletionEpoch("ses_a"); !ok || ep != epoch {
 				t.Fatal("epoch lost")
 			}
 		}},
 		{name: "E102_error_then_idle_stays_error", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			if _, g := e.b.observeError("ses_a", nil, "rate limited", false, e.b.Now()); g != GateCommitted {
+			if _, g := e.b.observeError("ses_a", nil, "rate limited", false, e.b.Now()); g != gateCommitted {
 				t.Fatalf("error: %s", g)
 			}
 			e.tick(10 * time.Second)
-			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != GateStale {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != gateStale {
 				t.Fatalf("idle: %s", g)
 			}
-			if _, g := e.commit("ses_a", StateCompleted, "x"); g != GateStale {
+			if _, g := e.commit("ses_a", StateCompleted, "x"); g != gateStale {
 				t.Fatal("completed over error")
 			}
 			if r := e.rec("ses_a"); r.State != StateError || r.TotalErrors != 1 {
@@ -240,7 +240,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			if _, ok := e.b.claimDeadline("ses_a", r.Generation); ok {
 				t.Fatal("claimed twice")
 			}
-			if _, g := e.commit("ses_a", StateCompleted, "late"); g != GateStale {
+			if _, g := e.commit("ses_a", StateCompleted, "late"); g != gateStale {
 				t.Fatalf("completion after claim: %s", g)
 			}
 			e.tick(time.Second)
@@ -251,14 +251,14 @@ func TestBoardEdgeCases(t *testing.T) {
 			if !ok || f.State != StateError || !f.StatusUncertain || f.LastStatusError != "abort was not confirmed" || f.TimeoutCount != 1 {
 				t.Fatalf("finalize: %+v", f)
 			}
-			if _, g := e.commit("ses_a", StateCompleted, "later"); g != GateStale {
+			if _, g := e.commit("ses_a", StateCompleted, "later"); g != gateStale {
 				t.Fatal("completion replaced the timeout")
 			}
 			// An error input after a claim becomes the timeout error.
 			r2 := e.launch("ses_b", p1, "explorer")
 			e.b.claimDeadline("ses_b", r2.Generation)
 			got, g := e.commit("ses_b", StateError, "provider error")
-			if g != GateCommitted || got.ResultSummary != "Task exceeded its wall-clock limit of 60000 ms" || !got.TimedOut {
+			if g != gateCommitted || got.ResultSummary != "Task exceeded its wall-clock limit of 60000 ms" || !got.TimedOut {
 				t.Fatalf("%s %+v", g, got)
 			}
 		}},
@@ -269,13 +269,13 @@ func TestBoardEdgeCases(t *testing.T) {
 			if !e.b.IsTracked("ses_a") {
 				t.Fatal("leased ID not tracked")
 			}
-			_, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
+			_, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
 			wantErr(t, err, ErrLeaseHeld, "Cannot register launch for ses_a: a relaunch lease already owns this session")
-			_, err = e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
+			_, err = e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
 			wantErr(t, err, ErrStaleLease, "Cannot register launch for ses_a: relaunch lease is missing, stale, or belongs to another generation")
-			_, err = e.b.Adopt(AdoptInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
+			_, err = e.b.adopt(adoptInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
 			wantErr(t, err, ErrLeaseHeld, "Cannot adopt ses_a: a relaunch lease already owns this session")
-			if !e.b.Release(l) {
+			if !e.b.release(l) {
 				t.Fatal("release failed")
 			}
 			if e.b.IsTracked("ses_a") {
@@ -288,7 +288,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			l := e.acquire(LeaseMessage, "ses_a")
 			before := e.rec("ses_a")
 			e.tick(24 * time.Hour)
-			if got, ok := e.b.LeaseForTest("ses_a"); !ok || got != l || !e.b.Validate(l) {
+			if got, ok := e.b.LeaseForTest("ses_a"); !ok || got != l || !e.b.validate(l) {
 				t.Fatal("lease expired")
 			}
 			if after := e.rec("ses_a"); !equalRecords(before, after) {
@@ -303,7 +303,7 @@ func TestBoardEdgeCases(t *testing.T) {
 				t.Fatalf("got %+v", r)
 			}
 			e.tick(5 * time.Second)
-			if r, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgAbsentUnconfirmed); g != GateCommitted || r.State != StateStopped {
+			if r, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgAbsentUnconfirmed); g != gateCommitted || r.State != StateStopped {
 				t.Fatalf("%s %s", g, r.State)
 			}
 		}},
@@ -329,18 +329,18 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.tick(time.Millisecond)
 			e.b.markRunningFromLive("ses_a", a.Generation, e.b.Now())
 			e.mustCommit("ses_a", StateCompleted, "again")
-			if _, ok := e.b.Acquire(LeaseNotification, "ses_a", a.Generation, &a.TerminalRevision); ok {
+			if _, ok := e.b.acquire(LeaseNotification, "ses_a", a.Generation, &a.TerminalRevision); ok {
 				t.Fatal("acquired for a withdrawn revision")
 			}
 			cur := e.rec("ses_a").TerminalRevision
-			if _, ok := e.b.Acquire(LeaseNotification, "ses_a", a.Generation, &cur); !ok {
+			if _, ok := e.b.acquire(LeaseNotification, "ses_a", a.Generation, &cur); !ok {
 				t.Fatal("current revision refused")
 			}
 		}},
 		{name: "E145_adopt_after_drop_refused_after_eviction_allowed", opts: Options{MaxReusablePerAgent: 1}, run: func(t *testing.T, e *env) {
 			e.launch("ses_d", p1, "explorer")
 			e.b.Drop("ses_d")
-			_, err := e.b.Adopt(AdoptInput{TaskID: "ses_d", ParentID: p1, Agent: "explorer"})
+			_, err := e.b.adopt(adoptInput{TaskID: "ses_d", ParentID: p1, Agent: "explorer"})
 			wantErr(t, err, ErrTombstoned, "Cannot adopt ses_d: the session was deleted from this board")
 			e.launch("ses_old", p1, "explorer")
 			e.launch("ses_new", p1, "explorer")
@@ -352,23 +352,23 @@ func TestBoardEdgeCases(t *testing.T) {
 			if r, _ := e.b.TombstoneReason("ses_old"); r != ReasonEvicted {
 				t.Fatalf("not evicted: %q", r)
 			}
-			epoch, _ := e.b.DeletionEpoch("ses_old")
-			_, err = e.b.Adopt(AdoptInput{TaskID: "ses_old", ParentID: p1, Agent: "fixer"})
+			epoch, _ := e.b.deletionEpoch("ses_old")
+			_, err = e.b.adopt(adoptInput{TaskID: "ses_old", ParentID: p1, Agent: "fixer"})
 			wantErr(t, err, ErrTombstoned, "Cannot adopt ses_old: the session was deleted from this board")
-			r, err := e.b.Adopt(AdoptInput{TaskID: "ses_old", ParentID: p1, Agent: "explorer", State: StateCompleted, Summary: "a"})
+			r, err := e.b.adopt(adoptInput{TaskID: "ses_old", ParentID: p1, Agent: "explorer", State: StateCompleted, Summary: "a"})
 			if err != nil || r.Alias != "ses_old" || r.Origin != OriginAdopted || !r.RecoveredWithoutPrompt || e.b.Tombstoned("ses_old") {
 				t.Fatalf("adopt: %v %+v", err, r)
 			}
-			if ep, _ := e.b.DeletionEpoch("ses_old"); ep != epoch {
+			if ep, _ := e.b.deletionEpoch("ses_old"); ep != epoch {
 				t.Fatal("epoch changed")
 			}
-			_, err = e.b.Adopt(AdoptInput{TaskID: "ses_old", ParentID: p1, Agent: "explorer"})
+			_, err = e.b.adopt(adoptInput{TaskID: "ses_old", ParentID: p1, Agent: "explorer"})
 			wantErr(t, err, ErrExists, "Cannot adopt ses_old: it is already tracked")
 		}},
 		{name: "E146_generations_board_wide_preserve_run_draw_discarded", run: func(t *testing.T, e *env) {
 			a := e.launch("ses_a", p1, "explorer")
 			b := e.launch("ses_b", p1, "fixer")
-			p, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, PreserveRun: true})
+			p, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, PreserveRun: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -392,7 +392,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			if !ok || c.Token != l.Token || c.Phase() != PhaseCompensating {
 				t.Fatalf("to compensation: %v %+v", ok, c)
 			}
-			for _, to := range []LeaseOwner{OwnerCaller, OwnerAdmission, OwnerCompensation} {
+			for _, to := range []string{OwnerCaller, OwnerAdmission, OwnerCompensation} {
 				if _, ok := e.b.handOver(c, to); ok {
 					t.Fatalf("compensation handed to %s", to)
 				}
@@ -400,7 +400,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			if ls := e.b.LeasesForTest(); len(ls) != 1 || ls[0].Owner != OwnerCompensation {
 				t.Fatalf("live leases %v", ls)
 			}
-			e.b.Release(l)
+			e.b.release(l)
 			stale := l
 			if _, ok := e.b.handOver(stale, OwnerAdmission); ok {
 				t.Fatal("handed over a released lease")
@@ -414,10 +414,10 @@ func TestBoardEdgeCases(t *testing.T) {
 			}
 			e.b.NoteContextFile("ses_a", "f11.go", 500, e.b.Now().Add(time.Minute))
 			r := e.rec("ses_a")
-			if len(r.ContextFiles) != 9 || r.ContextFiles[0].Path != "f11.go" || r.ContextFiles[0].Lines != 500 || r.ContextLines() != 500+8*100 {
-				t.Fatalf("context files %+v", r.ContextFiles)
+			if len(r.contextFiles) != 9 || r.contextFiles[0].Path != "f11.go" || r.contextFiles[0].Lines != 500 || r.ContextLines() != 500+8*100 {
+				t.Fatalf("context files %+v", r.contextFiles)
 			}
-			for _, f := range r.ContextFiles {
+			for _, f := range r.contextFiles {
 				if f.Path == "small.go" || f.Path == "f0.go" || f.Path == "f1.go" || f.Path == "f2.go" {
 					t.Fatalf("kept %s", f.Path)
 				}
@@ -498,17 +498,17 @@ func TestTypedConstantsSpelling(t *testing.T) {
 	}{
 		{name: "state_running", got: StateRunning.String(), want: "running"},
 		{name: "state_reconciled", got: StateReconciled.String(), want: "reconciled"},
-		{name: "live_lookup_error", got: LiveLookupError.String(), want: "lookup-error"},
-		{name: "live_unavailable", got: LiveUnavailable.String(), want: "status-unavailable"},
-		{name: "lease_notification", got: LeaseNotification.String(), want: "terminal-notification"},
-		{name: "owner_compensation", got: OwnerCompensation.String(), want: "compensation"},
-		{name: "phase_sent_unknown", got: PhaseSentUnknown.String(), want: "sent_unknown"},
-		{name: "revive_admission_unknown", got: ReviveAdmissionUnknown.String(), want: "admission_unknown"},
-		{name: "cancel_unknown", got: CancelUnknown.String(), want: "unknown"},
-		{name: "source_board", got: SourceBoard.String(), want: "board"},
-		{name: "gate_deferred", got: GateDeferred.String(), want: "deferred"},
-		{name: "flavor_v2", got: FlavorV2.String(), want: "v2"},
-		{name: "origin_adopted", got: OriginAdopted.String(), want: "adopted"},
+		{name: "live_lookup_error", got: LiveLookupError, want: "lookup-error"},
+		{name: "live_unavailable", got: LiveUnavailable, want: "status-unavailable"},
+		{name: "lease_notification", got: LeaseNotification, want: "terminal-notification"},
+		{name: "owner_compensation", got: OwnerCompensation, want: "compensation"},
+		{name: "phase_sent_unknown", got: PhaseSentUnknown, want: "sent_unknown"},
+		{name: "revive_admission_unknown", got: ReviveAdmissionUnknown, want: "admission_unknown"},
+		{name: "cancel_unknown", got: CancelUnknown, want: "unknown"},
+		{name: "source_board", got: SourceBoard, want: "board"},
+		{name: "gate_deferred", got: gateDeferred.String(), want: "deferred"},
+		{name: "flavor_v2", got: FlavorV2, want: "v2"},
+		{name: "origin_adopted", got: OriginAdopted, want: "adopted"},
 		{name: "lease_string", got: Lease{Kind: LeaseRelaunch, Token: 7}.String(), want: "background-job-relaunch-lease-7"},
 	}
 	for _, tc := range tests {

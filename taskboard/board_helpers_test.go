@@ -29,7 +29,7 @@ func (e *env) tick(d time.Duration) { e.clk.Advance(d) }
 
 func (e *env) launch(id, parent, agent string) Record {
 	e.t.Helper()
-	r, err := e.b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: parent, Agent: agent, Description: "do " + id})
+	r, err := e.b.registerLaunch(launchInput{TaskID: id, ParentID: parent, Agent: agent, Description: "do " + id})
 	if err != nil {
 		e.t.Fatalf("RegisterLaunch(%s): %v", id, err)
 	}
@@ -45,15 +45,15 @@ func (e *env) rec(id string) Record {
 	return r
 }
 
-func (e *env) commit(id string, st State, summary string) (Record, GateResult) {
+func (e *env) commit(id string, st State, summary string) (Record, gateResult) {
 	e.t.Helper()
-	return e.b.CommitTerminal(Commit{TaskID: id, Generation: e.rec(id).Generation, State: st, Summary: summary, ObservedAt: e.b.Now()})
+	return e.b.commitTerminal(commitInput{TaskID: id, Generation: e.rec(id).Generation, State: st, Summary: summary, ObservedAt: e.b.Now()})
 }
 
 func (e *env) mustCommit(id string, st State, summary string) Record {
 	e.t.Helper()
 	r, g := e.commit(id, st, summary)
-	if g != GateCommitted {
+	if g != gateCommitted {
 		e.t.Fatalf("commit %s %s: %s", id, st, g)
 	}
 	return r
@@ -62,7 +62,7 @@ func (e *env) mustCommit(id string, st State, summary string) Record {
 func (e *env) ack(id string) Record {
 	e.t.Helper()
 	r := e.rec(id)
-	out, ok := e.b.MarkReconciled(id, r.Generation, r.TerminalRevision)
+	out, ok := e.b.markReconciled(id, r.Generation, r.TerminalRevision)
 	if !ok {
 		e.t.Fatalf("MarkReconciled(%s) refused (state %s)", id, r.State)
 	}
@@ -74,29 +74,29 @@ func (e *env) stop(id string) Record {
 	e.t.Helper()
 	gen := e.rec(id).Generation
 	e.tick(time.Millisecond)
-	if _, g := e.b.stopCandidate(id, gen, e.b.Now(), MsgIdleUnconfirmed); g != GateDeferred {
+	if _, g := e.b.stopCandidate(id, gen, e.b.Now(), MsgIdleUnconfirmed); g != gateDeferred {
 		e.t.Fatalf("first stop candidate: %s", g)
 	}
 	e.tick(5 * time.Second)
 	r, g := e.b.stopCandidate(id, gen, e.b.Now(), MsgIdleUnconfirmed)
-	if g != GateCommitted || r.State != StateStopped {
+	if g != gateCommitted || r.State != StateStopped {
 		e.t.Fatalf("second stop candidate: %s %s", g, r.State)
 	}
 	return r
 }
 
-func (e *env) acquire(kind LeaseKind, id string) Lease {
+func (e *env) acquire(kind string, id string) Lease {
 	e.t.Helper()
-	l, ok := e.b.Acquire(kind, id, e.rec(id).Generation, nil)
+	l, ok := e.b.acquire(kind, id, e.rec(id).Generation, nil)
 	if !ok {
 		e.t.Fatalf("Acquire(%s, %s) refused", kind, id)
 	}
 	return l
 }
 
-func (e *env) noticesOf(kind NoticeKind) []Notice {
+func (e *env) noticesOf(kind string) []Notice {
 	var out []Notice
-	for _, n := range e.b.Drain() {
+	for _, n := range e.b.drain() {
 		if n.Kind == kind {
 			out = append(out, n)
 		}

@@ -34,10 +34,10 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E2_cancellation_lease_blocks_relaunch_and_registration", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.acquire(LeaseCancellation, "ses_a")
-			if _, ok := e.b.Acquire(LeaseRelaunch, "ses_a", r.Generation, nil); ok {
+			if _, ok := e.b.acquire(LeaseRelaunch, "ses_a", r.Generation, nil); ok {
 				t.Fatal("relaunch acquired under a cancellation lease")
 			}
-			_, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
+			_, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
 			wantErr(t, err, ErrLeaseHeld, "Cannot register launch for ses_a: a cancellation lease already owns this session")
 			if got := e.rec("ses_a").Generation; got != r.Generation {
 				t.Fatalf("generation moved %d → %d", r.Generation, got)
@@ -46,34 +46,34 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E3_relaunch_lease_exact_release", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			l := e.acquire(LeaseRelaunch, "ses_a")
-			if _, ok := e.b.Acquire(LeaseCancellation, "ses_a", r.Generation, nil); ok {
+			if _, ok := e.b.acquire(LeaseCancellation, "ses_a", r.Generation, nil); ok {
 				t.Fatal("cancellation acquired under a relaunch lease")
 			}
 			wrongTok, wrongGen := l, l
 			wrongTok.Token++
 			wrongGen.Generation++
-			if e.b.Release(wrongTok) || e.b.Release(wrongGen) {
+			if e.b.release(wrongTok) || e.b.release(wrongGen) {
 				t.Fatal("release with a wrong token or generation succeeded")
 			}
-			r2, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
+			r2, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
 			if err != nil || r2.Generation <= r.Generation || r2.TaskGeneration != 2 {
 				t.Fatalf("relaunch: %v gen %d", err, r2.Generation)
 			}
-			if !e.b.Release(l) {
+			if !e.b.release(l) {
 				t.Fatal("release of the exact lease failed")
 			}
 		}},
 		{name: "E4_message_lease_blocks_then_release", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			l := e.acquire(LeaseMessage, "ses_a")
-			for _, k := range []LeaseKind{LeaseCancellation, LeaseRelaunch} {
-				if _, ok := e.b.Acquire(k, "ses_a", r.Generation, nil); ok {
+			for _, k := range []string{LeaseCancellation, LeaseRelaunch} {
+				if _, ok := e.b.acquire(k, "ses_a", r.Generation, nil); ok {
 					t.Fatalf("%s acquired under a message lease", k)
 				}
 			}
-			_, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
+			_, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
 			wantErr(t, err, ErrLeaseHeld, "Cannot register launch for ses_a: a message lease already owns this session")
-			if !e.b.Release(l) {
+			if !e.b.release(l) {
 				t.Fatal("release failed")
 			}
 			e.acquire(LeaseCancellation, "ses_a")
@@ -103,16 +103,16 @@ func TestBoardScenarios(t *testing.T) {
 						}
 					}
 					gen := e.rec(id).Generation
-					if _, ok := e.b.Acquire(tried, id, gen, nil); ok {
+					if _, ok := e.b.acquire(tried, id, gen, nil); ok {
 						t.Fatalf("%s acquired while %s is held", tried, held)
 					}
-					if !e.b.Release(hl) {
+					if !e.b.release(hl) {
 						t.Fatalf("release of %s failed", held)
 					}
-					if e.b.Release(hl) {
+					if e.b.release(hl) {
 						t.Fatal("second release succeeded")
 					}
-					nl, ok := e.b.Acquire(tried, id, gen, nil)
+					nl, ok := e.b.acquire(tried, id, gen, nil)
 					if !ok {
 						t.Fatalf("%s not acquirable after releasing %s", tried, held)
 					}
@@ -122,10 +122,10 @@ func TestBoardScenarios(t *testing.T) {
 					}
 					old := hl
 					old.Kind, old.Generation, old.TerminalRevision = nl.Kind, nl.Generation, nl.TerminalRevision
-					if e.b.Release(old) {
+					if e.b.release(old) {
 						t.Fatal("the old token released the new lease")
 					}
-					if !e.b.Release(nl) {
+					if !e.b.release(nl) {
 						t.Fatal("new lease not releasable")
 					}
 				}
@@ -137,16 +137,16 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E6_withdrawn_notification_lease_invalid_but_releasable", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			r := e.mustCommit("ses_a", StateCompleted, "done")
-			l, ok := e.b.Acquire(LeaseNotification, "ses_a", r.Generation, ptr(r.TerminalRevision))
-			if !ok || !e.b.Validate(l) {
+			l, ok := e.b.acquire(LeaseNotification, "ses_a", r.Generation, ptr(r.TerminalRevision))
+			if !ok || !e.b.validate(l) {
 				t.Fatal("notification lease not acquired")
 			}
 			e.tick(time.Millisecond)
 			e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
-			if e.b.Validate(l) {
+			if e.b.validate(l) {
 				t.Fatal("withdrawn notification lease still valid")
 			}
-			if !e.b.Release(l) {
+			if !e.b.release(l) {
 				t.Fatal("withdrawn notification lease not releasable")
 			}
 		}},
@@ -157,18 +157,18 @@ func TestBoardScenarios(t *testing.T) {
 			other.Token += 100
 			e.launch("ses_b", p1, "explorer")
 			foreign := e.acquire(LeaseCancellation, "ses_b") // valid, but for another task
-			for _, c := range []Commit{
+			for _, c := range []commitInput{
 				{TaskID: "ses_a", Generation: r.Generation, State: StateCancelled, Lease: &foreign},
 				{TaskID: "ses_a", Generation: r.Generation + 1, State: StateCancelled, Lease: &l},
 				{TaskID: "ses_a", Generation: r.Generation, State: StateCancelled, Lease: &other},
 				{TaskID: "ses_a", Generation: r.Generation, State: StateCancelled},
 			} {
-				if got, g := e.b.CommitTerminal(c); g != GateStale || got.State != StateRunning {
+				if got, g := e.b.commitTerminal(c); g != gateStale || got.State != StateRunning {
 					t.Fatalf("commit %+v: %s %s", c, g, got.State)
 				}
 			}
-			got, g := e.b.CommitTerminal(Commit{TaskID: "ses_a", Generation: r.Generation, State: StateCancelled, Lease: &l})
-			if g != GateCommitted || got.State != StateCancelled || !got.CancellationRequested {
+			got, g := e.b.commitTerminal(commitInput{TaskID: "ses_a", Generation: r.Generation, State: StateCancelled, Lease: &l})
+			if g != gateCommitted || got.State != StateCancelled || !got.CancellationRequested {
 				t.Fatalf("commit with lease: %s %s", g, got.State)
 			}
 		}},
@@ -184,19 +184,19 @@ func TestBoardScenarios(t *testing.T) {
 			e.mustCommit("ses_a", StateCompleted, "g1")
 			e.ack("ses_a")
 			l := e.acquire(LeaseRelaunch, "ses_a")
-			g2, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
+			g2, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.b.Release(l)
-			e.b.Drain()
-			if _, g := e.b.CommitTerminal(Commit{TaskID: "ses_a", Generation: g1.Generation, State: StateCompleted, Summary: "late"}); g != GateStale {
+			e.b.release(l)
+			e.b.drain()
+			if _, g := e.b.commitTerminal(commitInput{TaskID: "ses_a", Generation: g1.Generation, State: StateCompleted, Summary: "late"}); g != gateStale {
 				t.Fatalf("late G1: %s", g)
 			}
-			if n := e.b.Drain(); len(n) != 0 {
+			if n := e.b.drain(); len(n) != 0 {
 				t.Fatalf("stale commit emitted %v", n)
 			}
-			if _, g := e.b.CommitTerminal(Commit{TaskID: "ses_a", Generation: g2.Generation, State: StateCompleted, Summary: "g2"}); g != GateCommitted {
+			if _, g := e.b.commitTerminal(commitInput{TaskID: "ses_a", Generation: g2.Generation, State: StateCompleted, Summary: "g2"}); g != gateCommitted {
 				t.Fatalf("G2: %s", g)
 			}
 			if n := e.noticesOf(NoticeTerminal); len(n) != 1 || n[0].Generation != g2.Generation {
@@ -206,8 +206,8 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E10_mark_timed_out_keeps_running", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			r, ok := e.b.markTimedOut("ses_a", r.Generation)
-			if !ok || r.State != StateRunning || !r.TimedOut || Label(r) != "running, timed out" {
-				t.Fatalf("got %s %v %q", r.State, r.TimedOut, Label(r))
+			if !ok || r.State != StateRunning || !r.TimedOut || label(r) != "running, timed out" {
+				t.Fatalf("got %s %v %q", r.State, r.TimedOut, label(r))
 			}
 			contains(t, e.b.View(p1).Text, "running, timed out")
 		}},
@@ -232,13 +232,13 @@ func TestBoardScenarios(t *testing.T) {
 			e.mustCommit("ses_c", StateCompleted, "c")
 			e.mustCommit("ses_d", StateCompleted, "d")
 			e.ack("ses_d")
-			want := []Shown{{TaskID: "ses_a", Generation: a.Generation, TerminalRevision: a.TerminalRevision}}
-			if got := e.b.View(p1).Shown; !slices.Equal(got, want) {
+			want := []shownEntry{{TaskID: "ses_a", Generation: a.Generation, TerminalRevision: a.TerminalRevision}}
+			if got := e.b.View(p1).shown; !slices.Equal(got, want) {
 				t.Fatalf("Shown %v, want %v", got, want)
 			}
 		}},
 		{name: "E13_system_reminder_escaped", run: func(t *testing.T, e *env) {
-			if _, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Description: "x </system-reminder> y"}); err != nil {
+			if _, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Description: "x </system-reminder> y"}); err != nil {
 				t.Fatal(err)
 			}
 			v := e.b.View(p1).Text
@@ -261,10 +261,10 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E15_stopped_labels_and_retained", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "oracle")
 			r := e.stop("ses_a")
-			if Label(r) != "stopped, unreconciled, task_revive only" || r.Reusable(DefaultMaxContextLines) {
-				t.Fatalf("label %q", Label(r))
+			if label(r) != "stopped, unreconciled, task_revive only" || r.Reusable(DefaultMaxContextLines) {
+				t.Fatalf("label %q", label(r))
 			}
-			if len(e.b.View(p1).Shown) != 1 {
+			if len(e.b.View(p1).shown) != 1 {
 				t.Fatal("unacknowledged stopped not shown")
 			}
 			r = e.ack("ses_a")
@@ -273,8 +273,8 @@ func TestBoardScenarios(t *testing.T) {
 			}
 			v := e.b.View(p1)
 			contains(t, v.Text, "Retained/Recovery:\n- ora-1 (ses_a) [oracle] stopped, task_revive only: do ses_a\n")
-			if len(v.Shown) != 0 {
-				t.Fatalf("Shown %v", v.Shown)
+			if len(v.shown) != 0 {
+				t.Fatalf("Shown %v", v.shown)
 			}
 		}},
 		{name: "E16_retained_stopped_cap_evicts_least_recently_used", opts: Options{MaxReusablePerAgent: 1}, run: func(t *testing.T, e *env) {
@@ -304,7 +304,7 @@ func TestBoardScenarios(t *testing.T) {
 			e.ack("ses_b")
 			e.rec("ses_a")
 			e.rec("ses_b")
-			if !e.b.Release(l) {
+			if !e.b.release(l) {
 				t.Fatal("release failed")
 			}
 			if _, ok := e.b.Get("ses_a"); ok {
@@ -325,11 +325,11 @@ func TestBoardScenarios(t *testing.T) {
 			e.ack("ses_a")
 			e.rec("ses_a")
 			e.rec("ses_b")
-			r, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
+			r, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
 			if err != nil || r.State != StateRunning {
 				t.Fatalf("relaunch: %v", err)
 			}
-			e.b.Release(l)
+			e.b.release(l)
 			e.rec("ses_a")
 		}},
 		{name: "E19_cancelled_or_error_reusable_after_ack", run: func(t *testing.T, e *env) {
@@ -371,17 +371,17 @@ func TestBoardScenarios(t *testing.T) {
 			e.mustCommit("ses_a", StateCompleted, "ok")
 			e.ack("ses_a")
 			l := e.acquire(LeaseRelaunch, "ses_a")
-			if _, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l}); err != nil {
+			if _, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l}); err != nil {
 				t.Fatal(err)
 			}
-			e.b.Release(l)
-			if r, g := e.b.CommitTerminal(Commit{TaskID: "ses_a", Generation: g1.Generation, State: StateCancelled}); g != GateStale || r.State != StateRunning || r.TaskGeneration != 2 {
+			e.b.release(l)
+			if r, g := e.b.commitTerminal(commitInput{TaskID: "ses_a", Generation: g1.Generation, State: StateCancelled}); g != gateStale || r.State != StateRunning || r.TaskGeneration != 2 {
 				t.Fatalf("%s %s", g, r.State)
 			}
 		}},
 		{name: "E22_mark_reconciled_on_running_is_noop", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			if got, ok := e.b.MarkReconciled("ses_a", r.Generation, r.TerminalRevision); ok || got.State != StateRunning {
+			if got, ok := e.b.markReconciled("ses_a", r.Generation, r.TerminalRevision); ok || got.State != StateRunning {
 				t.Fatal("reconciled a running record")
 			}
 		}},
@@ -390,13 +390,13 @@ func TestBoardScenarios(t *testing.T) {
 			e.tick(time.Minute)
 			e.mustCommit("ses_a", StateCompleted, "ok")
 			e.tick(time.Minute)
-			r, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
+			r, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if r.State != StateRunning || r.TerminalState != "" || r.ResultSummary != "" || !r.CompletedAt.IsZero() ||
 				r.TerminalUnreconciled || r.TerminalRevision != 0 || !r.LaunchedAt.Equal(r1.LaunchedAt) ||
-				!r.LastLaunchedAt.Equal(e.b.Now()) || r.Alias != "exp-1" || Label(r) != "running [resumed]" {
+				!r.LastLaunchedAt.Equal(e.b.Now()) || r.Alias != "exp-1" || label(r) != "running [resumed]" {
 				t.Fatalf("got %+v", r)
 			}
 		}},
@@ -415,7 +415,7 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E25_cancelled_commit_on_completed_unchanged", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			before := e.mustCommit("ses_a", StateCompleted, "ok")
-			if r, g := e.commit("ses_a", StateCancelled, ""); g != GateStale || r.State != StateCompleted || r.TerminalRevision != before.TerminalRevision {
+			if r, g := e.commit("ses_a", StateCancelled, ""); g != gateStale || r.State != StateCompleted || r.TerminalRevision != before.TerminalRevision {
 				t.Fatalf("%s %s", g, r.State)
 			}
 		}},
@@ -436,7 +436,7 @@ func TestBoardScenarios(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			e.mustCommit("ses_a", StateCancelled, "user   requested")
 			for _, st := range []State{StateError, StateCompleted} {
-				if r, g := e.commit("ses_a", st, "late"); g != GateStale || r.State != StateCancelled || r.ResultSummary != "cancelled: user requested" {
+				if r, g := e.commit("ses_a", st, "late"); g != gateStale || r.State != StateCancelled || r.ResultSummary != "cancelled: user requested" {
 					t.Fatalf("%s: %s %s %q", st, g, r.State, r.ResultSummary)
 				}
 			}
@@ -549,11 +549,11 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E37_context_budget", run: func(t *testing.T, e *env) {
 			r := Record{State: StateReconciled, TerminalState: StateCompleted,
-				ContextFiles: []ContextFile{{Path: "a", Lines: 50_000}}}
+				contextFiles: []contextFile{{Path: "a", Lines: 50_000}}}
 			if !r.Reusable(DefaultMaxContextLines) {
 				t.Fatal("50,000 lines not reusable")
 			}
-			r.ContextFiles[0].Lines = 50_001
+			r.contextFiles[0].Lines = 50_001
 			if r.Reusable(DefaultMaxContextLines) {
 				t.Fatal("50,001 lines reusable")
 			}
@@ -572,18 +572,18 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E38_mark_used_same_millisecond_as_completion", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			r := e.mustCommit("ses_a", StateCompleted, "ok")
-			if !e.b.MarkUsed(p1, "exp-1") {
+			if !e.b.markUsed(p1, "exp-1") {
 				t.Fatal("MarkUsed refused")
 			}
 			if got := e.rec("ses_a").LastUsedAt; !got.Equal(r.CompletedAt.Add(time.Millisecond)) {
 				t.Fatalf("LastUsedAt %v", got)
 			}
-			if e.b.MarkUsed(p2, "exp-1") {
+			if e.b.markUsed(p2, "exp-1") {
 				t.Fatal("MarkUsed crossed parents")
 			}
 		}},
 		{name: "E39_provisional_placeholder", run: func(t *testing.T, e *env) {
-			r, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_p", ParentID: p1, Agent: "explorer", Provisional: true})
+			r, err := e.b.registerLaunch(launchInput{TaskID: "ses_p", ParentID: p1, Agent: "explorer", Provisional: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -598,8 +598,8 @@ func TestBoardScenarios(t *testing.T) {
 			if e.b.HasTerminalUnreconciled(p1) {
 				t.Fatal("provisional counted as unreconciled")
 			}
-			e.b.Drain()
-			p, err := e.b.RegisterLaunch(LaunchInput{TaskID: "ses_p", ParentID: p1, Agent: "explorer", PreserveRun: true, Description: "real"})
+			e.b.drain()
+			p, err := e.b.registerLaunch(launchInput{TaskID: "ses_p", ParentID: p1, Agent: "explorer", PreserveRun: true, Description: "real"})
 			if err != nil || p.Generation != r.Generation || p.Provisional || p.Description != "real" {
 				t.Fatalf("promotion: %v %+v", err, p)
 			}

@@ -57,7 +57,7 @@ func (m *compensation) State() compensationState { return m.state }
 func (m *compensation) Lease() Lease { return m.lease }
 
 func (m *compensation) owned(b *Board) bool {
-	if !b.Validate(m.lease) {
+	if !b.validate(m.lease) {
 		return false
 	}
 	_, exists := b.Get(m.lease.TaskID)
@@ -144,7 +144,7 @@ func (m *compensation) handle(b *Board, ev event) []command {
 		if !quiet {
 			return append(out, m.unconfirmed(why)...)
 		}
-		b.Release(m.lease)
+		b.release(m.lease)
 		m.state = CompensationVerified
 		return append(out, m.log(slog.LevelInfo, "[task-revive] compensation quiescence verified", slog.String("task_id", m.lease.TaskID)))
 	}

@@ -23,7 +23,7 @@ func orphan(t *testing.T, r *rig, caps caps, late bool) (*mrun, *mrun) {
 		r.advance(10 * time.Second)
 	}
 	r.b.Drop("ses_r")
-	r.b.Drain()
+	r.b.drain()
 	m.prompt(nil)
 	if len(r.runs) < 2 {
 		t.Fatal("no compensation spawned")
@@ -63,7 +63,7 @@ func TestCompensationScenarios(t *testing.T) {
 				if _, ok := r.b.Get("ses_r"); ok || !r.b.Tombstoned("ses_r") {
 					t.Fatal("record recreated or tombstone cleared")
 				}
-				for _, n := range r.b.Drain() {
+				for _, n := range r.b.drain() {
 					if n.Kind == NoticeLaunched || n.Kind == NoticeTerminal {
 						t.Fatalf("notice %v", n)
 					}
@@ -110,7 +110,7 @@ func TestCompensationScenarios(t *testing.T) {
 			_, c := orphan(t, r, v1, true)
 			c.dispatch()
 			c.abort(true, nil)
-			c.status(StatusSnapshot{"someone-else": {Status: LiveBusy}}, nil)
+			c.status(map[string]StatusEntry{"someone-else": {Status: LiveBusy}}, nil)
 			if compState(c) != CompensationVerified {
 				t.Fatalf("state %s", compState(c))
 			}
@@ -119,7 +119,7 @@ func TestCompensationScenarios(t *testing.T) {
 		{name: "replacement_lease_never_released_by_compensation", run: func(t *testing.T, r *rig) {
 			_, c := orphan(t, r, v1, false)
 			l := r.hasLease("ses_r", LeaseRelaunch)
-			r.b.Release(l) // ownership lost: the lease is no longer valid
+			r.b.release(l) // ownership lost: the lease is no longer valid
 			c.dispatch()
 			if r.count("Abort") != 0 || compState(c) != CompensationLost || !r.logged("compensation ownership lost") {
 				t.Fatalf("state %s calls %v", compState(c), r.performed)
@@ -167,7 +167,7 @@ func TestNotifyScenarios(t *testing.T) {
 		}},
 		{name: "E129_withdrawn_while_parked_discarded", run: func(t *testing.T, r *rig) {
 			rec := r.launch("ses_n", parent1, "explorer")
-			l, _ := r.b.Acquire(LeaseMessage, "ses_n", rec.Generation, nil)
+			l, _ := r.b.acquire(LeaseMessage, "ses_n", rec.Generation, nil)
 			r.clk.Advance(time.Second)
 			r.complete("ses_n", "ok")
 			old := notice(r, "ses_n")
@@ -177,15 +177,15 @@ func TestNotifyScenarios(t *testing.T) {
 			}
 			r.clk.Advance(time.Second)
 			r.b.markRunningFromLive("ses_n", rec.Generation, r.b.Now()) // withdrawal
-			r.b.Release(l)
-			for _, ev := range r.b.Drain() {
+			r.b.release(l)
+			for _, ev := range r.b.drain() {
 				n.step(noticeEvent{Notice: ev})
 			}
 			if n.m.(*notifyM).State() != NotifyDiscarded || r.count("SendPrompt") != 0 {
 				t.Fatalf("state %s", n.m.(*notifyM).State())
 			}
 			rev := old.TerminalRevision
-			if _, ok := r.b.Acquire(LeaseNotification, "ses_n", rec.Generation, &rev); ok {
+			if _, ok := r.b.acquire(LeaseNotification, "ses_n", rec.Generation, &rev); ok {
 				t.Fatal("old revision acquired")
 			}
 			done(t, n)

@@ -46,29 +46,29 @@
 //
 // A task's life on the board, as a grammar:
 //
-//	RegisterLaunch → running {MarkRunningFromLive | MarkStatusUncertain | StopCandidate}
-//	  → CommitTerminal(completed | error | cancelled | stopped)
-//	  → MarkReconciled (acknowledged) → [RegisterLaunch with a relaunch lease → running …]
-//	  | Drop | ClearParent | HostDeleted | retention eviction → tombstone
+//	launch registration → running {live busy | status uncertain | stop candidate}
+//	  → terminal commit (completed | error | cancelled | stopped)
+//	  → reconciled (acknowledged) → [launch registration with a relaunch lease → running …]
+//	  | Drop | ClearParent | host deletion | retention eviction → tombstone
 //
 // and a lease's:
 //
-//	Acquire → [HandOver caller → admission → compensation] → Release (exact token)
+//	acquire → [hand-over caller → admission → compensation] → release (exact token)
 //
 // # Generations and fencing
 //
 // Every launch registration draws the next value of one board-wide generation counter.
 // Every mutation names the generation (and, for acknowledgements and notifications, the
 // terminal revision) it was computed for; a mismatch is a no-op that emits nothing
-// ([GateStale]). A late reply from an old run can therefore never touch a newer run.
-// Only [Board.RegisterLaunch] (and a matching [Board.Adopt]) creates a record; a
+// (the board reports it as stale). A late reply from an old run can therefore never touch a newer run.
+// Only a launch registration (the driver's FinishTask, or an adoption) creates a record; a
 // tombstoned task is never brought back by a late completion, status or busy event.
 //
 // # Leases
 //
 // At most one lease is live per task ID, whatever its kind ([LeaseCancellation],
 // [LeaseMessage], [LeaseRelaunch], [LeaseNotification]); tokens are never reused. A lease
-// ends when its holder releases it with the exact token ([Board.Release]), which happens
+// ends when its holder releases it with the exact token, which happens
 // when the host call it protects settles (returns, with any error). There is no TTL, and
 // deleting a record never retires its lease. The driver cancels each host call's context at
 // Timing.HostCallDeadline; a call that then returns settles as usual, but one that ignores
@@ -92,9 +92,9 @@
 //
 // Records are returned as value copies. [Board.View] renders the orchestrator's prompt
 // section (Running, Needs acknowledgement, Reusable, Retained/Recovery) and lists the
-// entries a later parent idle acknowledges ([Board.AcknowledgeShown]). Terminal
-// transitions, launches and lease releases are queued as [Notice] values and collected
-// with [Board.Drain]; the driver hands them to subscribers outside its lock.
+// entries a later parent idle acknowledges. Terminal transitions, launches and lease
+// releases are queued as [Notice] values; the driver hands them to its subscribers
+// outside its lock.
 //
 // # Errors
 //
@@ -105,18 +105,17 @@
 //
 // # Choices where the specification is silent
 //
-//   - [Board.CommitTerminal] with a cancelled state takes Summary as the reason:
+//   - A cancelled terminal commit takes its summary as the reason:
 //     "" gives "cancelled", "x" gives "cancelled: x", a text already starting with
 //     "cancelled" is kept (whitespace collapsed).
 //   - A relaunch clears FallbackRecovering (it describes the previous run); the host sets
 //     it again if the new run falls back.
 //   - [Board.Drop] of an ID without a record does not tombstone it.
-//   - [Board.RegisterLaunch] emits a Launched notice for every new run (a new record or a
+//   - A launch registration emits a Launched notice for every new run (a new record or a
 //     relaunch), not for a PreserveRun observation; a PreserveRun merge that changes the
 //     agent runs the retention trim for the record's new pool.
-//   - [Board.Adopt] of a terminal session records it unacknowledged (terminal revision 1)
+//   - Adopting a terminal session records it unacknowledged (terminal revision 1)
 //     without a Terminal notice.
-//   - [Board.ClearForMessage] returns true only when it cleared an armed wait.
 //   - Under "Needs acknowledgement" the result line is always printed (possibly empty).
 //   - A reusable record that read context files gets a line "  context: <path> (<n>
 //     lines), …" with at most 8 files, most recently read first; a reconciled record
@@ -124,7 +123,7 @@
 //   - A cancelled commit keeps StatusUncertain, as the terminal-publication rules list no
 //     change to it: a task whose first abort timed out and whose second cancel was verified
 //     reads "cancelled, status uncertain" and cannot be revived until the parent
-//     acknowledges the result ([Board.MarkReconciled] clears the uncertainty). A revive of a
+//     acknowledges the result (the acknowledgement clears the uncertainty). A revive of a
 //     running, uncertain task therefore cancels it and then refuses; the caller revives after
 //     the acknowledgement.
 //

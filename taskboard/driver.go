@@ -76,7 +76,7 @@ type Driver struct {
 
 	runs       map[*run]struct{}
 	tracked    map[trackKey]bool
-	shown      map[string][]Shown
+	shown      map[string][]shownEntry
 	onTerminal []func(Notice) error
 	onLaunched []func(Notice) error
 	outbox     []func() // log lines to run after unlocking
@@ -153,17 +153,17 @@ func NewDriver(b *Board, h Host, opts ...DriverOption) (*Driver, error) {
 			return nil, errors.New("taskboard: NewDriver: Host.Flavor is FlavorV1 but Host.Status is nil; a v1 host must provide its status map (task_cancel and task_status read it)")
 		}
 	case FlavorV2:
-	case 0:
+	case "":
 		return nil, errors.New("taskboard: NewDriver: Host.Flavor is not set; use FlavorV1 (a host with a status map) or FlavorV2 (per-session reads, optional IdleWaiter)")
 	default:
-		return nil, fmt.Errorf("taskboard: NewDriver: unknown Host.Flavor %d; use FlavorV1 or FlavorV2", h.Flavor)
+		return nil, fmt.Errorf("taskboard: NewDriver: unknown Host.Flavor %q; use FlavorV1 or FlavorV2", h.Flavor)
 	}
 	cfg := driverConfig{timers: realTimers{}, logger: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	return &Driver{b: b, h: h, caps: h.capsOf(), cfg: cfg, done: make(chan struct{}),
-		runs: map[*run]struct{}{}, tracked: map[trackKey]bool{}, shown: map[string][]Shown{}}, nil
+		runs: map[*run]struct{}{}, tracked: map[trackKey]bool{}, shown: map[string][]shownEntry{}}, nil
 }
 
 // Board returns the driver's board. Use it only through [Driver.Do] while the driver is
@@ -371,7 +371,7 @@ func (d *Driver) settle(r *run) {
 // notifications.
 func (d *Driver) drain() {
 	for {
-		ns := d.b.Drain()
+		ns := d.b.drain()
 		if len(ns) == 0 {
 			break
 		}
@@ -436,7 +436,7 @@ func (d *Driver) queue(subs []func(Notice) error, n Notice) {
 	for _, fn := range subs {
 		d.subQ = append(d.subQ, func() {
 			if err := fn(n); err != nil {
-				d.cfg.logger.Warn("taskboard: notice subscriber failed", "kind", n.Kind.String(), "task_id", n.TaskID, "error", err)
+				d.cfg.logger.Warn("taskboard: notice subscriber failed", "kind", n.Kind, "task_id", n.TaskID, "error", err)
 			}
 		})
 	}
@@ -492,45 +492,48 @@ func (d *Driver) runTool(ctx context.Context, m machine) error {
 	}
 }
 
-// Status runs task_status.
-func (d *Driver) Status(ctx context.Context, c Caller, a StatusArgs) (StatusResult, error) {
-	m := newStatus(c, a, d.caps)
+// Status runs task_status for ref, a task ID, alias or session ID of the caller's tasks.
+func (d *Driver) Status(ctx context.Context, c Caller, ref string) (StatusResult, error) {
+	m := newStatus(c, statusArgs{Ref: ref}, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return StatusResult{}, err
 	}
 	return m.Outcome()
 }
 
-// Result runs task_result.
-func (d *Driver) Result(ctx context.Context, c Caller, a ResultArgs) (ResultOutput, error) {
-	m := newResult(c, a, d.caps)
+// Result runs task_result for ref.
+func (d *Driver) Result(ctx context.Context, c Caller, ref string) (ResultOutput, error) {
+	m := newResult(c, resultArgs{Ref: ref}, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return ResultOutput{}, err
 	}
 	return m.Outcome()
 }
 
-// Message runs task_message.
-func (d *Driver) Message(ctx context.Context, c Caller, a MessageArgs) (MessageResult, error) {
-	m := newMessage(c, a, d.caps)
+// Message runs task_message: it writes text to the transcript of the running task ref
+// without starting a turn.
+func (d *Driver) Message(ctx context.Context, c Caller, ref, text string) (MessageResult, error) {
+	m := newMessage(c, messageArgs{Ref: ref, Text: text}, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return MessageResult{}, err
 	}
 	return m.Outcome()
 }
 
-// Cancel runs task_cancel.
-func (d *Driver) Cancel(ctx context.Context, c Caller, a CancelArgs) (CancelResult, error) {
-	m := newCancel(c, a, d.caps)
+// Cancel runs task_cancel for ref; reason (may be empty) becomes the cancelled result's
+// text.
+func (d *Driver) Cancel(ctx context.Context, c Caller, ref, reason string) (CancelResult, error) {
+	m := newCancel(c, cancelArgs{Ref: ref, Reason: reason}, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return CancelResult{}, err
 	}
 	return m.Outcome()
 }
 
-// Revive runs task_revive.
-func (d *Driver) Revive(ctx context.Context, c Caller, a ReviveArgs) (ReviveResult, error) {
-	m := newRevive(c, a, d.caps)
+// Revive runs task_revive: it resumes the finished task ref with prompt as the new
+// turn.
+func (d *Driver) Revive(ctx context.Context, c Caller, ref, prompt string) (ReviveResult, error) {
+	m := newRevive(c, reviveArgs{Ref: ref, Prompt: prompt}, d.caps)
 	if err := d.runTool(ctx, m); err != nil {
 		return ReviveResult{}, err
 	}
@@ -549,7 +552,7 @@ func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, err
 	if err := ctx.Err(); err != nil {
 		return TaskPlan{}, err
 	}
-	if in.Flavor == 0 {
+	if in.Flavor == "" {
 		in.Flavor = d.h.Flavor
 	}
 	d.mu.Lock()
@@ -595,7 +598,7 @@ func (d *Driver) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult
 	defer d.unlock()
 	if d.closed {
 		d.b.FailTask(p)
-		d.b.Drain()
+		d.b.drain()
 		return TaskLaunchResult{}, toolErr(ErrClosed, "the task board was closed; the launch was not recorded")
 	}
 	res, err := d.b.FinishTask(p, obs)
@@ -610,7 +613,7 @@ func (d *Driver) FailTask(p TaskPlan) error {
 	defer d.unlock()
 	d.b.FailTask(p)
 	if d.closed {
-		d.b.Drain()
+		d.b.drain()
 		return toolErr(ErrClosed, "the task board was closed; the plan's lease was released")
 	}
 	d.drain()
@@ -636,8 +639,8 @@ func (d *Driver) View(parentID string) (View, error) {
 		return View{}, toolErr(ErrClosed, "the task board was closed")
 	}
 	v := d.b.View(parentID)
-	if len(v.Shown) > 0 {
-		d.shown[parentID] = v.Shown
+	if len(v.shown) > 0 {
+		d.shown[parentID] = v.shown
 	} else {
 		delete(d.shown, parentID)
 	}
@@ -674,7 +677,7 @@ func (d *Driver) Close() error {
 		return nil
 	}
 	d.closed = true
-	d.b.Dispose()
+	d.b.dispose()
 	for r := range d.runs {
 		for id, stop := range r.timers {
 			stop()
@@ -687,7 +690,7 @@ func (d *Driver) Close() error {
 	}
 	d.runs = map[*run]struct{}{}
 	d.tracked = map[trackKey]bool{}
-	d.shown = map[string][]Shown{}
+	d.shown = map[string][]shownEntry{}
 	d.stopReconcile()
 	close(d.done)
 	d.mu.Unlock()

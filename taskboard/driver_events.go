@@ -4,47 +4,22 @@ import (
 	"time"
 )
 
-// HostEventKind is the kind of a [HostEvent].
-type HostEventKind int
-
-// Host event kinds.
+// Host event kinds (HostEvent.Kind).
 const (
-	EventBusy HostEventKind = iota + 1
-	EventRetry
-	EventIdle
-	EventError
-	EventDeleted
-	EventParentIdle
-	EventUserMessage
-	EventActivity
+	EventBusy        = "busy"
+	EventRetry       = "retry"
+	EventIdle        = "idle"
+	EventError       = "error"
+	EventDeleted     = "deleted"
+	EventParentIdle  = "parent_idle"
+	EventUserMessage = "user_message"
+	EventActivity    = "activity"
 )
-
-func (k HostEventKind) String() string {
-	switch k {
-	case EventBusy:
-		return "busy"
-	case EventRetry:
-		return "retry"
-	case EventIdle:
-		return "idle"
-	case EventError:
-		return "error"
-	case EventDeleted:
-		return "deleted"
-	case EventParentIdle:
-		return "parent_idle"
-	case EventUserMessage:
-		return "user_message"
-	case EventActivity:
-		return "activity"
-	}
-	return "unknown"
-}
 
 // HostEvent is one event the host reports. Generation is nil when the host gave
 // none; At is when the host observed it (zero means now).
 type HostEvent struct {
-	Kind             HostEventKind
+	Kind             string
 	SessionID        string
 	Generation       *uint64
 	At               time.Time
@@ -97,10 +72,10 @@ func (d *Driver) Observe(ev HostEvent) {
 	case EventError:
 		b.observeError(ev.SessionID, ev.Generation, ev.Message, ev.Deferrable, at)
 	case EventActivity:
-		b.NoteActivity(ev.SessionID, at)
+		b.noteActivity(ev.SessionID, at)
 	case EventUserMessage:
 		if ev.User != nil {
-			b.ClearForMessage(*ev.User)
+			b.clearForMessage(*ev.User)
 		}
 	case EventDeleted:
 		affected := map[string]bool{ev.SessionID: true}
@@ -125,7 +100,7 @@ func (d *Driver) Observe(ev HostEvent) {
 		parent := ev.SessionID
 		d.after(d.b.Timing().IdleDelay, func() {
 			if shown := d.shown[parent]; len(shown) > 0 {
-				d.b.AcknowledgeShown(parent, shown)
+				d.b.acknowledgeShown(parent, shown)
 				delete(d.shown, parent)
 			}
 		})

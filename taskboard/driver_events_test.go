@@ -16,7 +16,7 @@ func TestDriverEvents(t *testing.T) {
 		{name: "parent_idle_acknowledges_what_the_view_showed", run: func(t *testing.T, x *drv) {
 			x.launch("ses_a", parent1)
 			x.d.Do(func(b *Board) {
-				b.CommitTerminal(Commit{TaskID: "ses_a", Generation: 1, State: StateCompleted, Summary: "ok"})
+				b.commitTerminal(commitInput{TaskID: "ses_a", Generation: 1, State: StateCompleted, Summary: "ok"})
 			})
 			x.d.Observe(HostEvent{Kind: EventParentIdle, SessionID: parent1})
 			time.Sleep(3 * time.Second)
@@ -24,8 +24,8 @@ func TestDriverEvents(t *testing.T) {
 			if x.rec("ses_a").State != StateCompleted {
 				t.Fatal("acknowledged without a rendered view")
 			}
-			if v, err := x.d.View(parent1); err != nil || len(v.Shown) != 1 {
-				t.Fatalf("shown %v", v.Shown)
+			if v, err := x.d.View(parent1); err != nil || len(v.shown) != 1 {
+				t.Fatalf("shown %v", v.shown)
 			}
 			x.d.Observe(HostEvent{Kind: EventParentIdle, SessionID: parent1})
 			time.Sleep(time.Second)
@@ -47,7 +47,7 @@ func TestDriverEvents(t *testing.T) {
 			if r := x.rec("ses_a"); r.State != StateCompleted || r.ResultSummary != "answer" {
 				t.Fatalf("record %s %q", r.State, r.ResultSummary)
 			}
-			res, err := x.d.Result(context.Background(), orch, ResultArgs{Ref: "exp-1"})
+			res, err := x.d.Result(context.Background(), orch, "exp-1")
 			noErr(t, err)
 			if res.Text != "answer" {
 				t.Fatalf("result %+v", res)
@@ -79,10 +79,10 @@ func TestDriverEvents(t *testing.T) {
 			gate := make(chan struct{})
 			x.h.abort = func(ctx context.Context, id string) (bool, error) { return true, blockUntil(ctx, gate) }
 			x.launch("ses_a", parent1)
-			_, err := x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"})
+			_, err := x.d.Cancel(context.Background(), orch, "ses_a", "")
 			exactErr(t, err, ErrTimeout, "Session abort timed out after 10000ms")
 			x.d.Do(func(b *Board) {
-				b.CommitTerminal(Commit{TaskID: "ses_a", Generation: 1, State: StateCompleted, Summary: "done anyway"})
+				b.commitTerminal(commitInput{TaskID: "ses_a", Generation: 1, State: StateCompleted, Summary: "done anyway"})
 			})
 			synctest.Wait()
 			if x.h.count("prompt") != 0 {
@@ -112,7 +112,7 @@ func TestDriverEvents(t *testing.T) {
 				t.Fatal(err)
 			}
 			x.d.Do(func(b *Board) {
-				b.CommitTerminal(Commit{TaskID: "ses_n", Generation: 1, State: StateError, Summary: "bad"})
+				b.commitTerminal(commitInput{TaskID: "ses_n", Generation: 1, State: StateError, Summary: "bad"})
 			})
 			synctest.Wait()
 			if launched != 1 || x.h.count("prompt "+parent1) != 1 {
@@ -121,7 +121,7 @@ func TestDriverEvents(t *testing.T) {
 			// A failed task() releases its resume lease.
 			x.d.Do(func(b *Board) {
 				r, _ := b.Get("ses_n")
-				b.MarkReconciled("ses_n", r.Generation, r.TerminalRevision)
+				b.markReconciled("ses_n", r.Generation, r.TerminalRevision)
 			})
 			plan, err = x.d.Task(context.Background(), orch, TaskCall{Agent: "explorer", Ref: "ses_n"})
 			noErr(t, err)

@@ -45,13 +45,13 @@ func ExampleDriver() {
 	launched, _ := d.FinishTask(plan, tb.LaunchObservation{TaskID: "ses_a"})
 	fmt.Println(launched.Render())
 
-	msg, _ := d.Message(ctx, me, tb.MessageArgs{Ref: "exp-1", Text: "include tests"})
+	msg, _ := d.Message(ctx, me, "exp-1", "include tests")
 	fmt.Println(msg.Render())
 
-	c, _ := d.Cancel(ctx, me, tb.CancelArgs{Ref: "exp-1", Reason: "obsolete"})
+	c, _ := d.Cancel(ctx, me, "exp-1", "obsolete")
 	fmt.Println(c.Render())
 
-	r, _ := d.Revive(ctx, me, tb.ReviveArgs{Ref: "exp-1", Prompt: "only the public API"})
+	r, _ := d.Revive(ctx, me, "exp-1", "only the public API")
 	fmt.Println(r.Render())
 	for _, l := range h.log {
 		fmt.Println("host:", l)

@@ -20,7 +20,7 @@ type fakeHost struct {
 	mu       sync.Mutex
 	calls    []string
 	abort    func(ctx context.Context, id string) (bool, error)
-	statuses func(ctx context.Context) (StatusSnapshot, error)
+	statuses func(ctx context.Context) (map[string]StatusEntry, error)
 	session  func(ctx context.Context, id string) (SessionInfo, error)
 	messages func(ctx context.Context, id string, limit int) ([]TranscriptEntry, error)
 	enqueue  func(ctx context.Context, id string, m Message) error
@@ -53,12 +53,12 @@ func (h *fakeHost) Abort(ctx context.Context, id string) (bool, error) {
 	}
 	return true, nil
 }
-func (h *fakeHost) Statuses(ctx context.Context) (StatusSnapshot, error) {
+func (h *fakeHost) Statuses(ctx context.Context) (map[string]StatusEntry, error) {
 	h.note("status")
 	if h.statuses != nil {
 		return h.statuses(ctx)
 	}
-	return StatusSnapshot{}, nil
+	return map[string]StatusEntry{}, nil
 }
 func (h *fakeHost) Session(ctx context.Context, id string) (SessionInfo, error) {
 	h.note("session " + id)
@@ -152,7 +152,7 @@ func newDrvWith(t *testing.T, v1host bool, o Options, opts ...DriverOption) *drv
 func (x *drv) launch(id, parent string) {
 	x.t.Helper()
 	x.d.Do(func(b *Board) {
-		if _, err := b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: parent, Agent: "explorer"}); err != nil {
+		if _, err := b.registerLaunch(launchInput{TaskID: id, ParentID: parent, Agent: "explorer"}); err != nil {
 			x.t.Fatal(err)
 		}
 	})
@@ -176,7 +176,7 @@ func TestDriverScenarios(t *testing.T) {
 		{name: "E130_caller_context_cancelled_machine_finishes", run: func(t *testing.T) {
 			x := newDrv(t, true)
 			gate := make(chan struct{})
-			x.h.statuses = func(ctx context.Context) (StatusSnapshot, error) {
+			x.h.statuses = func(ctx context.Context) (map[string]StatusEntry, error) {
 				if err := blockUntil(ctx, gate); err != nil {
 					return nil, err
 				}
@@ -186,7 +186,7 @@ func TestDriverScenarios(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			var err error
 			var wg sync.WaitGroup
-			wg.Go(func() { _, err = x.d.Cancel(ctx, orch, CancelArgs{Ref: "ses_a"}) })
+			wg.Go(func() { _, err = x.d.Cancel(ctx, orch, "ses_a", "") })
 			synctest.Wait()
 			cancel()
 			wg.Wait()
@@ -218,7 +218,7 @@ func TestDriverScenarios(t *testing.T) {
 			x.launch("ses_a", parent1)
 			var err error
 			var wg sync.WaitGroup
-			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"}) })
+			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, "ses_a", "") })
 			synctest.Wait()
 			x.d.Close()
 			wg.Wait()
@@ -232,12 +232,12 @@ func TestDriverScenarios(t *testing.T) {
 			if !x.d.Board().Disposed() {
 				t.Fatal("not disposed")
 			}
-			_, err = x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_a", Text: "x"})
+			_, err = x.d.Message(context.Background(), orch, "ses_a", "x")
 			checkErr(t, err, ErrClosed, "")
 			// Every later Dispatch is withdrawn: a machine run by hand on the disposed board.
 			r := &rig{t: t, b: x.d.Board()}
-			x.d.Board().Release(mustLease(t, x.d.Board(), "ses_a"))
-			m := r.start(newMessage(orch, MessageArgs{Ref: "ses_a", Text: "x"}, v2))
+			x.d.Board().release(mustLease(t, x.d.Board(), "ses_a"))
+			m := r.start(newMessage(orch, messageArgs{Ref: "ses_a", Text: "x"}, v2))
 			m.dispatch()
 			if len(m.withdrawn) != 1 {
 				t.Fatal("dispatch after Close not withdrawn")
@@ -254,9 +254,9 @@ func TestDriverScenarios(t *testing.T) {
 			var mres MessageResult
 			var cerr, merr error
 			var wg sync.WaitGroup
-			wg.Go(func() { cres, cerr = x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"}) })
+			wg.Go(func() { cres, cerr = x.d.Cancel(context.Background(), orch, "ses_a", "") })
 			wg.Go(func() {
-				mres, merr = x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_b", Text: "hello"})
+				mres, merr = x.d.Message(context.Background(), orch, "ses_b", "hello")
 			})
 			wg.Wait()
 			if cerr != nil || merr != nil || cres.State != CancelCancelled || mres.Status != "queued" {
@@ -274,7 +274,7 @@ func TestDriverScenarios(t *testing.T) {
 			x.d.OnTerminal(func(Notice) error { return errors.New("subscriber down") })
 			x.d.OnTerminal(func(Notice) error { second++; return nil })
 			x.launch("ses_a", parent1)
-			_, err := x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"})
+			_, err := x.d.Cancel(context.Background(), orch, "ses_a", "")
 			noErr(t, err)
 			synctest.Wait()
 			if second != 1 || logs.count("subscriber down") != 1 {
@@ -301,13 +301,13 @@ func TestDriverScenarios(t *testing.T) {
 			x.launch("ses_r", parent1)
 			x.d.Do(func(b *Board) {
 				r, _ := b.Get("ses_r")
-				b.CommitTerminal(Commit{TaskID: "ses_r", Generation: r.Generation, State: StateCompleted, Summary: "one"})
+				b.commitTerminal(commitInput{TaskID: "ses_r", Generation: r.Generation, State: StateCompleted, Summary: "one"})
 			})
 			x.h.messages = func(ctx context.Context, id string, limit int) ([]TranscriptEntry, error) { return nil, nil }
-			res, err := x.d.Revive(context.Background(), orch, ReviveArgs{Ref: "ses_r", Prompt: "more"})
+			res, err := x.d.Revive(context.Background(), orch, "ses_r", "more")
 			noErr(t, err)
 			x.d.Do(func(b *Board) {
-				b.CommitTerminal(Commit{TaskID: "ses_r", Generation: res.Generation, State: StateCompleted, Summary: "two"})
+				b.commitTerminal(commitInput{TaskID: "ses_r", Generation: res.Generation, State: StateCompleted, Summary: "two"})
 			})
 			synctest.Wait()
 			if x.h.count("prompt "+parent1) != 1 {
@@ -327,7 +327,7 @@ func TestDriverScenarios(t *testing.T) {
 			x.h.enqueue = func(ctx context.Context, id string, m Message) error { return blockUntil(ctx, gate) }
 			var err error
 			var wg sync.WaitGroup
-			wg.Go(func() { _, err = x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_b", Text: "x"}) })
+			wg.Go(func() { _, err = x.d.Message(context.Background(), orch, "ses_b", "x") })
 			synctest.Wait()
 			x.d.Observe(HostEvent{Kind: EventDeleted, SessionID: parent1})
 			wg.Wait()
@@ -377,7 +377,7 @@ func TestDriverScenarios(t *testing.T) {
 			var live []context.Context
 			var maxInFlight int
 			var mu sync.Mutex
-			h.statuses = func(ctx context.Context) (StatusSnapshot, error) {
+			h.statuses = func(ctx context.Context) (map[string]StatusEntry, error) {
 				mu.Lock()
 				n := 1
 				for _, c := range live {
@@ -394,7 +394,7 @@ func TestDriverScenarios(t *testing.T) {
 			d, _ := NewDriver(b, Host{Aborter: h, Prompter: h, Sessions: h, Status: h, Flavor: FlavorV1})
 			defer d.Close()
 			d.Do(func(b *Board) {
-				b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"})
+				b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"})
 			})
 			time.Sleep(10*time.Second + time.Millisecond)
 			synctest.Wait()
@@ -433,17 +433,17 @@ func TestDriverNoGoroutineLeft(t *testing.T) {
 		x := newDrv(t, true)
 		x.launch("ses_a", parent1)
 		x.launch("ses_b", parent1)
-		if _, err := x.d.Status(context.Background(), orch, StatusArgs{Ref: "ses_a"}); err != nil {
+		if _, err := x.d.Status(context.Background(), orch, "ses_a"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_a", Text: "hi"}); err != nil {
+		if _, err := x.d.Message(context.Background(), orch, "ses_a", "hi"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := x.d.Cancel(context.Background(), orch, CancelArgs{Ref: "ses_a"}); err != nil {
+		if _, err := x.d.Cancel(context.Background(), orch, "ses_a", ""); err != nil {
 			t.Fatal(err)
 		}
 		x.h.messages = func(context.Context, string, int) ([]TranscriptEntry, error) { return nil, nil }
-		if _, err := x.d.Revive(context.Background(), orch, ReviveArgs{Ref: "ses_a", Prompt: "again"}); err != nil {
+		if _, err := x.d.Revive(context.Background(), orch, "ses_a", "again"); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
@@ -456,7 +456,7 @@ func TestDriverNoGoroutineLeft(t *testing.T) {
 		// A write left pending past its budget keeps one goroutine until Close.
 		x.h.messages = nil
 		x.h.enqueue = func(ctx context.Context, id string, m Message) error { <-ctx.Done(); return ctx.Err() }
-		_, err := x.d.Message(context.Background(), orch, MessageArgs{Ref: "ses_b", Text: "hi"})
+		_, err := x.d.Message(context.Background(), orch, "ses_b", "hi")
 		checkErr(t, err, ErrTimeout, "transport timed out")
 		x.d.Close()
 		synctest.Wait()
@@ -486,13 +486,13 @@ func TestDriverConcurrentRace(t *testing.T) {
 					var err error
 					switch i % 4 {
 					case 0:
-						_, err = x.d.Message(ctx, orch, MessageArgs{Ref: id, Text: fmt.Sprint("m", i)})
+						_, err = x.d.Message(ctx, orch, id, fmt.Sprint("m", i))
 					case 1:
-						_, err = x.d.Cancel(ctx, orch, CancelArgs{Ref: id})
+						_, err = x.d.Cancel(ctx, orch, id, "")
 					case 2:
-						_, err = x.d.Status(ctx, orch, StatusArgs{Ref: id})
+						_, err = x.d.Status(ctx, orch, id)
 					case 3:
-						_, err = x.d.Revive(ctx, orch, ReviveArgs{Ref: id, Prompt: "go"})
+						_, err = x.d.Revive(ctx, orch, id, "go")
 					}
 					var te *ToolError
 					if err != nil && !errors.As(err, &te) {

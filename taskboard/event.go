@@ -45,42 +45,42 @@ const (
 // marks the record uncertain with msg (GateDeferred). A later one at least StopGrace after
 // the stamp, with no busy since the stamp, commits stopped (GateCommitted); one inside the
 // grace is GateDeferred. Anything else is GateStale.
-func (b *Board) stopCandidate(taskID string, gen uint64, at time.Time, msg string) (Record, GateResult) {
+func (b *Board) stopCandidate(taskID string, gen uint64, at time.Time, msg string) (Record, gateResult) {
 	r, ok := b.running(taskID, gen)
 	if !ok || r.deadlineClaimed() {
-		return b.copyOf(taskID), GateStale
+		return b.copyOf(taskID), gateStale
 	}
 	if r.DeferredError != "" {
-		return b.CommitTerminal(Commit{TaskID: taskID, Generation: gen, State: StateError, Summary: r.DeferredError, ObservedAt: at})
+		return b.commitTerminal(commitInput{TaskID: taskID, Generation: gen, State: StateError, Summary: r.DeferredError, ObservedAt: at})
 	}
 	if r.StopConfirmationStartedAt.IsZero() {
 		b.noteStopConfirmation(taskID, gen, at)
 		rec, _ := b.markStatusUncertain(taskID, gen, msg)
-		return rec, GateDeferred
+		return rec, gateDeferred
 	}
 	start := r.StopConfirmationStartedAt
 	if at.Sub(start) >= b.opts.Timing.StopGrace && r.LastLiveBusyAt.Before(start) {
-		return b.CommitTerminal(Commit{TaskID: taskID, Generation: gen, State: StateStopped, ObservedAt: at})
+		return b.commitTerminal(commitInput{TaskID: taskID, Generation: gen, State: StateStopped, ObservedAt: at})
 	}
-	return r.clone(), GateDeferred
+	return r.clone(), gateDeferred
 }
 
 // observeError applies a session.error event. Ignored (GateStale) when fenced out,
 // not running, or while the host recovers the task on a fallback model. A deferrable
 // (failover-class) error is stored as DeferredError (GateDeferred): a later non-busy
 // observation commits it, a busy clears it. Otherwise the error is committed.
-func (b *Board) observeError(taskID string, gen *uint64, msg string, deferrable bool, at time.Time) (Record, GateResult) {
+func (b *Board) observeError(taskID string, gen *uint64, msg string, deferrable bool, at time.Time) (Record, gateResult) {
 	r, ok := b.fence(taskID, gen, false, at)
 	if !ok || r.State != StateRunning || r.FallbackRecovering {
-		return b.copyOf(taskID), GateStale
+		return b.copyOf(taskID), gateStale
 	}
 	if deferrable {
 		r.DeferredError = msg
 		r.LastErrorAt = at
 		r.UpdatedAt = b.Now()
-		return r.clone(), GateDeferred
+		return r.clone(), gateDeferred
 	}
-	return b.CommitTerminal(Commit{TaskID: taskID, Generation: r.Generation, State: StateError, Summary: msg, ObservedAt: at})
+	return b.commitTerminal(commitInput{TaskID: taskID, Generation: r.Generation, State: StateError, Summary: msg, ObservedAt: at})
 }
 
 // deletionEvent is the host's session.deleted.
@@ -153,11 +153,11 @@ func (b *Board) armWait(sessionID string) { b.waits[sessionID] = true }
 // Waiting reports whether sessionID has an armed wait_for_user latch.
 func (b *Board) Waiting(sessionID string) bool { return b.waits[sessionID] }
 
-// ClearForMessage clears the session's wait when m is a real external user message in a
+// clearForMessage clears the session's wait when m is a real external user message in a
 // managed session whose identity (message ID) differs from the last one seen; it stores the
 // identity (an empty ID clears and stores nothing). It returns true iff an armed wait was
 // cleared. Synthetic or internal messages and replays of the last identity change nothing.
-func (b *Board) ClearForMessage(m UserMessage) bool {
+func (b *Board) clearForMessage(m UserMessage) bool {
 	if !b.managed[m.SessionID] || !realExternal(m) {
 		return false
 	}

@@ -25,11 +25,11 @@ func Example() {
 	host.Start("ses_1", "orch", "find the config loader") // the host launches the session
 	launched, _ := d.FinishTask(plan, taskboard.LaunchObservation{TaskID: "ses_1", Background: true})
 	fmt.Println(launched.Render())
-	st, _ := d.Status(ctx, me, taskboard.StatusArgs{Ref: launched.Alias})
+	st, _ := d.Status(ctx, me, launched.Alias)
 	fmt.Println("status:", st.State)
 	d.Observe(host.Finish("ses_1", "config.go:12 loads YAML")) // idle + a finished answer
 	<-done
-	res, _ := d.Result(ctx, me, taskboard.ResultArgs{Ref: launched.Alias})
+	res, _ := d.Result(ctx, me, launched.Alias)
 	fmt.Println(res.Render())
 	// Output:
 	// task_id: ses_1

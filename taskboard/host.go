@@ -29,9 +29,10 @@ type SessionReader interface {
 	Messages(ctx context.Context, sessionID string, limit int) ([]TranscriptEntry, error)
 }
 
-// StatusMap is the v1 status map of all sessions (optional).
+// StatusMap is the v1 status map of all sessions (optional). One reading maps session IDs
+// to their entries; a missing key means absent.
 type StatusMap interface {
-	Statuses(ctx context.Context) (StatusSnapshot, error)
+	Statuses(ctx context.Context) (map[string]StatusEntry, error)
 }
 
 // IdleWaiter waits until a session is idle (optional, v2).
@@ -44,7 +45,7 @@ type IdleWaiter interface {
 // identity (the session's persisted selection applies).
 type Message struct {
 	Text, Agent, Provider, Model, Variant string
-	Flavor                                Flavor
+	Flavor                                string
 }
 
 // Prompt is a queued prompt (delivery "queue", never noReply). Synthetic marks an internal
@@ -64,12 +65,9 @@ type SessionInfo struct {
 
 // StatusEntry is one session's entry in the status map: busy, retry, idle or malformed.
 type StatusEntry struct {
-	Status LiveStatus
+	Status string
 	Detail string
 }
-
-// StatusSnapshot is one reading of the status map; a missing key means absent.
-type StatusSnapshot map[string]StatusEntry
 
 // TranscriptEntry is one message of a session's transcript.
 type TranscriptEntry struct {
@@ -86,7 +84,7 @@ type Host struct {
 	Sessions SessionReader
 	Status   StatusMap
 	Idle     IdleWaiter
-	Flavor   Flavor
+	Flavor   string
 }
 
 // capsOf returns the capabilities the machines see for this host.
@@ -95,7 +93,7 @@ func (h Host) capsOf() caps {
 }
 
 // liveOf classifies one session in a snapshot.
-func liveOf(s StatusSnapshot, id string) LiveStatus {
+func liveOf(s map[string]StatusEntry, id string) string {
 	e, ok := s[id]
 	if !ok {
 		return LiveAbsent

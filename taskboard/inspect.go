@@ -10,11 +10,11 @@ import (
 // the task ID is excluded.
 type LeaseInfo struct {
 	TaskID           string
-	Kind             LeaseKind
+	Kind             string
 	Generation       uint64
 	TerminalRevision uint64 // fenced revision of a notification lease; 0 for other kinds
-	Owner            LeaseOwner
-	Phase            Phase
+	Owner            string
+	Phase            string
 	HasRecord        bool          // false when the record was deleted while the lease stayed live
 	State            State         // the record's state, when it has one
 	Since            time.Time     // when the lease was acquired (hand-overs keep it)

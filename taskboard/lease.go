@@ -8,14 +8,14 @@ import (
 
 // Lease is the exclusive right to run one lifecycle operation on one generation of a task
 // . At most one lease is live per task ID; it ends only when its holder releases
-// it with the exact token ([Board.Release]). There is no TTL.
+// it with the exact token. There is no TTL.
 type Lease struct {
 	TaskID           string
-	Kind             LeaseKind
+	Kind             string
 	Generation       uint64
 	TerminalRevision uint64 // fenced revision of a notification lease; 0 for other kinds
 	Token            uint64 // unique for the board's life
-	Owner            LeaseOwner
+	Owner            string
 }
 
 // String renders background-job-<kind>-lease-<token>.
@@ -23,7 +23,7 @@ func (l Lease) String() string { return fmt.Sprintf("background-job-%s-lease-%d"
 
 // Phase is sent_unknown for a relaunch lease held by the admission owner, compensating for
 // one held by the compensation owner, and empty otherwise.
-func (l Lease) Phase() Phase {
+func (l Lease) Phase() string {
 	if l.Kind != LeaseRelaunch {
 		return PhaseNone
 	}
@@ -36,14 +36,14 @@ func (l Lease) Phase() Phase {
 	return PhaseNone
 }
 
-// Acquire takes a lease of kind on generation gen of taskID. It fails when any lease
+// acquire takes a lease of kind on generation gen of taskID. It fails when any lease
 // is live for taskID or the record does not meet the kind's precondition:
 // cancellation and message need a running record of that generation; relaunch needs a
 // record of that generation in any state; terminal-notification needs a completed or error
 // record (or a reconciled one whose terminal state is completed or error) of that
 // generation and, when terminalRev is given, that terminal revision. A success implies the
 // record existed. The new lease is owned by OwnerCaller.
-func (b *Board) Acquire(kind LeaseKind, taskID string, gen uint64, terminalRev *uint64) (Lease, bool) {
+func (b *Board) acquire(kind string, taskID string, gen uint64, terminalRev *uint64) (Lease, bool) {
 	if _, live := b.leases[taskID]; live {
 		return Lease{}, false
 	}
@@ -78,10 +78,10 @@ func (b *Board) Acquire(kind LeaseKind, taskID string, gen uint64, terminalRev *
 	return l, true
 }
 
-// Validate reports whether l is the live lease of its task ID: same token, kind and
+// validate reports whether l is the live lease of its task ID: same token, kind and
 // generation, and for a notification lease the record's current terminal revision.
 // It does not compare with the record's current generation.
-func (b *Board) Validate(l Lease) bool {
+func (b *Board) validate(l Lease) bool {
 	live, ok := b.leases[l.TaskID]
 	if !ok || live.Token != l.Token || live.Kind != l.Kind || live.Generation != l.Generation {
 		return false
@@ -95,11 +95,11 @@ func (b *Board) Validate(l Lease) bool {
 	return true
 }
 
-// Release ends l when it exactly matches the live lease of its task ID (token, kind,
+// release ends l when it exactly matches the live lease of its task ID (token, kind,
 // generation, stored terminal revision); otherwise it returns false and changes nothing
 // . A withdrawn notification lease can still be released. After a release the
 // retention trim runs for the task and a LeaseReleased notice is emitted.
-func (b *Board) Release(l Lease) bool {
+func (b *Board) release(l Lease) bool {
 	live, ok := b.leases[l.TaskID]
 	if !ok || live.Token != l.Token || live.Kind != l.Kind || live.Generation != l.Generation ||
 		live.TerminalRevision != l.TerminalRevision {
@@ -124,8 +124,8 @@ func (b *Board) Release(l Lease) bool {
 // handOver passes a valid lease to the next owner, keeping its token, so the task ID is
 // never free between owners. Only caller → admission and admission → compensation
 // are allowed, and only for relaunch leases; anything else returns false.
-func (b *Board) handOver(l Lease, to LeaseOwner) (Lease, bool) {
-	if !b.Validate(l) || l.Kind != LeaseRelaunch {
+func (b *Board) handOver(l Lease, to string) (Lease, bool) {
+	if !b.validate(l) || l.Kind != LeaseRelaunch {
 		return Lease{}, false
 	}
 	live := b.leases[l.TaskID]

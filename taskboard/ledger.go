@@ -8,17 +8,17 @@ import (
 
 // tombstone is the lifecycle ledger's entry for a deleted task ID.
 type tombstone struct {
-	reason        SuppressionReason
+	reason        string
 	parent, agent string // identity recorded at eviction
 	state         State  // terminal payload recorded at eviction
 	summary       string
 }
 
-// LaunchInput registers a launch. Lease is the relaunch lease of a resume; Early
+// launchInput registers a launch. Lease is the relaunch lease of a resume; Early
 // marks an event-driven registration, which is refused for tombstoned IDs and whenever a
 // lease is live; PreserveRun records an observation of the current run (metadata merge,
 // provisional promotion) instead of a relaunch.
-type LaunchInput struct {
+type launchInput struct {
 	TaskID, ParentID, Agent, Description, Objective string
 	Background, PreserveRun, Provisional, Early     bool
 	Lease                                           *Lease
@@ -27,8 +27,8 @@ type LaunchInput struct {
 	BaselineMessageID string
 }
 
-// AdoptInput takes over a session the host verified.
-type AdoptInput struct {
+// adoptInput takes over a session the host verified.
+type adoptInput struct {
 	TaskID, ParentID, Agent string
 	State                   State // running or a terminal state as verified by the host
 	Summary                 string
@@ -96,15 +96,15 @@ func (b *Board) Tombstoned(taskID string) bool {
 	return ok
 }
 
-// DeletionEpoch returns the epoch of taskID's last deletion. It survives a later
+// deletionEpoch returns the epoch of taskID's last deletion. It survives a later
 // registration, so revive and cancel can detect a deletion across their awaits.
-func (b *Board) DeletionEpoch(taskID string) (uint64, bool) {
+func (b *Board) deletionEpoch(taskID string) (uint64, bool) {
 	e, ok := b.epochs[taskID]
 	return e, ok
 }
 
 // TombstoneReason returns why taskID is tombstoned, if it is.
-func (b *Board) TombstoneReason(taskID string) (SuppressionReason, bool) {
+func (b *Board) TombstoneReason(taskID string) (string, bool) {
 	t, ok := b.tombs[taskID]
 	return t.reason, ok
 }
@@ -113,14 +113,14 @@ func launchErr(kind error, id, what string) error {
 	return toolErr(kind, fmt.Sprintf("Cannot register launch for %s: %s", id, what))
 }
 
-// RegisterLaunch records a launch of in.TaskID. The lease checks run first: a
+// registerLaunch records a launch of in.TaskID. The lease checks run first: a
 // presented lease must be a valid relaunch lease for this ID and the record's current
 // generation (else ErrStaleLease); a live lease must be that presented lease (else
 // ErrLeaseHeld). Early registrations fail with ErrTombstoned or ErrLeaseHeld. Then the
 // tombstone is cleared (the epoch is kept) and a generation drawn; an existing record is
 // either merged (PreserveRun, the draw is discarded) or relaunched; a new record starts
 // running with an allocated alias. A new run emits a Launched notice.
-func (b *Board) RegisterLaunch(in LaunchInput) (Record, error) {
+func (b *Board) registerLaunch(in launchInput) (Record, error) {
 	id := in.TaskID
 	if id == "" {
 		return Record{}, toolErr(ErrInvalidArgs, "Cannot register launch: task ID is empty")
@@ -137,7 +137,7 @@ func (b *Board) RegisterLaunch(in LaunchInput) (Record, error) {
 	r, exists := b.records[id]
 	if in.Lease != nil {
 		l := *in.Lease
-		if l.Kind != LeaseRelaunch || l.TaskID != id || !b.Validate(l) || !exists || r.Generation != l.Generation {
+		if l.Kind != LeaseRelaunch || l.TaskID != id || !b.validate(l) || !exists || r.Generation != l.Generation {
 			return Record{}, launchErr(ErrStaleLease, id, "relaunch lease is missing, stale, or belongs to another generation")
 		}
 	}
@@ -225,7 +225,7 @@ func (b *Board) allocAlias(parent, agent, id string) string {
 	if b.opts.DeferNumberedAliases && !b.managed[parent] {
 		return id
 	}
-	p := AliasPrefix(agent)
+	p := aliasPrefix(agent)
 	k := aliasKey{parent, p}
 	for {
 		b.aliases[k]++
@@ -258,12 +258,12 @@ func (b *Board) abandonLaunch(launched, replaced Record) bool {
 	return true
 }
 
-// Adopt takes over an untracked session the host verified as a child of in.ParentID.
+// adopt takes over an untracked session the host verified as a child of in.ParentID.
 // Errors: ErrLeaseHeld when a lease is live for the ID, ErrExists when a record exists,
 // ErrTombstoned when the ID is tombstoned (unless by eviction with the same parent and
 // agent, in which case the tombstone is cleared and the epoch kept), ErrInvalidArgs for an
 // empty ID or a state that is not running or terminal.
-func (b *Board) Adopt(in AdoptInput) (Record, error) {
+func (b *Board) adopt(in adoptInput) (Record, error) {
 	id := in.TaskID
 	if id == "" {
 		return Record{}, toolErr(ErrInvalidArgs, "Cannot adopt: task ID is empty")

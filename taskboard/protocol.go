@@ -35,7 +35,7 @@ type machine interface {
 // caps tells a machine what the host offers: its flavour, whether it has a v1 status map,
 // and whether it has a v2 idle waiter.
 type caps struct {
-	Flavor     Flavor
+	Flavor     string
 	StatusMap  bool
 	IdleWaiter bool
 }
@@ -133,7 +133,7 @@ type (
 	// statusReply settles a ReadStatus.
 	statusReply struct {
 		Call     callNo
-		Snapshot StatusSnapshot
+		Snapshot map[string]StatusEntry
 		Err      error
 	}
 	// sessionReply settles a ReadSession.

@@ -63,11 +63,11 @@ func newRig(t tbT, o Options) *rig {
 
 func (r *rig) launch(id, parent, agent string) Record {
 	r.t.Helper()
-	rec, err := r.b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: parent, Agent: agent, Description: "work on " + id, Objective: "objective " + id})
+	rec, err := r.b.registerLaunch(launchInput{TaskID: id, ParentID: parent, Agent: agent, Description: "work on " + id, Objective: "objective " + id})
 	if err != nil {
 		r.t.Fatalf("RegisterLaunch(%s): %v", id, err)
 	}
-	r.b.Drain()
+	r.b.drain()
 	return rec
 }
 
@@ -82,8 +82,8 @@ func (r *rig) get(id string) Record {
 
 func (r *rig) complete(id, text string) Record {
 	r.t.Helper()
-	rec, g := r.b.CommitTerminal(Commit{TaskID: id, Generation: r.get(id).Generation, State: StateCompleted, Summary: text})
-	if g != GateCommitted {
+	rec, g := r.b.commitTerminal(commitInput{TaskID: id, Generation: r.get(id).Generation, State: StateCompleted, Summary: text})
+	if g != gateCommitted {
 		r.t.Fatalf("complete %s: %s", id, g)
 	}
 	return rec
@@ -91,8 +91,8 @@ func (r *rig) complete(id, text string) Record {
 
 func (r *rig) commit(id string, st State, text string) Record {
 	r.t.Helper()
-	rec, g := r.b.CommitTerminal(Commit{TaskID: id, Generation: r.get(id).Generation, State: st, Summary: text})
-	if g != GateCommitted {
+	rec, g := r.b.commitTerminal(commitInput{TaskID: id, Generation: r.get(id).Generation, State: st, Summary: text})
+	if g != gateCommitted {
 		r.t.Fatalf("commit %s %s: %s", id, st, g)
 	}
 	return rec
@@ -101,7 +101,7 @@ func (r *rig) commit(id string, st State, text string) Record {
 func (r *rig) ack(id string) Record {
 	r.t.Helper()
 	rec := r.get(id)
-	out, ok := r.b.MarkReconciled(id, rec.Generation, rec.TerminalRevision)
+	out, ok := r.b.markReconciled(id, rec.Generation, rec.TerminalRevision)
 	if !ok {
 		r.t.Fatalf("MarkReconciled(%s) refused", id)
 	}
@@ -204,7 +204,7 @@ func (mr *mrun) abort(confirmed bool, err error) {
 	mr.r.t.Helper()
 	mr.step(abortReply{Call: mr.must("Abort"), Confirmed: confirmed, Err: err})
 }
-func (mr *mrun) status(s StatusSnapshot, err error) {
+func (mr *mrun) status(s map[string]StatusEntry, err error) {
 	mr.r.t.Helper()
 	mr.step(statusReply{Call: mr.must("ReadStatus"), Snapshot: s, Err: err})
 }
@@ -295,7 +295,7 @@ func (r *rig) noLease(id string) {
 	}
 }
 
-func (r *rig) hasLease(id string, kind LeaseKind) Lease {
+func (r *rig) hasLease(id string, kind string) Lease {
 	r.t.Helper()
 	l, ok := r.b.LeaseForTest(id)
 	if !ok || l.Kind != kind {
@@ -358,16 +358,16 @@ func noErr(t *testing.T, err error) {
 	}
 }
 
-func idle(ids ...string) StatusSnapshot {
-	s := StatusSnapshot{}
+func idle(ids ...string) map[string]StatusEntry {
+	s := map[string]StatusEntry{}
 	for _, id := range ids {
 		s[id] = StatusEntry{Status: LiveIdle}
 	}
 	return s
 }
 
-func busy(ids ...string) StatusSnapshot {
-	s := StatusSnapshot{}
+func busy(ids ...string) map[string]StatusEntry {
+	s := map[string]StatusEntry{}
 	for _, id := range ids {
 		s[id] = StatusEntry{Status: LiveBusy}
 	}

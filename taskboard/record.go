@@ -10,7 +10,7 @@ import (
 type Record struct {
 	TaskID, ParentID, Agent, Alias, Description, Objective string
 	Background                                             bool
-	Origin                                                 Origin
+	Origin                                                 string
 	Generation, TaskGeneration                             uint64
 	TerminalRevision, ActivityRevision                     uint64
 	State, TerminalState                                   State
@@ -23,7 +23,7 @@ type Record struct {
 	BaselineMessageID                                      string // last transcript entry before this run; evidence reads look past it
 	ForcedRelease                                          string // audit line of the last Board.ForceRelease on this task
 	TotalErrors, TimeoutCount                              int
-	ContextFiles                                           []ContextFile
+	contextFiles                                           []contextFile
 	LaunchedAt, LastLaunchedAt, RunStartedAt, UpdatedAt    time.Time
 	LastLiveBusyAt, LastActivityAt                         time.Time
 	StatusUncertainSince, StopConfirmationStartedAt        time.Time
@@ -31,8 +31,8 @@ type Record struct {
 	LastErrorAt                                            time.Time
 }
 
-// ContextFile is one file a task read, for the context budget.
-type ContextFile struct {
+// contextFile is one file a task read, for the context budget.
+type contextFile struct {
 	Path       string
 	Lines      int
 	LastReadAt time.Time
@@ -50,7 +50,7 @@ const convergeAfter = 3
 
 func (r *Record) clone() Record {
 	c := *r
-	c.ContextFiles = append([]ContextFile(nil), r.ContextFiles...)
+	c.contextFiles = append([]contextFile(nil), r.contextFiles...)
 	return c
 }
 
@@ -65,7 +65,7 @@ func (r Record) EffectiveState() State {
 // ContextLines is the sum of the kept context files' line counts.
 func (r Record) ContextLines() int {
 	n := 0
-	for _, f := range r.ContextFiles {
+	for _, f := range r.contextFiles {
 		n += f.Lines
 	}
 	return n
@@ -114,8 +114,8 @@ var aliasPrefixes = map[string]string{
 	"librarian": "lib", "observer": "obs", "oracle": "ora",
 }
 
-// AliasPrefix returns the alias prefix of an agent.
-func AliasPrefix(agent string) string {
+// aliasPrefix returns the alias prefix of an agent.
+func aliasPrefix(agent string) string {
 	a := strings.ToLower(strings.TrimSpace(agent))
 	if p, ok := aliasPrefixes[a]; ok {
 		return p

@@ -11,8 +11,8 @@ var timeZero time.Time
 
 const stoppedSummary = "Background session stopped before a terminal task result was received."
 
-// Commit is a terminal publication for one generation.
-type Commit struct {
+// commitInput is a terminal publication for one generation.
+type commitInput struct {
 	TaskID     string
 	Generation uint64
 	State      State  // completed, error, cancelled or stopped
@@ -21,7 +21,7 @@ type Commit struct {
 	ObservedAt time.Time
 }
 
-// CommitTerminal publishes a terminal state for c.Generation. It is GateStale (no
+// commitTerminal publishes a terminal state for c.Generation. It is GateStale (no
 // change, no notice) unless the record exists, is running and holds that generation. After a
 // deadline claim, completed and stopped input is stale and error or cancelled input becomes
 // the wall-clock timeout error. A cancelled commit while any lease is live needs c.Lease to
@@ -30,28 +30,28 @@ type Commit struct {
 // was broken by [Board.ForceRelease]): a presented lease must always be valid. stopped needs LastLiveBusyAt < c.ObservedAt (zero
 // ObservedAt means now). Every committed transition sets TerminalUnreconciled, increments
 // TerminalRevision by one, emits one Terminal notice and runs the retention trim.
-func (b *Board) CommitTerminal(c Commit) (Record, GateResult) {
+func (b *Board) commitTerminal(c commitInput) (Record, gateResult) {
 	r, ok := b.records[c.TaskID]
 	if !ok || r.State != StateRunning || r.Generation != c.Generation || !c.State.Terminal() {
-		return b.copyOf(c.TaskID), GateStale
+		return b.copyOf(c.TaskID), gateStale
 	}
 	now := b.Now()
 	if r.deadlineClaimed() {
 		if c.State == StateCompleted || c.State == StateStopped {
-			return r.clone(), GateStale
+			return r.clone(), gateStale
 		}
 		b.finalizeDeadline(r, "")
-		return r.clone(), GateCommitted
+		return r.clone(), gateCommitted
 	}
 	switch c.State {
 	case StateCancelled:
-		if c.Lease != nil && !b.Validate(*c.Lease) {
-			return r.clone(), GateStale // the presented lease was released or broken (ForceRelease)
+		if c.Lease != nil && !b.validate(*c.Lease) {
+			return r.clone(), gateStale // the presented lease was released or broken (ForceRelease)
 		}
 		if live, leased := b.leases[c.TaskID]; leased {
 			if c.Lease == nil || c.Lease.TaskID != c.TaskID || c.Lease.Token != live.Token ||
-				c.Lease.Kind != LeaseCancellation || !b.Validate(*c.Lease) || live.Generation != c.Generation {
-				return r.clone(), GateStale
+				c.Lease.Kind != LeaseCancellation || !b.validate(*c.Lease) || live.Generation != c.Generation {
+				return r.clone(), gateStale
 			}
 		}
 		r.CancellationRequested = true
@@ -63,7 +63,7 @@ func (b *Board) CommitTerminal(c Commit) (Record, GateResult) {
 			at = now
 		}
 		if !r.LastLiveBusyAt.Before(at) {
-			return r.clone(), GateStale
+			return r.clone(), gateStale
 		}
 		r.ResultSummary = stoppedSummary
 		r.TerminalState = ""
@@ -78,7 +78,7 @@ func (b *Board) CommitTerminal(c Commit) (Record, GateResult) {
 		r.LastErrorAt = now
 	}
 	b.publish(r, c.State, now)
-	return r.clone(), GateCommitted
+	return r.clone(), gateCommitted
 }
 
 // publish moves a running record into a terminal state.
@@ -222,12 +222,12 @@ func (b *Board) markQueuedContinuation(taskID string, gen uint64, baselineMessag
 	return r.clone(), true
 }
 
-// MarkReconciled acknowledges terminal revision terminalRev of generation gen. Any
+// markReconciled acknowledges terminal revision terminalRev of generation gen. Any
 // mismatch, a running record, or a record that is neither terminal-unreconciled nor
 // canonical terminal is a no-op (false). stopped only clears the unreconciled flag and the
 // uncertainty; a canonical state becomes reconciled (TerminalState kept), uncertainty
 // cleared unless a deadline was claimed, LastUsedAt = now. The retention trim runs.
-func (b *Board) MarkReconciled(taskID string, gen, terminalRev uint64) (Record, bool) {
+func (b *Board) markReconciled(taskID string, gen, terminalRev uint64) (Record, bool) {
 	r, ok := b.records[taskID]
 	if !ok || r.Generation != gen || r.TerminalRevision != terminalRev || r.State == StateRunning {
 		return b.copyOf(taskID), false
@@ -253,30 +253,30 @@ func (b *Board) MarkReconciled(taskID string, gen, terminalRev uint64) (Record, 
 	return out, true
 }
 
-// Shown identifies one "Needs acknowledgement" line of a rendered view.
-type Shown struct {
+// shownEntry identifies one "Needs acknowledgement" line of a rendered view.
+type shownEntry struct {
 	TaskID                       string
 	Generation, TerminalRevision uint64
 }
 
-// AcknowledgeShown applies MarkReconciled to every shown entry that belongs to parentID and
+// acknowledgeShown applies MarkReconciled to every shown entry that belongs to parentID and
 // returns how many were acknowledged.
-func (b *Board) AcknowledgeShown(parentID string, shown []Shown) int {
+func (b *Board) acknowledgeShown(parentID string, shown []shownEntry) int {
 	n := 0
 	for _, s := range shown {
 		if r, ok := b.records[s.TaskID]; !ok || r.ParentID != parentID {
 			continue
 		}
-		if _, ok := b.MarkReconciled(s.TaskID, s.Generation, s.TerminalRevision); ok {
+		if _, ok := b.markReconciled(s.TaskID, s.Generation, s.TerminalRevision); ok {
 			n++
 		}
 	}
 	return n
 }
 
-// MarkUsed records that the parent read or reused the task: LastUsedAt = max(now,
+// markUsed records that the parent read or reused the task: LastUsedAt = max(now,
 // CompletedAt + 1 ms). It returns false when ref does not resolve within parentID.
-func (b *Board) MarkUsed(parentID, ref string) bool {
+func (b *Board) markUsed(parentID, ref string) bool {
 	r, ok := b.byRef(parentID, ref)
 	if !ok {
 		return false
@@ -289,8 +289,8 @@ func (b *Board) MarkUsed(parentID, ref string) bool {
 	return true
 }
 
-// NoteActivity records host activity (a tool call, a part) for task_status.
-func (b *Board) NoteActivity(taskID string, at time.Time) {
+// noteActivity records host activity (a tool call, a part) for task_status.
+func (b *Board) noteActivity(taskID string, at time.Time) {
 	if r, ok := b.records[taskID]; ok {
 		r.LastActivityAt = maxTime(r.LastActivityAt, at)
 	}
@@ -304,18 +304,18 @@ func (b *Board) NoteContextFile(taskID, path string, lines int, at time.Time) {
 	if !ok || lines < MinContextFileLines {
 		return
 	}
-	files := r.ContextFiles[:0:0]
-	for _, f := range r.ContextFiles {
+	files := r.contextFiles[:0:0]
+	for _, f := range r.contextFiles {
 		if f.Path != path {
 			files = append(files, f)
 		}
 	}
-	files = append(files, ContextFile{Path: path, Lines: lines, LastReadAt: at})
+	files = append(files, contextFile{Path: path, Lines: lines, LastReadAt: at})
 	sort.SliceStable(files, func(i, j int) bool { return files[i].LastReadAt.After(files[j].LastReadAt) })
 	if len(files) > MaxContextFilesKept {
 		files = files[:MaxContextFilesKept]
 	}
-	r.ContextFiles = files
+	r.contextFiles = files
 }
 
 // SetFallbackRecovering records whether the host is recovering the task on a fallback model.

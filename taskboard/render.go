@@ -39,7 +39,7 @@ func (r ResultOutput) Render() string {
 	if r.Running {
 		live := r.Live
 		if live != LiveRetry {
-			live = LiveStatus(StateRunning)
+			live = string(StateRunning)
 		}
 		return fmt.Sprintf("task_id: %s\nstate: %s\nTask is still running. Wait for its terminal result.\nNext: use task_status to check progress, or task_cancel if it is obsolete.", r.TaskID, live)
 	}

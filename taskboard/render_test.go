@@ -52,13 +52,13 @@ func TestRenderGolden(t *testing.T) {
 			Message: "Session abort returned but task did not stay stopped: ses_x (busy)"}.Render()},
 		{name: "revive_started", text: ReviveResult{TaskID: "ses_x", Generation: 4, State: StateRunning, Status: ReviveStarted}.Render()},
 		{name: "revive_completed", text: ReviveResult{TaskID: "ses_x", Generation: 4, State: StateCompleted,
-			Status: ReviveStatus(StateCompleted), Summary: "Done: 2 files changed."}.Render()},
+			Status: string(StateCompleted), Summary: "Done: 2 files changed."}.Render()},
 		{name: "revive_uncertain_error", text: ReviveResult{TaskID: "ses_x", Generation: 4, State: StateError,
-			Status: ReviveStatus(StateError), StatusUncertain: true, Observation: "Task termination is unconfirmed.", Summary: "model overloaded", Failed: true}.Render()},
+			Status: string(StateError), StatusUncertain: true, Observation: "Task termination is unconfirmed.", Summary: "model overloaded", Failed: true}.Render()},
 		{name: "revive_admission_unknown", text: ReviveResult{TaskID: "ses_x", Generation: 2, State: StateCompleted, Status: ReviveAdmissionUnknown}.Render()},
 		{name: "wait_armed", text: WaitResult{State: WaitStateWaiting, Protocol: DefaultWaitProtocol, Reason: "need the deploy key"}.Render()},
 		{name: "wait_skipped", text: WaitResult{State: WaitStateSkipped, Reason: "need the deploy key", Skipped: true}.Render()},
-		{name: "notify_text", text: NotifyText("exp-1", "ses_x", StateCompleted)},
+		{name: "notify_text", text: notifyText("exp-1", "ses_x", StateCompleted)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { golden(t, "render/"+tc.name, tc.text+"\n") })

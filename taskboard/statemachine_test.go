@@ -54,12 +54,12 @@ type mrec struct {
 }
 
 type mtomb struct {
-	reason        SuppressionReason
+	reason        string
 	parent, agent string
 }
 
 type expNotice struct {
-	kind NoticeKind
+	kind string
 	id   string
 }
 
@@ -99,32 +99,32 @@ func (m *model) terminalPublish(r *mrec, st, term State, now time.Time) {
 }
 
 // commit predicts CommitTerminal.
-func (m *model) commit(id string, gen uint64, st State, l *Lease, at, now time.Time) GateResult {
+func (m *model) commit(id string, gen uint64, st State, l *Lease, at, now time.Time) gateResult {
 	r, ok := m.recs[id]
 	if !ok || r.state != StateRunning || r.gen != gen {
-		return GateStale
+		return gateStale
 	}
 	switch st {
 	case StateCompleted, StateError, StateCancelled, StateStopped:
 	default:
-		return GateStale
+		return gateStale
 	}
 	if r.claim {
 		if st == StateCompleted || st == StateStopped {
-			return GateStale
+			return gateStale
 		}
 		r.timedOut = true
 		m.terminalPublish(r, StateError, StateError, now)
-		return GateCommitted
+		return gateCommitted
 	}
 	switch st {
 	case StateCancelled:
 		if l != nil && !m.validate(*l) {
-			return GateStale // a presented lease must be live (ForceRelease fences it)
+			return gateStale // a presented lease must be live (ForceRelease fences it)
 		}
 		if live, leased := m.leases[id]; leased {
 			if l == nil || l.Kind != LeaseCancellation || l.Token != live.Token || l.Generation != live.Generation || live.Kind != LeaseCancellation || live.Generation != gen {
-				return GateStale
+				return gateStale
 			}
 		}
 		r.cancelReq = true
@@ -134,13 +134,13 @@ func (m *model) commit(id string, gen uint64, st State, l *Lease, at, now time.T
 			at = now
 		}
 		if !r.lastBusy.Before(at) {
-			return GateStale
+			return gateStale
 		}
 		m.terminalPublish(r, st, "", now)
 	default:
 		m.terminalPublish(r, st, st, now)
 	}
-	return GateCommitted
+	return gateCommitted
 }
 
 func (m *model) activity(r *mrec, at time.Time) {
@@ -203,10 +203,10 @@ func (m *model) uncertainMark(id string, gen uint64) bool {
 	return true
 }
 
-func (m *model) stopCandidate(id string, gen uint64, at, now time.Time) GateResult {
+func (m *model) stopCandidate(id string, gen uint64, at, now time.Time) gateResult {
 	r, ok := m.recs[id]
 	if !ok || r.gen != gen || r.state != StateRunning || r.claim {
-		return GateStale
+		return gateStale
 	}
 	if r.deferred != "" {
 		return m.commit(id, gen, StateError, nil, at, now)
@@ -214,12 +214,12 @@ func (m *model) stopCandidate(id string, gen uint64, at, now time.Time) GateResu
 	if r.stopConfirm.IsZero() {
 		r.stopConfirm = at
 		r.uncertain = true
-		return GateDeferred
+		return gateDeferred
 	}
 	if at.Sub(r.stopConfirm) >= m.grace && r.lastBusy.Before(r.stopConfirm) {
 		return m.commit(id, gen, StateStopped, nil, at, now)
 	}
-	return GateDeferred
+	return gateDeferred
 }
 
 func (m *model) reconcile(id string, gen, rev uint64) bool {
@@ -249,7 +249,7 @@ func (m *model) tombstone(id string, t mtomb) {
 	}
 }
 
-func (m *model) drop(id string, reason SuppressionReason) {
+func (m *model) drop(id string, reason string) {
 	if _, ok := m.recs[id]; ok {
 		m.tombstone(id, mtomb{reason: reason})
 		delete(m.recs, id)
@@ -277,7 +277,7 @@ func (m *model) validate(l Lease) bool {
 	return true
 }
 
-func (m *model) acquire(kind LeaseKind, id string, gen uint64, rev *uint64) (Lease, bool) {
+func (m *model) acquire(kind string, id string, gen uint64, rev *uint64) (Lease, bool) {
 	if _, ok := m.leases[id]; ok {
 		return Lease{}, false
 	}
@@ -320,7 +320,7 @@ func (m *model) release(l Lease) bool {
 
 var errModelLeaseHeld = errors.New("model: lease held")
 
-func (m *model) register(in LaunchInput, now time.Time) error {
+func (m *model) register(in launchInput, now time.Time) error {
 	id := in.TaskID
 	live, leased := m.leases[id]
 	if in.Early {
@@ -374,7 +374,7 @@ func (m *model) register(in LaunchInput, now time.Time) error {
 	return nil
 }
 
-func (m *model) adopt(in AdoptInput, now time.Time) error {
+func (m *model) adopt(in adoptInput, now time.Time) error {
 	if _, ok := m.leases[in.TaskID]; ok {
 		return ErrLeaseHeld
 	}
@@ -516,9 +516,9 @@ func (s *sm) pickAgent(t *rapid.T) string {
 func (s *sm) RunToAck(t *rapid.T) {
 	id := s.pickID(t)
 	if r, ok := s.m.recs[id]; !ok || r.state != StateRunning {
-		in := LaunchInput{TaskID: id, ParentID: s.pickParent(t), Agent: s.pickAgent(t)}
+		in := launchInput{TaskID: id, ParentID: s.pickParent(t), Agent: s.pickAgent(t)}
 		want := s.m.register(in, s.now())
-		_, got := s.b.RegisterLaunch(in)
+		_, got := s.b.registerLaunch(in)
 		s.sameErr(t, "RegisterLaunch", got, want)
 		if got != nil {
 			return
@@ -528,12 +528,12 @@ func (s *sm) RunToAck(t *rapid.T) {
 	r := s.m.recs[id]
 	st := rapid.SampledFrom([]State{StateCompleted, StateError, StateCancelled, StateStopped}).Draw(t, "state")
 	want := s.m.commit(id, r.gen, st, nil, s.now(), s.now())
-	if _, got := s.b.CommitTerminal(Commit{TaskID: id, Generation: r.gen, State: st, Summary: "x", ObservedAt: s.now()}); got != want {
+	if _, got := s.b.commitTerminal(commitInput{TaskID: id, Generation: r.gen, State: st, Summary: "x", ObservedAt: s.now()}); got != want {
 		t.Fatalf("CommitTerminal(%s, %s) = %s, model %s", id, st, got, want)
 	}
 	if rapid.Bool().Draw(t, "ack") {
 		wantAck := s.m.reconcile(id, r.gen, r.rev)
-		if _, got := s.b.MarkReconciled(id, r.gen, r.rev); got != wantAck {
+		if _, got := s.b.markReconciled(id, r.gen, r.rev); got != wantAck {
 			t.Fatalf("MarkReconciled(%s) = %v, model %v", id, got, wantAck)
 		}
 	}
@@ -584,7 +584,7 @@ func (s *sm) issue(l Lease) {
 // --- board operations -------------------------------------------------------------------
 
 func (s *sm) Launch(t *rapid.T) {
-	in := LaunchInput{
+	in := launchInput{
 		TaskID: s.pickID(t), ParentID: s.pickParent(t),
 		Agent:       s.pickAgent(t),
 		PreserveRun: rapid.IntRange(0, 4).Draw(t, "preserve") == 0,
@@ -597,7 +597,7 @@ func (s *sm) Launch(t *rapid.T) {
 		}
 	}
 	want := s.m.register(in, s.now())
-	_, got := s.b.RegisterLaunch(in)
+	_, got := s.b.registerLaunch(in)
 	s.sameErr(t, "RegisterLaunch", got, want)
 }
 
@@ -615,7 +615,7 @@ func (s *sm) Acquire(t *rapid.T) {
 		rev = &v
 	}
 	wl, wok := s.m.acquire(kind, id, gen, rev)
-	gl, gok := s.b.Acquire(kind, id, gen, rev)
+	gl, gok := s.b.acquire(kind, id, gen, rev)
 	if wok != gok || wl != gl {
 		t.Fatalf("Acquire(%s, %s, %d): board %v %+v, model %v %+v", kind, id, gen, gok, gl, wok, wl)
 	}
@@ -630,7 +630,7 @@ func (s *sm) Release(t *rapid.T) {
 		t.Skip("no lease issued")
 	}
 	want := s.m.release(l)
-	if got := s.b.Release(l); got != want {
+	if got := s.b.release(l); got != want {
 		t.Fatalf("Release(%+v) = %v, model %v", l, got, want)
 	}
 }
@@ -640,7 +640,7 @@ func (s *sm) HandOver(t *rapid.T) {
 	if !ok {
 		t.Skip("no lease issued")
 	}
-	to := rapid.SampledFrom([]LeaseOwner{OwnerCaller, OwnerAdmission, OwnerCompensation}).Draw(t, "to")
+	to := rapid.SampledFrom([]string{OwnerCaller, OwnerAdmission, OwnerCompensation}).Draw(t, "to")
 	live, isLive := s.m.leases[l.TaskID]
 	want := s.m.validate(l) && l.Kind == LeaseRelaunch && isLive &&
 		((live.Owner == OwnerCaller && to == OwnerAdmission) ||
@@ -671,7 +671,7 @@ func (s *sm) Commit(t *rapid.T) {
 	}
 	at := s.now().Add(-time.Duration(rapid.IntRange(0, 3000).Draw(t, "ago")) * time.Millisecond)
 	want := s.m.commit(id, gen, st, l, at, s.now())
-	_, got := s.b.CommitTerminal(Commit{TaskID: id, Generation: gen, State: st, Summary: "x", Lease: l, ObservedAt: at})
+	_, got := s.b.commitTerminal(commitInput{TaskID: id, Generation: gen, State: st, Summary: "x", Lease: l, ObservedAt: at})
 	if got != want {
 		t.Fatalf("CommitTerminal(%s, %d, %s): board %s, model %s", id, gen, st, got, want)
 	}
@@ -783,11 +783,11 @@ func (s *sm) HostError(t *rapid.T) {
 		gen = &g
 	}
 	deferrable := rapid.Bool().Draw(t, "deferrable")
-	want := GateStale
+	want := gateStale
 	if r, ok := s.m.fenced(id, gen, false, s.now()); ok && r.state == StateRunning && !r.fallback {
 		if deferrable {
 			r.deferred = "failover"
-			want = GateDeferred
+			want = gateDeferred
 		} else {
 			want = s.m.commit(id, r.gen, StateError, nil, s.now(), s.now())
 		}
@@ -811,14 +811,14 @@ func (s *sm) Fallback(t *rapid.T) {
 func (s *sm) Acknowledge(t *rapid.T) {
 	if rapid.Bool().Draw(t, "viaView") {
 		p := s.pickParent(t)
-		shown := s.b.View(p).Shown
+		shown := s.b.View(p).shown
 		want := 0
 		for _, sh := range shown {
 			if s.m.reconcile(sh.TaskID, sh.Generation, sh.TerminalRevision) {
 				want++
 			}
 		}
-		if got := s.b.AcknowledgeShown(p, shown); got != want {
+		if got := s.b.acknowledgeShown(p, shown); got != want {
 			t.Fatalf("AcknowledgeShown = %d, model %d", got, want)
 		}
 		return
@@ -831,7 +831,7 @@ func (s *sm) Acknowledge(t *rapid.T) {
 	}
 	rev -= uint64(rapid.IntRange(0, 1).Draw(t, "revBack"))
 	want := s.m.reconcile(id, gen, rev)
-	if _, got := s.b.MarkReconciled(id, gen, rev); got != want {
+	if _, got := s.b.markReconciled(id, gen, rev); got != want {
 		t.Fatalf("MarkReconciled(%s, %d, %d) = %v, model %v", id, gen, rev, got, want)
 	}
 }
@@ -841,7 +841,7 @@ func (s *sm) MarkUsed(t *rapid.T) {
 	p := s.pickParent(t)
 	r, ok := s.m.recs[id]
 	want := ok && r.parent == p
-	if got := s.b.MarkUsed(p, id); got != want {
+	if got := s.b.markUsed(p, id); got != want {
 		t.Fatalf("MarkUsed(%s, %s) = %v, model %v", p, id, got, want)
 	}
 	if want {
@@ -892,13 +892,13 @@ func (s *sm) HostDeleted(t *rapid.T) {
 }
 
 func (s *sm) Adopt(t *rapid.T) {
-	in := AdoptInput{
+	in := adoptInput{
 		TaskID: s.pickID(t), ParentID: s.pickParent(t),
 		Agent: s.pickAgent(t),
 		State: rapid.SampledFrom([]State{StateRunning, StateCompleted, StateStopped, StateCancelled}).Draw(t, "state"),
 	}
 	want := s.m.adopt(in, s.now())
-	_, got := s.b.Adopt(in)
+	_, got := s.b.adopt(in)
 	s.sameErr(t, "Adopt", got, want)
 }
 
@@ -964,7 +964,7 @@ func (s *sm) UserMessage(t *rapid.T) {
 		want = s.m.waiting[m.SessionID]
 		delete(s.m.waiting, m.SessionID)
 	}
-	if got := s.b.ClearForMessage(m); got != want {
+	if got := s.b.clearForMessage(m); got != want {
 		t.Fatalf("ClearForMessage(%+v) = %v, model %v", m, got, want)
 	}
 }
@@ -989,11 +989,11 @@ func (s *sm) OpStart(t *rapid.T) {
 		t.Skip("no record")
 	}
 	kind := rapid.SampledFrom([]string{"cancel", "message", "notify", "revive"}).Draw(t, "opKind")
-	lk := map[string]LeaseKind{"cancel": LeaseCancellation, "message": LeaseMessage,
+	lk := map[string]string{"cancel": LeaseCancellation, "message": LeaseMessage,
 		"notify": LeaseNotification, "revive": LeaseRelaunch}[kind]
 	rev := r.rev
 	wl, wok := s.m.acquire(lk, id, r.gen, &rev)
-	gl, gok := s.b.Acquire(lk, id, r.gen, &rev)
+	gl, gok := s.b.acquire(lk, id, r.gen, &rev)
 	if wok != gok || wl != gl {
 		t.Fatalf("op %s acquire: board %v, model %v", kind, gok, wok)
 	}
@@ -1053,7 +1053,7 @@ func (s *sm) OpSettle(t *rapid.T) {
 		// A late settlement releases exactly its own token and nothing else (invariant 8).
 		others := s.othersSnapshot(id)
 		want := s.m.release(o.lease)
-		if got := s.b.Release(o.lease); got != want {
+		if got := s.b.release(o.lease); got != want {
 			t.Fatalf("late %s settlement release = %v, model %v", o.kind, got, want)
 		}
 		o.done = true
@@ -1068,7 +1068,7 @@ func (s *sm) OpSettle(t *rapid.T) {
 		if success { // abort confirmed and verified quiescent: commit with the lease
 			want := s.m.commit(id, o.lease.Generation, StateCancelled, &o.lease, s.now(), s.now())
 			l := o.lease
-			if _, got := s.b.CommitTerminal(Commit{TaskID: id, Generation: o.lease.Generation, State: StateCancelled, Summary: "obsolete", Lease: &l, ObservedAt: s.now()}); got != want {
+			if _, got := s.b.commitTerminal(commitInput{TaskID: id, Generation: o.lease.Generation, State: StateCancelled, Summary: "obsolete", Lease: &l, ObservedAt: s.now()}); got != want {
 				t.Fatalf("cancel commit = %s, model %s", got, want)
 			}
 		}
@@ -1081,7 +1081,7 @@ func (s *sm) OpSettle(t *rapid.T) {
 			return
 		}
 		valid := s.m.validate(o.lease)
-		gv := s.b.Validate(o.lease)
+		gv := s.b.validate(o.lease)
 		if valid != gv {
 			t.Fatalf("Validate(admission lease) = %v, model %v", gv, valid)
 		}
@@ -1107,9 +1107,9 @@ func (s *sm) OpSettle(t *rapid.T) {
 			return
 		}
 		l := o.lease
-		in := LaunchInput{TaskID: id, Lease: &l}
+		in := launchInput{TaskID: id, Lease: &l}
 		want := s.m.register(in, s.now())
-		_, got := s.b.RegisterLaunch(in)
+		_, got := s.b.registerLaunch(in)
 		s.sameErr(t, "admission RegisterLaunch", got, want)
 		s.settleRelease(t, o)
 	case "compensation":
@@ -1133,7 +1133,7 @@ func (s *sm) OpSettle(t *rapid.T) {
 
 func (s *sm) settleRelease(t *rapid.T, o *op) {
 	want := s.m.release(o.lease)
-	if got := s.b.Release(o.lease); got != want {
+	if got := s.b.release(o.lease); got != want {
 		t.Fatalf("%s release = %v, model %v", o.kind, got, want)
 	}
 	o.done = true
@@ -1237,7 +1237,7 @@ func (s *sm) syncEvictions(t *rapid.T) {
 }
 
 func (s *sm) checkNotices(t *rapid.T) {
-	got := s.b.Drain()
+	got := s.b.drain()
 	want := s.m.notices
 	s.m.notices = nil
 	if len(got) != len(want) {
@@ -1273,14 +1273,14 @@ func (s *sm) checkLeases(t *rapid.T) {
 		// a clone-free path: Acquire must fail and must not change anything.
 		for _, k := range LeaseKinds() {
 			if r, ok := s.b.Get(l.TaskID); ok {
-				if _, ok := s.b.Acquire(k, l.TaskID, r.Generation, nil); ok {
+				if _, ok := s.b.acquire(k, l.TaskID, r.Generation, nil); ok {
 					t.Fatalf("acquired %s while %v is live", k, l)
 				}
 			}
 		}
 	}
 	for _, o := range s.ops {
-		if o.forever && !s.b.Validate(o.lease) {
+		if o.forever && !s.b.validate(o.lease) {
 			// An unconfirmed compensation lease stays live for the board's life (inv. 25)
 			// unless a test action released it by token, which the model records.
 			if _, live := s.m.leases[o.lease.TaskID]; live && s.m.leases[o.lease.TaskID].Token == o.lease.Token {
@@ -1378,7 +1378,7 @@ func (s *sm) checkLedger(t *rapid.T) {
 				t.Fatalf("%s tombstoned and tracked", id)
 			}
 		}
-		ep, ok := s.b.DeletionEpoch(id)
+		ep, ok := s.b.deletionEpoch(id)
 		if isTomb && !ok {
 			t.Fatalf("%s tombstoned without an epoch", id)
 		}
@@ -1649,12 +1649,12 @@ func (s *psm) checkProceed(t *rapid.T, r *prun, call command) {
 		switch r.kind {
 		case "cancel":
 			l, held := r.m.(*cancelM).Lease()
-			if !held || !s.b.Validate(l) || !hasRec || rec.Generation != l.Generation || rec.State != StateRunning {
+			if !held || !s.b.validate(l) || !hasRec || rec.Generation != l.Generation || rec.State != StateRunning {
 				t.Fatalf("cancel aborted %s without a valid lease on a running generation (held %v, record %v %s)", c.SessionID, held, hasRec, rec.State)
 			}
 		case "compensation":
 			l := r.m.(*compensation).Lease()
-			if hasRec || !s.b.Validate(l) || live.Owner != OwnerCompensation {
+			if hasRec || !s.b.validate(l) || live.Owner != OwnerCompensation {
 				t.Fatalf("compensation aborted %s without ownership (record %v, lease %+v)", c.SessionID, hasRec, live)
 			}
 		case "revive": // the inner cancel of a running generation
@@ -1692,7 +1692,7 @@ func (s *psm) checkProceed(t *rapid.T, r *prun, call command) {
 			r.preGen, r.preState = rec.Generation, rec.EffectiveState()
 			s.cov["revive_send"]++
 		case "notify":
-			if !hasRec || !leased || live.Kind != LeaseNotification || !s.b.Validate(live) {
+			if !hasRec || !leased || live.Kind != LeaseNotification || !s.b.validate(live) {
 				t.Fatalf("notification sent for %s without a valid notification lease (%+v)", r.taskID, live)
 			}
 		}
@@ -1738,17 +1738,17 @@ func (s *psm) openRuns(pred func(*prun) bool) []*prun {
 
 func (s *psm) StartCancel(t *rapid.T) {
 	id := s.pickID(t)
-	s.start(t, "cancel", id, newCancel(pcaller, CancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
+	s.start(t, "cancel", id, newCancel(pcaller, cancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
 }
 
 func (s *psm) StartMessage(t *rapid.T) {
 	id := s.pickID(t)
-	s.start(t, "message", id, newMessage(pcaller, MessageArgs{Ref: id, Text: "also check the tests"}, s.caps))
+	s.start(t, "message", id, newMessage(pcaller, messageArgs{Ref: id, Text: "also check the tests"}, s.caps))
 }
 
 func (s *psm) StartRevive(t *rapid.T) {
 	id := s.pickID(t)
-	s.start(t, "revive", id, newRevive(pcaller, ReviveArgs{Ref: id, Prompt: "continue"}, s.caps))
+	s.start(t, "revive", id, newRevive(pcaller, reviveArgs{Ref: id, Prompt: "continue"}, s.caps))
 }
 
 func (s *psm) StartRead(t *rapid.T) {
@@ -1756,13 +1756,13 @@ func (s *psm) StartRead(t *rapid.T) {
 	before := s.b.AllRecords()
 	leases := s.b.LeasesForTest()
 	if rapid.Bool().Draw(t, "status") {
-		s.start(t, "status", id, newStatus(pcaller, StatusArgs{Ref: id}, s.caps))
+		s.start(t, "status", id, newStatus(pcaller, statusArgs{Ref: id}, s.caps))
 		if !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LeasesForTest()) {
 			t.Fatal("task_status changed the board (R43)")
 		}
 		return
 	}
-	s.start(t, "result", id, newResult(pcaller, ResultArgs{Ref: id}, s.caps))
+	s.start(t, "result", id, newResult(pcaller, resultArgs{Ref: id}, s.caps))
 }
 
 // --- host side -----------------------------------------------------------------------
@@ -1802,14 +1802,14 @@ func (s *psm) RaceDispatch(t *rapid.T) {
 		switch rapid.IntRange(0, 4).Draw(t, "race") {
 		case 0:
 			st := rapid.SampledFrom([]State{StateCompleted, StateError}).Draw(t, "state")
-			s.b.CommitTerminal(Commit{TaskID: id, Generation: rec.Generation, State: st, Summary: "raced"})
+			s.b.commitTerminal(commitInput{TaskID: id, Generation: rec.Generation, State: st, Summary: "raced"})
 		case 1:
 			s.b.Drop(id)
 		case 2:
-			s.b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: rec.ParentID, Agent: rec.Agent})
+			s.b.registerLaunch(launchInput{TaskID: id, ParentID: rec.ParentID, Agent: rec.Agent})
 		case 3:
 			if l, ok := s.b.LeaseForTest(id); ok {
-				s.b.Release(l)
+				s.b.release(l)
 				s.stolen[l.Token] = true
 			}
 		case 4:
@@ -1846,9 +1846,9 @@ func (s *psm) reply(t *rapid.T, r *prun, id callNo, c command) event {
 	case abort:
 		return abortReply{Call: id, Confirmed: rapid.IntRange(0, 3).Draw(t, "confirmed") > 0, Err: err}
 	case readStatus:
-		snap := StatusSnapshot{}
+		snap := map[string]StatusEntry{}
 		for _, sid := range s.ids {
-			st := rapid.SampledFrom([]LiveStatus{LiveIdle, LiveIdle, LiveBusy,
+			st := rapid.SampledFrom([]string{LiveIdle, LiveIdle, LiveBusy,
 				LiveRetry, LiveMalformed, LiveAbsent}).Draw(t, "live")
 			if st != LiveAbsent {
 				snap[sid] = StatusEntry{Status: st}
@@ -2065,19 +2065,19 @@ func (s *psm) Scenario(t *rapid.T) {
 		t.Skip("leased or closed")
 	}
 	s.b.Drop(id)
-	rec, err := s.b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: "par-A", Agent: "explorer"})
+	rec, err := s.b.registerLaunch(launchInput{TaskID: id, ParentID: "par-A", Agent: "explorer"})
 	if err != nil {
 		t.Fatalf("RegisterLaunch for the scenario: %v", err)
 	}
 	kind := rapid.SampledFrom([]string{"revive", "cancel", "message", "compensation"}).Draw(t, "scenario")
 	switch kind {
 	case "cancel":
-		s.start(t, "cancel", id, newCancel(pcaller, CancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
+		s.start(t, "cancel", id, newCancel(pcaller, cancelArgs{Ref: id, Reason: "obsolete"}, s.caps))
 	case "message":
-		s.start(t, "message", id, newMessage(pcaller, MessageArgs{Ref: id, Text: "also check the tests"}, s.caps))
+		s.start(t, "message", id, newMessage(pcaller, messageArgs{Ref: id, Text: "also check the tests"}, s.caps))
 	default:
-		s.b.CommitTerminal(Commit{TaskID: id, Generation: rec.Generation, State: StateCompleted, Summary: "done"})
-		r := s.start(t, "revive", id, newRevive(pcaller, ReviveArgs{Ref: id, Prompt: "continue"}, s.caps))
+		s.b.commitTerminal(commitInput{TaskID: id, Generation: rec.Generation, State: StateCompleted, Summary: "done"})
+		r := s.start(t, "revive", id, newRevive(pcaller, reviveArgs{Ref: id, Prompt: "continue"}, s.caps))
 		if kind == "compensation" {
 			s.drive(t, func() bool {
 				return r.hasPending(func(c command) bool { _, ok := c.(sendPrompt); return ok })
@@ -2144,7 +2144,7 @@ func (s *psm) favourable(id callNo, c command) event {
 	case abort:
 		return abortReply{Call: id, Confirmed: true}
 	case readStatus:
-		snap := StatusSnapshot{}
+		snap := map[string]StatusEntry{}
 		for _, sid := range s.ids {
 			snap[sid] = StatusEntry{Status: LiveIdle}
 		}
@@ -2194,7 +2194,7 @@ func (s *psm) Close(t *rapid.T) {
 		t.Skip("rarely")
 	}
 	leases := s.b.LeasesForTest()
-	s.b.Dispose()
+	s.b.dispose()
 	for _, r := range s.runs {
 		r.pending = map[callNo]command{}
 		r.timers = map[timerID]time.Time{}
@@ -2208,8 +2208,8 @@ func (s *psm) Close(t *rapid.T) {
 
 func (s *psm) Launch(t *rapid.T) {
 	id := s.pickID(t)
-	in := LaunchInput{TaskID: id, ParentID: rapid.SampledFrom([]string{"par-A", "par-A", "par-B"}).Draw(t, "parent"), Agent: "explorer"}
-	if _, err := s.b.RegisterLaunch(in); err != nil && !errors.Is(err, ErrLeaseHeld) {
+	in := launchInput{TaskID: id, ParentID: rapid.SampledFrom([]string{"par-A", "par-A", "par-B"}).Draw(t, "parent"), Agent: "explorer"}
+	if _, err := s.b.registerLaunch(in); err != nil && !errors.Is(err, ErrLeaseHeld) {
 		t.Fatalf("RegisterLaunch: %v", err)
 	}
 }
@@ -2221,11 +2221,11 @@ func (s *psm) Complete(t *rapid.T) {
 		return
 	}
 	st := rapid.SampledFrom([]State{StateCompleted, StateError, StateStopped}).Draw(t, "state")
-	s.b.CommitTerminal(Commit{TaskID: id, Generation: r.Generation, State: st, Summary: "done", ObservedAt: s.now()})
+	s.b.commitTerminal(commitInput{TaskID: id, Generation: r.Generation, State: st, Summary: "done", ObservedAt: s.now()})
 }
 
 func (s *psm) Acknowledge(t *rapid.T) {
-	s.b.AcknowledgeShown("par-A", s.b.View("par-A").Shown)
+	s.b.acknowledgeShown("par-A", s.b.View("par-A").shown)
 }
 
 func (s *psm) LiveBusy(t *rapid.T) {
@@ -2286,13 +2286,13 @@ func (s *psm) LeaseOp(t *rapid.T) {
 		if !ok {
 			t.Skip("no record")
 		}
-		if l, ok := s.b.Acquire(rapid.SampledFrom(LeaseKinds()).Draw(t, "kind"), id, r.Generation, nil); ok {
+		if l, ok := s.b.acquire(rapid.SampledFrom(LeaseKinds()).Draw(t, "kind"), id, r.Generation, nil); ok {
 			s.issued = append(s.issued, l)
 			s.mine[l.Token] = true
 		}
 		return
 	}
-	s.b.Release(rapid.SampledFrom(s.issued).Draw(t, "lease"))
+	s.b.release(rapid.SampledFrom(s.issued).Draw(t, "lease"))
 }
 
 // StealRelease releases any live lease with its exact token, as a buggy or foreign holder
@@ -2303,7 +2303,7 @@ func (s *psm) StealRelease(t *rapid.T) {
 		return
 	}
 	l := rapid.SampledFrom(live).Draw(t, "steal")
-	if !s.b.Release(l) {
+	if !s.b.release(l) {
 		t.Fatalf("exact release of live lease %+v failed", l)
 	}
 	s.stolen[l.Token] = true
@@ -2319,7 +2319,7 @@ func (s *psm) Check(t *rapid.T) {
 	// Notices: start a notification machine per completed/error publication of a revived
 	// run's revision not notified yet (as the driver does), and hand LeaseReleased
 	// notices to the parked ones.
-	for _, n := range s.b.Drain() {
+	for _, n := range s.b.drain() {
 		switch n.Kind {
 		case NoticeTerminal:
 			if n.State != StateCompleted && n.State != StateError {
@@ -2369,7 +2369,7 @@ func (s *psm) Check(t *rapid.T) {
 			if r.aborts > 1 || (r.aborts == 0 && !s.stolen[l.Token]) {
 				t.Fatalf("compensation for %s performed %d aborts", r.taskID, r.aborts)
 			}
-			live := s.b.Validate(l)
+			live := s.b.validate(l)
 			if r.readKnown && !r.timedOut && live == (r.abortOK && r.readQuiet) && !s.stolen[l.Token] {
 				t.Fatalf("compensation for %s: lease live %v after abort ok %v, read quiescent %v", r.taskID, live, r.abortOK, r.readQuiet)
 			}
@@ -2418,7 +2418,7 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 		if err != nil && errors.Is(err, ErrTimeout) && len(r.pending) == 0 && r.aborts > 0 && !s.b.Disposed() {
 			// abort timed out: its lease must stay live until the abort settles
 			if l, held := m.Lease(); held && r.hasPendingAbort() {
-				if !s.b.Validate(l) && !s.stolen[l.Token] {
+				if !s.b.validate(l) && !s.stolen[l.Token] {
 					t.Fatal("abort timed out but its lease was released")
 				}
 			}
@@ -2534,7 +2534,7 @@ func checkBoardStructure(t *rapid.T, b *Board, ids, parents []string, genOf, epo
 		}
 		if r, ok := b.Get(l.TaskID); ok {
 			for _, k := range LeaseKinds() {
-				if _, ok := b.Acquire(k, l.TaskID, r.Generation, nil); ok {
+				if _, ok := b.acquire(k, l.TaskID, r.Generation, nil); ok {
 					t.Fatalf("acquired %s while %+v is live (4)", k, l)
 				}
 			}
@@ -2580,7 +2580,7 @@ func checkBoardStructure(t *rapid.T, b *Board, ids, parents []string, genOf, epo
 		maxEpoch = max(maxEpoch, e)
 	}
 	for _, id := range ids {
-		ep, ok := b.DeletionEpoch(id)
+		ep, ok := b.deletionEpoch(id)
 		if b.Tombstoned(id) && !ok {
 			t.Fatalf("%s tombstoned without an epoch (23)", id)
 		}

@@ -72,7 +72,7 @@ func (c *core) call(guardedCall bool) callNo {
 
 // timer arms a timer due d from now.
 func (c *core) timer(b *Board, d time.Duration) (timerID, command) {
-	d = Budget(d)
+	d = budget(d)
 	id := c.ids.nextTimer()
 	c.timers[id] = b.Now().Add(d)
 	return id, startTimer{Timer: id, After: d}

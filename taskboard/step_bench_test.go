@@ -17,8 +17,8 @@ func BenchmarkCancelMachine(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		id := fmt.Sprintf("ses_%d", i)
-		board.RegisterLaunch(LaunchInput{TaskID: id, ParentID: parent1, Agent: "explorer"})
-		m := newCancel(orch, CancelArgs{Ref: id}, caps)
+		board.registerLaunch(launchInput{TaskID: id, ParentID: parent1, Agent: "explorer"})
+		m := newCancel(orch, cancelArgs{Ref: id}, caps)
 		m.Start(board)
 		m.Step(board, dispatch{Call: 1})
 		m.Step(board, abortReply{Call: 1, Confirmed: true})
@@ -27,7 +27,7 @@ func BenchmarkCancelMachine(b *testing.B) {
 			b.Fatal("not done")
 		}
 		board.Drop(id) // keep the board small: the benchmark measures the machine
-		board.Drain()
+		board.drain()
 		clk.Advance(time.Millisecond)
 	}
 }
@@ -40,7 +40,7 @@ func BenchmarkDriverMessage(b *testing.B) {
 	d, _ := NewDriver(board, Host{Aborter: h, Prompter: h, Sessions: h, Idle: h, Flavor: FlavorV2})
 	defer d.Close()
 	d.Do(func(b *Board) {
-		b.RegisterLaunch(LaunchInput{TaskID: "ses_m", ParentID: parent1, Agent: "explorer"})
+		b.registerLaunch(launchInput{TaskID: "ses_m", ParentID: parent1, Agent: "explorer"})
 	})
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -48,7 +48,7 @@ func BenchmarkDriverMessage(b *testing.B) {
 		h.mu.Lock()
 		h.calls = h.calls[:0]
 		h.mu.Unlock()
-		if _, err := d.Message(ctx, orch, MessageArgs{Ref: "ses_m", Text: "note"}); err != nil {
+		if _, err := d.Message(ctx, orch, "ses_m", "note"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 type cancelM struct {
 	core
 	caller Caller
-	args   CancelArgs
+	args   cancelArgs
 	caps   caps
 	inner  bool // run by task_revive: no guard, no resolution
 	t      Timing
@@ -57,7 +57,7 @@ const (
 var _ machine = (*cancelM)(nil)
 
 // newCancel returns a task_cancel machine for caller c.
-func newCancel(c Caller, a CancelArgs, caps caps) *cancelM {
+func newCancel(c Caller, a cancelArgs, caps caps) *cancelM {
 	return &cancelM{core: newCore(nil), caller: c, args: a, caps: caps}
 }
 
@@ -65,7 +65,7 @@ func newCancel(c Caller, a CancelArgs, caps caps) *cancelM {
 // shares the revive's ID allocator.
 func newInnerCancel(i *ids, ref string, r Record, caps caps) *cancelM {
 	return &cancelM{core: newCore(i), caps: caps, inner: true, ref: ref, id: r.TaskID,
-		gen: r.Generation, args: CancelArgs{Ref: ref, Reason: "revived"}}
+		gen: r.Generation, args: cancelArgs{Ref: ref, Reason: "revived"}}
 }
 
 // Outcome returns the tool result and, for a refusal, the *ToolError.
@@ -86,7 +86,7 @@ func (m *cancelM) fail(b *Board, err *ToolError) {
 		m.res.TaskID = m.ref
 	}
 	if r, ok := b.Get(m.id); ok {
-		m.res.State = CancelState(r.EffectiveState())
+		m.res.State = string(r.EffectiveState())
 	} else if m.res.State == "" {
 		m.res.State = CancelUnknown
 	}
@@ -94,7 +94,7 @@ func (m *cancelM) fail(b *Board, err *ToolError) {
 	m.replied = true
 }
 
-func (m *cancelM) note(state CancelState, msg string) {
+func (m *cancelM) note(state string, msg string) {
 	m.res = CancelResult{TaskID: m.ref, State: state, Message: msg}
 	m.replied = true
 }
@@ -103,7 +103,7 @@ func (m *cancelM) finish() { m.phase = cancelFinished }
 
 func (m *cancelM) release(b *Board) {
 	if m.held {
-		b.Release(m.lease)
+		b.release(m.lease)
 	}
 }
 
@@ -156,8 +156,8 @@ func (m *cancelM) Start(b *Board) []command {
 			return nil
 		}
 	}
-	m.epoch, _ = b.DeletionEpoch(m.id)
-	l, ok := b.Acquire(LeaseCancellation, m.id, m.gen, nil)
+	m.epoch, _ = b.deletionEpoch(m.id)
+	l, ok := b.acquire(LeaseCancellation, m.id, m.gen, nil)
 	if !ok {
 		m.fail(b, leaseUnavailable(b, m.id, fmt.Sprintf("stale/uncertain cancellation: cancellation lease unavailable for %s.", m.ref)))
 		return nil
@@ -281,7 +281,7 @@ func (m *cancelM) handle(b *Board, ev event) []command {
 }
 
 func (m *cancelM) dispatchRefusal(b *Board) string {
-	if b.Disposed() || !b.Validate(m.lease) {
+	if b.Disposed() || !b.validate(m.lease) {
 		return fmt.Sprintf("Cancellation lease is no longer valid for %s generation %d", m.ref, m.gen)
 	}
 	r, ok := b.Get(m.id)
@@ -314,7 +314,7 @@ func (m *cancelM) verifyReply(b *Board, ev event) []command {
 	}
 	m.readCall = 0
 	r, ok := b.Get(m.id)
-	if ep, _ := b.DeletionEpoch(m.id); !ok || ep != m.epoch {
+	if ep, _ := b.deletionEpoch(m.id); !ok || ep != m.epoch {
 		out := append(m.stop(m.verifyTimer), m.stop(m.pollTimer)...)
 		m.release(b)
 		m.fail(b, toolErr(ErrStale, fmt.Sprintf("stale/uncertain cancellation: %s was deleted", m.ref)))
@@ -373,9 +373,9 @@ func (m *cancelM) commit(b *Board) {
 		summary += ": " + reason
 	}
 	l := m.lease
-	_, gate := b.CommitTerminal(Commit{TaskID: m.id, Generation: m.gen, State: StateCancelled,
+	_, gate := b.commitTerminal(commitInput{TaskID: m.id, Generation: m.gen, State: StateCancelled,
 		Summary: summary, Lease: &l, ObservedAt: b.Now()})
-	if gate != GateCommitted {
+	if gate != gateCommitted {
 		m.release(b)
 		m.fail(b, toolErr(ErrStale, fmt.Sprintf("stale/uncertain cancellation: %s generation changed", m.ref)))
 		m.finish()

@@ -9,7 +9,7 @@ import (
 // cancelRun launches ses_a under parent-1 and starts task_cancel on it.
 func cancelRun(r *rig, caps caps, reason string) *mrun {
 	r.launch("ses_a", parent1, "explorer")
-	return r.start(newCancel(orch, CancelArgs{Ref: "ses_a", Reason: reason}, caps))
+	return r.start(newCancel(orch, cancelArgs{Ref: "ses_a", Reason: reason}, caps))
 }
 
 func TestCancelScenarios(t *testing.T) {
@@ -73,13 +73,13 @@ func TestCancelScenarios(t *testing.T) {
 				t.Fatalf("want running+uncertain, got %s uncertain=%t", rec.State, rec.StatusUncertain)
 			}
 			r.noLease("ses_a")
-			l, ok := r.b.Acquire(LeaseRelaunch, "ses_a", rec.Generation, nil)
+			l, ok := r.b.acquire(LeaseRelaunch, "ses_a", rec.Generation, nil)
 			if !ok {
 				t.Fatal("relaunch acquire failed after the budget")
 			}
 			before := r.get("ses_a")
 			m.step(sessionReply{Call: pendingRead, Info: SessionInfo{IdleAt: r.b.Now()}})
-			if !r.b.Validate(l) {
+			if !r.b.validate(l) {
 				t.Fatal("late reply disturbed the replacement lease")
 			}
 			if after := r.get("ses_a"); after.State != before.State || after.TerminalRevision != before.TerminalRevision {
@@ -115,12 +115,12 @@ func TestCancelScenarios(t *testing.T) {
 				do   func(r *rig, l Lease)
 				msg  string
 			}{
-				{"released", func(r *rig, l Lease) { r.b.Release(l) }, "Cancellation lease is no longer valid for ses_a generation 1"},
+				{"released", func(r *rig, l Lease) { r.b.release(l) }, "Cancellation lease is no longer valid for ses_a generation 1"},
 				{"dropped", func(r *rig, l Lease) { r.b.Drop("ses_a") }, "stale/uncertain cancellation: ses_a is no longer running"},
 				{"completed", func(r *rig, l Lease) { r.complete("ses_a", "done") }, "stale/uncertain cancellation: ses_a is no longer running"},
 				{"relaunched", func(r *rig, l Lease) {
-					r.b.Release(l)
-					if _, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"}); err != nil {
+					r.b.release(l)
+					if _, err := r.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"}); err != nil {
 						t.Fatal(err)
 					}
 				}, "Cancellation lease is no longer valid for ses_a generation 1"},
@@ -132,7 +132,7 @@ func TestCancelScenarios(t *testing.T) {
 				var repl Lease
 				if rec, ok := r.b.Get("ses_a"); ok && rec.State == StateRunning {
 					if _, live := r.b.LeaseForTest("ses_a"); !live {
-						repl, _ = r.b.Acquire(LeaseMessage, "ses_a", rec.Generation, nil)
+						repl, _ = r.b.acquire(LeaseMessage, "ses_a", rec.Generation, nil)
 					}
 				}
 				m.dispatch()
@@ -141,7 +141,7 @@ func TestCancelScenarios(t *testing.T) {
 				if r.count("Abort") != 0 || r.count("ReadStatus") != 0 {
 					t.Fatalf("%s: host calls %v", tc.what, r.performed)
 				}
-				if repl.Token != 0 && !r.b.Validate(repl) {
+				if repl.Token != 0 && !r.b.validate(repl) {
 					t.Fatalf("%s: replacement lease released", tc.what)
 				}
 				if rec, ok := r.b.Get("ses_a"); ok && rec.State == StateCancelled {
@@ -162,7 +162,7 @@ func TestCancelScenarios(t *testing.T) {
 			}
 			r.hasLease("ses_a", LeaseCancellation)
 			for _, k := range LeaseKinds() {
-				if _, ok := r.b.Acquire(k, "ses_a", rec.Generation, nil); ok {
+				if _, ok := r.b.acquire(k, "ses_a", rec.Generation, nil); ok {
 					t.Fatalf("%s acquire succeeded while the abort is pending", k)
 				}
 			}
@@ -183,7 +183,7 @@ func TestCancelScenarios(t *testing.T) {
 			}
 			done(t, m)
 			// The parked notification runs once the lease is released.
-			for _, ev := range r.b.Drain() {
+			for _, ev := range r.b.drain() {
 				n.step(noticeEvent{Notice: ev})
 			}
 			if n.m.(*notifyM).State() != NotifyPending || len(n.awaiting) != 1 {
@@ -213,14 +213,14 @@ func TestCancelScenarios(t *testing.T) {
 			m := cancelRun(r, v1, "")
 			m.dispatch()
 			m.abort(true, nil)
-			m.status(StatusSnapshot{}, nil)
+			m.status(map[string]StatusEntry{}, nil)
 			r.advance(150 * time.Millisecond)
-			m.status(StatusSnapshot{"other": {Status: LiveBusy}}, nil)
+			m.status(map[string]StatusEntry{"other": {Status: LiveBusy}}, nil)
 			if m.m.Replied() {
 				t.Fatal("committed before 300 ms of stability")
 			}
 			r.advance(150 * time.Millisecond)
-			m.status(StatusSnapshot{}, nil)
+			m.status(map[string]StatusEntry{}, nil)
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
 			if res.State != CancelCancelled || r.get("ses_a").State != StateCancelled {
@@ -234,7 +234,7 @@ func TestCancelScenarios(t *testing.T) {
 			for i := 0; !m.m.Replied(); i++ {
 				if m.has("ReadStatus") {
 					if i%2 == 0 {
-						m.status(StatusSnapshot{}, nil)
+						m.status(map[string]StatusEntry{}, nil)
 					} else {
 						m.status(busy("ses_a"), nil)
 					}
@@ -258,7 +258,7 @@ func TestCancelScenarios(t *testing.T) {
 			if rec.State != StateReconciled || rec.TerminalState != StateCancelled {
 				t.Fatalf("got %s/%s", rec.State, rec.TerminalState)
 			}
-			if _, ok := r.b.Acquire(LeaseRelaunch, "ses_a", rec.Generation, nil); !ok {
+			if _, ok := r.b.acquire(LeaseRelaunch, "ses_a", rec.Generation, nil); !ok {
 				t.Fatal("relaunch lease refused")
 			}
 		}},
@@ -283,15 +283,15 @@ func TestCancelScenarios(t *testing.T) {
 		}},
 		{name: "E51_foreign_completed_own_session_no_abort", run: func(t *testing.T, r *rig) {
 			r.launch("ses_b", parent2, "explorer")
-			m := r.start(newCancel(orch, CancelArgs{Ref: "ses_b"}, v1))
+			m := r.start(newCancel(orch, cancelArgs{Ref: "ses_b"}, v1))
 			_, err := outcome[CancelResult](t, m)
 			exactErr(t, err, ErrForeignTask, "Task ses_b belongs to a different parent session. No action was sent.")
 			r.launch("ses_c", parent1, "explorer")
 			r.complete("ses_c", "x")
-			m = r.start(newCancel(orch, CancelArgs{Ref: "ses_c"}, v1))
+			m = r.start(newCancel(orch, cancelArgs{Ref: "ses_c"}, v1))
 			_, err = outcome[CancelResult](t, m)
 			exactErr(t, err, ErrNotRunning, "stale/uncertain cancellation: task is completed, not running")
-			m = r.start(newCancel(orch, CancelArgs{Ref: parent1}, v1))
+			m = r.start(newCancel(orch, cancelArgs{Ref: parent1}, v1))
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
 			if res.State != CancelUnknown || res.Message != "cannot cancel parent session" {
@@ -303,10 +303,10 @@ func TestCancelScenarios(t *testing.T) {
 		}},
 		{name: "E52_guard_non_orchestrator_and_unmanaged", run: func(t *testing.T, r *rig) {
 			r.launch("ses_a", parent1, "explorer")
-			m := r.start(newCancel(Caller{SessionID: parent1, Agent: "fixer"}, CancelArgs{Ref: "ses_a"}, v1))
+			m := r.start(newCancel(Caller{SessionID: parent1, Agent: "fixer"}, cancelArgs{Ref: "ses_a"}, v1))
 			_, err := outcome[CancelResult](t, m)
 			exactErr(t, err, ErrNotOrchestrator, "task_cancel can only be used by orchestrator")
-			m = r.start(newCancel(Caller{SessionID: "parent-x"}, CancelArgs{Ref: "ses_a"}, v1))
+			m = r.start(newCancel(Caller{SessionID: "parent-x"}, cancelArgs{Ref: "ses_a"}, v1))
 			_, err = outcome[CancelResult](t, m)
 			exactErr(t, err, ErrUnmanaged, "task_cancel can only be used in orchestrator sessions")
 		}},
@@ -400,7 +400,7 @@ func TestCancelScenarios(t *testing.T) {
 			_, err := outcome[CancelResult](t, m)
 			exactErr(t, err, ErrUnconfirmed, "Session abort was not confirmed: ses_a")
 			r.noLease("ses_a")
-			m = r.start(newCancel(orch, CancelArgs{Ref: "ses_a"}, v1))
+			m = r.start(newCancel(orch, cancelArgs{Ref: "ses_a"}, v1))
 			m.dispatch()
 			m.abort(false, errHost)
 			_, err = outcome[CancelResult](t, m)
@@ -408,14 +408,14 @@ func TestCancelScenarios(t *testing.T) {
 			r.noLease("ses_a")
 		}},
 		{name: "unknown_session_owned_by_caller_best_effort", run: func(t *testing.T, r *rig) {
-			m := r.start(newCancel(orch, CancelArgs{Ref: "ses_zz"}, v1))
+			m := r.start(newCancel(orch, cancelArgs{Ref: "ses_zz"}, v1))
 			m.session(SessionInfo{ParentID: parent1}, nil)
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
 			if res.State != CancelUnknown || res.Message != "best-effort/uncertain cancellation: session ownership was observed, but no tracked generation exists; no remote abort was attempted" {
 				t.Fatalf("got %+v", res)
 			}
-			m = r.start(newCancel(orch, CancelArgs{Ref: "exp-9"}, v1))
+			m = r.start(newCancel(orch, cancelArgs{Ref: "exp-9"}, v1))
 			res, _ = outcome[CancelResult](t, m)
 			if res.Message != "unknown or unowned background task" {
 				t.Fatalf("got %+v", res)

@@ -15,7 +15,7 @@ func TestInterleavingsE132(t *testing.T) {
 	}
 	cancelA := op{
 		start: func(r *rig) *mrun {
-			return r.start(newCancel(orch, CancelArgs{Ref: "ses_a", Reason: "x"}, v2w))
+			return r.start(newCancel(orch, cancelArgs{Ref: "ses_a", Reason: "x"}, v2w))
 		},
 		steps: []func(m *mrun){
 			func(m *mrun) { m.dispatch() },
@@ -25,7 +25,7 @@ func TestInterleavingsE132(t *testing.T) {
 	}
 	messageB := op{
 		start: func(r *rig) *mrun {
-			return r.start(newMessage(orch, MessageArgs{Ref: "ses_b", Text: "hi"}, v2w))
+			return r.start(newMessage(orch, messageArgs{Ref: "ses_b", Text: "hi"}, v2w))
 		},
 		steps: []func(m *mrun){
 			func(m *mrun) { m.dispatch() },
@@ -132,10 +132,10 @@ func TestInterleavingsSameTask(t *testing.T) {
 		func(m *mrun) { m.write(nil) },
 	}
 	newCancel := func(r *rig) *mrun {
-		return r.start(newCancel(orch, CancelArgs{Ref: "ses_a", Reason: "x"}, v2w))
+		return r.start(newCancel(orch, cancelArgs{Ref: "ses_a", Reason: "x"}, v2w))
 	}
 	newMessage := func(r *rig) *mrun {
-		return r.start(newMessage(orch, MessageArgs{Ref: "ses_a", Text: "hi"}, v2w))
+		return r.start(newMessage(orch, messageArgs{Ref: "ses_a", Text: "hi"}, v2w))
 	}
 	errKind := func(err error) string {
 		for _, k := range []error{ErrLeaseUnavailable, ErrNotRunning} {

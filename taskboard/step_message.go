@@ -18,7 +18,7 @@ const MaxMessageChars = 2000
 type messaging struct {
 	core
 	caller Caller
-	args   MessageArgs
+	args   messageArgs
 	caps   caps
 	t      Timing
 
@@ -52,7 +52,7 @@ const (
 var _ machine = (*messaging)(nil)
 
 // newMessage returns a task_message machine for caller c.
-func newMessage(c Caller, a MessageArgs, caps caps) *messaging {
+func newMessage(c Caller, a messageArgs, caps caps) *messaging {
 	return &messaging{core: newCore(nil), caller: c, args: a, caps: caps}
 }
 
@@ -72,7 +72,7 @@ func (m *messaging) fail(err *ToolError) {
 
 func (m *messaging) release(b *Board) {
 	if m.held {
-		b.Release(m.lease)
+		b.release(m.lease)
 	}
 }
 
@@ -138,14 +138,14 @@ func (m *messaging) Start(b *Board) []command {
 		m.fail(err)
 		return nil
 	}
-	l, ok := b.Acquire(LeaseMessage, r.TaskID, r.Generation, nil)
+	l, ok := b.acquire(LeaseMessage, r.TaskID, r.Generation, nil)
 	if !ok {
 		m.fail(leaseUnavailable(b, r.TaskID, fmt.Sprintf("Task %s cannot queue a message: message/control lease unavailable.", m.ref)))
 		return nil
 	}
 	m.lease, m.held = l, true
 	t, st := m.timer(b, m.t.MessageBudget)
-	m.budget, m.due = t, b.Now().Add(Budget(m.t.MessageBudget))
+	m.budget, m.due = t, b.Now().Add(budget(m.t.MessageBudget))
 	if m.caps.Flavor == FlavorV2 {
 		return append([]command{st}, m.write(b, Message{Text: m.text, Flavor: FlavorV2})...)
 	}
@@ -259,7 +259,7 @@ func (m *messaging) handle(b *Board, ev event) []command {
 			m.fail(toolErr(ErrHost, "Task message transport failed: "+e.Err.Error()))
 			return out
 		}
-		if !b.Validate(m.lease) {
+		if !b.validate(m.lease) {
 			m.release(b)
 			m.fail(toolErr(ErrStale, fmt.Sprintf("Task %s message lease is no longer valid; refusing stale message", m.ref)))
 			return out
@@ -284,7 +284,7 @@ func (m *messaging) dispatchRefusal(b *Board) *ToolError {
 		return toolErr(ErrStale, fmt.Sprintf("Task %s is no longer tracked; refusing stale message", m.ref))
 	case r.Generation != m.rec.Generation:
 		return toolErr(ErrStale, fmt.Sprintf("Task %s run generation changed; refusing stale message", m.ref))
-	case b.Disposed() || !b.Validate(m.lease):
+	case b.Disposed() || !b.validate(m.lease):
 		return toolErr(ErrStale, fmt.Sprintf("Task %s message lease is no longer valid; refusing stale message", m.ref))
 	}
 	return messageRefusal(m.ref, r)

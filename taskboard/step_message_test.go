@@ -8,7 +8,7 @@ import (
 )
 
 func msgRun(r *rig, caps caps, ref, text string) *mrun {
-	return r.start(newMessage(orch, MessageArgs{Ref: ref, Text: text}, caps))
+	return r.start(newMessage(orch, messageArgs{Ref: ref, Text: text}, caps))
 }
 
 var history = []TranscriptEntry{
@@ -116,7 +116,7 @@ func TestMessageScenarios(t *testing.T) {
 				t.Fatal("write sent")
 			}
 			rev := r.get("ses_x").TerminalRevision
-			if _, ok := r.b.Acquire(LeaseNotification, "ses_x", r.get("ses_x").Generation, &rev); !ok {
+			if _, ok := r.b.acquire(LeaseNotification, "ses_x", r.get("ses_x").Generation, &rev); !ok {
 				t.Fatal("notification lease refused")
 			}
 		}},
@@ -124,12 +124,12 @@ func TestMessageScenarios(t *testing.T) {
 			rec := r.launch("ses_x", parent1, "explorer")
 			m := msgRun(r, v2, "ses_x", "hi")
 			m.dispatch()
-			for _, k := range []LeaseKind{LeaseCancellation, LeaseRelaunch} {
-				if _, ok := r.b.Acquire(k, "ses_x", rec.Generation, nil); ok {
+			for _, k := range []string{LeaseCancellation, LeaseRelaunch} {
+				if _, ok := r.b.acquire(k, "ses_x", rec.Generation, nil); ok {
 					t.Fatalf("%s acquired during the write", k)
 				}
 			}
-			_, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_x", ParentID: parent1, Agent: "explorer"})
+			_, err := r.b.registerLaunch(launchInput{TaskID: "ses_x", ParentID: parent1, Agent: "explorer"})
 			checkErr(t, err, ErrLeaseHeld, "message lease")
 			m.write(nil)
 			res, err := outcome[MessageResult](t, m)
@@ -175,10 +175,10 @@ func TestMessageScenarios(t *testing.T) {
 				t.Fatal("notification not parked")
 			}
 			before := r.get("ses_x")
-			r.b.Drain()
+			r.b.drain()
 			m.write(errors.New("late failure"))
 			rel := 0
-			for _, ev := range r.b.Drain() {
+			for _, ev := range r.b.drain() {
 				if ev.Kind == NoticeLeaseReleased && ev.TaskID == "ses_x" {
 					rel++
 				}
@@ -189,7 +189,7 @@ func TestMessageScenarios(t *testing.T) {
 			if after := r.get("ses_x"); !equalRecords(before, after) {
 				t.Fatalf("late settlement changed the record: %s", diffRecords(before, after))
 			}
-			if r.b.Release(l) {
+			if r.b.release(l) {
 				t.Fatal("old lease released twice")
 			}
 			done(t, m)
@@ -233,7 +233,7 @@ func TestMessageScenarios(t *testing.T) {
 		{name: "E65_register_during_dispatch_wait_fails", run: func(t *testing.T, r *rig) {
 			rec := r.launch("ses_x", parent1, "explorer")
 			m := msgRun(r, v2, "ses_x", "hi")
-			_, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_x", ParentID: parent1, Agent: "explorer"})
+			_, err := r.b.registerLaunch(launchInput{TaskID: "ses_x", ParentID: parent1, Agent: "explorer"})
 			checkErr(t, err, ErrLeaseHeld, "a message lease already owns this session")
 			if r.get("ses_x").Generation != rec.Generation {
 				t.Fatal("generation changed")

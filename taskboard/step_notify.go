@@ -57,8 +57,8 @@ func (m *notifyM) State() notifyState { return m.state }
 // Attempts returns how many sends were dispatched or attempted.
 func (m *notifyM) Attempts() int { return m.attempts }
 
-// NotifyText is the text of a parent notification.
-func NotifyText(alias, id string, st State) string {
+// notifyText is the text of a parent notification.
+func notifyText(alias, id string, st State) string {
 	return fmt.Sprintf("Background task %s (%s) finished: %s. Use task_result with task_id: %q to read it.", alias, id, st, id)
 }
 
@@ -85,7 +85,7 @@ func (m *notifyM) try(b *Board) []command {
 		return nil
 	}
 	rev := m.n.TerminalRevision
-	l, ok := b.Acquire(LeaseNotification, m.n.TaskID, m.n.Generation, &rev)
+	l, ok := b.acquire(LeaseNotification, m.n.TaskID, m.n.Generation, &rev)
 	if !ok {
 		if _, live := b.liveLease(m.n.TaskID); live {
 			m.state, m.hold = NotifyParked, true
@@ -99,7 +99,7 @@ func (m *notifyM) try(b *Board) []command {
 	m.late = false
 	m.sendCall = m.call(true)
 	return []command{sendPrompt{Call: m.sendCall, SessionID: m.parentID,
-		Prompt: Prompt{Text: NotifyText(r.Alias, r.TaskID, r.EffectiveState()), Synthetic: true}}}
+		Prompt: Prompt{Text: notifyText(r.Alias, r.TaskID, r.EffectiveState()), Synthetic: true}}}
 }
 
 // Step consumes one event.
@@ -125,8 +125,8 @@ func (m *notifyM) handle(b *Board, ev event) []command {
 		if e.Call != m.sendCall {
 			return nil
 		}
-		if b.Disposed() || !b.Validate(m.lease) {
-			b.Release(m.lease)
+		if b.Disposed() || !b.validate(m.lease) {
+			b.release(m.lease)
 			m.held = false
 			m.state = NotifyDiscarded
 			return m.withdraw(e.Call)
@@ -138,7 +138,7 @@ func (m *notifyM) handle(b *Board, ev event) []command {
 		return append(out, st)
 	case promptReply:
 		out := m.stop(m.sendTimer)
-		b.Release(m.lease)
+		b.release(m.lease)
 		m.held = false
 		if e.Err == nil {
 			m.state = NotifySent

@@ -27,36 +27,36 @@ type scenario struct {
 var propScenarios = []scenario{
 	{"cancel_v1", v1, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return newCancel(orch, CancelArgs{Ref: "ses_p", Reason: "prop"}, v1)
+		return newCancel(orch, cancelArgs{Ref: "ses_p", Reason: "prop"}, v1)
 	}},
 	{"cancel_v2", v2, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return newCancel(orch, CancelArgs{Ref: "ses_p"}, v2)
+		return newCancel(orch, cancelArgs{Ref: "ses_p"}, v2)
 	}},
 	{"cancel_v2_idle", v2w, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return newCancel(orch, CancelArgs{Ref: "ses_p"}, v2w)
+		return newCancel(orch, cancelArgs{Ref: "ses_p"}, v2w)
 	}},
 	{"message_v1", v1, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return newMessage(orch, MessageArgs{Ref: "ses_p", Text: "note"}, v1)
+		return newMessage(orch, messageArgs{Ref: "ses_p", Text: "note"}, v1)
 	}},
 	{"message_v2", v2, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return newMessage(orch, MessageArgs{Ref: "ses_p", Text: "note"}, v2)
+		return newMessage(orch, messageArgs{Ref: "ses_p", Text: "note"}, v2)
 	}},
 	{"revive_running_v1", v1, func(r *rig) machine {
 		r.launch("ses_p", parent1, "oracle")
-		return newRevive(orch, ReviveArgs{Ref: "ses_p", Prompt: "go"}, v1)
+		return newRevive(orch, reviveArgs{Ref: "ses_p", Prompt: "go"}, v1)
 	}},
 	{"revive_done_v2_idle", v2w, func(r *rig) machine {
 		r.launch("ses_p", parent1, "oracle")
 		r.complete("ses_p", "first")
-		return newRevive(orch, ReviveArgs{Ref: "ses_p", Prompt: "go"}, v2w)
+		return newRevive(orch, reviveArgs{Ref: "ses_p", Prompt: "go"}, v2w)
 	}},
 	{"status_v1", v1, func(r *rig) machine {
 		r.launch("ses_p", parent1, "explorer")
-		return newStatus(orch, StatusArgs{Ref: "ses_p"}, v1)
+		return newStatus(orch, statusArgs{Ref: "ses_p"}, v1)
 	}},
 }
 
@@ -68,7 +68,7 @@ func answer(r *rig, c command, choice int) event {
 	case abort:
 		return abortReply{Call: c.Call, Confirmed: k != 1, Err: map[bool]error{true: fail}[k == 2]}
 	case readStatus:
-		return statusReply{Call: c.Call, Snapshot: []StatusSnapshot{idle("ses_p"), busy("ses_p"), {}}[k]}
+		return statusReply{Call: c.Call, Snapshot: []map[string]StatusEntry{idle("ses_p"), busy("ses_p"), {}}[k]}
 	case readSession:
 		info := SessionInfo{ParentID: parent1}
 		if k == 0 {

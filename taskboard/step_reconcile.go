@@ -177,7 +177,7 @@ func (m *evidence) Step(b *Board, ev event) []command {
 			return out
 		}
 		if st, text, ok := terminalEvidence(e.Entries, r.BaselineMessageID); ok {
-			b.CommitTerminal(Commit{TaskID: m.id, Generation: m.gen, State: st, Summary: text, ObservedAt: b.Now()})
+			b.commitTerminal(commitInput{TaskID: m.id, Generation: m.gen, State: st, Summary: text, ObservedAt: b.Now()})
 			return out
 		}
 		m.stopRule(b)

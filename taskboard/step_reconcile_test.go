@@ -21,7 +21,7 @@ func TestReconcileScenarios(t *testing.T) {
 				t.Fatalf("first reading: %+v", rec)
 			}
 			r.clk.Advance(5 * time.Second)
-			r.b.Drain()
+			r.b.drain()
 			pass(r).status(idle("ses_a"), nil)
 			if r.get("ses_a").State != StateStopped {
 				t.Fatal("not stopped")
@@ -29,7 +29,7 @@ func TestReconcileScenarios(t *testing.T) {
 			r.clk.Advance(5 * time.Second)
 			pass(r) // nothing running: no read
 			terminal := 0
-			for _, n := range r.b.Drain() {
+			for _, n := range r.b.drain() {
 				if n.Kind == NoticeTerminal {
 					terminal++
 				}
@@ -41,14 +41,14 @@ func TestReconcileScenarios(t *testing.T) {
 		{name: "E91_read_error_all_running_uncertain", run: func(t *testing.T, r *rig) {
 			r.launch("ses_a", parent1, "explorer")
 			r.launch("ses_b", parent2, "explorer")
-			r.b.Drain()
+			r.b.drain()
 			pass(r).status(nil, errors.New("status endpoint down"))
 			for _, id := range []string{"ses_a", "ses_b"} {
 				if rec := r.get(id); rec.State != StateRunning || !rec.StatusUncertain || rec.LastStatusError != "status endpoint down" {
 					t.Fatalf("%s: %+v", id, rec)
 				}
 			}
-			if ns := r.b.Drain(); len(ns) != 0 {
+			if ns := r.b.drain(); len(ns) != 0 {
 				t.Fatalf("notices %v", ns)
 			}
 		}},
@@ -56,7 +56,7 @@ func TestReconcileScenarios(t *testing.T) {
 			r.launch("ses_a", parent1, "explorer")
 			for i := 0; i < 3; i++ {
 				r.clk.Advance(5 * time.Second)
-				pass(r).status(StatusSnapshot{"ses_a": {Status: "??"}}, nil)
+				pass(r).status(map[string]StatusEntry{"ses_a": {Status: "??"}}, nil)
 			}
 			if rec := r.get("ses_a"); rec.State != StateRunning || rec.LastStatusError != MsgMalformedEntry {
 				t.Fatalf("%+v", rec)
@@ -90,13 +90,13 @@ func TestReconcileScenarios(t *testing.T) {
 			r.ack("ses_a")
 			r.launch("ses_b", parent1, "explorer")
 			p := pass(r) // captures ses_b only; ses_a is not running
-			l, _ := r.b.Acquire(LeaseRelaunch, "ses_a", r.get("ses_a").Generation, nil)
-			if _, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer", Lease: &l}); err != nil {
+			l, _ := r.b.acquire(LeaseRelaunch, "ses_a", r.get("ses_a").Generation, nil)
+			if _, err := r.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer", Lease: &l}); err != nil {
 				t.Fatal(err)
 			}
-			r.b.Release(l)
+			r.b.release(l)
 			before := r.get("ses_a")
-			p.status(StatusSnapshot{"ses_a": {Status: "??"}}, nil)
+			p.status(map[string]StatusEntry{"ses_a": {Status: "??"}}, nil)
 			if !equalRecords(before, r.get("ses_a")) {
 				t.Fatal("pass applied to G2")
 			}
@@ -104,12 +104,12 @@ func TestReconcileScenarios(t *testing.T) {
 		{name: "E122_absent_at_t_and_t_plus_5s_stopped", run: func(t *testing.T, r *rig) {
 			r.launch("ses_a", parent1, "explorer")
 			r.clk.Advance(time.Second)
-			pass(r).status(StatusSnapshot{}, nil)
+			pass(r).status(map[string]StatusEntry{}, nil)
 			if rec := r.get("ses_a"); rec.LastStatusError != MsgAbsentUnconfirmed || rec.State != StateRunning {
 				t.Fatalf("%+v", rec)
 			}
 			r.clk.Advance(5 * time.Second)
-			pass(r).status(StatusSnapshot{}, nil)
+			pass(r).status(map[string]StatusEntry{}, nil)
 			if r.get("ses_a").State != StateStopped {
 				t.Fatal("not stopped")
 			}

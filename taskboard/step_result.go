@@ -12,7 +12,7 @@ import (
 type resultM struct {
 	core
 	caller Caller
-	args   ResultArgs
+	args   resultArgs
 	caps   caps
 	t      Timing
 
@@ -40,7 +40,7 @@ const (
 var _ machine = (*resultM)(nil)
 
 // newResult returns a task_result machine for caller c.
-func newResult(c Caller, a ResultArgs, caps caps) *resultM {
+func newResult(c Caller, a resultArgs, caps caps) *resultM {
 	return &resultM{core: newCore(nil), caller: c, args: a, caps: caps}
 }
 
@@ -99,7 +99,7 @@ func (m *resultM) Start(b *Board) []command {
 }
 
 // decide answers from the board state, or starts the reads of a completed result.
-func (m *resultM) decide(b *Board, live LiveStatus) []command {
+func (m *resultM) decide(b *Board, live string) []command {
 	r, ok := b.Get(m.rec.TaskID)
 	if !ok {
 		return m.fail(toolErr(ErrStale, fmt.Sprintf("Task %s changed generation while its result was being retrieved; call task_result again.", m.ref)))
@@ -164,7 +164,7 @@ func (m *resultM) handle(b *Board, ev event) []command {
 		if m.phase != resultLive {
 			return nil
 		}
-		live := LiveStatus("")
+		live := string("")
 		if e.Err == nil {
 			live = liveOf(e.Snapshot, m.rec.TaskID)
 			if live == LiveBusy || live == LiveRetry {
@@ -211,7 +211,7 @@ func (m *resultM) handle(b *Board, ev event) []command {
 			return append(out, m.fail(toolErr(ErrNoResult, fmt.Sprintf("Task %s has no completed text result", m.ref)))...)
 		}
 		if m.tracked {
-			b.MarkUsed(m.caller.SessionID, m.rec.TaskID)
+			b.markUsed(m.caller.SessionID, m.rec.TaskID)
 		}
 		m.res = ResultOutput{TaskID: m.rec.TaskID, State: StateCompleted, Generation: m.rec.Generation, Text: text}
 		m.replied, m.phase = true, resultFinished

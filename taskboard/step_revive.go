@@ -21,7 +21,7 @@ import (
 type reviveM struct {
 	core
 	caller Caller
-	args   ReviveArgs
+	args   reviveArgs
 	caps   caps
 	t      Timing
 
@@ -65,7 +65,7 @@ const (
 var _ machine = (*reviveM)(nil)
 
 // newRevive returns a task_revive machine for caller c.
-func newRevive(c Caller, a ReviveArgs, caps caps) *reviveM {
+func newRevive(c Caller, a reviveArgs, caps caps) *reviveM {
 	return &reviveM{core: newCore(nil), caller: c, args: a, caps: caps}
 }
 
@@ -101,7 +101,7 @@ func (m *reviveM) wrap(kind error, msg string) *ToolError {
 
 func (m *reviveM) release(b *Board) {
 	if m.held {
-		b.Release(m.lease)
+		b.release(m.lease)
 	}
 }
 
@@ -136,7 +136,7 @@ func (m *reviveM) Start(b *Board) []command {
 		return nil
 	}
 	m.id, m.gen = r.TaskID, r.Generation
-	m.epoch, _ = b.DeletionEpoch(m.id)
+	m.epoch, _ = b.deletionEpoch(m.id)
 	if r.State == StateRunning && r.QueuedContinuation {
 		m.fail(toolErr(ErrUnsettled, fmt.Sprintf("Task %s already has a queued continuation; do not retry task_revive. Use task_status to inspect it.", m.ref)))
 		return nil
@@ -193,7 +193,7 @@ func (m *reviveM) acquire(b *Board) []command {
 		m.phase = reviveFinished
 		return nil
 	}
-	l, ok := b.Acquire(LeaseRelaunch, m.id, m.gen, nil)
+	l, ok := b.acquire(LeaseRelaunch, m.id, m.gen, nil)
 	if !ok {
 		m.fail(leaseUnavailable(b, m.id, fmt.Sprintf("Task %s cannot be revived: relaunch lease unavailable.", m.ref)))
 		m.phase = reviveFinished
@@ -201,7 +201,7 @@ func (m *reviveM) acquire(b *Board) []command {
 	}
 	m.lease, m.held = l, true
 	m.busyAt = r.LastLiveBusyAt
-	m.epoch, _ = b.DeletionEpoch(m.id)
+	m.epoch, _ = b.deletionEpoch(m.id)
 	m.phase = reviveBaseline
 	var st command
 	m.readCall, m.readTimer, st = m.deadlineRead(b, m.t.BaselineTimeout)
@@ -211,13 +211,13 @@ func (m *reviveM) acquire(b *Board) []command {
 // stale applies the generation fence and the freshness checks to the current record.
 func (m *reviveM) stale(b *Board) *ToolError {
 	r, ok := b.Get(m.id)
-	if ep, _ := b.DeletionEpoch(m.id); !ok || ep != m.epoch {
+	if ep, _ := b.deletionEpoch(m.id); !ok || ep != m.epoch {
 		return toolErr(ErrStale, fmt.Sprintf("Task %s is no longer tracked; refusing stale revive", m.ref))
 	}
 	if r.Generation != m.gen {
 		return toolErr(ErrStale, fmt.Sprintf("Task %s run generation changed; refusing stale revive", m.ref))
 	}
-	if m.held && !b.Validate(m.lease) {
+	if m.held && !b.validate(m.lease) {
 		return m.wrap(ErrStale, "relaunch lease is missing, stale, or belongs to another generation")
 	}
 	if m.held && (!r.LastLiveBusyAt.Equal(m.busyAt) || !r.Revivable()) {
@@ -409,7 +409,7 @@ func (m *reviveM) send(b *Board) []command {
 // accept applies an admission acceptance, before or after the deadline.
 func (m *reviveM) accept(b *Board) []command {
 	m.phase = reviveFinished
-	if !b.Validate(m.lease) {
+	if !b.validate(m.lease) {
 		out := []command{m.log(slog.LevelWarn, "[task-revive] admission settled after ownership was lost", slog.String("task_id", m.id))}
 		if m.waiting {
 			m.fail(m.wrap(ErrStale, "relaunch lease is missing, stale, or belongs to another generation"))
@@ -427,7 +427,7 @@ func (m *reviveM) accept(b *Board) []command {
 		return []command{spawn{Machine: m.compensator}}
 	}
 	if r.TerminalUnreconciled {
-		if _, ok := b.MarkReconciled(m.id, m.preGen, m.preRev); !ok {
+		if _, ok := b.markReconciled(m.id, m.preGen, m.preRev); !ok {
 			m.release(b)
 			if m.waiting {
 				m.fail(toolErr(ErrStale, fmt.Sprintf("Task %s old round could not be acknowledged; no new generation was registered", m.ref)))
@@ -437,7 +437,7 @@ func (m *reviveM) accept(b *Board) []command {
 		r, _ = b.Get(m.id)
 	}
 	l := m.lease
-	nr, err := b.RegisterLaunch(LaunchInput{TaskID: m.id, ParentID: r.ParentID, Agent: r.Agent,
+	nr, err := b.registerLaunch(launchInput{TaskID: m.id, ParentID: r.ParentID, Agent: r.Agent,
 		Description: r.Description, Objective: r.Objective, Background: r.Background, Lease: &l})
 	if err != nil {
 		m.release(b)
@@ -459,7 +459,7 @@ func (m *reviveM) accept(b *Board) []command {
 // observe commits a fast terminal result found after the baseline.
 func (m *reviveM) observe(b *Board, entries []TranscriptEntry) {
 	if st, text, ok := terminalEvidence(entries, m.baseline); ok {
-		b.CommitTerminal(Commit{TaskID: m.id, Generation: m.newGen, State: st, Summary: text, ObservedAt: b.Now()})
+		b.commitTerminal(commitInput{TaskID: m.id, Generation: m.newGen, State: st, Summary: text, ObservedAt: b.Now()})
 	}
 }
 
@@ -502,7 +502,7 @@ func (m *reviveM) finishObservation(b *Board) []command {
 	}
 	res := ReviveResult{TaskID: m.id, Generation: r.Generation, State: r.EffectiveState(), Status: ReviveStarted}
 	if r.EffectiveState() != StateRunning {
-		res.Status = ReviveStatus(r.EffectiveState())
+		res.Status = string(r.EffectiveState())
 	}
 	if r.StatusUncertain {
 		res.StatusUncertain = true

@@ -8,7 +8,7 @@ import (
 )
 
 func reviveRun(r *rig, caps caps, ref string) *mrun {
-	return r.start(newRevive(orch, ReviveArgs{Ref: ref, Prompt: "continue please"}, caps))
+	return r.start(newRevive(orch, reviveArgs{Ref: ref, Prompt: "continue please"}, caps))
 }
 
 // finished returns a reconciled completed ses_r at generation 1.
@@ -72,7 +72,7 @@ func TestReviveScenarios(t *testing.T) {
 			}, nil)
 			res, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
-			if res.State != StateCompleted || res.Status != ReviveStatus(StateCompleted) || res.Summary != "second answer" {
+			if res.State != StateCompleted || res.Status != string(StateCompleted) || res.Summary != "second answer" {
 				t.Fatalf("result %+v", res)
 			}
 			if want := "<task_result>\nsecond answer\n</task_result>"; !strings.Contains(res.Render(), want) {
@@ -165,12 +165,12 @@ func TestReviveScenarios(t *testing.T) {
 			_, err := outcome[ReviveResult](t, m)
 			exactErr(t, err, ErrTimeout, "Task ses_r revive failed: Baseline capture deadline exceeded; the revive prompt was NOT sent")
 			r.noLease("ses_r")
-			l, ok := r.b.Acquire(LeaseRelaunch, "ses_r", old.Generation, nil)
+			l, ok := r.b.acquire(LeaseRelaunch, "ses_r", old.Generation, nil)
 			if !ok {
 				t.Fatal("replacement refused")
 			}
 			m.step(messagesReply{Call: read})
-			if !r.b.Validate(l) || r.count("SendPrompt") != 0 || r.count("Abort") != 0 {
+			if !r.b.validate(l) || r.count("SendPrompt") != 0 || r.count("Abort") != 0 {
 				t.Fatal("late baseline reply had effects")
 			}
 		}},
@@ -186,14 +186,14 @@ func TestReviveScenarios(t *testing.T) {
 				}, "became active again"},
 				{"drop", func(r *rig, l Lease) { r.b.Drop("ses_r") }, "Task ses_r is no longer tracked; refusing stale revive"},
 				{"relaunch", func(r *rig, l Lease) {
-					r.b.Release(l)
-					if _, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_r", ParentID: parent1, Agent: "oracle"}); err != nil {
+					r.b.release(l)
+					if _, err := r.b.registerLaunch(launchInput{TaskID: "ses_r", ParentID: parent1, Agent: "oracle"}); err != nil {
 						panic(err)
 					}
 				}, "Task ses_r run generation changed; refusing stale revive"},
 				{"replacement", func(r *rig, l Lease) {
-					r.b.Release(l)
-					r.b.Acquire(LeaseRelaunch, "ses_r", r.get("ses_r").Generation, nil)
+					r.b.release(l)
+					r.b.acquire(LeaseRelaunch, "ses_r", r.get("ses_r").Generation, nil)
 				}, "relaunch lease is missing, stale, or belongs to another generation"},
 			} {
 				for _, during := range []string{"baseline", "status"} {
@@ -217,7 +217,7 @@ func TestReviveScenarios(t *testing.T) {
 					if r.count("SendPrompt") != 0 {
 						t.Fatalf("%s/%s: prompt sent", tc.what, during)
 					}
-					if r.b.Validate(orig) {
+					if r.b.validate(orig) {
 						t.Fatalf("%s/%s: original lease still live", tc.what, during)
 					}
 				}
@@ -259,8 +259,8 @@ func TestReviveScenarios(t *testing.T) {
 			finished(r)
 			m := reviveRun(r, v1, "ses_r")
 			l := r.hasLease("ses_r", LeaseRelaunch)
-			r.b.Release(l)
-			if _, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_r", ParentID: parent1, Agent: "oracle"}); err != nil {
+			r.b.release(l)
+			if _, err := r.b.registerLaunch(launchInput{TaskID: "ses_r", ParentID: parent1, Agent: "oracle"}); err != nil {
 				t.Fatal(err)
 			}
 			m.messages(nil, nil)
@@ -317,12 +317,12 @@ func TestReviveScenarios(t *testing.T) {
 			if l.Owner != OwnerAdmission {
 				t.Fatalf("owner %s", l.Owner)
 			}
-			if _, ok := r.b.Acquire(LeaseCancellation, "ses_r", old.Generation, nil); ok {
+			if _, ok := r.b.acquire(LeaseCancellation, "ses_r", old.Generation, nil); ok {
 				t.Fatal("second acquire succeeded")
 			}
-			r.b.Drain()
+			r.b.drain()
 			m.prompt(nil)
-			ns := r.b.Drain()
+			ns := r.b.drain()
 			if len(ns) == 0 || ns[0].Kind != NoticeLaunched {
 				t.Fatalf("notices %v", ns)
 			}
@@ -346,10 +346,10 @@ func TestReviveScenarios(t *testing.T) {
 			m3 := reviveRun(r3, v1, "ses_r")
 			toAdmission(t, r3, m3)
 			r3.advance(10 * time.Second)
-			r3.b.Release(r3.hasLease("ses_r", LeaseRelaunch))
-			repl, _ := r3.b.Acquire(LeaseRelaunch, "ses_r", 1, nil)
+			r3.b.release(r3.hasLease("ses_r", LeaseRelaunch))
+			repl, _ := r3.b.acquire(LeaseRelaunch, "ses_r", 1, nil)
 			m3.prompt(nil)
-			if r3.get("ses_r").Generation != 1 || !r3.b.Validate(repl) {
+			if r3.get("ses_r").Generation != 1 || !r3.b.validate(repl) {
 				t.Fatal("acceptance after ownership loss registered or released the replacement")
 			}
 			if !r3.logged("[task-revive] admission settled after ownership was lost") {
@@ -474,7 +474,7 @@ func TestReviveScenarios(t *testing.T) {
 		}},
 		{name: "revive_requires_prompt", run: func(t *testing.T, r *rig) {
 			finished(r)
-			m := r.start(newRevive(orch, ReviveArgs{Ref: "ses_r", Prompt: "  "}, v1))
+			m := r.start(newRevive(orch, reviveArgs{Ref: "ses_r", Prompt: "  "}, v1))
 			_, err := outcome[ReviveResult](t, m)
 			exactErr(t, err, ErrInvalidArgs, "task_revive requires prompt")
 		}},

@@ -7,7 +7,7 @@ import "time"
 type statusM struct {
 	core
 	caller Caller
-	args   StatusArgs
+	args   statusArgs
 	caps   caps
 	t      Timing
 
@@ -22,7 +22,7 @@ type statusM struct {
 var _ machine = (*statusM)(nil)
 
 // newStatus returns a task_status machine for caller c.
-func newStatus(c Caller, a StatusArgs, caps caps) *statusM {
+func newStatus(c Caller, a statusArgs, caps caps) *statusM {
 	return &statusM{core: newCore(nil), caller: c, args: a, caps: caps}
 }
 
@@ -88,7 +88,7 @@ func (m *statusM) Step(b *Board, ev event) []command {
 	})
 }
 
-func (m *statusM) answer(b *Board, live LiveStatus, statusErr string) {
+func (m *statusM) answer(b *Board, live string, statusErr string) {
 	if m.replied {
 		return
 	}

@@ -29,7 +29,7 @@ func TestSuperviseScenarios(t *testing.T) {
 			if got.State != StateError || !got.TimedOut || !got.StatusUncertain || got.LastStatusError != MsgAbortUnconfirmed {
 				t.Fatalf("after the grace: %+v", got)
 			}
-			if _, g := r.b.CommitTerminal(Commit{TaskID: "ses_w", Generation: rec.Generation, State: StateCompleted, Summary: "late"}); g != GateStale {
+			if _, g := r.b.commitTerminal(commitInput{TaskID: "ses_w", Generation: rec.Generation, State: StateCompleted, Summary: "late"}); g != gateStale {
 				t.Fatalf("late completion: %s", g)
 			}
 			s.abort(true, nil) // late abort: ignored
@@ -73,7 +73,7 @@ func TestDriverSupervisor(t *testing.T) {
 			t.Fatal(err)
 		}
 		plan, _ = d.Task(context.Background(), orch, TaskCall{Agent: "fixer"})
-		d.FinishTask(plan, LaunchObservation{TaskID: "ses_2", Terminal: &TerminalObservation{State: StateCompleted, Summary: "quick"}})
+		d.FinishTask(plan, LaunchObservation{TaskID: "ses_2", TerminalState: StateCompleted, TerminalSummary: "quick"})
 		time.Sleep(time.Minute + 11*time.Second)
 		synctest.Wait()
 		var r1, r2 Record

@@ -2,29 +2,24 @@ package taskboard
 
 import "time"
 
-// MessageStatus is the status of a task_message result.
-type MessageStatus string
-
 // MessageQueued is the only success status of task_message: the write was queued in the
 // transcript; it proves nothing about the task having read it.
-const MessageQueued MessageStatus = "queued"
+const MessageQueued string = "queued"
 
-func (s MessageStatus) String() string { return string(s) }
-
-// Tool arguments.
+// Tool arguments, as the step machines receive them from the Driver methods.
 type (
-	StatusArgs  struct{ Ref string }
-	ResultArgs  struct{ Ref string }
-	MessageArgs struct{ Ref, Text string }
-	CancelArgs  struct{ Ref, Reason string }
-	ReviveArgs  struct{ Ref, Prompt string }
+	statusArgs  struct{ Ref string }
+	resultArgs  struct{ Ref string }
+	messageArgs struct{ Ref, Text string }
+	cancelArgs  struct{ Ref, Reason string }
+	reviveArgs  struct{ Ref, Prompt string }
 )
 
 // StatusResult is task_status's answer.
 type StatusResult struct {
 	TaskID, Alias, Agent string
 	State                string // live value, or "<board state> (unconfirmed)"
-	Source               StatusSource
+	Source               string
 	LastActivityAt       time.Time
 	IdleForSeconds       int64
 	PossiblyStuck        bool
@@ -37,7 +32,7 @@ type ResultOutput struct {
 	TaskID     string
 	State      State
 	Running    bool
-	Live       LiveStatus
+	Live       string
 	Generation uint64
 	Text       string
 }
@@ -46,7 +41,7 @@ type ResultOutput struct {
 // message lease stays live until the pending write settles.
 type MessageResult struct {
 	TaskID, Alias string
-	Status        MessageStatus
+	Status        string
 	LeaseRetained bool
 }
 
@@ -54,7 +49,7 @@ type MessageResult struct {
 // error text of a failed one.
 type CancelResult struct {
 	TaskID  string
-	State   CancelState
+	State   string
 	Reason  string
 	Message string
 }
@@ -64,7 +59,7 @@ type ReviveResult struct {
 	TaskID          string
 	Generation      uint64
 	State           State
-	Status          ReviveStatus
+	Status          string
 	StatusUncertain bool
 	Observation     string
 	Summary         string

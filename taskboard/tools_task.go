@@ -12,13 +12,13 @@ import (
 type TaskCall struct {
 	Agent, Description, Objective, Ref string
 	Background, UntrackedRunningChild  bool
-	Flavor                             Flavor
+	Flavor                             string
 }
 
 // TaskPlan is what the before-hook decided. A resume carries the relaunch lease, which
 // [Board.FinishTask] or [Board.FailTask] releases.
 type TaskPlan struct {
-	Kind       PlanKind
+	Kind       string
 	TaskID     string // the task to resume or adopt
 	DroppedRef string // an unknown reference that was dropped for a fresh spawn
 	Lease      *Lease
@@ -38,17 +38,13 @@ type TaskPlan struct {
 }
 
 // LaunchObservation is what the host's task output said: the task ID and whether the run
-// is still going (Terminal nil) or already finished.
+// is still going (TerminalState empty) or already finished (TerminalState completed,
+// error, cancelled or stopped, with TerminalSummary as its result or error text).
 type LaunchObservation struct {
 	TaskID, Agent, Description, Objective string
 	Background                            bool
-	Terminal                              *TerminalObservation
-}
-
-// TerminalObservation is a terminal task output.
-type TerminalObservation struct {
-	State   State
-	Summary string
+	TerminalState                         State
+	TerminalSummary                       string
 }
 
 // TaskLaunchResult is the after-hook's answer: "task_id: <id>" / "alias: <alias>" /
@@ -114,11 +110,11 @@ func (b *Board) prepareKnown(plan TaskPlan, r Record, in TaskCall) (TaskPlan, er
 	sameAgent := r.Agent == in.Agent
 	switch {
 	case sameAgent && (r.Reusable(b.opts.MaxContextLines) || r.Recoverable()):
-		l, ok := b.Acquire(LeaseRelaunch, r.TaskID, r.Generation, nil)
+		l, ok := b.acquire(LeaseRelaunch, r.TaskID, r.Generation, nil)
 		if !ok {
 			return plan, leaseUnavailable(b, r.TaskID, fmt.Sprintf("Task %s cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.", r.Alias))
 		}
-		b.MarkUsed(r.ParentID, r.TaskID)
+		b.markUsed(r.ParentID, r.TaskID)
 		plan.Kind, plan.TaskID, plan.Lease = PlanResume, r.TaskID, &l
 		return plan, nil
 	case r.State == StateRunning:
@@ -134,7 +130,7 @@ func (b *Board) prepareKnown(plan TaskPlan, r Record, in TaskCall) (TaskPlan, er
 	case r.TerminalUnreconciled:
 		return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s / %s: %s, cannot resume until acknowledgement. Use task_revive now, or wait for acknowledgement and call task() again. No new session was created.", r.Alias, r.TaskID, r.State))
 	}
-	return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s / %s: %s. Use task_revive with a new prompt. No new session was created.", r.Alias, r.TaskID, Label(r)))
+	return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s / %s: %s. Use task_revive with a new prompt. No new session was created.", r.Alias, r.TaskID, label(r)))
 }
 
 // FinishTask is the after-hook of task(): it registers the launch (with the plan's
@@ -157,7 +153,7 @@ func (b *Board) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult,
 	}
 	agent, desc, obj := firstNonEmpty(obs.Agent, p.Agent), firstNonEmpty(obs.Description, p.Description), firstNonEmpty(obs.Objective, p.Objective)
 	if p.Kind == PlanResume && p.Lease != nil {
-		if r, ok := b.Get(id); !ok || r.Generation != p.Lease.Generation || !b.Validate(*p.Lease) {
+		if r, ok := b.Get(id); !ok || r.Generation != p.Lease.Generation || !b.validate(*p.Lease) {
 			return TaskLaunchResult{}, toolErr(ErrStale, fmt.Sprintf("Task %s: this output is for generation %d, which is no longer current; the output was ignored.", id, p.Lease.Generation))
 		}
 	} else if r, ok := b.records[id]; ok && r.Generation > p.planned {
@@ -166,15 +162,15 @@ func (b *Board) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult,
 		}
 		return b.mergeLaunch(r, obs, agent, desc, obj)
 	}
-	r, err := b.RegisterLaunch(LaunchInput{TaskID: id, ParentID: p.ParentID, Agent: agent,
+	r, err := b.registerLaunch(launchInput{TaskID: id, ParentID: p.ParentID, Agent: agent,
 		Description: desc, Objective: obj, Background: obs.Background || p.Background, Lease: p.Lease,
 		BaselineMessageID: p.Baseline})
 	if err != nil {
 		return TaskLaunchResult{}, err
 	}
-	if t := obs.Terminal; t != nil {
-		r, _ = b.CommitTerminal(Commit{TaskID: id, Generation: r.Generation, State: t.State, Summary: t.Summary, ObservedAt: b.Now()})
-		b.MarkReconciled(id, r.Generation, r.TerminalRevision)
+	if obs.TerminalState != "" {
+		r, _ = b.commitTerminal(commitInput{TaskID: id, Generation: r.Generation, State: obs.TerminalState, Summary: obs.TerminalSummary, ObservedAt: b.Now()})
+		b.markReconciled(id, r.Generation, r.TerminalRevision)
 		r, _ = b.Get(id)
 	}
 	return TaskLaunchResult{TaskID: r.TaskID, Alias: r.Alias, State: r.EffectiveState()}, nil
@@ -195,9 +191,9 @@ func (b *Board) mergeLaunch(r *Record, obs LaunchObservation, agent, desc, obj s
 	if obs.Background {
 		r.Background = true
 	}
-	if t := obs.Terminal; t != nil && r.State == StateRunning {
-		c, _ := b.CommitTerminal(Commit{TaskID: r.TaskID, Generation: r.Generation, State: t.State, Summary: t.Summary, ObservedAt: b.Now()})
-		b.MarkReconciled(r.TaskID, c.Generation, c.TerminalRevision)
+	if obs.TerminalState != "" && r.State == StateRunning {
+		c, _ := b.commitTerminal(commitInput{TaskID: r.TaskID, Generation: r.Generation, State: obs.TerminalState, Summary: obs.TerminalSummary, ObservedAt: b.Now()})
+		b.markReconciled(r.TaskID, c.Generation, c.TerminalRevision)
 	}
 	out, _ := b.Get(r.TaskID)
 	return TaskLaunchResult{TaskID: out.TaskID, Alias: out.Alias, State: out.EffectiveState()}, nil
@@ -207,7 +203,7 @@ func (b *Board) mergeLaunch(r *Record, obs LaunchObservation, agent, desc, obj s
 // safe to call more than once.
 func (b *Board) FailTask(p TaskPlan) {
 	if p.Lease != nil {
-		b.Release(*p.Lease)
+		b.release(*p.Lease)
 	}
 }
 

@@ -21,7 +21,7 @@ func TestTaskToolScenarios(t *testing.T) {
 			_, err = r.b.FinishTask(p1, LaunchObservation{TaskID: "ses_t"})
 			noErr(t, err)
 			g2 := r.get("ses_t").Generation
-			_, err = r.b.FinishTask(p1, LaunchObservation{TaskID: "ses_t", Terminal: &TerminalObservation{State: StateCompleted, Summary: "late G1"}})
+			_, err = r.b.FinishTask(p1, LaunchObservation{TaskID: "ses_t", TerminalState: StateCompleted, TerminalSummary: "late G1"})
 			checkErr(t, err, ErrStale, "")
 			if rec := r.get("ses_t"); rec.Generation != g2 || rec.State != StateRunning {
 				t.Fatalf("record %s gen %d", rec.State, rec.Generation)
@@ -40,10 +40,10 @@ func TestTaskToolScenarios(t *testing.T) {
 			if !r.get("ses_t").Recoverable() {
 				t.Fatal("setup: not recoverable")
 			}
-			r.b.Acquire(LeaseCancellation, "ses_t", g, nil)
+			r.b.acquire(LeaseCancellation, "ses_t", g, nil)
 			_, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
 			leaseErr(t, err, "Task exp-1 cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.")
-			_, err = r.b.RegisterLaunch(LaunchInput{TaskID: "ses_t", ParentID: parent1, Agent: "explorer", Early: true})
+			_, err = r.b.registerLaunch(launchInput{TaskID: "ses_t", ParentID: parent1, Agent: "explorer", Early: true})
 			checkErr(t, err, ErrLeaseHeld, "cancellation lease")
 		}},
 		{name: "E105_resume_lease_held_until_finish_or_fail", run: func(t *testing.T, r *rig) {
@@ -94,7 +94,7 @@ func TestTaskToolScenarios(t *testing.T) {
 			_, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Objective: "  OBJECTIVE   ses_t "})
 			exactErr(t, err, ErrDuplicate, `A background task with the same objective already finished (exp-1 / ses_t, completed). Call task_result with task_id: "ses_t" before launching it again.`)
 			r.clk.Advance(time.Second)
-			r.b.MarkUsed(parent1, "ses_t")
+			r.b.markUsed(parent1, "ses_t")
 			_, err = r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Objective: "objective ses_t"})
 			noErr(t, err)
 		}},
@@ -151,22 +151,22 @@ func TestWaitScenarios(t *testing.T) {
 		}},
 		{name: "E107_replay_does_not_clear", run: func(t *testing.T, r *rig) {
 			r.b.WaitForUser(orch, "x")
-			if !r.b.ClearForMessage(userMsg(parent1, "msg-1")) || r.b.Waiting(parent1) {
+			if !r.b.clearForMessage(userMsg(parent1, "msg-1")) || r.b.Waiting(parent1) {
 				t.Fatal("msg-1 did not clear")
 			}
 			r.b.WaitForUser(orch, "x")
-			r.b.ClearForMessage(userMsg(parent1, "msg-1"))
+			r.b.clearForMessage(userMsg(parent1, "msg-1"))
 			if !r.b.Waiting(parent1) {
 				t.Fatal("replay cleared")
 			}
-			r.b.ClearForMessage(userMsg(parent1, "msg-2"))
+			r.b.clearForMessage(userMsg(parent1, "msg-2"))
 			if r.b.Waiting(parent1) {
 				t.Fatal("msg-2 did not clear")
 			}
 		}},
 		{name: "E108_deletion_clears_wait_and_identity", run: func(t *testing.T, r *rig) {
 			r.b.WaitForUser(orch, "x")
-			r.b.ClearForMessage(userMsg(parent1, "msg-1"))
+			r.b.clearForMessage(userMsg(parent1, "msg-1"))
 			r.b.WaitForUser(orch, "x")
 			r.b.hostDeleted(deletionEvent{SessionID: parent1})
 			if r.b.Waiting(parent1) {
@@ -174,15 +174,15 @@ func TestWaitScenarios(t *testing.T) {
 			}
 			r.b.Manage(parent1)
 			r.b.WaitForUser(orch, "x")
-			r.b.ClearForMessage(userMsg(parent1, "msg-1"))
+			r.b.clearForMessage(userMsg(parent1, "msg-1"))
 			if r.b.Waiting(parent1) {
 				t.Fatal("forgotten identity did not clear")
 			}
 		}},
 		{name: "E109_synthetic_and_internal_keep_wait", run: func(t *testing.T, r *rig) {
 			r.b.WaitForUser(orch, "x")
-			r.b.ClearForMessage(userMsg(parent1, "s1", Part{Kind: "text", Synthetic: true}))
-			r.b.ClearForMessage(userMsg(parent1, "s2", Part{Kind: "text"}, Part{Kind: "text", Internal: true}))
+			r.b.clearForMessage(userMsg(parent1, "s1", Part{Kind: "text", Synthetic: true}))
+			r.b.clearForMessage(userMsg(parent1, "s2", Part{Kind: "text"}, Part{Kind: "text", Internal: true}))
 			if !r.b.Waiting(parent1) {
 				t.Fatal("cleared by a synthetic or internal message")
 			}
@@ -253,7 +253,7 @@ func TestStatusResultScenarios(t *testing.T) {
 		{name: "E112_possibly_stuck_and_unconfirmed_readings", run: func(t *testing.T, r *rig) {
 			r.launch("ses_s", parent1, "explorer")
 			r.clk.Advance(120 * time.Second)
-			m := r.start(newStatus(orch, StatusArgs{Ref: "exp-1"}, v1))
+			m := r.start(newStatus(orch, statusArgs{Ref: "exp-1"}, v1))
 			m.status(busy("ses_s"), nil)
 			res, err := outcome[StatusResult](t, m)
 			noErr(t, err)
@@ -265,11 +265,11 @@ func TestStatusResultScenarios(t *testing.T) {
 				want  string
 			}{
 				{func(m *mrun) { m.status(nil, errors.New("connection refused")) }, "connection refused"},
-				{func(m *mrun) { m.status(StatusSnapshot{"ses_s": {Status: "weird"}}, nil) }, "malformed live status entry for session"},
+				{func(m *mrun) { m.status(map[string]StatusEntry{"ses_s": {Status: "weird"}}, nil) }, "malformed live status entry for session"},
 				{func(m *mrun) { r.advance(5 * time.Second) }, "live status lookup timed out after 5000ms"},
-				{func(m *mrun) { m.status(StatusSnapshot{}, nil) }, "no live status entry for session"},
+				{func(m *mrun) { m.status(map[string]StatusEntry{}, nil) }, "no live status entry for session"},
 			} {
-				m := r.start(newStatus(orch, StatusArgs{Ref: "ses_s"}, v1))
+				m := r.start(newStatus(orch, statusArgs{Ref: "ses_s"}, v1))
 				tc.reply(m)
 				res, err := outcome[StatusResult](t, m)
 				noErr(t, err)
@@ -278,15 +278,15 @@ func TestStatusResultScenarios(t *testing.T) {
 				}
 			}
 			r.launch("ses_o", parent2, "explorer")
-			m = r.start(newStatus(orch, StatusArgs{Ref: "ses_o"}, v1))
+			m = r.start(newStatus(orch, statusArgs{Ref: "ses_o"}, v1))
 			_, err = outcome[StatusResult](t, m)
 			exactErr(t, err, ErrUnknownTask, "Unknown task ID or alias: ses_o")
 		}},
 		{name: "E121_valid_map_without_entry_unconfirmed", run: func(t *testing.T, r *rig) {
 			r.launch("ses_s", parent1, "explorer")
 			before := r.get("ses_s")
-			m := r.start(newStatus(orch, StatusArgs{Ref: "ses_s"}, v1))
-			m.status(StatusSnapshot{}, nil)
+			m := r.start(newStatus(orch, statusArgs{Ref: "ses_s"}, v1))
+			m.status(map[string]StatusEntry{}, nil)
 			res, _ := outcome[StatusResult](t, m)
 			if res.State != "running (unconfirmed)" || res.LastStatusError != "no live status entry for session" {
 				t.Fatalf("res %+v", res)
@@ -297,7 +297,7 @@ func TestStatusResultScenarios(t *testing.T) {
 		}},
 		{name: "E113_result_running_healed_refusals_and_stale", run: func(t *testing.T, r *rig) {
 			r.launch("ses_q", parent1, "explorer")
-			m := r.start(newResult(orch, ResultArgs{Ref: "ses_q"}, v1))
+			m := r.start(newResult(orch, resultArgs{Ref: "ses_q"}, v1))
 			res, err := outcome[ResultOutput](t, m)
 			noErr(t, err)
 			if !res.Running || !strings.Contains(res.Render(), "Task is still running. Wait for its terminal result.") {
@@ -307,7 +307,7 @@ func TestStatusResultScenarios(t *testing.T) {
 			r.clk.Advance(time.Second)
 			r.commit("ses_q", StateStopped, "")
 			r.clk.Advance(time.Second)
-			m = r.start(newResult(orch, ResultArgs{Ref: "ses_q"}, v1))
+			m = r.start(newResult(orch, resultArgs{Ref: "ses_q"}, v1))
 			m.status(busy("ses_q"), nil)
 			res, err = outcome[ResultOutput](t, m)
 			noErr(t, err)
@@ -320,28 +320,28 @@ func TestStatusResultScenarios(t *testing.T) {
 			}
 			// Error and cancelled refusals.
 			r.commit("ses_q", StateError, "compile failed")
-			m = r.start(newResult(orch, ResultArgs{Ref: "ses_q"}, v1))
+			m = r.start(newResult(orch, resultArgs{Ref: "ses_q"}, v1))
 			_, err = outcome[ResultOutput](t, m)
 			exactErr(t, err, ErrTaskFailed, "Task ses_q ended in error: compile failed")
 			r.launch("ses_c", parent1, "explorer")
 			r.commit("ses_c", StateCancelled, "user requested")
-			m = r.start(newResult(orch, ResultArgs{Ref: "ses_c"}, v1))
+			m = r.start(newResult(orch, resultArgs{Ref: "ses_c"}, v1))
 			_, err = outcome[ResultOutput](t, m)
 			exactErr(t, err, ErrTaskFailed, "Task ses_c was cancelled: user requested")
 			// A relaunch between the reads → changed generation.
 			r.launch("ses_d", parent1, "explorer")
 			r.complete("ses_d", "answer")
 			r.ack("ses_d")
-			m = r.start(newResult(orch, ResultArgs{Ref: "ses_d"}, v1))
+			m = r.start(newResult(orch, resultArgs{Ref: "ses_d"}, v1))
 			m.session(SessionInfo{ParentID: parent1}, nil)
-			if _, err := r.b.RegisterLaunch(LaunchInput{TaskID: "ses_d", ParentID: parent1, Agent: "explorer"}); err != nil {
+			if _, err := r.b.registerLaunch(launchInput{TaskID: "ses_d", ParentID: parent1, Agent: "explorer"}); err != nil {
 				t.Fatal(err)
 			}
 			m.messages([]TranscriptEntry{{Role: "assistant", Finished: true, Text: "answer"}}, nil)
 			_, err = outcome[ResultOutput](t, m)
 			exactErr(t, err, ErrStale, "Task ses_d changed generation while its result was being retrieved; call task_result again.")
 			// Untracked idle session without terminal evidence.
-			m = r.start(newResult(orch, ResultArgs{Ref: "ses_untracked"}, v1))
+			m = r.start(newResult(orch, resultArgs{Ref: "ses_untracked"}, v1))
 			m.session(SessionInfo{ParentID: parent1}, nil)
 			m.messages([]TranscriptEntry{{Role: "assistant", Text: "half way"}}, nil)
 			_, err = outcome[ResultOutput](t, m)
@@ -350,7 +350,7 @@ func TestStatusResultScenarios(t *testing.T) {
 		{name: "result_completed_text_marks_used", run: func(t *testing.T, r *rig) {
 			r.launch("ses_d", parent1, "explorer")
 			r.complete("ses_d", "answer")
-			m := r.start(newResult(orch, ResultArgs{Ref: "exp-1"}, v1))
+			m := r.start(newResult(orch, resultArgs{Ref: "exp-1"}, v1))
 			m.session(SessionInfo{ParentID: parent1}, nil)
 			m.messages([]TranscriptEntry{{Role: "user", Text: "q"}, {Role: "assistant", Finished: true, Text: "the answer"}}, nil)
 			res, err := outcome[ResultOutput](t, m)
@@ -361,7 +361,7 @@ func TestStatusResultScenarios(t *testing.T) {
 			if rec := r.get("ses_d"); !rec.LastUsedAt.After(rec.CompletedAt) {
 				t.Fatal("not marked used")
 			}
-			m = r.start(newResult(orch, ResultArgs{Ref: "exp-1"}, v1))
+			m = r.start(newResult(orch, resultArgs{Ref: "exp-1"}, v1))
 			m.session(SessionInfo{ParentID: parent2}, nil)
 			_, err = outcome[ResultOutput](t, m)
 			exactErr(t, err, ErrForeignTask, "Task exp-1 does not belong to this session")

@@ -10,7 +10,7 @@ import (
 // acknowledges.
 type View struct {
 	Text  string
-	Shown []Shown
+	shown []shownEntry
 }
 
 // maxViewResult bounds the result line under "Needs acknowledgement".
@@ -26,7 +26,7 @@ func (b *Board) View(parentID string) View {
 	now := b.Now()
 	t := b.opts.Timing
 	var running, needs, reusable, retained []string
-	var shown []Shown
+	var shown []shownEntry
 	for _, r := range b.ordered(parentID) {
 		if r.Provisional {
 			continue
@@ -35,20 +35,20 @@ func (b *Board) View(parentID string) View {
 			continue
 		}
 		line := "- " + escapeView(r.Alias) + " (" + escapeView(r.TaskID) + ") [" + escapeView(r.Agent) + "] " +
-			Label(*r) + ": " + escapeView(oneLine(r.Description))
+			label(*r) + ": " + escapeView(oneLine(r.Description))
 		switch {
 		case r.State == StateRunning:
 			running = append(running, line)
 		case r.TerminalUnreconciled:
 			needs = append(needs, line, "  result: "+escapeView(truncateRunes(oneLine(r.ResultSummary), maxViewResult)))
-			shown = append(shown, Shown{TaskID: r.TaskID, Generation: r.Generation, TerminalRevision: r.TerminalRevision})
+			shown = append(shown, shownEntry{TaskID: r.TaskID, Generation: r.Generation, TerminalRevision: r.TerminalRevision})
 		default:
 			if now.Sub(r.LastUsedAt) > t.HideAgedAfter {
 				continue
 			}
 			if r.Reusable(b.opts.MaxContextLines) && !r.TimedOut {
 				reusable = append(reusable, line)
-				if c := contextLine(r.ContextFiles); c != "" {
+				if c := contextLine(r.contextFiles); c != "" {
 					reusable = append(reusable, c)
 				}
 			} else {
@@ -75,11 +75,11 @@ func (b *Board) View(parentID string) View {
 			sb.WriteString(l + "\n")
 		}
 	}
-	return View{Text: sb.String(), Shown: shown}
+	return View{Text: sb.String(), shown: shown}
 }
 
-// Label is a record's label in the prompt view.
-func Label(r Record) string {
+// label is a record's label in the prompt view.
+func label(r Record) string {
 	switch {
 	case r.State == StateRunning:
 		l := "running"
@@ -117,7 +117,7 @@ func Label(r Record) string {
 
 // contextLine lists up to MaxContextFilesShown context files of a reusable record, most
 // recently read first: "  context: a.go (120 lines), b.go (30 lines)".
-func contextLine(files []ContextFile) string {
+func contextLine(files []contextFile) string {
 	if len(files) == 0 {
 		return ""
 	}

@@ -35,7 +35,7 @@ func viewGolden(t *testing.T, name, got string) {
 func TestViewGolden(t *testing.T) {
 	e := newEnv(t, Options{MaxReusablePerAgent: 5, WallClock: time.Minute})
 	// Hidden: a provisional placeholder and a reusable record unused for over 6 h.
-	e.b.RegisterLaunch(LaunchInput{TaskID: "ses_prov", ParentID: p1, Agent: "explorer", Provisional: true})
+	e.b.registerLaunch(launchInput{TaskID: "ses_prov", ParentID: p1, Agent: "explorer", Provisional: true})
 	e.launch("ses_old", p1, "librarian")
 	e.mustCommit("ses_old", StateCompleted, "old")
 	e.ack("ses_old")
@@ -83,7 +83,7 @@ func TestViewGolden(t *testing.T) {
 	v := e.b.View(p1)
 	viewGolden(t, "all_labels", v.Text)
 	var ids []string
-	for _, s := range v.Shown {
+	for _, s := range v.shown {
 		ids = append(ids, s.TaskID)
 	}
 	if got := strings.Join(ids, ","); got != "ses_ct,ses_err,ses_stop,ses_long" {

@@ -8,20 +8,15 @@ import (
 // MaxWaitReasonChars bounds the wait_for_user reason in code points after collapsing.
 const MaxWaitReasonChars = 500
 
-// WaitState is the state line of a wait_for_user result.
-type WaitState string
-
 // Wait states.
 const (
-	WaitStateWaiting WaitState = "waiting_for_user"
-	WaitStateSkipped WaitState = "waiting_for_user_skipped"
+	WaitStateWaiting string = "waiting_for_user"
+	WaitStateSkipped string = "waiting_for_user_skipped"
 )
-
-func (s WaitState) String() string { return string(s) }
 
 // WaitResult is wait_for_user's answer.
 type WaitResult struct {
-	State            WaitState
+	State            string
 	Protocol, Reason string
 	Skipped          bool
 }
@@ -30,8 +25,8 @@ type WaitResult struct {
 // whose agent is an orchestrator agent is managed first); the reason is collapsed to single
 // spaces and must be 1–500 characters. With Options.WaitGuard and outstanding children it
 // answers waiting_for_user_skipped without arming; otherwise it arms the session's latch,
-// which only a new real user message or a genuine deletion clears ([Board.ClearForMessage],
-// a genuine deletion reported to [Driver.Observe]).
+// which only a new real user message (a user-message event reported to [Driver.Observe])
+// or a genuine deletion clears.
 //
 // Errors: ErrInvalidArgs, ErrNotOrchestrator, ErrUnmanaged (all *ToolError).
 func (b *Board) WaitForUser(c Caller, reason string) (WaitResult, error) {

@@ -75,8 +75,8 @@ func (f *Fetcher) readBody(ctx context.Context, c *call, resp *http.Response, ho
 		noStore:       hasNoStore(resp.Header.Get("Cache-Control")),
 	}
 	body := io.Reader(resp.Body)
-	if f.cfg.progress != nil {
-		body = &progressReader{r: body, url: st.finalURL, total: resp.ContentLength, fn: f.cfg.progress}
+	if fn := progressFor(f.cfg.progress, progressFrom(ctx)); fn != nil {
+		body = &progressReader{r: body, url: st.finalURL, total: resp.ContentLength, fn: fn}
 	}
 	prefix := make([]byte, sniffWindow)
 	n, err := io.ReadFull(body, prefix)

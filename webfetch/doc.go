@@ -18,7 +18,8 @@
 // [WithCache], [WithClock], [WithLimits], [WithLLMSMode], [WithAllowPatterns],
 // [WithBinaryDir], [WithSummarizer], [WithPermission], [WithProgress], …). [New] checks every
 // option and names the bad one; it starts no goroutine, reads no file and touches no network.
-// A Fetcher is safe for concurrent use. [Fetcher.Close] closes idle connections; later
+// A Fetcher is safe for concurrent use; [ContextWithProgress] routes one call's body
+// progress to its own callback. [Fetcher.Close] closes idle connections; later
 // fetches fail with [ErrClosed]. [Render] is a pure function of the result.
 //
 // # One fetch

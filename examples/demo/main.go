@@ -53,10 +53,12 @@ func steps() []step {
 		{title: "The sample workspace", run: showWorkspace},
 		{title: "patch: rescue a patch that left out a line, refuse a stale and an ambiguous one, block an escaping path", run: patchStep},
 		{title: "pathguard: refuse a missing search path, keep writes inside the workspace", run: pathguardStep},
+		{title: "astsearch: find a pattern by structure, show the dry-run diff of a rewrite, apply it", run: astsearchStep},
 		{title: "taskboard: launch, status, message, completion, result, revive, cancel", run: taskboardStep},
 		{title: "loopguard: a looping read is warned, then refused", run: loopguardStep},
 		{title: "webfetch: llms.txt, an article without its boilerplate, a refused redirect and address", run: webfetchStep},
 		{title: "tools over MCP: list, grep, and a tool error the model can act on", run: toolsStep},
+		{title: "format: gofmt tidies a patched file, and the model is told the diff", run: formatStep},
 	}
 }
 

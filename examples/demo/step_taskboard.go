@@ -49,11 +49,11 @@ func taskboardStep(ctx context.Context, e *env) error {
 	say(launched.Render(), err)
 
 	e.printf("\n2. task_status: the host reports the session busy\n")
-	st, err := d.Status(ctx, me, taskboard.StatusArgs{Ref: "exp-1"})
+	st, err := d.Status(ctx, me, "exp-1")
 	say("state: "+st.State+"\nsource: "+string(st.Source), err)
 
 	e.printf("\n3. task_message: queue a note without starting a turn\n")
-	msg, err := d.Message(ctx, me, taskboard.MessageArgs{Ref: "exp-1", Text: "Include the tests."})
+	msg, err := d.Message(ctx, me, "exp-1", "Include the tests.")
 	say(msg.Render(), err)
 
 	e.printf("\n4. the host finishes the run: idle, and a finished answer in the transcript\n")
@@ -62,20 +62,20 @@ func taskboardStep(ctx context.Context, e *env) error {
 	e.printf("   notice: %s %s generation %d -> %s\n", n.Kind, n.TaskID, n.Generation, n.State)
 
 	e.printf("\n5. task_result: read the answer\n")
-	res, err := d.Result(ctx, me, taskboard.ResultArgs{Ref: "exp-1"})
+	res, err := d.Result(ctx, me, "exp-1")
 	say(res.Render(), err)
 
 	e.printf("\n6. task_revive: continue the same session with a new prompt\n")
-	rv, err := d.Revive(ctx, me, taskboard.ReviveArgs{Ref: "exp-1", Prompt: "Only the public API, please."})
+	rv, err := d.Revive(ctx, me, "exp-1", "Only the public API, please.")
 	say(rv.Render(), err)
 
 	e.printf("\n7. task_cancel: the host's abort fails, so the task keeps running\n")
 	host.FailNext(taskboardtest.OpAbort, errors.New("runtime unavailable"))
-	c, err := d.Cancel(ctx, me, taskboard.CancelArgs{Ref: "exp-1", Reason: "plan changed"})
+	c, err := d.Cancel(ctx, me, "exp-1", "plan changed")
 	say(c.Render(), err)
 
 	e.printf("\n8. task_cancel again: abort confirmed, the session stays idle\n")
-	c, err = d.Cancel(ctx, me, taskboard.CancelArgs{Ref: "exp-1", Reason: "plan changed"})
+	c, err = d.Cancel(ctx, me, "exp-1", "plan changed")
 	say(c.Render(), err)
 
 	e.printf("\nHost calls, in order:\n")

@@ -39,8 +39,10 @@ func commands() []command {
 		patchCommand(),
 		pathguardCommand(),
 		loopguardCommand(),
+		astsearchCommand(),
 		webfetchCommand(),
 		mcpCommand(),
+		formatCommand(),
 	}
 }
 

@@ -195,24 +195,43 @@ func TestEachLine(t *testing.T) {
 	}
 }
 
+// TestDecodeStrict checks that a decoding error says where the input is wrong and what was
+// expected there, in words, never the JSON decoder's own wording.
 func TestDecodeStrict(t *testing.T) {
 	var v struct {
-		Path string `json:"path"`
+		Path string   `json:"path"`
+		N    int      `json:"n"`
+		L    []string `json:"l"`
 	}
+	shape := jsonShape{noun: "object", example: `{"path":"a"}`, fields: "path, n, l"}
 	tests := []struct {
 		name, in string
-		wantErr  bool
+		wantErr  string // "" = no error
 	}{
 		{name: "ok", in: `{"path":"a"}`},
-		{name: "unknown_field", in: `{"paht":"a"}`, wantErr: true},
-		{name: "trailing", in: `{"path":"a"} {}`, wantErr: true},
-		{name: "not_json", in: `path=a`, wantErr: true},
+		{name: "ok_trailing_space", in: "{\"path\":\"a\"} \n"},
+		{name: "unknown_field", in: `{"paht":"a"}`, wantErr: `column 2: unknown field "paht": expected one of path, n, l`},
+		{name: "trailing", in: `{"path":"a"} {}`, wantErr: `column 14: expected the end of the input after the object, found '{'`},
+		{name: "not_json", in: `path=a`, wantErr: `column 1: expected a JSON value (a string, number, object, array, true, false or null), found 'p'`},
+		{name: "missing_comma", in: `{"path":"a" "n":1}`, wantErr: `column 13: expected "," or "}" after a field's value, found '"'`},
+		{name: "cut_short", in: `{"path":"a`, wantErr: `column 11: the input ends inside the object`},
+		{name: "empty", in: ``, wantErr: `column 1: the input ends inside the object`},
+		{name: "wrong_type_number", in: `{"n":"x"}`, wantErr: `column 6: expected a number for "n", found a string`},
+		{name: "wrong_type_array", in: `{"l":"x"}`, wantErr: `expected an array for "l", found a string`},
+		{name: "not_an_object", in: `[1]`, wantErr: `column 1: expected an object such as {"path":"a"}, found an array`},
+		{name: "multi_line_position", in: "{\n  \"path\": \"a\",\n  \"n\": x\n}", wantErr: `line 3, column 8: expected a JSON value`},
+		{name: "column_counts_characters", in: `{"path":"ééé" x}`, wantErr: `column 15: expected "," or "}"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := decodeStrict([]byte(tc.in), &v)
-			if (err != nil) != tc.wantErr {
-				t.Errorf("decodeStrict(%q) error = %v, want error %v", tc.in, err, tc.wantErr)
+			err := decodeStrict([]byte(tc.in), &v, shape)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("decodeStrict(%q) = %v, want no error", tc.in, err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("decodeStrict(%q) = %v, want an error containing %q", tc.in, err, tc.wantErr)
+			case err != nil && strings.Contains(err.Error(), "json:"):
+				t.Errorf("decodeStrict(%q) = %v: the decoder's own wording leaked", tc.in, err)
 			}
 		})
 	}

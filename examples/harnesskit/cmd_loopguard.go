@@ -7,11 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"reflect"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/harnesskit/harnesskit/loopguard"
 )
@@ -170,94 +165,23 @@ func loopguardCallError(ev loopguardEvent, err error) error {
 	return err
 }
 
-// loopguardFields are the fields of an event line, for error messages.
-const loopguardFields = "phase, session, call, tool, args, output, message, external"
+// loopguardEventShape describes an event line in decoding errors.
+var loopguardEventShape = jsonShape{
+	noun:    "event object",
+	example: `{"phase":"before","session":"s1","call":"c1","tool":"read"}`,
+	fields:  "phase, session, call, tool, args, output, message, external",
+	unit:    "line",
+}
 
 // loopguardDecode reads one event line (line n of the input). Its errors say where the
 // line is wrong (line and column, counted in characters from 1) and what was expected
 // there, instead of the JSON decoder's own wording.
 func loopguardDecode(n int, line []byte) (loopguardEvent, error) {
 	var ev loopguardEvent
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&ev)
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case err == nil:
-		rest := bytes.TrimLeft(line[dec.InputOffset():], " \t\r\n")
-		if len(rest) > 0 {
-			return ev, fmt.Errorf("line %d, column %d: expected the end of the line after the event object, found %s", n, column(line, len(line)-len(rest)), foundAt(rest))
-		}
-		return ev, nil
-	case errors.As(err, &syn):
-		at := max(int(syn.Offset)-1, 0) // the offending byte
-		return ev, fmt.Errorf("line %d, column %d: expected %s, found %s", n, column(line, at), syntaxExpected(syn.Error()), foundAt(line[at:]))
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return ev, fmt.Errorf("line %d, column %d: the line ends inside the event object: expected the rest of it (a closing quote, bracket or brace is missing)", n, column(line, len(line)))
-	case errors.As(err, &typ):
-		at := max(int(typ.Offset)-1, 0)
-		if typ.Field == "" {
-			return ev, fmt.Errorf("line %d, column %d: expected an event object such as {\"phase\":\"before\",\"session\":\"s1\",\"call\":\"c1\",\"tool\":\"read\"}, found %s", n, column(line, at), article(typ.Value))
-		}
-		want := "a string"
-		if typ.Type.Kind() == reflect.Bool || (typ.Type.Kind() == reflect.Pointer && typ.Type.Elem().Kind() == reflect.Bool) {
-			want = "true or false"
-		}
-		return ev, fmt.Errorf("line %d, column %d: expected %s for %q, found %s", n, column(line, at), want, typ.Field, article(typ.Value))
+	if err := decodeStrict(line, &ev, loopguardEventShape); err != nil {
+		return ev, fmt.Errorf("line %d, %w", n, err)
 	}
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		at := bytes.Index(line, []byte(name))
-		return ev, fmt.Errorf("line %d, column %d: unknown field %s: expected one of %s", n, column(line, max(at, 0)), name, loopguardFields)
-	}
-	return ev, fmt.Errorf("line %d: %v", n, err)
-}
-
-// column is the 1-based column, in characters, of byte offset at in line.
-func column(line []byte, at int) int {
-	return utf8.RuneCount(line[:min(at, len(line))]) + 1
-}
-
-// foundAt describes what starts rest: its first character, quoted, or the end of the line.
-func foundAt(rest []byte) string {
-	if len(rest) == 0 {
-		return "the end of the line"
-	}
-	r, _ := utf8.DecodeRune(rest)
-	return strconv.QuoteRune(r)
-}
-
-// article puts "a" or "an" before a JSON type name ("number", "array", "object").
-func article(what string) string {
-	if what != "" && strings.ContainsRune("aeiou", rune(what[0])) {
-		return "an " + what
-	}
-	return "a " + what
-}
-
-// syntaxExpected turns the context of a JSON syntax error ("… looking for beginning of
-// value") into what was expected at that place.
-func syntaxExpected(msg string) string {
-	for _, c := range []struct{ context, expected string }{
-		{"looking for beginning of object key string", `a field name in double quotes`},
-		{"looking for beginning of value", `a JSON value (a string, number, object, array, true, false or null)`},
-		{"after object key:value pair", `"," or "}" after a field's value`},
-		{"after object key", `":" after the field name`},
-		{"after array element", `"," or "]" after an array element`},
-		{"after top-level value", `the end of the line after the event object`},
-		{"in string escape code", `an escape such as \n, \", \\ or \u00e9 after the backslash`},
-		{"in \\u hexadecimal character escape", `four hexadecimal digits after \u`},
-		{"in string literal", `a character allowed in a string (escape control characters such as a tab as \t)`},
-		{"in numeric literal", `a digit`},
-		{"in literal true", `the literal true`},
-		{"in literal false", `the literal false`},
-		{"in literal null", `the literal null`},
-	} {
-		if strings.Contains(msg, c.context) {
-			return c.expected
-		}
-	}
-	return "valid JSON"
+	return ev, nil
 }
 
 // loopguardOutput reads "output": a JSON string is a text output, any other value a

@@ -11,7 +11,7 @@ import (
 	"github.com/harnesskit/harnesskit/patch"
 )
 
-const patchUsage = `usage: harnesskit patch apply --root DIR [--worktree DIR]... [--codex-compat] [--allow-overwrite] [--dry-run] [--json]
+const patchUsage = `usage: harnesskit patch apply --root DIR [--worktree DIR]... [--codex-compat] [--allow-overwrite] [--dry-run] [--format] [--json]
        harnesskit patch rewrite --root DIR [--worktree DIR]...
        harnesskit patch hook --root DIR [--worktree DIR]...
 
@@ -45,6 +45,12 @@ Flags:
                       newline, sections written one by one (a failure keeps earlier ones)
   --allow-overwrite   let Add File and Move to replace an existing file
   --dry-run           plan only; report what would change, write nothing
+  --format            format each file the patch writes with the formatter its project
+                      declares (as "harnesskit format" detects it; gofmt in process for Go)
+                      before the commit; the text output adds "formatted by X" with the
+                      formatter's diff (at most 40 lines) or a note per file, the JSON adds
+                      "formatter", "format_diff" and "format_note" to each change. A
+                      formatter that fails leaves the file as the patch made it.
   --json              print one JSON object instead of text:
     {"ok":bool,
      "changes":[{"op":"add|update|delete|move","path":"…","move_to":"…"}],
@@ -134,6 +140,10 @@ type patchChangeJSON struct {
 	Op     string `json:"op"`
 	Path   string `json:"path"`
 	MoveTo string `json:"move_to"`
+	// With --format: the formatter that ran, its diff (at most 40 lines) or a note.
+	Formatter  string `json:"formatter,omitempty"`
+	FormatDiff string `json:"format_diff,omitempty"`
+	FormatNote string `json:"format_note,omitempty"`
 }
 
 type patchRescueJSON struct {
@@ -160,7 +170,7 @@ type patchApplyJSON struct {
 func changesJSON(cs []patch.FileChange) []patchChangeJSON {
 	out := make([]patchChangeJSON, 0, len(cs))
 	for _, c := range cs {
-		j := patchChangeJSON{Op: c.Op.String(), Path: c.Path}
+		j := patchChangeJSON{Op: c.Op.String(), Path: c.Path, Formatter: c.Formatter, FormatDiff: c.FormatDiff, FormatNote: c.FormatNote}
 		if c.Op == patch.Moved {
 			j.Path, j.MoveTo = c.From, c.Path
 		}
@@ -251,12 +261,20 @@ func patchApply(ctx context.Context, args []string, std stdio) int {
 	overwrite := fs.Bool("allow-overwrite", false, "allow Add/Move onto an existing file")
 	dryRun := fs.Bool("dry-run", false, "plan only")
 	asJSON := fs.Bool("json", false, "print JSON")
+	formatOn := fs.Bool("format", false, "format written files with the project's formatter")
 	if code, ok := parseFlags(fs, patchUsage, args, std); !ok {
 		return code
 	}
 	var opts []patch.Option
 	if *compat {
 		opts = append(opts, patch.WithCodexCompat())
+	}
+	if *formatOn {
+		opt, code := patchFormatOption(name, pf.root, std)
+		if code != exitOK {
+			return code
+		}
+		opts = append(opts, opt)
 	}
 	if *overwrite {
 		opts = append(opts, patch.WithOverwrite(true))
@@ -295,6 +313,7 @@ func patchApply(ctx context.Context, args []string, std stdio) int {
 		return exitOK
 	}
 	fmt.Fprint(std.out, summary)
+	fmt.Fprint(std.out, patchFormatText(changes))
 	return exitOK
 }
 

@@ -126,9 +126,16 @@ type pathguardCheckOut struct {
 	Message  string `json:"message"`
 }
 
+// The shapes of the pathguard verbs' input lines, for decoding errors.
+var (
+	pathguardCheckShape    = jsonShape{noun: "object", example: `{"tool":"grep","directory":"/work","path":"src"}`, fields: "tool, host, flavor, directory, path", unit: "line"}
+	pathguardResolveShape  = jsonShape{noun: "object", example: `{"op":"join","base":"/work","path":"src"}`, fields: "op, flavor, base, path, cwd", unit: "line"}
+	pathguardContainsShape = jsonShape{noun: "object", example: `{"roots":["/work"],"path":"src/a.go"}`, fields: "roots, path", unit: "line"}
+)
+
 func pathguardCheckLine(line []byte) (any, error) {
 	var in pathguardCheckIn
-	if err := decodeStrict(line, &in); err != nil {
+	if err := decodeStrict(line, &in, pathguardCheckShape); err != nil {
 		return nil, err
 	}
 	var host pathguard.Host
@@ -171,7 +178,7 @@ type pathguardResolveIn struct {
 
 func pathguardResolveLine(line []byte) (any, error) {
 	var in pathguardResolveIn
-	if err := decodeStrict(line, &in); err != nil {
+	if err := decodeStrict(line, &in, pathguardResolveShape); err != nil {
 		return nil, err
 	}
 	fl, err := pathguardFlavor(in.Flavor, in.Cwd)
@@ -204,7 +211,7 @@ type pathguardContainsOut struct {
 
 func pathguardContainsLine(line []byte) (any, error) {
 	var in pathguardContainsIn
-	if err := decodeStrict(line, &in); err != nil {
+	if err := decodeStrict(line, &in, pathguardContainsShape); err != nil {
 		return nil, err
 	}
 	if len(in.Roots) == 0 {

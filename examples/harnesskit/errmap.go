@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/harnesskit/harnesskit/astsearch"
+	"github.com/harnesskit/harnesskit/format"
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
@@ -44,6 +46,10 @@ func toolErrors() []error {
 		// loopguard: a refusal is the model's to act on (ErrInvalidOption and ErrInvalidCall
 		// are the host's mistakes).
 		loopguard.ErrRefused,
+		// astsearch: what the model wrote or named (ErrUnavailable and ErrBackend are host
+		// errors: the backend is missing or broken).
+		astsearch.ErrBadPattern, astsearch.ErrUnknownLang, astsearch.ErrLangUnavailable,
+		astsearch.ErrBlocked, astsearch.ErrConflict,
 		// taskboard: refusals and outcomes the model can act on (wrong reference, a task in
 		// the wrong state, a lease held by another operation, a deadline passed, an outcome
 		// the host could not confirm). ErrHost, ErrClosed and ErrUnmanaged are host errors.
@@ -59,6 +65,10 @@ func toolErrors() []error {
 		webfetch.ErrInvalidURL, webfetch.ErrInvalidRequest, webfetch.ErrPermissionDenied,
 		webfetch.ErrBlocked, webfetch.ErrTimeout, webfetch.ErrTooManyRedirects,
 		webfetch.ErrMissingLocation, webfetch.ErrStatus, webfetch.ErrTransport,
+		// format: a formatter that failed, timed out or met a syntax error, a file changed
+		// meanwhile or outside the root (ErrNotRunnable, ErrConfig and ErrIO are host errors:
+		// install the formatter, fix the configuration).
+		format.ErrFormatter, format.ErrTimeout, format.ErrSyntax, format.ErrConcurrentChange, format.ErrOutside,
 	}
 }
 

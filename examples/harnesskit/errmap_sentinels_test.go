@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnesskit/harnesskit/astsearch"
+	"github.com/harnesskit/harnesskit/format"
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
@@ -47,6 +49,14 @@ var sentinels = map[string]struct {
 	"pathguard.ErrNotDirectory": {pathguard.ErrNotDirectory, toolError},
 	"pathguard.ErrOutside":      {pathguard.ErrOutside, toolError},
 	"pathguard.ErrResolve":      {pathguard.ErrResolve, toolError},
+
+	"astsearch.ErrBadPattern":      {astsearch.ErrBadPattern, toolError},
+	"astsearch.ErrUnknownLang":     {astsearch.ErrUnknownLang, toolError},
+	"astsearch.ErrLangUnavailable": {astsearch.ErrLangUnavailable, toolError},
+	"astsearch.ErrBlocked":         {astsearch.ErrBlocked, toolError},
+	"astsearch.ErrConflict":        {astsearch.ErrConflict, toolError},
+	"astsearch.ErrUnavailable":     {astsearch.ErrUnavailable, hostError},
+	"astsearch.ErrBackend":         {astsearch.ErrBackend, hostError},
 
 	"loopguard.ErrRefused":       {loopguard.ErrRefused, toolError},
 	"loopguard.ErrInvalidOption": {loopguard.ErrInvalidOption, hostError},
@@ -88,6 +98,15 @@ var sentinels = map[string]struct {
 	"webfetch.ErrTransport":        {webfetch.ErrTransport, toolError},
 	"webfetch.ErrFilename":         {webfetch.ErrFilename, hostError},
 	"webfetch.ErrClosed":           {webfetch.ErrClosed, hostError},
+
+	"format.ErrFormatter":        {format.ErrFormatter, toolError},
+	"format.ErrTimeout":          {format.ErrTimeout, toolError},
+	"format.ErrNotRunnable":      {format.ErrNotRunnable, hostError},
+	"format.ErrSyntax":           {format.ErrSyntax, toolError},
+	"format.ErrConcurrentChange": {format.ErrConcurrentChange, toolError},
+	"format.ErrConfig":           {format.ErrConfig, hostError},
+	"format.ErrOutside":          {format.ErrOutside, toolError},
+	"format.ErrIO":               {format.ErrIO, hostError},
 }
 
 // TestEverySentinelIsMapped reads the exported package-level variables named Err… in the
@@ -95,7 +114,7 @@ var sentinels = map[string]struct {
 // the table has nothing the packages no longer export.
 func TestEverySentinelIsMapped(t *testing.T) {
 	found := map[string]bool{}
-	for _, pkg := range []string{"patch", "pathguard", "loopguard", "taskboard", "webfetch", "astsearch"} {
+	for _, pkg := range []string{"patch", "pathguard", "loopguard", "taskboard", "webfetch", "astsearch", "format"} {
 		for _, name := range exportedErrVars(t, filepath.Join("..", "..", pkg)) {
 			found[pkg+"."+name] = true
 		}

@@ -116,6 +116,9 @@ func deepCopyJSON(v any) any {
 }
 
 // hookInput is the JSON object the hook verb reads on stdin.
+// hookShape describes the hook's input in decoding errors.
+var hookShape = jsonShape{noun: "object", example: `{"tool":"apply_patch","args":{"patchText":"*** Begin Patch\n…"}}`, fields: "tool, args"}
+
 type hookInput struct {
 	Tool string          `json:"tool"`
 	Args json.RawMessage `json:"args"`
@@ -150,7 +153,7 @@ func patchHook(ctx context.Context, args []string, std stdio) int {
 		return code
 	}
 	var in hookInput
-	if err := decodeStrict(data, &in); err != nil {
+	if err := decodeStrict(data, &in, hookShape); err != nil {
 		fmt.Fprintf(std.err, "harnesskit %s: stdin must hold one JSON object {\"tool\":\"…\",\"args\":{…}}: %v\n", name, err)
 		return exitUsage
 	}

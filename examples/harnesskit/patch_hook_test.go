@@ -264,7 +264,7 @@ func TestPatchHookCLI(t *testing.T) {
 				Changed *bool           `json:"changed"`
 				Reason  *string         `json:"reason"`
 			}
-			if err := decodeStrict(out.Bytes(), &o); err != nil || o.Changed == nil {
+			if err := decodeStrict(out.Bytes(), &o, jsonShape{noun: "object"}); err != nil || o.Changed == nil {
 				t.Fatalf("stdout %q is not a hook answer: %v", out.String(), err)
 			}
 			if *o.Changed && o.Reason != nil {

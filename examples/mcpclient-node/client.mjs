@@ -9,6 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createServer } from "node:http";
 
 const bin = process.argv[2];
 if (!bin) {
@@ -28,14 +29,23 @@ function check(name, ok, detail) {
 }
 const text = (r) => (r.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("");
 
-const transport = new StdioClientTransport({ command: bin, args: ["mcp", "--root", root], stderr: "pipe" });
+// A web page on loopback for webfetch, which the server may reach with --allow-private.
+const web = createServer((req, res) => {
+  res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+  res.end("<html><head><title>Local page</title></head><body><article><h1>Local page</h1>" +
+    "<p>This page is served on the loopback interface for the TypeScript client check.</p></article></body></html>");
+});
+await new Promise((ok) => web.listen(0, "127.0.0.1", ok));
+const pageURL = `http://127.0.0.1:${web.address().port}/page`;
+
+const transport = new StdioClientTransport({ command: bin, args: ["mcp", "--root", root, "--allow-private"], stderr: "pipe" });
 const client = new Client({ name: "harnesskit-node-check", version: "1.0.0" });
 try {
   await client.connect(transport);
 
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort().join(",");
-  check("list tools", names === "apply_patch,glob,grep,read", names);
+  check("list tools", names === "apply_patch,glob,grep,read,webfetch", names);
   const grepTool = tools.find((t) => t.name === "grep");
   check("grep is read-only", grepTool?.annotations?.readOnlyHint === true, JSON.stringify(grepTool?.annotations));
 
@@ -47,6 +57,9 @@ try {
     ["glob valid", "glob", { pattern: "**/*.go" }, false, "src/greet.go"],
     ["glob invalid", "glob", { pattern: "/etc/*" }, true, "put the directory to search in path"],
     ["apply_patch valid", "apply_patch", { patchText: "*** Begin Patch\n*** Add File: notes.txt\n+hi\n*** End Patch" }, false, "A notes.txt"],
+    ["webfetch valid", "webfetch", { url: pageURL, format: "text" }, false, "served on the loopback interface"],
+    ["webfetch invalid", "webfetch", { url: pageURL, format: "pdf" }, true, "webfetch: invalid arguments"],
+    ["webfetch metadata refused", "webfetch", { url: "http://169.254.169.254/latest/meta-data/" }, true, "Blocked by network policy"],
     ["apply_patch invalid", "apply_patch", { patchText: "*** Begin Patch\n*** Add File: ../out.txt\n+x\n*** End Patch" }, true, "out.txt"],
   ];
   for (const [name, tool, args, isError, want] of calls) {
@@ -68,6 +81,7 @@ try {
   check("session", false, e?.stack ?? String(e));
 } finally {
   await client.close().catch(() => {});
+  web.close();
   rmSync(root, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

@@ -45,6 +45,7 @@ func Example() {
 	// glob read-only: true
 	// grep read-only: true
 	// read read-only: true
+	// webfetch read-only: true
 	// Found 1 matching lines in 1 files
 	//
 	// notes.txt:

@@ -25,6 +25,11 @@ const Version = "0.1.0"
 type Options struct {
 	// Logger receives the server's log (never stdout). Nil discards it.
 	Logger *slog.Logger
+	// Context, when not nil, bounds every tool call: once it is done, calls in flight
+	// are cancelled. Pass the context whose end shuts the server down (the one given to
+	// ServeHTTP or Run): the SDK waits for calls in flight when a session closes, so
+	// without it a shutdown waits for the slowest call to finish.
+	Context context.Context
 }
 
 // New returns an MCP server exposing every tool of box. The server shares box (and its
@@ -41,7 +46,7 @@ func New(box *tools.Toolbox, opts *Options) *mcp.Server {
 	sessions := &sessions{box: box, ids: map[*mcp.ServerSession]string{}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "harnesskit", Title: "harnesskit tools", Version: Version},
 		&mcp.ServerOptions{
-			Instructions: "File tools over the workspace " + box.Root() + ": read, grep and glob to look, apply_patch to edit. Paths are relative to the workspace root or absolute inside it.",
+			Instructions: "File tools over the workspace " + box.Root() + ": read, grep and glob to look, apply_patch to edit; webfetch reads a web page. Paths are relative to the workspace root or absolute inside it.",
 			Logger:       log,
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 			InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
@@ -54,7 +59,7 @@ func New(box *tools.Toolbox, opts *Options) *mcp.Server {
 			Description: t.Description,
 			InputSchema: t.InputSchema,
 			Annotations: annotations(t.Annotations),
-		}, handler(t, sessions, log))
+		}, handler(t, sessions, log, o.Context))
 	}
 	return srv
 }
@@ -69,8 +74,14 @@ func annotations(a tools.Annotations) *mcp.ToolAnnotations {
 }
 
 // handler runs one tool call and sorts its outcome into the two channels.
-func handler(t *tools.Tool, sessions *sessions, log *slog.Logger) mcp.ToolHandler {
+func handler(t *tools.Tool, sessions *sessions, log *slog.Logger, bound context.Context) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if bound != nil {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(bound, cancel)()
+		}
 		inv := tools.Invocation{Session: sessions.id(req.Session), Args: req.Params.Arguments}
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 			ss := req.Session
@@ -180,7 +191,9 @@ func Handler(srv *mcp.Server, token string, log *slog.Logger) http.Handler {
 }
 
 // ServeHTTP listens on addr (checked with ListenAddr) and serves srv until ctx is done,
-// then shuts the listener down, waiting up to grace for calls in flight. ready, when not
+// then shuts the listener down, waiting up to grace for calls in flight. Build srv with
+// Options.Context set to ctx (or a context ending with it) so that those calls are
+// cancelled rather than waited for. ready, when not
 // nil, is called with the bound address once listening (useful with port 0).
 func ServeHTTP(ctx context.Context, srv *mcp.Server, addr, token string, log *slog.Logger, grace time.Duration, ready func(net.Addr)) error {
 	if err := ListenAddr(addr, token); err != nil {

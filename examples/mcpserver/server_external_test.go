@@ -20,8 +20,9 @@ func TestListTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type ann struct{ readOnly, destructive bool }
-	want := map[string]ann{"apply_patch": {false, true}, "read": {true, false}, "grep": {true, false}, "glob": {true, false}}
+	type ann struct{ readOnly, destructive, openWorld bool }
+	want := map[string]ann{"apply_patch": {false, true, false}, "read": {true, false, false}, "grep": {true, false, false},
+		"glob": {true, false, false}, "webfetch": {true, false, true}}
 	if len(res.Tools) != len(want) {
 		t.Fatalf("%d tools, want %d", len(res.Tools), len(want))
 	}
@@ -31,8 +32,8 @@ func TestListTools(t *testing.T) {
 			t.Fatalf("unexpected tool %s", tl.Name)
 		}
 		a := tl.Annotations
-		if a == nil || a.ReadOnlyHint != w.readOnly || a.DestructiveHint == nil || *a.DestructiveHint != w.destructive || a.OpenWorldHint == nil || *a.OpenWorldHint {
-			t.Errorf("%s: annotations %+v, want read-only %v destructive %v closed-world", tl.Name, a, w.readOnly, w.destructive)
+		if a == nil || a.ReadOnlyHint != w.readOnly || a.DestructiveHint == nil || *a.DestructiveHint != w.destructive || a.OpenWorldHint == nil || *a.OpenWorldHint != w.openWorld {
+			t.Errorf("%s: annotations %+v, want read-only %v destructive %v open-world %v", tl.Name, a, w.readOnly, w.destructive, w.openWorld)
 		}
 		schema, _ := tl.InputSchema.(map[string]any)
 		if schema["type"] != "object" || tl.Description == "" {

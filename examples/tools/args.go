@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -69,7 +70,17 @@ func (a *argSpec) decode(tool string, raw json.RawMessage) (any, error) {
 	if err := a.resolved.Validate(v); err != nil {
 		return nil, a.invalid(tool, cleanValidation(err.Error()))
 	}
-	in, err := a.decodeTo(raw)
+	// Decode what was validated, re-encoded: the schema counts 2.0 and 2e0 as integers,
+	// which encoding/json refuses for an int field unless written 2.
+	canon, err := json.Marshal(v)
+	if err != nil {
+		return nil, a.invalid(tool, err.Error())
+	}
+	in, err := a.decodeTo(canon)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" { // the schema checked the type: out of range
+		return nil, a.invalid(tool, fmt.Sprintf("%s is too large (%s)", te.Field, te.Value))
+	}
 	if err != nil {
 		return nil, a.invalid(tool, err.Error())
 	}

@@ -14,14 +14,21 @@
 // # Tools
 //
 //   - apply_patch: edits files with a "*** Begin Patch" text (harnesskit/patch): tolerant
-//     but never guessing, every change written or none.
+//     but never guessing, every change written or none. With WithFormatter it formats each
+//     file it writes before the commit (gofmt, or the project's formatter through
+//     harnesskit/format) and says what the formatter changed; a formatter that fails
+//     leaves the file as the patch made it and never fails the patch.
 //   - read: a text file's lines with line numbers, paged by offset and limit.
 //   - grep: a Go regular expression over the workspace's files, honouring .gitignore,
 //     searched by DefaultSearchWorkers goroutines, sorted by file and line.
 //   - glob: files by doublestar pattern, honouring .gitignore.
+//   - webfetch: one web page as Markdown, text or HTML under a metadata block
+//     (harnesskit/webfetch), paged by offset, cached. It refuses loopback, private and
+//     metadata addresses unless WithWebFetch passes a policy that allows them, and reports
+//     download progress.
 //
-// Coming when their packages land: webfetch, ast_grep_search and ast_grep_replace. Each is
-// one file (its argument struct, description and builder) plus one line in the registry.
+// Coming when their packages land: ast_grep_search and ast_grep_replace. Each is one file
+// (its argument struct, description and builder) plus one line in the registry.
 //
 // # Guards
 //
@@ -42,7 +49,10 @@
 // understood and failed for a reason the model can act on (arguments that do not fit the
 // schema, ErrInvalidArgs; a directory or binary file given to read, ErrNotText; a refused
 // path, pathguard.ErrOutside and friends; a patch that does not apply, patch.ErrNotFound
-// and friends; a loop refusal, loopguard.ErrRefused; a missing file, fs.ErrNotExist). Show
+// and friends; a loop refusal, loopguard.ErrRefused; a missing file, fs.ErrNotExist; a URL
+// that is invalid, refused, unreachable or answered with an error status,
+// webfetch.ErrInvalidURL, webfetch.ErrBlocked, webfetch.ErrTransport, webfetch.ErrStatus
+// and friends). Show
 // its message to the model. Any other error is a host fault (a cancelled context, an I/O
 // failure, patch.ErrIO): another call would not help. Limits are not errors: a result cut
 // at its limit says so in its text.
@@ -57,4 +67,8 @@
 // a symlink after the check cannot lead outside. grep and glob do not follow symbolic
 // links. The patch tool refuses a whole patch when any path is outside. Regular
 // expressions are RE2 (linear time), so a pattern cannot stall the search.
+//
+// WithFormatter runs programs: with harnesskit/format, files in the project (a biome.json,
+// a package.json dependency) choose which formatter runs after each write. Configure it only
+// for checkouts the host trusts.
 package tools

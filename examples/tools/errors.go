@@ -8,6 +8,7 @@ import (
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/webfetch"
 )
 
 // The sentinels of this package. Errors from the harnesskit packages keep their own
@@ -56,12 +57,17 @@ func toolSentinels() []error {
 		// pathguard: a refused or unresolvable path is the model's to fix.
 		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,
 		loopguard.ErrRefused,
+		// webfetch: a URL, address, redirect or status the model can change or give up on.
+		webfetch.ErrInvalidURL, webfetch.ErrInvalidRequest, webfetch.ErrPermissionDenied, webfetch.ErrBlocked,
+		webfetch.ErrTimeout, webfetch.ErrTooManyRedirects, webfetch.ErrMissingLocation, webfetch.ErrStatus,
+		webfetch.ErrTransport,
 	}
 }
 
 // hostSentinels are the exported sentinels that are host faults on purpose.
 func hostSentinels() []error {
-	return []error{patch.ErrIO, loopguard.ErrInvalidOption, loopguard.ErrInvalidCall}
+	return []error{patch.ErrIO, loopguard.ErrInvalidOption, loopguard.ErrInvalidCall,
+		webfetch.ErrFilename, webfetch.ErrClosed}
 }
 
 // isToolError sorts a tool's raw error into its channel. Cancellation is a host error.

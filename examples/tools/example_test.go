@@ -72,5 +72,6 @@ func Example_otherFramework() {
 	// read [file_path]
 	// grep [pattern]
 	// glob [pattern]
+	// webfetch [url]
 	// Error: grep: pattern "(" is not a valid Go regular expression
 }

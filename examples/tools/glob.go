@@ -4,8 +4,8 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -37,25 +37,39 @@ func (b *Toolbox) glob(ctx context.Context, in *globArgs, p Progress) (string, e
 	if in.Pattern == "" || strings.HasPrefix(in.Pattern, "/") || !doublestar.ValidatePattern(in.Pattern) {
 		return "", invalidf("glob: pattern %q is not a valid relative glob; use e.g. **/*.go, and put the directory to search in path", in.Pattern)
 	}
-	dir, single, ancestors, err := b.searchRoot(ctx, "glob", in.Path)
-	if err != nil {
-		return "", err
+	// The walk yields clean paths: "./" segments would never match, ".." ones leave the
+	// directory searched.
+	pattern := in.Pattern
+	for strings.HasPrefix(pattern, "./") {
+		pattern = pattern[2:]
 	}
-	if single != "" {
-		return "", invalidf("glob: path %s is a file; give the directory to search", in.Path)
+	for strings.Contains(pattern, "/./") {
+		pattern = strings.ReplaceAll(pattern, "/./", "/")
 	}
-	r, err := os.OpenRoot(dir)
+	if slices.Contains(strings.Split(pattern, "/"), "..") {
+		return "", invalidf("glob: pattern %q has a .. segment; put the directory to search in path (absolute, or relative to the workspace root) and keep the pattern below it", in.Pattern)
+	}
+	in.Pattern = pattern
+	r, dir, single, ancestors, err := b.searchRoot(ctx, "glob", in.Path)
 	if err != nil {
 		return "", err
 	}
 	defer r.Close()
+	if single != "" {
+		return "", invalidf("glob: path %s is a file; give the directory to search", in.Path)
+	}
 	// Walk only below the pattern's fixed leading directories.
 	base, _ := doublestar.SplitPattern(in.Pattern)
 	if fi, err := r.Stat(base); err != nil || !fi.IsDir() {
 		return "No files found.\n", nil
 	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = DefaultGlobLimit
+	}
+	// Only the paths that can be shown are kept (the walk is in order); the rest counted.
 	var found []string
-	files := 0
+	total, size, files := 0, 0, 0
 	err = walkFiles(ctx, r, base, ancestors, func(d *dirHandle, rel string) error {
 		d.release()
 		files++
@@ -63,25 +77,27 @@ func (b *Toolbox) glob(ctx context.Context, in *globArgs, p Progress) (string, e
 			p(float64(files), 0, fmt.Sprintf("glob: %d files looked at", files))
 		}
 		if ok, _ := doublestar.Match(in.Pattern, rel); ok {
-			found = append(found, b.display(filepath.Join(dir, filepath.FromSlash(rel))))
+			total++
+			if f := b.display(filepath.Join(dir, filepath.FromSlash(rel))); len(found) < limit && (len(found) == 0 || size+len(f)+1 <= MaxOutputBytes) && len(found) == total-1 {
+				found = append(found, f)
+				size += len(f) + 1
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return "", err
 	}
-	if len(found) == 0 {
+	if total == 0 {
 		return "No files found.\n", nil
 	}
-	limit := in.Limit
-	if limit <= 0 {
-		limit = DefaultGlobLimit
-	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Found %d files", len(found))
-	if len(found) > limit {
+	fmt.Fprintf(&sb, "Found %d files", total)
+	switch {
+	case len(found) == limit && total > limit:
 		fmt.Fprintf(&sb, " (showing the first %d; narrow the pattern or raise limit)", limit)
-		found = found[:limit]
+	case len(found) < total:
+		fmt.Fprintf(&sb, " (showing the first %d, all that fit in %d bytes; narrow the pattern)", len(found), MaxOutputBytes)
 	}
 	sb.WriteString("\n")
 	for _, f := range found {

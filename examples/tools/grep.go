@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -62,6 +63,7 @@ type lineMatch struct {
 type fileMatches struct {
 	path  string // relative to the searched directory, slash-separated
 	lines []lineMatch
+	count int // matching lines, kept or not (only the first limit are kept)
 }
 
 func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize int64, p Progress) (string, error) {
@@ -76,15 +78,15 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize i
 	if in.Glob != "" && !doublestar.ValidatePattern(in.Glob) {
 		return "", invalidf("grep: glob %q is not a valid pattern; use * for any name, ** for any depth and {a,b} for alternatives", in.Glob)
 	}
-	dir, single, ancestors, err := b.searchRoot(ctx, "grep", in.Path)
-	if err != nil {
-		return "", err
-	}
-	r, err := os.OpenRoot(dir)
+	r, dir, single, ancestors, err := b.searchRoot(ctx, "grep", in.Path)
 	if err != nil {
 		return "", err
 	}
 	defer r.Close()
+	limit := in.Limit
+	if limit <= 0 {
+		limit = DefaultGrepLimit
+	}
 	var found []fileMatches
 	var skipped int
 	if single != "" {
@@ -97,47 +99,61 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize i
 		case err != nil:
 			return "", err
 		default:
-			if lines := grepBytes(re, data); len(lines) > 0 {
-				found = []fileMatches{{path: single, lines: lines}}
+			lines, n, err := grepLines(ctx, re, data, limit, searchWindow)
+			if err != nil {
+				return "", err
+			}
+			if n > 0 {
+				found = []fileMatches{{path: single, lines: lines, count: n}}
 			}
 		}
 	} else {
-		found, skipped, err = searchTree(ctx, r, ancestors, re, in.Glob, workers, maxSize, p)
+		found, skipped, err = searchTree(ctx, r, ancestors, re, in.Glob, workers, maxSize, limit, p)
 		if err != nil {
 			return "", err
 		}
 	}
-	limit := in.Limit
-	if limit <= 0 {
-		limit = DefaultGrepLimit
-	}
 	return b.renderGrep(dir, found, limit, skipped, maxSize), nil
 }
 
-// searchRoot runs the path guards on a grep or glob path and returns the real directory
-// to search, the file name when the path is a regular file, and the .gitignore rules of
-// the directories between the workspace base and the searched directory.
-func (b *Toolbox) searchRoot(ctx context.Context, tool, p string) (dir, single string, ancestors *ignoreSet, err error) {
+// searchRoot runs the path guards on a grep or glob path and returns the directory to
+// search, opened below the workspace base so that a link planted after the check cannot
+// lead out of it (the caller closes it), its real path, the file name when the path is a
+// regular file, and the .gitignore rules of the directories between the workspace base
+// and the searched directory.
+func (b *Toolbox) searchRoot(ctx context.Context, tool, p string) (r *os.Root, dir, single string, ancestors *ignoreSet, err error) {
 	args := map[string]any{"path": p}
 	if err := b.search.Check(tool, args, b.root); err != nil {
-		return "", "", nil, err
+		return nil, "", "", nil, err
 	}
 	t, err := b.contained(p)
 	if err != nil {
-		return "", "", nil, err
+		return nil, "", "", nil, err
 	}
-	fi, err := os.Stat(t.Real)
+	base, rel, err := openBase(t)
 	if err != nil {
-		return "", "", nil, err
+		return nil, "", "", nil, err
 	}
-	dir = t.Real
+	defer base.Close()
+	fi, err := base.Stat(rel)
+	if err != nil {
+		return nil, "", "", nil, err
+	}
+	dir, drel := t.Real, rel
 	if !fi.IsDir() {
 		if !fi.Mode().IsRegular() {
-			return "", "", nil, invalidf("%s: path %s is neither a directory nor a regular file", tool, p)
+			return nil, "", "", nil, invalidf("%s: path %s is neither a directory nor a regular file", tool, p)
 		}
-		dir, single = filepath.Dir(t.Real), filepath.Base(t.Real)
+		dir, single, drel = filepath.Dir(t.Real), filepath.Base(t.Real), filepath.Dir(rel)
 	}
-	return dir, single, loadAncestors(t, dir), ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return nil, "", "", nil, err
+	}
+	r, err = base.OpenRoot(drel)
+	if err != nil {
+		return nil, "", "", nil, err
+	}
+	return r, dir, single, loadAncestors(t, dir), nil
 }
 
 // loadAncestors reads the .gitignore files of the directories from the target's base down
@@ -147,16 +163,19 @@ func loadAncestors(t pathguard.Target, dir string) *ignoreSet {
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return nil
 	}
+	base, err := os.OpenRoot(t.RealBase)
+	if err != nil {
+		return nil
+	}
+	defer base.Close()
 	segs := strings.Split(filepath.ToSlash(rel), "/")
 	var set *ignoreSet
-	cur := t.RealBase
 	for i := range segs {
-		if data, err := os.ReadFile(filepath.Join(cur, ".gitignore")); err == nil {
+		if data, err := readGitignore(base, path.Join(path.Join(segs[:i]...), ".gitignore")); err == nil {
 			if rules := parseGitignore(data); len(rules) > 0 {
 				set = &ignoreSet{prefix: strings.Join(segs[i:], "/"), rules: rules, parent: set}
 			}
 		}
-		cur = filepath.Join(cur, segs[i])
 	}
 	return set
 }
@@ -165,8 +184,9 @@ func loadAncestors(t pathguard.Target, dir string) *ignoreSet {
 // workers goroutines reading and matching files while this one walks. All goroutines have
 // ended when it returns. The result is sorted by path.
 //
-// Files larger than maxSize bytes are skipped and counted.
-func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regexp.Regexp, glob string, workers int, maxSize int64, p Progress) ([]fileMatches, int, error) {
+// Files larger than maxSize bytes are skipped and counted. Of each file, the first keep
+// matching lines are kept (no more can be shown) and the rest only counted.
+func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regexp.Regexp, glob string, workers int, maxSize int64, keep int, p Progress) ([]fileMatches, int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type job struct {
@@ -195,8 +215,8 @@ func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regex
 				if err != nil {
 					continue // vanished or unreadable: skipped, as ripgrep does
 				}
-				if lines := grepBytes(re, buf); len(lines) > 0 {
-					results[w] = append(results[w], fileMatches{path: j.rel, lines: lines})
+				if lines, n, _ := grepLines(ctx, re, buf, keep, searchWindow); n > 0 { // cancelled: reported below
+					results[w] = append(results[w], fileMatches{path: j.rel, lines: lines, count: n})
 				}
 			}
 		})
@@ -255,25 +275,56 @@ func globMatch(glob, rel string) bool {
 // line alone, so a match never spans lines and the regexp runs once per matching line
 // rather than once per line.
 func grepBytes(re *regexp.Regexp, data []byte) []lineMatch {
+	lines, _, _ := grepLines(context.Background(), re, data, math.MaxInt, searchWindow)
+	return lines
+}
+
+// searchWindow is how many bytes (extended to the end of a line) grep hands the regexp at
+// once. The context is checked between windows: a slow pattern on long lines takes about
+// a second per window at worst, so cancellation stops it soon.
+const searchWindow = 4 << 10
+
+// grepLines is grepBytes keeping only the first keep matching lines, and counting all:
+// a file where every line matches costs memory for what can be shown, not for its size.
+// It searches window bytes of whole lines at a time and stops with ctx.Err() when ctx
+// is done.
+func grepLines(ctx context.Context, re *regexp.Regexp, data []byte, keep, window int) ([]lineMatch, int, error) {
 	if bytes.IndexByte(data, 0) >= 0 {
-		return nil
+		return nil, 0, nil
 	}
+	count := 0
 	// Every match starts with the literal prefix (if any): finding it with bytes.Index and
 	// checking its line is much faster than running the regexp over the whole buffer.
 	prefix, _ := re.LiteralPrefix()
 	var out []lineMatch
 	pos, line := 0, 1 // line is the number of the line that starts at pos
 	for pos < len(data) {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		// Whole lines from pos, at least window bytes, without the final newline: a
+		// line that matches on its own matches here too.
+		end := len(data)
+		if pos+window < len(data) {
+			if i := bytes.IndexByte(data[pos+window:], '\n'); i >= 0 {
+				end = pos + window + i
+			}
+		}
 		var loc []int
 		if prefix != "" {
-			if i := bytes.Index(data[pos:], []byte(prefix)); i >= 0 {
+			if i := bytes.Index(data[pos:end], []byte(prefix)); i >= 0 {
 				loc = []int{i, i + len(prefix)}
 			}
 		} else {
-			loc = re.FindIndex(data[pos:])
+			loc = re.FindIndex(data[pos:end])
 		}
 		if loc == nil {
-			break
+			if end == len(data) {
+				break
+			}
+			line += bytes.Count(data[pos:end], []byte{'\n'}) + 1
+			pos = end + 1
+			continue
 		}
 		start := pos + loc[0]
 		if start == len(data) && data[start-1] == '\n' {
@@ -297,14 +348,17 @@ func grepBytes(re *regexp.Regexp, data []byte) []lineMatch {
 		}
 		text := data[ls:le]
 		if re.Match(text) {
-			out = append(out, lineMatch{n: line, text: cutLine(string(bytes.TrimSuffix(text, []byte{'\r'})))})
+			if count < keep {
+				out = append(out, lineMatch{n: line, text: cutLine(string(bytes.TrimSuffix(text, []byte{'\r'})))})
+			}
+			count++
 		}
 		if next == len(data) && le == len(data) {
 			break
 		}
 		pos, line = next, line+1
 	}
-	return out
+	return out, count, nil
 }
 
 // cutLine shortens a line for display.
@@ -322,7 +376,7 @@ func cutLine(s string) string {
 func (b *Toolbox) renderGrep(dir string, found []fileMatches, limit, skipped int, maxSize int64) string {
 	total := 0
 	for _, f := range found {
-		total += len(f.lines)
+		total += f.count
 	}
 	note := ""
 	if skipped > 0 {
@@ -331,26 +385,36 @@ func (b *Toolbox) renderGrep(dir string, found []fileMatches, limit, skipped int
 	if total == 0 {
 		return "No matches found.\n" + note
 	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "Found %d matching lines in %d files", total, len(found))
-	if total > limit {
-		fmt.Fprintf(&sb, " (showing the first %d; narrow the pattern, path or glob, or raise limit)", limit)
-	}
-	sb.WriteString("\n")
+	var body strings.Builder
 	shown := 0
+files:
 	for _, f := range found {
 		if shown == limit {
 			break
 		}
-		fmt.Fprintf(&sb, "\n%s:\n", b.display(filepath.Join(dir, filepath.FromSlash(f.path))))
-		for _, l := range f.lines {
-			if shown == limit {
-				break
+		head := fmt.Sprintf("\n%s:\n", b.display(filepath.Join(dir, filepath.FromSlash(f.path))))
+		for i, l := range f.lines {
+			text := fmt.Sprintf("  %d: %s\n", l.n, l.text)
+			if i == 0 {
+				text = head + text
 			}
-			fmt.Fprintf(&sb, "  %d: %s\n", l.n, l.text)
+			if shown == limit || (shown > 0 && body.Len()+len(text) > MaxOutputBytes) {
+				break files
+			}
+			body.WriteString(text)
 			shown++
 		}
 	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Found %d matching lines in %d files", total, len(found))
+	switch {
+	case shown == limit && total > limit:
+		fmt.Fprintf(&sb, " (showing the first %d; narrow the pattern, path or glob, or raise limit)", limit)
+	case shown < total:
+		fmt.Fprintf(&sb, " (showing the first %d, all that fit in %d bytes; narrow the pattern, path or glob)", shown, MaxOutputBytes)
+	}
+	sb.WriteString("\n")
+	sb.WriteString(body.String())
 	if note != "" {
 		sb.WriteString("\n" + note)
 	}

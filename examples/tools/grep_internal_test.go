@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -105,6 +106,36 @@ func FuzzGrepBytes(f *testing.F) {
 		for i := range got {
 			if got[i] != want[i] {
 				t.Fatalf("got %v, want %v", got, want)
+			}
+		}
+	})
+}
+
+// TestGrepLinesKeepProperty: searching in windows of any size finds the lines a
+// line-by-line search finds; keeping the first keep lines keeps exactly a prefix of them,
+// and counts them all.
+func TestGrepLinesKeepProperty(t *testing.T) {
+	patterns := []string{"a", "ab", "^a", "b$", "^$", `\s`, "", `a\s*b`, `\bab\b`, `^\S+$`, "a|b$"}
+	rapid.Check(t, func(t *rapid.T) {
+		re := regexp.MustCompile("(?m)" + rapid.SampledFrom(patterns).Draw(t, "pattern"))
+		data := []byte(rapid.StringOfN(rapid.SampledFrom([]rune{'a', 'b', ' ', '\n'}), 0, 60, -1).Draw(t, "data"))
+		keep := rapid.IntRange(0, 10).Draw(t, "keep")
+		window := rapid.IntRange(0, 20).Draw(t, "window")
+		all := naiveGrep(re, data)
+		got, n, err := grepLines(context.Background(), re, data, keep, window)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != len(all) {
+			t.Fatalf("count %d, want %d", n, len(all))
+		}
+		want := all[:min(keep, len(all))]
+		if len(got) != len(want) {
+			t.Fatalf("kept %v, want %v", got, want)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("kept %v, want %v", got, want)
 			}
 		}
 	})

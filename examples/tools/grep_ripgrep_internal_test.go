@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,7 +95,7 @@ func runOurs(tb testing.TB, dir, pattern string, workers int) map[string]bool {
 		tb.Fatal(err)
 	}
 	defer r.Close()
-	found, _, err := searchTree(context.Background(), r, nil, regexp.MustCompile("(?m)"+pattern), "", workers, DefaultMaxSearchFileSize, nil)
+	found, _, err := searchTree(context.Background(), r, nil, regexp.MustCompile("(?m)"+pattern), "", workers, DefaultMaxSearchFileSize, math.MaxInt, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,4 +43,26 @@ func (b *Toolbox) display(abs string) string {
 		return abs
 	}
 	return filepath.ToSlash(rel)
+}
+
+// errNotRegular: the name is a FIFO, a device or a socket, which the tools never read.
+var errNotRegular = errors.New("not a regular file")
+
+// openRegular opens name below r for reading, without blocking on a FIFO, and returns it
+// only when it is a regular file (or a directory, for the caller to refuse): reading a
+// FIFO would wait for a writer, a device such as /dev/zero would never end.
+func openRegular(r *os.Root, name string) (*os.File, fs.FileInfo, error) {
+	f, err := r.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		err = errNotRegular
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
 }

@@ -52,18 +52,17 @@ func (b *Toolbox) read(ctx context.Context, in *readArgs) (string, error) {
 		return "", err
 	}
 	defer r.Close()
-	f, err := r.Open(rel)
+	f, fi, err := openRegular(r, rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("read: %s does not exist (looked for %s); use glob to find the file: %w", in.FilePath, t.Real, fs.ErrNotExist)
+	}
+	if errors.Is(err, errNotRegular) {
+		return "", &notTextError{fmt.Sprintf("read: %s is not a regular file (a FIFO, device or socket); read shows text files only", in.FilePath)}
 	}
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
 	if fi.IsDir() {
 		return "", &notTextError{fmt.Sprintf("read: %s is a directory; use glob to list its files", in.FilePath)}
 	}
@@ -103,9 +102,13 @@ func (b *Toolbox) read(ctx context.Context, in *readArgs) (string, error) {
 			if r := []rune(text); len(r) > DefaultMaxLineRune {
 				text = string(r[:DefaultMaxLineRune]) + " … [line cut at 2000 characters]"
 			}
-			fmt.Fprintf(&out, "%6d\t%s\n", n, text)
-			shown++
-			last = n
+			if formatted := fmt.Sprintf("%6d\t%s\n", n, text); shown > 0 && out.Len()+len(formatted) > MaxOutputBytes {
+				limit = shown // the page is full: the note below says where to continue
+			} else {
+				out.WriteString(formatted)
+				shown++
+				last = n
+			}
 		}
 		if err == io.EOF {
 			break

@@ -11,7 +11,9 @@ import (
 	"sync/atomic"
 
 	"github.com/harnesskit/harnesskit/loopguard"
+	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/webfetch"
 )
 
 // DefaultSession is the loop-guard session of calls made without one (Tool.Call, or an
@@ -142,6 +144,8 @@ type config struct {
 	loop        []loopguard.Option
 	workers     int
 	maxFileSize int64
+	formatter   patch.Formatter
+	webfetch    []webfetch.Option
 }
 
 // WithWorktrees adds directories the tools may also read and write, besides the root.
@@ -170,6 +174,20 @@ func WithMaxSearchFileSize(n int64) Option {
 	return func(c *config) { c.maxFileSize = max(n, 1) }
 }
 
+// WithFormatter makes apply_patch format every file it adds, updates or moves with f before
+// the atomic commit (a *format.Formatter from format.New(root) fits), and tell the model
+// what the formatter changed: "formatted by gofmt, 2 lines changed" with the diff when it is
+// short, or a request to re-read the file. A formatter that fails leaves the file as the
+// patch made it, and the result says why; formatting never fails the patch. Default: no
+// formatter.
+func WithFormatter(f patch.Formatter) Option {
+	return func(c *config) { c.formatter = f }
+}
+
+// MaxOutputBytes bounds the text of one read or grep result, whatever limit the call
+// gives: past it the result stops at a whole line and says how to get the rest.
+const MaxOutputBytes = 256 << 10
+
 // DefaultSearchWorkers is how many files grep searches in parallel by default.
 const DefaultSearchWorkers = 2
 
@@ -185,6 +203,7 @@ var builders = []builder{
 	newRead,
 	newGrep,
 	newGlob,
+	newWebfetch,
 }
 
 // New returns the tools of the workspace at root (and the worktrees of WithWorktrees),

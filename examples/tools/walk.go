@@ -48,7 +48,7 @@ func walkFiles(ctx context.Context, r *os.Root, dir string, start *ignoreSet, vi
 			if above == "" {
 				above = "."
 			}
-			if data, err := readAll(r, path.Join(above, ".gitignore")); err == nil {
+			if data, err := readGitignore(r, path.Join(above, ".gitignore")); err == nil {
 				if rules := parseGitignore(data); len(rules) > 0 {
 					d := above
 					if d == "." {
@@ -93,7 +93,7 @@ func walkDir(ctx context.Context, r *os.Root, rel string, set *ignoreSet, visit 
 	}
 	for _, e := range entries {
 		if e.Name() == ".gitignore" && e.Type().IsRegular() {
-			if data, err := readAll(r, ".gitignore"); err == nil {
+			if data, err := readGitignore(r, ".gitignore"); err == nil {
 				if rules := parseGitignore(data); len(rules) > 0 {
 					dir := rel
 					if dir == "." {
@@ -132,13 +132,21 @@ func walkDir(ctx context.Context, r *os.Root, rel string, set *ignoreSet, visit 
 	return nil
 }
 
-func readAll(r *os.Root, name string) ([]byte, error) {
-	f, err := r.Open(name)
+// maxGitignoreSize bounds what is read of one .gitignore file; rules past it are ignored.
+const maxGitignoreSize = 1 << 20
+
+// readGitignore reads the .gitignore file name below r: a regular file only (never a
+// FIFO, a device, or a link leading out of r), at most maxGitignoreSize bytes.
+func readGitignore(r *os.Root, name string) ([]byte, error) {
+	f, fi, err := openRegular(r, name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	if fi.IsDir() {
+		return nil, errNotRegular
+	}
+	return io.ReadAll(io.LimitReader(f, maxGitignoreSize))
 }
 
 // errTooLarge: a file over the search size limit, which grep skips.
@@ -147,18 +155,20 @@ var errTooLarge = errors.New("file too large to search")
 // readInto reads the file name of d into buf (grown as needed) and returns the content,
 // or errTooLarge for a file over maxSize bytes.
 func readInto(d *dirHandle, name string, buf []byte, maxSize int64) ([]byte, error) {
-	f, err := d.root.Open(name)
+	f, fi, err := openRegular(d.root, name)
+	if err == nil && fi.IsDir() {
+		f.Close()
+		err = errNotRegular
+	}
 	if err != nil {
 		return buf[:0], err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil {
-		if fi.Size() > maxSize {
-			return buf[:0], errTooLarge
-		}
-		if int64(cap(buf)) < fi.Size()+1 {
-			buf = make([]byte, 0, fi.Size()+512)
-		}
+	if fi.Size() > maxSize {
+		return buf[:0], errTooLarge
+	}
+	if int64(cap(buf)) < fi.Size()+1 {
+		buf = make([]byte, 0, fi.Size()+512)
 	}
 	buf = buf[:0]
 	for {

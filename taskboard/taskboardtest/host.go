@@ -44,7 +44,7 @@ const (
 
 // Host is the fake host. The zero value is not usable; call [New].
 type Host struct {
-	flavor taskboard.Flavor
+	flavor string
 	clock  taskboard.Clock
 
 	mu       sync.Mutex
@@ -69,7 +69,7 @@ type session struct {
 // New returns an empty fake host of the given flavour: FlavorV1 offers the status map,
 // FlavorV2 the idle waiter. clock stamps idle times and transcript entries; nil means
 // [taskboard.SystemClock].
-func New(flavor taskboard.Flavor, clock taskboard.Clock) *Host {
+func New(flavor string, clock taskboard.Clock) *Host {
 	if clock == nil {
 		clock = taskboard.SystemClock{}
 	}
@@ -92,7 +92,7 @@ func (h *Host) Host() taskboard.Host {
 type hostStatus struct{ h *Host }
 type hostIdle struct{ h *Host }
 
-func (s hostStatus) Statuses(ctx context.Context) (taskboard.StatusSnapshot, error) {
+func (s hostStatus) Statuses(ctx context.Context) (map[string]taskboard.StatusEntry, error) {
 	return s.h.Statuses(ctx)
 }
 func (i hostIdle) WaitIdle(ctx context.Context, id string) error { return i.h.WaitIdle(ctx, id) }
@@ -315,13 +315,13 @@ func (h *Host) PromptAsync(ctx context.Context, sessionID string, p taskboard.Pr
 }
 
 // Statuses returns the status map (a v1 capability): busy or idle for every session.
-func (h *Host) Statuses(ctx context.Context) (taskboard.StatusSnapshot, error) {
+func (h *Host) Statuses(ctx context.Context) (map[string]taskboard.StatusEntry, error) {
 	if err := h.begin(ctx, OpStatuses, ""); err != nil {
 		return nil, err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	snap := taskboard.StatusSnapshot{}
+	snap := map[string]taskboard.StatusEntry{}
 	ids := make([]string, 0, len(h.sessions))
 	for id := range h.sessions {
 		ids = append(ids, id)

@@ -1,0 +1,136 @@
+package astsearch
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// diffContext is the number of unchanged lines around each hunk.
+const diffContext = 3
+
+// region is a run of whole old lines [a, b) replaced by new lines.
+type region struct {
+	a, b     int
+	newLines []string
+}
+
+// splitLines splits s into lines that keep their '\n'.
+func splitLines(s []byte) []string {
+	var out []string
+	for len(s) > 0 {
+		i := bytes.IndexByte(s, '\n')
+		if i < 0 {
+			out = append(out, string(s))
+			break
+		}
+		out = append(out, string(s[:i+1]))
+		s = s[i+1:]
+	}
+	return out
+}
+
+// unifiedDiff builds the diff of applying edits (sorted, disjoint) to old, from the edit
+// list alone: each edit is widened to whole lines and edits sharing a line are merged.
+func unifiedDiff(name string, old, new []byte, edits []Edit) string {
+	lineOf := func(off int) int { return bytes.Count(old[:off], []byte{'\n'}) }
+	var regs []region
+	type span struct{ start, end, a, b int } // byte span of whole lines, line range
+	var spans []span
+	var groups [][]Edit
+	for _, e := range edits {
+		a := lineOf(e.Start)
+		end := e.End
+		b := lineOf(end)
+		if end > e.Start && old[end-1] == '\n' {
+			b = lineOf(end - 1)
+		}
+		b++ // exclusive
+		if n := len(spans); n > 0 && a < spans[n-1].b {
+			spans[n-1].b = max(spans[n-1].b, b)
+			groups[n-1] = append(groups[n-1], e)
+			continue
+		}
+		spans = append(spans, span{a: a, b: b})
+		groups = append(groups, []Edit{e})
+	}
+	oldLines := splitLines(old)
+	starts := make([]int, len(oldLines)+1)
+	for i, l := range oldLines {
+		starts[i+1] = starts[i] + len(l)
+	}
+	for i, sp := range spans {
+		if sp.b > len(oldLines) {
+			sp.b = len(oldLines)
+		}
+		lo, hi := starts[sp.a], starts[sp.b]
+		var nb []byte
+		pos := lo
+		for _, e := range groups[i] {
+			nb = append(nb, old[pos:e.Start]...)
+			nb = append(nb, e.Replacement...)
+			pos = e.End
+		}
+		if pos < hi {
+			nb = append(nb, old[pos:hi]...)
+		}
+		regs = append(regs, region{a: sp.a, b: sp.b, newLines: splitLines(nb)})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", name, name)
+	delta := 0 // new line number minus old line number before the current hunk
+	for i := 0; i < len(regs); {
+		j := i
+		for j+1 < len(regs) && regs[j+1].a-regs[j].b <= 2*diffContext {
+			j++
+		}
+		first := max(regs[i].a-diffContext, 0)
+		last := min(regs[j].b+diffContext, len(oldLines))
+		var body strings.Builder
+		oldN, newN := 0, 0
+		ctx := func(from, to int) {
+			for k := from; k < to; k++ {
+				writeLine(&body, ' ', oldLines[k])
+				oldN++
+				newN++
+			}
+		}
+		ctx(first, regs[i].a)
+		hunkDelta := 0
+		for k := i; k <= j; k++ {
+			if k > i {
+				ctx(regs[k-1].b, regs[k].a)
+			}
+			for _, l := range oldLines[regs[k].a:regs[k].b] {
+				writeLine(&body, '-', l)
+				oldN++
+			}
+			for _, l := range regs[k].newLines {
+				writeLine(&body, '+', l)
+				newN++
+			}
+			hunkDelta += len(regs[k].newLines) - (regs[k].b - regs[k].a)
+		}
+		ctx(regs[j].b, last)
+		oldStart, newStart := first+1, first+1+delta
+		if oldN == 0 {
+			oldStart--
+		}
+		if newN == 0 {
+			newStart--
+		}
+		fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", oldStart, oldN, newStart, newN)
+		b.WriteString(body.String())
+		delta += hunkDelta
+		i = j + 1
+	}
+	return b.String()
+}
+
+func writeLine(b *strings.Builder, tag byte, l string) {
+	b.WriteByte(tag)
+	b.WriteString(l)
+	if !strings.HasSuffix(l, "\n") {
+		b.WriteString("\n\\ No newline at end of file\n")
+	}
+}

@@ -1,0 +1,53 @@
+package match
+
+// Found is one match in a tree.
+type Found struct {
+	Node int32
+	// ReplaceEnd is the end of the last pattern node actually matched: a rewrite replaces
+	// [Start, ReplaceEnd) of the node (the whole node when it cannot be computed).
+	ReplaceEnd uint32
+	Single     map[string]int32
+	Multi      map[string][]int32
+}
+
+// MatchAt matches the pattern against node i of t.
+func (p *Pattern) MatchAt(t *Tree, i int32) (Found, bool) {
+	if p.RootKind >= 0 && int32(t.Nodes[i].Kind) != p.RootKind {
+		return Found{}, false
+	}
+	m := matcher{t: t, s: p.Strictness}
+	var st state
+	if m.matchRoot(&p.Root, i, &st) != matchedBoth {
+		return Found{}, false
+	}
+	f := Found{Node: i, ReplaceEnd: t.Nodes[i].End}
+	end := state{computeEnd: true}
+	if m.matchRoot(&p.Root, i, &end) == matchedBoth {
+		f.ReplaceEnd = end.end
+	}
+	for _, b := range st.binds {
+		if b.isMulti {
+			if f.Multi == nil {
+				f.Multi = make(map[string][]int32)
+			}
+			f.Multi[b.name] = b.multi
+		} else {
+			if f.Single == nil {
+				f.Single = make(map[string]int32)
+			}
+			f.Single[b.name] = b.node
+		}
+	}
+	return f, true
+}
+
+// FindAll returns every match in t, in pre-order (outer matches first, reentrant).
+func (p *Pattern) FindAll(t *Tree) []Found {
+	var out []Found
+	for i := range t.Nodes {
+		if f, ok := p.MatchAt(t, int32(i)); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,120 @@
+//go:build cgo
+
+package tsflat
+
+/*
+#include "flatten.h"
+const TSLanguage *tree_sitter_bash(void);
+const TSLanguage *tree_sitter_c(void);
+const TSLanguage *tree_sitter_cpp(void);
+const TSLanguage *tree_sitter_c_sharp(void);
+const TSLanguage *tree_sitter_css(void);
+const TSLanguage *tree_sitter_elixir(void);
+const TSLanguage *tree_sitter_go(void);
+const TSLanguage *tree_sitter_html(void);
+const TSLanguage *tree_sitter_java(void);
+const TSLanguage *tree_sitter_javascript(void);
+const TSLanguage *tree_sitter_kotlin(void);
+const TSLanguage *tree_sitter_lua(void);
+const TSLanguage *tree_sitter_python(void);
+const TSLanguage *tree_sitter_ruby(void);
+const TSLanguage *tree_sitter_rust(void);
+const TSLanguage *tree_sitter_scala(void);
+const TSLanguage *tree_sitter_swift(void);
+const TSLanguage *tree_sitter_typescript(void);
+const TSLanguage *tree_sitter_tsx(void);
+const TSLanguage *tree_sitter_yaml(void);
+*/
+import "C"
+
+import (
+	// The runtime and the grammars' compiled C; their Go APIs are not used.
+	_ "github.com/smacker/go-tree-sitter"
+	_ "github.com/smacker/go-tree-sitter/bash"
+	_ "github.com/smacker/go-tree-sitter/c"
+	_ "github.com/smacker/go-tree-sitter/cpp"
+	_ "github.com/smacker/go-tree-sitter/csharp"
+	_ "github.com/smacker/go-tree-sitter/css"
+	_ "github.com/smacker/go-tree-sitter/elixir"
+	_ "github.com/smacker/go-tree-sitter/golang"
+	_ "github.com/smacker/go-tree-sitter/html"
+	_ "github.com/smacker/go-tree-sitter/java"
+	_ "github.com/smacker/go-tree-sitter/javascript"
+	_ "github.com/smacker/go-tree-sitter/kotlin"
+	_ "github.com/smacker/go-tree-sitter/lua"
+	_ "github.com/smacker/go-tree-sitter/python"
+	_ "github.com/smacker/go-tree-sitter/ruby"
+	_ "github.com/smacker/go-tree-sitter/rust"
+	_ "github.com/smacker/go-tree-sitter/scala"
+	_ "github.com/smacker/go-tree-sitter/swift"
+	_ "github.com/smacker/go-tree-sitter/typescript/tsx"
+	_ "github.com/smacker/go-tree-sitter/typescript/typescript"
+	_ "github.com/smacker/go-tree-sitter/yaml"
+)
+
+// Languages lists the canonical names of the languages with a grammar here, sorted.
+func Languages() []string {
+	return []string{"bash", "c", "cpp", "csharp", "css", "elixir", "go", "html", "java",
+		"javascript", "kotlin", "lua", "python", "ruby", "rust", "scala", "swift",
+		"tsx", "typescript", "yaml"}
+}
+
+func languagePtr(name string) *C.TSLanguage {
+	switch name {
+	case "bash":
+		return C.tree_sitter_bash()
+	case "c":
+		return C.tree_sitter_c()
+	case "cpp":
+		return C.tree_sitter_cpp()
+	case "csharp":
+		return C.tree_sitter_c_sharp()
+	case "css":
+		return C.tree_sitter_css()
+	case "elixir":
+		return C.tree_sitter_elixir()
+	case "go":
+		return C.tree_sitter_go()
+	case "html":
+		return C.tree_sitter_html()
+	case "java":
+		return C.tree_sitter_java()
+	case "javascript":
+		return C.tree_sitter_javascript()
+	case "kotlin":
+		return C.tree_sitter_kotlin()
+	case "lua":
+		return C.tree_sitter_lua()
+	case "python":
+		return C.tree_sitter_python()
+	case "ruby":
+		return C.tree_sitter_ruby()
+	case "rust":
+		return C.tree_sitter_rust()
+	case "scala":
+		return C.tree_sitter_scala()
+	case "swift":
+		return C.tree_sitter_swift()
+	case "typescript":
+		return C.tree_sitter_typescript()
+	case "tsx":
+		return C.tree_sitter_tsx()
+	case "yaml":
+		return C.tree_sitter_yaml()
+	}
+	return nil
+}
+
+func expando(name string) rune {
+	switch name {
+	case "csharp", "elixir", "go", "haskell", "kotlin", "php", "python", "ruby", "rust", "swift":
+		return 'µ'
+	case "c", "cpp":
+		return '\U00010000'
+	case "css", "nix":
+		return '_'
+	case "html":
+		return 'z'
+	}
+	return '$'
+}

@@ -1,0 +1,172 @@
+package astsearch
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+
+	"github.com/harnesskit/harnesskit/astsearch/internal/match"
+)
+
+// Strictness is ast-grep's matching strictness. The zero value is Smart, ast-grep's
+// default.
+type Strictness uint8
+
+// Strictness levels, from ast-grep: cst compares every token; smart (the default) skips
+// unnamed tokens and comments in the source; ast also ignores unnamed tokens in the
+// pattern; relaxed also skips comments; signature ignores the text of named leaves;
+// template ignores kinds and compares text.
+const (
+	Smart     = Strictness(match.Smart)
+	CST       = Strictness(match.CST)
+	AST       = Strictness(match.AST)
+	Relaxed   = Strictness(match.Relaxed)
+	Signature = Strictness(match.Signature)
+	Template  = Strictness(match.Template)
+)
+
+var strictnessNames = []string{"smart", "cst", "ast", "relaxed", "signature", "template"}
+
+// String returns ast-grep's name of the level.
+func (s Strictness) String() string {
+	if int(s) < len(strictnessNames) {
+		return strictnessNames[s]
+	}
+	return fmt.Sprintf("Strictness(%d)", uint8(s))
+}
+
+// ParseStrictness parses ast-grep's names ("" is smart). An unknown name gives an error
+// wrapping [ErrBadPattern].
+func ParseStrictness(s string) (Strictness, error) {
+	if s == "" {
+		return Smart, nil
+	}
+	for i, n := range strictnessNames {
+		if strings.EqualFold(s, n) {
+			return Strictness(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown strictness %q; use one of: %s", ErrBadPattern, s, strings.Join(strictnessNames, ", "))
+}
+
+// treeParser parses one language into flat trees. Implementations: the cgo parser, and
+// recorded fixtures in tests.
+type treeParser interface {
+	Parse(src []byte) (*match.Tree, error)
+	Grammar() *match.Grammar
+	Close()
+}
+
+// parserFactory makes a parser for a language (ErrLangUnavailable when there is none).
+type parserFactory func(l Lang) (treeParser, error)
+
+// A PatternOption configures [Compile].
+type PatternOption func(*patternConfig)
+
+type patternConfig struct {
+	strictness Strictness
+}
+
+// WithStrictness sets the strictness (default Smart).
+func WithStrictness(s Strictness) PatternOption {
+	return func(c *patternConfig) { c.strictness = s }
+}
+
+// Pattern is a compiled pattern for one language. It is immutable and safe for concurrent
+// use.
+type Pattern struct {
+	text    string
+	lang    Lang
+	p       *match.Pattern
+	newTree parserFactory
+}
+
+// Compile compiles an ast-grep pattern for a language with the native backend. It returns
+// an error wrapping [ErrUnknownLang] for an invalid language, [ErrLangUnavailable] when
+// there is no native grammar for it, [ErrUnavailable] when built without cgo, and a
+// [*PatternError] (wrapping [ErrBadPattern]) for a pattern that is empty, parses to
+// several nodes, or is a lone $$$NAME.
+func Compile(pattern string, lang Lang, opts ...PatternOption) (*Pattern, error) {
+	var cfg patternConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return compileWith(nativeParser, pattern, lang, cfg.strictness)
+}
+
+func compileWith(newTree parserFactory, pattern string, lang Lang, s Strictness) (*Pattern, error) {
+	if !lang.valid() {
+		_, err := ParseLang(string(lang))
+		return nil, err
+	}
+	if s > Template {
+		return nil, fmt.Errorf("%w: invalid strictness %d", ErrBadPattern, s)
+	}
+	tp, err := newTree(lang)
+	if err != nil {
+		return nil, err
+	}
+	defer tp.Close()
+	g := tp.Grammar()
+	pre := match.Preprocess(pattern, g.Expando)
+	t, err := tp.Parse([]byte(pre))
+	if err != nil {
+		return nil, &PatternError{Pattern: pattern, Lang: lang, Cause: err.Error()}
+	}
+	mp, err := match.Compile(t, g, match.Strictness(s))
+	if err != nil {
+		return nil, &PatternError{Pattern: pattern, Lang: lang, Cause: err.Error()}
+	}
+	return &Pattern{text: pattern, lang: lang, p: mp, newTree: newTree}, nil
+}
+
+// HasError reports whether the pattern's syntax tree contains an ERROR node: it was not
+// complete code. It may still match (a Python `def $F($$$)` finds functions).
+func (p *Pattern) HasError() bool { return p.p.HasError }
+
+// Literal returns the text every match must contain, used to skip files before parsing:
+// the longest named, non-metavariable leaf of the pattern. There is none under signature
+// and template strictness.
+func (p *Pattern) Literal() (string, bool) { return p.p.Literal() }
+
+// Lang returns the pattern's language.
+func (p *Pattern) Lang() Lang { return p.lang }
+
+// FindAll parses src and returns every match in pre-order (outer matches first; a match
+// inside another is reported too). File is left empty. It fails only when src cannot be
+// parsed (the grammar's timeout).
+func (p *Pattern) FindAll(src []byte) ([]Match, error) {
+	var out []Match
+	for m, err := range p.All(src) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// All is [Pattern.FindAll] as an iterator.
+func (p *Pattern) All(src []byte) iter.Seq2[Match, error] {
+	return func(yield func(Match, error) bool) {
+		tp, err := p.newTree(p.lang)
+		if err != nil {
+			yield(Match{}, err)
+			return
+		}
+		defer tp.Close()
+		t, err := tp.Parse(src)
+		if err != nil {
+			yield(Match{}, err)
+			return
+		}
+		for _, f := range p.p.FindAll(t) {
+			if !yield(buildMatch(t, p.lang, p.p, f, 0), nil) {
+				return
+			}
+		}
+	}
+}
+
+var errNoCgo = errors.New("astsearch: the native backend needs cgo; this binary was built with CGO_ENABLED=0 (install ast-grep and use the CLI backend)")

@@ -1,0 +1,532 @@
+package astsearch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"iter"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/harnesskit/harnesskit/astsearch/internal/match"
+	"github.com/harnesskit/harnesskit/astsearch/internal/walk"
+	"github.com/harnesskit/harnesskit/pathguard"
+)
+
+// Limits, used when the request's field is zero.
+const (
+	DefaultMaxMatches     = 500
+	DefaultMaxOutputBytes = 1 << 20
+	DefaultTimeout        = 300 * time.Second
+	// MaxThreads caps the default worker count, as ast-grep does.
+	MaxThreads = 12
+	// Files larger than SkipBytes bytes and longer than SkipLines lines are skipped.
+	SkipBytes = 3_000_000
+	SkipLines = 200_000
+	// minLiteral is the shortest literal worth a prefilter.
+	minLiteral = 3
+)
+
+// Request is one search (or rewrite) over an fs.FS. The zero value of every field but
+// Pattern and Lang means its default.
+type Request struct {
+	Pattern    string
+	Lang       Lang
+	Strictness Strictness
+	// Paths are slash paths under the fs root; default ["."]. Each must exist: a missing
+	// path is an error wrapping ErrBlocked, never an empty result.
+	Paths []string
+	// Globs are overrides matched against the fs path, gitignore-style: "!" excludes, the
+	// last matching glob wins, and a whitelist glob keeps an ignored file.
+	Globs []string
+	// Context is the number of lines around each match put in Match.Lines.
+	Context        int
+	MaxMatches     int           // default DefaultMaxMatches
+	MaxOutputBytes int           // compact JSON size of the kept matches; default 1 MiB
+	Timeout        time.Duration // default DefaultTimeout; a partial result is returned
+	Threads        int           // workers; default min(GOMAXPROCS, 12)
+	// Hidden, NoIgnore and FollowSymlinks turn off the walk's rules: skipping hidden
+	// files and directories, honouring ignore files, and not following symbolic links.
+	Hidden, NoIgnore, FollowSymlinks bool
+	// Guard, when set, checks every requested path (taken relative to its root) before
+	// anything is read; fsys must be rooted at Guard.Root(). A refusal wraps ErrBlocked.
+	Guard *pathguard.Containment
+	// Dir is the OS directory fsys is rooted at, if any: the CLI backend then passes file
+	// paths to ast-grep instead of feeding each file on stdin.
+	Dir string
+	// Backend runs the matching; nil means Default().
+	Backend Backend
+	// Progress, when set, is called on the caller's goroutine after each file with the
+	// number of files done and the total.
+	Progress func(done, total int)
+	// NoPrefilter disables the literal prefilter (the results are the same; for tests and
+	// measurements).
+	NoPrefilter bool
+}
+
+// Stats counts what a search did.
+type Stats struct {
+	Files       int         // files listed by the walk
+	Searched    int         // files parsed and matched
+	Prefiltered int         // files skipped because they cannot contain the pattern's literal
+	Skipped     SkipStats   // files skipped as ast-grep skips them
+	Errors      []FileError // files that could not be read; the search went on
+}
+
+// SkipStats counts skipped files by reason.
+type SkipStats struct {
+	Empty, Large, NotUTF8, ParseFailed int
+}
+
+// Result is the outcome of a search.
+type Result struct {
+	Matches         []Match
+	TotalMatches    int // every match found, also beyond the caps
+	Files           int // files among the kept matches
+	Truncated       bool
+	TruncatedReason string // "max_matches", "max_output_bytes" or "timeout"
+	PatternHasError bool
+	Hint            string
+	Stats           Stats
+}
+
+// fileResult is one file's outcome from a worker.
+type fileResult struct {
+	matches []Match
+	src     []byte
+	finds   []match.Found
+	skip    string // "", "empty", "large", "utf8", "prefilter", "parse"
+	err     error
+}
+
+type job struct {
+	idx  int
+	path string
+}
+
+func (r *Request) threads() int {
+	if r.Threads > 0 {
+		return r.Threads
+	}
+	return min(runtime.GOMAXPROCS(0), MaxThreads)
+}
+
+// checkPaths validates, guards and stats every requested path.
+func checkPaths(fsys fs.FS, req *Request) ([]string, error) {
+	paths := req.Paths
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		clean := path.Clean(strings.TrimPrefix(p, "./"))
+		if p == "" || !fs.ValidPath(clean) {
+			return nil, fmt.Errorf("%w: %q is not a slash path under the search root (no leading '/', no '..'); give a path relative to the project root", ErrBlocked, p)
+		}
+		if req.Guard != nil {
+			if _, err := req.Guard.Check(clean); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrBlocked, err)
+			}
+		}
+		if _, err := fs.Stat(fsys, clean); err != nil {
+			kind := pathguard.KindMissing
+			if errors.Is(err, syscall.ENOTDIR) {
+				kind = pathguard.KindNotDirectory
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return nil, &FileError{Op: "stat", Path: clean, Err: err}
+			}
+			return nil, fmt.Errorf("%w: %w", ErrBlocked, &pathguard.Error{Kind: kind, Tool: "astsearch", Path: p, Resolved: clean, Err: err})
+		}
+		out = append(out, clean)
+	}
+	return out, nil
+}
+
+// Search finds the pattern in the files under req.Paths.
+//
+// Errors: ErrUnknownLang, ErrBadPattern (a *PatternError), ErrBlocked (a path refused by
+// the guard, missing, or not valid), ErrLangUnavailable and ErrUnavailable (no backend for
+// the language), ErrBackend (a *BackendError from the CLI), and ctx.Err() when the caller's
+// context ends. Unreadable files are recorded in Stats.Errors and do not fail the search;
+// the timeout returns a partial result with TruncatedReason "timeout" and no error.
+func Search(ctx context.Context, fsys fs.FS, req Request) (*Result, error) {
+	res, _, err := run(ctx, fsys, &req, nil)
+	return res, err
+}
+
+// Stream returns the matches of [Search] one by one, in walk order. Limits do not apply;
+// stop early by breaking out of the loop. An error is yielded once, last.
+func Stream(ctx context.Context, fsys fs.FS, req Request) iter.Seq2[Match, error] {
+	return func(yield func(Match, error) bool) {
+		req.MaxMatches = int(^uint(0) >> 1)
+		req.MaxOutputBytes = int(^uint(0) >> 1)
+		res, _, err := run(ctx, fsys, &req, nil)
+		if err != nil {
+			yield(Match{}, err)
+			return
+		}
+		for _, m := range res.Matches {
+			if !yield(m, nil) {
+				return
+			}
+		}
+	}
+}
+
+// rewriteSpec asks run to keep the sources and compute replacements.
+type rewriteSpec struct {
+	template string
+}
+
+// fileOut is what run hands to Rewrite: one entry per file with matches, walk order.
+type fileOut struct {
+	path    string
+	src     []byte
+	matches []Match // every match, with Replacement and ReplacementOffsets
+}
+
+func run(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec) (*Result, []fileOut, error) {
+	if !req.Lang.valid() {
+		_, err := ParseLang(string(req.Lang))
+		return nil, nil, err
+	}
+	if req.Strictness > Template {
+		return nil, nil, fmt.Errorf("%w: invalid strictness %d", ErrBadPattern, req.Strictness)
+	}
+	backend := req.Backend
+	if backend == nil {
+		backend = Default()
+	}
+	if d, ok := backend.(*defaultBackend); ok {
+		backend = d.pick(req.Lang)
+	}
+	if !backend.Supports(req.Lang) {
+		return nil, nil, fmt.Errorf("%w: the %s backend cannot search %s", ErrLangUnavailable, backend.Name(), req.Lang)
+	}
+	var pat *Pattern
+	if nb, ok := backend.(*nativeBackend); ok {
+		p, err := compileWith(nb.factory, req.Pattern, req.Lang, req.Strictness)
+		if err != nil {
+			return nil, nil, err
+		}
+		pat = p
+	}
+	roots, err := checkPaths(fsys, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	timeout := req.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	var files []string
+	err = walk.Walk(tctx, fsys, roots, walk.Options{
+		Hidden: req.Hidden, NoIgnore: req.NoIgnore, FollowSymlinks: req.FollowSymlinks,
+		Globs: req.Globs, Want: req.Lang.hasExt,
+	}, func(name string) error {
+		files = append(files, name)
+		return nil
+	})
+	timedOut := false
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return nil, nil, err
+		}
+		timedOut = true
+	}
+	res := &Result{}
+	res.Stats.Files = len(files)
+	var results []fileResult
+	if !timedOut {
+		if pat != nil {
+			results = runNative(tctx, fsys, req, pat, files, rw)
+		} else {
+			results, err = runBackend(tctx, fsys, req, backend, files, rw)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, nil, ctx.Err()
+				}
+				if !errors.Is(err, context.DeadlineExceeded) {
+					return nil, nil, err
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		if tctx.Err() != nil {
+			timedOut = true
+		}
+	}
+	if pat != nil {
+		res.PatternHasError = pat.HasError()
+	}
+	maxM := req.MaxMatches
+	if maxM <= 0 {
+		maxM = DefaultMaxMatches
+	}
+	maxB := req.MaxOutputBytes
+	if maxB <= 0 {
+		maxB = DefaultMaxOutputBytes
+	}
+	var outs []fileOut
+	size := 2
+	seenFile := map[string]bool{}
+	for i, fr := range results {
+		switch fr.skip {
+		case "empty":
+			res.Stats.Skipped.Empty++
+		case "large":
+			res.Stats.Skipped.Large++
+		case "utf8":
+			res.Stats.Skipped.NotUTF8++
+		case "parse":
+			res.Stats.Skipped.ParseFailed++
+		case "prefilter":
+			res.Stats.Prefiltered++
+		case "":
+			if fr.err == nil && fr.src != nil {
+				res.Stats.Searched++
+			}
+		}
+		if fr.err != nil {
+			var fe *FileError
+			if errors.As(fr.err, &fe) {
+				res.Stats.Errors = append(res.Stats.Errors, *fe)
+			} else {
+				res.Stats.Errors = append(res.Stats.Errors, FileError{Op: "read", Path: files[i], Err: fr.err})
+			}
+			continue
+		}
+		if len(fr.matches) == 0 {
+			continue
+		}
+		if rw != nil {
+			outs = append(outs, fileOut{path: files[i], src: fr.src, matches: fr.matches})
+		}
+		for _, m := range fr.matches {
+			res.TotalMatches++
+			if res.Truncated {
+				continue
+			}
+			if len(res.Matches) >= maxM {
+				res.Truncated, res.TruncatedReason = true, "max_matches"
+				continue
+			}
+			b, _ := json.Marshal(m)
+			if size+len(b)+1 > maxB {
+				res.Truncated, res.TruncatedReason = true, "max_output_bytes"
+				continue
+			}
+			size += len(b) + 1
+			res.Matches = append(res.Matches, m)
+			if !seenFile[m.File] {
+				seenFile[m.File] = true
+				res.Files++
+			}
+		}
+	}
+	if timedOut && !res.Truncated {
+		res.Truncated, res.TruncatedReason = true, "timeout"
+	}
+	if res.TotalMatches == 0 {
+		res.Hint = EmptyResultHint(req.Pattern, req.Lang, res.PatternHasError)
+	}
+	return res, outs, nil
+}
+
+// skipReason applies ast-grep's silent skips.
+func skipReason(src []byte) string {
+	switch {
+	case len(src) == 0:
+		return "empty"
+	case len(src) > SkipBytes && bytes.Count(src, []byte{'\n'}) >= SkipLines:
+		return "large"
+	case !utf8.Valid(src):
+		return "utf8"
+	}
+	return ""
+}
+
+// runNative processes files in a worker pool; results are indexed like files.
+func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, files []string, rw *rewriteSpec) []fileResult {
+	results := make([]fileResult, len(files))
+	lit, hasLit := pat.Literal()
+	if req.NoPrefilter || len(lit) < minLiteral {
+		hasLit = false
+	}
+	jobs := make(chan job)
+	done := make(chan int)
+	n := min(req.threads(), max(len(files), 1))
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var tp treeParser
+			defer func() {
+				if tp != nil {
+					tp.Close()
+				}
+			}()
+			for j := range jobs {
+				fr := &results[j.idx]
+				if ctx.Err() != nil {
+					fr.skip = "cancelled"
+					done <- j.idx
+					continue
+				}
+				src, err := fs.ReadFile(fsys, j.path)
+				switch {
+				case err != nil:
+					fr.err = &FileError{Op: "read", Path: j.path, Err: err}
+				case skipReason(src) != "":
+					fr.skip = skipReason(src)
+				case hasLit && !bytes.Contains(src, []byte(lit)):
+					fr.skip = "prefilter"
+				default:
+					if tp == nil {
+						tp, err = pat.newTree(pat.lang)
+						if err != nil {
+							fr.err = err
+							break
+						}
+					}
+					t, err := tp.Parse(src)
+					if err != nil {
+						fr.skip = "parse"
+						break
+					}
+					fr.src = src
+					for _, f := range pat.p.FindAll(t) {
+						m := buildMatch(t, pat.lang, pat.p, f, req.Context)
+						m.File = j.path
+						if rw != nil {
+							addReplacement(&m, rw.template, src, f)
+						}
+						fr.matches = append(fr.matches, m)
+					}
+				}
+				done <- j.idx
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for i, f := range files {
+			select {
+			case jobs <- job{idx: i, path: f}:
+			case <-ctx.Done():
+				// Mark the rest as not done; the collector counts them below.
+				for k := i; k < len(files); k++ {
+					done <- -1
+				}
+				return
+			}
+		}
+	}()
+	for k := range files {
+		_ = <-done
+		if req.Progress != nil {
+			req.Progress(k+1, len(files))
+		}
+	}
+	return results
+}
+
+// addReplacement sets the match's replacement and the range it replaces.
+func addReplacement(m *Match, tmpl string, src []byte, f match.Found) {
+	start := m.Range.ByteOffset.Start
+	end := int(f.ReplaceEnd)
+	if end < start {
+		end = m.Range.ByteOffset.End
+	}
+	r := string(expand(tmpl, bindingsOf(m), src, start))
+	m.Replacement = &r
+	m.ReplacementOffsets = &ByteOffset{Start: start, End: end}
+}
+
+// runBackend reads the files and hands them to a backend in one call.
+func runBackend(ctx context.Context, fsys fs.FS, req *Request, b Backend, files []string, rw *rewriteSpec) ([]fileResult, error) {
+	results := make([]fileResult, len(files))
+	var srcs []Source
+	var idx []int
+	for i, f := range files {
+		src, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			results[i].err = &FileError{Op: "read", Path: f, Err: err}
+			continue
+		}
+		if r := skipReason(src); r != "" {
+			results[i].skip = r
+			continue
+		}
+		results[i].src = src
+		s := Source{Path: f, Data: src}
+		if req.Dir != "" {
+			s.OSPath = filepath.Join(req.Dir, filepath.FromSlash(f))
+		}
+		srcs = append(srcs, s)
+		idx = append(idx, i)
+	}
+	q := Query{Pattern: req.Pattern, Lang: req.Lang, Strictness: req.Strictness}
+	if rw != nil {
+		q.Rewrite = &rw.template
+	}
+	if len(srcs) > 0 {
+		out, err := b.Find(ctx, q, srcs)
+		if err != nil {
+			return nil, err
+		}
+		for k, ms := range out {
+			if req.Context > 0 {
+				for j := range ms {
+					withContext(&ms[j], srcs[k].Data, req.Context)
+				}
+			}
+			results[idx[k]].matches = ms
+		}
+	}
+	if req.Progress != nil {
+		req.Progress(len(files), len(files))
+	}
+	return results, nil
+}
+
+// withContext widens Lines by n lines on each side.
+func withContext(m *Match, src []byte, n int) {
+	ls, le := lineStart(src, m.Range.ByteOffset.Start), lineEnd(src, m.Range.ByteOffset.End)
+	for range n {
+		if ls == 0 {
+			break
+		}
+		ls = lineStart(src, ls-1)
+	}
+	for range n {
+		if le >= len(src) {
+			break
+		}
+		le = lineEnd(src, le+1)
+	}
+	m.Lines = string(src[ls:le])
+	m.CharCount = CharCount{
+		Leading:  utf8.RuneCount(src[ls:m.Range.ByteOffset.Start]),
+		Trailing: utf8.RuneCount(src[m.Range.ByteOffset.End:le]),
+	}
+}

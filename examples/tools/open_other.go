@@ -1,0 +1,6 @@
+//go:build !unix
+
+package tools
+
+// openNonblock: no FIFOs to guard against here.
+const openNonblock = 0

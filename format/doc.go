@@ -1,0 +1,97 @@
+// Package format runs a project's code formatter on the files an agent writes: the formatter
+// the project itself declares, at most one per file, on the exact bytes about to be written,
+// and never failing the edit. It reports what the formatter changed as a unified diff, so the
+// host can tell the model that the file is no longer the text it wrote.
+//
+// Use it from every write path of a host (the edit, write and patch tools, and a structural
+// rewrite), or through the [Formatter.Format] seam that patch and astsearch accept. Do not use
+// it as a general build step: it formats single files, and only the ones it can attribute to a
+// formatter with evidence from the project.
+//
+// # Life cycle
+//
+//	Builtins → Config → Detect → Plan … Runner.Bytes → Result {After, Diff}   (no write)
+//	New(root, opts…) → Formatter.Format(ctx, path, src) → (out, name, err)    (the seam)
+//	                 → Formatter.File(ctx, path) → Result                    (compare-and-swap write-back)
+//
+// # Registry and detection
+//
+// The registry ([Builtins]) is data: a [Def] per formatter with its suffixes, command, stdin
+// or in-place mode, conflict group and the [Evidence] that finds it in a project: a binary on
+// PATH, a configuration file found by walking up from the file to the root (biome.json,
+// .clang-format, ruff.toml), a manifest entry (prettier in package.json, laravel/pint in
+// composer.json, [tool.ruff] in pyproject.toml, a Cargo.toml), an environment variable, or a
+// probe command. A golden JSON dump of the registry is kept with the tests.
+//
+// [Detect] is pure given an [Env] (an fs.FS rooted at the project, a LookPath, a Getenv): it
+// runs no process unless [Config.Probes] is set, and a cold detection stats at most
+// depth × evidence-file names; with a [Cache] a warm one stats nothing (the host calls
+// [Cache.Invalidate] for files it changes; [Formatter] does so for every file it formats). A
+// file matches by its longest lower-cased suffix first (".html.erb" before ".erb"), then by
+// exact file name (Dockerfile).
+//
+// In automatic mode (the zero [Config]) a formatter runs only with project evidence — a
+// configuration file or a manifest entry — plus gofmt for Go, which is formatted in process
+// with go/format, byte for byte as the gofmt binary does. A formatter found only as a binary
+// on PATH needs Enabled = true or a per-name override. When several formatters match one
+// file, one wins: a user-configured command beats a configuration file, which beats a manifest
+// entry, which beats a bare binary; ties go to the higher Priority, then the name. Only an
+// explicit [Config.Chain] runs several, in its order. Every formatter that matched but will
+// not run is returned as a [Skip] with the reason ("no .clang-format or _clang-format above
+// src/"), and [Status] lists every formatter with its reason.
+//
+// [Config] reads OpenCode's "formatter" setting as is — false, true, or an object of
+// per-name overrides with disabled, command ($FILE), extensions and environment — plus the
+// extras timeout, priority, mode, chain, and "auto": true to keep automatic mode while
+// overriding. A command override turns detection off for that formatter.
+//
+// # Running
+//
+// A [Runner] feeds the content on stdin and reads stdout where the tool supports it
+// (prettier, biome, clang-format, shfmt, ruff, black, rustfmt, terraform, zig, stylua,
+// nixfmt), so the formatter never touches a file; the others rewrite a temporary copy made in
+// the file's directory (so they find the same configuration), which is read back and removed,
+// and the directory's other entries are compared before and after: a formatter that changed
+// a sibling file is reported in [Result.Others]. Each run has a timeout ([DefaultTimeout],
+// and [DefaultFileTimeout] for all formatters of one file); on timeout or cancellation the
+// whole process group is killed, and whatever is left in the group after the formatter exits
+// is killed too. stderr is kept up to [DefaultMaxStderr] bytes in the error.
+//
+// A UTF-8 BOM the formatter dropped is put back, and so are CRLF line breaks when the input
+// used only CRLF and the formatter returned LF (not for Go, whose canonical form is LF).
+// [Runner.File] writes back only when the output differs: atomically (a temporary file
+// renamed over the original, keeping its mode), through an os.Root on the project root, and
+// only if the file still holds what was read; otherwise the other writer's bytes stay and the
+// result carries [ErrConcurrentChange]. [Runner.Edit] can keep only the formatter's changes
+// near the lines an edit touched ([ScopeTouched]).
+//
+// # Results and errors
+//
+// A [Result] carries the formatter's name, Before and After, a unified [Unified] diff that
+// turns Before into After, the skipped formatters, the elapsed time and Others;
+// [Result.Report] is the text for the model ("formatted by gofmt, 3 lines changed" with the
+// diff up to [DefaultMaxReportDiffLines] lines, else a request to re-read the file). A failure
+// never fails the edit: Result.Err is set and the content stays as written. Every error is an
+// [*Error] (formatter, exit code, stderr) that unwraps to one sentinel: [ErrFormatter],
+// [ErrTimeout], [ErrNotRunnable], [ErrSyntax], [ErrConcurrentChange], [ErrConfig],
+// [ErrOutside] or [ErrIO].
+//
+// # Security Considerations
+//
+// This package runs programs. Which program runs for a file is decided by files in the
+// project: a biome.json makes node_modules/.bin/biome run, a package.json dependency makes
+// prettier run (and prettier loads project plugins), a configuration override can name any
+// command. A repository the host does not trust can therefore run code through its
+// formatter. Hosts should put a formatter's first run behind their command-permission policy,
+// turn formatting off ([Config.Enabled] = false) for untrusted checkouts, or pass a registry
+// and configuration of their own. Probes, which run a command during detection, are off
+// unless [Config.Probes] is set.
+//
+// Formatters run with the project root as working directory and the host's environment plus
+// the formatter's own variables; their output is capped ([DefaultMaxOutput]). The original
+// file is written only by this package, and [Runner.File] refuses paths outside the root. On
+// systems without process groups (Windows) cancellation kills the formatter itself, and
+// children it started may outlive it. In-place formatters see a temporary copy next to the
+// file, so a tool that formats other files it finds (rustfmt's out-of-line modules, cargo
+// fmt) is run in stdin mode or reported through Others.
+package format

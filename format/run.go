@@ -1,0 +1,514 @@
+package format
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	goformat "go/format"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Limits and defaults of the runner.
+const (
+	// DefaultTimeout is how long one formatter may run.
+	DefaultTimeout = 10 * time.Second
+	// DefaultFileTimeout caps all the formatters of one file together (a chain).
+	DefaultFileTimeout = 30 * time.Second
+	// DefaultMaxStderr is how much of a formatter's stderr is kept in the error.
+	DefaultMaxStderr = 4 << 10
+	// DefaultMaxOutput is the most a formatter may print on stdout; more is a failure.
+	DefaultMaxOutput = 64 << 20
+	// DefaultWaitDelay is how long the runner waits for a formatter's pipes to close after
+	// it exited or was killed.
+	DefaultWaitDelay = 100 * time.Millisecond
+	// DefaultMaxReportDiffLines is the longest diff [Result.Report] includes; past it the
+	// report asks the model to re-read the file.
+	DefaultMaxReportDiffLines = 40
+)
+
+// Scope says which of a formatter's changes are kept.
+type Scope int
+
+const (
+	// ScopeFile keeps the formatter's whole output (the default).
+	ScopeFile Scope = iota
+	// ScopeTouched keeps only the changes that overlap the lines the edit changed, with one
+	// line of slack (see [Runner.Edit]).
+	ScopeTouched
+)
+
+// ExecFunc runs argv in dir with env added to the inherited environment, feeding stdin
+// (nil: no input) and returning what the process printed. An error means the process did not
+// succeed; *exec.ExitError carries the exit code.
+type ExecFunc func(ctx context.Context, argv []string, dir string, env []string, stdin []byte) (stdout, stderr []byte, err error)
+
+// Runner runs the formatters [Detect] chooses. Its zero value is ready: real processes in
+// their own process group, the default timeouts, whole-file scope. It keeps no state
+// between calls and is safe for concurrent use.
+type Runner struct {
+	// Exec runs one formatter process (nil: [RunProcess]).
+	Exec ExecFunc
+	// Timeout for one formatter when its definition sets none (0: DefaultTimeout).
+	Timeout time.Duration
+	// FileTimeout caps all formatters of one file (0: DefaultFileTimeout).
+	FileTimeout time.Duration
+	// Scope applies to [Runner.Edit]; the other methods format the whole file.
+	Scope Scope
+	// Now reads the clock for Result.Elapsed (nil: time.Now).
+	Now func() time.Time
+}
+
+// Result is what formatting one file did.
+type Result struct {
+	Path      string        // the path as given
+	Formatter string        // the formatter that ran (or failed); "" = none applies; a chain is joined with "+"
+	Changed   bool          // After differs from Before
+	Before    []byte        // the content the edit wrote
+	After     []byte        // the formatted content (File: what is on disk now)
+	Diff      string        // unified diff Before→After, "" when unchanged
+	Skipped   []Skip        // matching formatters that did not run, with the reason
+	Err       error         // why formatting failed; the content stays Before
+	Elapsed   time.Duration // time spent detecting and formatting
+	Others    []string      // other files an in-place formatter changed in the same directory
+	Partial   bool          // ScopeTouched dropped some of the formatter's changes
+}
+
+// Report is the text to tell the model: which formatter changed what, with the diff when
+// it has at most DefaultMaxReportDiffLines lines and otherwise a request to re-read the file
+// before the next edit; or why formatting failed. It returns "" when nothing applied and
+// nothing failed.
+func (r Result) Report() string {
+	switch {
+	case r.Err != nil:
+		return fmt.Sprintf("not formatted, left as written: %v", r.Err)
+	case r.Formatter == "":
+		return ""
+	case !r.Changed:
+		return fmt.Sprintf("formatted by %s: no changes", r.Formatter)
+	}
+	added, removed := changedLines(r.Diff)
+	var b strings.Builder
+	fmt.Fprintf(&b, "formatted by %s, %d lines changed (+%d -%d)", r.Formatter, max(added, removed), added, removed)
+	if r.Partial {
+		b.WriteString(", only near the edit (partial)")
+	}
+	if n := strings.Count(r.Diff, "\n"); n <= DefaultMaxReportDiffLines {
+		b.WriteString(":\n")
+		b.WriteString(r.Diff)
+	} else {
+		fmt.Fprintf(&b, "; the diff has %d lines, so re-read %s before editing it again", n, r.Path)
+	}
+	if len(r.Others) > 0 {
+		fmt.Fprintf(&b, "\nthe formatter also changed: %s", strings.Join(r.Others, ", "))
+	}
+	return b.String()
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// Bytes formats src as the content of path (absolute, or relative to env.Root) and returns
+// the result. It never writes path: a stdin-mode formatter gets src on stdin, an in-place
+// one rewrites a temporary copy made in path's directory (which must exist). On failure
+// Result.Err is an [*Error] (kind [ErrFormatter], [ErrTimeout], [ErrNotRunnable],
+// [ErrSyntax] or [ErrIO]) and After equals src.
+func (r *Runner) Bytes(ctx context.Context, env Env, cfg Config, reg []Def, file string, src []byte) Result {
+	start := r.now()
+	plans, skipped := Detect(env, cfg, reg, file)
+	res := Result{Path: file, Before: src, After: src, Skipped: skipped}
+	if len(plans) == 0 {
+		res.Elapsed = r.now().Sub(start)
+		return res
+	}
+	ft := r.FileTimeout
+	if ft <= 0 {
+		ft = DefaultFileTimeout
+	}
+	caller := ctx
+	ctx, cancel := context.WithTimeout(ctx, ft)
+	defer cancel()
+	_, abs, _ := env.locate(file)
+	cur := src
+	var names []string
+	for _, pl := range plans {
+		names = append(names, pl.Def.Name)
+		if ctx.Err() != nil {
+			e := &Error{Kind: ErrTimeout, Path: file, Formatter: pl.Def.Name, Err: caller.Err(),
+				Msg: fmt.Sprintf("not started: the file's formatters ran past %v; the file was left as written", ft)}
+			if caller.Err() != nil {
+				e.Msg = "not started: " + caller.Err().Error() + "; the file was left as written"
+			}
+			res.Formatter, res.Err = strings.Join(names, "+"), e
+			res.Elapsed = r.now().Sub(start)
+			return res
+		}
+		out, others, err := r.runPlan(caller, ctx, pl, file, abs, cur)
+		res.Others = append(res.Others, others...)
+		if err != nil {
+			res.Formatter, res.Err = strings.Join(names, "+"), err
+			res.Elapsed = r.now().Sub(start)
+			return res
+		}
+		cur = restoreEOL(cur, out, pl.Def.InProcess == InProcessGo)
+	}
+	res.Formatter = strings.Join(names, "+")
+	res.After = cur
+	res.Changed = !bytes.Equal(src, cur)
+	if res.Changed {
+		res.Diff = Unified(diffName(env, file), src, cur)
+	}
+	res.Elapsed = r.now().Sub(start)
+	return res
+}
+
+// diffName is the path shown in a diff header: relative to the root when inside it.
+func diffName(env Env, file string) string {
+	if rel, _, ok := env.locate(file); ok {
+		return rel
+	}
+	return filepath.ToSlash(file)
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+// restoreEOL puts back what a formatter may lose: a UTF-8 BOM, and CRLF line breaks when
+// the input used only CRLF and the output uses only LF (not for Go, whose canonical form is
+// LF).
+func restoreEOL(in, out []byte, isGo bool) []byte {
+	if bytes.HasPrefix(in, bom) && !bytes.HasPrefix(out, bom) {
+		out = append(slices.Clip(bom), out...)
+	}
+	if !isGo && allCRLF(in) && !bytes.Contains(out, []byte("\r\n")) && bytes.Contains(out, []byte("\n")) {
+		out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
+	}
+	return out
+}
+
+// allCRLF reports whether s has line breaks and every one is CRLF.
+func allCRLF(s []byte) bool {
+	n := bytes.Count(s, []byte("\n"))
+	return n > 0 && bytes.Count(s, []byte("\r\n")) == n
+}
+
+// runPlan runs one formatter on src and returns its output and, in place, the other files
+// it changed.
+// caller is the caller's context, ctx the same with the file's time cap.
+func (r *Runner) runPlan(caller, ctx context.Context, pl Plan, file, abs string, src []byte) ([]byte, []string, error) {
+	name := pl.Def.Name
+	if pl.Def.InProcess == InProcessGo {
+		out, err := gofmt(src)
+		if err != nil {
+			return nil, nil, &Error{Kind: ErrSyntax, Path: file, Formatter: name, Err: err,
+				Msg: "the Go source does not parse: " + err.Error() + "; fix the syntax error"}
+		}
+		return out, nil, nil
+	}
+	if pl.Def.InProcess != "" {
+		return nil, nil, &Error{Kind: ErrNotRunnable, Path: file, Formatter: name, Msg: fmt.Sprintf("unknown in-process formatter %q", pl.Def.InProcess)}
+	}
+	if len(pl.Def.Args) == 0 {
+		return nil, nil, &Error{Kind: ErrNotRunnable, Path: file, Formatter: name, Msg: "the formatter has no command"}
+	}
+	timeout := pl.Def.Timeout
+	if timeout <= 0 {
+		timeout = r.Timeout
+	}
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	exe := r.Exec
+	if exe == nil {
+		exe = RunProcess
+	}
+	run := func(argv []string, stdin []byte) ([]byte, error) {
+		tctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		stdout, stderr, err := exe(tctx, argv, pl.Dir, pl.Env, stdin)
+		if len(stderr) > DefaultMaxStderr {
+			stderr = stderr[:DefaultMaxStderr]
+		}
+		if err != nil {
+			return nil, processError(caller, tctx, file, name, timeout, argv, stderr, err)
+		}
+		return stdout, nil
+	}
+	if pl.Def.Mode == Stdin {
+		out, err := run(pl.argv(abs), src)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(out) == 0 && len(bytes.TrimSpace(src)) > 0 {
+			return nil, nil, &Error{Kind: ErrFormatter, Path: file, Formatter: name, Msg: "printed nothing on stdout for a non-empty file; check that its command reads stdin"}
+		}
+		return out, nil, nil
+	}
+	return r.inPlace(pl, file, abs, src, run)
+}
+
+// gofmt formats a Go source file as the gofmt binary does. go/format.Source also accepts a
+// bare list of declarations or statements, which gofmt refuses; the package clause is
+// checked first so both refuse the same files (an empty file among them).
+func gofmt(src []byte) ([]byte, error) {
+	if _, err := parser.ParseFile(token.NewFileSet(), "", src, parser.PackageClauseOnly); err != nil {
+		return nil, err
+	}
+	return goformat.Source(src)
+}
+
+// processError turns a failed run into an *Error of the right kind.
+func processError(parent, tctx context.Context, file, name string, timeout time.Duration, argv []string, stderr []byte, err error) error {
+	e := &Error{Path: file, Formatter: name, Stderr: string(stderr), Err: err}
+	var ee *exec.ExitError
+	switch {
+	case parent.Err() != nil:
+		e.Kind, e.Err = ErrTimeout, parent.Err()
+		e.Msg = "stopped: " + parent.Err().Error() + "; its process group was killed and the file left as written"
+	case tctx.Err() != nil:
+		// The formatter's own timeout (or the file's cap), not the caller's context: not
+		// wrapped, so that callers who treat a context error as "the host gave up" do not
+		// take this for one.
+		e.Kind, e.Err = ErrTimeout, nil
+		e.Msg = fmt.Sprintf("did not finish in time (its timeout is %v); its process group was killed and the file left as written (raise its timeout or disable it)", timeout)
+	case errors.Is(err, exec.ErrWaitDelay):
+		e.Kind = ErrFormatter
+		e.Msg = "exited but left a process holding its output open; the output was discarded"
+	case errors.As(err, &ee):
+		e.Kind, e.ExitCode = ErrFormatter, ee.ExitCode()
+		e.Msg = "failed, so the file was left as written"
+		if e.ExitCode < 0 {
+			e.Msg = "ended abnormally (" + ee.String() + "), so the file was left as written"
+		}
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
+		e.Kind = ErrNotRunnable
+		e.Msg = fmt.Sprintf("could not start %q: %v; install it or disable this formatter", argv[0], err)
+	default:
+		e.Kind = ErrFormatter
+	}
+	return e
+}
+
+// inPlace runs an in-place formatter on a temporary copy of the file in the same directory
+// and reads the copy back. It compares the directory's other entries before and after to
+// report files the formatter changed besides its own.
+func (r *Runner) inPlace(pl Plan, file, abs string, src []byte, run func([]string, []byte) ([]byte, error)) ([]byte, []string, error) {
+	dir, base := filepath.Split(abs)
+	ext := path.Ext(base)
+	if i := strings.Index(base[1:], "."); i >= 0 {
+		ext = base[i+1:] // the whole suffix, so ".html.erb" survives
+	}
+	stem := strings.TrimSuffix(base, ext)
+	tmp, err := os.CreateTemp(dir, stem+".hkfmt-*"+ext)
+	if err != nil {
+		return nil, nil, &Error{Kind: ErrIO, Path: file, Formatter: pl.Def.Name, Err: err, Msg: "could not make a temporary copy next to the file: " + err.Error()}
+	}
+	tmpName := tmp.Name()
+	defer os.Remove(tmpName)
+	_, werr := tmp.Write(src)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return nil, nil, &Error{Kind: ErrIO, Path: file, Formatter: pl.Def.Name, Err: werr, Msg: "could not write the temporary copy: " + werr.Error()}
+	}
+	before := snapshot(dir, filepath.Base(tmpName))
+	_, err = run(pl.argv(tmpName), nil)
+	others := changedSiblings(before, snapshot(dir, filepath.Base(tmpName)), dir)
+	if err != nil {
+		return nil, others, err
+	}
+	out, err := os.ReadFile(tmpName)
+	if err != nil {
+		return nil, others, &Error{Kind: ErrFormatter, Path: file, Formatter: pl.Def.Name, Err: err, Msg: "removed or replaced its input instead of rewriting it: " + err.Error()}
+	}
+	return out, others, nil
+}
+
+type fileStamp struct {
+	size int64
+	mod  time.Time
+}
+
+// snapshot records the size and modification time of dir's entries, except skip.
+func snapshot(dir, skip string) map[string]fileStamp {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	m := make(map[string]fileStamp, len(ents))
+	for _, e := range ents {
+		if e.Name() == skip {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			m[e.Name()] = fileStamp{fi.Size(), fi.ModTime()}
+		}
+	}
+	return m
+}
+
+// changedSiblings lists the entries added, removed or modified between two snapshots, as
+// OS paths in dir.
+func changedSiblings(before, after map[string]fileStamp, dir string) []string {
+	var out []string
+	for name, st := range after {
+		if b, ok := before[name]; !ok || b != st {
+			out = append(out, filepath.Join(dir, name))
+		}
+	}
+	for name := range before {
+		if _, ok := after[name]; !ok {
+			out = append(out, filepath.Join(dir, name))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// RunProcess is the default [ExecFunc]: the command runs in its own process group (on
+// Unix), and when ctx ends the whole group is killed; after the command exits, whatever is
+// left in its group is killed too. stdout is limited to DefaultMaxOutput bytes and stderr
+// keeps its first DefaultMaxStderr bytes. Pipes still held open DefaultWaitDelay after the
+// command exited are closed.
+func RunProcess(ctx context.Context, argv []string, dir string, env []string, stdin []byte) ([]byte, []byte, error) {
+	if len(argv) == 0 {
+		return nil, nil, exec.ErrNotFound
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	stdout := &capBuffer{max: DefaultMaxOutput}
+	stderr := &capBuffer{max: DefaultMaxStderr}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	startInGroup(cmd)
+	cmd.WaitDelay = DefaultWaitDelay
+	err := cmd.Run()
+	killGroup(cmd)
+	if err == nil && stdout.over {
+		err = fmt.Errorf("printed more than %d bytes", DefaultMaxOutput)
+	}
+	return stdout.buf.Bytes(), stderr.buf.Bytes(), err
+}
+
+// capBuffer keeps the first max bytes written to it and drops the rest.
+type capBuffer struct {
+	buf  bytes.Buffer
+	max  int
+	over bool
+}
+
+func (c *capBuffer) Write(p []byte) (int, error) {
+	room := c.max - c.buf.Len()
+	if len(p) > room {
+		c.over = true
+		c.buf.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return c.buf.Write(p)
+}
+
+// File formats the file at path (absolute, or relative to env.Root; it must be inside the
+// root) and writes the result back: only if it differs, atomically (a temporary file renamed
+// over it, keeping the mode), and only if the file still holds what was read before
+// formatting; otherwise Result.Err is [ErrConcurrentChange] and the other writer's bytes
+// stay. I/O goes through an os.Root opened on env.Root. Result.After is what is on disk
+// afterwards. A formatting failure leaves the file untouched.
+func (r *Runner) File(ctx context.Context, env Env, cfg Config, reg []Def, file string) Result {
+	rel, _, inside := env.locate(file)
+	if !inside {
+		return Result{Path: file, Err: &Error{Kind: ErrOutside, Path: file, Msg: "the file is outside the root " + env.Root + "; format only files inside it"}}
+	}
+	root, err := os.OpenRoot(env.Root)
+	if err != nil {
+		return Result{Path: file, Err: &Error{Kind: ErrIO, Path: file, Err: err}}
+	}
+	defer root.Close()
+	osRel := filepath.FromSlash(rel)
+	before, err := root.ReadFile(osRel)
+	if err != nil {
+		return Result{Path: file, Err: &Error{Kind: ErrIO, Path: file, Err: err, Msg: "could not read the file: " + err.Error()}}
+	}
+	res := r.Bytes(ctx, env, cfg, reg, file, before)
+	if res.Err != nil || !res.Changed {
+		return res
+	}
+	cur, err := writeBack(root, osRel, before, res.After)
+	if err != nil {
+		res.Err = &Error{Kind: ErrIO, Path: file, Formatter: res.Formatter, Err: err, Msg: "could not write the formatted file: " + err.Error()}
+		if errors.Is(err, ErrConcurrentChange) {
+			res.Err = &Error{Kind: ErrConcurrentChange, Path: file, Formatter: res.Formatter,
+				Msg: "the file changed while it was being formatted; the other change was kept and the formatting dropped (re-read the file)"}
+		}
+		if cur != nil {
+			res.After = cur
+		} else {
+			res.After = before
+		}
+		res.Changed = !bytes.Equal(before, res.After)
+		res.Diff = ""
+	}
+	return res
+}
+
+// writeBack replaces name with data if it still holds before. On a concurrent change it
+// returns the current content and ErrConcurrentChange.
+func writeBack(root *os.Root, name string, before, data []byte) ([]byte, error) {
+	fi, err := root.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if cur, err := root.ReadFile(name); err != nil {
+		return nil, err
+	} else if !bytes.Equal(cur, before) {
+		return cur, ErrConcurrentChange
+	}
+	dir, base := filepath.Split(name)
+	tmp := filepath.Join(dir, "."+base+".hkfmt-"+rand.Text())
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	if err != nil {
+		return nil, err
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = root.Chmod(tmp, fi.Mode().Perm())
+	}
+	if werr != nil {
+		root.Remove(tmp)
+		return nil, werr
+	}
+	// Check again right before the rename: the window left is the rename itself.
+	if cur, err := root.ReadFile(name); err != nil || !bytes.Equal(cur, before) {
+		root.Remove(tmp)
+		if err != nil {
+			return nil, err
+		}
+		return cur, ErrConcurrentChange
+	}
+	if err := root.Rename(tmp, name); err != nil {
+		root.Remove(tmp)
+		return nil, err
+	}
+	return nil, nil
+}
