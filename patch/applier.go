@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -265,6 +267,9 @@ func (a *Applier) admit(p *Patch) (paths map[string]resolved, parents map[string
 		if err := oneSpelling(p, paths); err != nil {
 			return nil, nil, nil, err
 		}
+		if err := a.oneFile(p, paths); err != nil {
+			return nil, nil, nil, err
+		}
 		return paths, parents, nil, nil
 	case a.cfg.outside == PassThrough:
 		return nil, nil, outside, nil
@@ -290,6 +295,34 @@ func oneSpelling(p *Patch, paths map[string]resolved) error {
 				Msg: fmt.Sprintf("%s and an earlier section's path are the same file %s (through a symbolic link); name each file one way in a patch",
 					h.Path, r.real)}
 		}
+	}
+	return nil
+}
+
+// oneFile refuses a patch that reaches one existing file through two real paths (hard links):
+// a commit writes each name by renaming a new file over it, so the two sections would leave
+// two different files behind. Files are compared with os.SameFile on their Stat results; a
+// file system whose FileInfo carries no identity never matches.
+func (a *Applier) oneFile(p *Patch, paths map[string]resolved) error {
+	type named struct {
+		real string
+		fi   fs.FileInfo
+	}
+	bySize := map[int64][]named{}
+	for i, h := range p.Hunks {
+		r := paths[h.Path]
+		fi, err := a.fsys.Stat(r.real)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		for _, o := range bySize[fi.Size()] {
+			if o.real != r.real && os.SameFile(o.fi, fi) {
+				return &Error{Kind: KindPathConflict, Path: h.Path, Line: h.Line, Section: i + 1,
+					Msg: fmt.Sprintf("%s and %s are the same file (hard links); name each file one way in a patch",
+						h.Path, o.real)}
+			}
+		}
+		bySize[fi.Size()] = append(bySize[fi.Size()], named{r.real, fi})
 	}
 	return nil
 }

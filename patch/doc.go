@@ -38,7 +38,9 @@
 // make are located safely: a chunk given above the previous one is sought in the whole file
 // (it must be unique there; the report notes "out of order"), and a unified-diff header
 // "@@ -a,b +c,d @@ text" is not searched for: its numbers are ignored and the text after it,
-// if any, is the anchor.
+// if any, is the anchor. A blank context line that ends a chunk which matches nowhere is
+// dropped and the chunk sought again, as Codex does; a removed blank line, or a blank context
+// line followed by added lines, is never dropped.
 //
 // When no level matches, two bounded rescues may place a chunk whose context drifted:
 // prefix/suffix (context edges around a middle of the same length, whose removed lines equal
@@ -46,7 +48,10 @@
 // chunk's length that keeps most of its lines, applied through the alignment, with a margin
 // over the runner-up). Whatever the strategy, a file line is removed only when it is paired
 // with a removed line of the patch that it equals at a ladder level; file lines the patch does
-// not name are kept. A removed line that changed since the model read the file is never
+// not name are kept. Added lines keep their place among the context: a drifted context line
+// next to them is paired with the file line it resembles, and when they would have to go on a
+// guessed side of a file line the patch left out (or of one of several equal lines), the
+// rescue refuses. A removed line that changed since the model read the file is never
 // "rescued": the error names the line and both versions. Every placement is reported in a
 // [ChunkReport]: strategy, window, the pairing of old lines with file lines, notes. Locating,
 // rescuing and the not-found diagnostic each stop at a deterministic work limit
@@ -76,7 +81,8 @@
 // An update keeps the file's whole mode (permissions, setuid, setgid, sticky). A FIFO, socket
 // or device is refused ([KindPathConflict]) from its type, before it is ever opened, so
 // nothing blocks. One patch may not reach one file through two names (a symbolic link and its
-// target); Delete of a symbolic link removes the link. Temporary files are named
+// target, or two hard links), and a Move onto another name of its source is a Move onto an
+// existing file; Delete of a symbolic link removes the link. Temporary files are named
 // ".<name>.hkpatch-<8 hex>.tmp" ([IsLeftover]); a commit removes its own, and Plan reports
 // (never deletes) those an interrupted commit left in the directories it touches.
 //

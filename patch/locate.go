@@ -144,6 +144,15 @@ func (b chunkBody) withoutTrailingBlank() chunkBody {
 	return chunkBody{lines: slices.Delete(out, idx, idx+1)}
 }
 
+// endsWithBlankContext reports whether the chunk's last line is a blank context line, the
+// trailing-newline artefact Codex's retry is for. Outside compat mode the retry needs it: a
+// removed blank line is a removal the patch names, and a blank context line followed by added
+// lines would become an added line.
+func (b chunkBody) endsWithBlankContext() bool {
+	n := len(b.lines)
+	return n > 0 && b.lines[n-1].Op == Context && b.lines[n-1].Text == ""
+}
+
 // unifiedHeader matches the text after "@@ " of a unified-diff chunk header,
 // "-a[,b] +c[,d] @@" optionally followed by text (git writes a function name there).
 var unifiedHeader = regexp.MustCompile(`^-(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@(?:[ \t]+(.*))?$`)
@@ -442,7 +451,7 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 	if r.ambiguous {
 		return placement{}, 0, s.chunkAmbiguous(k, ch, oldLines, r)
 	}
-	if r.pos < 0 && !r.exhausted && old[len(old)-1] == "" && len(old) > 1 {
+	if r.pos < 0 && !r.exhausted && old[len(old)-1] == "" && len(old) > 1 && (s.cfg.codex || body.endsWithBlankContext()) {
 		retry := body.withoutTrailingBlank()
 		rold, rlines := retry.old()
 		rr := s.seek(rold, cursor, ch.EOF, uniqueExact)

@@ -386,6 +386,11 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 		return nil
 	}
 	mr := pl.paths[h.MoveTo]
+	if mr.real == r.real && !cfg.overwrite && !strings.EqualFold(mr.abs, r.abs) {
+		// Another name (a symbolic link) of the source: the destination exists.
+		return &Error{Kind: KindExists, Path: h.MoveTo, Line: h.Line, Section: section,
+			Msg: fmt.Sprintf("Move destination already exists: %s (a symbolic link to %s)", h.MoveTo, h.Path)}
+	}
 	if x, ok := pl.entries[mr.real]; mr.real == r.real || ok && x == e {
 		e.data, e.touched = out, true // a move onto itself is an in-place update
 		return nil
@@ -393,6 +398,10 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 	if pl.sameFile(r.real, mr.real) {
 		if pl.caseOnly(r.real, mr.real) {
 			return pl.renameCase(e, mr, h, section, out)
+		}
+		if !cfg.overwrite {
+			return &Error{Kind: KindExists, Path: h.MoveTo, Line: h.Line, Section: section,
+				Msg: fmt.Sprintf("Move destination already exists: %s (another name of %s)", h.MoveTo, h.Path)}
 		}
 		e.data, e.touched = out, true // another name of the same file: an in-place update
 		return nil

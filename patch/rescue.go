@@ -191,6 +191,11 @@ func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error)
 			break
 		}
 	}
+	if span == 0 && len(middle) > 0 {
+		// Added lines on both sides of context lines the file does not have there: skipping
+		// them would guess whether the lines were invented or left out around them.
+		return placement{}, false, nil
+	}
 	left, right := old[:pre], old[len(old)-suf:]
 	ln0, rn0 := r.normLevels(left), r.normLevels(right)
 	n := r.s.n()
@@ -410,6 +415,13 @@ func (r *rescuer) lcs(k int, rep *ChunkReport) (placement, bool, error) {
 		e.FileLine = b.start + 1
 		return placement{}, false, e
 	}
+	for _, c := range cands {
+		// A window with the same score and leftmost effect whose other optimal alignment
+		// disagrees shows that the effect is one of several readings.
+		if c.key == b.key && c.score == b.score && !c.sound {
+			b.sound = false
+		}
+	}
 	if !b.sound {
 		r.notes = append(r.notes, noteLCSUnsound)
 		return placement{}, false, nil
@@ -494,28 +506,90 @@ func (r *rescuer) align(c *lcsCand, on, win []string) {
 		}
 		return b.String()
 	}
-	c.sound = removed(c.pair) == removed(right)
+	effect := func(pair []int) string {
+		var b strings.Builder
+		b.WriteString(removed(pair))
+		oi, last := 0, c.start-1
+		for _, l := range r.body.lines {
+			if l.Op == Insert {
+				fmt.Fprintf(&b, "+%d", last)
+				continue
+			}
+			if q := pair[oi]; q >= 0 {
+				last = q
+			}
+			oi++
+		}
+		return b.String()
+	}
+	c.sound = r.settleGaps(c.start, c.start+c.length, c.pair) && r.settleGaps(c.start, c.start+c.length, right)
 	for i, q := range c.pair {
 		if ops[i] == Remove && (q < 0 || !r.ladderEqual(r.body.oldText(i), q)) {
 			c.sound = false
 		}
 	}
 	// The effect: removed file lines, and where each added line goes (after the file line
-	// paired with the nearest preceding old line).
-	var b strings.Builder
-	b.WriteString(removed(c.pair))
-	oi, last := 0, c.start-1
+	// paired with the nearest preceding old line). The leftmost and the rightmost optimal
+	// alignments must agree on it.
+	c.key = effect(c.pair)
+	if c.key != effect(right) {
+		c.sound = false
+	}
+}
+
+// settleGaps decides where added lines go when the window holds file lines the alignment left
+// out. Added lines between two aligned old lines (or a window edge) whose file lines are not
+// adjacent could go on either side of the unaligned file lines between them. When the patch has
+// as many unaligned context lines there as the file has unaligned lines, and each resembles its
+// file line, they are drifted context and are paired in order (kept as the file has them);
+// otherwise the place of the added lines is a guess and the candidate is unsound (a miss).
+// Added lines that directly follow an aligned removed line replace it and go at its place.
+func (r *rescuer) settleGaps(start, end int, pair []int) bool {
+	prevQ := start - 1
+	var loose []int // unaligned context lines (old indices) since the last aligned old line
+	inserts := false
+	replacing := false // the lines so far since the last aligned old line are added lines after a removed one
+	ok := true
+	settle := func(nextQ int) {
+		gap := nextQ - prevQ - 1
+		if !inserts || gap <= 0 || !ok {
+			return
+		}
+		if len(loose) != gap {
+			ok = false
+			return
+		}
+		for t, i := range loose {
+			if !r.resembles(r.body.oldText(i), r.s.d.lines[prevQ+1+t]) {
+				ok = false
+				return
+			}
+		}
+		for t, i := range loose {
+			pair[i] = prevQ + 1 + t
+		}
+	}
+	oi := 0
 	for _, l := range r.body.lines {
 		if l.Op == Insert {
-			fmt.Fprintf(&b, "+%d", last)
+			inserts = inserts || !replacing
 			continue
 		}
-		if q := c.pair[oi]; q >= 0 {
-			last = q
+		q := pair[oi]
+		if q < 0 {
+			if l.Op == Context {
+				loose = append(loose, oi)
+			}
+			replacing = false
+			oi++
+			continue
 		}
+		settle(q)
+		prevQ, loose, inserts, replacing = q, loose[:0], false, l.Op == Remove
 		oi++
 	}
-	c.key = b.String()
+	settle(end)
+	return ok
 }
 
 // upperBound is the size of the multiset intersection of the old lines and the window, an

@@ -11,11 +11,12 @@ import (
 	"strings"
 
 	"github.com/harnesskit/harnesskit/astsearch"
+	"github.com/harnesskit/harnesskit/format"
 	"github.com/harnesskit/harnesskit/pathguard"
 )
 
 const astsearchUsage = `usage: harnesskit astsearch search --pattern P --lang L [--strictness S] [--globs G]... [--json] [PATH...]
-       harnesskit astsearch rewrite --pattern P --rewrite R --lang L [--apply] [PATH...]
+       harnesskit astsearch rewrite --pattern P --rewrite R --lang L [--apply [--format]] [PATH...]
 
 Structural search and rewrite with ast-grep's pattern language. PATHs are files or
 directories under the current directory (default "."); they are walked as ripgrep does
@@ -31,6 +32,12 @@ search    prints the matches plugin-style ("<file>:" then "  <line>: <text>", th
 rewrite   prints the unified diff of replacing every match by the template R ($NAME,
           $$NAME, $$$NAME are substituted); with --apply it writes the files atomically
           (all or nothing) and prints what was replaced.
+          --format     with --apply: format each rewritten file with the formatter its
+                       project declares (as "harnesskit format" detects it from the current
+                       directory; gofmt in process for Go) before it is written, and print
+                       "<file>: formatted by X:" with the formatter's diff (at most 40
+                       lines) or a note per file. A formatter that fails leaves the file as
+                       the rewrite made it.
 
 Exit codes: 0 success (also "no matches"); 1 the tool refused the call (a bad pattern, an
 unknown language, a missing or outside path, a file changed since planning): the message
@@ -61,10 +68,11 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 	lang := fset.String("lang", "", "the language")
 	var globs multiFlag
 	var strictness, tmpl *string
-	var asJSON, apply *bool
+	var asJSON, apply, formatOn *bool
 	if rewrite {
 		tmpl = fset.String("rewrite", "", "the rewrite template")
 		apply = fset.Bool("apply", false, "write the files")
+		formatOn = fset.Bool("format", false, "format the written files")
 	} else {
 		strictness = fset.String("strictness", "", "the strictness")
 		fset.Var(&globs, "globs", "override glob (repeatable)")
@@ -85,6 +93,10 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 			need = "--pattern, --rewrite and --lang"
 		}
 		usageError(std, fset.Name(), "%s are required", need)
+		return exitUsage
+	}
+	if rewrite && *formatOn && !*apply {
+		usageError(std, fset.Name(), "--format needs --apply: the dry run shows the rewrite as it would be written before formatting")
 		return exitUsage
 	}
 	jsonOut := asJSON != nil && *asJSON
@@ -170,12 +182,42 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 		return fail("io", err)
 	}
 	defer w.Close()
-	applied, err := plan.Apply(ctx, w, cwd)
+	var opts []astsearch.ApplyOption
+	if *formatOn {
+		f, err := format.New(cwd)
+		if err != nil {
+			fmt.Fprintf(std.err, "harnesskit astsearch %s: --format: %v\n", verbName, err)
+			return exitUsage
+		}
+		opts = append(opts, astsearch.WithFormatter(f))
+	}
+	applied, err := plan.Apply(ctx, w, cwd, opts...)
 	if err != nil {
 		return fail(astsearchKind(err), err)
 	}
 	fmt.Fprintln(std.out, astsearch.FormatRewrite(plan, applied))
+	fmt.Fprint(std.out, astsearchFormatText(applied.Formatted, cwd))
 	return exitOK
+}
+
+// astsearchFormatText is what "rewrite --apply --format" adds: per written file, the
+// formatter that ran and its diff, or its note (the same shape as "patch apply --format").
+// Paths in a note are shown relative to dir, the directory the command runs in, as the
+// rest of the output is.
+func astsearchFormatText(reps []astsearch.FormatReport, dir string) string {
+	var b strings.Builder
+	for _, r := range reps {
+		r.Note = strings.ReplaceAll(r.Note, dir+string(filepath.Separator), "")
+		switch {
+		case r.Formatter != "" && r.Diff != "":
+			fmt.Fprintf(&b, "%s: formatted by %s:\n%s", r.Path, r.Formatter, r.Diff)
+		case r.Note != "" && r.Formatter != "":
+			fmt.Fprintf(&b, "%s: %s: %s\n", r.Path, r.Formatter, r.Note)
+		case r.Note != "":
+			fmt.Fprintf(&b, "%s: %s\n", r.Path, r.Note)
+		}
+	}
+	return b.String()
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {

@@ -12,11 +12,12 @@ import (
 
 	"github.com/harnesskit/harnesskit/examples/mcpserver"
 	"github.com/harnesskit/harnesskit/examples/tools"
+	"github.com/harnesskit/harnesskit/format"
 	"github.com/harnesskit/harnesskit/webfetch"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const mcpUsage = `usage: harnesskit mcp --root DIR [--worktree DIR]... [--allow-private] [--http ADDR [--token TOKEN]] [--log-level LEVEL]
+const mcpUsage = `usage: harnesskit mcp --root DIR [--worktree DIR]... [--allow-private] [--format] [--http ADDR [--token TOKEN]] [--log-level LEVEL]
 
 Serves the harnesskit tools (apply_patch, read, grep, glob, webfetch) to an MCP client.
 Every call goes through one loop guard, and every path must lie inside --root or a
@@ -33,6 +34,11 @@ Flags:
   --allow-private     let webfetch reach loopback and private addresses (local servers,
                       tests); link-local and metadata addresses stay refused. Never give
                       it to a server whose model reads untrusted pages
+  --format            apply_patch formats each file it writes with the formatter the
+                      project under --root declares (as "harnesskit format" detects it;
+                      gofmt in process for Go) before the commit, and its result says
+                      "formatted by X, N lines changed" with the diff (at most 40 lines).
+                      A formatter that fails leaves the file as the patch made it.
   --http ADDR         serve Streamable HTTP on ADDR (host:port). Without a token ADDR must
                       be a loopback address (127.0.0.1:PORT, [::1]:PORT, localhost:PORT).
   --token TOKEN       require "Authorization: Bearer TOKEN" on every HTTP request (401
@@ -60,6 +66,7 @@ func mcpServe(ctx context.Context, args []string, std stdio) int {
 	var worktrees multiFlag
 	fs.Var(&worktrees, "worktree", "further allowed directory")
 	allowPrivate := fs.Bool("allow-private", false, "webfetch may reach private addresses")
+	formatOn := fs.Bool("format", false, "apply_patch formats written files")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on this address")
 	token := fs.String("token", os.Getenv("HARNESSKIT_MCP_TOKEN"), "bearer token")
 	level := fs.String("log-level", "info", "log level")
@@ -86,6 +93,14 @@ func mcpServe(ctx context.Context, args []string, std stdio) int {
 	opts := []tools.Option{tools.WithWorktrees(worktrees...)}
 	if *allowPrivate {
 		opts = append(opts, tools.WithWebFetch(webfetch.WithSSRFPolicy(webfetch.SSRFPolicy{AllowLoopback: true, AllowPrivate: true})))
+	}
+	if *formatOn {
+		f, err := format.New(*root)
+		if err != nil {
+			fmt.Fprintf(std.err, "harnesskit %s: --format: %v\n", name, err)
+			return exitUsage
+		}
+		opts = append(opts, tools.WithFormatter(f))
 	}
 	box, err := tools.New(*root, opts...)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"strings"
 
 	"github.com/harnesskit/harnesskit/patch"
 )
@@ -15,12 +16,16 @@ type applyPatchArgs struct {
 	PatchText string `json:"patchText" jsonschema:"the whole patch, from *** Begin Patch to *** End Patch"`
 }
 
-func newApplyPatch(b *Toolbox, _ *config) (*Tool, error) {
+func newApplyPatch(b *Toolbox, c *config) (*Tool, error) {
 	fsys, err := patch.NewOSFS(b.bases...)
 	if err != nil {
 		return nil, fmt.Errorf("tools: apply_patch: %w", err)
 	}
-	a, err := patch.New(fsys, b.root, patch.WithWorktrees(b.bases[1:]...), patch.WithContainment(b.contain))
+	opts := []patch.Option{patch.WithWorktrees(b.bases[1:]...), patch.WithContainment(b.contain)}
+	if c.formatter != nil {
+		opts = append(opts, patch.WithFormatter(c.formatter))
+	}
+	a, err := patch.New(fsys, b.root, opts...)
 	if err != nil {
 		fsys.Close()
 		return nil, fmt.Errorf("tools: apply_patch: %w", err)
@@ -35,6 +40,60 @@ func newApplyPatch(b *Toolbox, _ *config) (*Tool, error) {
 			if err != nil {
 				return "", err
 			}
-			return res.Summary, nil
+			return res.Summary + formatReport(res.Changes), nil
 		})
+}
+
+// formatReport tells the model, per written file, what the formatter did to the text the
+// patch made: the formatter and the number of lines it changed with its diff, or why the
+// diff is absent (too long, no change, a failure that left the file as the patch made it).
+// It is empty when no formatter ran.
+func formatReport(changes []patch.FileChange) string {
+	var b strings.Builder
+	for _, c := range changes {
+		switch {
+		case c.FormatDiff != "":
+			n := diffChangedLines(c.FormatDiff)
+			fmt.Fprintf(&b, "%s: formatted by %s, %d %s changed:\n%s", c.Path, c.Formatter, n, plural(n, "line", "lines"), c.FormatDiff)
+		case c.FormatNote != "" && c.Formatter != "":
+			// A diff too long to show comes as "formatter X changed N lines; re-read …".
+			var name string
+			var n int
+			if k, _ := fmt.Sscanf(c.FormatNote, "formatter %s changed %d lines", &name, &n); k == 2 && name == c.Formatter {
+				_, rest, _ := strings.Cut(c.FormatNote, "; ")
+				fmt.Fprintf(&b, "%s: formatted by %s, %d %s changed (diff not shown); %s\n", c.Path, c.Formatter, n, plural(n, "line", "lines"), rest)
+				continue
+			}
+			fmt.Fprintf(&b, "%s: %s: %s\n", c.Path, c.Formatter, c.FormatNote)
+		case c.FormatNote != "":
+			fmt.Fprintf(&b, "%s: %s\n", c.Path, c.FormatNote)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n" + b.String()
+}
+
+// diffChangedLines counts the removed and added lines of a unified diff.
+func diffChangedLines(diff string) int {
+	n, inHunk := 0, false
+	for l := range strings.Lines(diff) {
+		switch {
+		case strings.HasPrefix(l, "@@"):
+			inHunk = true
+		case !inHunk:
+			// the --- and +++ headers
+		case strings.HasPrefix(l, "+"), strings.HasPrefix(l, "-"):
+			n++
+		}
+	}
+	return n
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -14,7 +14,10 @@
 // # Tools
 //
 //   - apply_patch: edits files with a "*** Begin Patch" text (harnesskit/patch): tolerant
-//     but never guessing, every change written or none.
+//     but never guessing, every change written or none. With WithFormatter it formats each
+//     file it writes before the commit (gofmt, or the project's formatter through
+//     harnesskit/format) and says what the formatter changed; a formatter that fails
+//     leaves the file as the patch made it and never fails the patch.
 //   - read: a text file's lines with line numbers, paged by offset and limit.
 //   - grep: a Go regular expression over the workspace's files, honouring .gitignore,
 //     searched by DefaultSearchWorkers goroutines, sorted by file and line.
@@ -70,4 +73,8 @@
 // a symlink after the check cannot lead outside. grep and glob do not follow symbolic
 // links. The patch tool refuses a whole patch when any path is outside. Regular
 // expressions are RE2 (linear time), so a pattern cannot stall the search.
+//
+// WithFormatter runs programs: with harnesskit/format, files in the project (a biome.json,
+// a package.json dependency) choose which formatter runs after each write. Configure it only
+// for checkouts the host trusts.
 package tools

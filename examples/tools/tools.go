@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/harnesskit/harnesskit/loopguard"
+	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
 	"github.com/harnesskit/harnesskit/webfetch"
 )
@@ -143,6 +144,7 @@ type config struct {
 	loop        []loopguard.Option
 	workers     int
 	maxFileSize int64
+	formatter   patch.Formatter
 	webfetch    []webfetch.Option
 }
 
@@ -170,6 +172,16 @@ func WithSearchWorkers(n int) Option {
 // mean 1.
 func WithMaxSearchFileSize(n int64) Option {
 	return func(c *config) { c.maxFileSize = max(n, 1) }
+}
+
+// WithFormatter makes apply_patch format every file it adds, updates or moves with f before
+// the atomic commit (a *format.Formatter from format.New(root) fits), and tell the model
+// what the formatter changed: "formatted by gofmt, 2 lines changed" with the diff when it is
+// short, or a request to re-read the file. A formatter that fails leaves the file as the
+// patch made it, and the result says why; formatting never fails the patch. Default: no
+// formatter.
+func WithFormatter(f patch.Formatter) Option {
+	return func(c *config) { c.formatter = f }
 }
 
 // MaxOutputBytes bounds the text of one read or grep result, whatever limit the call
