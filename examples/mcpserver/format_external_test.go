@@ -162,3 +162,44 @@ func TestApplyPatchWithoutFormatter(t *testing.T) {
 		t.Errorf("src/tidy.go = %q, want the patch's text %q", got, want)
 	}
 }
+
+// TestAstGrepReplaceFormats checks that ast_grep_replace formats what it writes when the
+// toolbox has a formatter: the rewritten file on disk is gofmt's output (go/format is the
+// oracle), and the result says which formatter changed it, with the diff.
+func TestAstGrepReplaceFormats(t *testing.T) {
+	if !tools.AstGrepAvailable() {
+		t.Skip("ast_grep tools not registered: built without cgo and no ast-grep executable on PATH")
+	}
+	srv, dir := newFormattingServer(t)
+	cs := connect(t, srv, nil)
+	path := filepath.Join(dir, "src", "calc.go")
+	if err := os.WriteFile(path, []byte("package main\n\nfunc calc() int {\n\treturn add(1, 2)\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The rewrite leaves a spacing gofmt tidies: "1+ 2" becomes "1 + 2".
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ast_grep_replace",
+		Arguments: map[string]any{"pattern": "add($A, $B)", "rewrite": "$A+ $B", "lang": "go", "paths": []string{"src/calc.go"}, "dryRun": false}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := text(res)
+	if res.IsError {
+		t.Fatalf("tool error: %s", out)
+	}
+	for _, w := range []string{"[APPLIED] 1 replacements in 1 files", "src/calc.go: formatted by gofmt:", "-\treturn 1+ 2", "+\treturn 1 + 2"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("result lacks %q:\n%s", w, out)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := format.Source([]byte("package main\n\nfunc calc() int {\n\treturn 1+ 2\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("calc.go on disk:\n%q\nwant\n%q", got, want)
+	}
+}

@@ -107,7 +107,7 @@ func newAstGrepSearch(b *Toolbox, _ *config) (*Tool, error) {
 		})
 }
 
-func newAstGrepReplace(b *Toolbox, _ *config) (*Tool, error) {
+func newAstGrepReplace(b *Toolbox, c *config) (*Tool, error) {
 	if !AstGrepAvailable() {
 		return nil, nil
 	}
@@ -131,16 +131,41 @@ func newAstGrepReplace(b *Toolbox, _ *config) (*Tool, error) {
 			if in.DryRun == nil || *in.DryRun {
 				return astsearch.FormatRewrite(q.displayPlan(plan), nil), nil
 			}
+			var opts []astsearch.ApplyOption
+			if c.formatter != nil {
+				opts = append(opts, astsearch.WithFormatter(c.formatter))
+			}
 			if len(plan.Files) > 0 {
-				applied, err = plan.Apply(ctx, w, q.base)
+				applied, err = plan.Apply(ctx, w, q.base, opts...)
 				if err != nil {
 					return "", astError("ast_grep_replace", err)
 				}
 			} else {
 				applied = &astsearch.Applied{}
 			}
-			return astsearch.FormatRewrite(q.displayPlan(plan), applied), nil
+			return astsearch.FormatRewrite(q.displayPlan(plan), applied) + q.formatReport(applied.Formatted), nil
 		})
+}
+
+// formatReport tells the model, per written file, what the formatter did to the rewritten
+// text, in the words apply_patch uses: the formatter and its diff, or its note.
+func (q *astQuery) formatReport(reps []astsearch.FormatReport) string {
+	var b strings.Builder
+	for _, r := range reps {
+		path := q.display(r.Path)
+		switch {
+		case r.Formatter != "" && r.Diff != "":
+			fmt.Fprintf(&b, "%s: formatted by %s:\n%s", path, r.Formatter, r.Diff)
+		case r.Note != "" && r.Formatter != "":
+			fmt.Fprintf(&b, "%s: %s: %s\n", path, r.Formatter, r.Note)
+		case r.Note != "":
+			fmt.Fprintf(&b, "%s: %s\n", path, r.Note)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n" + b.String()
 }
 
 // astQuery is one search prepared for astsearch: the request, the fs of the base

@@ -174,8 +174,8 @@ func WithMaxSearchFileSize(n int64) Option {
 	return func(c *config) { c.maxFileSize = max(n, 1) }
 }
 
-// WithFormatter makes apply_patch format every file it adds, updates or moves with f before
-// the atomic commit (a *format.Formatter from format.New(root) fits), and tell the model
+// WithFormatter makes apply_patch (and ast_grep_replace when it writes) format every file
+// it adds, updates or moves with f before the atomic commit (a *format.Formatter from format.New(root) fits), and tell the model
 // what the formatter changed: "formatted by gofmt, 2 lines changed" with the diff when it is
 // short, or a request to re-read the file. A formatter that fails leaves the file as the
 // patch made it, and the result says why; formatting never fails the patch. Default: no
