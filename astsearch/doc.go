@@ -49,7 +49,10 @@
 // above the fs root are not read, nor git's global excludes), symbolic links not followed;
 // [Request.Globs] are overrides ("!" excludes, the last match wins, a whitelist glob keeps an
 // ignored file but does not enter an ignored directory). [Request.Hidden],
-// [Request.NoIgnore] and [Request.FollowSymlinks] turn the rules off. A path named
+// [Request.NoIgnore] and [Request.FollowSymlinks] turn the rules off; a followed link is
+// taken only when its real path (every link on the way resolved through the fs.FS, none
+// absolute) stays inside the fs root and names a regular file or a directory that is not
+// one being walked (a loop), so a tree of links cannot lead outside or run without end. A path named
 // explicitly is searched even when hidden or ignored, but only if its extension belongs to
 // the language (ast-grep's table, see [LangForPath]; `.h` is C). HTML files are never
 // searched for CSS, JavaScript or TypeScript patterns (no language injection). Empty files,
