@@ -43,7 +43,9 @@
 // paths relative to it and the process's working directory plays no part. Each requested
 // path is checked before anything under it is read: with [Request.Guard] through
 // pathguard's containment, and always for existence — a missing path is an error wrapping
-// [ErrBlocked] with pathguard's message, never "no matches". Directories are walked as
+// [ErrBlocked] with pathguard's message, never "no matches", and so is a path naming a
+// FIFO, device or socket (reading it could block). Inside directories only regular files
+// are read. Directories are walked as
 // ripgrep does: entries sorted by name, hidden files and directories skipped, .gitignore and
 // .git/info/exclude honoured inside a git repository only, .ignore everywhere (ignore files
 // above the fs root are not read, nor git's global excludes), symbolic links not followed;
@@ -88,7 +90,7 @@
 // unified diff (3 lines of context, `\ No newline at end of file` where needed) is built
 // from the edits and applies with `git apply`. Apply is all or nothing: every file is
 // re-read and compared with the content it was planned from ([ErrConflict] if one
-// changed), a read-only target fails before anything is written, the new contents are
+// changed or is no longer a regular file, such as a symbolic link), a read-only target fails before anything is written, the new contents are
 // staged as temporaries next to their targets (mode kept) and renamed into place, and if a
 // rename fails the files already replaced are restored and the error says which are in
 // which state. [WithFormatter] formats each new content before it is written; a formatter

@@ -137,7 +137,11 @@ func checkPaths(fsys fs.FS, req *Request) ([]string, error) {
 				return nil, fmt.Errorf("%w: %w", ErrBlocked, err)
 			}
 		}
-		if _, err := fs.Stat(fsys, clean); err != nil {
+		info, err := fs.Stat(fsys, clean)
+		if err == nil && !info.IsDir() && !info.Mode().IsRegular() {
+			return nil, fmt.Errorf("%w: %q is not a regular file or a directory (%s); reading it could block, name a source file or directory", ErrBlocked, p, info.Mode().Type())
+		}
+		if err != nil {
 			kind := pathguard.KindMissing
 			if errors.Is(err, syscall.ENOTDIR) {
 				kind = pathguard.KindNotDirectory
