@@ -18,9 +18,12 @@ func TestHeldManyMatchesOnOneLongLine(t *testing.T) {
 		src     string
 		pattern string
 		total   int
+		maxM    int    // Request.MaxMatches
+		kept    string // the texts kept, when set
 	}{
 		{name: "every_node_of_a_long_array", src: "x = [" + strings.Repeat("1,", 32000) + "1];\n", pattern: "$A", total: 32006},
 		{name: "many_calls_on_one_line", src: strings.Repeat("f(1);", 20000) + "\n", pattern: "f($A)", total: 20000},
+		{name: "cap_keeps_the_first_matches", src: "f(1);f(2);f(3);f(4);f(5);\n", pattern: "f($A)", total: 5, maxM: 3, kept: "f(1) f(2) f(3)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -33,13 +36,20 @@ func TestHeldManyMatchesOnOneLongLine(t *testing.T) {
 			runtime.GC()
 			runtime.ReadMemStats(&ms)
 			before := ms.TotalAlloc
-			r, err := Search(context.Background(), fsys, Request{Pattern: tc.pattern, Lang: JavaScript, Backend: native})
+			r, err := Search(context.Background(), fsys, Request{Pattern: tc.pattern, Lang: JavaScript, Backend: native, MaxMatches: tc.maxM})
 			if err != nil {
 				t.Fatal(err)
 			}
 			runtime.ReadMemStats(&ms)
 			if r.TotalMatches != tc.total || !r.Truncated {
 				t.Errorf("total %d truncated %v, want %d and truncated", r.TotalMatches, r.Truncated, tc.total)
+			}
+			var kept []string
+			for _, m := range r.Matches {
+				kept = append(kept, m.Text)
+			}
+			if tc.kept != "" && (strings.Join(kept, " ") != tc.kept || r.TruncatedReason != "max_matches") {
+				t.Errorf("kept %q (%s), want %q (max_matches)", kept, r.TruncatedReason, tc.kept)
 			}
 			if mb := (ms.TotalAlloc - before) >> 20; mb > 150 {
 				t.Errorf("allocated %d MB for a %d-byte file", mb, len(tc.src))

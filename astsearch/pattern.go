@@ -161,8 +161,9 @@ func (p *Pattern) All(src []byte) iter.Seq2[Match, error] {
 			yield(Match{}, err)
 			return
 		}
+		text := string(src)
 		for _, f := range p.p.FindAll(t) {
-			if !yield(buildMatch(t, p.lang, p.p, f, 0), nil) {
+			if !yield(buildMatch(t, p.lang, p.p, f, 0, text), nil) {
 				return
 			}
 		}

@@ -104,6 +104,7 @@ type fileResult struct {
 	matches []Match
 	src     []byte
 	finds   []match.Found
+	extra   int    // matches counted but not built: beyond the match cap
 	skip    string // "", "empty", "large", "utf8", "prefilter", "parse"
 	err     error
 }
@@ -344,6 +345,10 @@ func run(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec) (*Resul
 				res.Files++
 			}
 		}
+		res.TotalMatches += fr.extra
+		if fr.extra > 0 && !res.Truncated {
+			res.Truncated, res.TruncatedReason = true, "max_matches"
+		}
 	}
 	if timedOut && !res.Truncated {
 		res.Truncated, res.TruncatedReason = true, "timeout"
@@ -370,6 +375,10 @@ func skipReason(src []byte) string {
 // runNative processes files in a worker pool; results are indexed like files.
 func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, files []string, rw *rewriteSpec) []fileResult {
 	results := make([]fileResult, len(files))
+	maxMatches := req.MaxMatches
+	if maxMatches <= 0 {
+		maxMatches = DefaultMaxMatches
+	}
 	lit, hasLit := pat.Literal()
 	if req.NoPrefilter || len(lit) < minLiteral {
 		hasLit = false
@@ -418,8 +427,15 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 						break
 					}
 					fr.src = src
+					text := string(src)
 					for _, f := range pat.p.FindAll(t) {
-						m := buildMatch(t, pat.lang, pat.p, f, req.Context)
+						// Past the match cap only the count matters when not rewriting:
+						// the caps keep matches in walk order, so these cannot be kept.
+						if rw == nil && len(fr.matches) >= maxMatches {
+							fr.extra++
+							continue
+						}
+						m := buildMatch(t, pat.lang, pat.p, f, req.Context, text)
 						m.File = j.path
 						if rw != nil {
 							addReplacement(&m, rw.template, src, f)
