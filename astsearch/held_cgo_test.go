@@ -4,6 +4,7 @@ package astsearch
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"strings"
 	"testing"
@@ -53,6 +54,31 @@ func TestHeldManyMatchesOnOneLongLine(t *testing.T) {
 			}
 			if mb := (ms.TotalAlloc - before) >> 20; mb > 150 {
 				t.Errorf("allocated %d MB for a %d-byte file", mb, len(tc.src))
+			}
+		})
+	}
+}
+
+// TestHeldLangNames: a language name that is not a Lang constant (an alias, other case)
+// gives a result or an error, never neither.
+func TestHeldLangNames(t *testing.T) {
+	fsys := mapFS(map[string]string{"a.js": "f(1)\n", "a.go": "package p\n\nvar _ = f(1)\n"})
+	tests := []struct {
+		lang    Lang
+		matches int // -1: an error wrapping ErrUnknownLang
+	}{
+		{"JS", 1}, {"Go", 1}, {" javascript ", 1}, {"klingon", -1}, {"", -1},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.lang), func(t *testing.T) {
+			r, err := Search(context.Background(), fsys, Request{Pattern: "f(1)", Lang: tc.lang})
+			switch {
+			case tc.matches < 0 && !errors.Is(err, ErrUnknownLang):
+				t.Errorf("err = %v, want ErrUnknownLang", err)
+			case tc.matches >= 0 && (err != nil || r == nil):
+				t.Fatalf("result %v, err %v", r, err)
+			case tc.matches >= 0 && r.TotalMatches != tc.matches:
+				t.Errorf("%d matches, want %d", r.TotalMatches, tc.matches)
 			}
 		})
 	}
