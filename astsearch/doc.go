@@ -124,6 +124,9 @@
 // [Request.Dir] names the fs root on disk and feeds stdin otherwise; exit status 8 becomes
 // [ErrBadPattern], any other failure a [*BackendError], never an empty result.
 //
+// A language is any name [ParseLang] accepts (an alias such as "js", any case, spaces
+// trimmed); any other name is [ErrUnknownLang], listing the known ones.
+//
 // Errors: [ErrBadPattern] ([*PatternError]), [ErrUnknownLang], [ErrLangUnavailable],
 // [ErrUnavailable], [ErrBlocked], [ErrConflict], [ErrBackend] ([*BackendError]); I/O
 // failures come as [*FileError] wrapping the fs error.

@@ -71,6 +71,9 @@ func TestHeldLangNames(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.lang), func(t *testing.T) {
+			if p, err := Compile("f(1)", tc.lang); (p == nil) == (err == nil) {
+				t.Errorf("Compile: pattern %v, err %v", p, err)
+			}
 			r, err := Search(context.Background(), fsys, Request{Pattern: "f(1)", Lang: tc.lang})
 			switch {
 			case tc.matches < 0 && !errors.Is(err, ErrUnknownLang):

@@ -97,8 +97,11 @@ func Compile(pattern string, lang Lang, opts ...PatternOption) (*Pattern, error)
 
 func compileWith(newTree parserFactory, pattern string, lang Lang, s Strictness) (*Pattern, error) {
 	if !lang.valid() {
-		_, err := ParseLang(string(lang))
-		return nil, err
+		l, err := ParseLang(string(lang))
+		if err != nil {
+			return nil, err
+		}
+		lang = l
 	}
 	if s > Template {
 		return nil, fmt.Errorf("%w: invalid strictness %d", ErrBadPattern, s)

@@ -201,8 +201,11 @@ type fileOut struct {
 
 func run(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec) (*Result, []fileOut, error) {
 	if !req.Lang.valid() {
-		_, err := ParseLang(string(req.Lang))
-		return nil, nil, err
+		l, err := ParseLang(string(req.Lang))
+		if err != nil {
+			return nil, nil, err
+		}
+		req.Lang = l
 	}
 	if req.Strictness > Template {
 		return nil, nil, fmt.Errorf("%w: invalid strictness %d", ErrBadPattern, req.Strictness)
