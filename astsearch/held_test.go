@@ -92,3 +92,34 @@ func TestHeldFIFOInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestHeldTimeoutWithCap: when the timeout cut the search short, TotalMatches is not the
+// whole count, so the reason must say "timeout" even if a match cap was also hit.
+func TestHeldTimeoutWithCap(t *testing.T) {
+	fsys := mapFS(map[string]string{"a.js": srcThree, "b.js": srcThree, "c.js": srcThree, "d.js": srcThree, "e.js": srcThree})
+	tests := []struct {
+		name       string
+		maxMatches int
+		want       string
+	}{
+		{name: "cap_and_timeout", maxMatches: 1, want: "timeout"},
+		{name: "timeout_only", maxMatches: 100, want: "timeout"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Search(context.Background(), fsys, Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend, Threads: 1,
+				MaxMatches: tc.maxMatches, Timeout: 50 * time.Millisecond,
+				Progress: func(done, total int) {
+					if done == 1 {
+						time.Sleep(200 * time.Millisecond) // the caller is slow: the timeout passes
+					}
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.TruncatedReason != tc.want {
+				t.Errorf("reason %q (total %d of 15), want %q", r.TruncatedReason, r.TotalMatches, tc.want)
+			}
+		})
+	}
+}
