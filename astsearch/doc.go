@@ -73,7 +73,8 @@
 // ([DefaultMaxMatches]), [Request.MaxOutputBytes] (the compact JSON size of the kept
 // matches, [DefaultMaxOutputBytes]) and [Request.Timeout] ([DefaultTimeout]). Hitting one
 // sets Result.Truncated and TruncatedReason ("max_matches", "max_output_bytes", "timeout");
-// TotalMatches still counts every match found. Matches past the match cap are counted
+// TotalMatches still counts every match found; when the timeout cut the search short the
+// reason is "timeout" even if a cap was hit too, as TotalMatches then misses files. Matches past the match cap are counted
 // without being built, and a match's strings share one copy of its file, so many matches
 // on one long line cost memory in proportion to the file, not to matches × line length. The timeout returns the partial result
 // without an error; cancelling ctx returns ctx.Err().

@@ -353,7 +353,7 @@ func run(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec) (*Resul
 			res.Truncated, res.TruncatedReason = true, "max_matches"
 		}
 	}
-	if timedOut && !res.Truncated {
+	if timedOut { // before a cap: TotalMatches is then partial too
 		res.Truncated, res.TruncatedReason = true, "timeout"
 	}
 	if res.TotalMatches == 0 {
