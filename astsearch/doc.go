@@ -48,7 +48,8 @@
 // are read. Directories are walked as
 // ripgrep does: entries sorted by name, hidden files and directories skipped, .gitignore and
 // .git/info/exclude honoured inside a git repository only, .ignore everywhere (ignore files
-// above the fs root are not read, nor git's global excludes), symbolic links not followed;
+// above the fs root are not read, nor git's global excludes; a .git above the fs root is
+// not seen either, so root the fs.FS at the repository to have its .gitignore honoured), symbolic links not followed;
 // [Request.Globs] are overrides ("!" excludes, the last match wins, a whitelist glob keeps an
 // ignored file but does not enter an ignored directory). [Request.Hidden],
 // [Request.NoIgnore] and [Request.FollowSymlinks] turn the rules off; a followed link is
