@@ -87,7 +87,7 @@ func (p *Plan) Apply(ctx context.Context, w WriteFS, root string, opts ...ApplyO
 			return nil, &FileError{Op: "stat", Path: fp.Path, Err: err}
 		}
 		if !info.Mode().IsRegular() {
-			return nil, fmt.Errorf("%w: %s is no longer a regular file (%s) since the rewrite was planned; nothing was written. Plan the rewrite again", ErrConflict, fp.Path, info.Mode().Type())
+			return nil, fmt.Errorf("%w: %s is not a regular file (%s); nothing was written. Plan the rewrite again on the file it names, not on a link", ErrConflict, fp.Path, info.Mode().Type())
 		}
 		if info.Mode().Perm()&0o200 == 0 {
 			return nil, &FileError{Op: "write", Path: fp.Path, Err: fmt.Errorf("%w: the file is read-only; nothing was written", fs.ErrPermission)}
