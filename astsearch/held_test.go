@@ -123,3 +123,33 @@ func TestHeldTimeoutWithCap(t *testing.T) {
 		})
 	}
 }
+
+// TestHeldOverlappingPaths: a file reached through two requested paths is planned once,
+// and the plan applies.
+func TestHeldOverlappingPaths(t *testing.T) {
+	files := map[string]string{"a.js": srcUtil, "s/b.js": srcThree}
+	tests := []struct {
+		name  string
+		paths []string
+		files int
+	}{
+		{name: "same_file_twice", paths: []string{"a.js", "a.js"}, files: 1},
+		{name: "dir_and_file_inside", paths: []string{".", "s/b.js"}, files: 2},
+		{name: "dot_slash_variant", paths: []string{"s", "./s"}, files: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := Rewrite(context.Background(), mapFS(files), Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend, Paths: tc.paths}, "logger.info($A)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Files) != tc.files {
+				t.Errorf("planned %d files, want %d", len(plan.Files), tc.files)
+			}
+			mem := newMemRoot(t, files)
+			if _, err := plan.Apply(context.Background(), mem.FS, mem.Root); err != nil {
+				t.Errorf("apply: %v", err)
+			}
+		})
+	}
+}
