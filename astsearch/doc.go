@@ -55,7 +55,8 @@
 // [Request.NoIgnore] and [Request.FollowSymlinks] turn the rules off; a followed link is
 // taken only when its real path (every link on the way resolved through the fs.FS, none
 // absolute) stays inside the fs root and names a regular file or a directory that is not
-// one being walked (a loop), so a tree of links cannot lead outside or run without end. A path named
+// one being walked (a loop), so a tree of links cannot lead outside or run without end. A file reached through
+// several requested paths is searched once, where the walk first lists it. A path named
 // explicitly is searched even when hidden or ignored, but only if its extension belongs to
 // the language (ast-grep's table, see [LangForPath]; `.h` is C). HTML files are never
 // searched for CSS, JavaScript or TypeScript patterns (no language injection). Empty files,

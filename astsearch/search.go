@@ -240,11 +240,15 @@ func run(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec) (*Resul
 	defer cancel()
 
 	var files []string
+	listed := map[string]bool{} // a file under two requested paths is searched once
 	err = walk.Walk(tctx, fsys, roots, walk.Options{
 		Hidden: req.Hidden, NoIgnore: req.NoIgnore, FollowSymlinks: req.FollowSymlinks,
 		Globs: req.Globs, Want: req.Lang.hasExt,
 	}, func(name string) error {
-		files = append(files, name)
+		if !listed[name] {
+			listed[name] = true
+			files = append(files, name)
+		}
 		return nil
 	})
 	timedOut := false
