@@ -95,7 +95,7 @@
 // unified diff (3 lines of context, `\ No newline at end of file` where needed) is built
 // from the edits and applies with `git apply`. Apply is all or nothing: every file is
 // re-read and compared with the content it was planned from ([ErrConflict] if one
-// changed or is no longer a regular file, such as a symbolic link), a read-only target fails before anything is written, the new contents are
+// changed or is not a regular file: Apply never writes through or replaces a symbolic link), a read-only target fails before anything is written, the new contents are
 // staged as temporaries next to their targets (mode kept) and renamed into place, and if a
 // rename fails the files already replaced are restored and the error says which are in
 // which state. [WithFormatter] formats each new content before it is written; a formatter
