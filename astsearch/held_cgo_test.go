@@ -5,6 +5,7 @@ package astsearch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -82,6 +83,21 @@ func TestHeldLangNames(t *testing.T) {
 				t.Fatalf("result %v, err %v", r, err)
 			case tc.matches >= 0 && r.TotalMatches != tc.matches:
 				t.Errorf("%d matches, want %d", r.TotalMatches, tc.matches)
+			}
+		})
+	}
+}
+
+// TestHeldBadPatterns: a pattern no source file can hold (not UTF-8, or with a NUL byte,
+// which no command line can carry to ast-grep) is an error, not an empty result.
+func TestHeldBadPatterns(t *testing.T) {
+	fsys := mapFS(map[string]string{"a.js": "f(1)\n"})
+	for _, pat := range []string{"\xff\xfe", "f(\xe9)", "f(\x00)", "\x00"} {
+		t.Run(fmt.Sprintf("%q", pat), func(t *testing.T) {
+			_, err := Search(context.Background(), fsys, Request{Pattern: pat, Lang: JavaScript})
+			var pe *PatternError
+			if !errors.Is(err, ErrBadPattern) || !errors.As(err, &pe) {
+				t.Errorf("err = %v, want a *PatternError", err)
 			}
 		})
 	}
