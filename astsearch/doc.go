@@ -22,8 +22,8 @@
 // languages where `$` cannot start an identifier (C, C++, C#, CSS, Elixir, Go, HTML, Kotlin,
 // PHP, Python, Ruby, Rust, Swift, Haskell, Nix) the metavariables are rewritten to a
 // character the grammar accepts before parsing, exactly as ast-grep does. A pattern that is
-// empty, parses to several top-level nodes (`a; b; c`: write `{ $$$A; a; b; $$$B }`), or is a
-// lone $$$NAME is rejected with a [*PatternError] wrapping [ErrBadPattern]; a pattern that
+// not UTF-8 text, holds a NUL byte, is empty, parses to several top-level nodes (`a; b; c`:
+// write `{ $$$A; a; b; $$$B }`), or is a lone $$$NAME is rejected with a [*PatternError] wrapping [ErrBadPattern]; a pattern that
 // parses with an ERROR node is accepted (Python `def $F($$$)` finds functions) and
 // [Result.PatternHasError] says so. Matching is reentrant and in pre-order: a match inside
 // another match is reported too, after it.

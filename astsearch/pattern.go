@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/harnesskit/harnesskit/astsearch/internal/match"
 )
@@ -105,6 +106,9 @@ func compileWith(newTree parserFactory, pattern string, lang Lang, s Strictness)
 	}
 	if s > Template {
 		return nil, fmt.Errorf("%w: invalid strictness %d", ErrBadPattern, s)
+	}
+	if !utf8.ValidString(pattern) || strings.ContainsRune(pattern, 0) {
+		return nil, &PatternError{Pattern: pattern, Lang: lang, Cause: "the pattern is not UTF-8 text or holds a NUL byte, so no searched file can contain it"}
 	}
 	tp, err := newTree(lang)
 	if err != nil {

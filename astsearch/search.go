@@ -210,6 +210,9 @@ func run(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec) (*Resul
 	if req.Strictness > Template {
 		return nil, nil, fmt.Errorf("%w: invalid strictness %d", ErrBadPattern, req.Strictness)
 	}
+	if !utf8.ValidString(req.Pattern) || strings.ContainsRune(req.Pattern, 0) {
+		return nil, nil, &PatternError{Pattern: req.Pattern, Lang: req.Lang, Cause: "the pattern is not UTF-8 text or holds a NUL byte, so no searched file can contain it"}
+	}
 	backend := req.Backend
 	if backend == nil {
 		backend = Default()
