@@ -56,7 +56,8 @@ type stagedFile struct {
 // changed, and nothing is written), the new contents are staged as temporary files next to
 // their targets, and the temporaries are renamed into place; if a rename fails, the files
 // already replaced are restored from the plan's original bytes and every temporary is
-// removed. File modes are kept. A read-only target fails the apply before any rename.
+// removed. File modes are kept. A read-only target fails the apply before any rename, and
+// a target that is no longer a regular file (a symbolic link, say) is a conflict.
 //
 // Errors: ErrConflict, a *FileError for a write failure (its message says which files
 // were restored), ctx.Err() before the first rename.
@@ -81,9 +82,12 @@ func (p *Plan) Apply(ctx context.Context, w WriteFS, root string, opts ...ApplyO
 	for i := range p.Files {
 		fp := &p.Files[i]
 		abs := filepath.Join(root, filepath.FromSlash(fp.Path))
-		info, err := w.Stat(abs)
+		info, err := w.Lstat(abs)
 		if err != nil {
 			return nil, &FileError{Op: "stat", Path: fp.Path, Err: err}
+		}
+		if !info.Mode().IsRegular() {
+			return nil, fmt.Errorf("%w: %s is not a regular file (%s); nothing was written. Plan the rewrite again on the file it names, not on a link", ErrConflict, fp.Path, info.Mode().Type())
 		}
 		if info.Mode().Perm()&0o200 == 0 {
 			return nil, &FileError{Op: "write", Path: fp.Path, Err: fmt.Errorf("%w: the file is read-only; nothing was written", fs.ErrPermission)}
@@ -136,6 +140,13 @@ func (p *Plan) Apply(ctx context.Context, w WriteFS, root string, opts ...ApplyO
 		cur, err := w.ReadFile(s.abs)
 		if err == nil && sha256.Sum256(cur) != s.fp.hash {
 			err = fmt.Errorf("%w: %s changed while applying", ErrConflict, s.fp.Path)
+		}
+		if err == nil {
+			if info, lerr := w.Lstat(s.abs); lerr != nil {
+				err = lerr
+			} else if !info.Mode().IsRegular() {
+				err = fmt.Errorf("%w: %s became a %s while applying", ErrConflict, s.fp.Path, info.Mode().Type())
+			}
 		}
 		if err == nil {
 			err = w.Rename(s.tmp, s.abs)

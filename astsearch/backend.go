@@ -81,7 +81,7 @@ func (b *nativeBackend) Find(ctx context.Context, q Query, files []Source) ([][]
 			return nil, &FileError{Op: "parse", Path: f.Path, Err: err}
 		}
 		for _, fd := range p.p.FindAll(t) {
-			m := buildMatch(t, q.Lang, p.p, fd, 0)
+			m := buildMatch(t, q.Lang, p.p, fd, 0, "")
 			m.File = f.Path
 			if q.Rewrite != nil {
 				addReplacement(&m, *q.Rewrite, f.Data, fd)

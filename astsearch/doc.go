@@ -22,8 +22,8 @@
 // languages where `$` cannot start an identifier (C, C++, C#, CSS, Elixir, Go, HTML, Kotlin,
 // PHP, Python, Ruby, Rust, Swift, Haskell, Nix) the metavariables are rewritten to a
 // character the grammar accepts before parsing, exactly as ast-grep does. A pattern that is
-// empty, parses to several top-level nodes (`a; b; c`: write `{ $$$A; a; b; $$$B }`), or is a
-// lone $$$NAME is rejected with a [*PatternError] wrapping [ErrBadPattern]; a pattern that
+// not UTF-8 text, holds a NUL byte, is empty, parses to several top-level nodes (`a; b; c`:
+// write `{ $$$A; a; b; $$$B }`), or is a lone $$$NAME is rejected with a [*PatternError] wrapping [ErrBadPattern]; a pattern that
 // parses with an ERROR node is accepted (Python `def $F($$$)` finds functions) and
 // [Result.PatternHasError] says so. Matching is reentrant and in pre-order: a match inside
 // another match is reported too, after it.
@@ -43,13 +43,20 @@
 // paths relative to it and the process's working directory plays no part. Each requested
 // path is checked before anything under it is read: with [Request.Guard] through
 // pathguard's containment, and always for existence — a missing path is an error wrapping
-// [ErrBlocked] with pathguard's message, never "no matches". Directories are walked as
+// [ErrBlocked] with pathguard's message, never "no matches", and so is a path naming a
+// FIFO, device or socket (reading it could block). Inside directories only regular files
+// are read. Directories are walked as
 // ripgrep does: entries sorted by name, hidden files and directories skipped, .gitignore and
 // .git/info/exclude honoured inside a git repository only, .ignore everywhere (ignore files
-// above the fs root are not read, nor git's global excludes), symbolic links not followed;
+// above the fs root are not read, nor git's global excludes; a .git above the fs root is
+// not seen either, so root the fs.FS at the repository to have its .gitignore honoured), symbolic links not followed;
 // [Request.Globs] are overrides ("!" excludes, the last match wins, a whitelist glob keeps an
 // ignored file but does not enter an ignored directory). [Request.Hidden],
-// [Request.NoIgnore] and [Request.FollowSymlinks] turn the rules off. A path named
+// [Request.NoIgnore] and [Request.FollowSymlinks] turn the rules off; a followed link is
+// taken only when its real path (every link on the way resolved through the fs.FS, none
+// absolute) stays inside the fs root and names a regular file or a directory that is not
+// one being walked (a loop), so a tree of links cannot lead outside or run without end. A file reached through
+// several requested paths is searched once, where the walk first lists it. A path named
 // explicitly is searched even when hidden or ignored, but only if its extension belongs to
 // the language (ast-grep's table, see [LangForPath]; `.h` is C). HTML files are never
 // searched for CSS, JavaScript or TypeScript patterns (no language injection). Empty files,
@@ -68,7 +75,10 @@
 // ([DefaultMaxMatches]), [Request.MaxOutputBytes] (the compact JSON size of the kept
 // matches, [DefaultMaxOutputBytes]) and [Request.Timeout] ([DefaultTimeout]). Hitting one
 // sets Result.Truncated and TruncatedReason ("max_matches", "max_output_bytes", "timeout");
-// TotalMatches still counts every match found. The timeout returns the partial result
+// TotalMatches still counts every match found; when the timeout cut the search short the
+// reason is "timeout" even if a cap was hit too, as TotalMatches then misses files. Matches past the match cap are counted
+// without being built, and a match's strings share one copy of its file, so many matches
+// on one long line cost memory in proportion to the file, not to matches × line length. The timeout returns the partial result
 // without an error; cancelling ctx returns ctx.Err().
 //
 // # Rewriting
@@ -85,7 +95,7 @@
 // unified diff (3 lines of context, `\ No newline at end of file` where needed) is built
 // from the edits and applies with `git apply`. Apply is all or nothing: every file is
 // re-read and compared with the content it was planned from ([ErrConflict] if one
-// changed), a read-only target fails before anything is written, the new contents are
+// changed or is not a regular file: Apply never writes through or replaces a symbolic link), a read-only target fails before anything is written, the new contents are
 // staged as temporaries next to their targets (mode kept) and renamed into place, and if a
 // rename fails the files already replaced are restored and the error says which are in
 // which state. [WithFormatter] formats each new content before it is written; a formatter
@@ -116,6 +126,9 @@
 // [ErrUnavailable] (at search time, not at import). The CLI backend passes file paths when
 // [Request.Dir] names the fs root on disk and feeds stdin otherwise; exit status 8 becomes
 // [ErrBadPattern], any other failure a [*BackendError], never an empty result.
+//
+// A language is any name [ParseLang] accepts (an alias such as "js", any case, spaces
+// trimmed); any other name is [ErrUnknownLang], listing the known ones.
 //
 // Errors: [ErrBadPattern] ([*PatternError]), [ErrUnknownLang], [ErrLangUnavailable],
 // [ErrUnavailable], [ErrBlocked], [ErrConflict], [ErrBackend] ([*BackendError]); I/O

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/harnesskit/harnesskit/astsearch/internal/match"
 )
@@ -97,11 +98,17 @@ func Compile(pattern string, lang Lang, opts ...PatternOption) (*Pattern, error)
 
 func compileWith(newTree parserFactory, pattern string, lang Lang, s Strictness) (*Pattern, error) {
 	if !lang.valid() {
-		_, err := ParseLang(string(lang))
-		return nil, err
+		l, err := ParseLang(string(lang))
+		if err != nil {
+			return nil, err
+		}
+		lang = l
 	}
 	if s > Template {
 		return nil, fmt.Errorf("%w: invalid strictness %d", ErrBadPattern, s)
+	}
+	if !utf8.ValidString(pattern) || strings.ContainsRune(pattern, 0) {
+		return nil, &PatternError{Pattern: pattern, Lang: lang, Cause: "the pattern is not UTF-8 text or holds a NUL byte, so no searched file can contain it"}
 	}
 	tp, err := newTree(lang)
 	if err != nil {
@@ -161,8 +168,9 @@ func (p *Pattern) All(src []byte) iter.Seq2[Match, error] {
 			yield(Match{}, err)
 			return
 		}
+		text := string(src)
 		for _, f := range p.p.FindAll(t) {
-			if !yield(buildMatch(t, p.lang, p.p, f, 0), nil) {
+			if !yield(buildMatch(t, p.lang, p.p, f, 0, text), nil) {
 				return
 			}
 		}

@@ -96,11 +96,16 @@ func lineEnd(src []byte, off int) int {
 }
 
 // buildMatch turns a found match into a Match with context lines around it.
-func buildMatch(t *match.Tree, lang Lang, p *match.Pattern, f match.Found, context int) Match {
+// text is the tree's source as a string ("" to make it): the match's strings are slices
+// of it, so many matches on one long line share one copy.
+func buildMatch(t *match.Tree, lang Lang, p *match.Pattern, f match.Found, context int, text string) Match {
 	n := &t.Nodes[f.Node]
 	src := t.Src
+	if text == "" {
+		text = string(src)
+	}
 	m := Match{
-		Text:     string(src[n.Start:n.End]),
+		Text:     text[n.Start:n.End],
 		Range:    nodeRange(t, f.Node),
 		Language: lang.DisplayName(),
 	}
@@ -117,7 +122,7 @@ func buildMatch(t *match.Tree, lang Lang, p *match.Pattern, f match.Found, conte
 		}
 		le = lineEnd(src, le+1)
 	}
-	m.Lines = string(src[ls:le])
+	m.Lines = text[ls:le]
 	m.CharCount = CharCount{
 		Leading:  utf8.RuneCount(src[ls:n.Start]),
 		Trailing: utf8.RuneCount(src[n.End:le]),

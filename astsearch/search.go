@@ -104,6 +104,7 @@ type fileResult struct {
 	matches []Match
 	src     []byte
 	finds   []match.Found
+	extra   int    // matches counted but not built: beyond the match cap
 	skip    string // "", "empty", "large", "utf8", "prefilter", "parse"
 	err     error
 }
@@ -137,7 +138,11 @@ func checkPaths(fsys fs.FS, req *Request) ([]string, error) {
 				return nil, fmt.Errorf("%w: %w", ErrBlocked, err)
 			}
 		}
-		if _, err := fs.Stat(fsys, clean); err != nil {
+		info, err := fs.Stat(fsys, clean)
+		if err == nil && !info.IsDir() && !info.Mode().IsRegular() {
+			return nil, fmt.Errorf("%w: %q is not a regular file or a directory (%s); reading it could block, name a source file or directory", ErrBlocked, p, info.Mode().Type())
+		}
+		if err != nil {
 			kind := pathguard.KindMissing
 			if errors.Is(err, syscall.ENOTDIR) {
 				kind = pathguard.KindNotDirectory
@@ -196,11 +201,17 @@ type fileOut struct {
 
 func run(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec) (*Result, []fileOut, error) {
 	if !req.Lang.valid() {
-		_, err := ParseLang(string(req.Lang))
-		return nil, nil, err
+		l, err := ParseLang(string(req.Lang))
+		if err != nil {
+			return nil, nil, err
+		}
+		req.Lang = l
 	}
 	if req.Strictness > Template {
 		return nil, nil, fmt.Errorf("%w: invalid strictness %d", ErrBadPattern, req.Strictness)
+	}
+	if !utf8.ValidString(req.Pattern) || strings.ContainsRune(req.Pattern, 0) {
+		return nil, nil, &PatternError{Pattern: req.Pattern, Lang: req.Lang, Cause: "the pattern is not UTF-8 text or holds a NUL byte, so no searched file can contain it"}
 	}
 	backend := req.Backend
 	if backend == nil {
@@ -232,11 +243,15 @@ func run(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec) (*Resul
 	defer cancel()
 
 	var files []string
+	listed := map[string]bool{} // a file under two requested paths is searched once
 	err = walk.Walk(tctx, fsys, roots, walk.Options{
 		Hidden: req.Hidden, NoIgnore: req.NoIgnore, FollowSymlinks: req.FollowSymlinks,
 		Globs: req.Globs, Want: req.Lang.hasExt,
 	}, func(name string) error {
-		files = append(files, name)
+		if !listed[name] {
+			listed[name] = true
+			files = append(files, name)
+		}
 		return nil
 	})
 	timedOut := false
@@ -340,8 +355,12 @@ func run(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec) (*Resul
 				res.Files++
 			}
 		}
+		res.TotalMatches += fr.extra
+		if fr.extra > 0 && !res.Truncated {
+			res.Truncated, res.TruncatedReason = true, "max_matches"
+		}
 	}
-	if timedOut && !res.Truncated {
+	if timedOut { // before a cap: TotalMatches is then partial too
 		res.Truncated, res.TruncatedReason = true, "timeout"
 	}
 	if res.TotalMatches == 0 {
@@ -366,6 +385,10 @@ func skipReason(src []byte) string {
 // runNative processes files in a worker pool; results are indexed like files.
 func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, files []string, rw *rewriteSpec) []fileResult {
 	results := make([]fileResult, len(files))
+	maxMatches := req.MaxMatches
+	if maxMatches <= 0 {
+		maxMatches = DefaultMaxMatches
+	}
 	lit, hasLit := pat.Literal()
 	if req.NoPrefilter || len(lit) < minLiteral {
 		hasLit = false
@@ -414,8 +437,15 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 						break
 					}
 					fr.src = src
+					text := string(src)
 					for _, f := range pat.p.FindAll(t) {
-						m := buildMatch(t, pat.lang, pat.p, f, req.Context)
+						// Past the match cap only the count matters when not rewriting:
+						// the caps keep matches in walk order, so these cannot be kept.
+						if rw == nil && len(fr.matches) >= maxMatches {
+							fr.extra++
+							continue
+						}
+						m := buildMatch(t, pat.lang, pat.p, f, req.Context, text)
 						m.File = j.path
 						if rw != nil {
 							addReplacement(&m, rw.template, src, f)

@@ -94,6 +94,7 @@ type walker struct {
 	globs   []rule
 	hasWant bool // some override glob whitelists
 	fn      func(string) error
+	stack   []string // real paths of the directories being walked, outermost first
 }
 
 // Walk calls fn for each file kept under the given roots (slash paths relative to the fs
@@ -204,6 +205,8 @@ func (w *walker) dir(dir, real string, st state) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
+	w.stack = append(w.stack, real)
+	defer func() { w.stack = w.stack[:len(w.stack)-1] }()
 	ents, err := fs.ReadDir(w.fsys, dir)
 	if err != nil {
 		return nil // unreadable directory below a root: skipped, as ripgrep does
@@ -223,22 +226,31 @@ func (w *walker) dir(dir, real string, st state) error {
 			if !w.opt.FollowSymlinks {
 				continue
 			}
-			info, err := fs.Stat(w.fsys, rel)
+			// Follow a link only to a regular file or a directory whose real path, every
+			// link on the way resolved, is inside the fs root; a directory only if it is
+			// not the directory being walked or one of its ancestors (a loop).
+			target, err := fs.ReadLink(w.fsys, rel)
+			if err != nil || path.IsAbs(target) {
+				continue
+			}
+			hops := 0
+			to, ok := w.resolve(path.Join(real, target), &hops)
+			if !ok {
+				continue
+			}
+			info, err := fs.Stat(w.fsys, to)
 			if err != nil {
 				continue
 			}
 			isDir = info.IsDir()
+			if !isDir && !info.Mode().IsRegular() {
+				continue
+			}
 			if isDir {
-				// Follow a directory link only to a place inside the fs root that is not
-				// the directory being walked or one of its ancestors (a loop).
-				target, err := fs.ReadLink(w.fsys, rel)
-				if err != nil || path.IsAbs(target) {
+				if slices.ContainsFunc(w.stack, func(anc string) bool { return within(anc, to) }) || strings.Count(rel, "/") > maxLinkDepth {
 					continue
 				}
-				childReal = path.Join(real, target)
-				if childReal == ".." || strings.HasPrefix(childReal, "../") || within(real, childReal) || strings.Count(rel, "/") > maxLinkDepth {
-					continue
-				}
+				childReal = to
 			}
 		} else if !isDir && !e.Type().IsRegular() {
 			continue
@@ -268,6 +280,49 @@ func (w *walker) dir(dir, real string, st state) error {
 		}
 	}
 	return nil
+}
+
+// maxHops bounds the links followed while resolving one path.
+const maxHops = 40
+
+// resolve returns the real path of the slash path p (relative to the fs root), every
+// symbolic link on the way resolved through the fs, and false when a link is absolute,
+// the path climbs above the fs root, a component is missing, or there are too many links.
+func (w *walker) resolve(p string, hops *int) (string, bool) {
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return "", false
+	}
+	cur := "."
+	if p == "." {
+		return cur, true
+	}
+	for _, c := range strings.Split(p, "/") {
+		next := path.Join(cur, c)
+		if next == ".." || strings.HasPrefix(next, "../") {
+			return "", false
+		}
+		info, err := fs.Lstat(w.fsys, next)
+		if err != nil {
+			return "", false
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if *hops++; *hops > maxHops {
+			return "", false
+		}
+		target, err := fs.ReadLink(w.fsys, next)
+		if err != nil || path.IsAbs(target) {
+			return "", false
+		}
+		r, ok := w.resolve(path.Join(cur, target), hops)
+		if !ok {
+			return "", false
+		}
+		cur = r
+	}
+	return cur, true
 }
 
 // maxLinkDepth bounds the depth at which directory links are still followed, in case a

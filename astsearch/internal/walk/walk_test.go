@@ -2,6 +2,7 @@ package walk
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 func list(t *testing.T, fsys fstest.MapFS, roots []string, opt Options) []string {
@@ -125,5 +127,72 @@ func TestE47_symlinks(t *testing.T) {
 	got := walk(Options{FollowSymlinks: true})
 	if !slices.Contains(got, "link/a.js") || !slices.Contains(got, "real/b.js") || len(got) > 200 {
 		t.Errorf("follow: %d files, %v", len(got), got[:min(len(got), 10)])
+	}
+}
+
+// TestHeldSymlinkInputs holds inputs that once made the walk leave the fs root or run
+// without end, on a real tree through os.DirFS (which itself follows any link).
+func TestHeldSymlinkInputs(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir, outside string)
+		want  []string // files listed, or nil for "no file from outside and it ends"
+		max   int      // at most this many files
+	}{
+		{name: "file_link_to_outside_root", setup: func(t *testing.T, dir, outside string) {
+			mustLink(t, filepath.Join(outside, "secret.go"), filepath.Join(dir, "out.go"))
+		}, want: []string{"in.go"}},
+		{name: "dir_link_through_link_to_outside", setup: func(t *testing.T, dir, outside string) {
+			mustLink(t, outside, filepath.Join(dir, "b")) // absolute: skipped itself
+			mustLink(t, "b", filepath.Join(dir, "a"))     // lexically inside, really outside
+		}, want: []string{"in.go"}},
+		{name: "dir_link_relative_through_link_to_parent", setup: func(t *testing.T, dir, outside string) {
+			mustLink(t, "..", filepath.Join(dir, "up")) // skipped itself
+			mustLink(t, "up/"+filepath.Base(outside), filepath.Join(dir, "a"))
+		}, want: []string{"in.go"}},
+		{name: "two_links_each_way_loop", setup: func(t *testing.T, dir, outside string) {
+			for _, d := range []string{"p", "q"} {
+				os.MkdirAll(filepath.Join(dir, d), 0o755)
+				os.WriteFile(filepath.Join(dir, d, d+".go"), []byte("x"), 0o644)
+			}
+			for _, l := range []string{"l1", "l2", "l3"} {
+				mustLink(t, "../q", filepath.Join(dir, "p", l))
+				mustLink(t, "../p", filepath.Join(dir, "q", l))
+			}
+		}, max: 50},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			base := t.TempDir()
+			dir, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
+			os.MkdirAll(dir, 0o755)
+			os.MkdirAll(outside, 0o755)
+			os.WriteFile(filepath.Join(dir, "in.go"), []byte("x"), 0o644)
+			os.WriteFile(filepath.Join(outside, "secret.go"), []byte("x"), 0o644)
+			tc.setup(t, dir, outside)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			var got []string
+			err := Walk(ctx, os.DirFS(dir), []string{"."}, Options{FollowSymlinks: true}, func(n string) error {
+				got = append(got, n)
+				if tc.max > 0 && len(got) > tc.max {
+					return fmt.Errorf("more than %d files listed: %v", tc.max, got[:10])
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want != nil && !slices.Equal(got, tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func mustLink(t *testing.T, target, name string) {
+	t.Helper()
+	if err := os.Symlink(target, name); err != nil {
+		t.Skipf("no symlinks here: %v", err)
 	}
 }

@@ -1,0 +1,155 @@
+package astsearch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHeldApplyInputs holds trees that change between Rewrite and Apply on a real disk:
+// Apply must refuse and leave every file as it was.
+func TestHeldApplyInputs(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(t *testing.T, dir string) // after planning, before Apply
+	}{
+		{name: "target_became_link_to_same_content", change: func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "copy.txt"), []byte(srcThree), 0o644)
+			os.Remove(filepath.Join(dir, "b.js"))
+			if err := os.Symlink("copy.txt", filepath.Join(dir, "b.js")); err != nil {
+				t.Skipf("no symlinks here: %v", err)
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{"a.js": srcUtil, "b.js": srcThree}
+			for n, d := range files {
+				os.WriteFile(filepath.Join(dir, n), []byte(d), 0o644)
+			}
+			plan, err := Rewrite(context.Background(), os.DirFS(dir), Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend}, "logger.info($A)")
+			if err != nil || len(plan.Files) != 2 {
+				t.Fatalf("plan: %v, %d files", err, len(plan.Files))
+			}
+			tc.change(t, dir)
+			w, err := NewOSFS(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			applied, err := plan.Apply(context.Background(), w, dir)
+			if err == nil {
+				t.Errorf("applied %+v, want a refusal", applied)
+			}
+			if got, _ := os.ReadFile(filepath.Join(dir, "a.js")); string(got) != srcUtil {
+				t.Errorf("a.js written despite the refusal: %q", got)
+			}
+			if got, _ := os.ReadFile(filepath.Join(dir, "b.js")); string(got) != srcThree {
+				t.Errorf("b.js written despite the refusal: %q", got)
+			}
+		})
+	}
+}
+
+// TestHeldFIFOInputs: a FIFO in the tree or named explicitly must not hang the search.
+func TestHeldFIFOInputs(t *testing.T) {
+	tests := []struct {
+		name   string
+		paths  []string
+		follow bool
+	}{
+		{name: "fifo_in_tree", paths: []string{"."}},
+		{name: "fifo_named_explicitly", paths: []string{"pipe.js"}},
+		{name: "link_to_fifo_followed", paths: []string{"."}, follow: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "a.js"), []byte(srcUtil), 0o644)
+			if err := syscall.Mkfifo(filepath.Join(dir, "pipe.js"), 0o644); err != nil {
+				t.Skipf("no FIFOs here: %v", err)
+			}
+			os.Symlink("pipe.js", filepath.Join(dir, "link.js"))
+			done := make(chan error, 1)
+			go func() {
+				_, err := Search(context.Background(), os.DirFS(dir), Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend,
+					Paths: tc.paths, FollowSymlinks: tc.follow})
+				done <- err
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				// Unblock the reader so the test binary can exit.
+				if f, err := os.OpenFile(filepath.Join(dir, "pipe.js"), os.O_WRONLY, 0); err == nil {
+					f.Close()
+				}
+				t.Fatal("the search hangs on a FIFO")
+			}
+		})
+	}
+}
+
+// TestHeldTimeoutWithCap: when the timeout cut the search short, TotalMatches is not the
+// whole count, so the reason must say "timeout" even if a match cap was also hit.
+func TestHeldTimeoutWithCap(t *testing.T) {
+	fsys := mapFS(map[string]string{"a.js": srcThree, "b.js": srcThree, "c.js": srcThree, "d.js": srcThree, "e.js": srcThree})
+	tests := []struct {
+		name       string
+		maxMatches int
+		want       string
+	}{
+		{name: "cap_and_timeout", maxMatches: 1, want: "timeout"},
+		{name: "timeout_only", maxMatches: 100, want: "timeout"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Search(context.Background(), fsys, Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend, Threads: 1,
+				MaxMatches: tc.maxMatches, Timeout: 50 * time.Millisecond,
+				Progress: func(done, total int) {
+					if done == 1 {
+						time.Sleep(200 * time.Millisecond) // the caller is slow: the timeout passes
+					}
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.TruncatedReason != tc.want {
+				t.Errorf("reason %q (total %d of 15), want %q", r.TruncatedReason, r.TotalMatches, tc.want)
+			}
+		})
+	}
+}
+
+// TestHeldOverlappingPaths: a file reached through two requested paths is planned once,
+// and the plan applies.
+func TestHeldOverlappingPaths(t *testing.T) {
+	files := map[string]string{"a.js": srcUtil, "s/b.js": srcThree}
+	tests := []struct {
+		name  string
+		paths []string
+		files int
+	}{
+		{name: "same_file_twice", paths: []string{"a.js", "a.js"}, files: 1},
+		{name: "dir_and_file_inside", paths: []string{".", "s/b.js"}, files: 2},
+		{name: "dot_slash_variant", paths: []string{"s", "./s"}, files: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := Rewrite(context.Background(), mapFS(files), Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend, Paths: tc.paths}, "logger.info($A)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Files) != tc.files {
+				t.Errorf("planned %d files, want %d", len(plan.Files), tc.files)
+			}
+			mem := newMemRoot(t, files)
+			if _, err := plan.Apply(context.Background(), mem.FS, mem.Root); err != nil {
+				t.Errorf("apply: %v", err)
+			}
+		})
+	}
+}
