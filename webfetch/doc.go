@@ -108,7 +108,8 @@
 // and its range). Refused by default: loopback, RFC 1918, carrier-grade NAT, link-local
 // (including cloud metadata at 169.254.169.254), multicast, documentation, reserved and
 // unspecified IPv4; for IPv6 everything outside 2000::/3 plus the special ranges inside it,
-// with IPv4-mapped, IPv4-compatible and NAT64 addresses judged by their IPv4 address. Host
+// with IPv4-mapped, IPv4-compatible and NAT64 addresses judged by their IPv4 address (for
+// the local-use NAT64 prefix 64:ff9b:1::/48, by every position a translator may use). Host
 // names such as localhost and metadata.google.internal, and literal addresses in refused
 // ranges, are refused before any DNS query. [SSRFPolicy] can admit loopback
 // ([AllowLoopbackForTests]), private ranges, or explicit prefixes, deny prefixes, and limit
