@@ -126,7 +126,8 @@
 // output window, summarizer input, redirects, probe time, the call's deadline), and hitting
 // a bound is reported, never silent. Files are written only when a request asks to save a
 // binary, only inside the binary directory (through an os.Root, under a sanitised name that
-// cannot escape it, created exclusively, complete or absent). The package reads no files,
+// cannot escape it, is never a Windows device name and carries no control or bidirectional
+// formatting characters, created exclusively, complete or absent). The package reads no files,
 // no environment and no configuration while fetching, and never writes to stdout or stderr:
 // the extraction library's log output is discarded, and the package's own diagnostics (why
 // an llms.txt candidate was rejected, why the https attempt fell back to http) go to the
