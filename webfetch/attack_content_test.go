@@ -1,0 +1,58 @@
+package webfetch
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// TestAttackControlBytesNeverRendered holds bodies whose first sniff window looks like text
+// but which carry binary bytes or terminal escape sequences further on. Whatever the type
+// and format, the text handed to the model has no control characters other than tab,
+// newline, carriage return and form feed: no NUL, no ESC sequence, no C1 control.
+func TestAttackControlBytesNeverRendered(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	junk := make([]byte, 8192)
+	for i := range junk {
+		junk[i] = byte(rng.UintN(256))
+	}
+	head := strings.Repeat("hello world ", 300) // longer than the sniff window
+	escapes := "\x1b[31mRED\x1b]0;pwned\x07 \x00nul \u009b2J done"
+	cases := []struct {
+		name string
+		ct   string // "-" means no Content-Type
+		body string
+	}{
+		{name: "text_plain_binary_tail", ct: "text/plain", body: head + string(junk)},
+		{name: "json_binary_tail", ct: "application/json", body: head + string(junk)},
+		{name: "untyped_binary_tail", ct: "-", body: head + string(junk)},
+		{name: "html_binary_tail", ct: "text/html", body: "<html><body><p>" + head + string(junk) + "</p>"},
+		{name: "text_plain_terminal_escapes", ct: "text/plain; charset=utf-8", body: "log line one\n" + escapes + "\n"},
+		{name: "markdown_terminal_escapes", ct: "text/markdown", body: "# Title\n\n" + escapes + "\n"},
+		{name: "html_terminal_escapes", ct: "text/html; charset=utf-8", body: article("Esc", escapes)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+				if tc.ct == "-" {
+					w.Header()["Content-Type"] = nil
+				} else {
+					w.Header().Set("Content-Type", tc.ct)
+				}
+				_, _ = w.Write([]byte(tc.body))
+			})
+			f, _, _ := testFetcher(t)
+			for _, format := range []Format{FormatMarkdown, FormatText, FormatHTML} {
+				r := fetch(t, f, Request{URL: s.URL + "/doc", LLMS: LLMSNever, Format: format})
+				out := Render(r)
+				if i := strings.IndexFunc(out, func(r rune) bool {
+					return unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' && r != '\f'
+				}); i >= 0 {
+					t.Errorf("%s: control character %U at byte %d of the rendering (kind %s)", format, []rune(out[i:])[0], i, r.Kind)
+				}
+			}
+		})
+	}
+}
