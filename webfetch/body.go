@@ -108,6 +108,7 @@ func (f *Fetcher) readBody(ctx context.Context, c *call, resp *http.Response, ho
 	}
 	if cls.html {
 		dec := decodeBody(raw, ct, true, st.truncated)
+		dec.text = scrubControls(dec.text)
 		ex, err := extractDecoded(dec, final, c.req.WholePage, f.cfg.limits.MaxHeadings)
 		if err != nil {
 			return nil, newErr(ErrTransport, final.String(), "Parsing %s failed: %v", final, err)
@@ -121,6 +122,7 @@ func (f *Fetcher) readBody(ctx context.Context, c *call, resp *http.Response, ho
 		return st, nil
 	}
 	dec := decodeBody(raw, ct, false, st.truncated)
+	dec.text = scrubControls(dec.text)
 	txt := collapseBlank(dec.text)
 	st.source = SourceText
 	st.markdown, st.text = txt, txt
@@ -339,4 +341,22 @@ func looksText(b []byte, ct string) bool {
 		return true
 	}
 	return float64(printable) >= 0.85*float64(total) && float64(control) < 0.02*float64(total)
+}
+
+// scrubControls replaces every control character other than tab, newline, carriage return
+// and form feed with U+FFFD, so binary bytes after the sniff window and terminal escape
+// sequences never reach the model or a terminal.
+func scrubControls(s string) string {
+	keep := func(r rune) bool {
+		return !unicode.IsControl(r) || r == '\t' || r == '\n' || r == '\r' || r == '\f'
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return !keep(r) }) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if keep(r) {
+			return r
+		}
+		return utf8.RuneError
+	}, s)
 }

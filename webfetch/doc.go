@@ -62,7 +62,9 @@
 //     a cut body is marked "truncated" and its incomplete last character is dropped. The
 //     encoding comes from a byte order mark, the Content-Type charset, a <meta> declaration
 //     in the first 1,024 bytes of HTML, valid UTF-8, or a statistical guess (reported with
-//     decode_fallback and decode_warning). The output is always valid UTF-8.
+//     decode_fallback and decode_warning). The output is always valid UTF-8, and control
+//     characters other than tab, newline, carriage return and form feed (binary bytes after
+//     the sniff window, terminal escape sequences) are replaced with U+FFFD before parsing.
 //  9. HTML is parsed once; the main content is found with Mozilla's Readability algorithm
 //     (the whole sanitised <body> when Request.WholePage is set or nothing was found) and
 //     rendered three ways: Markdown (ATX headings, "-" bullets, fenced code keeping the
