@@ -121,3 +121,36 @@ func TestAttackBodyBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackProbeBounds: an llms.txt candidate that never ends, or arrives a line at a time,
+// is cut at the text limit or abandoned at the probe budget; the call stays bounded.
+func TestAttackProbeBounds(t *testing.T) {
+	limits := Limits{ProbeBudget: 300 * time.Millisecond, MaxTextBytes: 64 << 10}
+	cases := []struct {
+		name  string
+		pause time.Duration
+		kind  Kind
+	}{
+		{name: "endless_llms_full", kind: KindContent},
+		{name: "slow_llms_full", pause: 20 * time.Millisecond, kind: KindLLMSUnavailable},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+				endless("text/plain", []byte("# llms\nline of text\n"), tc.pause)(w, r)
+			})
+			f, _, _ := testFetcher(t, WithLimits(limits))
+			start := time.Now()
+			r, err := f.Fetch(context.Background(), Request{URL: s.URL + "/", LLMS: LLMSAlways, Timeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if took := time.Since(start); took > 2*time.Second {
+				t.Errorf("took %s with a %s probe budget", took, limits.ProbeBudget)
+			}
+			if r.Kind != tc.kind || int64(len(r.Content)) > limits.MaxTextBytes {
+				t.Errorf("kind %s content %d bytes, want %s within %d bytes", r.Kind, len(r.Content), tc.kind, limits.MaxTextBytes)
+			}
+		})
+	}
+}
