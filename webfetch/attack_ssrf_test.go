@@ -36,6 +36,9 @@ func TestAttackSSRFSpellings(t *testing.T) {
 		{name: "metadata_name", url: "http://metadata.google.internal/"},
 		{name: "localhost_trailing_dot_upper", url: "http://LOCALHOST.:%s/"},
 		{name: "localhost_fullwidth", url: "http://ｌｏｃａｌｈｏｓｔ:%s/"},
+		{name: "ideographic_dots_loopback", url: "http://127。0。0。1:%s/"},
+		{name: "fullwidth_digits_loopback", url: "http://１２７.０.０.１:%s/"},
+		{name: "metadata_trailing_dot", url: "http://169.254.169.254./", resolve: map[string]string{"169.254.169.254.": "169.254.169.254"}},
 		{name: "nat64_well_known_loopback", url: "http://[64:ff9b::7f00:1]:%s/"},
 		// 64:ff9b:1::/48 is the local-use NAT64 prefix: a translator may use /48, /56, /64
 		// or /96 inside it, so the IPv4 address can sit at more than one position.
