@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // TestAttackSSRFSpellings holds inputs that try to reach a refused address through an
@@ -73,4 +76,33 @@ func TestAttackSSRFSpellings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPropertyNAT64EmbeddingRefused: a refused IPv4 address embedded in the local-use NAT64
+// prefix 64:ff9b:1::/48 at any RFC 6052 position (/48, /56, /64, /96), with every other bit
+// random, is refused; so is one embedded in the well-known prefix 64:ff9b::/96.
+func TestPropertyNAT64EmbeddingRefused(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var p SSRFPolicy
+		v4 := netip.MustParseAddr(rapid.SampledFrom([]string{"127.0.0.1", "10.1.2.3", "172.16.0.9", "192.168.7.7",
+			"169.254.169.254", "100.64.3.4", "0.0.0.0", "224.0.0.251", "255.255.255.255"}).Draw(t, "v4")).As4()
+		b := [16]byte(rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "rest"))
+		b[0], b[1], b[2], b[3], b[4], b[5] = 0x00, 0x64, 0xff, 0x9b, 0x00, 0x01
+		switch rapid.IntRange(0, 4).Draw(t, "prefix") {
+		case 0: // /48
+			b[6], b[7], b[9], b[10] = v4[0], v4[1], v4[2], v4[3]
+		case 1: // /56
+			b[7], b[9], b[10], b[11] = v4[0], v4[1], v4[2], v4[3]
+		case 2: // /64
+			b[9], b[10], b[11], b[12] = v4[0], v4[1], v4[2], v4[3]
+		case 3: // /96 local use
+			copy(b[12:], v4[:])
+		default: // /96 well known
+			b = [16]byte{0x00, 0x64, 0xff, 0x9b, 12: v4[0], 13: v4[1], 14: v4[2], 15: v4[3]}
+		}
+		addr := netip.AddrFrom16(b)
+		if reason := p.denyReason(addr); reason == "" {
+			t.Fatalf("%s embeds %s but is admitted", addr, netip.AddrFrom4(v4))
+		}
+	})
 }
