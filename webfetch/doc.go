@@ -56,8 +56,9 @@
 //  7. The body: HTML and XHTML by type; text/plain or untyped bodies that start like an
 //     HTML document are HTML; other text types (text/*, JSON, XML, YAML, TOML, SVG, …) are
 //     returned as text with blank-line runs collapsed; every other type is sniffed from its
-//     first 2,048 bytes, and only text-looking bodies are decoded. Binary bytes never reach
-//     the extractor, the renderings or the summarizer.
+//     first 2,048 bytes, and only text-looking bodies are decoded. A body judged binary never
+//     reaches the extractor, the renderings or the summarizer; bytes after the first 2,048
+//     of a text-looking body are decoded as text (see the next step for control characters).
 //  8. Text is read through a limit of [DefaultMaxTextBytes] (10 MiB, after decompression);
 //     a cut body is marked "truncated" and its incomplete last character is dropped. The
 //     encoding comes from a byte order mark, the Content-Type charset, a <meta> declaration
