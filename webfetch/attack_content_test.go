@@ -1,6 +1,8 @@
 package webfetch
 
 import (
+	"bytes"
+	"compress/flate"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -55,4 +57,39 @@ func TestAttackControlBytesNeverRendered(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAttackUndecodedContentEncoding: a text-typed body in a Content-Encoding the client did
+// not ask for and cannot decode (deflate, br, zstd, or a chain) is compressed bytes, not text:
+// it is reported as binary and none of it reaches the content.
+func TestAttackUndecodedContentEncoding(t *testing.T) {
+	var b bytes.Buffer
+	zw, _ := flate.NewWriter(&b, flate.BestCompression)
+	_, _ = zw.Write(bytes.Repeat([]byte("plain words of text "), 500))
+	_ = zw.Close()
+	for _, enc := range []string{"deflate", "br", "zstd", "gzip, br", "x-custom"} {
+		t.Run(enc, func(t *testing.T) {
+			s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+				w.Header().Set("Content-Encoding", enc)
+				_, _ = w.Write(b.Bytes())
+			})
+			f, _, _ := testFetcher(t)
+			r := fetch(t, f, Request{URL: s.URL + "/doc", LLMS: LLMSNever})
+			if r.Kind != KindBinary {
+				t.Errorf("kind %s, want binary; content starts %q", r.Kind, r.Content[:min(40, len(r.Content))])
+			}
+		})
+	}
+	t.Run("identity", func(t *testing.T) {
+		s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("Content-Encoding", "Identity")
+			_, _ = w.Write([]byte("plain words"))
+		})
+		f, _, _ := testFetcher(t)
+		if r := fetch(t, f, Request{URL: s.URL + "/doc", LLMS: LLMSNever}); r.Kind != KindContent || !strings.Contains(r.Content, "plain words") {
+			t.Errorf("identity: kind %s content %q", r.Kind, r.Content)
+		}
+	})
 }
