@@ -86,6 +86,11 @@ func (f *Fetcher) readBody(ctx context.Context, c *call, resp *http.Response, ho
 	}
 	complete := n < sniffWindow
 	cls := classify(ct, prefix)
+	if enc := strings.TrimSpace(resp.Header.Get("Content-Encoding")); enc != "" && !strings.EqualFold(enc, "identity") {
+		// net/http removes the header after decoding the gzip it asked for; any encoding
+		// still named is compressed bytes, never text.
+		cls = class{media: cls.media, binary: true, kind: BinaryOther}
+	}
 	if cls.binary {
 		return f.readBinary(ctx, c, st, final, resp, body, prefix, complete, cls.kind)
 	}

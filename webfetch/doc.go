@@ -56,7 +56,8 @@
 //  7. The body: HTML and XHTML by type; text/plain or untyped bodies that start like an
 //     HTML document are HTML; other text types (text/*, JSON, XML, YAML, TOML, SVG, …) are
 //     returned as text with blank-line runs collapsed; every other type is sniffed from its
-//     first 2,048 bytes, and only text-looking bodies are decoded. A body judged binary never
+//     first 2,048 bytes, and only text-looking bodies are decoded. A body still in a
+//     Content-Encoding (anything but the gzip the client asked for) is binary. A body judged binary never
 //     reaches the extractor, the renderings or the summarizer; bytes after the first 2,048
 //     of a text-looking body are decoded as text (see the next step for control characters).
 //  8. Text is read through a limit of [DefaultMaxTextBytes] (10 MiB, after decompression);
