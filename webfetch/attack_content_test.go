@@ -93,3 +93,43 @@ func TestAttackUndecodedContentEncoding(t *testing.T) {
 		}
 	})
 }
+
+// TestAttackLLMSCandidateBinary: an llms.txt candidate that is binary (a PNG, NUL bytes, an
+// undecoded Content-Encoding) or carries terminal escapes never reaches the model as text.
+func TestAttackLLMSCandidateBinary(t *testing.T) {
+	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + strings.Repeat("\x00\x01\x02", 100)
+	cases := []struct {
+		name, ct, enc, body string
+	}{
+		{name: "png_as_text_plain", ct: "text/plain", body: png},
+		{name: "nul_bytes_untyped", ct: "application/octet-stream", body: "# Docs\n\x00\x00\x00" + strings.Repeat("\x00\xff", 200)},
+		{name: "undecoded_brotli", ct: "text/plain", enc: "br", body: "\x1b\x4f\x00\xf8\x25\x00\xa2\x9a\x99"},
+		{name: "terminal_escapes", ct: "text/markdown", body: "# Docs\n\n\x1b]0;pwned\x07text \x1b[2J more text\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/" {
+					plainHandler("root page "+words(30))(w, r)
+					return
+				}
+				w.Header().Set("Content-Type", tc.ct)
+				if tc.enc != "" {
+					w.Header().Set("Content-Encoding", tc.enc)
+				}
+				_, _ = w.Write([]byte(tc.body))
+			})
+			f, _, _ := testFetcher(t)
+			r := fetch(t, f, Request{URL: s.URL + "/", LLMS: LLMSAlways})
+			out := Render(r)
+			if i := strings.IndexFunc(out, func(r rune) bool {
+				return unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' && r != '\f'
+			}); i >= 0 {
+				t.Errorf("control character %U in the rendering (kind %s)", []rune(out[i:])[0], r.Kind)
+			}
+			if strings.Contains(out, "PNG") || strings.Contains(out, "\uFFFD\uFFFD\uFFFD") {
+				t.Errorf("binary bytes rendered as text (kind %s): %q", r.Kind, out[:min(200, len(out))])
+			}
+		})
+	}
+}
