@@ -40,7 +40,9 @@
 //     root page tries /llms-full.txt then /llms.txt; a deep page tries only its own Markdown
 //     variant (path + ".md", or "index.html.md" after a trailing slash) and is never answered
 //     with a whole-site file. A candidate is accepted only with a 2xx status, an llms or .md
-//     path after redirects, a non-HTML type and body, no login wall and a non-blank body.
+//     path after redirects, a non-HTML type and body, a body that is text (no undecoded
+//     Content-Encoding, text-looking first 2,048 bytes; control characters replaced as in
+//     step 8), no login wall and a non-blank body.
 //     Probes share a budget of at most 8 s. With LLMSAlways and nothing accepted the result is
 //     [KindLLMSUnavailable] and the page is not fetched.
 //  6. The page: a typed http:// URL is tried as https:// first, with the typed URL as
@@ -57,9 +59,10 @@
 //     HTML document are HTML; other text types (text/*, JSON, XML, YAML, TOML, SVG, …) are
 //     returned as text with blank-line runs collapsed; every other type is sniffed from its
 //     first 2,048 bytes, and only text-looking bodies are decoded. A body still in a
-//     Content-Encoding (anything but the gzip the client asked for) is binary. A body judged binary never
-//     reaches the extractor, the renderings or the summarizer; bytes after the first 2,048
-//     of a text-looking body are decoded as text (see the next step for control characters).
+//     Content-Encoding (anything but the gzip the client asked for) is binary. A body judged
+//     binary never reaches the extractor, the renderings or the summarizer; bytes after the
+//     first 2,048 of a text-looking body are decoded as text (see the next step for control
+//     characters).
 //  8. Text is read through a limit of [DefaultMaxTextBytes] (10 MiB, after decompression);
 //     a cut body is marked "truncated" and its incomplete last character is dropped. The
 //     encoding comes from a byte order mark, the Content-Type charset, a <meta> declaration
