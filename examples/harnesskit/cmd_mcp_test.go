@@ -33,7 +33,7 @@ func TestMCPStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil || len(res.Tools) != 5 {
+	if err != nil || len(res.Tools) != wantToolCount() {
 		t.Fatalf("ListTools: %v, %v", res, err)
 	}
 	call, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "grep", Arguments: map[string]any{"pattern": "bet"}})
@@ -123,7 +123,7 @@ func TestMCPHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := cs.ListTools(ctx, nil)
-	if err != nil || len(res.Tools) != 5 {
+	if err != nil || len(res.Tools) != wantToolCount() {
 		t.Fatalf("ListTools: %v, %v", res, err)
 	}
 	cs.Close()

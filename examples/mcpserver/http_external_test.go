@@ -78,7 +78,7 @@ func TestHTTPToken(t *testing.T) {
 	cs := httpClient(t, ts.URL, &http.Client{Transport: bearer{"s3cret", http.DefaultTransport}})
 	defer cs.Close()
 	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil || len(res.Tools) != 5 {
+	if err != nil || len(res.Tools) != len(expectedTools()) {
 		t.Fatalf("ListTools with the token: %v, %v", res, err)
 	}
 	if _, err := mcp.NewClient(&mcp.Implementation{Name: "x", Version: "1"}, nil).

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnesskit/harnesskit/examples/tools"
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -23,6 +24,9 @@ func TestListTools(t *testing.T) {
 	type ann struct{ readOnly, destructive, openWorld bool }
 	want := map[string]ann{"apply_patch": {false, true, false}, "read": {true, false, false}, "grep": {true, false, false},
 		"glob": {true, false, false}, "webfetch": {true, false, true}}
+	if tools.AstGrepAvailable() {
+		want["ast_grep_search"], want["ast_grep_replace"] = ann{true, false, false}, ann{false, true, false}
+	}
 	if len(res.Tools) != len(want) {
 		t.Fatalf("%d tools, want %d", len(res.Tools), len(want))
 	}

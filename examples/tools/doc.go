@@ -26,9 +26,14 @@
 //     (harnesskit/webfetch), paged by offset, cached. It refuses loopback, private and
 //     metadata addresses unless WithWebFetch passes a policy that allows them, and reports
 //     download progress.
+//   - ast_grep_search: code by syntax-tree shape with an ast-grep pattern
+//     (harnesskit/astsearch), over paths that all lie in the root or all in one worktree.
+//   - ast_grep_replace: the same search, each match rewritten from a template; a dry run
+//     (the diff, nothing written) unless dryRun is false, then every file written or none.
+//     Both are registered only where astsearch has a backend (see AstGrepAvailable).
 //
-// Coming when their packages land: ast_grep_search and ast_grep_replace. Each is one file
-// (its argument struct, description and builder) plus one line in the registry.
+// Each tool is one file (its argument struct, description and builder) plus one line in
+// the registry.
 //
 // # Guards
 //
@@ -52,10 +57,11 @@
 // and friends; a loop refusal, loopguard.ErrRefused; a missing file, fs.ErrNotExist; a URL
 // that is invalid, refused, unreachable or answered with an error status,
 // webfetch.ErrInvalidURL, webfetch.ErrBlocked, webfetch.ErrTransport, webfetch.ErrStatus
-// and friends). Show
-// its message to the model. Any other error is a host fault (a cancelled context, an I/O
-// failure, patch.ErrIO): another call would not help. Limits are not errors: a result cut
-// at its limit says so in its text.
+// and friends; an ast-grep pattern that does not parse, astsearch.ErrBadPattern; a file
+// changed while ast_grep_replace wrote, astsearch.ErrConflict). Show its message to the
+// model. Any other error is a host fault (a cancelled context, an I/O failure,
+// patch.ErrIO, no astsearch backend): another call would not help. Limits are not
+// errors: a result cut at its limit says so in its text.
 //
 // The result texts and descriptions are prose for models, pinned by golden files but not
 // promised; the tool names, argument names and error channels are the contract.

@@ -47,7 +47,7 @@ func IsToolError(err error) bool {
 // A test checks that every exported sentinel of the packages the tools use is sorted
 // into one channel or the other on purpose.
 func toolSentinels() []error {
-	return []error{
+	return append(astToolSentinels(),
 		ErrInvalidArgs, ErrNotText,
 		fs.ErrNotExist, fs.ErrPermission, fs.ErrExist,
 		// patch: every kind but KindIO.
@@ -61,13 +61,13 @@ func toolSentinels() []error {
 		webfetch.ErrInvalidURL, webfetch.ErrInvalidRequest, webfetch.ErrPermissionDenied, webfetch.ErrBlocked,
 		webfetch.ErrTimeout, webfetch.ErrTooManyRedirects, webfetch.ErrMissingLocation, webfetch.ErrStatus,
 		webfetch.ErrTransport,
-	}
+	)
 }
 
 // hostSentinels are the exported sentinels that are host faults on purpose.
 func hostSentinels() []error {
-	return []error{patch.ErrIO, loopguard.ErrInvalidOption, loopguard.ErrInvalidCall,
-		webfetch.ErrFilename, webfetch.ErrClosed}
+	return append(astHostSentinels(), patch.ErrIO, loopguard.ErrInvalidOption, loopguard.ErrInvalidCall,
+		webfetch.ErrFilename, webfetch.ErrClosed)
 }
 
 // isToolError sorts a tool's raw error into its channel. Cancellation is a host error.

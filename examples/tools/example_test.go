@@ -62,7 +62,7 @@ func Example_otherFramework() {
 				return out, err
 			}})
 	}
-	for _, w := range wrapped {
+	for _, w := range wrapped[:5] { // the tools every build has; more follow where their backend is available
 		fmt.Println(w.Name, w.Parameters["required"])
 	}
 	out, _ := wrapped[2].Run(context.Background(), `{"pattern":"("}`)

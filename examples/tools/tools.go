@@ -204,6 +204,7 @@ var builders = []builder{
 	newGrep,
 	newGlob,
 	newWebfetch,
+	newAstGrepSearch, newAstGrepReplace,
 }
 
 // New returns the tools of the workspace at root (and the worktrees of WithWorktrees),

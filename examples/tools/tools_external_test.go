@@ -26,7 +26,11 @@ func TestToolsListed(t *testing.T) {
 			t.Errorf("%s: input schema %s is not an object schema (%v)", tl.Name, tl.InputSchema, err)
 		}
 	}
-	if got, want := strings.Join(names, ","), "apply_patch,read,grep,glob,webfetch"; got != want {
+	want := "apply_patch,read,grep,glob,webfetch"
+	if tools.AstGrepAvailable() {
+		want += ",ast_grep_search,ast_grep_replace"
+	}
+	if got := strings.Join(names, ","); got != want {
 		t.Fatalf("tools = %s, want %s", got, want)
 	}
 	if b.Tool("nope") != nil || b.Tool("grep") == nil {

@@ -1,0 +1,261 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/harnesskit/harnesskit/astsearch"
+)
+
+//go:embed descriptions/ast_grep_search.md
+var astGrepSearchDescription string
+
+//go:embed descriptions/ast_grep_replace.md
+var astGrepReplaceDescription string
+
+type astGrepSearchArgs struct {
+	Pattern string   `json:"pattern" jsonschema:"an ast-grep pattern: one complete piece of code of the language, with $NAME for one node and $$$NAME for any number of nodes"`
+	Lang    string   `json:"lang" jsonschema:"the language of the pattern and of the files searched, e.g. go, python, typescript"`
+	Paths   []string `json:"paths,omitempty" jsonschema:"files or directories to search: absolute, or relative to the workspace root (default: the root)"`
+	Globs   []string `json:"globs,omitempty" jsonschema:"gitignore-style globs over the paths, e.g. **/*_test.go to keep only tests or !vendor/** to leave vendor out"`
+	Context int      `json:"context,omitempty" jsonschema:"lines of context to show around each match (default 0)"`
+}
+
+type astGrepReplaceArgs struct {
+	Pattern string   `json:"pattern" jsonschema:"an ast-grep pattern: one complete piece of code of the language, with $NAME for one node and $$$NAME for any number of nodes"`
+	Rewrite string   `json:"rewrite" jsonschema:"the replacement code; $NAME and $$$NAME insert what the pattern captured"`
+	Lang    string   `json:"lang" jsonschema:"the language of the pattern and of the files changed, e.g. go, python, typescript"`
+	Paths   []string `json:"paths,omitempty" jsonschema:"files or directories to change: absolute, or relative to the workspace root (default: the root)"`
+	Globs   []string `json:"globs,omitempty" jsonschema:"gitignore-style globs over the paths, e.g. **/*.go or !vendor/**"`
+	DryRun  *bool    `json:"dryRun,omitempty" jsonschema:"true (the default) shows the diff and writes nothing; false writes the changes"`
+}
+
+// astBackendAvailable reports whether astsearch can run here: the native backend (cgo),
+// or else the ast-grep executable (exe, or "ast-grep" when empty) found by lookPath.
+func astBackendAvailable(nativeErr error, exe string, lookPath func(string) (string, error)) bool {
+	if nativeErr == nil {
+		return true
+	}
+	if exe == "" {
+		exe = "ast-grep"
+	}
+	_, err := lookPath(exe)
+	return err == nil
+}
+
+// AstGrepAvailable reports whether ast_grep_search and ast_grep_replace can run here, and
+// so whether New registers them: the binary was built with cgo (the in-process tree-sitter
+// backend), or the ast-grep executable ($HARNESSKIT_AST_GREP, else "ast-grep" on PATH)
+// is found.
+func AstGrepAvailable() bool {
+	_, err := astsearch.Native()
+	return astBackendAvailable(err, os.Getenv("HARNESSKIT_AST_GREP"), exec.LookPath)
+}
+
+// astSchema lists the languages in the schema, bounds context and states dryRun's default.
+func astSchema(s *jsonschema.Schema) {
+	var langs []any
+	for _, l := range astsearch.Langs() {
+		langs = append(langs, string(l))
+	}
+	s.Properties["lang"].Enum = langs
+	if p := s.Properties["context"]; p != nil {
+		zero := 0.0
+		p.Minimum = &zero
+	}
+	// Optional arguments are plain types for the model (absent means the default), not
+	// "null or …".
+	for name, typ := range map[string]string{"paths": "array", "globs": "array", "dryRun": "boolean"} {
+		if p := s.Properties[name]; p != nil {
+			p.Types, p.Type = nil, typ
+		}
+	}
+	if p := s.Properties["dryRun"]; p != nil {
+		p.Default = json.RawMessage("true")
+	}
+}
+
+func newAstGrepSearch(b *Toolbox, _ *config) (*Tool, error) {
+	if !AstGrepAvailable() {
+		return nil, nil
+	}
+	return makeTool("ast_grep_search", astGrepSearchDescription, Annotations{ReadOnly: true, Idempotent: true}, astSchema,
+		func(ctx context.Context, in *astGrepSearchArgs, p Progress) (string, error) {
+			q, err := b.astRequest(ctx, "ast_grep_search", in.Pattern, in.Lang, in.Paths, in.Globs, p)
+			if err != nil {
+				return "", err
+			}
+			defer q.close()
+			q.req.Context = in.Context
+			res, err := astsearch.Search(ctx, q.fsys, q.req)
+			if err != nil {
+				return "", astError("ast_grep_search", err)
+			}
+			for i := range res.Matches {
+				res.Matches[i].File = q.display(res.Matches[i].File)
+			}
+			return astsearch.FormatSearch(res, in.Context), nil
+		})
+}
+
+func newAstGrepReplace(b *Toolbox, _ *config) (*Tool, error) {
+	if !AstGrepAvailable() {
+		return nil, nil
+	}
+	w, err := astsearch.NewOSFS(b.bases...)
+	if err != nil {
+		return nil, fmt.Errorf("tools: ast_grep_replace: %w", err)
+	}
+	b.closers = append(b.closers, w.Close)
+	return makeTool("ast_grep_replace", astGrepReplaceDescription, Annotations{Destructive: true}, astSchema,
+		func(ctx context.Context, in *astGrepReplaceArgs, p Progress) (string, error) {
+			q, err := b.astRequest(ctx, "ast_grep_replace", in.Pattern, in.Lang, in.Paths, in.Globs, p)
+			if err != nil {
+				return "", err
+			}
+			defer q.close()
+			plan, err := astsearch.Rewrite(ctx, q.fsys, q.req, in.Rewrite)
+			if err != nil {
+				return "", astError("ast_grep_replace", err)
+			}
+			var applied *astsearch.Applied
+			if in.DryRun == nil || *in.DryRun {
+				return astsearch.FormatRewrite(q.displayPlan(plan), nil), nil
+			}
+			if len(plan.Files) > 0 {
+				applied, err = plan.Apply(ctx, w, q.base)
+				if err != nil {
+					return "", astError("ast_grep_replace", err)
+				}
+			} else {
+				applied = &astsearch.Applied{}
+			}
+			return astsearch.FormatRewrite(q.displayPlan(plan), applied), nil
+		})
+}
+
+// astQuery is one search prepared for astsearch: the request, the fs of the base
+// directory every path lies in, and how to show its paths to the model.
+type astQuery struct {
+	b    *Toolbox
+	req  astsearch.Request
+	base string // the real base directory (root or a worktree)
+	root *os.Root
+	fsys fs.FS
+}
+
+func (q *astQuery) close() { q.root.Close() }
+
+// display renders a path relative to the base as the model sees paths: relative to the
+// workspace root when inside it, else absolute.
+func (q *astQuery) display(rel string) string {
+	return q.b.display(filepath.Join(q.base, filepath.FromSlash(rel)))
+}
+
+// displayPlan returns a copy of p whose file paths are shown as display does.
+func (q *astQuery) displayPlan(p *astsearch.Plan) *astsearch.Plan {
+	c := *p
+	c.Files = append([]astsearch.FilePlan(nil), p.Files...)
+	for i := range c.Files {
+		c.Files[i].Path = q.display(c.Files[i].Path)
+	}
+	return &c
+}
+
+// astRequest checks the arguments common to both tools and every path through the
+// containment guard. All paths must lie in one base (the root or one worktree), since a
+// search runs over one directory tree.
+func (b *Toolbox) astRequest(ctx context.Context, tool, pattern, lang string, paths, globs []string, p Progress) (*astQuery, error) {
+	if strings.TrimSpace(pattern) == "" {
+		return nil, invalidf("%s: pattern is empty; give one complete piece of %s code, e.g. `$F($$$ARGS)` for every call", tool, orAny(lang))
+	}
+	l, err := astsearch.ParseLang(lang)
+	if err != nil {
+		return nil, astError(tool, err)
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	var base string
+	rels := make([]string, 0, len(paths))
+	for _, path := range paths {
+		if path == "" {
+			return nil, invalidf("%s: paths contains an empty string; give a file or directory, or leave paths out to search the whole workspace", tool)
+		}
+		t, err := b.contained(path)
+		if err != nil {
+			return nil, err
+		}
+		if base == "" {
+			base = t.RealBase
+		} else if t.RealBase != base {
+			return nil, invalidf("%s: paths %s and %s lie in different trees (%s and %s); make one call per tree", tool, paths[0], path, b.display(base), b.display(t.RealBase))
+		}
+		if _, err := os.Stat(t.Real); err != nil {
+			return nil, fmt.Errorf("%s: path %s does not exist or cannot be read (resolved to %s); check the spelling, or list its parent directory with glob: %w", tool, path, b.display(t.Real), err)
+		}
+		rel, err := filepath.Rel(t.RealBase, t.Real)
+		if err != nil {
+			return nil, err
+		}
+		rels = append(rels, filepath.ToSlash(rel))
+	}
+	r, err := os.OpenRoot(base)
+	if err != nil {
+		return nil, err
+	}
+	req := astsearch.Request{Pattern: pattern, Lang: l, Paths: rels, Globs: globs, Dir: base}
+	if base == b.root {
+		req.Guard = b.contain
+	}
+	if p != nil {
+		req.Progress = func(done, total int) {
+			if done%progressEvery == 0 || done == total {
+				p(float64(done), float64(total), fmt.Sprintf("%s: %d of %d files", tool, done, total))
+			}
+		}
+	}
+	return &astQuery{b: b, req: req, base: base, root: r, fsys: r.FS()}, ctx.Err()
+}
+
+func orAny(lang string) string {
+	if lang == "" {
+		return "the language's"
+	}
+	return lang
+}
+
+// astToolSentinels are astsearch's errors the model can act on: fix the pattern, the
+// language or a path, or run the call again after a file changed under it.
+func astToolSentinels() []error {
+	return []error{astsearch.ErrBadPattern, astsearch.ErrUnknownLang, astsearch.ErrLangUnavailable,
+		astsearch.ErrBlocked, astsearch.ErrConflict}
+}
+
+// astHostSentinels are astsearch's errors that are host faults: no backend, or the
+// ast-grep executable failing.
+func astHostSentinels() []error {
+	return []error{astsearch.ErrUnavailable, astsearch.ErrBackend}
+}
+
+// astError words an astsearch error for the model, keeping it in the chain.
+func astError(tool string, err error) error {
+	switch {
+	case errors.Is(err, astsearch.ErrBadPattern):
+		return fmt.Errorf("%s: %w. A pattern must be one complete piece of code of the language (an expression, a statement or a declaration), with $NAME for one node and $$$NAME for any number", tool, err)
+	case errors.Is(err, astsearch.ErrUnknownLang), errors.Is(err, astsearch.ErrLangUnavailable):
+		return fmt.Errorf("%s: %w", tool, err)
+	case errors.Is(err, astsearch.ErrConflict):
+		return fmt.Errorf("%s: %w; nothing was written. Run the call again to plan from the new contents", tool, err)
+	}
+	return err
+}
