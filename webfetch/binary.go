@@ -201,17 +201,19 @@ func dispositionName(h string) string {
 var (
 	badChars   = regexp.MustCompile(`[<>:"/\\|?*\x00-\x1f\x7f]`)
 	spaceRuns  = regexp.MustCompile(`\s+`)
-	deviceName = regexp.MustCompile(`(?i)^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$`)
+	deviceName = regexp.MustCompile(`(?i)^(con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³]) *(\..*)?$`)
 )
 
-// sanitizeFilename makes name safe on every platform: control characters and <>:"/\|?* become
-// '_', whitespace runs one space, leading and trailing dots and spaces are trimmed, an empty
-// name becomes "download", Windows device names get a leading '_', and the result is at most
+// sanitizeFilename makes name safe on every platform: control and format characters
+// (including bidirectional overrides) and <>:"/\|?* become '_', whitespace runs one space,
+// leading and trailing dots and spaces are trimmed, an empty name becomes "download", Windows
+// device names (CON, PRN, AUX, NUL, CONIN$, CONOUT$, COM0–9, LPT0–9 and the superscript-digit
+// forms, with any extension or trailing spaces) get a leading '_', and the result is at most
 // 180 characters with its extension kept.
 func sanitizeFilename(name string) string {
 	name = strings.ToValidUTF8(name, "_")
 	name = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
 			return '_'
 		}
 		return r

@@ -86,6 +86,11 @@ func (f *Fetcher) readBody(ctx context.Context, c *call, resp *http.Response, ho
 	}
 	complete := n < sniffWindow
 	cls := classify(ct, prefix)
+	if enc := strings.TrimSpace(resp.Header.Get("Content-Encoding")); enc != "" && !strings.EqualFold(enc, "identity") {
+		// net/http removes the header after decoding the gzip it asked for; any encoding
+		// still named is compressed bytes, never text.
+		cls = class{media: cls.media, binary: true, kind: BinaryOther}
+	}
 	if cls.binary {
 		return f.readBinary(ctx, c, st, final, resp, body, prefix, complete, cls.kind)
 	}
@@ -108,6 +113,7 @@ func (f *Fetcher) readBody(ctx context.Context, c *call, resp *http.Response, ho
 	}
 	if cls.html {
 		dec := decodeBody(raw, ct, true, st.truncated)
+		dec.text = scrubControls(dec.text)
 		ex, err := extractDecoded(dec, final, c.req.WholePage, f.cfg.limits.MaxHeadings)
 		if err != nil {
 			return nil, newErr(ErrTransport, final.String(), "Parsing %s failed: %v", final, err)
@@ -121,6 +127,7 @@ func (f *Fetcher) readBody(ctx context.Context, c *call, resp *http.Response, ho
 		return st, nil
 	}
 	dec := decodeBody(raw, ct, false, st.truncated)
+	dec.text = scrubControls(dec.text)
 	txt := collapseBlank(dec.text)
 	st.source = SourceText
 	st.markdown, st.text = txt, txt
@@ -339,4 +346,22 @@ func looksText(b []byte, ct string) bool {
 		return true
 	}
 	return float64(printable) >= 0.85*float64(total) && float64(control) < 0.02*float64(total)
+}
+
+// scrubControls replaces every control character other than tab, newline, carriage return
+// and form feed with U+FFFD, so binary bytes after the sniff window and terminal escape
+// sequences never reach the model or a terminal.
+func scrubControls(s string) string {
+	keep := func(r rune) bool {
+		return !unicode.IsControl(r) || r == '\t' || r == '\n' || r == '\r' || r == '\f'
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return !keep(r) }) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if keep(r) {
+			return r
+		}
+		return utf8.RuneError
+	}, s)
 }

@@ -40,7 +40,9 @@
 //     root page tries /llms-full.txt then /llms.txt; a deep page tries only its own Markdown
 //     variant (path + ".md", or "index.html.md" after a trailing slash) and is never answered
 //     with a whole-site file. A candidate is accepted only with a 2xx status, an llms or .md
-//     path after redirects, a non-HTML type and body, no login wall and a non-blank body.
+//     path after redirects, a non-HTML type and body, a body that is text (no undecoded
+//     Content-Encoding, text-looking first 2,048 bytes; control characters replaced as in
+//     step 8), no login wall and a non-blank body.
 //     Probes share a budget of at most 8 s. With LLMSAlways and nothing accepted the result is
 //     [KindLLMSUnavailable] and the page is not fetched.
 //  6. The page: a typed http:// URL is tried as https:// first, with the typed URL as
@@ -56,13 +58,18 @@
 //  7. The body: HTML and XHTML by type; text/plain or untyped bodies that start like an
 //     HTML document are HTML; other text types (text/*, JSON, XML, YAML, TOML, SVG, …) are
 //     returned as text with blank-line runs collapsed; every other type is sniffed from its
-//     first 2,048 bytes, and only text-looking bodies are decoded. Binary bytes never reach
-//     the extractor, the renderings or the summarizer.
+//     first 2,048 bytes, and only text-looking bodies are decoded. A body still in a
+//     Content-Encoding (anything but the gzip the client asked for) is binary. A body judged
+//     binary never reaches the extractor, the renderings or the summarizer; bytes after the
+//     first 2,048 of a text-looking body are decoded as text (see the next step for control
+//     characters).
 //  8. Text is read through a limit of [DefaultMaxTextBytes] (10 MiB, after decompression);
 //     a cut body is marked "truncated" and its incomplete last character is dropped. The
 //     encoding comes from a byte order mark, the Content-Type charset, a <meta> declaration
 //     in the first 1,024 bytes of HTML, valid UTF-8, or a statistical guess (reported with
-//     decode_fallback and decode_warning). The output is always valid UTF-8.
+//     decode_fallback and decode_warning). The output is always valid UTF-8, and control
+//     characters other than tab, newline, carriage return and form feed (binary bytes after
+//     the sniff window, terminal escape sequences) are replaced with U+FFFD before parsing.
 //  9. HTML is parsed once; the main content is found with Mozilla's Readability algorithm
 //     (the whole sanitised <body> when Request.WholePage is set or nothing was found) and
 //     rendered three ways: Markdown (ATX headings, "-" bullets, fenced code keeping the
@@ -108,7 +115,8 @@
 // and its range). Refused by default: loopback, RFC 1918, carrier-grade NAT, link-local
 // (including cloud metadata at 169.254.169.254), multicast, documentation, reserved and
 // unspecified IPv4; for IPv6 everything outside 2000::/3 plus the special ranges inside it,
-// with IPv4-mapped, IPv4-compatible and NAT64 addresses judged by their IPv4 address. Host
+// with IPv4-mapped, IPv4-compatible and NAT64 addresses judged by their IPv4 address (for
+// the local-use NAT64 prefix 64:ff9b:1::/48, by every position a translator may use). Host
 // names such as localhost and metadata.google.internal, and literal addresses in refused
 // ranges, are refused before any DNS query. [SSRFPolicy] can admit loopback
 // ([AllowLoopbackForTests]), private ranges, or explicit prefixes, deny prefixes, and limit
@@ -125,7 +133,8 @@
 // output window, summarizer input, redirects, probe time, the call's deadline), and hitting
 // a bound is reported, never silent. Files are written only when a request asks to save a
 // binary, only inside the binary directory (through an os.Root, under a sanitised name that
-// cannot escape it, created exclusively, complete or absent). The package reads no files,
+// cannot escape it, is never a Windows device name and carries no control or bidirectional
+// formatting characters, created exclusively, complete or absent). The package reads no files,
 // no environment and no configuration while fetching, and never writes to stdout or stderr:
 // the extraction library's log output is discarded, and the package's own diagnostics (why
 // an llms.txt candidate was rejected, why the https attempt fell back to http) go to the

@@ -92,9 +92,25 @@ func (p *SSRFPolicy) denyReason(addr netip.Addr) string {
 		switch {
 		case addr.Is4In6():
 			return p.denyReason(addr.Unmap())
-		case nat64[0].Contains(addr) || nat64[1].Contains(addr):
+		case nat64[0].Contains(addr):
 			b := addr.As16()
 			return p.denyReason(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
+		case nat64[1].Contains(addr):
+			// The local-use prefix may be used with a /48, /56, /64 or /96 translator
+			// prefix (RFC 6052 §2.2), so the IPv4 address may sit at any of those
+			// positions: every candidate must be admitted.
+			b := addr.As16()
+			for _, v4 := range [][4]byte{
+				{b[6], b[7], b[9], b[10]},
+				{b[7], b[9], b[10], b[11]},
+				{b[9], b[10], b[11], b[12]},
+				{b[12], b[13], b[14], b[15]},
+			} {
+				if reason := p.denyReason(netip.AddrFrom4(v4)); reason != "" {
+					return reason
+				}
+			}
+			return ""
 		case v4compat.Contains(addr) && addr != netip.IPv6Loopback() && addr != netip.IPv6Unspecified():
 			b := addr.As16()
 			return p.denyReason(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))

@@ -145,7 +145,12 @@ func (f *Fetcher) probeOne(ctx context.Context, c *call, cand probeCandidate) (*
 		raw = raw[:limit]
 	}
 	ct := resp.Header.Get("Content-Type")
+	if enc := strings.TrimSpace(resp.Header.Get("Content-Encoding")); (enc != "" && !strings.EqualFold(enc, "identity")) ||
+		!looksText(raw[:min(len(raw), sniffWindow)], ct) {
+		return nil, "llms.txt probe returned binary content: " + wire(final), nil
+	}
 	dec := decodeBody(raw, ct, false, cut)
+	dec.text = scrubControls(dec.text)
 	if !llmsContentOK(ct, dec.text, wire(final)) {
 		return nil, "llms.txt probe returned HTML/login content: " + wire(final), nil
 	}
