@@ -97,7 +97,7 @@ func (p *SSRFPolicy) denyReason(addr netip.Addr) string {
 			return p.denyReason(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
 		case nat64[1].Contains(addr):
 			// The local-use prefix may be used with a /48, /56, /64 or /96 translator
-			// prefix (RFC 6052 §2.2), so the IPv4 address may sit at any of those
+			// prefix (RFC 6052, section 2.2), so the IPv4 address may sit at any of those
 			// positions: every candidate must be admitted.
 			b := addr.As16()
 			for _, v4 := range [][4]byte{
