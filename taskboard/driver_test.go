@@ -429,7 +429,7 @@ func mustLease(t *testing.T, b *Board, id string) Lease {
 // their host calls have returned, and none after Close.
 func TestDriverNoGoroutineLeft(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		base := runtime.NumGoroutine()
+		base := bubbleGoroutines(t)
 		x := newDrv(t, true)
 		x.launch("ses_a", parent1)
 		x.launch("ses_b", parent1)
@@ -447,7 +447,7 @@ func TestDriverNoGoroutineLeft(t *testing.T) {
 			t.Fatal(err)
 		}
 		synctest.Wait()
-		if n := runtime.NumGoroutine(); n != base {
+		if n := bubbleGoroutines(t); n != base {
 			t.Fatalf("goroutines: %d after the calls, %d before", n, base)
 		}
 		if x.d.Pending() != 0 {
@@ -460,7 +460,7 @@ func TestDriverNoGoroutineLeft(t *testing.T) {
 		checkErr(t, err, ErrTimeout, "transport timed out")
 		x.d.Close()
 		synctest.Wait()
-		if n := runtime.NumGoroutine(); n != base {
+		if n := bubbleGoroutines(t); n != base {
 			t.Fatalf("goroutines after Close: %d, want %d", n, base)
 		}
 	})
@@ -549,4 +549,37 @@ func (h *captureHandler) count(sub string) int {
 		}
 	}
 	return n
+}
+
+// bubbleGoroutines counts the goroutines of the calling goroutine's synctest bubble. It
+// reads the goroutine dump, whose first entry is the caller with its bubble named in the
+// header ("goroutine 9 [running, synctest bubble 1]:"), so goroutines that other tests
+// of the process start or end meanwhile do not count (runtime.NumGoroutine counts them,
+// which made this check flaky under -race).
+func bubbleGoroutines(t *testing.T) int {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	dump := string(buf)
+	first, _, _ := strings.Cut(dump, "\n")
+	i := strings.Index(first, "synctest bubble ")
+	if i < 0 {
+		t.Fatalf("bubbleGoroutines called outside a synctest bubble: %q", first)
+	}
+	tag := strings.TrimSuffix(first[i:], ":")
+	tag = strings.TrimSuffix(tag, "]") + "]"
+	count := 0
+	for _, line := range strings.Split(dump, "\n") {
+		if strings.HasPrefix(line, "goroutine ") && strings.Contains(line, tag) {
+			count++
+		}
+	}
+	return count
 }
