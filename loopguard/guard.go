@@ -340,14 +340,7 @@ func (s *record) register(ci callInfo, max int) {
 		s.pending = make(map[string]pendingCall)
 	}
 	if _, dup := s.pending[ci.callID]; !dup && len(s.pending) >= max {
-		oldest, first := "", true
-		var min uint64
-		for id, p := range s.pending {
-			if first || p.seq < min {
-				oldest, min, first = id, p.seq, false
-			}
-		}
-		delete(s.pending, oldest)
+		evictOldest(s.pending, func(p pendingCall) uint64 { return p.seq })
 	}
 	s.seq++
 	s.pending[strings.Clone(ci.callID)] = pendingCall{seq: s.seq, class: ci.class, key: ci.key, tool: strings.Clone(ci.tool), argTask: ci.argTask}
@@ -446,14 +439,7 @@ func (s *record) task(id string, max int) *taskEntry {
 	t, ok := s.tasks[id]
 	if !ok {
 		if len(s.tasks) >= max {
-			oldest, first := "", true
-			var min uint64
-			for k, e := range s.tasks {
-				if first || e.seq < min {
-					oldest, min, first = k, e.seq, false
-				}
-			}
-			delete(s.tasks, oldest)
+			evictOldest(s.tasks, func(e *taskEntry) uint64 { return e.seq })
 		}
 		t = &taskEntry{}
 		s.tasks[id] = t
@@ -473,4 +459,17 @@ func (v *Verdict) annotate(marker, body, tool string, runs int, id, state string
 	notice := "\n\n" + marker + "\n\n" + r.Replace(body) + "\n"
 	v.Notice = notice
 	v.Output.Text += notice
+}
+
+// evictOldest deletes the entry of m with the lowest sequence number. It scans the map:
+// the maps it serves are capped small, so a scan costs less than keeping an order.
+func evictOldest[V any](m map[string]V, seq func(V) uint64) {
+	oldest, first := "", true
+	var lowest uint64
+	for k, v := range m {
+		if n := seq(v); first || n < lowest {
+			oldest, lowest, first = k, n, false
+		}
+	}
+	delete(m, oldest)
 }
