@@ -121,22 +121,7 @@ func (r *rescuer) resembles(p, f string) bool {
 	if !r.spend(int64(len(a) * len(b))) {
 		return false
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for i := range a {
-		for j := range b {
-			switch {
-			case a[i] == b[j]:
-				cur[j+1] = prev[j] + 1
-			case prev[j+1] >= cur[j]:
-				cur[j+1] = prev[j+1]
-			default:
-				cur[j+1] = cur[j]
-			}
-		}
-		prev, cur = cur, prev
-	}
-	return 10*2*prev[len(b)] >= 6*(len(a)+len(b))
+	return 10*2*lcsLen(a, b) >= 6*(len(a)+len(b))
 }
 
 // changedLine describes a removed line that no longer equals the file: the file changed since
@@ -620,8 +605,9 @@ func (b chunkBody) oldText(i int) string {
 	return ""
 }
 
-// lcsLen is the length of the longest common subsequence of a and b (two-row table).
-func lcsLen(a, b []string) int {
+// lcsLen is the length of the longest common subsequence of a and b (two-row table):
+// of lines for the LCS rescue, of characters for resemblance.
+func lcsLen[E comparable](a, b []E) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for i := range a {
