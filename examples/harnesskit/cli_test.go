@@ -220,6 +220,7 @@ func TestDecodeStrict(t *testing.T) {
 		{name: "wrong_type_array", in: `{"l":"x"}`, wantErr: `expected an array for "l", found a string`},
 		{name: "not_an_object", in: `[1]`, wantErr: `column 1: expected an object such as {"path":"a"}, found an array`},
 		{name: "multi_line_position", in: "{\n  \"path\": \"a\",\n  \"n\": x\n}", wantErr: `line 3, column 8: expected a JSON value`},
+		{name: "nesting_too_deep", in: `{"l":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`, wantErr: "expected at most 10000 nested arrays and objects, found '['"},
 		{name: "column_counts_characters", in: `{"path":"ééé" x}`, wantErr: `column 15: expected "," or "}"`},
 	}
 	for _, tc := range tests {

@@ -142,6 +142,7 @@ func syntaxExpected(msg string, shape jsonShape) string {
 		{"in literal true", `the literal true`},
 		{"in literal false", `the literal false`},
 		{"in literal null", `the literal null`},
+		{"exceeded max depth", `at most 10000 nested arrays and objects`},
 	} {
 		if strings.Contains(msg, c.context) {
 			return c.expected
