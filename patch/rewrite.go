@@ -184,7 +184,9 @@ func renderSection(d *doc, h *Hunk, places []placement, reps []ChunkReport) []Ch
 		if ok {
 			cursor = n
 		} else if !pure {
-			cursor = want.end
+			// The chunk carries its window and any context added after it: the next
+			// chunk's leading context must start below all of it, where Codex's cursor is.
+			cursor = wStart + wLen
 		}
 	}
 	return out
