@@ -626,6 +626,14 @@ func TestCodexOracleReference(t *testing.T) {
 			patch: "*** Update File: a.txt\n@@\n a\n-\n+X\n \n", codex: map[string]string{"a.txt": "a\nX\nb\n"}},
 		{name: "final_newline_added", files: map[string]string{"a.txt": "a\nb"},
 			patch: "*** Update File: a.txt\n@@\n-a\n+A\n", codex: map[string]string{"a.txt": "A\nb\n"}},
+		// An end-of-file chunk is tried at its one position only when that position is not
+		// above the cursor (an earlier chunk or the chunk's own "@@" line moved it past).
+		{name: "eof_window_above_cursor_after_chunk", files: map[string]string{"a.txt": "a\nb\nc\n"},
+			patch: "*** Update File: a.txt\n@@\n a\n b\n@@\n b\n-c\n+C\n*** End of File\n", codex: map[string]string{"a.txt": "a\nb\nc\n"}},
+		{name: "eof_window_above_cursor_after_anchor", files: map[string]string{"a.txt": "a\nb\nc\nA\nq\n"},
+			patch: "*** Update File: a.txt\n@@ A\n A\n-q\n+Q\n*** End of File\n", codex: map[string]string{"a.txt": "a\nb\nc\nA\nq\n"}},
+		{name: "eof_window_at_cursor", files: map[string]string{"a.txt": "a\nb\nc\n"},
+			patch: "*** Update File: a.txt\n@@\n a\n@@\n b\n-c\n+C\n*** End of File\n", codex: map[string]string{"a.txt": "a\nb\nC\n"}},
 		{name: "end_of_file_marker_with_trailing_space", files: map[string]string{"a.txt": "x\ny\nx\n"},
 			patch: "*** Update File: a.txt\n@@\n-x\n+X\n*** End of File \n", codex: map[string]string{"a.txt": "x\ny\nX\n"}},
 		{name: "header_paths_trimmed", files: ab,
@@ -695,6 +703,79 @@ func TestCodexOracleReference(t *testing.T) {
 			if diff := cmp.Diff(ours, onlyFiles(oracleReadDir(t, dir2))); diff != "" {
 				t.Fatalf("Codex(Rewrite(P)) differs from compat Apply(P) (error %v) (-ours +codex):\n%s\nrewritten:\n%s\ncodex output: %s",
 					applyErr, diff, rw.Text, out)
+			}
+		})
+	}
+}
+
+// TestCodexOracleRewriteCases keeps, as deterministic cases, the patches on which the random
+// property (TestCodexOracleRandom) once found Codex(Rewrite(P)) differing from compat
+// Apply(P). Each case checks, with the real binary, that the text Rewrite returns (in
+// Codex-compatibility mode and with default options) gives the tree of compat Apply, and, when
+// compat Apply refuses, that Rewrite refuses too.
+func TestCodexOracleRewriteCases(t *testing.T) {
+	bin := oracleBinary(t)
+	tests := []struct {
+		name  string
+		files map[string]string
+		patch string // between Begin and End
+	}{
+		{
+			// Rewrite extended the first chunk with a line of context after it, so the kept
+			// second chunk's "@@" line was found further down; Codex then needed the
+			// end-of-file window above its cursor, which it never searches.
+			name:  "eof_window_above_cursor_after_anchor",
+			files: map[string]string{"b.txt": "\tx := 1\n\tx := 1\n\tx := 1\nend\ndelta\n  indented\ngamma\nbeta\nend\nend\n\tx := 1\n"},
+			patch: "*** Update File: b.txt\n@@\n-\tx := 1\n \tx := 1\n@@ \tx := 1\n end\n-delta\n+DELTA!\n   indented\n" +
+				"-gamma\n+GAMMA!\n-beta\n end\n-end\n+END!\n \tx := 1\n*** End of File\n",
+		},
+	}
+	const root = "/w/root"
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			text := "*** Begin Patch\n" + tc.patch + "*** End Patch\n"
+			newMem := func() *patchtest.MemFS {
+				m := patchtest.NewMemFS()
+				m.MkdirAll(root, 0o755)
+				for name, data := range tc.files {
+					m.WriteFile(root+"/"+name, []byte(data), 0o644)
+				}
+				return m
+			}
+			m := newMem()
+			ca, _ := patch.New(m, root, patch.WithCodexCompat())
+			_, applyErr := ca.Apply(context.Background(), text)
+			ours := oracleSimplify(m.TreeUnder(root))
+			for _, mode := range []struct {
+				name string
+				opts []patch.Option
+			}{{"compat", []patch.Option{patch.WithCodexCompat()}}, {"default", nil}} {
+				a, _ := patch.New(newMem(), root, mode.opts...)
+				rw, err := a.Rewrite(context.Background(), text)
+				if err != nil {
+					if applyErr == nil && mode.name == "compat" {
+						t.Fatalf("%s Rewrite failed (%v) but compat Apply succeeded", mode.name, err)
+					}
+					continue
+				}
+				if applyErr != nil {
+					t.Fatalf("%s Rewrite succeeded but compat Apply failed: %v\nrewritten:\n%s", mode.name, applyErr, rw.Text)
+				}
+				dir := t.TempDir()
+				for name, data := range tc.files {
+					p := filepath.Join(dir, filepath.FromSlash(name))
+					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				out := runOracle(t, bin, dir, rw.Text)
+				if diff := cmp.Diff(ours, oracleReadDir(t, dir)); diff != "" {
+					t.Errorf("Codex(%s Rewrite(P)) differs from compat Apply(P) (-ours +codex):\n%s\nrewritten:\n%s\ncodex output: %s",
+						mode.name, diff, rw.Text, out)
+				}
 			}
 		})
 	}

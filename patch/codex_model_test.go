@@ -1,0 +1,36 @@
+package patch
+
+import "testing"
+
+// TestCodexModelEndOfFile pins the internal Codex model's end-of-file rule to what the Codex
+// 0.171.0 binary does (the same inputs are checked against the binary in
+// TestCodexOracleReference): only the last position is tried, and only when it is not above
+// the cursor that earlier chunks or the chunk's own "@@" line left.
+func TestCodexModelEndOfFile(t *testing.T) {
+	tests := []struct {
+		name, file, body string
+		want             string // "" = Codex fails
+	}{
+		{name: "last_position_only", file: "x\ny\nx\n", body: "@@\n-x\n+X\n*** End of File\n", want: "x\ny\nX\n"},
+		{name: "not_at_end_fails", file: "x\ny\nx\nz\n", body: "@@\n-x\n+X\n*** End of File\n"},
+		{name: "window_at_cursor", file: "a\nb\nc\n", body: "@@\n a\n@@\n b\n-c\n+C\n*** End of File\n", want: "a\nb\nC\n"},
+		{name: "window_above_cursor_after_chunk", file: "a\nb\nc\n", body: "@@\n a\n b\n@@\n b\n-c\n+C\n*** End of File\n"},
+		{name: "window_above_cursor_after_anchor", file: "a\nb\nc\nA\nq\n", body: "@@ A\n A\n-q\n+Q\n*** End of File\n"},
+		{name: "anchor_above_window", file: "a\nb\nc\nd\nA\n", body: "@@ b\n c\n-d\n+D\n A\n*** End of File\n", want: "a\nb\nc\nD\nA\n"},
+		{name: "anchor_below_window", file: "a\nb\nc\nd\nA\n", body: "@@ A\n c\n-d\n+D\n A\n*** End of File\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tree := codexTree{"a.txt": []byte(tc.file)}
+			err := codexApply(tree, "*** Begin Patch\n*** Update File: a.txt\n"+tc.body+"*** End Patch\n")
+			switch {
+			case tc.want == "" && err == nil:
+				t.Fatalf("the model applied the chunk (%q); Codex fails", tree["a.txt"])
+			case tc.want != "" && err != nil:
+				t.Fatalf("the model failed (%v); Codex gives %q", err, tc.want)
+			case tc.want != "" && string(tree["a.txt"]) != tc.want:
+				t.Fatalf("the model gives %q; Codex gives %q", tree["a.txt"], tc.want)
+			}
+		})
+	}
+}
