@@ -182,7 +182,8 @@ func codexMap(s string) string {
 func rustTrim(s string) string    { return strings.TrimFunc(s, unicode.IsSpace) }
 func rustTrimEnd(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) }
 
-// codexSeek is Codex's seek_sequence: four passes, first hit wins, no uniqueness.
+// codexSeek is Codex's seek_sequence: four passes, first hit wins, no uniqueness; with eof
+// only the last position, when it is at or below start.
 func codexSeek(lines, pat []string, start int, eof bool) int {
 	if len(pat) == 0 {
 		return start
@@ -192,7 +193,11 @@ func codexSeek(lines, pat []string, start int, eof bool) int {
 	}
 	from := start
 	if eof {
+		// Only the last position is tried, and only when it is not above the cursor.
 		from = len(lines) - len(pat)
+		if from < start {
+			return -1
+		}
 	}
 	passes := []func(string) string{
 		func(s string) string { return s },

@@ -55,6 +55,10 @@ func (s *sectionLocator) seekLevels(pat []string, start int, eof, uniqueExact bo
 	for l := lo; l <= hi; l++ {
 		if eof {
 			p := n - m
+			if s.cfg.codex && p < start {
+				// Codex never tries an end-of-file window above its cursor.
+				return seekResult{pos: -1}
+			}
 			if !s.work.spend(int64(m)) {
 				return seekResult{pos: -1, level: l, exhausted: true}
 			}

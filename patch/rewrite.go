@@ -102,12 +102,73 @@ func (a *Applier) renderPath(r resolved) string {
 // renderSection renders the chunks of one section for a Codex-like host: each chunk is
 // kept as authored when it is eligible and Codex's model picks the same window, else rendered
 // from the file's bytes, with context prepended until Codex's first-match seek lands on our
-// window. The result is in patch order.
+// window. The result is in file order. The whole section is then checked with Codex's model;
+// when the model does not reach the planned lines with it, the section is rendered as the
+// minimal line difference instead, or, failing that, as one whole-file chunk.
 func renderSection(d *doc, h *Hunk, places []placement, reps []ChunkReport) []Chunk {
 	lines := make([]string, len(d.lines))
 	for i := range lines {
 		lines[i] = docLine(d, i)
 	}
+	want := plannedLines(lines, places)
+	if out := renderChunks(lines, h, places, reps); codexReaches(lines, out, want) {
+		return out
+	}
+	if out := minimalLineChunks(lines, want); codexReaches(lines, out, want) {
+		return out
+	}
+	return wholeLineChunk(lines, want)
+}
+
+// plannedLines applies sorted placements to lines (the file as a Codex-like host sees it).
+func plannedLines(lines []string, places []placement) []string {
+	out := make([]string, 0, len(lines)+8)
+	pos := 0
+	for _, p := range places {
+		out = append(out, lines[pos:p.start]...)
+		pos = p.start
+		for _, e := range p.edits {
+			switch e.op {
+			case Context:
+				out = append(out, lines[pos])
+				pos++
+			case Remove:
+				pos++
+			case Insert:
+				out = append(out, e.text)
+			}
+		}
+	}
+	return append(out, lines[pos:]...)
+}
+
+// codexReaches reports whether Codex's model, reading chunks as the host reads their
+// rendering, turns lines into want.
+func codexReaches(lines []string, chunks []Chunk, want []string) bool {
+	hs, err := codexParse(Format(&Patch{Hunks: []Hunk{{Kind: UpdateFile, Path: "f", Chunks: chunks}}}))
+	if err != nil || len(hs) != 1 {
+		return false
+	}
+	reps, err := codexLocate(lines, hs[0].chunks, "f")
+	if err != nil {
+		return false
+	}
+	slices.SortStableFunc(reps, func(a, b codexReplacement) int { return a.start - b.start })
+	got := make([]string, 0, len(want))
+	pos := 0
+	for _, r := range reps {
+		if r.start < pos {
+			return false // overlapping windows: Codex's last-to-first splicing is not planned
+		}
+		got = append(append(got, lines[pos:r.start]...), r.new...)
+		pos = r.start + r.oldLen
+	}
+	return slices.Equal(append(got, lines[pos:]...), want)
+}
+
+// renderChunks renders each placement of a section (see renderSection).
+func renderChunks(lines []string, h *Hunk, places []placement, reps []ChunkReport) []Chunk {
+	d := &doc{lines: lines} // line 0 already carries the BOM a file has
 	// Chunks are rendered in file order (places is sorted): a chunk the model gave out of
 	// order comes out where Codex, which only searches downwards, finds it.
 	out := make([]Chunk, 0, len(places))
@@ -379,9 +440,13 @@ func codexLines(content []byte) []string { return parseDoc(content, true).lines 
 // minimalChunks renders the line difference between base and final as context-free chunks,
 // each anchored on the base line right before it (when there is one and it is not blank).
 func minimalChunks(base, final []byte) []Chunk {
-	a, b := codexLines(base), codexLines(final)
+	return minimalLineChunks(codexLines(base), codexLines(final))
+}
+
+// minimalLineChunks is minimalChunks over lines.
+func minimalLineChunks(a, b []string) []Chunk {
 	if len(a)*len(b) > 4_000_000 {
-		return wholeFileChunk(base, final)
+		return wholeLineChunk(a, b)
 	}
 	dp := make([][]int32, len(a)+1)
 	for i := range dp {
@@ -428,18 +493,23 @@ func minimalChunks(base, final []byte) []Chunk {
 	}
 	flush()
 	if len(chunks) == 0 {
-		return wholeFileChunk(base, final)
+		return wholeLineChunk(a, b)
 	}
 	return chunks
 }
 
 // wholeFileChunk replaces every line of base by every line of final.
 func wholeFileChunk(base, final []byte) []Chunk {
+	return wholeLineChunk(codexLines(base), codexLines(final))
+}
+
+// wholeLineChunk replaces every line of a by every line of b.
+func wholeLineChunk(a, b []string) []Chunk {
 	c := Chunk{EOF: true}
-	for _, l := range codexLines(base) {
+	for _, l := range a {
 		c.Lines = append(c.Lines, Line{Op: Remove, Text: l})
 	}
-	for _, l := range codexLines(final) {
+	for _, l := range b {
 		c.Lines = append(c.Lines, Line{Op: Insert, Text: l})
 	}
 	if len(c.Old()) == 0 {
