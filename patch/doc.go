@@ -22,7 +22,9 @@
 // root exists. [Applier.Plan] checks every path for containment before anything is read,
 // then plans every section in memory over an overlay of the tree, so later sections see the
 // results of earlier ones; Rewrite plans through the same planner and never reads a file
-// itself. [Applier.Commit] re-checks each file's SHA-256, stages temporary files, renames them
+// itself; every section it renders is checked against a model of Codex's applier and, when
+// the model would not reach the planned lines, rendered as a plain line difference instead.
+// [Applier.Commit] re-checks each file's SHA-256, stages temporary files, renames them
 // into place and rolls back everything if a step fails.
 //
 // # Locating a chunk
@@ -73,7 +75,9 @@
 // instead of the earlier sections. [WithCodexCompat] restores all three (or use
 // [WithOverwrite], [WithEOL] and [WithAtomic] one by one), and locates as Codex does: the
 // first exact match wins without an anchor, chunks are sought only below the previous one,
-// a unified-diff header is an ordinary anchor, and a change already applied is applied again.
+// a unified-diff header is an ordinary anchor, a chunk with "*** End of File" fails when the
+// end of the file is above where the previous chunk or its anchor left the search, and a change
+// already applied is applied again.
 // The loose levels' uniqueness rule, anchors, rescues and containment stay on.
 //
 // # Files
@@ -99,7 +103,10 @@
 // Every failure is an [*Error] whose [Kind] maps to a sentinel ([ErrNotFound],
 // [ErrAmbiguous], [ErrBlocked], …) for errors.Is, and whose fields give the path, the patch
 // line, the section and chunk, and for a chunk that was not found the nearest file line. The
-// message is written for the model: what failed, where, and what to do instead.
+// message is written for the model: what failed, where, and what to do instead. Chunks that
+// overlap are named with the file lines of both. Messages stay bounded whatever the patch:
+// a chunk of more than 12 lines is quoted by its first and last 5 lines and a count of the
+// rest, and a quoted line is cut after about 240 bytes.
 //
 // # Security Considerations
 //

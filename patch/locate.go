@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // sectionLocator places the chunks of one Update section on the section's base version of the
@@ -236,7 +237,7 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 			}
 			if r.pos < 0 {
 				return fail(k+1, s.newErr(KindNotFound, k+1, ch.Line,
-					fmt.Sprintf("Failed to find context '%s' in %s", a, s.path)))
+					fmt.Sprintf("Failed to find context '%s' in %s", cutLine(a), s.path)))
 			}
 			at = r.pos + 1
 			rep.AnchorLevel = max(rep.AnchorLevel, r.level)
@@ -437,12 +438,47 @@ func (s *sectionLocator) elsewhere(body chunkBody, l Level, pos int) []int {
 
 // overlapsPlaced reports whether the window [start, end) overlaps a window placed earlier.
 func (s *sectionLocator) overlapsPlaced(start, end int) bool {
+	_, ok := s.overlapping(start, end)
+	return ok
+}
+
+// overlapping returns the first window placed earlier that [start, end) overlaps.
+func (s *sectionLocator) overlapping(start, end int) (placement, bool) {
 	for _, p := range s.placed {
 		if start < p.end && p.start < end {
-			return true
+			return p, true
 		}
 	}
-	return false
+	return placement{}, false
+}
+
+// overlapErr is the KindOverlap error of chunk k, whose lines are at [start, end), a window
+// that overlaps chunk q's.
+func (s *sectionLocator) overlapErr(k, line, start, end int, q placement) *Error {
+	e := s.newErr(KindOverlap, k, line, overlapMsg(s.path, q, placement{start: start, end: end, order: k - 1}))
+	e.FileLine = start + 1
+	return e
+}
+
+// overlapMsg names two overlapping windows, the earlier chunk of the patch first.
+func overlapMsg(path string, a, b placement) string {
+	if b.order < a.order {
+		a, b = b, a
+	}
+	return fmt.Sprintf("Overlapping patch chunks in %s: chunks %d and %d: chunk %d is at %s and chunk %d at %s; "+
+		"give each line to one chunk only (merge the two chunks into one)",
+		path, a.order+1, b.order+1, a.order+1, fileSpan(a.start, a.end), b.order+1, fileSpan(b.start, b.end))
+}
+
+// fileSpan names the 0-based window [start, end) by 1-based file lines.
+func fileSpan(start, end int) string {
+	switch {
+	case end == start:
+		return fmt.Sprintf("an insertion before file line %d", start+1)
+	case end == start+1:
+		return fmt.Sprintf("file line %d", start+1)
+	}
+	return fmt.Sprintf("file lines %d-%d", start+1, end)
 }
 
 // placeChunk locates a chunk with old lines: ladder, trailing-blank retry, out-of-order
@@ -498,7 +534,10 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 		if rr.ambiguous {
 			return placement{}, 0, s.chunkAmbiguous(k, ch, oldLines, rr)
 		}
-		if rr.pos >= 0 && rr.pos < cursor && !s.overlapsPlaced(rr.pos, rr.pos+len(old)) {
+		if rr.pos >= 0 && rr.pos < cursor {
+			if q, ok := s.overlapping(rr.pos, rr.pos+len(old)); ok {
+				return placement{}, 0, s.overlapErr(k, oldLines[0], rr.pos, rr.pos+len(old), q)
+			}
 			p := s.finish(body, rr.pos, Strategy(rr.level.String()), k, rep)
 			rep.Notes = append(rep.Notes, noteOutOfOrder(rr.pos))
 			return p, 0, nil
@@ -540,7 +579,7 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 func (s *sectionLocator) changedErr(k int, ch Chunk, body chunkBody, c changedLine, notes []string) *Error {
 	old, oldLines := body.old()
 	var b strings.Builder
-	fmt.Fprintf(&b, "Failed to find expected lines in %s:\n%s\n%s.", s.path, strings.Join(old, "\n"), c.String(s.path))
+	fmt.Fprintf(&b, "Failed to find expected lines in %s:\n%s\n%s.", s.path, joinLines(old), c.String(s.path))
 	for _, note := range notes {
 		if note != noteLCSUnsound {
 			fmt.Fprintf(&b, "\nRescue: %s.", note)
@@ -644,18 +683,53 @@ func (s *sectionLocator) order(ps []placement) ([]placement, error) {
 		}
 		return a.order - b.order
 	})
-	pos, last := 0, -1
+	pos, last := 0, placement{}
 	for _, p := range sorted {
 		if p.start < pos {
-			i, j := min(last, p.order)+1, max(last, p.order)+1
-			return nil, s.newErr(KindOverlap, j, 0,
-				fmt.Sprintf("Overlapping patch chunks in %s: chunks %d and %d", s.path, i, j))
+			e := s.newErr(KindOverlap, max(last.order, p.order)+1, 0, overlapMsg(s.path, last, p))
+			e.FileLine = p.start + 1
+			return nil, e
 		}
 		if p.end > p.start || p.end > pos {
-			pos, last = p.end, p.order
+			pos, last = p.end, p
 		}
 	}
 	return sorted, nil
+}
+
+// Messages quote a chunk's lines, bounded: up to maxQuoted lines in full, else the first and
+// last quoteEnds lines around a count of the lines left out; a line longer than
+// maxQuotedLine bytes is cut, with a count of the bytes left out.
+const (
+	maxQuoted     = 12
+	quoteEnds     = 5
+	maxQuotedLine = 240
+)
+
+// joinLines quotes lines for a message, one a line, bounded as above.
+func joinLines(ls []string) string {
+	if len(ls) > maxQuoted {
+		head := slices.Clone(ls[:quoteEnds])
+		head = append(head, fmt.Sprintf("… %d more lines …", len(ls)-2*quoteEnds))
+		ls = append(head, ls[len(ls)-quoteEnds:]...)
+	}
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = cutLine(l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// cutLine bounds one quoted line to about maxQuotedLine bytes, cut at a character boundary.
+func cutLine(l string) string {
+	if len(l) <= maxQuotedLine {
+		return l
+	}
+	i := maxQuotedLine
+	for i > 0 && !utf8.RuneStart(l[i]) {
+		i--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", l[:i], len(l)-i)
 }
 
 // maxListed is how many candidate lines an error message lists.
@@ -715,7 +789,7 @@ func (s *sectionLocator) chunkAmbiguous(k int, ch Chunk, oldLines []int, r seekR
 func (s *sectionLocator) anchorAmbiguous(k, line int, anchor string, r seekResult) *Error {
 	e := s.newErr(KindAmbiguous, k, line, fmt.Sprintf(
 		"Ambiguous context '%s' in %s: matches file lines %s (compared with %s)",
-		anchor, s.path, candidateList(r.cands, len(r.cands), r.exhausted), r.level))
+		cutLine(anchor), s.path, candidateList(r.cands, len(r.cands), r.exhausted), r.level))
 	e.Candidates = oneBased(r.cands)
 	e.FileLine = r.cands[0] + 1
 	return e
@@ -726,7 +800,7 @@ func (s *sectionLocator) notFound(k int, ch Chunk, body chunkBody, cursor int, n
 	old, oldLines := body.old()
 	n, m := s.n(), len(old)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Failed to find expected lines in %s:\n%s\n", s.path, strings.Join(old, "\n"))
+	fmt.Fprintf(&b, "Failed to find expected lines in %s:\n%s\n", s.path, joinLines(old))
 	line := ch.Line
 	if len(oldLines) > 0 {
 		line = oldLines[0]
@@ -744,6 +818,10 @@ func (s *sectionLocator) notFound(k int, ch Chunk, body chunkBody, cursor int, n
 	case w.exhausted():
 		b.WriteString("The search for the closest match stopped at the work limit; add context lines that occur rarely in the file.")
 	case !ok:
+		if above := s.above(old, cursor, ch.EOF); above != "" {
+			b.WriteString(above)
+			break
+		}
 		fmt.Fprintf(&b, "No similar lines found in file lines %d-%d.", min(lo+1, n), n)
 	default:
 		i := 0
@@ -759,7 +837,7 @@ func (s *sectionLocator) notFound(k int, ch Chunk, body chunkBody, cursor int, n
 			ftext = s.d.lines[q-1]
 		}
 		fmt.Fprintf(&b, "Closest match starts at file line %d; first difference:\n  patch line %d: %s\n  file line %d: %s",
-			start+1, oldLines[i], old[i], q, ftext)
+			start+1, oldLines[i], cutLine(old[i]), q, cutLine(ftext))
 		e.Line, e.FileLine = oldLines[i], q
 	}
 	for _, note := range notes {
@@ -767,6 +845,26 @@ func (s *sectionLocator) notFound(k int, ch Chunk, body chunkBody, cursor int, n
 	}
 	e.Msg = b.String()
 	return e
+}
+
+// above explains a chunk whose lines are not below the cursor but are above it (chunks out of
+// order, which Codex-compatibility mode does not look for, or lines that overlap a chunk placed
+// earlier); "" when they are not there either.
+func (s *sectionLocator) above(old []string, cursor int, eof bool) string {
+	if cursor == 0 || eof {
+		return ""
+	}
+	r := s.seek(old, 0, false, false)
+	if r.pos < 0 || r.pos >= cursor {
+		return ""
+	}
+	end := r.pos + len(old)
+	if q, ok := s.overlapping(r.pos, end); ok {
+		return fmt.Sprintf("The lines are at %s, which overlap chunk %d (at %s); give each line to one chunk only (merge the two chunks into one).",
+			fileSpan(r.pos, end), q.order+1, fileSpan(q.start, q.end))
+	}
+	return fmt.Sprintf("The lines are at %s, above file line %d where the previous chunk ended; give the chunks in file order.",
+		fileSpan(r.pos, end), cursor+1)
 }
 
 // nearest finds the window start with the most old lines matching at unicode-trim, by voting

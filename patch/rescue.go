@@ -134,7 +134,7 @@ type changedLine struct {
 
 func (c changedLine) String(path string) string {
 	return fmt.Sprintf("line %d of %s changed since the patch was written: the file has `%s`, the patch expects `%s`; read the file again",
-		c.fileLine+1, path, c.file, c.patch)
+		c.fileLine+1, path, cutLine(c.file), cutLine(c.patch))
 }
 
 // prefixSuffix is the prefix/suffix rescue. Its edges are the context lines before the first
@@ -286,8 +286,6 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
-
-func joinLines(ls []string) string { return strings.Join(ls, "\n") }
 
 // lcsCand is one candidate window of the LCS rescue.
 type lcsCand struct {
