@@ -41,8 +41,10 @@
 // (it must be unique there; the report notes "out of order"), and a unified-diff header
 // "@@ -a,b +c,d @@ text" is not searched for: its numbers are ignored and the text after it,
 // if any, is the anchor. A blank context line that ends a chunk which matches nowhere is
-// dropped and the chunk sought again, as Codex does; a removed blank line, or a blank context
-// line followed by added lines, is never dropped.
+// dropped and the chunk sought again, as Codex does, but taken only where the rest of the chunk
+// then ends the file (the blank was the file's final newline; anywhere else the rest could
+// match where the patch did not mean it); a removed blank line, or a blank context line
+// followed by added lines, is never dropped.
 //
 // When no level matches, two bounded rescues may place a chunk whose context drifted:
 // prefix/suffix (context edges around a middle of the same length, whose removed lines equal
@@ -53,7 +55,7 @@
 // not name are kept. Added lines keep their place among the context: a drifted context line
 // next to them is paired with the file line it resembles, and when they would have to go on a
 // guessed side of a file line the patch left out (or of one of several equal lines), the
-// rescue refuses. A removed line that changed since the model read the file is never
+// rescue refuses — among others when that drifted line equals the file line beside it. A removed line that changed since the model read the file is never
 // "rescued": the error names the line and both versions. Every placement is reported in a
 // [ChunkReport]: strategy, window, the pairing of old lines with file lines, notes. Locating,
 // rescuing and the not-found diagnostic each stop at a deterministic work limit

@@ -188,6 +188,73 @@ func TestApplyLocateEdgeCases(t *testing.T) {
 			want:  map[string]string{"a.txt": "ALPHA\n\n"},
 		},
 		{
+			// The model left out "d" before the final blank: the blank was all that placed
+			// "+new" before the line that follows it, so dropping it would guess (new after c
+			// instead of after d). Refused, nothing written.
+			name: "E45_trailing_blank_retry_refused_after_added_lines", files: map[string]string{"a.txt": "a\nb\nc\nd\n\ne\n"},
+			patch: "*** Begin Patch\n*** Update File: a.txt\n@@\n a\n-b\n+B\n c\n+new\n \n*** End Patch\n",
+			kind:  patch.KindNotFound, msg: []string{"Failed to find expected lines in a.txt:\na\nb\nc\n\n"},
+		},
+		{
+			name: "E45_trailing_blank_retry_refused_after_added_lines_with_anchor", files: map[string]string{"a.txt": "top\nc\nd\n\ne\n"},
+			patch: "*** Begin Patch\n*** Update File: a.txt\n@@ top\n c\n+new\n\n*** End Patch\n",
+			kind:  patch.KindNotFound,
+		},
+		{
+			// Compat mode keeps Codex's retry, guess included.
+			name: "E45_trailing_blank_retry_after_added_lines_compat", files: map[string]string{"a.txt": "a\nb\nc\nd\n\ne\n"}, opts: compat,
+			patch: "*** Begin Patch\n*** Update File: a.txt\n@@\n a\n-b\n+B\n c\n+new\n \n*** End Patch\n",
+			want:  map[string]string{"a.txt": "a\nB\nc\nnew\nd\n\ne\n"},
+		},
+		{
+			// At the end of the file nothing follows the window: the blank was the final
+			// newline, and the added lines' place is certain.
+			name: "E45_trailing_blank_retry_after_added_lines_at_end", files: map[string]string{"a.txt": "a\nb\nc\n"},
+			patch: "*** Begin Patch\n*** Update File: a.txt\n@@\n a\n-b\n+B\n c\n+new\n \n*** End Patch\n",
+			want:  map[string]string{"a.txt": "a\nB\nc\nnew\n"},
+			check: func(t *testing.T, res *patch.Result, err error) {
+				if !res.Report[0].BlankRetry {
+					t.Errorf("report = %+v, want the trailing-blank retry", res.Report[0])
+				}
+			},
+		},
+		{
+			// Inside the file the retry is not made at all: without the blank, the remaining
+			// lines may match where the patch did not mean them (Codex's retry is for the
+			// final newline of a chunk that reaches the end of the file).
+			name: "E45_trailing_blank_retry_not_made_inside_the_file", files: map[string]string{"a.txt": "a\nb\nc\nd\ne\n"},
+			patch: "*** Begin Patch\n*** Update File: a.txt\n@@\n a\n-b\n+B\n c\n \n*** End Patch\n",
+			kind:  patch.KindNotFound,
+		},
+		{
+			// The perturbation property's case: the model left out "func f() {" before the
+			// removed line; without the blank the lines match higher up, where the patch
+			// did not mean them.
+			name:  "E45_trailing_blank_retry_would_match_elsewhere",
+			files: map[string]string{"a.txt": "func f() {\n\tstmt(1)\n\tx := y\nfunc f() {\n\tstmt(1)\nfunc f() {\n\tx := y\n\nfunc f() {\n"},
+			patch: "*** Begin Patch\n*** Update File: a.txt\n@@\n+\tnew(0)\n \tstmt(1)\n+\tnew(1)\n-\tx := y\n \n*** End Patch\n",
+			kind:  patch.KindNotFound,
+		},
+		{
+			// Found by the perturbation property: the model left out "\tstmt(2)"; the
+			// prefix/suffix span pairs the context "\tstmt(1)" with the file's "\tstmt(2)"
+			// as drift, though it equals the next file line, so "+\tnew(3)" would go on a
+			// guessed side of that line. Refused, nothing written.
+			name:  "prefix_suffix_drifted_context_before_added_lines_refused",
+			files: map[string]string{"a.txt": "func f() {\nfunc f() {\nfunc f() {\nfunc f() {\nfunc f() {\n\tstmt(2)\n\tstmt(1)\n\tstmt(1)\nfunc f() {\n"},
+			patch: apText("*** Update File: a.txt", "@@", " func f() {", "+\tnew(0)", "-func f() {", "+\tnew(1)", " func f() {", "+\tnew(2)",
+				" \tstmt(1)", "+\tnew(3)", " \tstmt(1)"),
+			kind: patch.KindAmbiguous, // the prefix/suffix rescue refuses; LCS finds two windows
+		},
+		{
+			// The mirror case: the drifted line follows the added line and equals the file
+			// line before its own.
+			name:  "prefix_suffix_drifted_context_after_added_lines_refused",
+			files: map[string]string{"a.txt": "top\nq\nstmt(1)\nstmt(2)\nz\nend\n"},
+			patch: apText("*** Update File: a.txt", "@@", " top", "-q", " stmt(1)", "+added", " stmt(1)", "-z", " end"),
+			kind:  patch.KindNotFound,
+		},
+		{
 			name: "E45_trailing_blank_retry_reported", files: map[string]string{"a.txt": "alpha\n"},
 			patch: "*** Begin Patch\n*** Update File: a.txt\n@@\n-alpha\n+ALPHA\n\n*** End Patch\n",
 			want:  map[string]string{"a.txt": "ALPHA\n"},

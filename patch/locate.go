@@ -498,6 +498,14 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 		if rr.ambiguous {
 			return placement{}, 0, s.chunkAmbiguous(k, ch, rlines, rr)
 		}
+		if rr.pos >= 0 && !s.cfg.codex && rr.pos+len(rold) < s.n() {
+			// The retry is for the blank line a final newline leaves at the end of a chunk
+			// that reaches the end of the file. Anywhere else the file has another line where
+			// the patch has the blank, perhaps after a line the patch left out: added lines
+			// before the blank would land on a guessed side of it, and without the blank the
+			// remaining lines may match a place the patch did not mean. Not retried.
+			rr.pos = -1
+		}
 		if rr.pos >= 0 {
 			rep.BlankRetry = true
 			rep.Notes = append(rep.Notes, "trailing blank line dropped from the old side")

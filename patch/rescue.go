@@ -247,6 +247,10 @@ func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error)
 		return placement{}, false, e
 	}
 	l := found[0]
+	if r.guessedNextToAdded(lines[first:last+1], l+pre) {
+		r.notes = append(r.notes, noteDriftGuess)
+		return placement{}, false, nil
+	}
 	pair := make([]int, len(old))
 	for i := range pair {
 		pair[i] = -1
@@ -278,6 +282,33 @@ func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error)
 			unpaired, plural(unpaired, "line", "lines"), plural(unpaired, "is", "are"), plural(unpaired, "was", "were")))
 	}
 	return p, true, nil
+}
+
+const noteDriftGuess = "prefix/suffix: a drifted context line next to added lines equals the file line beside it, " +
+	"so the patch may have left a line out there and where the added lines go would be a guess"
+
+// guessedNextToAdded reports whether a context line of the middle (body lines, whose old lines
+// pair with the file from line at on) differs from its file line and sits right next to added
+// lines while it equals, at a ladder level, the file line on that side. Either the line
+// drifted, or the patch left out the line it was paired with and it is really its neighbour;
+// the added lines would land on different sides of that file line, so the rescue refuses.
+func (r *rescuer) guessedNextToAdded(middle []Line, at int) bool {
+	f := at
+	for i, l := range middle {
+		if l.Op == Insert {
+			continue
+		}
+		if l.Op == Context && !r.ladderEqual(l.Text, f) {
+			if i+1 < len(middle) && middle[i+1].Op == Insert && f+1 < r.s.n() && r.ladderEqual(l.Text, f+1) {
+				return true
+			}
+			if i > 0 && middle[i-1].Op == Insert && f > 0 && r.ladderEqual(l.Text, f-1) {
+				return true
+			}
+		}
+		f++
+	}
+	return false
 }
 
 func plural(n int, one, many string) string {
