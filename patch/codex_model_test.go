@@ -1,6 +1,11 @@
 package patch
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
 
 // TestCodexModelEndOfFile pins the internal Codex model's end-of-file rule to what the Codex
 // 0.171.0 binary does (the same inputs are checked against the binary in
@@ -33,4 +38,43 @@ func TestCodexModelEndOfFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRewriteFallbackReaches checks the forms Rewrite falls back to when a section it
+// rendered chunk by chunk would not reach the planned lines under Codex's model: the whole-file
+// chunk always reaches them, and the minimal line difference does whenever codexReaches says
+// so (which Rewrite checks before using it); codexReaches itself rejects a rendering that
+// gives other lines.
+func TestRewriteFallbackReaches(t *testing.T) {
+	vocab := []string{"a", "b", "", "  a", "a ", "}", "*** End of File", "-x", "+y", "@@ a"}
+	rapid.Check(t, func(t *rapid.T) {
+		a := rapid.SliceOfN(rapid.SampledFrom(vocab), 0, 12).Draw(t, "a")
+		b := rapid.SliceOfN(rapid.SampledFrom(vocab), 0, 12).Draw(t, "b")
+		if !codexReaches(a, wholeLineChunk(a, b), b) {
+			t.Fatalf("the whole-file chunk does not reach %q from %q", b, a)
+		}
+		mc := minimalLineChunks(a, b)
+		if codexReaches(a, mc, b) {
+			got, err := codexModelLines(a, mc)
+			if err != nil || !slices.Equal(got, b) {
+				t.Fatalf("codexReaches accepted chunks that give %q (%v), want %q", got, err, b)
+			}
+		}
+		if !slices.Equal(a, b) && codexReaches(a, wholeLineChunk(a, a), b) {
+			t.Fatalf("codexReaches accepted a no-op rendering for a change from %q to %q", a, b)
+		}
+	})
+}
+
+// codexModelLines applies chunks to lines through the text Codex reads and its model.
+func codexModelLines(lines []string, chunks []Chunk) ([]string, error) {
+	content := ""
+	for _, l := range lines {
+		content += l + "\n"
+	}
+	tree := codexTree{"f": []byte(content)}
+	if err := codexApply(tree, Format(&Patch{Hunks: []Hunk{{Kind: UpdateFile, Path: "f", Chunks: chunks}}})); err != nil {
+		return nil, err
+	}
+	return codexLines(tree["f"]), nil
 }

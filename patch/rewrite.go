@@ -24,8 +24,11 @@ type Rewritten struct {
 // rescue, anchored insertion, stacked anchors, trailing-blank retry) is re-rendered under a
 // bare "@@" with its context and removed lines taken from the file's bytes and its added
 // lines as authored, with more context prepended until Codex's first-match seek lands on the
-// planned window. Absolute paths inside the bases are rendered relative to the root
-// ([WithRelativePaths]).
+// planned window. Each rendered section is then checked against a model of Codex's applier
+// (its first-match seek from a cursor, its end-of-file rule, its trailing-blank retry); when
+// the model would not reach the planned lines, the section is rendered as the minimal line
+// difference instead, or as one chunk that replaces the whole file. Absolute paths inside the
+// bases are rendered relative to the root ([WithRelativePaths]).
 //
 // Changed is false, and Text the input byte for byte, when the input is already canonical
 // ([Format] of its parse, ignoring one final newline) and nothing had to be re-rendered.
