@@ -813,3 +813,56 @@ func TestCodexOracleRewriteCases(t *testing.T) {
 		})
 	}
 }
+
+// TestCodexOracleCompatCases keeps, as deterministic cases, patches on which the random
+// property found Apply in Codex-compatibility mode differing from the binary applying the
+// same patch: each row checks that compat Apply gives the binary's tree.
+func TestCodexOracleCompatCases(t *testing.T) {
+	bin := oracleBinary(t)
+	tests := []struct {
+		name  string
+		files map[string]string
+		patch string // between Begin and End
+	}{
+		{
+			// The "@@" line of an end-of-file insertion moves Codex's cursor too, so the
+			// next chunk is sought below the anchor only.
+			name:  "eof_insertion_anchor_moves_cursor",
+			files: map[string]string{"a.txt": "beta\nbeta\nbeta\ndelta\n  indented\n\tx := 1\n"},
+			patch: "*** Update File: a.txt\n@@ \tx := 1\n+alpha\n*** End of File\n@@\n-delta\n",
+		},
+		{
+			name:  "eof_insertion_anchor_then_chunk_below",
+			files: map[string]string{"a.txt": "a\nb\nc\nd\n"},
+			patch: "*** Update File: a.txt\n@@ b\n+z\n*** End of File\n@@\n-c\n+C\n",
+		},
+		{
+			name:  "eof_window_above_cursor_after_anchor",
+			files: map[string]string{"a.txt": "a\nb\nc\nA\nq\n"},
+			patch: "*** Update File: a.txt\n@@ A\n A\n-q\n+Q\n*** End of File\n",
+		},
+	}
+	const root = "/w/root"
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			text := "*** Begin Patch\n" + tc.patch + "*** End Patch\n"
+			dir := t.TempDir()
+			for name, data := range tc.files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out := runOracle(t, bin, dir, text)
+			m := patchtest.NewMemFS()
+			m.MkdirAll(root, 0o755)
+			for name, data := range tc.files {
+				m.WriteFile(root+"/"+name, []byte(data), 0o644)
+			}
+			a, _ := patch.New(m, root, patch.WithCodexCompat())
+			_, err := a.Apply(context.Background(), text)
+			if diff := cmp.Diff(oracleReadDir(t, dir), oracleSimplify(m.TreeUnder(root))); diff != "" {
+				t.Errorf("compat Apply (error %v) differs from the Codex binary (-codex +ours):\n%s\ncodex output: %s", err, diff, out)
+			}
+		})
+	}
+}
