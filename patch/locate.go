@@ -256,7 +256,9 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 			places = append(places, placement{start: ins, end: ins, edits: ed, order: k})
 			rep.Start, rep.Added = ins+1, len(ed)
 			reports = append(reports, rep)
-			if rep.Strategy == StrategyAnchor {
+			if len(anchors) > 0 {
+				// The anchors moved the search below them, also for an insertion at the end
+				// of the file (as in Codex).
 				cursor = max(cursor, at)
 			}
 			continue
