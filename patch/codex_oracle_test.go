@@ -199,7 +199,11 @@ func TestCodexOracleScenarios(t *testing.T) {
 
 // oracleAlphabet makes repeats, blank lines, indentation and trailing whitespace common, so
 // first-match, trailing-blank and loose-level behaviour is exercised.
-var oracleAlphabet = []string{"alpha", "beta", "gamma", "delta", "  indented", "\tx := 1", "", "end", "alpha ", "}"}
+var oracleAlphabet = []string{"alpha", "beta", "gamma", "delta", "  indented", "\tx := 1", "", "end", "alpha ", "}", `s = "a" - b`}
+
+// oracleTypographic is how a model may write `s = "a" - b`: typographic quotes and dash
+// (Codex's fourth pass and the unicode levels map them back).
+const oracleTypographic = "s = \u201ca\u201d \u2013 b"
 
 // oracleOp is one line of an edit script from A to B.
 type oracleOp struct {
@@ -246,9 +250,9 @@ func (c oracleCase) describe() string {
 // genOracleCase draws files and a patch: per file an Update built from a random edit script
 // grouped into chunks with 0–3 lines of context (optionally an @@ anchor taken from the line
 // above the chunk, an End-of-File marker when the chunk reaches the end, trailing or leading
-// whitespace drift on context or removed lines, a context line left out, and two chunks given
-// out of order) and sometimes a Move, or a Delete; plus an optional Add of a new file or over
-// an existing one.
+// whitespace or typographic-quote drift on context or removed lines, a context line left out,
+// a unified-diff header, and two chunks given out of order) and sometimes a Move, or a Delete;
+// plus an optional Add of a new file or over an existing one.
 func genOracleCase(t *rapid.T) oracleCase {
 	var c oracleCase
 	var b strings.Builder
@@ -375,6 +379,10 @@ func writeOracleUpdate(t *rapid.T, w *strings.Builder, f oracleFile) (after []st
 		if oldIdx > 0 && f.lines[oldIdx-1] != "" && strings.TrimRight(f.lines[oldIdx-1], " \t") == f.lines[oldIdx-1] &&
 			rapid.IntRange(0, 3).Draw(t, "anchor") == 0 {
 			b.WriteString("@@ " + f.lines[oldIdx-1] + "\n")
+		} else if rapid.IntRange(0, 15).Draw(t, "unified") == 0 {
+			// A unified-diff header, as models write from habit: the default mode locates
+			// the chunk by its lines, Codex seeks the header text as an anchor.
+			fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", oldIdx+1, end-start+1, oldIdx+1, end-start+1)
 		} else {
 			b.WriteString("@@\n")
 		}
@@ -391,6 +399,10 @@ func writeOracleUpdate(t *rapid.T, w *strings.Builder, f oracleFile) (after []st
 				case 3:
 					if o.op == ' ' && i > 0 && start+i < end {
 						continue
+					}
+				case 4:
+					if text == `s = "a" - b` {
+						text = oracleTypographic
 					}
 				}
 			}
