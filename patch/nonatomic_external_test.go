@@ -1,0 +1,361 @@
+package patch_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/patch/patchtest"
+)
+
+// The non-atomic mode (WithAtomic(false), part of WithCodexCompat) must do what applying the
+// sections one at a time does, each as a patch of its own, stopping at the first that fails:
+// sectionModel is that reference, built from the atomic applier alone.
+
+// naTree is the starting state of one non-atomic check.
+type naTree struct {
+	files map[string]string
+	umask fs.FileMode // 0: the MemFS default (022)
+	setup func(m *patchtest.MemFS)
+}
+
+func (tr naTree) build(t testing.TB) *patchtest.MemFS {
+	t.Helper()
+	m := apTree(t, tr.files)
+	if tr.umask != 0 {
+		m.SetUmask(tr.umask)
+	}
+	if tr.setup != nil {
+		tr.setup(m)
+	}
+	return m
+}
+
+// sectionModel applies p's sections to m one at a time, each as a patch of its own with the
+// atomic applier, and stops at the first that fails: it returns that error and the 1-based
+// section (0 when every section applied).
+func sectionModel(t testing.TB, m *patchtest.MemFS, p *patch.Patch, opts []patch.Option) (error, int) {
+	t.Helper()
+	for i, h := range p.Hunks {
+		a, err := patch.New(m, apRoot, append(slices.Clone(opts), patch.WithAtomic(true))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.ApplyPatch(context.Background(), &patch.Patch{Hunks: []patch.Hunk{h}}); err != nil {
+			return err, i + 1
+		}
+	}
+	return nil, 0
+}
+
+// naCompare applies text in non-atomic mode (opts must turn atomicity off) and checks it
+// against the section model and, when every section applies, against the atomic applier on
+// the whole patch (same files, same Result). It returns the non-atomic error.
+func naCompare(t testing.TB, tr naTree, text string, opts []patch.Option) error {
+	t.Helper()
+	ctx := context.Background()
+	p, err := patch.Parse(text)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	m := tr.build(t)
+	a, err := patch.New(m, apRoot, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, gotErr := a.ApplyPatch(ctx, p)
+
+	mm := tr.build(t)
+	wantErr, failed := sectionModel(t, mm, p, opts)
+	if diff := cmp.Diff(mm.TreeUnder(apRoot), m.TreeUnder(apRoot)); diff != "" {
+		t.Fatalf("tree (-section model +non-atomic):\n%s\nnon-atomic error: %v\nmodel error (section %d): %v", diff, gotErr, failed, wantErr)
+	}
+	if (gotErr == nil) != (wantErr == nil) {
+		t.Fatalf("non-atomic error %v; model error (section %d) %v", gotErr, failed, wantErr)
+	}
+	if gotErr != nil {
+		ge, we := apErr(gotErr), apErr(wantErr)
+		if ge == nil || we == nil {
+			t.Fatalf("errors are not *patch.Error: %v / %v", gotErr, wantErr)
+		}
+		if ge.Kind != we.Kind || ge.Msg != we.Msg || ge.Path != we.Path || ge.Line != we.Line || ge.Section != failed {
+			t.Fatalf("non-atomic error %+v\nwant as the model's %+v in section %d", ge, we, failed)
+		}
+		if res != nil {
+			t.Fatalf("a failed Apply returned a Result: %+v", res)
+		}
+		return gotErr
+	}
+
+	ma := tr.build(t)
+	aa, err := patch.New(ma, apRoot, append(slices.Clone(opts), patch.WithAtomic(true))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := aa.ApplyPatch(ctx, p)
+	if err != nil {
+		return nil // the atomic mode sees the whole patch (one file reached twice, …)
+	}
+	// Files only: a section may create a directory that a later one empties, where the
+	// atomic commit never creates it.
+	if diff := cmp.Diff(naFiles(ma), naFiles(m)); diff != "" {
+		t.Fatalf("files (-atomic +non-atomic):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, res); diff != "" {
+		t.Fatalf("Result (-atomic +non-atomic):\n%s", diff)
+	}
+	return nil
+}
+
+func TestNonAtomicSameFileTwice(t *testing.T) {
+	compat := []patch.Option{patch.WithCodexCompat()}
+	cases := []struct {
+		name  string
+		tree  naTree
+		patch string
+		opts  []patch.Option // default compat
+		kind  patch.Kind     // the expected outcome, besides agreeing with the model
+		check func(t *testing.T, m *patchtest.MemFS)
+	}{
+		{
+			name: "update_then_update", tree: naTree{files: map[string]string{"a.txt": "1\n2\n3\n4\n"}},
+			patch: apText("*** Update File: a.txt", "@@", " 1", "-2", "+two",
+				"*** Update File: a.txt", "@@", " 3", "-4", "+four"),
+		},
+		{
+			name: "update_then_update_of_its_lines", tree: naTree{files: map[string]string{"a.txt": "1\n2\n3\n"}},
+			patch: apText("*** Update File: a.txt", "@@", " 1", "-2", "+two",
+				"*** Update File: a.txt", "@@", " 1", "-two", "+TWO", " 3"),
+		},
+		{
+			name: "update_then_update_of_replaced_line_fails", tree: naTree{files: map[string]string{"a.txt": "1\n2\n3\n"}},
+			patch: apText("*** Update File: a.txt", "@@", "-2", "+two",
+				"*** Update File: a.txt", "@@", "-2", "+deux",
+				"*** Add File: never.txt", "+x"),
+			kind: patch.KindNotFound,
+		},
+		{
+			name: "add_then_update", tree: naTree{files: map[string]string{}},
+			patch: apText("*** Add File: n.txt", "+x", "+y",
+				"*** Update File: n.txt", "@@", " x", "-y", "+z"),
+		},
+		{
+			name: "add_then_add_overwrites", tree: naTree{files: map[string]string{}, umask: 0o077},
+			patch: apText("*** Add File: n.txt", "+first", "*** Add File: n.txt", "+second"),
+			check: naMode("n.txt", 0o600),
+		},
+		{
+			name: "add_then_delete", tree: naTree{files: map[string]string{"k.txt": "k\n"}},
+			patch: apText("*** Add File: d/n.txt", "+x", "*** Delete File: d/n.txt"),
+		},
+		{
+			name: "delete_then_add", tree: naTree{files: map[string]string{"a.txt": "old\n"},
+				setup: func(m *patchtest.MemFS) { _ = m.Chmod(apRoot+"/a.txt", 0o664) }},
+			patch: apText("*** Delete File: a.txt", "*** Add File: a.txt", "+new"),
+			check: naMode("a.txt", 0o644),
+		},
+		{
+			name: "delete_then_update_fails", tree: naTree{files: map[string]string{"a.txt": "a\n", "b.txt": "b\n"}},
+			patch: apText("*** Update File: b.txt", "@@", "-b", "+B",
+				"*** Delete File: a.txt", "*** Update File: a.txt", "@@", "-a", "+A"),
+			kind: patch.KindMissingFile,
+		},
+		{
+			name: "move_chain", tree: naTree{files: map[string]string{"a.txt": "a\n"}},
+			patch: apText("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-a", "+b",
+				"*** Update File: b.txt", "*** Move to: d/c.txt", "@@", "-b", "+c"),
+		},
+		{
+			name: "move_chain_back_to_source", tree: naTree{files: map[string]string{"a.txt": "a\n"},
+				setup: func(m *patchtest.MemFS) { _ = m.Chmod(apRoot+"/a.txt", 0o664) }},
+			patch: apText("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-a", "+b",
+				"*** Update File: b.txt", "*** Move to: a.txt", "@@", "-b", "+back"),
+			check: naMode("a.txt", 0o664),
+		},
+		{
+			name: "move_then_add_at_source", tree: naTree{files: map[string]string{"a.txt": "a\n"}},
+			patch: apText("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-a", "+b",
+				"*** Add File: a.txt", "+fresh"),
+		},
+		{
+			name: "move_then_update_destination", tree: naTree{files: map[string]string{"a.txt": "1\n2\n"}},
+			patch: apText("*** Update File: a.txt", "*** Move to: d/e/b.txt", "@@", "-1", "+one",
+				"*** Update File: d/e/b.txt", "@@", " one", "-2", "+two"),
+		},
+		{
+			name: "move_onto_existing_then_update", tree: naTree{files: map[string]string{"a.txt": "a\n", "b.txt": "b\n"}},
+			patch: apText("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-a", "+A",
+				"*** Update File: b.txt", "@@", "-A", "+AA"),
+		},
+		{
+			name: "add_then_move_keeps_umask", tree: naTree{files: map[string]string{}, umask: 0o077},
+			patch: apText("*** Add File: n.txt", "+x", "*** Update File: n.txt", "*** Move to: m.txt", "@@", "-x", "+y"),
+			check: naMode("m.txt", 0o600),
+		},
+		{
+			name: "move_chain_then_failure", tree: naTree{files: map[string]string{"a.txt": "a\n"}},
+			patch: apText("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-a", "+b",
+				"*** Update File: b.txt", "*** Move to: c.txt", "@@", "-b", "+c",
+				"*** Update File: c.txt", "@@", "-missing", "+x"),
+			kind: patch.KindNotFound,
+		},
+		{
+			name: "symlink_deleted_then_added", tree: naTree{files: map[string]string{"real.txt": "target\n"},
+				setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", apRoot+"/l") }},
+			patch: apText("*** Delete File: l", "*** Add File: l", "+regular"),
+			check: func(t *testing.T, m *patchtest.MemFS) {
+				tree := m.TreeUnder(apRoot)
+				if e := tree["l"]; e.Symlink || string(e.Data) != "regular\n" || string(tree["real.txt"].Data) != "target\n" {
+					t.Errorf("l = %+v, real.txt = %q; want a regular file and the target untouched", e, tree["real.txt"].Data)
+				}
+			},
+		},
+		{
+			name: "first_section_fails", tree: naTree{files: map[string]string{"a.txt": "a\n"}},
+			patch: apText("*** Update File: a.txt", "@@", "-nope", "+x", "*** Add File: b.txt", "+b"),
+			kind:  patch.KindNotFound,
+		},
+		{
+			name: "exists_without_overwrite", tree: naTree{files: map[string]string{"a.txt": "a\n"}},
+			opts: []patch.Option{patch.WithAtomic(false)},
+			patch: apText("*** Add File: n.txt", "+n", "*** Update File: a.txt", "*** Move to: n.txt", "@@", "-a", "+b",
+				"*** Delete File: a.txt"),
+			kind: patch.KindExists,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := tc.opts
+			if opts == nil {
+				opts = compat
+			}
+			err := naCompare(t, tc.tree, tc.patch, opts)
+			if pe := apErr(err); tc.kind == 0 && err != nil || tc.kind != 0 && (pe == nil || pe.Kind != tc.kind) {
+				t.Fatalf("error = %v, want kind %v", err, tc.kind)
+			}
+			if tc.check != nil {
+				m := tc.tree.build(t)
+				a, _ := patch.New(m, apRoot, opts...)
+				_, _ = a.Apply(context.Background(), tc.patch)
+				tc.check(t, m)
+			}
+		})
+	}
+}
+
+// naFiles returns the regular files under apRoot with their modes.
+func naFiles(m *patchtest.MemFS) map[string]patchtest.Entry {
+	out := map[string]patchtest.Entry{}
+	for rel, e := range m.TreeUnder(apRoot) {
+		if !e.Dir {
+			out[rel] = e
+		}
+	}
+	return out
+}
+
+func naMode(rel string, want fs.FileMode) func(t *testing.T, m *patchtest.MemFS) {
+	return func(t *testing.T, m *patchtest.MemFS) {
+		t.Helper()
+		if e, ok := m.TreeUnder(apRoot)[rel]; !ok || e.Mode != want {
+			t.Errorf("%s: mode %v (present %v), want %v", rel, e.Mode, ok, want)
+		}
+	}
+}
+
+// TestNonAtomicCommitFault fails every mutating file-system call of a non-atomic commit in
+// turn. Each time the error must name the section whose commit failed, the tree must be
+// exactly what the sections before it wrote (no temporaries left), and the message must say
+// which sections stay written.
+func TestNonAtomicCommitFault(t *testing.T) {
+	tr := naTree{files: map[string]string{"a.txt": "a\n", "b.txt": "b\n", "e.txt": "e\n"}}
+	text := apText(
+		"*** Update File: a.txt", "@@", "-a", "+A",
+		"*** Add File: d/n.txt", "+n",
+		"*** Update File: b.txt", "*** Move to: c.txt", "@@", "-b", "+C",
+		"*** Delete File: e.txt",
+		"*** Update File: a.txt", "@@", "-A", "+AA")
+	p, err := patch.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// after[s] is the tree once sections 1..s are written.
+	var after []map[string]patchtest.Entry
+	for s := 0; s <= len(p.Hunks); s++ {
+		m := tr.build(t)
+		if err, _ := sectionModel(t, m, &patch.Patch{Hunks: p.Hunks[:s]}, []patch.Option{patch.WithCodexCompat()}); err != nil {
+			t.Fatal(err)
+		}
+		after = append(after, m.TreeUnder(apRoot))
+	}
+	apply := func(m *patchtest.MemFS) (*patch.Result, error) {
+		a, err := patch.New(m, apRoot, patch.WithCodexCompat())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Apply(context.Background(), text)
+	}
+	calls := 0
+	m := tr.build(t)
+	m.InjectFault(func(op, name string) bool { calls++; return false }, errors.New("unused"))
+	if _, err := apply(m); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(after[len(p.Hunks)], m.TreeUnder(apRoot)); diff != "" {
+		t.Fatalf("tree without faults (-model +got):\n%s", diff)
+	}
+	failedIn := map[int]int{} // section → faults that stopped the commit there
+	for n := 1; n <= calls; n++ {
+		t.Run(fmt.Sprintf("call_%02d", n), func(t *testing.T) {
+			m := tr.build(t)
+			seen := 0
+			var hit string
+			m.InjectFault(func(op, name string) bool {
+				seen++
+				if seen == n {
+					hit = op + " " + name
+					return true
+				}
+				return false
+			}, errors.New("injected fault"))
+			res, err := apply(m)
+			pe := apErr(err)
+			if pe == nil || pe.Kind != patch.KindIO || !errors.Is(err, patch.ErrIO) {
+				t.Fatalf("fault at %s: err = %v, res = %+v; want an I/O error", hit, err, res)
+			}
+			s := pe.Section
+			if s < 1 || s > len(p.Hunks) {
+				t.Fatalf("fault at %s: Section = %d", hit, s)
+			}
+			failedIn[s]++
+			if diff := cmp.Diff(after[s-1], m.TreeUnder(apRoot)); diff != "" {
+				t.Errorf("fault at %s, reported in section %d: tree (-sections before it +got):\n%s", hit, s, diff)
+			}
+			want := "nothing"
+			switch {
+			case s == 2:
+				want = "section 1 was written and stays"
+			case s > 2:
+				want = fmt.Sprintf("sections 1-%d were written and stay", s-1)
+			}
+			if s >= 2 && !strings.Contains(pe.Msg, want) || s == 1 && strings.Contains(pe.Msg, "written and stay") {
+				t.Errorf("fault at %s: message %q, want it to say %q", hit, pe.Msg, want)
+			}
+			if res != nil {
+				t.Errorf("Result %+v alongside the error", res)
+			}
+		})
+	}
+	for s := 1; s <= len(p.Hunks); s++ {
+		if failedIn[s] == 0 {
+			t.Errorf("no fault stopped the commit in section %d (faults per section: %v)", s, failedIn)
+		}
+	}
+}
