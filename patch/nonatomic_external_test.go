@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/patch/patchtest"
@@ -26,9 +28,28 @@ type naTree struct {
 	setup func(m *patchtest.MemFS)
 }
 
-func (tr naTree) build(t testing.TB) *patchtest.MemFS {
+// naT is what these checks need of a *testing.T or a *rapid.T.
+type naT interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+func (tr naTree) build(t naT) *patchtest.MemFS {
 	t.Helper()
-	m := apTree(t, tr.files)
+	m := patchtest.NewMemFS()
+	for rel, data := range tr.files {
+		p := apRoot + "/" + rel
+		if err := m.MkdirAll(path.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.MkdirAll(apRoot, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if tr.umask != 0 {
 		m.SetUmask(tr.umask)
 	}
@@ -41,7 +62,7 @@ func (tr naTree) build(t testing.TB) *patchtest.MemFS {
 // sectionModel applies p's sections to m one at a time, each as a patch of its own with the
 // atomic applier, and stops at the first that fails: it returns that error and the 1-based
 // section (0 when every section applied).
-func sectionModel(t testing.TB, m *patchtest.MemFS, p *patch.Patch, opts []patch.Option) (error, int) {
+func sectionModel(t naT, m *patchtest.MemFS, p *patch.Patch, opts []patch.Option) (error, int) {
 	t.Helper()
 	for i, h := range p.Hunks {
 		a, err := patch.New(m, apRoot, append(slices.Clone(opts), patch.WithAtomic(true))...)
@@ -58,7 +79,7 @@ func sectionModel(t testing.TB, m *patchtest.MemFS, p *patch.Patch, opts []patch
 // naCompare applies text in non-atomic mode (opts must turn atomicity off) and checks it
 // against the section model and, when every section applies, against the atomic applier on
 // the whole patch (same files, same Result). It returns the non-atomic error.
-func naCompare(t testing.TB, tr naTree, text string, opts []patch.Option) error {
+func naCompare(t naT, tr naTree, text string, opts []patch.Option) error {
 	t.Helper()
 	ctx := context.Background()
 	p, err := patch.Parse(text)
@@ -356,6 +377,120 @@ func TestNonAtomicCommitFault(t *testing.T) {
 	for s := 1; s <= len(p.Hunks); s++ {
 		if failedIn[s] == 0 {
 			t.Errorf("no fault stopped the commit in section %d (faults per section: %v)", s, failedIn)
+		}
+	}
+}
+
+// TestNonAtomicMatchesSectionModel generates small trees and patches of up to six sections
+// (adds, deletes, updates and moves over a few paths, whose chunks are drawn from the words the
+// files hold, so that many apply, some only after an earlier section, and many fail) and
+// checks the non-atomic apply against the section model: the same tree, modes included; the
+// same error in the same section; and, when every section applies, the atomic applier's
+// files and Result.
+func TestNonAtomicMatchesSectionModel(t *testing.T) {
+	// outcomes counts the runs by outcome, so that a generator that stopped producing
+	// successes of several sections or late failures is noticed.
+	outcomes := map[string]int{}
+	rapid.Check(t, func(t *rapid.T) {
+		words := []string{"one", "two", "three", "four"}
+		paths := []string{"a.txt", "b.txt", "d/c.txt", "d/e/f.txt", "n.txt"}
+		tr := naTree{files: map[string]string{}, umask: rapid.SampledFrom([]fs.FileMode{0o022, 0o077}).Draw(t, "umask")}
+		for _, n := range paths[:3] {
+			if rapid.Bool().Draw(t, "has_"+n) {
+				tr.files[n] = strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), 1, 5).Draw(t, "lines_"+n), "\n") + "\n"
+			}
+		}
+		opts := rapid.SampledFrom([][]patch.Option{
+			{patch.WithCodexCompat()},
+			{patch.WithAtomic(false)},
+			{patch.WithAtomic(false), patch.WithOverwrite(true)},
+		}).Draw(t, "opts")
+		line := func(label string) string {
+			return rapid.SampledFrom(append(words, "NEW")).Draw(t, label)
+		}
+		// Sections are drawn against a scratch tree that each drawn section is applied to
+		// (atomically, failures ignored), so that most of them name files that exist and
+		// lines that are there at that point.
+		scratch := tr.build(t)
+		sa, err := patch.New(scratch, apRoot, append(slices.Clone(opts), patch.WithAtomic(true))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		b.WriteString("*** Begin Patch\n")
+		for s := range rapid.IntRange(1, 6).Draw(t, "sections") {
+			files := apFiles(scratch)
+			var have, missing []string
+			for _, p := range paths {
+				if _, ok := files[p]; ok {
+					have = append(have, p)
+				} else {
+					missing = append(missing, p)
+				}
+			}
+			pick := func(preferred []string, label string) string {
+				if len(preferred) > 0 && rapid.IntRange(0, 4).Draw(t, label+"_preferred") > 0 {
+					return rapid.SampledFrom(preferred).Draw(t, label)
+				}
+				return rapid.SampledFrom(paths).Draw(t, label)
+			}
+			var sec strings.Builder
+			switch kind := rapid.IntRange(0, 4).Draw(t, fmt.Sprint("kind_", s)); kind {
+			case 0:
+				fmt.Fprintf(&sec, "*** Add File: %s\n", pick(missing, "add_path"))
+				for range rapid.IntRange(1, 3).Draw(t, "add_lines") {
+					fmt.Fprintf(&sec, "+%s\n", line("added"))
+				}
+			case 1:
+				fmt.Fprintf(&sec, "*** Delete File: %s\n", pick(have, "delete_path"))
+			default:
+				p := pick(have, "update_path")
+				fmt.Fprintf(&sec, "*** Update File: %s\n", p)
+				if kind == 4 {
+					fmt.Fprintf(&sec, "*** Move to: %s\n", pick(missing, "move_to"))
+				}
+				lines := strings.Split(strings.TrimSuffix(files[p], "\n"), "\n")
+				from := 0
+				for range rapid.IntRange(1, 2).Draw(t, "chunks") {
+					sec.WriteString("@@\n")
+					n := rapid.IntRange(1, 3).Draw(t, "old")
+					if from >= len(lines) || files[p] == "" || rapid.IntRange(0, 4).Draw(t, "from_file") == 0 {
+						for range n { // lines the file may not have
+							fmt.Fprintf(&sec, "%s%s\n", rapid.SampledFrom([]string{" ", "-"}).Draw(t, "op"), line("old_line"))
+						}
+					} else {
+						at := rapid.IntRange(from, len(lines)-1).Draw(t, "at")
+						end := min(at+n, len(lines))
+						for _, l := range lines[at:end] {
+							fmt.Fprintf(&sec, "%s%s\n", rapid.SampledFrom([]string{" ", "-"}).Draw(t, "op"), l)
+						}
+						from = end
+					}
+					for range rapid.IntRange(0, 2).Draw(t, "new") {
+						fmt.Fprintf(&sec, "+%s\n", line("new_line"))
+					}
+				}
+			}
+			b.WriteString(sec.String())
+			_, _ = sa.Apply(context.Background(), "*** Begin Patch\n"+sec.String()+"*** End Patch\n")
+		}
+		b.WriteString("*** End Patch\n")
+		err = naCompare(t, tr, b.String(), opts)
+		switch pe := apErr(err); {
+		case err == nil && strings.Count(b.String(), "\n*** ") > 2:
+			outcomes["several sections applied"]++
+		case err == nil:
+			outcomes["one section applied"]++
+		case pe != nil && pe.Section > 1:
+			outcomes["failed after a written section"]++
+		default:
+			outcomes["failed in section 1"]++
+		}
+	})
+	t.Logf("outcomes: %v", outcomes)
+	for _, k := range []string{"several sections applied", "failed after a written section"} {
+		if outcomes[k] == 0 {
+			t.Errorf("no run %s (outcomes %v): the generator needs adjusting", k, outcomes)
 		}
 	}
 }

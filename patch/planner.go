@@ -434,9 +434,10 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 		pl.onSection(e.data, d, places, reps)
 	}
 	out := render(d, places, cfg.eol)
-	if e.orig.exists {
+	if !e.touched {
 		// An updated file keeps its whole mode, set exactly after the write (the umask
-		// cannot narrow it).
+		// cannot narrow it). A file an earlier section wrote keeps the mode that section
+		// gave it: exactly, or under the umask when the patch created it.
 		e.inherit = true
 	}
 	if h.MoveTo == "" {
