@@ -1,6 +1,7 @@
 package patch_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 type naTree struct {
 	files map[string]string
 	umask fs.FileMode // 0: the MemFS default (022)
+	fold  bool        // a case-insensitive volume
 	setup func(m *patchtest.MemFS)
 }
 
@@ -38,6 +40,7 @@ type naT interface {
 func (tr naTree) build(t naT) *patchtest.MemFS {
 	t.Helper()
 	m := patchtest.NewMemFS()
+	m.SetCaseInsensitive(tr.fold)
 	for rel, data := range tr.files {
 		p := apRoot + "/" + rel
 		if err := m.MkdirAll(path.Dir(p), 0o755); err != nil {
@@ -143,7 +146,11 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 		patch string
 		opts  []patch.Option // default compat
 		kind  patch.Kind     // the expected outcome, besides agreeing with the model
-		check func(t *testing.T, m *patchtest.MemFS)
+		// diverge, when set, says why the section model is not the reference for this row;
+		// the outcome is then pinned by want (the files afterwards) and kind.
+		diverge string
+		want    map[string]string
+		check   func(t *testing.T, m *patchtest.MemFS)
 	}{
 		{
 			name: "update_then_update", tree: naTree{files: map[string]string{"a.txt": "1\n2\n3\n4\n"}},
@@ -239,6 +246,45 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 			},
 		},
 		{
+			name: "formatted_after_each_section", tree: naTree{files: map[string]string{}},
+			opts: []patch.Option{patch.WithCodexCompat(), patch.WithFormatter(fakeFormatter{"upper", ".go", naUpper})},
+			patch: apText("*** Add File: a.go", "+x", "*** Update File: a.go", "@@", "-X", "+y",
+				"*** Add File: b.go", "+b", "*** Delete File: b.go"),
+			check: func(t *testing.T, m *patchtest.MemFS) {
+				if got := apFiles(m)["a.go"]; got != "Y\n" {
+					t.Errorf("a.go = %q, want each section formatted before the next: \"Y\\n\"", got)
+				}
+			},
+		},
+		{
+			name: "formatted_then_deleted", tree: naTree{files: map[string]string{"c.go": "c\n", "d.go": "d\n"}},
+			opts: []patch.Option{patch.WithCodexCompat(), patch.WithFormatter(fakeFormatter{"upper", ".go", naUpper})},
+			patch: apText("*** Update File: c.go", "@@", "-c", "+cc", "*** Delete File: c.go",
+				"*** Update File: d.go", "@@", "-d", "+dd"),
+		},
+		{
+			name: "case_only_rename_then_update", tree: naTree{files: map[string]string{"Readme.md": "keep\nold\n"}, fold: true},
+			patch: apText("*** Update File: Readme.md", "*** Move to: README.md", "@@", "-old", "+new",
+				"*** Update File: README.md", "@@", "-keep", "+KEEP"),
+		},
+		{
+			name: "case_only_rename_then_update_old_spelling", tree: naTree{files: map[string]string{"Readme.md": "keep\nold\n"}, fold: true},
+			patch: apText("*** Update File: Readme.md", "*** Move to: README.md", "@@", "-old", "+new",
+				"*** Update File: Readme.md", "@@", "-keep", "+KEEP"),
+			diverge: "the plan knows Readme.md is README.md after the rename and keeps the new spelling, as the " +
+				"atomic mode does and as Codex's in-place write would; section 2 committed alone renames its " +
+				"temporary onto the old spelling",
+			want: map[string]string{"README.md": "KEEP\nnew\n"},
+		},
+		{
+			name: "add_then_add_other_spelling", tree: naTree{files: map[string]string{}, fold: true},
+			patch: apText("*** Add File: a.txt", "+first", "*** Add File: A.TXT", "+second"),
+			diverge: "a plan cannot know that two names it creates are one file before either exists; the " +
+				"commit of section 2 finds A.TXT taken and refuses it (the atomic mode refuses the whole " +
+				"patch the same way), where section 2 planned alone overwrites a.txt",
+			want: map[string]string{"a.txt": "first\n"}, kind: patch.KindChanged,
+		},
+		{
 			name: "first_section_fails", tree: naTree{files: map[string]string{"a.txt": "a\n"}},
 			patch: apText("*** Update File: a.txt", "@@", "-nope", "+x", "*** Add File: b.txt", "+b"),
 			kind:  patch.KindNotFound,
@@ -257,7 +303,17 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 			if opts == nil {
 				opts = compat
 			}
-			err := naCompare(t, tc.tree, tc.patch, opts)
+			var err error
+			if tc.diverge == "" {
+				err = naCompare(t, tc.tree, tc.patch, opts)
+			} else {
+				m := tc.tree.build(t)
+				a, _ := patch.New(m, apRoot, opts...)
+				_, err = a.Apply(context.Background(), tc.patch)
+				if diff := cmp.Diff(tc.want, apFiles(m)); diff != "" {
+					t.Errorf("files (-want +got), where the section model does not apply (%s):\n%s", tc.diverge, diff)
+				}
+			}
 			if pe := apErr(err); tc.kind == 0 && err != nil || tc.kind != 0 && (pe == nil || pe.Kind != tc.kind) {
 				t.Fatalf("error = %v, want kind %v", err, tc.kind)
 			}
@@ -270,6 +326,9 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 		})
 	}
 }
+
+// naUpper is a formatter that upper-cases the whole file.
+func naUpper(src []byte) ([]byte, error) { return bytes.ToUpper(src), nil }
 
 // naFiles returns the regular files under apRoot with their modes.
 func naFiles(m *patchtest.MemFS) map[string]patchtest.Entry {
