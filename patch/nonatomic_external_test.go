@@ -285,6 +285,37 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 			want: map[string]string{"a.txt": "first\n"}, kind: patch.KindChanged,
 		},
 		{
+			name: "symlink_deleted_then_updated", tree: naTree{files: map[string]string{"real.txt": "target\n"},
+				setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", apRoot+"/l") }},
+			patch: apText("*** Delete File: l", "*** Update File: l", "@@", "-target", "+changed"),
+			kind:  patch.KindMissingFile,
+			check: func(t *testing.T, m *patchtest.MemFS) {
+				// The atomic mode refuses the same patch whole: the link's old target is not
+				// what l names once l is deleted.
+				ma := naTree{files: map[string]string{"real.txt": "target\n"}}.build(t)
+				_ = ma.Symlink("real.txt", apRoot+"/l")
+				a, _ := patch.New(ma, apRoot)
+				_, err := a.Apply(context.Background(), apText("*** Delete File: l", "*** Update File: l", "@@", "-target", "+changed"))
+				if pe := apErr(err); pe == nil || pe.Kind != patch.KindMissingFile || pe.Section != 2 {
+					t.Errorf("atomic: err = %v, want a missing file in section 2", err)
+				}
+				if tree := ma.TreeUnder(apRoot); !tree["l"].Symlink || string(tree["real.txt"].Data) != "target\n" {
+					t.Errorf("atomic: tree %+v, want it untouched", tree)
+				}
+			},
+		},
+		{
+			name: "symlink_replaced_then_updated", tree: naTree{files: map[string]string{"real.txt": "target\n"},
+				setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", apRoot+"/l") }},
+			patch: apText("*** Delete File: l", "*** Add File: l", "+regular",
+				"*** Update File: l", "@@", "-regular", "+changed"),
+			check: func(t *testing.T, m *patchtest.MemFS) {
+				if got := apFiles(m); got["l"] != "changed\n" || got["real.txt"] != "target\n" {
+					t.Errorf("files %q; want l updated and real.txt untouched", got)
+				}
+			},
+		},
+		{
 			name: "first_section_fails", tree: naTree{files: map[string]string{"a.txt": "a\n"}},
 			patch: apText("*** Update File: a.txt", "@@", "-nope", "+x", "*** Add File: b.txt", "+b"),
 			kind:  patch.KindNotFound,

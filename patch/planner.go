@@ -406,7 +406,16 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 		return nil
 	}
 	// UpdateFile
-	e, err := pl.look(r.real, r.abs, h.Path, section)
+	key := r.real
+	if lk, ok := pl.parents[h.Path]; ok && lk != key {
+		// The path was a symbolic link when the patch was checked. Once an earlier section
+		// deleted or replaced the link itself, the path names what took its place (or
+		// nothing), not the link's old target.
+		if x, ok := pl.entries[lk]; ok && x.touched {
+			key = lk
+		}
+	}
+	e, err := pl.look(key, r.abs, h.Path, section)
 	if err != nil {
 		return err
 	}
