@@ -269,6 +269,9 @@ func (a *Applier) commitSections(ctx context.Context, secs []sectionPlan) error 
 			}
 			es[i] = &c
 		}
+		if err := a.sameFileAsWritten(es, disk); err != nil {
+			return sectionErr(err, k+1)
+		}
 		if err := a.commitEntries(ctx, es); err != nil {
 			return sectionErr(err, k+1)
 		}
@@ -281,6 +284,32 @@ func (a *Applier) commitSections(ctx context.Context, secs []sectionPlan) error 
 				}
 			}
 			disk[sp.live[i]] = d
+		}
+	}
+	return nil
+}
+
+// sameFileAsWritten refuses a section that creates a name which, on a case-insensitive
+// volume, leads to a file an earlier section of the patch created under another spelling.
+// The plan took the two names for two files, as nothing could tell them apart before either
+// existed; without this check the commit would report the name as changed on disk.
+func (a *Applier) sameFileAsWritten(es []*entry, disk map[*entry]snapshot) error {
+	for _, c := range es {
+		if c.orig.exists || c.sameAs != nil {
+			continue
+		}
+		info, err := a.fsys.Lstat(c.key)
+		if err != nil {
+			continue
+		}
+		for w, d := range disk {
+			if !d.exists || w.key == c.key || !strings.EqualFold(filepath.Base(w.key), filepath.Base(c.key)) {
+				continue
+			}
+			if wi, err := a.fsys.Lstat(w.key); err == nil && wfs.SameFile(info, wi) {
+				return &Error{Kind: KindPathConflict, Path: c.path,
+					Msg: fmt.Sprintf("%s is the file %s that an earlier section wrote (the volume ignores case); name each file one way in a patch", c.path, w.path)}
+			}
 		}
 	}
 	return nil

@@ -280,9 +280,17 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 			name: "add_then_add_other_spelling", tree: naTree{files: map[string]string{}, fold: true},
 			patch: apText("*** Add File: a.txt", "+first", "*** Add File: A.TXT", "+second"),
 			diverge: "a plan cannot know that two names it creates are one file before either exists; the " +
-				"commit of section 2 finds A.TXT taken and refuses it (the atomic mode refuses the whole " +
-				"patch the same way), where section 2 planned alone overwrites a.txt",
-			want: map[string]string{"a.txt": "first\n"}, kind: patch.KindChanged,
+				"commit of section 2 finds that A.TXT is a.txt and refuses it (the atomic mode refuses the " +
+				"whole patch as changed on disk), where section 2 planned alone overwrites a.txt",
+			want: map[string]string{"a.txt": "first\n"}, kind: patch.KindPathConflict,
+			check: func(t *testing.T, m *patchtest.MemFS) {
+				a, _ := patch.New(naTree{fold: true}.build(t), apRoot, patch.WithCodexCompat())
+				_, err := a.Apply(context.Background(), apText("*** Add File: a.txt", "+first", "*** Add File: A.TXT", "+second"))
+				want := "A.TXT is the file a.txt that an earlier section wrote (the volume ignores case); name each file one way in a patch (in section 2; section 1 was written and stays)"
+				if pe := apErr(err); pe == nil || pe.Msg != want || pe.Section != 2 {
+					t.Errorf("err = %v, want section 2 and the message %q", err, want)
+				}
+			},
 		},
 		{
 			name: "symlink_deleted_then_updated", tree: naTree{files: map[string]string{"real.txt": "target\n"},
