@@ -490,92 +490,10 @@ func TestNonAtomicMatchesSectionModel(t *testing.T) {
 	// successes of several sections or late failures is noticed.
 	outcomes := map[string]int{}
 	rapid.Check(t, func(t *rapid.T) {
-		words := []string{"one", "two", "three", "four"}
-		paths := []string{"a.txt", "b.txt", "d/c.txt", "d/e/f.txt", "n.txt"}
-		tr := naTree{files: map[string]string{}, umask: rapid.SampledFrom([]fs.FileMode{0o022, 0o077}).Draw(t, "umask")}
-		for _, n := range paths[:3] {
-			if rapid.Bool().Draw(t, "has_"+n) {
-				tr.files[n] = strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), 1, 5).Draw(t, "lines_"+n), "\n") + "\n"
-			}
-		}
-		opts := rapid.SampledFrom([][]patch.Option{
-			{patch.WithCodexCompat()},
-			{patch.WithAtomic(false)},
-			{patch.WithAtomic(false), patch.WithOverwrite(true)},
-		}).Draw(t, "opts")
-		line := func(label string) string {
-			return rapid.SampledFrom(append(words, "NEW")).Draw(t, label)
-		}
-		// Sections are drawn against a scratch tree that each drawn section is applied to
-		// (atomically, failures ignored), so that most of them name files that exist and
-		// lines that are there at that point.
-		scratch := tr.build(t)
-		sa, err := patch.New(scratch, apRoot, append(slices.Clone(opts), patch.WithAtomic(true))...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		b.WriteString("*** Begin Patch\n")
-		for s := range rapid.IntRange(1, 6).Draw(t, "sections") {
-			files := apFiles(scratch)
-			var have, missing []string
-			for _, p := range paths {
-				if _, ok := files[p]; ok {
-					have = append(have, p)
-				} else {
-					missing = append(missing, p)
-				}
-			}
-			pick := func(preferred []string, label string) string {
-				if len(preferred) > 0 && rapid.IntRange(0, 4).Draw(t, label+"_preferred") > 0 {
-					return rapid.SampledFrom(preferred).Draw(t, label)
-				}
-				return rapid.SampledFrom(paths).Draw(t, label)
-			}
-			var sec strings.Builder
-			switch kind := rapid.IntRange(0, 4).Draw(t, fmt.Sprint("kind_", s)); kind {
-			case 0:
-				fmt.Fprintf(&sec, "*** Add File: %s\n", pick(missing, "add_path"))
-				for range rapid.IntRange(1, 3).Draw(t, "add_lines") {
-					fmt.Fprintf(&sec, "+%s\n", line("added"))
-				}
-			case 1:
-				fmt.Fprintf(&sec, "*** Delete File: %s\n", pick(have, "delete_path"))
-			default:
-				p := pick(have, "update_path")
-				fmt.Fprintf(&sec, "*** Update File: %s\n", p)
-				if kind == 4 {
-					fmt.Fprintf(&sec, "*** Move to: %s\n", pick(missing, "move_to"))
-				}
-				lines := strings.Split(strings.TrimSuffix(files[p], "\n"), "\n")
-				from := 0
-				for range rapid.IntRange(1, 2).Draw(t, "chunks") {
-					sec.WriteString("@@\n")
-					n := rapid.IntRange(1, 3).Draw(t, "old")
-					if from >= len(lines) || files[p] == "" || rapid.IntRange(0, 4).Draw(t, "from_file") == 0 {
-						for range n { // lines the file may not have
-							fmt.Fprintf(&sec, "%s%s\n", rapid.SampledFrom([]string{" ", "-"}).Draw(t, "op"), line("old_line"))
-						}
-					} else {
-						at := rapid.IntRange(from, len(lines)-1).Draw(t, "at")
-						end := min(at+n, len(lines))
-						for _, l := range lines[at:end] {
-							fmt.Fprintf(&sec, "%s%s\n", rapid.SampledFrom([]string{" ", "-"}).Draw(t, "op"), l)
-						}
-						from = end
-					}
-					for range rapid.IntRange(0, 2).Draw(t, "new") {
-						fmt.Fprintf(&sec, "+%s\n", line("new_line"))
-					}
-				}
-			}
-			b.WriteString(sec.String())
-			_, _ = sa.Apply(context.Background(), "*** Begin Patch\n"+sec.String()+"*** End Patch\n")
-		}
-		b.WriteString("*** End Patch\n")
-		err = naCompare(t, tr, b.String(), opts)
+		tr, text, opts := genNonAtomic(t)
+		err := naCompare(t, tr, text, opts)
 		switch pe := apErr(err); {
-		case err == nil && strings.Count(b.String(), "\n*** ") > 2:
+		case err == nil && strings.Count(text, "\n*** ") > 2:
 			outcomes["several sections applied"]++
 		case err == nil:
 			outcomes["one section applied"]++
@@ -591,4 +509,142 @@ func TestNonAtomicMatchesSectionModel(t *testing.T) {
 			t.Errorf("no run %s (outcomes %v): the generator needs adjusting", k, outcomes)
 		}
 	}
+}
+
+// genNonAtomic draws a small tree and a patch of up to six sections over it (adds, deletes,
+// updates and moves over a few paths, whose chunks are drawn from the words the files hold,
+// so that many apply, some only after an earlier section, and many fail), and the options of
+// a non-atomic mode.
+func genNonAtomic(t *rapid.T) (naTree, string, []patch.Option) {
+	words := []string{"one", "two", "three", "four"}
+	paths := []string{"a.txt", "b.txt", "d/c.txt", "d/e/f.txt", "n.txt"}
+	tr := naTree{files: map[string]string{}, umask: rapid.SampledFrom([]fs.FileMode{0o022, 0o077}).Draw(t, "umask")}
+	for _, n := range paths[:3] {
+		if rapid.Bool().Draw(t, "has_"+n) {
+			tr.files[n] = strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), 1, 5).Draw(t, "lines_"+n), "\n") + "\n"
+		}
+	}
+	opts := rapid.SampledFrom([][]patch.Option{
+		{patch.WithCodexCompat()},
+		{patch.WithAtomic(false)},
+		{patch.WithAtomic(false), patch.WithOverwrite(true)},
+	}).Draw(t, "opts")
+	line := func(label string) string {
+		return rapid.SampledFrom(append(words, "NEW")).Draw(t, label)
+	}
+	// Sections are drawn against a scratch tree that each drawn section is applied to
+	// (atomically, failures ignored), so that most of them name files that exist and
+	// lines that are there at that point.
+	scratch := tr.build(t)
+	sa, err := patch.New(scratch, apRoot, append(slices.Clone(opts), patch.WithAtomic(true))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("*** Begin Patch\n")
+	for s := range rapid.IntRange(1, 6).Draw(t, "sections") {
+		files := apFiles(scratch)
+		var have, missing []string
+		for _, p := range paths {
+			if _, ok := files[p]; ok {
+				have = append(have, p)
+			} else {
+				missing = append(missing, p)
+			}
+		}
+		pick := func(preferred []string, label string) string {
+			if len(preferred) > 0 && rapid.IntRange(0, 4).Draw(t, label+"_preferred") > 0 {
+				return rapid.SampledFrom(preferred).Draw(t, label)
+			}
+			return rapid.SampledFrom(paths).Draw(t, label)
+		}
+		var sec strings.Builder
+		switch kind := rapid.IntRange(0, 4).Draw(t, fmt.Sprint("kind_", s)); kind {
+		case 0:
+			fmt.Fprintf(&sec, "*** Add File: %s\n", pick(missing, "add_path"))
+			for range rapid.IntRange(1, 3).Draw(t, "add_lines") {
+				fmt.Fprintf(&sec, "+%s\n", line("added"))
+			}
+		case 1:
+			fmt.Fprintf(&sec, "*** Delete File: %s\n", pick(have, "delete_path"))
+		default:
+			p := pick(have, "update_path")
+			fmt.Fprintf(&sec, "*** Update File: %s\n", p)
+			if kind == 4 {
+				fmt.Fprintf(&sec, "*** Move to: %s\n", pick(missing, "move_to"))
+			}
+			lines := strings.Split(strings.TrimSuffix(files[p], "\n"), "\n")
+			from := 0
+			for range rapid.IntRange(1, 2).Draw(t, "chunks") {
+				sec.WriteString("@@\n")
+				n := rapid.IntRange(1, 3).Draw(t, "old")
+				if from >= len(lines) || files[p] == "" || rapid.IntRange(0, 4).Draw(t, "from_file") == 0 {
+					for range n { // lines the file may not have
+						fmt.Fprintf(&sec, "%s%s\n", rapid.SampledFrom([]string{" ", "-"}).Draw(t, "op"), line("old_line"))
+					}
+				} else {
+					at := rapid.IntRange(from, len(lines)-1).Draw(t, "at")
+					end := min(at+n, len(lines))
+					for _, l := range lines[at:end] {
+						fmt.Fprintf(&sec, "%s%s\n", rapid.SampledFrom([]string{" ", "-"}).Draw(t, "op"), l)
+					}
+					from = end
+				}
+				for range rapid.IntRange(0, 2).Draw(t, "new") {
+					fmt.Fprintf(&sec, "+%s\n", line("new_line"))
+				}
+			}
+		}
+		b.WriteString(sec.String())
+		_, _ = sa.Apply(context.Background(), "*** Begin Patch\n"+sec.String()+"*** End Patch\n")
+	}
+	b.WriteString("*** End Patch\n")
+	return tr, b.String(), opts
+}
+
+// TestNonAtomicFaultMatchesSectionPrefix fails one mutating file-system call, drawn at random,
+// of a generated non-atomic apply. When the fault stops the commit, the tree must be exactly
+// what the sections before the reported one write (the section model), nothing else.
+func TestNonAtomicFaultMatchesSectionPrefix(t *testing.T) {
+	hits := 0
+	rapid.Check(t, func(t *rapid.T) {
+		tr, text, opts := genNonAtomic(t)
+		n := rapid.IntRange(1, 40).Draw(t, "fault_call")
+		injected := errors.New("injected fault")
+		m := tr.build(t)
+		seen := 0
+		m.InjectFault(func(op, name string) bool { seen++; return seen == n }, injected)
+		a, err := patch.New(m, apRoot, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = a.Apply(context.Background(), text)
+		if !errors.Is(err, injected) {
+			if seen >= n {
+				t.Fatalf("the fault was injected but the error is %v", err)
+			}
+			naCompare(t, tr, text, opts) // no fault: the plain comparison
+			return
+		}
+		hits++
+		pe := apErr(err)
+		if pe == nil || pe.Kind != patch.KindIO || pe.Section < 1 {
+			t.Fatalf("err = %v, want an I/O error naming its section", err)
+		}
+		p, perr := patch.Parse(text)
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		mm := tr.build(t)
+		if merr, _ := sectionModel(t, mm, &patch.Patch{Hunks: p.Hunks[:pe.Section-1]}, opts); merr != nil {
+			t.Fatalf("the sections before the failing one do not apply in the model: %v", merr)
+		}
+		if diff := cmp.Diff(mm.TreeUnder(apRoot), m.TreeUnder(apRoot)); diff != "" {
+			t.Fatalf("fault reported in section %d: tree (-sections before it +got):\n%s\nerr: %v", pe.Section, diff, err)
+		}
+	})
+	if hits == 0 {
+		t.Error("no run injected a fault into a commit: the generator needs adjusting")
+	}
+	t.Logf("%d runs stopped by the injected fault", hits)
 }
