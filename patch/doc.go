@@ -74,10 +74,11 @@
 // [WithOverwrite], [WithEOL] and [WithAtomic] one by one), and locates as Codex does: the
 // first exact match wins without an anchor, chunks are sought only below the previous one,
 // a unified-diff header is an ordinary anchor, and a change already applied is applied again.
-// The loose levels' uniqueness rule, anchors, rescues and containment stay on. Without
-// atomicity the sections are still planned in one pass over the overlay, up to the first one
-// that fails; the sections before it are then committed one at a time, each all or nothing,
-// and the error's Section says where writing stopped.
+// The loose levels' uniqueness rule, anchors, rescues and containment stay on.
+//
+// Without atomicity the sections are still planned in one pass over the overlay, up to the
+// first one that fails; the sections before it are then committed one at a time, each all or
+// nothing, and the error's Section says where writing stopped.
 //
 // # Files
 //
