@@ -648,3 +648,29 @@ func TestNonAtomicFaultMatchesSectionPrefix(t *testing.T) {
 	}
 	t.Logf("%d runs stopped by the injected fault", hits)
 }
+
+// TestNonAtomicReportsLeftovers: the non-atomic Result reports the temporaries of an
+// interrupted commit in the directories it touches, as the atomic one does, and leaves them.
+func TestNonAtomicReportsLeftovers(t *testing.T) {
+	left := apRoot + "/.a.txt.hkpatch-0badc0de.tmp"
+	tr := naTree{files: map[string]string{"a.txt": "a\n", ".a.txt.hkpatch-0badc0de.tmp": "half\n"}}
+	text := apText("*** Update File: a.txt", "@@", "-a", "+A", "*** Add File: d/n.txt", "+n")
+	if err := naCompare(t, tr, text, []patch.Option{patch.WithCodexCompat()}); err != nil {
+		t.Fatal(err)
+	}
+	m := tr.build(t)
+	a, err := patch.New(m, apRoot, patch.WithCodexCompat())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Apply(context.Background(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{left}, res.Leftovers); diff != "" {
+		t.Errorf("Leftovers (-want +got):\n%s", diff)
+	}
+	if got := apFiles(m)[".a.txt.hkpatch-0badc0de.tmp"]; got != "half\n" {
+		t.Errorf("leftover = %q, want it left as it was", got)
+	}
+}
