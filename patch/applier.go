@@ -371,12 +371,9 @@ func (a *Applier) PlanPatch(ctx context.Context, p *Patch) (*Plan, error) {
 		return &Plan{Patch: p, PassedThrough: true, Outside: outside, owner: a.fam}, nil
 	}
 	pl := a.newPlanner(ctx, paths, parents)
-	for i := range p.Hunks {
-		if err := pl.hunk(&p.Hunks[i], i+1); err != nil {
-			return nil, err
-		}
+	if err := pl.plan(p); err != nil {
+		return nil, err
 	}
-	pl.format()
 	changes, sum := netChanges(pl.order)
 	return &Plan{Patch: p, Changes: changes, Report: pl.report, owner: a.fam, entries: pl.order, sum: sum,
 		Leftovers: a.leftovers(pl.order)}, nil
@@ -442,8 +439,11 @@ func (a *Applier) Commit(ctx context.Context, pl *Plan) (*Result, error) {
 
 // Apply parses text, plans it and commits it (Plan + Commit). In the default (atomic) mode
 // nothing is written unless every section can be applied. With WithAtomic(false) (part of
-// [WithCodexCompat]) the sections are planned and committed one at a time, so a failing
-// section leaves the earlier ones written, as Codex does.
+// [WithCodexCompat]) a failing section leaves the earlier ones written, as Codex does: every
+// section is planned in one pass, each over the result of those before it, planning stops at
+// the first section that fails, and the sections before it are committed one at a time, each
+// all or nothing. The error then names the failing section ([Error].Section): the sections
+// before it are written, it and those after it are not.
 //
 // Errors: those of [Applier.PlanPatch] and [Applier.Commit].
 func (a *Applier) Apply(ctx context.Context, text string) (*Result, error) {
@@ -470,44 +470,21 @@ func (a *Applier) ApplyPatch(ctx context.Context, p *Patch) (*Result, error) {
 	if outside != nil {
 		return &Result{PassedThrough: true, Outside: outside}, nil
 	}
-	// One section at a time against the disk; the net effect is accumulated.
-	merged := map[string]*entry{}
-	var order []*entry
-	var report []ChunkReport
+	pl := a.newPlanner(ctx, paths, parents)
+	pl.perSection = true
+	planErr := pl.plan(p)
+	var leftovers []string
+	if planErr == nil {
+		leftovers = a.leftovers(pl.order)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for i := range p.Hunks {
-		pl := a.newPlanner(ctx, paths, parents)
-		if err := pl.hunk(&p.Hunks[i], i+1); err != nil {
-			return nil, err
-		}
-		pl.format()
-		if err := a.commitEntries(ctx, pl.order); err != nil {
-			return nil, err
-		}
-		report = append(report, pl.report...)
-		remap := map[*entry]*entry{}
-		for _, e := range pl.order {
-			m, ok := merged[e.key]
-			if !ok {
-				m = &entry{key: e.key, abs: e.abs, path: e.path, orig: e.orig}
-				merged[e.key] = m
-				order = append(order, m)
-			}
-			remap[e] = m
-		}
-		for _, e := range pl.order {
-			if !e.touched {
-				continue
-			}
-			m := remap[e]
-			m.touched, m.exists, m.data, m.mode, m.path, m.fmt = true, e.exists, e.data, e.mode, e.path, e.fmt
-			m.movedFrom = nil
-			if e.movedFrom != nil {
-				m.movedFrom = remap[e.movedFrom]
-			}
-		}
+	if err := a.commitSections(ctx, pl.sections); err != nil {
+		return nil, err
 	}
-	changes, sum := netChanges(order)
-	return &Result{Changes: changes, Report: report, Summary: sum.String()}, nil
+	if planErr != nil {
+		return nil, planErr
+	}
+	changes, sum := netChanges(pl.order)
+	return &Result{Changes: changes, Report: pl.report, Summary: sum.String(), Leftovers: leftovers}, nil
 }

@@ -37,6 +37,47 @@ func benchApply(b *testing.B, loose bool) {
 func BenchmarkApply(b *testing.B) {
 	b.Run("1000chunks-100klines", func(b *testing.B) { benchApply(b, false) })
 	b.Run("1000chunks-100klines-loose", func(b *testing.B) { benchApply(b, true) })
+	b.Run("1000chunks-100klines-compat", func(b *testing.B) { benchApplyCompat(b, 1) })
+	b.Run("1000chunks-100klines-compat-10sections", func(b *testing.B) { benchApplyCompat(b, 10) })
+}
+
+// benchApplyCompat applies the 1,000-chunk patch in Codex-compatibility (non-atomic) mode,
+// its chunks split into the given number of sections on the one file.
+func benchApplyCompat(b *testing.B, sections int) {
+	content, text := bigCase(100_000, 1000, false)
+	if sections > 1 {
+		text = splitSections(text, "*** Update File: big.txt\n", 1000/sections)
+	}
+	m, a := itApplier(b, map[string]string{"big.txt": string(content)}, WithCodexCompat())
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		if err := m.WriteFile(itRoot+"/big.txt", content, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, err := a.Apply(ctx, text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// splitSections repeats header before every per-th "@@" chunk of text's one section, so the
+// chunks become sections of the same file.
+func splitSections(text, header string, per int) string {
+	parts := strings.SplitAfter(text, header)
+	chunks := strings.Split(parts[1], "@@\n")
+	var out strings.Builder
+	out.WriteString(parts[0])
+	for i, c := range chunks[1:] {
+		if i > 0 && i%per == 0 {
+			out.WriteString(header)
+		}
+		out.WriteString("@@\n" + c)
+	}
+	return out.String()
 }
 
 func BenchmarkLocate(b *testing.B) {

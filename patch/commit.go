@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/harnesskit/harnesskit/internal/wfs"
 )
 
 // The commit: re-check every snapshot, stage each new file as a temporary sibling,
@@ -249,6 +251,87 @@ func (a *Applier) commitEntries(ctx context.Context, entries []*entry) error {
 		}
 	}
 	return nil
+}
+
+// commitSections writes the sections of a non-atomic plan one at a time, each all or
+// nothing with commitEntries. A section's entries are checked against the state the sections
+// before it left: the plan's snapshot for an entry no earlier section wrote, else what that
+// section wrote (its mode read back, as the umask may have narrowed it). When a section
+// fails, the sections before it stay written and the error names the failing one.
+func (a *Applier) commitSections(ctx context.Context, secs []sectionPlan) error {
+	disk := map[*entry]snapshot{} // the state the written sections left, by planner entry
+	for k, sp := range secs {
+		es := make([]*entry, len(sp.after))
+		for i := range sp.after {
+			c := sp.after[i]
+			if d, ok := disk[sp.live[i]]; ok {
+				c.orig, c.sameAs = d, nil // a case-only rename is done once its section is written
+			}
+			es[i] = &c
+		}
+		if err := a.sameFileAsWritten(es, disk); err != nil {
+			return sectionErr(err, k+1)
+		}
+		if err := a.commitEntries(ctx, es); err != nil {
+			return sectionErr(err, k+1)
+		}
+		for i, c := range es {
+			d := snapshot{exists: c.exists}
+			if c.exists {
+				d.data, d.mode = c.data, c.mode&wfs.ModeBits
+				if info, err := a.fsys.Lstat(c.key); err == nil {
+					d.mode = info.Mode() & wfs.ModeBits
+				}
+			}
+			disk[sp.live[i]] = d
+		}
+	}
+	return nil
+}
+
+// sameFileAsWritten refuses a section that creates a name which, on a case-insensitive
+// volume, leads to a file an earlier section of the patch created under another spelling.
+// The plan took the two names for two files, as nothing could tell them apart before either
+// existed; without this check the commit would report the name as changed on disk.
+func (a *Applier) sameFileAsWritten(es []*entry, disk map[*entry]snapshot) error {
+	for _, c := range es {
+		if c.orig.exists || c.sameAs != nil {
+			continue
+		}
+		info, err := a.fsys.Lstat(c.key)
+		if err != nil {
+			continue
+		}
+		for w, d := range disk {
+			if !d.exists || w.key == c.key || !strings.EqualFold(filepath.Base(w.key), filepath.Base(c.key)) {
+				continue
+			}
+			if wi, err := a.fsys.Lstat(w.key); err == nil && wfs.SameFile(info, wi) {
+				return &Error{Kind: KindPathConflict, Path: c.path,
+					Msg: fmt.Sprintf("%s is the file %s that an earlier section wrote (the volume ignores case); name each file one way in a patch", c.path, w.path)}
+			}
+		}
+	}
+	return nil
+}
+
+// sectionErr says which section of a non-atomic commit failed (Section, and in the message
+// the sections before it, which stay written).
+func sectionErr(err error, section int) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	if e.Section == 0 {
+		e.Section = section
+	}
+	switch {
+	case section == 2:
+		e.Msg += " (in section 2; section 1 was written and stays)"
+	case section > 2:
+		e.Msg += fmt.Sprintf(" (in section %d; sections 1-%d were written and stay)", section, section-1)
+	}
+	return e
 }
 
 func (c *committer) fail(cause error) error {

@@ -82,15 +82,22 @@
 // already applied is applied again.
 // The loose levels' uniqueness rule, anchors, rescues and containment stay on.
 //
+// Without atomicity the sections are still planned in one pass over the overlay, up to the
+// first one that fails; the sections before it are then committed one at a time, each all or
+// nothing, and the error's Section says where writing stopped.
+//
 // # Files
 //
-// An update keeps the file's whole mode (permissions, setuid, setgid, sticky). A FIFO, socket
-// or device is refused ([KindPathConflict]) from its type, before it is ever opened, so
-// nothing blocks. One patch may not reach one file through two names (a symbolic link and its
-// target, or two hard links), and a Move onto another name of its source is a Move onto an
-// existing file; Delete of a symbolic link removes the link. Temporary files are named
-// ".<name>.hkpatch-<8 hex>.tmp" ([IsLeftover]); a commit removes its own, and Plan reports
-// (never deletes) those an interrupted commit left in the directories it touches.
+// An update keeps the file's whole mode (permissions, setuid, setgid, sticky); a file the
+// patch creates gets the configured mode ([WithNewFileMode]) under the umask, also when a
+// later section rewrites or moves it. A FIFO, socket or device is refused
+// ([KindPathConflict]) from its type, before it is ever opened, so nothing blocks. One patch
+// may not reach one file through two names (a symbolic link and its target, or two hard
+// links), and a Move onto another name of its source is a Move onto an existing file. Delete
+// of a symbolic link removes the link; a later section naming that path means what took the
+// link's place, never its old target. Temporary files are named ".<name>.hkpatch-<8 hex>.tmp"
+// ([IsLeftover]); a commit removes its own, and Plan reports (never deletes) those an
+// interrupted commit left in the directories it touches.
 //
 // # Formatting
 //

@@ -39,14 +39,14 @@ func runFormatter(ctx context.Context, f Formatter, path string, src []byte) (ou
 	return f.Format(ctx, path, append([]byte(nil), src...))
 }
 
-// format runs the configured formatter on every file the plan writes and records the
-// outcome on its entry.
-func (pl *planner) format() {
+// formatEntries runs the configured formatter on every file among entries that the plan
+// writes and records the outcome on its entry.
+func (pl *planner) formatEntries(entries []*entry) {
 	f := pl.a.cfg.formatter
 	if f == nil {
 		return
 	}
-	for _, e := range pl.order {
+	for _, e := range entries {
 		if !e.touched || !e.exists {
 			continue
 		}

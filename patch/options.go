@@ -210,10 +210,11 @@ func WithOverwrite(on bool) Option { return func(c *config) { c.overwrite = on }
 // WithEOL selects the line-ending treatment; default [EOLPreserve].
 func WithEOL(m EOLMode) Option { return func(c *config) { c.eol = m } }
 
-// WithAtomic(false) plans and commits one hunk at a time against the disk, so that a failing
-// hunk leaves the earlier hunks written (Codex behaviour). Each file write is still a temp
-// file plus rename with a hash re-check. Default true: all hunks are planned first and
-// committed all or nothing.
+// WithAtomic(false) makes a failing section leave the earlier sections written (Codex
+// behaviour): the sections are planned in one pass, each over the result of those before it,
+// up to the first one that fails, and the planned sections are committed one at a time, each
+// all or nothing. Each file write is still a temp file plus rename with a hash re-check.
+// Default true: all sections are planned first and committed all or nothing.
 func WithAtomic(on bool) Option { return func(c *config) { c.atomic = on } }
 
 // WithCodexCompat restores Codex's behaviour: it sets WithOverwrite(true), WithEOL(EOLCodex)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -68,11 +69,66 @@ type planner struct {
 	folds   map[string][]string // lower-cased key → the keys read under it (see alias)
 	// onSection, when set, sees every located Update section (Rewrite renders from it).
 	onSection func(base []byte, d *doc, places []placement, reps []ChunkReport)
+	// perSection is set for a non-atomic apply: every section is formatted on its own and
+	// recorded in sections, so that the commit can write the sections one at a time.
+	perSection bool
+	sections   []sectionPlan
+	marked     []*entry // the entries the current section changed, in the order it reached them
+}
+
+// sectionPlan is one section of a non-atomic plan: the state right after it (formatted) of
+// every entry it changed. live is the planner's entry, after a copy of it taken then.
+type sectionPlan struct {
+	live  []*entry
+	after []entry
 }
 
 func (a *Applier) newPlanner(ctx context.Context, paths map[string]resolved, parents map[string]string) *planner {
 	return &planner{a: a, ctx: ctx, entries: map[string]*entry{}, dirs: map[string]bool{},
 		paths: paths, parents: parents, folds: map[string][]string{}}
+}
+
+// plan plans the sections of p in order over the overlay, so that each sees the earlier ones.
+// It stops at the first section that fails and returns its error; the overlay and the report
+// then hold the sections before it. Atomic plans are formatted once at the end; with
+// perSection every section is formatted and recorded as soon as it is planned, as a commit of
+// that section alone would have written it.
+func (pl *planner) plan(p *Patch) error {
+	for i := range p.Hunks {
+		pl.marked = pl.marked[:0]
+		n := len(pl.report)
+		if err := pl.hunk(&p.Hunks[i], i+1); err != nil {
+			pl.report = pl.report[:n] // a Move can fail after its chunks were reported
+			return err
+		}
+		if pl.perSection {
+			pl.endSection()
+		}
+	}
+	if !pl.perSection {
+		pl.formatEntries(pl.order)
+	}
+	return nil
+}
+
+// mark records that the current section changes e.
+func (pl *planner) mark(e *entry) {
+	if !slices.Contains(pl.marked, e) {
+		pl.marked = append(pl.marked, e)
+	}
+}
+
+// endSection formats the entries the section changed and records their state.
+func (pl *planner) endSection() {
+	for _, e := range pl.marked {
+		e.fmt = formatResult{} // what a formatter did for an earlier section is not this one's
+	}
+	pl.formatEntries(pl.marked)
+	sp := sectionPlan{live: slices.Clone(pl.marked), after: make([]entry, len(pl.marked))}
+	for i, e := range pl.marked {
+		sp.after[i] = *e // data is never changed in place, so the copy keeps this state
+	}
+	pl.sections = append(pl.sections, sp)
 }
 
 func (pl *planner) ioErr(path string, section int, msg string, err error) *Error {
@@ -325,12 +381,13 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 			return err
 		}
 		pl.markParents(key)
-		if file {
+		if file && !e.touched {
 			e.inherit = true // keeps the replaced file's mode
-		} else {
+		} else if !file {
 			e.mode, e.inherit = cfg.fileMode, false
 		}
 		e.exists, e.touched, e.data, e.movedFrom, e.path = true, true, []byte(h.Contents), nil, h.Path
+		pl.mark(e)
 		return nil
 	case DeleteFile:
 		key := pl.parents[h.Path]
@@ -345,10 +402,20 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 				Msg: fmt.Sprintf("Failed to delete file %s: %s", h.Path, pl.reason(e))}
 		}
 		e.exists, e.touched, e.data, e.movedFrom = false, true, nil, nil
+		pl.mark(e)
 		return nil
 	}
 	// UpdateFile
-	e, err := pl.look(r.real, r.abs, h.Path, section)
+	key := r.real
+	if lk, ok := pl.parents[h.Path]; ok && lk != key {
+		// The path was a symbolic link when the patch was checked. Once an earlier section
+		// deleted or replaced the link itself, the path names what took its place (or
+		// nothing), not the link's old target.
+		if x, ok := pl.entries[lk]; ok && x.touched {
+			key = lk
+		}
+	}
+	e, err := pl.look(key, r.abs, h.Path, section)
 	if err != nil {
 		return err
 	}
@@ -376,13 +443,15 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 		pl.onSection(e.data, d, places, reps)
 	}
 	out := render(d, places, cfg.eol)
-	if e.orig.exists {
+	if !e.touched {
 		// An updated file keeps its whole mode, set exactly after the write (the umask
-		// cannot narrow it).
+		// cannot narrow it). A file an earlier section wrote keeps the mode that section
+		// gave it: exactly, or under the umask when the patch created it.
 		e.inherit = true
 	}
 	if h.MoveTo == "" {
 		e.data, e.touched = out, true
+		pl.mark(e)
 		return nil
 	}
 	mr := pl.paths[h.MoveTo]
@@ -393,6 +462,7 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 	}
 	if x, ok := pl.entries[mr.real]; mr.real == r.real || ok && x == e {
 		e.data, e.touched = out, true // a move onto itself is an in-place update
+		pl.mark(e)
 		return nil
 	}
 	if pl.sameFile(r.real, mr.real) {
@@ -404,6 +474,7 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 				Msg: fmt.Sprintf("Move destination already exists: %s (another name of %s)", h.MoveTo, h.Path)}
 		}
 		e.data, e.touched = out, true // another name of the same file: an in-place update
+		pl.mark(e)
 		return nil
 	}
 	dst, err := pl.look(mr.real, mr.abs, h.MoveTo, section)
@@ -426,12 +497,16 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 		return err
 	}
 	pl.markParents(mr.real)
-	dst.exists, dst.touched, dst.data, dst.mode, dst.inherit, dst.path = true, true, out, e.mode, true, h.MoveTo
+	// The destination takes the source's mode as the source has it: exactly when it came
+	// from a file, under the umask when the patch created the source.
+	dst.exists, dst.touched, dst.data, dst.mode, dst.inherit, dst.path = true, true, out, e.mode, e.inherit, h.MoveTo
 	dst.movedFrom = e
 	if e.movedFrom != nil {
 		dst.movedFrom = e.movedFrom
 	}
 	e.exists, e.touched, e.data, e.movedFrom = false, true, nil, nil
+	pl.mark(e)
+	pl.mark(dst)
 	return nil
 }
 
@@ -480,7 +555,7 @@ func (pl *planner) renameCase(e *entry, mr resolved, h *Hunk, section int, out [
 		}
 	}
 	d := &entry{key: key, abs: mr.abs, path: h.MoveTo, exists: true, touched: true, data: out,
-		mode: e.mode, inherit: true, movedFrom: e, sameAs: e}
+		mode: e.mode, inherit: e.inherit, movedFrom: e, sameAs: e}
 	if e.movedFrom != nil {
 		d.movedFrom = e.movedFrom
 	}
@@ -498,6 +573,8 @@ func (pl *planner) renameCase(e *entry, mr resolved, h *Hunk, section int, out [
 		pl.entries[k] = d
 	}
 	pl.order = append(pl.order, d)
+	pl.mark(e)
+	pl.mark(d)
 	return nil
 }
 
