@@ -28,6 +28,8 @@ const TSLanguage *tree_sitter_yaml(void);
 import "C"
 
 import (
+	"unsafe"
+
 	// The runtime and the grammars' compiled C; their Go APIs are not used.
 	_ "github.com/smacker/go-tree-sitter"
 	_ "github.com/smacker/go-tree-sitter/bash"
@@ -50,16 +52,37 @@ import (
 	_ "github.com/smacker/go-tree-sitter/typescript/tsx"
 	_ "github.com/smacker/go-tree-sitter/typescript/typescript"
 	_ "github.com/smacker/go-tree-sitter/yaml"
+
+	// Grammars smacker's module lacks, from the grammars' own Go bindings (cgo packages that
+	// compile only the grammar's C: no second runtime). All are generated for ABI 14.
+	nix "github.com/alexaandru/go-sitter-forest/nix"
+	solidity "github.com/alexaandru/go-sitter-forest/solidity"
+	haskell "github.com/tree-sitter/tree-sitter-haskell/bindings/go"
+	json "github.com/tree-sitter/tree-sitter-json/bindings/go"
+	php "github.com/tree-sitter/tree-sitter-php/bindings/go"
 )
+
+// moduleGrammars returns the TSLanguage pointers of the grammars linked through their own
+// Go bindings rather than smacker's packages.
+var moduleGrammars = map[string]func() unsafe.Pointer{
+	"haskell":  haskell.Language,
+	"json":     json.Language,
+	"nix":      nix.GetLanguage,
+	"php":      php.LanguagePHPOnly, // ast-grep's php is the php_only grammar (no HTML around it)
+	"solidity": solidity.GetLanguage,
+}
 
 // Languages lists the canonical names of the languages with a grammar here, sorted.
 func Languages() []string {
-	return []string{"bash", "c", "cpp", "csharp", "css", "elixir", "go", "html", "java",
-		"javascript", "kotlin", "lua", "python", "ruby", "rust", "scala", "swift",
-		"tsx", "typescript", "yaml"}
+	return []string{"bash", "c", "cpp", "csharp", "css", "elixir", "go", "haskell", "html",
+		"java", "javascript", "json", "kotlin", "lua", "nix", "php", "python", "ruby", "rust",
+		"scala", "solidity", "swift", "tsx", "typescript", "yaml"}
 }
 
 func languagePtr(name string) *C.TSLanguage {
+	if f, ok := moduleGrammars[name]; ok {
+		return (*C.TSLanguage)(f())
+	}
 	switch name {
 	case "bash":
 		return C.tree_sitter_bash()
