@@ -25,6 +25,7 @@ require (
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82 // indirect
+	github.com/tree-sitter-grammars/tree-sitter-lua v0.3.0 // indirect
 	github.com/tree-sitter/tree-sitter-haskell v0.23.1 // indirect
 	github.com/tree-sitter/tree-sitter-json v0.24.8 // indirect
 	github.com/tree-sitter/tree-sitter-php v0.23.12 // indirect

@@ -15,7 +15,6 @@ const TSLanguage *tree_sitter_html(void);
 const TSLanguage *tree_sitter_java(void);
 const TSLanguage *tree_sitter_javascript(void);
 const TSLanguage *tree_sitter_kotlin(void);
-const TSLanguage *tree_sitter_lua(void);
 const TSLanguage *tree_sitter_python(void);
 const TSLanguage *tree_sitter_ruby(void);
 const TSLanguage *tree_sitter_rust(void);
@@ -43,7 +42,6 @@ import (
 	_ "github.com/smacker/go-tree-sitter/java"
 	_ "github.com/smacker/go-tree-sitter/javascript"
 	_ "github.com/smacker/go-tree-sitter/kotlin"
-	_ "github.com/smacker/go-tree-sitter/lua"
 	_ "github.com/smacker/go-tree-sitter/python"
 	_ "github.com/smacker/go-tree-sitter/ruby"
 	_ "github.com/smacker/go-tree-sitter/rust"
@@ -57,6 +55,7 @@ import (
 	// compile only the grammar's C: no second runtime). All are generated for ABI 14.
 	nix "github.com/alexaandru/go-sitter-forest/nix"
 	solidity "github.com/alexaandru/go-sitter-forest/solidity"
+	lua "github.com/tree-sitter-grammars/tree-sitter-lua/bindings/go"
 	haskell "github.com/tree-sitter/tree-sitter-haskell/bindings/go"
 	json "github.com/tree-sitter/tree-sitter-json/bindings/go"
 	php "github.com/tree-sitter/tree-sitter-php/bindings/go"
@@ -67,6 +66,7 @@ import (
 var moduleGrammars = map[string]func() unsafe.Pointer{
 	"haskell":  haskell.Language,
 	"json":     json.Language,
+	"lua":      lua.Language,
 	"nix":      nix.GetLanguage,
 	"php":      php.LanguagePHPOnly, // ast-grep's php is the php_only grammar (no HTML around it)
 	"solidity": solidity.GetLanguage,
@@ -106,8 +106,6 @@ func languagePtr(name string) *C.TSLanguage {
 		return C.tree_sitter_javascript()
 	case "kotlin":
 		return C.tree_sitter_kotlin()
-	case "lua":
-		return C.tree_sitter_lua()
 	case "python":
 		return C.tree_sitter_python()
 	case "ruby":

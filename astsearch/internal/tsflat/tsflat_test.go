@@ -68,7 +68,7 @@ func TestEveryGrammarLoadsAndParses(t *testing.T) {
 		{"javascript", "const a = f(1);\n", "program"},
 		{"json", "{\"a\": [1, true, null]}\n", "document"},
 		{"kotlin", "fun f(x: Int) = x + 1\n", "source_file"},
-		{"lua", "local x = io.read()\n", "program"},
+		{"lua", "local x = io.read()\n", "chunk"},
 		{"nix", "{ a = 1; b = [ 2 3 ]; }\n", "source_code"},
 		{"php", "<?php\necho strlen($a);\n", "program"},
 		{"python", "def f(x):\n    return x\n", "module"},
