@@ -51,8 +51,12 @@ import (
 	_ "github.com/smacker/go-tree-sitter/typescript/typescript"
 	_ "github.com/smacker/go-tree-sitter/yaml"
 
-	// Grammars smacker's module lacks, from the grammars' own Go bindings (cgo packages that
-	// compile only the grammar's C: no second runtime). All are generated for ABI 14.
+	// Grammars smacker's module lacks (haskell, json, nix, solidity), or has in a form that
+	// parses patterns differently from ast-grep (php: only the HTML-embedding grammar; lua:
+	// `$` not accepted in identifiers). They come from the grammars' own Go packages, cgo
+	// packages that compile only the grammar's C (never a second tree-sitter runtime, so
+	// github.com/tree-sitter/go-tree-sitter must not be imported), all generated for ABI 14,
+	// the newest smacker's runtime loads. Each exposes its TSLanguage as an unsafe.Pointer.
 	nix "github.com/alexaandru/go-sitter-forest/nix"
 	solidity "github.com/alexaandru/go-sitter-forest/solidity"
 	lua "github.com/tree-sitter-grammars/tree-sitter-lua/bindings/go"
