@@ -65,15 +65,24 @@ import (
 	php "github.com/tree-sitter/tree-sitter-php/bindings/go"
 )
 
-// moduleGrammars returns the TSLanguage pointers of the grammars linked through their own
-// Go bindings rather than smacker's packages.
-var moduleGrammars = map[string]func() unsafe.Pointer{
-	"haskell":  haskell.Language,
-	"json":     json.Language,
-	"lua":      lua.Language,
-	"nix":      nix.GetLanguage,
-	"php":      php.LanguagePHPOnly, // ast-grep's php is the php_only grammar (no HTML around it)
-	"solidity": solidity.GetLanguage,
+// moduleGrammar returns the function giving the TSLanguage pointer of a grammar linked
+// through its own Go package rather than smacker's, or nil.
+func moduleGrammar(name string) func() unsafe.Pointer {
+	switch name {
+	case "haskell":
+		return haskell.Language
+	case "json":
+		return json.Language
+	case "lua":
+		return lua.Language
+	case "nix":
+		return nix.GetLanguage
+	case "php":
+		return php.LanguagePHPOnly // ast-grep's php is the php_only grammar (no HTML around it)
+	case "solidity":
+		return solidity.GetLanguage
+	}
+	return nil
 }
 
 // Languages lists the canonical names of the languages with a grammar here, sorted.
@@ -84,7 +93,7 @@ func Languages() []string {
 }
 
 func languagePtr(name string) *C.TSLanguage {
-	if f, ok := moduleGrammars[name]; ok {
+	if f := moduleGrammar(name); f != nil {
 		return (*C.TSLanguage)(f())
 	}
 	switch name {

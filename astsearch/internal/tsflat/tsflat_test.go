@@ -3,6 +3,8 @@
 package tsflat
 
 import (
+	"os/exec"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -112,5 +114,32 @@ func TestEveryGrammarLoadsAndParses(t *testing.T) {
 	}
 	if len(Languages()) != 25 {
 		t.Errorf("%d native languages, want ast-grep's 25: %v", len(Languages()), Languages())
+	}
+}
+
+// Only smacker's tree-sitter runtime is linked: the grammar packages of other modules must
+// not bring github.com/tree-sitter/go-tree-sitter (a second runtime whose parsers would be
+// handed this one's languages) into the build. Test binaries carry no dependency list, so
+// this asks the go command.
+func TestOneRuntimeLinked(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH")
+	}
+	out, err := exec.Command(gobin, "list", "-deps", "-f", "{{.ImportPath}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var smacker bool
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "github.com/tree-sitter/go-tree-sitter") {
+			t.Errorf("%s is linked: a second tree-sitter runtime", p)
+		}
+		if p == "github.com/smacker/go-tree-sitter" {
+			smacker = true
+		}
+	}
+	if !smacker {
+		t.Error("github.com/smacker/go-tree-sitter is not linked")
 	}
 }
