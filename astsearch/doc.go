@@ -117,12 +117,13 @@
 // HTML around it; smacker's php is the HTML-embedding one, where `123` is text), lua
 // (tree-sitter-grammars 0.3.0, which accepts `$` in identifiers as ast-grep's does;
 // smacker's does not), and nix and solidity (regenerations of the upstream grammars by
-// github.com/alexaandru/go-sitter-forest; solidity's grammar is ast-grep's 1.2.11, nix's
+// github.com/alexaandru/go-sitter-forest; solidity's grammar is upstream 1.2.11, nix's
 // is upstream of January 2025, six months older than ast-grep's 0.3.0). smacker's runtime
 // loads grammars generated for tree-sitter ABI 13 and 14 only, so where ast-grep's version
-// is generated for ABI 15 (go 0.25.0, php 0.24, lua 0.5.0, solidity 1.2.13) an older
-// grammar is used, and smacker's for go and typescript/tsx. The differences this makes
-// are rare and listed, with their reasons, in testdata/known-differences.json; to make up
+// is generated for ABI 15 (go 0.25.0, php 0.24, lua 0.5.0, solidity 1.2.13) an older one
+// is used; for go, typescript and tsx smacker's grammars are kept, as the official
+// releases that load (go 0.23.4, typescript 0.23.2) removed none of the differences
+// observed. The differences this makes are rare and listed, with their reasons, in testdata/known-differences.json; to make up
 // for one of them, the native matcher also compares the text an internal node's children
 // leave uncovered (the content of a Go string literal). smacker's other grammars (cue,
 // dockerfile, elm, groovy, hcl, markdown, ocaml, protobuf, sql, svelte, toml) are not among
