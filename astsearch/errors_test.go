@@ -3,6 +3,7 @@ package astsearch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"testing"
 	"time"
@@ -46,15 +47,23 @@ func TestE52_timeout_is_a_partial_result(t *testing.T) {
 }
 
 // E50/E49: without an ast-grep executable the CLI backend reports ErrUnavailable at search
-// time; a language without a grammar is ErrLangUnavailable on the native backend.
+// time; a language the backend has no grammar for is ErrLangUnavailable. (All 25 languages
+// have a native grammar now, so the second half uses the native pipeline with one grammar
+// taken away.)
 func TestUnavailableBackends(t *testing.T) {
-	fsys := mapFS(map[string]string{"a.js": srcUtil})
+	fsys := mapFS(map[string]string{"a.js": srcUtil, "a.json": "{}\n"})
 	_, err := Search(context.Background(), fsys, Request{Pattern: "x", Lang: JavaScript, Backend: CLI("/nonexistent/ast-grep")})
 	if !errors.Is(err, ErrUnavailable) {
 		t.Errorf("missing ast-grep: err = %v, want ErrUnavailable", err)
 	}
-	_, err = Search(context.Background(), fsys, Request{Pattern: "x", Lang: JSON, Backend: fixtureBackend})
+	noJSON := &nativeBackend{factory: func(l Lang) (treeParser, error) {
+		if l == JSON {
+			return nil, fmt.Errorf("%w: %s has no grammar here", ErrLangUnavailable, l)
+		}
+		return fixtureFactory(l)
+	}}
+	_, err = Search(context.Background(), fsys, Request{Pattern: "x", Lang: JSON, Backend: noJSON})
 	if !errors.Is(err, ErrLangUnavailable) {
-		t.Errorf("json on the native pipeline: err = %v, want ErrLangUnavailable", err)
+		t.Errorf("json without its grammar: err = %v, want ErrLangUnavailable", err)
 	}
 }

@@ -18,7 +18,7 @@ var fuzzParser = nativeParserWithin(time.Second)
 
 func parseTimedOut(err error) bool { return errors.Is(err, tsflat.ErrCancelled) }
 
-var fuzzLangs = []Lang{Go, JavaScript, Python, TSX, Rust, C, Bash, CSS, HTML, YAML}
+var fuzzLangs = []Lang{Go, JavaScript, Python, TSX, Rust, C, Bash, CSS, HTML, YAML, Haskell, JSON, Lua, Nix, PHP, Solidity}
 
 // checkMatches checks what must hold for any match list: pre-order (start ascending, outer
 // first), text equal to the source range, captures inside the match, the literal present.

@@ -10,8 +10,7 @@ import (
 // Lang is a language's canonical name, as ast-grep's --lang spells it.
 type Lang string
 
-// The 25 languages of ast-grep. Native grammars exist for all but Haskell, JSON, Nix and
-// Solidity (see [Native]).
+// The 25 languages of ast-grep, all with a native grammar (see [Native]).
 const (
 	Bash       Lang = "bash"
 	C          Lang = "c"

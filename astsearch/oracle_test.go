@@ -88,7 +88,7 @@ func knownCorpus(t testing.TB) map[string]string {
 }
 
 func corpora() []corpus {
-	return []corpus{
+	out := []corpus{
 		{"GOROOT/src/net", filepath.Join(runtime.GOROOT(), "src", "net"), Go,
 			[]string{"if err != nil { return $$$ }", "fmt.Errorf($A, $$$)", "$A == nil", "$F($$$ARGS)", "for $$$ { $$$ }", "return $A, $B", `$X == ""`, `strings.HasPrefix($S, "/")`},
 			[]string{"http/cookiejar", "rpc"}},
@@ -98,7 +98,27 @@ func corpora() []corpus {
 		{"npm package tree", "/usr/lib/node_modules/npm", JavaScript,
 			[]string{"require($A)", "function $NAME($$$) { $$$ }", "$A === undefined", "module.exports = $X"},
 			[]string{"lib/commands"}},
+		{"npm package tree (json)", "/usr/lib/node_modules/npm", JSON,
+			[]string{`"version"`, `"git"`, "true", "[$$$]", "{}"},
+			[]string{"package.json", "node_modules/@npmcli"}},
 	}
+	// Small programs written for this project (testdata/langs), one per language whose
+	// grammar does not come from smacker's module; the walk picks each language's files.
+	langs, _ := filepath.Abs(filepath.Join("testdata", "langs"))
+	for _, c := range []struct {
+		lang     Lang
+		patterns []string
+	}{
+		{Haskell, []string{"putStrLn $A", "Map.lookup $K $M", "$A ++ $B", "print $X", "let $A = $B", "$F :: $T", "itemCount $I"}},
+		{JSON, []string{`"name"`, `[$A, $B]`, "{}", "null", "true", `{"name": $N, $$$REST}`, `{"deep": $D}`, "[$$$]"}},
+		{Nix, []string{"pkgs.$A", "$A ++ $B", "mkScript $A $B", "with $A; $B", "$A // $B", "if $C then $A else $B", "$F: $B"}},
+		{PHP, []string{"return $A;", "new $C($$$ARGS)", "$A->name()", "sprintf($$$ARGS)", "foreach ($A as $B => $C) { $$$ }", "$this->$P", "$A ?? $B"}},
+		{Solidity, []string{"function $F($$$) external onlyOwner { $$$ }", "event $E($$$);", "struct $S { $$$ }", "modifier $M() { $$$ }", "contract $C { $$$ }", "$A * $B"}},
+		{Lua, []string{"local $A = $B", "$O:$M($$$)", "self.$F = $V", "io.$M($$$)", "if $C then $$$ end", "$A .. $B", "return $A"}},
+	} {
+		out = append(out, corpus{"testdata/langs " + string(c.lang), langs, c.lang, c.patterns, nil})
+	}
+	return out
 }
 
 // TestDifferentialCorpora compares the native backend with ast-grep on real trees: the same

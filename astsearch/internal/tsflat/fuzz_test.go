@@ -1,0 +1,81 @@
+//go:build cgo
+
+package tsflat
+
+import (
+	"errors"
+	"testing"
+)
+
+// moduleLangs are the grammars linked from their own Go packages rather than smacker's;
+// their C scanners (haskell's and php's are large) get fuzzed here through Parse.
+var moduleLangs = []string{"haskell", "json", "lua", "nix", "php", "solidity"}
+
+// FuzzParse parses arbitrary bytes with one of those grammars: never a crash or a hang (a
+// parse is bounded to one second and may time out), and the flat tree is well formed:
+// node ranges inside the source and nested in their parent's, children after their parent
+// and linked back to it, sibling chains that cover ChildCount nodes in source order.
+func FuzzParse(f *testing.F) {
+	seeds := []struct {
+		lang byte
+		src  string
+	}{
+		{0, "module M where\nf x = x + 1\n"},
+		{0, "f :: Int -> Int\nf n | n < 0 = 0\n    | otherwise = n\n"},
+		{1, `{"a": [1, -2.5e3, "x\u00e9", true, null], "b": {}}`},
+		{2, "local t = { a = 1, [2] = 'x' }\nfor k, v in pairs(t) do print(k, v) end\n"},
+		{3, "{ a ? 1, ... }@args: let b = a; in b // { c = ''x ${a}''; }\n"},
+		{4, "<?php\nclass A { public function f(int $x): int { return $x <=> 2; } }\n"},
+		{4, "<?php\n$s = <<<EOT\nhello {$name}\nEOT;\n"},
+		{5, "contract C { function f() public pure returns (uint) { return 1 ether; } }\n"},
+	}
+	for _, s := range seeds {
+		f.Add(s.lang, []byte(s.src))
+	}
+	parsers := map[string]*Parser{}
+	f.Cleanup(func() {
+		for _, p := range parsers {
+			p.Close()
+		}
+	})
+	f.Fuzz(func(t *testing.T, li byte, src []byte) {
+		lang := moduleLangs[int(li)%len(moduleLangs)]
+		p := parsers[lang]
+		if p == nil {
+			var err error
+			if p, err = NewParser(lang, 1_000_000); err != nil {
+				t.Fatal(err)
+			}
+			parsers[lang] = p
+		}
+		tr, err := p.Parse(src)
+		if errors.Is(err, ErrCancelled) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", lang, err)
+		}
+		for i := range tr.Nodes {
+			n := &tr.Nodes[i]
+			if n.Start > n.End || int(n.End) > len(src) {
+				t.Fatalf("%s: node %d range %d-%d outside %d bytes", lang, i, n.Start, n.End, len(src))
+			}
+			var cnt uint32
+			prevEnd := n.Start
+			for c := n.FirstChild; c >= 0; c = tr.Nodes[c].NextSibling {
+				ch := &tr.Nodes[c]
+				if ch.Parent != int32(i) || c <= int32(i) {
+					t.Fatalf("%s: node %d child %d links to parent %d", lang, i, c, ch.Parent)
+				}
+				if ch.Start < prevEnd || ch.End > n.End {
+					t.Fatalf("%s: node %d child %d range %d-%d not inside %d-%d after %d", lang, i, c, ch.Start, ch.End, n.Start, n.End, prevEnd)
+				}
+				prevEnd = ch.End
+				cnt++
+			}
+			if cnt != n.ChildCount {
+				t.Fatalf("%s: node %d links %d children, counts %d", lang, i, cnt, n.ChildCount)
+			}
+		}
+	})
+}
