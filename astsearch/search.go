@@ -393,6 +393,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 	if req.NoPrefilter || len(lit) < minLiteral {
 		hasLit = false
 	}
+	kinds := pat.p.CandidateKinds()
 	jobs := make(chan job)
 	done := make(chan int)
 	n := min(req.threads(), max(len(files), 1))
@@ -431,7 +432,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 							break
 						}
 					}
-					t, err := tp.Parse(src)
+					t, err := parseFor(tp, kinds, src)
 					if err != nil {
 						fr.skip = "parse"
 						break

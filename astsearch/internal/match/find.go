@@ -41,13 +41,34 @@ func (p *Pattern) MatchAt(t *Tree, i int32) (Found, bool) {
 	return f, true
 }
 
-// FindAll returns every match in t, in pre-order (outer matches first, reentrant).
+// FindAll returns every match in t, in pre-order (outer matches first, reentrant). In a
+// partial tree only its candidates are tried.
 func (p *Pattern) FindAll(t *Tree) []Found {
 	var out []Found
+	if t.Partial {
+		for _, i := range t.Candidates {
+			if f, ok := p.MatchAt(t, i); ok {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
 	for i := range t.Nodes {
 		if f, ok := p.MatchAt(t, int32(i)); ok {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// CandidateKinds returns the kinds a match can have, as a bitmap over the grammar's symbols
+// (bit k of the byte k/8), for flattening only the subtrees of candidates; nil when a match
+// can have any kind (a metavariable or ERROR root, template strictness).
+func (p *Pattern) CandidateKinds() []byte {
+	if p.RootKind < 0 {
+		return nil
+	}
+	b := make([]byte, p.RootKind/8+1)
+	b[p.RootKind/8] |= 1 << (p.RootKind % 8)
+	return b
 }

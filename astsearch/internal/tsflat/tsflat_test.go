@@ -3,6 +3,7 @@
 package tsflat
 
 import (
+	"fmt"
 	"testing"
 	"unsafe"
 
@@ -21,9 +22,9 @@ func TestParseGrowsAndLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	p.buf = make([]match.Node, 0, 2) // force the grow path
 	src := []byte("package p\nfunc f() { g(1, 2) }\n")
-	tr, err := p.Parse(src)
+	tr, err := p.parse(src, nil, 2) // force the grow path
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,3 +51,231 @@ func TestParseGrowsAndLinks(t *testing.T) {
 		t.Fatalf("first child %q", tr.Text(tr.Nodes[0].FirstChild))
 	}
 }
+
+// kindSet returns the bitmap of the named kinds of g.
+func kindSet(t testing.TB, g *match.Grammar, names ...string) []byte {
+	t.Helper()
+	var b []byte
+	for _, name := range names {
+		k := -1
+		for i, n := range g.Kinds {
+			if n == name {
+				k = i
+				break
+			}
+		}
+		if k < 0 {
+			t.Fatalf("%s has no kind %q", g.Name, name)
+		}
+		for len(b) <= k/8 {
+			b = append(b, 0)
+		}
+		b[k/8] |= 1 << (k % 8)
+	}
+	return b
+}
+
+func inSet(kinds []byte, k uint16) bool {
+	return int(k/8) < len(kinds) && kinds[k/8]&(1<<(k%8)) != 0
+}
+
+// sameSubtree compares the subtree of node a of x with that of node b of y, record for
+// record apart from the indices.
+func sameSubtree(x *match.Tree, a int32, y *match.Tree, b int32) bool {
+	na, nb := x.Nodes[a], y.Nodes[b]
+	if na.Kind != nb.Kind || na.Flags != nb.Flags || na.Start != nb.Start || na.End != nb.End ||
+		na.StartRow != nb.StartRow || na.StartCol != nb.StartCol || na.EndRow != nb.EndRow ||
+		na.EndCol != nb.EndCol || na.ChildCount != nb.ChildCount {
+		return false
+	}
+	ca, cb := na.FirstChild, nb.FirstChild
+	for ca >= 0 && cb >= 0 {
+		if x.Nodes[ca].Parent != a || y.Nodes[cb].Parent != b || !sameSubtree(x, ca, y, cb) {
+			return false
+		}
+		ca, cb = x.Nodes[ca].NextSibling, y.Nodes[cb].NextSibling
+	}
+	return ca < 0 && cb < 0
+}
+
+// checkPartial checks a partial tree against the full tree of the same source: its
+// candidates are the full tree's nodes of those kinds in pre-order, each with the same
+// subtree; subtree roots have no parent or sibling; and it holds exactly the nodes of the
+// outermost candidates' subtrees.
+func checkPartial(t testing.TB, full, part *match.Tree, kinds []byte) {
+	t.Helper()
+	if !part.Partial || full.Partial {
+		t.Fatalf("partial flags: full %v, partial %v", full.Partial, part.Partial)
+	}
+	var want []int32
+	covered := 0
+	inside := int32(-1)
+	var last int32 // last node index of the subtree of inside
+	lastOf := func(i int32) int32 {
+		for {
+			n := &full.Nodes[i]
+			if n.FirstChild < 0 {
+				return i
+			}
+			c := n.FirstChild
+			for full.Nodes[c].NextSibling >= 0 {
+				c = full.Nodes[c].NextSibling
+			}
+			i = c
+		}
+	}
+	for i := range full.Nodes {
+		if inside >= 0 && int32(i) > last {
+			inside = -1
+		}
+		if inSet(kinds, full.Nodes[i].Kind) {
+			want = append(want, int32(i))
+			if inside < 0 {
+				inside, last = int32(i), lastOf(int32(i))
+			}
+		}
+		if inside >= 0 {
+			covered++
+		}
+	}
+	if len(part.Candidates) != len(want) {
+		t.Fatalf("%d candidates, the full tree has %d nodes of those kinds", len(part.Candidates), len(want))
+	}
+	if len(part.Nodes) != covered {
+		t.Fatalf("partial tree holds %d nodes, the candidate subtrees %d", len(part.Nodes), covered)
+	}
+	for k, c := range part.Candidates {
+		if !sameSubtree(part, c, full, want[k]) {
+			t.Fatalf("candidate %d (node %d): subtree differs from full node %d", k, c, want[k])
+		}
+	}
+	for i := range part.Nodes {
+		n := &part.Nodes[i]
+		if n.Parent < 0 && (n.NextSibling >= 0 || !inSet(kinds, n.Kind)) {
+			t.Fatalf("subtree root %d: kind %d, next sibling %d", i, n.Kind, n.NextSibling)
+		}
+	}
+}
+
+func TestParseCandidates(t *testing.T) {
+	cases := []struct {
+		lang  string
+		src   string
+		kinds []string
+	}{
+		{"go", "package p\nfunc f() { g(h(1), k(2, m(3))) }\nvar x = a == b == c\n// c\nfunc h() { return x(\n) }\n", []string{"call_expression"}},
+		{"go", "package p\nvar x = a == b == c\nfunc f() { if a == nil { b(c == d) } }\n", []string{"binary_expression"}},
+		{"go", "package p\nvar x = 1\n", []string{"call_expression"}},     // no candidate
+		{"go", "package p\nfunc f() { g(1) }\n", []string{"source_file"}}, // the root
+		{"go", "package p\nfunc f() { g(1) ; h(2) }\n", []string{"call_expression", "identifier"}},
+		{"go", "package p\nfunc f() { g(1, }\nfunc h() { k() }\n", []string{"call_expression"}}, // ERROR nodes
+		{"javascript", "const x = require('a'); f(g(1), () => h(2));\n/* c */ k`t`\n", []string{"call_expression"}},
+		{"python", "def f(a):\n    if isinstance(a, int):\n        return g(a, h(b))\n", []string{"call", "identifier"}},
+		{"go", "", []string{"call_expression"}},
+	}
+	for _, c := range cases {
+		p, err := NewParser(c.lang, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := kindSet(t, p.Grammar(), c.kinds...)
+		full, err := p.Parse([]byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full = Clone(full)
+		for _, want := range []int{1, 1024} { // the retry path, and the common one
+			part, err := p.parse([]byte(c.src), kinds, want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPartial(t, full, part, kinds)
+		}
+		p.Close()
+	}
+}
+
+// TestParseCandidatesNoKinds: an empty kind set gives no candidates, a nil one the full tree.
+func TestParseCandidatesNoKinds(t *testing.T) {
+	p, err := NewParser("go", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	src := []byte("package p\nfunc f() { g(1) }\n")
+	tr, err := p.ParseCandidates(src, []byte{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tr.Partial || len(tr.Nodes) != 0 || len(tr.Candidates) != 0 {
+		t.Fatalf("empty kind set: partial %v, %d nodes, %d candidates", tr.Partial, len(tr.Nodes), len(tr.Candidates))
+	}
+	tr, err = p.ParseCandidates(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Partial || len(tr.Nodes) < 10 {
+		t.Fatalf("nil kind set: partial %v, %d nodes", tr.Partial, len(tr.Nodes))
+	}
+}
+
+// deepEq is `x == x == … == x` with n operators: a left spine of n nested binary
+// expressions, each a candidate inside the previous one.
+func deepEq(n int) []byte {
+	var b []byte
+	b = append(b, "package p\nvar v = x"...)
+	for range n {
+		b = append(b, " == x"...)
+	}
+	return append(b, '\n')
+}
+
+// TestParseCandidatesDeep: 100,000 nested candidates are flattened once each (the outermost
+// subtree holds them all), so the walk stays linear.
+func TestParseCandidatesDeep(t *testing.T) {
+	p, err := NewParser("go", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	const n = 100_000
+	kinds := kindSet(t, p.Grammar(), "binary_expression")
+	tr, err := p.ParseCandidates(deepEq(n), kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Candidates) != n {
+		t.Fatalf("%d candidates, want %d", len(tr.Candidates), n)
+	}
+	// The outermost binary expression and its subtree: n expressions, n operators, n+1 x.
+	if len(tr.Nodes) != 3*n+1 {
+		t.Fatalf("%d nodes, want %d", len(tr.Nodes), 3*n+1)
+	}
+	for k := 1; k < n; k++ {
+		if tr.Candidates[k] <= tr.Candidates[k-1] {
+			t.Fatalf("candidates out of pre-order at %d", k)
+		}
+	}
+}
+
+func BenchmarkParseCandidatesDeep(b *testing.B) {
+	p, err := NewParser("go", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	for _, n := range []int{10_000, 100_000} {
+		src := deepEq(n)
+		kinds := kindSet(b, p.Grammar(), "binary_expression")
+		b.Run(itoa(n), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if _, err := p.ParseCandidates(src, kinds); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
