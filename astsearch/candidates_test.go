@@ -43,7 +43,7 @@ type tb interface {
 	Fatalf(format string, args ...any)
 }
 
-func sameSearch(t tb, fsys fstest.MapFS, req Request, tmpl *string) (matches int, candidatePath bool) {
+func sameSearch(t tb, fsys fstest.MapFS, req Request, tmpl *string) (res *Result, candidatePath bool) {
 	t.Helper()
 	req.MaxMatches, req.MaxOutputBytes = math.MaxInt, math.MaxInt
 	do := func(b Backend) (any, *Result, error) {
@@ -65,13 +65,29 @@ func sameSearch(t tb, fsys fstest.MapFS, req Request, tmpl *string) (matches int
 		t.Fatalf("%q: candidate path error %v, full path error %v", req.Pattern, errA, errB)
 	}
 	if errA != nil {
-		return 0, false
+		return nil, false
 	}
 	if d := cmp.Diff(b, a, cmpopts.EquateEmpty(), cmp.AllowUnexported(FilePlan{})); d != "" {
 		t.Fatalf("%s %q: candidate path differs from the full trees (-full +candidates):\n%s", req.Lang, req.Pattern, d)
 	}
+	// The literal prefilter only skips files without a match: off, it parses those files
+	// too and finds the same.
+	withPre := req.NoPrefilter
+	req.NoPrefilter = true
+	c, rc, errC := do(candidateBackend)
+	req.NoPrefilter = withPre
+	if errC != nil {
+		t.Fatalf("%q: without the prefilter: %v", req.Pattern, errC)
+	}
+	if ra.Stats.Searched+ra.Stats.Prefiltered != rc.Stats.Searched || rc.Stats.Prefiltered != 0 {
+		t.Fatalf("%q: file accounting with the prefilter %+v, without %+v", req.Pattern, ra.Stats, rc.Stats)
+	}
+	ignoreCounts := cmpopts.IgnoreFields(Stats{}, "Searched", "Prefiltered")
+	if d := cmp.Diff(c, a, cmpopts.EquateEmpty(), cmp.AllowUnexported(FilePlan{}), ignoreCounts); d != "" {
+		t.Fatalf("%s %q: the prefilter changed the result (-off +on):\n%s", req.Lang, req.Pattern, d)
+	}
 	p, err := compileWith(nativeParser, req.Pattern, req.Lang, req.Strictness)
-	return ra.TotalMatches, err == nil && p.p.CandidateKinds() != nil
+	return ra, err == nil && p.p.CandidateKinds() != nil
 }
 
 // TestCandidatesConformance: for every conformance case with a native grammar, searching
@@ -96,9 +112,11 @@ func TestCandidatesConformance(t *testing.T) {
 			tmpl = &c.Rewrite
 		}
 		t.Run(c.ID, func(t *testing.T) {
-			n, kinds := sameSearch(t, fsys, Request{Pattern: c.Pattern, Lang: Lang(c.Language), Strictness: s, Context: 1}, tmpl)
+			r, kinds := sameSearch(t, fsys, Request{Pattern: c.Pattern, Lang: Lang(c.Language), Strictness: s, Context: 1}, tmpl)
 			cases++
-			matched += n
+			if r != nil {
+				matched += r.TotalMatches
+			}
 			if kinds {
 				withKinds++
 			}
@@ -131,8 +149,8 @@ func TestCandidatesCorpora(t *testing.T) {
 				if whole(p) {
 					paths = nil
 				}
-				n, _ := sameSearch(t, fsys, Request{Pattern: p, Lang: c.lang, Paths: paths, Threads: 2, Context: 1}, nil)
-				t.Logf("%-32q paths %v: %d matches, the same", p, paths, n)
+				r, _ := sameSearch(t, fsys, Request{Pattern: p, Lang: c.lang, Paths: paths, Threads: 2, Context: 1}, nil)
+				t.Logf("%-32q paths %v: %d matches in %d files searched, %d prefiltered: the same", p, paths, r.TotalMatches, r.Stats.Searched, r.Stats.Prefiltered)
 			}
 		})
 	}
@@ -277,7 +295,7 @@ func TestCandidatesProperty(t *testing.T) {
 			s := rapid.SampledFrom([]string{"h($A)", "$$$C\n  z", "q"}).Draw(t, "template")
 			tmpl = &s
 		}
-		if n, _ := sameSearch(t, fsys, req, tmpl); n > 0 {
+		if r, _ := sameSearch(t, fsys, req, tmpl); r != nil && r.TotalMatches > 0 {
 			withMatches++
 		}
 		checks++
@@ -287,4 +305,56 @@ func TestCandidatesProperty(t *testing.T) {
 		t.Fatalf("only %d of %d generated searches found a match", withMatches, checks)
 	}
 	t.Logf("%d of %d generated searches found matches", withMatches, checks)
+}
+
+// TestLiterals: the prefilter needs every named, non-metavariable leaf of at least 3 bytes.
+func TestLiterals(t *testing.T) {
+	cases := []struct {
+		name, pattern string
+		lang          Lang
+		s             Strictness
+		want          []string
+	}{
+		{"selective_call", "fmt.Errorf($A, $$$)", Go, Smart, []string{"Errorf", "fmt"}},
+		{"E55_short_literal_no_prefilter", "f($A)", Go, Smart, nil},
+		{"no_named_leaf", "$F($$$ARGS)", Go, Smart, nil},
+		{"repeated_leaf_once", "a.bcd + bcd", JavaScript, Smart, []string{"bcd"}},
+		{"keyword_tokens_unused", "if err != nil { return $$$ }", Go, Smart, []string{"err", "nil"}},
+		{"string_content", `strings.HasPrefix($S, "/")`, Go, CST, []string{"HasPrefix", "strings"}},
+		{"signature_none", "fmt.Errorf($A, $$$)", Go, Signature, nil},
+		{"template_none", "fmt.Errorf($A, $$$)", Go, Template, nil},
+		{"python", "isinstance($A, $B)", Python, Relaxed, []string{"isinstance"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Compile(c.pattern, c.lang, WithStrictness(c.s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.p.Literals(minLiteral); !slices.Equal(got, c.want) {
+				t.Fatalf("Literals = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestPrefilterAllLiterals: a file with one literal of the pattern but not another is
+// skipped before parsing, and the result is what the search without prefilter finds.
+func TestPrefilterAllLiterals(t *testing.T) {
+	fsys := fstest.MapFS{
+		"only_errorf.go": {Data: []byte("package p\n\nfunc f(t T) { t.Errorf(\"x %d\", 1) }\n")},
+		"only_fmt.go":    {Data: []byte("package p\n\nimport \"fmt\"\n\nfunc f() { fmt.Println(1) }\n")},
+		"both.go":        {Data: []byte("package p\n\nimport \"fmt\"\n\nfunc f() error { return fmt.Errorf(\"x %d\", 1) }\n")},
+		"spaced.go":      {Data: []byte("package p\n\nimport \"fmt\"\n\nfunc f() error { return fmt. /* c */ Errorf(\"y\") }\n")},
+	}
+	req := Request{Pattern: "fmt.Errorf($A, $$$)", Lang: Go, Backend: candidateBackend}
+	on, err := Search(context.Background(), fsys, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on.Stats.Prefiltered != 2 || on.Stats.Searched != 2 || on.TotalMatches != 1 || on.Matches[0].File != "both.go" {
+		t.Fatalf("stats %+v, %d matches %v", on.Stats, on.TotalMatches, matchKeys(on))
+	}
+	sameSearch(t, fsys, Request{Pattern: req.Pattern, Lang: Go}, nil)
+	sameSearch(t, fsys, Request{Pattern: "fmt.Errorf($$$A)", Lang: Go, Strictness: Relaxed}, nil)
 }

@@ -105,3 +105,13 @@ int hk_parse_flatten(TSParser *parser, const char *src, uint32_t len,
 }
 
 void hk_tree_delete(TSTree *tree) { ts_tree_delete(tree); }
+
+int hk_parse_only(TSParser *parser, const char *src, uint32_t len) {
+	TSTree *tree = ts_parser_parse_string(parser, NULL, src, len);
+	if (tree == NULL) {
+		ts_parser_reset(parser);
+		return -1;
+	}
+	ts_tree_delete(tree);
+	return 0;
+}

@@ -79,3 +79,6 @@ void hk_flatten_tree(TSTree *tree, const uint8_t *kinds, uint32_t nkinds,
 
 // hk_tree_delete frees a tree kept alive by hk_parse_flatten.
 void hk_tree_delete(TSTree *tree);
+
+// hk_parse_only parses src and frees the tree (-1: cancelled), for benchmarks.
+int hk_parse_only(TSParser *parser, const char *src, uint32_t len);

@@ -191,3 +191,15 @@ func Clone(t *match.Tree) *match.Tree {
 
 // recordSize is checked against the Go struct by a test.
 const recordSize = C.sizeof_hk_node
+
+// parseOnly parses src and frees the tree, for measuring what flattening adds.
+func (p *Parser) parseOnly(src []byte) error {
+	var sp *C.char
+	if len(src) > 0 {
+		sp = (*C.char)(unsafe.Pointer(&src[0]))
+	}
+	if C.hk_parse_only(p.p, sp, C.uint32_t(len(src))) < 0 {
+		return ErrCancelled
+	}
+	return nil
+}

@@ -4,6 +4,9 @@ package tsflat
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 	"unsafe"
 
@@ -279,3 +282,55 @@ func BenchmarkParseCandidatesDeep(b *testing.B) {
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+// BenchmarkFlattenNet parses every Go file of GOROOT/src/net (one worker): the parse
+// alone, with the whole tree flattened, with the subtrees of binary expressions only, and
+// with no candidate kind (the cursor walk alone). Compare CPU time, not wall time, on a
+// loaded machine.
+func BenchmarkFlattenNet(b *testing.B) {
+	var srcs [][]byte
+	dir := filepath.Join(runtime.GOROOT(), "src", "net")
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(p) == ".go" {
+			s, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			srcs = append(srcs, s)
+		}
+		return err
+	})
+	if err != nil {
+		b.Skip(err)
+	}
+	size := 0
+	for _, s := range srcs {
+		size += len(s)
+	}
+	p, err := NewParser("go", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	kinds := kindSet(b, p.Grammar(), "binary_expression")
+	for _, c := range []struct {
+		name string
+		do   func([]byte) error
+	}{
+		{"parse", p.parseOnly},
+		{"full", func(s []byte) error { _, err := p.Parse(s); return err }},
+		{"candidates", func(s []byte) error { _, err := p.ParseCandidates(s, kinds); return err }},
+		{"walk", func(s []byte) error { _, err := p.ParseCandidates(s, []byte{}); return err }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				for _, s := range srcs {
+					if err := c.do(s); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
