@@ -163,7 +163,7 @@ func (p *Pattern) All(src []byte) iter.Seq2[Match, error] {
 			return
 		}
 		defer tp.Close()
-		t, err := parseFor(tp, p.p.CandidateKinds(), src)
+		t, err := parseFor(tp, newFilter(p.p, true), src)
 		if err != nil {
 			yield(Match{}, err)
 			return

@@ -397,7 +397,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 			lits = append(lits, []byte(l))
 		}
 	}
-	kinds := pat.p.CandidateKinds()
+	flt := newFilter(pat.p, !req.NoPrefilter)
 	jobs := make(chan job)
 	done := make(chan int)
 	n := min(req.threads(), max(len(files), 1))
@@ -440,7 +440,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 							break
 						}
 					}
-					t, err := parseFor(tp, kinds, src)
+					t, err := parseFor(tp, flt, src)
 					if err != nil {
 						fr.skip = "parse"
 						break

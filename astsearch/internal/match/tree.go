@@ -64,9 +64,10 @@ func (g *Grammar) KindName(k uint16) string {
 //
 // A partial tree holds only the subtrees a pattern can match: each outermost candidate's
 // subtree in pre-order, one after the other, its root without parent or siblings (Parent
-// and NextSibling -1), and Candidates lists every candidate, nested ones included, in
-// pre-order. The matcher never looks outside the subtree of the node it matches, so it
-// finds the same matches in either tree.
+// and NextSibling -1), and Candidates lists the candidates, nested ones included, in
+// pre-order. Candidates that cannot match may be left out (those whose text lacks a
+// literal of the pattern, outside the kept subtrees). The matcher never looks outside the
+// subtree of the node it matches, so it finds the same matches in either tree.
 type Tree struct {
 	Src        []byte
 	Nodes      []Node

@@ -6,8 +6,19 @@ static inline int hk_in(const uint8_t *kinds, uint32_t nkinds, TSSymbol sym) {
 	return sym < nkinds && ((kinds[sym >> 3] >> (sym & 7)) & 1);
 }
 
-void hk_flatten_tree(TSTree *tree, const uint8_t *kinds, uint32_t nkinds,
-                     hk_node *out, int32_t *cands, uint32_t cap, int del, hk_result *res) {
+// hk_holds reports whether [start, end) holds one of the nocc sorted occurrences.
+static int hk_holds(const uint32_t *occ, uint32_t nocc, uint32_t litlen, uint32_t start, uint32_t end) {
+	uint32_t lo = 0, hi = nocc;
+	while (lo < hi) { // the first occurrence at or after start
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (occ[mid] < start) lo = mid + 1; else hi = mid;
+	}
+	return lo < nocc && (uint64_t)occ[lo] + litlen <= end;
+}
+
+void hk_flatten_tree(TSTree *tree, HK_FILTER, hk_node *out, int32_t *cands, uint32_t cap,
+                     hk_result *res) {
+	int lit = kinds != NULL && occ != NULL;
 	TSTreeCursor cur = ts_tree_cursor_new(ts_tree_root_node(tree));
 	int64_t n = 0;       // records wanted so far; those below cap are written
 	int64_t nc = 0;      // candidates found so far
@@ -22,8 +33,15 @@ void hk_flatten_tree(TSTree *tree, const uint8_t *kinds, uint32_t nkinds,
 	for (;;) {
 		int32_t idx = -1;
 		TSNode node = ts_tree_cursor_current_node(&cur);
-		TSSymbol sym = ts_node_symbol(node);
-		int cand = kinds != NULL && hk_in(kinds, nkinds, sym);
+		// Between subtrees, a node whose range lacks the literal cannot be nor hold a match.
+		int skip = in < 0 && lit &&
+		           !hk_holds(occ, nocc, litlen, ts_node_start_byte(node), ts_node_end_byte(node));
+		int cand = 0;
+		TSSymbol sym = 0;
+		if (!skip) {
+			sym = ts_node_symbol(node);
+			cand = kinds != NULL && hk_in(kinds, nkinds, sym);
+		}
 		if (cand && in < 0) {
 			in = depth;
 			parent = -1;
@@ -55,13 +73,13 @@ void hk_flatten_tree(TSTree *tree, const uint8_t *kinds, uint32_t nkinds,
 			if (cand) nc++;
 			n++;
 		}
-		if (ts_tree_cursor_goto_first_child(&cur)) {
+		if (!skip && ts_tree_cursor_goto_first_child(&cur)) {
 			depth++;
 			parent = idx;
 			prev = -1;
 			continue;
 		}
-		// A leaf: move to the next sibling, or climb until there is one.
+		// A leaf or a skipped subtree: move to the next sibling, or climb until there is one.
 		int32_t at = idx;
 		for (;;) {
 			if (in == depth) {
@@ -83,14 +101,13 @@ done:
 	res->nodes = n;
 	res->cands = nc;
 	res->tree = tree;
-	if (del && n <= (int64_t)cap) {
+	if (n <= (int64_t)cap) {
 		ts_tree_delete(tree);
 		res->tree = NULL;
 	}
 }
 
-int hk_parse_flatten(TSParser *parser, const char *src, uint32_t len,
-                     const uint8_t *kinds, uint32_t nkinds,
+int hk_parse_flatten(TSParser *parser, const char *src, uint32_t len, HK_FILTER,
                      hk_node *out, int32_t *cands, uint32_t cap, hk_result *res) {
 	TSTree *tree = ts_parser_parse_string(parser, NULL, src, len);
 	if (tree == NULL) {
@@ -100,7 +117,7 @@ int hk_parse_flatten(TSParser *parser, const char *src, uint32_t len,
 		res->tree = NULL;
 		return -1;
 	}
-	hk_flatten_tree(tree, kinds, nkinds, out, cands, cap, 1, res);
+	hk_flatten_tree(tree, kinds, nkinds, occ, nocc, litlen, out, cands, cap, res);
 	return 0;
 }
 

@@ -20,6 +20,7 @@ package tsflat
 import "C"
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sync"
@@ -78,6 +79,7 @@ type Parser struct {
 	grammar *match.Grammar
 	buf     []match.Node // flat records, reused from file to file
 	cands   []int32      // candidate indices, as long as buf
+	occ     []uint32     // offsets of the filtering literal in the source being parsed
 }
 
 // NewParser returns a parser for the language, or an error if it has no grammar here.
@@ -110,7 +112,7 @@ func (p *Parser) Close() {
 // Parse parses src and returns its flat tree. The tree's node slice is the parser's
 // buffer, valid until the next Parse; Clone it to keep it.
 func (p *Parser) Parse(src []byte) (*match.Tree, error) {
-	return p.parse(src, nil, len(src)/3+64)
+	return p.parse(src, nil, nil, len(src)/3+64)
 }
 
 // ParseCandidates parses src and flattens only the subtrees of its candidates: the nodes
@@ -118,21 +120,58 @@ func (p *Parser) Parse(src []byte) (*match.Tree, error) {
 // match.Pattern.CandidateKinds). The tree it returns is partial: Nodes holds each outermost
 // candidate's subtree in pre-order, the subtree roots without parent or siblings, and
 // Candidates the index of every candidate, nested ones included, in pre-order. With kinds
-// nil it is Parse. The buffers are the parser's, valid until the next parse.
-func (p *Parser) ParseCandidates(src []byte, kinds []byte) (*match.Tree, error) {
+// nil it is Parse.
+//
+// lits are texts every match contains (match.Pattern.Literals). When there are some, a
+// node outside the candidate subtrees whose byte range lacks the one of them that is
+// rarest in src is skipped with its whole subtree, candidates included: no match can be
+// in it. The buffers are the parser's, valid until the next parse.
+func (p *Parser) ParseCandidates(src []byte, kinds []byte, lits [][]byte) (*match.Tree, error) {
 	if kinds != nil && len(kinds) == 0 {
 		kinds = []byte{0} // no kind: no candidate (a nil bitmap would mean every node)
 	}
+	var lit []byte
+	if kinds != nil {
+		lit = p.occurrences(src, lits)
+	}
 	// Candidate subtrees are usually a small part of the tree; the buffers grow on demand
 	// and are kept for the next file.
-	return p.parse(src, kinds, 1024)
+	return p.parse(src, kinds, lit, 1024)
+}
+
+// occurrences puts the start offsets of the rarest of lits in src into p.occ, overlapping
+// ones included, and returns that literal (nil when lits has no non-empty text).
+func (p *Parser) occurrences(src []byte, lits [][]byte) []byte {
+	var best []byte
+	fewest := -1
+	for _, l := range lits {
+		if len(l) == 0 {
+			continue
+		}
+		if c := bytes.Count(src, l); fewest < 0 || c < fewest {
+			best, fewest = l, c
+		}
+	}
+	p.occ = p.occ[:0]
+	if best == nil {
+		return nil
+	}
+	for i := 0; ; {
+		k := bytes.Index(src[i:], best)
+		if k < 0 {
+			break
+		}
+		p.occ = append(p.occ, uint32(i+k))
+		i += k + 1
+	}
+	return best
 }
 
 // parse is one cgo call in the common case: parse, flatten, free. When the buffers are too
 // small, the tree is kept, the buffers grow to its size and the same tree is flattened again
-// (a second call, which frees it).
+// (a second call, which frees it). lit, when set, is the literal whose offsets are in p.occ;
 // want is the first guess of the record count.
-func (p *Parser) parse(src []byte, kinds []byte, want int) (*match.Tree, error) {
+func (p *Parser) parse(src []byte, kinds []byte, lit []byte, want int) (*match.Tree, error) {
 	if uint64(len(src)) >= 1<<32-1 {
 		return nil, ErrTooLarge
 	}
@@ -146,8 +185,17 @@ func (p *Parser) parse(src []byte, kinds []byte, want int) (*match.Tree, error) 
 		kp = (*C.uint8_t)(unsafe.Pointer(&kinds[0]))
 	}
 	nk := C.uint32_t(min(len(kinds)*8, 1<<16))
+	var op *C.uint32_t
+	var nocc C.uint32_t
+	if lit != nil {
+		// With no occurrence, a non-nil pointer still says "filter": every node is skipped.
+		p.occ = append(p.occ, 0)
+		op = (*C.uint32_t)(unsafe.Pointer(&p.occ[0]))
+		nocc = C.uint32_t(len(p.occ) - 1)
+	}
+	ll := C.uint32_t(len(lit))
 	var res C.hk_result
-	if C.hk_parse_flatten(p.p, sp, C.uint32_t(len(src)), kp, nk, p.nodePtr(), p.candPtr(), C.uint32_t(len(p.buf)), &res) < 0 {
+	if C.hk_parse_flatten(p.p, sp, C.uint32_t(len(src)), kp, nk, op, nocc, ll, p.nodePtr(), p.candPtr(), C.uint32_t(len(p.buf)), &res) < 0 {
 		return nil, ErrCancelled
 	}
 	if res.tree != nil {
@@ -157,8 +205,7 @@ func (p *Parser) parse(src []byte, kinds []byte, want int) (*match.Tree, error) 
 			return nil, ErrTooLarge
 		}
 		p.grow(int(res.nodes) + int(res.nodes)/8)
-		tree := res.tree
-		C.hk_flatten_tree(tree, kp, nk, p.nodePtr(), p.candPtr(), C.uint32_t(len(p.buf)), 1, &res)
+		C.hk_flatten_tree(res.tree, kp, nk, op, nocc, ll, p.nodePtr(), p.candPtr(), C.uint32_t(len(p.buf)), &res)
 		if res.tree != nil { // cannot happen: the same tree fits the grown buffers
 			C.hk_tree_delete(res.tree)
 			return nil, fmt.Errorf("tsflat: the tree outgrew its buffer twice")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -26,7 +27,7 @@ func TestParseGrowsAndLinks(t *testing.T) {
 	}
 	defer p.Close()
 	src := []byte("package p\nfunc f() { g(1, 2) }\n")
-	tr, err := p.parse(src, nil, 2) // force the grow path
+	tr, err := p.parse(src, nil, nil, 2) // force the grow path
 
 	if err != nil {
 		t.Fatal(err)
@@ -104,34 +105,33 @@ func sameSubtree(x *match.Tree, a int32, y *match.Tree, b int32) bool {
 // checkPartial checks a partial tree against the full tree of the same source: its
 // candidates are the full tree's nodes of those kinds in pre-order, each with the same
 // subtree; subtree roots have no parent or sibling; and it holds exactly the nodes of the
-// outermost candidates' subtrees.
-func checkPartial(t testing.TB, full, part *match.Tree, kinds []byte) {
+// outermost candidates' subtrees. With lit, a candidate outside the other candidates'
+// subtrees is kept only when its range holds lit (the ranges of its ancestors then do too).
+func checkPartial(t testing.TB, full, part *match.Tree, kinds []byte, lit string) {
 	t.Helper()
 	if !part.Partial || full.Partial {
 		t.Fatalf("partial flags: full %v, partial %v", full.Partial, part.Partial)
 	}
-	var want []int32
-	covered := 0
-	inside := int32(-1)
-	var last int32 // last node index of the subtree of inside
-	lastOf := func(i int32) int32 {
+	lastOf := func(i int32) int32 { // the last node of i's subtree, in pre-order
 		for {
-			n := &full.Nodes[i]
-			if n.FirstChild < 0 {
+			c := full.Nodes[i].FirstChild
+			if c < 0 {
 				return i
 			}
-			c := n.FirstChild
 			for full.Nodes[c].NextSibling >= 0 {
 				c = full.Nodes[c].NextSibling
 			}
 			i = c
 		}
 	}
+	var want []int32
+	covered := 0
+	inside, last := int32(-1), int32(-1) // the outermost kept candidate open, and its end
 	for i := range full.Nodes {
 		if inside >= 0 && int32(i) > last {
 			inside = -1
 		}
-		if inSet(kinds, full.Nodes[i].Kind) {
+		if inSet(kinds, full.Nodes[i].Kind) && (inside >= 0 || lit == "" || strings.Contains(string(full.Text(int32(i))), lit)) {
 			want = append(want, int32(i))
 			if inside < 0 {
 				inside, last = int32(i), lastOf(int32(i))
@@ -142,7 +142,7 @@ func checkPartial(t testing.TB, full, part *match.Tree, kinds []byte) {
 		}
 	}
 	if len(part.Candidates) != len(want) {
-		t.Fatalf("%d candidates, the full tree has %d nodes of those kinds", len(part.Candidates), len(want))
+		t.Fatalf("%d candidates, the full tree has %d nodes of those kinds to try", len(part.Candidates), len(want))
 	}
 	if len(part.Nodes) != covered {
 		t.Fatalf("partial tree holds %d nodes, the candidate subtrees %d", len(part.Nodes), covered)
@@ -188,11 +188,31 @@ func TestParseCandidates(t *testing.T) {
 		}
 		full = Clone(full)
 		for _, want := range []int{1, 1024} { // the retry path, and the common one
-			part, err := p.parse([]byte(c.src), kinds, want)
+			part, err := p.parse([]byte(c.src), kinds, nil, want)
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkPartial(t, full, part, kinds)
+			checkPartial(t, full, part, kinds, "")
+			// With literals, the rarest one filters the subtrees between candidates.
+			for _, lits := range [][]string{{"h"}, {"x", "g"}, {"==", "b"}, {"isinstance"}, {"absent"}, {"("}} {
+				var bl [][]byte
+				rare, fewest := "", -1
+				for _, l := range lits {
+					bl = append(bl, []byte(l))
+					if n := strings.Count(c.src, l); fewest < 0 || n < fewest {
+						rare, fewest = l, n
+					}
+				}
+				lit := p.occurrences([]byte(c.src), bl)
+				if string(lit) != rare {
+					t.Fatalf("%q: filtering literal %q, the rarest is %q", lits, lit, rare)
+				}
+				part, err := p.parse([]byte(c.src), kinds, lit, want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkPartial(t, full, part, kinds, rare)
+			}
 		}
 		p.Close()
 	}
@@ -206,14 +226,14 @@ func TestParseCandidatesNoKinds(t *testing.T) {
 	}
 	defer p.Close()
 	src := []byte("package p\nfunc f() { g(1) }\n")
-	tr, err := p.ParseCandidates(src, []byte{})
+	tr, err := p.ParseCandidates(src, []byte{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !tr.Partial || len(tr.Nodes) != 0 || len(tr.Candidates) != 0 {
 		t.Fatalf("empty kind set: partial %v, %d nodes, %d candidates", tr.Partial, len(tr.Nodes), len(tr.Candidates))
 	}
-	tr, err = p.ParseCandidates(src, nil)
+	tr, err = p.ParseCandidates(src, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +263,7 @@ func TestParseCandidatesDeep(t *testing.T) {
 	defer p.Close()
 	const n = 100_000
 	kinds := kindSet(t, p.Grammar(), "binary_expression")
-	tr, err := p.ParseCandidates(deepEq(n), kinds)
+	tr, err := p.ParseCandidates(deepEq(n), kinds, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +293,7 @@ func BenchmarkParseCandidatesDeep(b *testing.B) {
 		b.Run(itoa(n), func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			for b.Loop() {
-				if _, err := p.ParseCandidates(src, kinds); err != nil {
+				if _, err := p.ParseCandidates(src, kinds, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -319,8 +339,8 @@ func BenchmarkFlattenNet(b *testing.B) {
 	}{
 		{"parse", p.parseOnly},
 		{"full", func(s []byte) error { _, err := p.Parse(s); return err }},
-		{"candidates", func(s []byte) error { _, err := p.ParseCandidates(s, kinds); return err }},
-		{"walk", func(s []byte) error { _, err := p.ParseCandidates(s, []byte{}); return err }},
+		{"candidates", func(s []byte) error { _, err := p.ParseCandidates(s, kinds, nil); return err }},
+		{"walk", func(s []byte) error { _, err := p.ParseCandidates(s, []byte{}, nil); return err }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(size))
