@@ -358,3 +358,49 @@ func TestPrefilterAllLiterals(t *testing.T) {
 	sameSearch(t, fsys, Request{Pattern: req.Pattern, Lang: Go}, nil)
 	sameSearch(t, fsys, Request{Pattern: "fmt.Errorf($$$A)", Lang: Go, Strictness: Relaxed}, nil)
 }
+
+// deepEquality is `x == x == … == x` with n operators: n nested binary expressions, each
+// a candidate of `$A == $B` inside the previous one.
+func deepEquality(n int) []byte {
+	b := []byte("package p\n\nvar v = x")
+	for range n {
+		b = append(b, " == x"...)
+	}
+	return append(b, '\n')
+}
+
+// TestDeepNestedCandidates: 100,000 nested candidates are flattened once (the outermost
+// subtree holds them all) and each is tried once; the search counts every match and
+// builds the first two (each match's text and lines are O(n) here, so building all would
+// be quadratic).
+func TestDeepNestedCandidates(t *testing.T) {
+	const n = 100_000
+	fsys := fstest.MapFS{"deep.go": {Data: deepEquality(n)}}
+	r, err := Search(context.Background(), fsys, Request{Pattern: "$A == $B", Lang: Go, Backend: candidateBackend, MaxMatches: 2, MaxOutputBytes: math.MaxInt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.TotalMatches != n || len(r.Matches) != 2 {
+		t.Fatalf("%d matches counted, %d kept; want %d and 2", r.TotalMatches, len(r.Matches), n)
+	}
+	if m := r.Matches[1]; m.MetaVariables.Single["B"].Text != "x" || m.Range.ByteOffset.End != len(deepEquality(n))-1-len(" == x") {
+		t.Fatalf("second match: %+v", m.Range)
+	}
+}
+
+// BenchmarkDeepNestedCandidates: the time per candidate stays flat from 10,000 to 100,000
+// nested candidates (linear), the parse included; one match is built.
+func BenchmarkDeepNestedCandidates(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		fsys := fstest.MapFS{"deep.go": {Data: deepEquality(n)}}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				r, err := Search(context.Background(), fsys, Request{Pattern: "$A == $B", Lang: Go, Backend: candidateBackend, MaxMatches: 1, MaxOutputBytes: math.MaxInt})
+				if err != nil || r.TotalMatches != n {
+					b.Fatal(err, r.TotalMatches)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/candidate")
+		})
+	}
+}
