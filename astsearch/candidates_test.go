@@ -36,14 +36,15 @@ var (
 )
 
 // sameSearch runs req (a rewrite with tmpl when tmpl is not nil) on both paths and
-// reports any difference in matches, order, captures, replacements, plans or stats.
+// reports any difference in matches, order, captures, replacements, plans or stats; with
+// off, it also searches with the prefilter off and expects the same.
 // tb is what sameSearch needs of a *testing.T or a *rapid.T.
 type tb interface {
 	Helper()
 	Fatalf(format string, args ...any)
 }
 
-func sameSearch(t tb, fsys fstest.MapFS, req Request, tmpl *string) (res *Result, candidatePath bool) {
+func sameSearch(t tb, fsys fstest.MapFS, req Request, tmpl *string, off bool) (res *Result, candidatePath bool) {
 	t.Helper()
 	req.MaxMatches, req.MaxOutputBytes = math.MaxInt, math.MaxInt
 	do := func(b Backend) (any, *Result, error) {
@@ -70,21 +71,22 @@ func sameSearch(t tb, fsys fstest.MapFS, req Request, tmpl *string) (res *Result
 	if d := cmp.Diff(b, a, cmpopts.EquateEmpty(), cmp.AllowUnexported(FilePlan{})); d != "" {
 		t.Fatalf("%s %q: candidate path differs from the full trees (-full +candidates):\n%s", req.Lang, req.Pattern, d)
 	}
-	// The literal prefilter only skips files without a match: off, it parses those files
-	// too and finds the same.
-	withPre := req.NoPrefilter
-	req.NoPrefilter = true
-	c, rc, errC := do(candidateBackend)
-	req.NoPrefilter = withPre
-	if errC != nil {
-		t.Fatalf("%q: without the prefilter: %v", req.Pattern, errC)
-	}
-	if ra.Stats.Searched+ra.Stats.Prefiltered != rc.Stats.Searched || rc.Stats.Prefiltered != 0 {
-		t.Fatalf("%q: file accounting with the prefilter %+v, without %+v", req.Pattern, ra.Stats, rc.Stats)
-	}
-	ignoreCounts := cmpopts.IgnoreFields(Stats{}, "Searched", "Prefiltered")
-	if d := cmp.Diff(c, a, cmpopts.EquateEmpty(), cmp.AllowUnexported(FilePlan{}), ignoreCounts); d != "" {
-		t.Fatalf("%s %q: the prefilter changed the result (-off +on):\n%s", req.Lang, req.Pattern, d)
+	if off {
+		// The literal prefilter only skips files and subtrees without a match: off, it
+		// parses and walks them too and finds the same.
+		req.NoPrefilter = true
+		c, rc, errC := do(candidateBackend)
+		req.NoPrefilter = false
+		if errC != nil {
+			t.Fatalf("%q: without the prefilter: %v", req.Pattern, errC)
+		}
+		if ra.Stats.Searched+ra.Stats.Prefiltered != rc.Stats.Searched || rc.Stats.Prefiltered != 0 {
+			t.Fatalf("%q: file accounting with the prefilter %+v, without %+v", req.Pattern, ra.Stats, rc.Stats)
+		}
+		ignoreCounts := cmpopts.IgnoreFields(Stats{}, "Searched", "Prefiltered")
+		if d := cmp.Diff(c, a, cmpopts.EquateEmpty(), cmp.AllowUnexported(FilePlan{}), ignoreCounts); d != "" {
+			t.Fatalf("%s %q: the prefilter changed the result (-off +on):\n%s", req.Lang, req.Pattern, d)
+		}
 	}
 	p, err := compileWith(nativeParser, req.Pattern, req.Lang, req.Strictness)
 	return ra, err == nil && p.p.CandidateKinds() != nil
@@ -112,7 +114,7 @@ func TestCandidatesConformance(t *testing.T) {
 			tmpl = &c.Rewrite
 		}
 		t.Run(c.ID, func(t *testing.T) {
-			r, kinds := sameSearch(t, fsys, Request{Pattern: c.Pattern, Lang: Lang(c.Language), Strictness: s, Context: 1}, tmpl)
+			r, kinds := sameSearch(t, fsys, Request{Pattern: c.Pattern, Lang: Lang(c.Language), Strictness: s, Context: 1}, tmpl, true)
 			cases++
 			if r != nil {
 				matched += r.TotalMatches
@@ -130,15 +132,18 @@ func TestCandidatesConformance(t *testing.T) {
 }
 
 // TestCandidatesCorpora: the same over real trees. By default the whole of GOROOT/src/net
-// with an unselective pattern, and the differential test's quick paths with every corpus
-// pattern; with -astsearch.corpus every corpus pattern over every whole corpus.
+// with an unselective pattern (not with -short), and the differential test's quick paths
+// with every corpus pattern; with -astsearch.corpus every corpus pattern over every whole
+// corpus.
 func TestCandidatesCorpora(t *testing.T) {
 	for _, c := range corpora() {
 		t.Run(c.name, func(t *testing.T) {
 			if _, err := os.Stat(c.dir); err != nil {
 				t.Skipf("%s not on this machine", c.dir)
 			}
-			whole := func(p string) bool { return *fullCorpus || c.lang == Go && p == "$A == nil" }
+			whole := func(p string) bool {
+				return *fullCorpus || !testing.Short() && c.lang == Go && p == "$A == nil"
+			}
 			load := c.quick
 			if slices.ContainsFunc(c.patterns, whole) {
 				load = []string{"."}
@@ -149,7 +154,8 @@ func TestCandidatesCorpora(t *testing.T) {
 				if whole(p) {
 					paths = nil
 				}
-				r, _ := sameSearch(t, fsys, Request{Pattern: p, Lang: c.lang, Paths: paths, Threads: 2, Context: 1}, nil)
+				// Over a whole corpus, the prefilter-off search is left to -astsearch.corpus.
+				r, _ := sameSearch(t, fsys, Request{Pattern: p, Lang: c.lang, Paths: paths, Threads: 2, Context: 1}, nil, paths != nil || *fullCorpus)
 				t.Logf("%-32q paths %v: %d matches in %d files searched, %d prefiltered: the same", p, paths, r.TotalMatches, r.Stats.Searched, r.Stats.Prefiltered)
 			}
 		})
@@ -161,8 +167,8 @@ func TestCandidatesCorpora(t *testing.T) {
 		}
 		for _, p := range []string{"console.log($A)", "console.log($$$)", "foo($$$)", "$F($$$A)", "$A", "require($M)", "function $F($$$) { $$$ }", "return $X"} {
 			tmpl := "X($$$A)"
-			sameSearch(t, fsys, Request{Pattern: p, Lang: JavaScript, Context: 2}, nil)
-			sameSearch(t, fsys, Request{Pattern: p, Lang: JavaScript}, &tmpl)
+			sameSearch(t, fsys, Request{Pattern: p, Lang: JavaScript, Context: 2}, nil, true)
+			sameSearch(t, fsys, Request{Pattern: p, Lang: JavaScript}, &tmpl, true)
 		}
 	})
 }
@@ -295,7 +301,7 @@ func TestCandidatesProperty(t *testing.T) {
 			s := rapid.SampledFrom([]string{"h($A)", "$$$C\n  z", "q"}).Draw(t, "template")
 			tmpl = &s
 		}
-		if r, _ := sameSearch(t, fsys, req, tmpl); r != nil && r.TotalMatches > 0 {
+		if r, _ := sameSearch(t, fsys, req, tmpl, true); r != nil && r.TotalMatches > 0 {
 			withMatches++
 		}
 		checks++
@@ -355,8 +361,8 @@ func TestPrefilterAllLiterals(t *testing.T) {
 	if on.Stats.Prefiltered != 2 || on.Stats.Searched != 2 || on.TotalMatches != 1 || on.Matches[0].File != "both.go" {
 		t.Fatalf("stats %+v, %d matches %v", on.Stats, on.TotalMatches, matchKeys(on))
 	}
-	sameSearch(t, fsys, Request{Pattern: req.Pattern, Lang: Go}, nil)
-	sameSearch(t, fsys, Request{Pattern: "fmt.Errorf($$$A)", Lang: Go, Strictness: Relaxed}, nil)
+	sameSearch(t, fsys, Request{Pattern: req.Pattern, Lang: Go}, nil, true)
+	sameSearch(t, fsys, Request{Pattern: "fmt.Errorf($$$A)", Lang: Go, Strictness: Relaxed}, nil, true)
 }
 
 // deepEquality is `x == x == … == x` with n operators: n nested binary expressions, each
