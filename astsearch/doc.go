@@ -105,11 +105,12 @@
 //
 // [Native] (the default, needs cgo) parses with the tree-sitter grammars of
 // github.com/smacker/go-tree-sitter: one cgo call per file parses, flattens the tree into a
-// pointer-free array and frees it (only the subtrees of nodes of the pattern's root kind,
-// when it has one); matching is pure Go, files are parsed by a pool of [Request.Threads]
-// workers (default min(GOMAXPROCS, 12)), and a file that lacks one of the pattern's literals
-// (the texts of its named, non-metavariable leaves of at least 3 bytes; none under signature
-// and template) is skipped before parsing — this never changes a result. Native
+// pointer-free array and frees it (when the pattern has a root kind, only the subtrees of
+// nodes of that kind whose text holds the pattern's rarest literal); matching is pure Go,
+// files are parsed by a pool of [Request.Threads] workers (default min(GOMAXPROCS, 12)),
+// and a file that lacks one of the pattern's literals (the texts of its named,
+// non-metavariable leaves of at least 3 bytes; none under signature and template) is
+// skipped before parsing — neither ever changes a result. Native
 // languages: bash, c, cpp, csharp, css, elixir, go, html, java, javascript, kotlin, lua,
 // python, ruby, rust, scala, swift, tsx, typescript, yaml. Missing natively: haskell, json,
 // nix and solidity (smacker has no grammar for them) and php (smacker has only the grammar
