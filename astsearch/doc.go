@@ -104,31 +104,33 @@
 // # Backends
 //
 // [Native] (the default, needs cgo) parses with tree-sitter grammars compiled in process:
-// one cgo call per file parses, flattens the tree into a pointer-free array and frees it;
-// matching is pure Go, files are parsed by a pool of [Request.Threads] workers (default
-// min(GOMAXPROCS, 12)), and a file that cannot contain the pattern's literal (its longest
-// named, non-metavariable leaf, at least 3 bytes; none under signature and template) is
-// skipped before parsing — this never changes a result. All 25 of ast-grep's languages are
-// native. The runtime and most grammars are those of github.com/smacker/go-tree-sitter
-// (bash, c, cpp, csharp, css, elixir, go, html, java, javascript, kotlin, python, ruby,
-// rust, scala, swift, tsx, typescript, yaml); the others come from the grammars' own Go
-// packages, which hold only the grammar's C and no second runtime: haskell 0.23.1 and json
-// 0.24.8 (ast-grep's versions), php 0.23.12 (the php_only grammar ast-grep uses, without
-// HTML around it; smacker's php is the HTML-embedding one, where `123` is text), lua
-// (tree-sitter-grammars 0.3.0, which accepts `$` in identifiers as ast-grep's does;
-// smacker's does not), and nix and solidity (regenerations of the upstream grammars by
-// github.com/alexaandru/go-sitter-forest; solidity's grammar is upstream 1.2.11, nix's
-// is upstream of January 2025, six months older than ast-grep's 0.3.0). smacker's runtime
+// one cgo call per file parses, flattens the tree into a pointer-free array and frees it
+// (when the pattern has a root kind, only the subtrees of nodes of that kind whose text
+// holds the pattern's rarest literal); matching is pure Go, files are parsed by a pool of
+// [Request.Threads] workers (default min(GOMAXPROCS, 12)), and a file that lacks one of
+// the pattern's literals (the texts of its named, non-metavariable leaves of at least 3
+// bytes; none under signature and template) is skipped before parsing — neither ever
+// changes a result. All 25 of ast-grep's languages are native. The runtime and most
+// grammars are those of github.com/smacker/go-tree-sitter (bash, c, cpp, csharp, css,
+// elixir, go, html, java, javascript, kotlin, python, ruby, rust, scala, swift, tsx,
+// typescript, yaml); the others come from the grammars' own Go packages, which hold only
+// the grammar's C and no second runtime: haskell 0.23.1 and json 0.24.8 (ast-grep's
+// versions), php 0.23.12 (the php_only grammar ast-grep uses, without HTML around it;
+// smacker's php is the HTML-embedding one, where `123` is text), lua (tree-sitter-grammars
+// 0.3.0, which accepts `$` in identifiers as ast-grep's does; smacker's does not), and nix
+// and solidity (regenerations of the upstream grammars by
+// github.com/alexaandru/go-sitter-forest; solidity's grammar is upstream 1.2.11, nix's is
+// upstream of January 2025, six months older than ast-grep's 0.3.0). smacker's runtime
 // loads grammars generated for tree-sitter ABI 13 and 14 only, so where ast-grep's version
 // is generated for ABI 15 (go 0.25.0, php 0.24, lua 0.5.0, solidity 1.2.13) an older one
 // is used; for go, typescript and tsx smacker's grammars are kept, as the official
 // releases that load (go 0.23.4, typescript 0.23.2) removed none of the differences
-// observed. The differences this makes are rare and listed, with their reasons, in testdata/known-differences.json; to make up
-// for one of them, the native matcher also compares the text an internal node's children
-// leave uncovered (the content of a Go string literal). smacker's other grammars (cue,
-// dockerfile, elm, groovy, hcl, markdown, ocaml, protobuf, sql, svelte, toml) are not among
-// ast-grep's 25 languages and are not offered. A [Backend] without a language's grammar
-// gives [ErrLangUnavailable] for it.
+// observed. The differences this makes are rare and listed, with their reasons, in
+// testdata/known-differences.json; to make up for one of them, the native matcher also
+// compares the text an internal node's children leave uncovered (the content of a Go
+// string literal). smacker's other grammars (cue, dockerfile, elm, groovy, hcl, markdown,
+// ocaml, protobuf, sql, svelte, toml) are not among ast-grep's 25 languages and are not
+// offered. A [Backend] without a language's grammar gives [ErrLangUnavailable] for it.
 //
 // [CLI] runs the ast-grep executable (`ast-grep`, never `sg`, never downloaded) and is the
 // fallback: [Default] uses the native backend (which has every language) and only the CLI

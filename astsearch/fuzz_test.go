@@ -39,6 +39,11 @@ func checkMatches(t *testing.T, p *Pattern, src []byte, ms []Match) {
 		if hasLit && !strings.Contains(m.Text, lit) && p.p.Root.Meta == 0 {
 			t.Fatalf("match %q lacks the literal %q: the prefilter would be unsound", m.Text, lit)
 		}
+		for _, l := range p.p.Literals(1) {
+			if !strings.Contains(m.Text, l) && p.p.Root.Meta == 0 {
+				t.Fatalf("match %q lacks the literal %q: the prefilter would be unsound", m.Text, l)
+			}
+		}
 		if m.MetaVariables == nil {
 			continue
 		}

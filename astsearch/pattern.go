@@ -132,9 +132,9 @@ func compileWith(newTree parserFactory, pattern string, lang Lang, s Strictness)
 // complete code. It may still match (a Python `def $F($$$)` finds functions).
 func (p *Pattern) HasError() bool { return p.p.HasError }
 
-// Literal returns the text every match must contain, used to skip files before parsing:
-// the longest named, non-metavariable leaf of the pattern. There is none under signature
-// and template strictness.
+// Literal returns a text every match must contain: the longest named, non-metavariable
+// leaf of the pattern (a search skips, before parsing, files that lack any such leaf of at
+// least 3 bytes). There is none under signature and template strictness.
 func (p *Pattern) Literal() (string, bool) { return p.p.Literal() }
 
 // Lang returns the pattern's language.
@@ -163,7 +163,7 @@ func (p *Pattern) All(src []byte) iter.Seq2[Match, error] {
 			return
 		}
 		defer tp.Close()
-		t, err := tp.Parse(src)
+		t, err := parseFor(tp, newFilter(p.p, true), src)
 		if err != nil {
 			yield(Match{}, err)
 			return

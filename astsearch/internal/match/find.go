@@ -1,5 +1,7 @@
 package match
 
+import "slices"
+
 // Found is one match in a tree.
 type Found struct {
 	Node int32
@@ -41,13 +43,61 @@ func (p *Pattern) MatchAt(t *Tree, i int32) (Found, bool) {
 	return f, true
 }
 
-// FindAll returns every match in t, in pre-order (outer matches first, reentrant).
+// FindAll returns every match in t, in pre-order (outer matches first, reentrant). In a
+// partial tree only its candidates are tried.
 func (p *Pattern) FindAll(t *Tree) []Found {
 	var out []Found
+	if t.Partial {
+		for _, i := range t.Candidates {
+			if f, ok := p.MatchAt(t, i); ok {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
 	for i := range t.Nodes {
 		if f, ok := p.MatchAt(t, int32(i)); ok {
 			out = append(out, f)
 		}
 	}
+	return out
+}
+
+// CandidateKinds returns the kinds a match can have, as a bitmap over the grammar's symbols
+// (bit k of the byte k/8), for flattening only the subtrees of candidates; nil when a match
+// can have any kind (a metavariable or ERROR root, template strictness).
+func (p *Pattern) CandidateKinds() []byte {
+	if p.RootKind < 0 {
+		return nil
+	}
+	b := make([]byte, p.RootKind/8+1)
+	b[p.RootKind/8] |= 1 << (p.RootKind % 8)
+	return b
+}
+
+// Literals returns the distinct texts of the pattern's named, non-metavariable leaves that
+// are at least min bytes long, longest first. Like [Pattern.Literal], each of them is in
+// every match under cst, smart, ast and relaxed strictness (a named leaf is never skipped
+// and compares its text exactly), so a source that lacks any one of them has no match.
+// There are none under signature and template.
+func (p *Pattern) Literals(min int) []string {
+	if p.Strictness == Signature || p.Strictness == Template {
+		return nil
+	}
+	var out []string
+	var walk func(n *PNode)
+	walk = func(n *PNode) {
+		switch {
+		case n.Meta != NotMeta:
+		case n.Internal:
+			for i := range n.Children {
+				walk(&n.Children[i])
+			}
+		case n.Named && len(n.Text) >= min && !slices.Contains(out, n.Text):
+			out = append(out, n.Text)
+		}
+	}
+	walk(&p.Root)
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return out
 }

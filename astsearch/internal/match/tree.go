@@ -61,9 +61,18 @@ func (g *Grammar) KindName(k uint16) string {
 }
 
 // Tree is a parsed source as a flat array of nodes in pre-order; Nodes[0] is the root.
+//
+// A partial tree holds only the subtrees a pattern can match: each outermost candidate's
+// subtree in pre-order, one after the other, its root without parent or siblings (Parent
+// and NextSibling -1), and Candidates lists the candidates, nested ones included, in
+// pre-order. Candidates that cannot match may be left out (those whose text lacks a
+// literal of the pattern, outside the kept subtrees). The matcher never looks outside the
+// subtree of the node it matches, so it finds the same matches in either tree.
 type Tree struct {
-	Src   []byte
-	Nodes []Node
+	Src        []byte
+	Nodes      []Node
+	Partial    bool
+	Candidates []int32 // when Partial: the nodes to try, in pre-order
 }
 
 // Children calls fn for each child index of node i, in order.

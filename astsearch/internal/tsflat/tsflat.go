@@ -1,9 +1,11 @@
 //go:build cgo
 
 // Package tsflat parses source with tree-sitter (the grammars and runtime compiled by
-// github.com/smacker/go-tree-sitter) and flattens each tree into a match.Tree in one cgo
-// call: the C side parses, walks the tree with a cursor, writes one fixed-size record per
-// node into a Go buffer and deletes the tree before it returns.
+// github.com/smacker/go-tree-sitter) and flattens each tree into a match.Tree, usually in
+// one cgo call: the C side parses, walks the tree with a cursor, writes one fixed-size
+// record per node (or only per node of the candidate subtrees a pattern can match) into a
+// Go buffer and deletes the tree before it returns. When the buffer is too small the tree
+// stays alive, the buffer grows, and a second call flattens the same tree and deletes it.
 //
 // smacker's *sitter.Language keeps its C pointer unexported, so instead of going through
 // its Go API this package declares the runtime functions and each grammar's
@@ -18,6 +20,7 @@ package tsflat
 import "C"
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sync"
@@ -74,7 +77,9 @@ func Grammar(name string) *match.Grammar {
 type Parser struct {
 	p       *C.TSParser
 	grammar *match.Grammar
-	buf     []match.Node
+	buf     []match.Node // flat records, reused from file to file
+	cands   []int32      // candidate indices, as long as buf
+	occ     []uint32     // offsets of the filtering literal in the source being parsed
 }
 
 // NewParser returns a parser for the language, or an error if it has no grammar here.
@@ -107,38 +112,124 @@ func (p *Parser) Close() {
 // Parse parses src and returns its flat tree. The tree's node slice is the parser's
 // buffer, valid until the next Parse; Clone it to keep it.
 func (p *Parser) Parse(src []byte) (*match.Tree, error) {
+	return p.parse(src, nil, nil, len(src)/3+64)
+}
+
+// ParseCandidates parses src and flattens only the subtrees of its candidates: the nodes
+// whose kind is in kinds, a bitmap over the grammar's symbols (bit k of kinds[k/8]; see
+// match.Pattern.CandidateKinds). The tree it returns is partial: Nodes holds each outermost
+// candidate's subtree in pre-order, the subtree roots without parent or siblings, and
+// Candidates the index of every candidate, nested ones included, in pre-order. With kinds
+// nil it is Parse.
+//
+// lits are texts every match contains (match.Pattern.Literals). When there are some, a
+// node outside the candidate subtrees whose byte range lacks the one of them that is
+// rarest in src is skipped with its whole subtree, candidates included: no match can be
+// in it. The buffers are the parser's, valid until the next parse.
+func (p *Parser) ParseCandidates(src []byte, kinds []byte, lits [][]byte) (*match.Tree, error) {
+	if kinds != nil && len(kinds) == 0 {
+		kinds = []byte{0} // no kind: no candidate (a nil bitmap would mean every node)
+	}
+	var lit []byte
+	if kinds != nil {
+		lit = p.occurrences(src, lits)
+	}
+	// Candidate subtrees are usually a small part of the tree; the buffers grow on demand
+	// and are kept for the next file.
+	return p.parse(src, kinds, lit, 1024)
+}
+
+// occurrences puts the start offsets of the rarest of lits in src into p.occ, overlapping
+// ones included, and returns that literal (nil when lits has no non-empty text).
+func (p *Parser) occurrences(src []byte, lits [][]byte) []byte {
+	var best []byte
+	fewest := -1
+	for _, l := range lits {
+		if len(l) == 0 {
+			continue
+		}
+		if c := bytes.Count(src, l); fewest < 0 || c < fewest {
+			best, fewest = l, c
+		}
+	}
+	p.occ = p.occ[:0]
+	if best == nil {
+		return nil
+	}
+	for i := 0; ; {
+		k := bytes.Index(src[i:], best)
+		if k < 0 {
+			break
+		}
+		p.occ = append(p.occ, uint32(i+k))
+		i += k + 1
+	}
+	return best
+}
+
+// parse is one cgo call in the common case: parse, flatten, free. When the buffers are too
+// small, the tree is kept, the buffers grow to its size and the same tree is flattened again
+// (a second call, which frees it). lit, when set, is the literal whose offsets are in p.occ;
+// want is the first guess of the record count.
+func (p *Parser) parse(src []byte, kinds []byte, lit []byte, want int) (*match.Tree, error) {
 	if uint64(len(src)) >= 1<<32-1 {
 		return nil, ErrTooLarge
 	}
-	if cap(p.buf) == 0 {
-		p.buf = make([]match.Node, 0, 1024)
+	p.grow(max(1, min(want, MaxNodes)))
+	var sp *C.char
+	if len(src) > 0 {
+		sp = (*C.char)(unsafe.Pointer(&src[0]))
 	}
-	want := len(src)/3 + 64
-	if want > MaxNodes {
-		want = MaxNodes
+	var kp *C.uint8_t
+	if len(kinds) > 0 {
+		kp = (*C.uint8_t)(unsafe.Pointer(&kinds[0]))
 	}
-	if cap(p.buf) < want {
-		p.buf = make([]match.Node, 0, want)
+	nk := C.uint32_t(min(len(kinds)*8, 1<<16))
+	var op *C.uint32_t
+	var nocc C.uint32_t
+	if lit != nil {
+		// With no occurrence, a non-nil pointer still says "filter": every node is skipped.
+		p.occ = append(p.occ, 0)
+		op = (*C.uint32_t)(unsafe.Pointer(&p.occ[0]))
+		nocc = C.uint32_t(len(p.occ) - 1)
 	}
-	for {
-		var sp *C.char
-		if len(src) > 0 {
-			sp = (*C.char)(unsafe.Pointer(&src[0]))
-		}
-		buf := p.buf[:cap(p.buf)]
-		n := C.hk_flatten(p.p, sp, C.uint32_t(len(src)), (*C.hk_node)(unsafe.Pointer(&buf[0])), C.uint32_t(len(buf)))
-		if n < 0 {
-			return nil, ErrCancelled
-		}
-		if int64(n) <= int64(len(buf)) {
-			return &match.Tree{Src: src, Nodes: buf[:n]}, nil
-		}
-		if n > MaxNodes {
+	ll := C.uint32_t(len(lit))
+	var res C.hk_result
+	if C.hk_parse_flatten(p.p, sp, C.uint32_t(len(src)), kp, nk, op, nocc, ll, p.nodePtr(), p.candPtr(), C.uint32_t(len(p.buf)), &res) < 0 {
+		return nil, ErrCancelled
+	}
+	if res.tree != nil {
+		// The buffers were too small; the tree is still alive.
+		if int64(res.nodes) > MaxNodes {
+			C.hk_tree_delete(res.tree)
 			return nil, ErrTooLarge
 		}
-		p.buf = make([]match.Node, 0, int(n)+int(n)/8)
+		p.grow(int(res.nodes) + int(res.nodes)/8)
+		C.hk_flatten_tree(res.tree, kp, nk, op, nocc, ll, p.nodePtr(), p.candPtr(), C.uint32_t(len(p.buf)), &res)
+		if res.tree != nil { // cannot happen: the same tree fits the grown buffers
+			C.hk_tree_delete(res.tree)
+			return nil, fmt.Errorf("tsflat: the tree outgrew its buffer twice")
+		}
 	}
+	t := &match.Tree{Src: src, Nodes: p.buf[:res.nodes]}
+	if kinds != nil {
+		t.Partial = true
+		t.Candidates = p.cands[:res.cands]
+	}
+	return t, nil
 }
+
+// grow makes the node and candidate buffers hold at least n records.
+func (p *Parser) grow(n int) {
+	if len(p.buf) >= n {
+		return
+	}
+	p.buf = make([]match.Node, n)
+	p.cands = make([]int32, n)
+}
+
+func (p *Parser) nodePtr() *C.hk_node { return (*C.hk_node)(unsafe.Pointer(&p.buf[0])) }
+func (p *Parser) candPtr() *C.int32_t { return (*C.int32_t)(unsafe.Pointer(&p.cands[0])) }
 
 // Clone returns a copy of t whose nodes do not alias the parser's buffer.
 func Clone(t *match.Tree) *match.Tree {
@@ -147,3 +238,15 @@ func Clone(t *match.Tree) *match.Tree {
 
 // recordSize is checked against the Go struct by a test.
 const recordSize = C.sizeof_hk_node
+
+// parseOnly parses src and frees the tree, for measuring what flattening adds.
+func (p *Parser) parseOnly(src []byte) error {
+	var sp *C.char
+	if len(src) > 0 {
+		sp = (*C.char)(unsafe.Pointer(&src[0]))
+	}
+	if C.hk_parse_only(p.p, sp, C.uint32_t(len(src))) < 0 {
+		return ErrCancelled
+	}
+	return nil
+}

@@ -3,7 +3,11 @@
 package tsflat
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
@@ -23,9 +27,9 @@ func TestParseGrowsAndLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	p.buf = make([]match.Node, 0, 2) // force the grow path
 	src := []byte("package p\nfunc f() { g(1, 2) }\n")
-	tr, err := p.Parse(src)
+	tr, err := p.parse(src, nil, nil, 2) // force the grow path
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +54,305 @@ func TestParseGrowsAndLinks(t *testing.T) {
 	}
 	if string(tr.Text(tr.Nodes[0].FirstChild)) != "package p" {
 		t.Fatalf("first child %q", tr.Text(tr.Nodes[0].FirstChild))
+	}
+}
+
+// kindSet returns the bitmap of the named kinds of g.
+func kindSet(t testing.TB, g *match.Grammar, names ...string) []byte {
+	t.Helper()
+	var b []byte
+	for _, name := range names {
+		k := -1
+		for i, n := range g.Kinds {
+			if n == name {
+				k = i
+				break
+			}
+		}
+		if k < 0 {
+			t.Fatalf("%s has no kind %q", g.Name, name)
+		}
+		for len(b) <= k/8 {
+			b = append(b, 0)
+		}
+		b[k/8] |= 1 << (k % 8)
+	}
+	return b
+}
+
+func inSet(kinds []byte, k uint16) bool {
+	return int(k/8) < len(kinds) && kinds[k/8]&(1<<(k%8)) != 0
+}
+
+// sameSubtree compares the subtree of node a of x with that of node b of y, record for
+// record apart from the indices.
+func sameSubtree(x *match.Tree, a int32, y *match.Tree, b int32) bool {
+	na, nb := x.Nodes[a], y.Nodes[b]
+	if na.Kind != nb.Kind || na.Flags != nb.Flags || na.Start != nb.Start || na.End != nb.End ||
+		na.StartRow != nb.StartRow || na.StartCol != nb.StartCol || na.EndRow != nb.EndRow ||
+		na.EndCol != nb.EndCol || na.ChildCount != nb.ChildCount {
+		return false
+	}
+	ca, cb := na.FirstChild, nb.FirstChild
+	for ca >= 0 && cb >= 0 {
+		if x.Nodes[ca].Parent != a || y.Nodes[cb].Parent != b || !sameSubtree(x, ca, y, cb) {
+			return false
+		}
+		ca, cb = x.Nodes[ca].NextSibling, y.Nodes[cb].NextSibling
+	}
+	return ca < 0 && cb < 0
+}
+
+// checkPartial checks a partial tree against the full tree of the same source: its
+// candidates are the full tree's nodes of those kinds in pre-order, each with the same
+// subtree; subtree roots have no parent or sibling; and it holds exactly the nodes of the
+// outermost candidates' subtrees. With lit, a candidate outside the other candidates'
+// subtrees is kept only when its range holds lit (the ranges of its ancestors then do too).
+func checkPartial(t testing.TB, full, part *match.Tree, kinds []byte, lit string) {
+	t.Helper()
+	if !part.Partial || full.Partial {
+		t.Fatalf("partial flags: full %v, partial %v", full.Partial, part.Partial)
+	}
+	lastOf := func(i int32) int32 { // the last node of i's subtree, in pre-order
+		for {
+			c := full.Nodes[i].FirstChild
+			if c < 0 {
+				return i
+			}
+			for full.Nodes[c].NextSibling >= 0 {
+				c = full.Nodes[c].NextSibling
+			}
+			i = c
+		}
+	}
+	var want []int32
+	covered := 0
+	inside, last := int32(-1), int32(-1) // the outermost kept candidate open, and its end
+	for i := range full.Nodes {
+		if inside >= 0 && int32(i) > last {
+			inside = -1
+		}
+		if inSet(kinds, full.Nodes[i].Kind) && (inside >= 0 || lit == "" || strings.Contains(string(full.Text(int32(i))), lit)) {
+			want = append(want, int32(i))
+			if inside < 0 {
+				inside, last = int32(i), lastOf(int32(i))
+			}
+		}
+		if inside >= 0 {
+			covered++
+		}
+	}
+	if len(part.Candidates) != len(want) {
+		t.Fatalf("%d candidates, the full tree has %d nodes of those kinds to try", len(part.Candidates), len(want))
+	}
+	if len(part.Nodes) != covered {
+		t.Fatalf("partial tree holds %d nodes, the candidate subtrees %d", len(part.Nodes), covered)
+	}
+	for k, c := range part.Candidates {
+		if !sameSubtree(part, c, full, want[k]) {
+			t.Fatalf("candidate %d (node %d): subtree differs from full node %d", k, c, want[k])
+		}
+	}
+	for i := range part.Nodes {
+		n := &part.Nodes[i]
+		if n.Parent < 0 && (n.NextSibling >= 0 || !inSet(kinds, n.Kind)) {
+			t.Fatalf("subtree root %d: kind %d, next sibling %d", i, n.Kind, n.NextSibling)
+		}
+	}
+}
+
+func TestParseCandidates(t *testing.T) {
+	cases := []struct {
+		lang  string
+		src   string
+		kinds []string
+	}{
+		{"go", "package p\nfunc f() { g(h(1), k(2, m(3))) }\nvar x = a == b == c\n// c\nfunc h() { return x(\n) }\n", []string{"call_expression"}},
+		{"go", "package p\nvar x = a == b == c\nfunc f() { if a == nil { b(c == d) } }\n", []string{"binary_expression"}},
+		{"go", "package p\nvar x = 1\n", []string{"call_expression"}},     // no candidate
+		{"go", "package p\nfunc f() { g(1) }\n", []string{"source_file"}}, // the root
+		{"go", "package p\nfunc f() { g(1) ; h(2) }\n", []string{"call_expression", "identifier"}},
+		{"go", "package p\nfunc f() { g(1, }\nfunc h() { k() }\n", []string{"call_expression"}}, // ERROR nodes
+		{"javascript", "const x = require('a'); f(g(1), () => h(2));\n/* c */ k`t`\n", []string{"call_expression"}},
+		{"python", "def f(a):\n    if isinstance(a, int):\n        return g(a, h(b))\n", []string{"call", "identifier"}},
+		{"go", "", []string{"call_expression"}},
+	}
+	for _, c := range cases {
+		p, err := NewParser(c.lang, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := kindSet(t, p.Grammar(), c.kinds...)
+		full, err := p.Parse([]byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full = Clone(full)
+		for _, want := range []int{1, 1024} { // the retry path, and the common one
+			part, err := p.parse([]byte(c.src), kinds, nil, want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPartial(t, full, part, kinds, "")
+			// With literals, the rarest one filters the subtrees between candidates.
+			for _, lits := range [][]string{{"h"}, {"x", "g"}, {"==", "b"}, {"isinstance"}, {"absent"}, {"("}} {
+				var bl [][]byte
+				rare, fewest := "", -1
+				for _, l := range lits {
+					bl = append(bl, []byte(l))
+					if n := strings.Count(c.src, l); fewest < 0 || n < fewest {
+						rare, fewest = l, n
+					}
+				}
+				lit := p.occurrences([]byte(c.src), bl)
+				if string(lit) != rare {
+					t.Fatalf("%q: filtering literal %q, the rarest is %q", lits, lit, rare)
+				}
+				part, err := p.parse([]byte(c.src), kinds, lit, want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkPartial(t, full, part, kinds, rare)
+			}
+		}
+		p.Close()
+	}
+}
+
+// TestParseCandidatesNoKinds: an empty kind set gives no candidates, a nil one the full tree.
+func TestParseCandidatesNoKinds(t *testing.T) {
+	p, err := NewParser("go", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	src := []byte("package p\nfunc f() { g(1) }\n")
+	tr, err := p.ParseCandidates(src, []byte{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tr.Partial || len(tr.Nodes) != 0 || len(tr.Candidates) != 0 {
+		t.Fatalf("empty kind set: partial %v, %d nodes, %d candidates", tr.Partial, len(tr.Nodes), len(tr.Candidates))
+	}
+	tr, err = p.ParseCandidates(src, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Partial || len(tr.Nodes) < 10 {
+		t.Fatalf("nil kind set: partial %v, %d nodes", tr.Partial, len(tr.Nodes))
+	}
+}
+
+// deepEq is `x == x == … == x` with n operators: a left spine of n nested binary
+// expressions, each a candidate inside the previous one.
+func deepEq(n int) []byte {
+	var b []byte
+	b = append(b, "package p\nvar v = x"...)
+	for range n {
+		b = append(b, " == x"...)
+	}
+	return append(b, '\n')
+}
+
+// TestParseCandidatesDeep: 100,000 nested candidates are flattened once each (the outermost
+// subtree holds them all), so the walk stays linear.
+func TestParseCandidatesDeep(t *testing.T) {
+	p, err := NewParser("go", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	const n = 100_000
+	kinds := kindSet(t, p.Grammar(), "binary_expression")
+	tr, err := p.ParseCandidates(deepEq(n), kinds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Candidates) != n {
+		t.Fatalf("%d candidates, want %d", len(tr.Candidates), n)
+	}
+	// The outermost binary expression and its subtree: n expressions, n operators, n+1 x.
+	if len(tr.Nodes) != 3*n+1 {
+		t.Fatalf("%d nodes, want %d", len(tr.Nodes), 3*n+1)
+	}
+	for k := 1; k < n; k++ {
+		if tr.Candidates[k] <= tr.Candidates[k-1] {
+			t.Fatalf("candidates out of pre-order at %d", k)
+		}
+	}
+}
+
+func BenchmarkParseCandidatesDeep(b *testing.B) {
+	p, err := NewParser("go", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	for _, n := range []int{10_000, 100_000} {
+		src := deepEq(n)
+		kinds := kindSet(b, p.Grammar(), "binary_expression")
+		b.Run(itoa(n), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if _, err := p.ParseCandidates(src, kinds, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
+
+// BenchmarkFlattenNet parses every Go file of GOROOT/src/net (one worker): the parse
+// alone, with the whole tree flattened, with the subtrees of binary expressions only, and
+// with no candidate kind (the cursor walk alone). Compare CPU time, not wall time, on a
+// loaded machine.
+func BenchmarkFlattenNet(b *testing.B) {
+	var srcs [][]byte
+	dir := filepath.Join(runtime.GOROOT(), "src", "net")
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(p) == ".go" {
+			s, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			srcs = append(srcs, s)
+		}
+		return err
+	})
+	if err != nil {
+		b.Skip(err)
+	}
+	size := 0
+	for _, s := range srcs {
+		size += len(s)
+	}
+	p, err := NewParser("go", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	kinds := kindSet(b, p.Grammar(), "binary_expression")
+	for _, c := range []struct {
+		name string
+		do   func([]byte) error
+	}{
+		{"parse", p.parseOnly},
+		{"full", func(s []byte) error { _, err := p.Parse(s); return err }},
+		{"candidates", func(s []byte) error { _, err := p.ParseCandidates(s, kinds, nil); return err }},
+		{"walk", func(s []byte) error { _, err := p.ParseCandidates(s, []byte{}, nil); return err }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				for _, s := range srcs {
+					if err := c.do(s); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
 	}
 }
 
