@@ -81,6 +81,10 @@
 // on one long line cost memory in proportion to the file, not to matches × line length. The timeout returns the partial result
 // without an error; cancelling ctx returns ctx.Err().
 //
+// [Stream] yields the matches Search would keep, one at a time, as soon as a file and every
+// file before it in walk order are done; it reads only a few files per worker ahead, so its
+// memory does not grow with the tree, and breaking out of the loop stops the workers.
+//
 // # Rewriting
 //
 // [Rewrite] plans and writes nothing; [Plan.Apply] writes. The template follows
