@@ -28,7 +28,9 @@ type Query struct {
 	Pattern    string
 	Lang       Lang
 	Strictness Strictness
-	Rewrite    *string
+	// Selector, when set, is the kind of the node of Pattern to match (see [WithSelector]).
+	Selector string
+	Rewrite  *string
 }
 
 // Source is one file given to a backend. OSPath, when set, names the same file on disk so
@@ -62,7 +64,7 @@ func (b *nativeBackend) Supports(l Lang) bool {
 }
 
 func (b *nativeBackend) Find(ctx context.Context, q Query, files []Source) ([][]Match, error) {
-	p, err := compileWith(b.factory, q.Pattern, q.Lang, q.Strictness)
+	p, err := compileSel(b.factory, q.Pattern, q.Lang, q.Strictness, q.Selector)
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +146,9 @@ func (c *cliBackend) args(q Query) []string {
 	a := []string{"run", "--pattern", q.Pattern, "--lang", string(q.Lang), "--json=stream"}
 	if q.Strictness != Smart {
 		a = append(a, "--strictness", q.Strictness.String())
+	}
+	if q.Selector != "" {
+		a = append(a, "--selector", q.Selector)
 	}
 	if q.Rewrite != nil {
 		a = append(a, "--rewrite", *q.Rewrite)

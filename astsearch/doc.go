@@ -35,7 +35,8 @@
 //
 // Go gotcha, reproduced on purpose: in tree-sitter-go `pkg.F()`, `pkg.F($X)` and
 // `pkg.F($$$)` parse as type conversions and match no calls; write `pkg.F($A, $$$)` or
-// `$F($$$ARGS)`. An empty result carries a [Result.Hint] when such a mistake is likely.
+// `$F($$$ARGS)`, or give the call a context and select it ([WithSelector]): the context
+// `func t() { fmt.Println($A) }` with the kind call_expression finds `fmt.Println(x)`. An empty result carries a [Result.Hint] when such a mistake is likely.
 //
 // # Files and walking
 //

@@ -42,6 +42,9 @@ type Request struct {
 	Pattern    string
 	Lang       Lang
 	Strictness Strictness
+	// Selector, when set, makes Pattern a context: its first node of this kind is the
+	// pattern (see [WithSelector]).
+	Selector string
 	// Paths are slash paths under the fs root; default ["."]. Each must exist: a missing
 	// path is an error wrapping ErrBlocked, never an empty result.
 	Paths []string
@@ -239,7 +242,7 @@ func runEach(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec, onM
 	}
 	var pat *Pattern
 	if nb, ok := backend.(*nativeBackend); ok {
-		p, err := compileWith(nb.factory, req.Pattern, req.Lang, req.Strictness)
+		p, err := compileSel(nb.factory, req.Pattern, req.Lang, req.Strictness, req.Selector)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -587,7 +590,7 @@ func runBackend(ctx context.Context, fsys fs.FS, req *Request, b Backend, files 
 		srcs = append(srcs, s)
 		idx = append(idx, i)
 	}
-	q := Query{Pattern: req.Pattern, Lang: req.Lang, Strictness: req.Strictness}
+	q := Query{Pattern: req.Pattern, Lang: req.Lang, Strictness: req.Strictness, Selector: req.Selector}
 	if rw != nil {
 		q.Rewrite = &rw.template
 	}
