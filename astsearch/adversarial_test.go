@@ -1,0 +1,73 @@
+package astsearch
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A requested path that is (or passes through) a symbolic link leading outside the fs root
+// is refused with ErrBlocked before anything is read, on any fs.FS (os.DirFS follows links
+// out; an os.Root fs refuses them with an untyped error) and without a Guard; a link that
+// stays inside is searched, as ripgrep follows links named on its command line.
+func TestRequestedPathLinks(t *testing.T) {
+	dir := t.TempDir()
+	proj, out := filepath.Join(dir, "proj"), filepath.Join(dir, "outside")
+	for _, d := range []string{filepath.Join(proj, "src"), out} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(out, "secret.js"), []byte(srcUtil), 0o644)
+	os.WriteFile(filepath.Join(proj, "src", "a.js"), []byte(srcUtil), 0o644)
+	links := map[string]string{"link": "../outside", "abslink": out, "filelink.js": "../outside/secret.js", "inlink": "src", "src/up": "../../outside", "loop": "loop"}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(proj, name)); err != nil {
+			t.Skipf("no symlinks here: %v", err)
+		}
+	}
+	root, err := os.OpenRoot(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	filesystems := map[string]fs.FS{"dirfs": os.DirFS(proj), "rootfs": root.FS()}
+	tests := []struct {
+		path    string
+		want    []string
+		blocked bool
+	}{
+		{path: "link", blocked: true},
+		{path: "abslink", blocked: true},
+		{path: "filelink.js", blocked: true},
+		{path: "link/secret.js", blocked: true},
+		{path: "src/up", blocked: true},
+		{path: "src/up/secret.js", blocked: true},
+		{path: "loop", blocked: true},
+		{path: "inlink", want: []string{"inlink/a.js:0-19"}},
+		{path: "inlink/a.js", want: []string{"inlink/a.js:0-19"}},
+		{path: ".", want: []string{"src/a.js:0-19"}},
+	}
+	for fsName, fsys := range filesystems {
+		for _, tc := range tests {
+			t.Run(fsName+"/"+tc.path, func(t *testing.T) {
+				r, err := Search(context.Background(), fsys, Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend, Paths: []string{tc.path}})
+				if tc.blocked {
+					if !errors.Is(err, ErrBlocked) {
+						t.Fatalf("err = %v (result %v), want ErrBlocked", err, r)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := matchKeys(r); len(got) != len(tc.want) || len(got) > 0 && got[0] != tc.want[0] {
+					t.Errorf("matches %v, want %v", got, tc.want)
+				}
+			})
+		}
+	}
+}
