@@ -45,7 +45,10 @@
 // path is checked before anything under it is read: with [Request.Guard] through
 // pathguard's containment, and always for existence — a missing path is an error wrapping
 // [ErrBlocked] with pathguard's message, never "no matches", and so is a path naming a
-// FIFO, device or socket (reading it could block). Inside directories only regular files
+// FIFO, device or socket (reading it could block). A requested path that is or passes
+// through a symbolic link is followed only when every link on it stays inside the fs root
+// (relative, not climbing above the root, no loop), whatever the fs.FS: otherwise it is
+// refused with [ErrBlocked] before anything is read. Inside directories only regular files
 // are read. Directories are walked as
 // ripgrep does: entries sorted by name, hidden files and directories skipped, .gitignore and
 // .git/info/exclude honoured inside a git repository only, .ignore everywhere (ignore files

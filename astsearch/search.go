@@ -141,6 +141,11 @@ func checkPaths(fsys fs.FS, req *Request) ([]string, error) {
 				return nil, fmt.Errorf("%w: %w", ErrBlocked, err)
 			}
 		}
+		// A link on the path is followed (as ripgrep follows the paths it is given) only
+		// when it stays inside the fs root: os.DirFS would follow it anywhere.
+		if _, err := walk.Resolve(fsys, clean); errors.Is(err, walk.ErrLinkOut) {
+			return nil, fmt.Errorf("%w: %q: %w; nothing was read: name a path inside the project whose links stay inside it", ErrBlocked, p, err)
+		}
 		info, err := fs.Stat(fsys, clean)
 		if err == nil && !info.IsDir() && !info.Mode().IsRegular() {
 			return nil, fmt.Errorf("%w: %q is not a regular file or a directory (%s); reading it could block, name a source file or directory", ErrBlocked, p, info.Mode().Type())
