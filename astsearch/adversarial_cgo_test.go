@@ -1,0 +1,80 @@
+//go:build cgo
+
+package astsearch
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// deepParens is a JavaScript statement n parentheses deep, and the pattern of the same depth:
+// matching it is quadratic (each of the n candidates is compared down to the bottom).
+func deepParens(n int) (src, pattern string) {
+	return "x = " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) + ";\n",
+		strings.Repeat("(", n) + "$A" + strings.Repeat(")", n)
+}
+
+// Matching inside one file obeys the timeout and the caller's cancellation: a pattern and a
+// source 20,000 parentheses deep take minutes to match, and Search must give up on time.
+func TestMatchingHonoursTimeoutAndCancel(t *testing.T) {
+	src, pattern := deepParens(20_000)
+	fsys := mapFS(map[string]string{"a.js": src})
+	within := func(t *testing.T, limit time.Duration, f func()) {
+		t.Helper()
+		done := make(chan struct{})
+		go func() { f(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(limit):
+			t.Fatalf("still matching after %v", limit)
+		}
+	}
+	t.Run("timeout", func(t *testing.T) {
+		var r *Result
+		var err error
+		within(t, 20*time.Second, func() {
+			r, err = Search(context.Background(), fsys, Request{Pattern: pattern, Lang: JavaScript, Timeout: 3 * time.Second})
+		})
+		if err != nil || !r.Truncated || r.TruncatedReason != "timeout" {
+			t.Errorf("result %+v, err %v; want a partial result cut by the timeout", r, err)
+		}
+	})
+	t.Run("cancel", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		var err error
+		within(t, 20*time.Second, func() {
+			_, err = Search(ctx, fsys, Request{Pattern: pattern, Lang: JavaScript})
+		})
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err %v, want the caller's context error", err)
+		}
+	})
+}
+
+// Captures share the one copy of the file that the matches use: 500 nested matches whose
+// captures are each nearly the whole 1 MB file must not copy the file 500 times.
+func TestCapturesShareTheFile(t *testing.T) {
+	const depth = 2_000
+	name := strings.Repeat("g", 500)
+	src := strings.Repeat("f("+name+", ", depth) + "1" + strings.Repeat(")", depth) + ";\n"
+	fsys := mapFS(map[string]string{"a.js": src})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r, err := Search(context.Background(), fsys, Request{Pattern: "f($N, $A)", Lang: JavaScript, MaxOutputBytes: 1 << 40})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.TotalMatches != depth || len(r.Matches) != DefaultMaxMatches {
+		t.Fatalf("total %d, kept %d", r.TotalMatches, len(r.Matches))
+	}
+	if got := (after.TotalAlloc - before.TotalAlloc) >> 20; got > 100 {
+		t.Errorf("the search allocated %d MB for a %d KB file (captures copied per match)", got, len(src)>>10)
+	}
+}
