@@ -59,8 +59,8 @@ func TestMatchingHonoursTimeoutAndCancel(t *testing.T) {
 // Captures share the one copy of the file that the matches use: 500 nested matches whose
 // captures are each nearly the whole 1 MB file must not copy the file 500 times.
 func TestCapturesShareTheFile(t *testing.T) {
-	const depth = 2_000
-	name := strings.Repeat("g", 500)
+	const depth = 1_000
+	name := strings.Repeat("g", 200)
 	src := strings.Repeat("f("+name+", ", depth) + "1" + strings.Repeat(")", depth) + ";\n"
 	fsys := mapFS(map[string]string{"a.js": src})
 	var before, after runtime.MemStats
@@ -74,7 +74,9 @@ func TestCapturesShareTheFile(t *testing.T) {
 	if r.TotalMatches != depth || len(r.Matches) != DefaultMaxMatches {
 		t.Fatalf("total %d, kept %d", r.TotalMatches, len(r.Matches))
 	}
-	if got := (after.TotalAlloc - before.TotalAlloc) >> 20; got > 100 {
+	got := (after.TotalAlloc - before.TotalAlloc) >> 20
+	t.Logf("allocated %d MB", got)
+	if got > 20 {
 		t.Errorf("the search allocated %d MB for a %d KB file (captures copied per match)", got, len(src)>>10)
 	}
 }

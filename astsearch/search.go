@@ -390,12 +390,12 @@ func (c *collector) add(i int, fr *fileResult) bool {
 			res.Truncated, res.TruncatedReason = true, "max_matches"
 			continue
 		}
-		b, _ := json.Marshal(m)
-		if c.size+len(b)+1 > c.maxB {
+		n := jsonSize(m)
+		if c.size+n+1 > c.maxB {
 			res.Truncated, res.TruncatedReason = true, "max_output_bytes"
 			continue
 		}
-		c.size += len(b) + 1
+		c.size += n + 1
 		c.kept++
 		if !c.seenFile[m.File] {
 			c.seenFile[m.File] = true
@@ -412,6 +412,22 @@ func (c *collector) add(i int, fr *fileResult) bool {
 		res.Truncated, res.TruncatedReason = true, "max_matches"
 	}
 	return c.onMatch == nil || !res.Truncated
+}
+
+// byteCounter is an io.Writer that only counts.
+type byteCounter int
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
+}
+
+// jsonSize is len(json.Marshal(m)) without keeping a copy of the encoding: the encoder's
+// buffer is reused, so a match holding a large text costs no allocation of its size.
+func jsonSize(m Match) int {
+	var c byteCounter
+	_ = json.NewEncoder(&c).Encode(m)
+	return int(c) - 1 // Encode ends with a newline
 }
 
 // skipReason applies ast-grep's silent skips.
