@@ -82,7 +82,11 @@ func (b *nativeBackend) Find(ctx context.Context, q Query, files []Source) ([][]
 		if err != nil {
 			return nil, &FileError{Op: "parse", Path: f.Path, Err: err}
 		}
-		for _, fd := range p.p.FindAll(t) {
+		finds, complete := p.p.FindAllStop(t, func() bool { return ctx.Err() != nil })
+		if !complete {
+			return nil, ctx.Err()
+		}
+		for _, fd := range finds {
 			m := buildMatch(t, q.Lang, p.p, fd, 0, "")
 			m.File = f.Path
 			if q.Rewrite != nil {

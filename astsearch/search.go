@@ -504,9 +504,14 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 						fr.skip = "parse"
 						break
 					}
+					finds, complete := pat.p.FindAllStop(t, func() bool { return ctx.Err() != nil })
+					if !complete {
+						fr.skip = "cancelled"
+						break
+					}
 					fr.src = src
 					text := string(src)
-					for _, f := range pat.p.FindAll(t) {
+					for _, f := range finds {
 						// Past the match cap only the count matters when not rewriting:
 						// the caps keep matches in walk order, so these cannot be kept.
 						if rw == nil && len(fr.matches) >= maxMatches {
