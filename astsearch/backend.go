@@ -82,7 +82,7 @@ func (b *nativeBackend) Find(ctx context.Context, q Query, files []Source) ([][]
 		if err != nil {
 			return nil, &FileError{Op: "parse", Path: f.Path, Err: err}
 		}
-		finds, complete := p.p.FindAllStop(t, func() bool { return ctx.Err() != nil })
+		finds, _, complete := p.p.FindAllStop(t, func() bool { return ctx.Err() != nil }, -1)
 		if !complete {
 			return nil, ctx.Err()
 		}

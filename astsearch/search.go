@@ -504,7 +504,12 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 						fr.skip = "parse"
 						break
 					}
-					finds, complete := pat.p.FindAllStop(t, func() bool { return ctx.Err() != nil })
+					limit := -1 // a rewrite needs every match; a search builds those under the cap
+					if rw == nil {
+						limit = maxMatches
+					}
+					finds, extra, complete := pat.p.FindAllStop(t, func() bool { return ctx.Err() != nil }, limit)
+					fr.extra = extra
 					if !complete {
 						fr.skip = "cancelled"
 						break

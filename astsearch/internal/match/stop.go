@@ -3,19 +3,37 @@ package match
 // stopEvery is how many candidates FindAllStop tries between two calls of stop.
 const stopEvery = 16
 
-// FindAllStop is FindAll that gives up when stop reports true (asked before every
-// stopEvery-th candidate), returning what it found and false. Matching one file can take
-// long (a pattern and a source both thousands of levels deep compare in quadratic time),
-// so a search's timeout and cancellation must reach inside it.
-func (p *Pattern) FindAllStop(t *Tree, stop func() bool) ([]Found, bool) {
-	var out []Found
+// FindAllStop is FindAll that keeps at most limit matches (all when limit < 0) and only
+// counts the others (extra), without building their bindings, and that gives up when stop
+// reports true (asked before every stopEvery-th candidate), returning complete false.
+// Matching one file can take long (a pattern and a source both thousands of levels deep
+// compare in quadratic time), so a search's timeout and cancellation must reach inside it;
+// and `$A` matches every node, so what is found past a cap must cost nothing.
+func (p *Pattern) FindAllStop(t *Tree, stop func() bool, limit int) (found []Found, extra int, complete bool) {
 	for i := range t.Nodes {
 		if i%stopEvery == 0 && stop() {
-			return out, false
+			return found, extra, false
+		}
+		if limit >= 0 && len(found) >= limit {
+			if p.matches(t, int32(i)) {
+				extra++
+			}
+			continue
 		}
 		if f, ok := p.MatchAt(t, int32(i)); ok {
-			out = append(out, f)
+			found = append(found, f)
 		}
 	}
-	return out, true
+	return found, extra, true
+}
+
+// matches reports whether the pattern matches node i, as MatchAt does, without computing
+// the replaced range or the bindings' maps.
+func (p *Pattern) matches(t *Tree, i int32) bool {
+	if p.RootKind >= 0 && int32(t.Nodes[i].Kind) != p.RootKind {
+		return false
+	}
+	m := matcher{t: t, s: p.Strictness}
+	var st state
+	return m.matchRoot(&p.Root, i, &st) == matchedBoth
 }
