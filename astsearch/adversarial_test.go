@@ -71,3 +71,20 @@ func TestRequestedPathLinks(t *testing.T) {
 		}
 	}
 }
+
+// A rewrite template that is not UTF-8 text or holds a NUL byte is refused before
+// planning: written into a source file it would make the file binary, which every later
+// search then skips without a word.
+func TestRewriteTemplateNotText(t *testing.T) {
+	fsys := mapFS(map[string]string{"a.js": srcUtil})
+	for _, tmpl := range []string{"logger.info(\xff$A)", "x\x00y", "\xed\xa0\x80"} {
+		p, err := Rewrite(context.Background(), fsys, Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend}, tmpl)
+		if !errors.Is(err, ErrBadPattern) || p != nil {
+			t.Errorf("template %q: plan %v, err %v; want ErrBadPattern and no plan", tmpl, p, err)
+		}
+	}
+	// CRLF and other control characters are text: they are written as given.
+	if _, err := Rewrite(context.Background(), fsys, Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend}, "a\r\n\tb"); err != nil {
+		t.Errorf("CRLF template: %v", err)
+	}
+}
