@@ -4,6 +4,7 @@ package astsearch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"runtime"
 	"strings"
@@ -104,5 +105,44 @@ func TestMatchesPastTheCapAreOnlyCounted(t *testing.T) {
 	t.Logf("allocated %d MB for %d matches", got, r.TotalMatches)
 	if got > 90 {
 		t.Errorf("the search allocated %d MB for a %d KB file: matches past the cap are built or kept", got, len(src)>>10)
+	}
+}
+
+// Degenerate sources (a UTF-8 BOM, CRLF, NUL bytes in a string, a file that is only a BOM)
+// give the same JSON on the native backend as on ast-grep 0.51.1. Skipped without it.
+func TestDegenerateSourcesMatchOracle(t *testing.T) {
+	exe := astGrep(t)
+	native, err := Native()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		lang     Lang
+		pat, src string
+	}{
+		{name: "E26_bom_js_column_counts_bom", lang: JavaScript, pat: "console.log($A)", src: "\ufeffconsole.log(1);\n"},
+		{name: "E26_bom_go_second_line", lang: Go, pat: "$A := $B", src: "\ufeffpackage p\nfunc f() { x := 1 }\n"},
+		{name: "E24_crlf_after_bom_python", lang: Python, pat: "print($A)", src: "\ufeffprint(1)\r\nprint(2)\r\n"},
+		{name: "E24_crlf_inside_raw_string_go", lang: Go, pat: "x := $B", src: "package p\nfunc f() {\n\tx := `a\r\nb`\n}\n"},
+		{name: "nul_in_string_js", lang: JavaScript, pat: "console.log($A)", src: "console.log(\"a\x00b\");\n"},
+		{name: "bom_only_file", lang: JavaScript, pat: "$A", src: "\ufeff"},
+		{name: "lone_cr_line_breaks_js", lang: JavaScript, pat: "f($A)", src: "f(1);\rf(2);\r"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var outs [2]string
+			for i, b := range []Backend{CLI(exe), native} {
+				ms, err := b.Find(context.Background(), Query{Pattern: tc.pat, Lang: tc.lang}, []Source{{Path: "x", Data: []byte(tc.src)}})
+				if err != nil {
+					t.Fatalf("%s: %v", b.Name(), err)
+				}
+				js, _ := json.Marshal(ms[0])
+				outs[i] = string(js)
+			}
+			if outs[0] != outs[1] || outs[0] == "null" {
+				t.Errorf("ast-grep %s\n  native %s", outs[0], outs[1])
+			}
+		})
 	}
 }
