@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -86,5 +87,42 @@ func TestRewriteTemplateNotText(t *testing.T) {
 	// CRLF and other control characters are text: they are written as given.
 	if _, err := Rewrite(context.Background(), fsys, Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend}, "a\r\n\tb"); err != nil {
 		t.Errorf("CRLF template: %v", err)
+	}
+}
+
+// When matches were found but none could be kept (one match larger than MaxOutputBytes), or
+// the timeout cut the search before any match, the text for the model must say so, not
+// "No matches found.".
+func TestFormatSearchNothingKept(t *testing.T) {
+	fsys := mapFS(map[string]string{"src/app.js": srcApp})
+	r, err := Search(context.Background(), fsys, Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend, MaxOutputBytes: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.TotalMatches != 1 || len(r.Matches) != 0 || r.TruncatedReason != "max_output_bytes" {
+		t.Fatalf("total %d kept %d reason %q", r.TotalMatches, len(r.Matches), r.TruncatedReason)
+	}
+	tests := []struct {
+		name   string
+		r      *Result
+		want   []string
+		unwant string
+	}{
+		{name: "giant_match", r: r, want: []string{"Found 1 matches in 0 files", "max_output_bytes"}, unwant: "No matches found"},
+		{name: "E52_timeout_before_any_match", r: &Result{Truncated: true, TruncatedReason: "timeout"}, want: []string{"timeout"}},
+		{name: "nothing", r: &Result{}, want: []string{"No matches found."}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := FormatSearch(tc.r, 0)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%q lacks %q", got, w)
+				}
+			}
+			if tc.unwant != "" && strings.Contains(got, tc.unwant) {
+				t.Errorf("%q says %q", got, tc.unwant)
+			}
+		})
 	}
 }
