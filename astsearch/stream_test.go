@@ -229,3 +229,46 @@ func TestStreamLimitsAndErrors(t *testing.T) {
 		})
 	}
 }
+
+// A consumer (or a Progress callback) that panics gets its panic back, promptly, and leaves
+// no goroutine behind: the workers blocked on handing in a result must not hold Stream (and
+// Search) in its clean-up forever.
+func TestPanicInConsumerPropagates(t *testing.T) {
+	files := map[string]string{}
+	for i := range 50 {
+		files[fmt.Sprintf("f%02d.js", i)] = srcThree
+	}
+	fsys := mapFS(files)
+	tests := []struct {
+		name string
+		run  func()
+	}{
+		{name: "stream_consumer", run: func() {
+			for range Stream(context.Background(), fsys, Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend, Threads: 3}) {
+				panic("consumer")
+			}
+		}},
+		{name: "search_progress", run: func() {
+			_, _ = Search(context.Background(), fsys, Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend, Threads: 3,
+				Progress: func(done, total int) {
+					if done == 2 {
+						panic("progress")
+					}
+				}})
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var got any
+				func() {
+					defer func() { got = recover() }()
+					tc.run()
+				}()
+				if got == nil {
+					t.Errorf("the panic was swallowed")
+				}
+			})
+		})
+	}
+}
