@@ -449,7 +449,18 @@ func skipReason(src []byte) string {
 // workers; runNative returns once they have all exited.
 func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, files []string, rw *rewriteSpec, emit func(int, *fileResult) bool) {
 	ctx, stop := context.WithCancel(ctx)
-	defer stop()
+	received := 0          // messages taken from done
+	done := make(chan int) // a finished index, or -1-i for file i never dispatched
+	var wg sync.WaitGroup
+	defer func() {
+		// Also when emit or Progress panics: stop, take every message still due so that no
+		// worker or the feeder stays blocked, and wait for the workers.
+		stop()
+		for ; received < len(files); received++ {
+			<-done
+		}
+		wg.Wait()
+	}()
 	n := min(req.threads(), max(len(files), 1))
 	window := 4 * n
 	// results is a ring: file i lives in results[i%window] from its dispatch until emitted.
@@ -463,9 +474,6 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 		hasLit = false
 	}
 	jobs := make(chan job)
-	done := make(chan int) // a finished index, or -1-i for file i never dispatched
-	var wg sync.WaitGroup
-	defer wg.Wait()
 	for range n {
 		wg.Add(1)
 		go func() {
@@ -561,6 +569,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 	next, wanted := 0, true
 	for k := range files {
 		i := <-done
+		received++
 		if i < 0 {
 			never[-1-i] = true
 		} else {
