@@ -126,3 +126,31 @@ func TestFormatSearchNothingKept(t *testing.T) {
 		})
 	}
 }
+
+// Request arguments that cannot name anything are refused with a sentinel the caller can
+// act on, never an untyped I/O error or a silently empty result: a path holding a NUL byte
+// (ErrBlocked), and a glob that does not parse (ErrBadPattern), which
+// otherwise matched nothing and, as the only whitelist glob, hid every file.
+func TestRequestArgumentsRefused(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.js"), []byte(srcUtil), 0o644)
+	tests := []struct {
+		name    string
+		mod     func(r *Request)
+		wantErr error
+	}{
+		{name: "nul_in_path", mod: func(r *Request) { r.Paths = []string{"a\x00.js"} }, wantErr: ErrBlocked},
+		{name: "unclosed_class_glob", mod: func(r *Request) { r.Globs = []string{"[a.js"} }, wantErr: ErrBadPattern},
+		{name: "unclosed_brace_glob", mod: func(r *Request) { r.Globs = []string{"!{a,b"} }, wantErr: ErrBadPattern},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend}
+			tc.mod(&req)
+			r, err := Search(context.Background(), os.DirFS(dir), req)
+			if !errors.Is(err, tc.wantErr) {
+				t.Errorf("err = %v (result %+v), want %v", err, r, tc.wantErr)
+			}
+		})
+	}
+}
