@@ -55,7 +55,8 @@
 // above the fs root are not read, nor git's global excludes; a .git above the fs root is
 // not seen either, so root the fs.FS at the repository to have its .gitignore honoured), symbolic links not followed;
 // [Request.Globs] are overrides ("!" excludes, the last match wins, a whitelist glob keeps an
-// ignored file but does not enter an ignored directory). [Request.Hidden],
+// ignored file but does not enter an ignored directory; a glob that does not parse is
+// refused with [ErrBadPattern] rather than matching nothing). [Request.Hidden],
 // [Request.NoIgnore] and [Request.FollowSymlinks] turn the rules off; a followed link is
 // taken only when its real path (every link on the way resolved through the fs.FS, none
 // absolute) stays inside the fs root and names a regular file or a directory that is not

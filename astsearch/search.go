@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/harnesskit/harnesskit/astsearch/internal/match"
 	"github.com/harnesskit/harnesskit/astsearch/internal/walk"
 	"github.com/harnesskit/harnesskit/pathguard"
@@ -133,8 +134,8 @@ func checkPaths(fsys fs.FS, req *Request) ([]string, error) {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
 		clean := path.Clean(strings.TrimPrefix(p, "./"))
-		if p == "" || !fs.ValidPath(clean) {
-			return nil, fmt.Errorf("%w: %q is not a slash path under the search root (no leading '/', no '..'); give a path relative to the project root", ErrBlocked, p)
+		if p == "" || !fs.ValidPath(clean) || strings.ContainsRune(p, 0) {
+			return nil, fmt.Errorf("%w: %q is not a slash path under the search root (no leading '/', no '..', no NUL byte); give a path relative to the project root", ErrBlocked, p)
 		}
 		if req.Guard != nil {
 			if _, err := req.Guard.Check(clean); err != nil {
@@ -252,6 +253,11 @@ func runEach(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec, onM
 			return nil, nil, err
 		}
 		pat = p
+	}
+	for _, g := range req.Globs {
+		if !doublestar.ValidatePattern(strings.TrimPrefix(g, "!")) {
+			return nil, nil, fmt.Errorf("%w: the glob %q does not parse (an unclosed '[' or '{', or a trailing '\\'); escape literal brackets as \\[", ErrBadPattern, g)
+		}
 	}
 	roots, err := checkPaths(fsys, req)
 	if err != nil {
