@@ -154,3 +154,25 @@ func TestRequestArgumentsRefused(t *testing.T) {
 		})
 	}
 }
+
+// The CLI backend passes the pattern, template and selector as one `--flag=value` argument
+// each, so a value starting with '-' (the pattern `-1`, the template `-$A`) is not read by
+// ast-grep as an option (it exited 2: "unexpected argument").
+func TestCLIValuesStartingWithDash(t *testing.T) {
+	exe := astGrep(t)
+	tmpl := "-2"
+	for _, q := range []Query{
+		{Pattern: "-1", Lang: JavaScript},
+		{Pattern: "-$A", Lang: JavaScript, Rewrite: &tmpl},
+		{Pattern: "--update-all", Lang: JavaScript},
+	} {
+		out, err := CLI(exe).Find(context.Background(), q, []Source{{Path: "a.js", Data: []byte("x = -1;\ny = --update;\n")}})
+		if err != nil {
+			t.Errorf("pattern %q: %v", q.Pattern, err)
+			continue
+		}
+		if q.Pattern != "--update-all" && len(out[0]) != 1 {
+			t.Errorf("pattern %q: %d matches, want 1", q.Pattern, len(out[0]))
+		}
+	}
+}
