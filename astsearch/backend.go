@@ -147,15 +147,17 @@ func (c *cliBackend) path() (string, error) {
 }
 
 func (c *cliBackend) args(q Query) []string {
-	a := []string{"run", "--pattern", q.Pattern, "--lang", string(q.Lang), "--json=stream"}
+	// One "--flag=value" argument each: a value starting with '-' (the pattern `-1`) would
+	// otherwise be read as an option.
+	a := []string{"run", "--pattern=" + q.Pattern, "--lang=" + string(q.Lang), "--json=stream"}
 	if q.Strictness != Smart {
-		a = append(a, "--strictness", q.Strictness.String())
+		a = append(a, "--strictness="+q.Strictness.String())
 	}
 	if q.Selector != "" {
-		a = append(a, "--selector", q.Selector)
+		a = append(a, "--selector="+q.Selector)
 	}
 	if q.Rewrite != nil {
-		a = append(a, "--rewrite", *q.Rewrite)
+		a = append(a, "--rewrite="+*q.Rewrite)
 	}
 	return a
 }
@@ -187,7 +189,7 @@ func (c *cliBackend) run(ctx context.Context, exe string, args []string, stdin [
 		if i := strings.Index(se, "Caused by"); i >= 0 {
 			cause = strings.TrimSpace(se[i:])
 		}
-		return nil, &PatternError{Pattern: args[2], Lang: Lang(args[4]), Cause: cause}
+		return nil, &PatternError{Pattern: strings.TrimPrefix(args[1], "--pattern="), Lang: Lang(strings.TrimPrefix(args[2], "--lang=")), Cause: cause}
 	case code != 0 && code != 1:
 		return nil, &BackendError{Backend: c.exe, ExitCode: code, Stderr: se}
 	case strings.Contains(se, "ERROR:") || strings.HasPrefix(se, "Error:"):
