@@ -176,3 +176,54 @@ func TestCLIValuesStartingWithDash(t *testing.T) {
 		}
 	}
 }
+
+// hugeFS reports one file as 5 GiB (through Stat; its open file keeps its real size, so a
+// read does not allocate 5 GiB) and refuses to read it: tree-sitter takes 32-bit lengths and
+// offsets, so such a file can never be parsed, and reading it would hold 5 GiB.
+type hugeFS struct {
+	fs.FS
+	huge string
+}
+
+type hugeInfo struct{ fs.FileInfo }
+
+func (hugeInfo) Size() int64 { return 5 << 30 }
+
+type hugeFile struct{ fs.File }
+
+func (hugeFile) Read([]byte) (int, error) { return 0, errors.New("read of the 5 GiB file attempted") }
+
+func (h hugeFS) Open(name string) (fs.File, error) {
+	f, err := h.FS.Open(name)
+	if err != nil || name != h.huge {
+		return f, err
+	}
+	return hugeFile{f}, nil
+}
+
+func (h hugeFS) Stat(name string) (fs.FileInfo, error) {
+	info, err := fs.Stat(h.FS, name)
+	if err != nil || name != h.huge {
+		return info, err
+	}
+	return hugeInfo{info}, nil
+}
+
+// A file too large for tree-sitter (4 GiB or more) is skipped as large from its size,
+// without being read, on both the search and the rewrite path.
+func TestHugeFileSkippedUnread(t *testing.T) {
+	fsys := hugeFS{FS: mapFS(map[string]string{"a.js": srcUtil, "big.js": srcUtil}), huge: "big.js"}
+	for _, paths := range [][]string{nil, {"big.js"}} {
+		r, err := Search(context.Background(), fsys, Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend, Paths: paths})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Stats.Skipped.Large != 1 || len(r.Stats.Errors) != 0 {
+			t.Errorf("paths %v: skipped %+v, errors %v; want big.js skipped as large, unread", paths, r.Stats.Skipped, r.Stats.Errors)
+		}
+	}
+	p, err := Rewrite(context.Background(), fsys, Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend}, "x($A)")
+	if err != nil || p.Stats.Skipped.Large != 1 || len(p.Files) != 1 || p.Files[0].Path != "a.js" {
+		t.Errorf("rewrite: %v, %+v", err, p)
+	}
+}
