@@ -66,7 +66,8 @@
 // the language (ast-grep's table, see [LangForPath]; `.h` is C). HTML files are never
 // searched for CSS, JavaScript or TypeScript patterns (no language injection). Empty files,
 // files that are not UTF-8, and files over 3,000,000 bytes that also have over 200,000
-// lines are skipped and counted in [Stats]; a file that cannot be read is recorded in
+// lines are skipped and counted in [Stats], and so are files of [MaxFileBytes] or more,
+// unread (tree-sitter cannot parse them); a file that cannot be read is recorded in
 // Stats.Errors and the search goes on.
 //
 // # Results and limits

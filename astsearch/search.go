@@ -436,6 +436,21 @@ func jsonSize(m Match) int {
 	return int(c) - 1 // Encode ends with a newline
 }
 
+// MaxFileBytes is the size from which a file is skipped (counted as large) without being
+// read: tree-sitter takes 32-bit lengths and offsets, so it cannot parse such a file.
+const MaxFileBytes int64 = 1<<32 - 1
+
+// errTooLarge: the file has MaxFileBytes bytes or more.
+var errTooLarge = errors.New("file too large to parse")
+
+// readSource reads a file, unless its size says it is too large to parse.
+func readSource(fsys fs.FS, name string) ([]byte, error) {
+	if info, err := fs.Stat(fsys, name); err == nil && info.Size() >= MaxFileBytes {
+		return nil, errTooLarge
+	}
+	return fs.ReadFile(fsys, name)
+}
+
 // skipReason applies ast-grep's silent skips.
 func skipReason(src []byte) string {
 	switch {
@@ -497,8 +512,10 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 					done <- j.idx
 					continue
 				}
-				src, err := fs.ReadFile(fsys, j.path)
+				src, err := readSource(fsys, j.path)
 				switch {
+				case errors.Is(err, errTooLarge):
+					fr.skip = "large"
 				case err != nil:
 					fr.err = &FileError{Op: "read", Path: j.path, Err: err}
 				case skipReason(src) != "":
@@ -619,7 +636,11 @@ func runBackend(ctx context.Context, fsys fs.FS, req *Request, b Backend, files 
 	var srcs []Source
 	var idx []int
 	for i, f := range files {
-		src, err := fs.ReadFile(fsys, f)
+		src, err := readSource(fsys, f)
+		if errors.Is(err, errTooLarge) {
+			results[i].skip = "large"
+			continue
+		}
 		if err != nil {
 			results[i].err = &FileError{Op: "read", Path: f, Err: err}
 			continue
