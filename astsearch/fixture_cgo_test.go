@@ -32,6 +32,13 @@ func TestFixturesCurrent(t *testing.T) {
 			}
 		}
 	}
+	for _, c := range replaceRangeCases {
+		if p, err := compileWith(r.factory, c.pattern, c.lang, Smart); err == nil {
+			if _, err := p.FindAll([]byte(c.source)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	for _, fs := range fixtureSources {
 		tp, err := r.factory(fs.lang)
 		if err != nil {
