@@ -99,7 +99,9 @@
 // from the template takes the line ending of the line where the match starts (ast-grep
 // writes a bare LF). The replaced range runs from the start of the match to the end of the
 // last pattern node actually matched, so a trailing comment or `;` the pattern does not
-// mention stays. Edits are taken in match order and one overlapping an accepted edit is
+// mention stays; a trailing named child it does not mention is replaced too, as ast-grep
+// does (`if ($C) $S` replaces an `else` clause: mention it, `if ($C) $S; else $E`, to keep
+// it). Edits are taken in match order and one overlapping an accepted edit is
 // dropped (the outer match wins; [FilePlan.Dropped] lists it); a file whose content would
 // not change is left out, and every count is of edits actually written. Each file's
 // unified diff (3 lines of context, `\ No newline at end of file` where needed) is built

@@ -19,6 +19,7 @@ type replaceRangeCase struct {
 
 var replaceRangeCases = []replaceRangeCase{
 	{name: "js_if_trailing_else_clause", lang: JavaScript, pattern: "if ($C) $S", source: "if (a) f(); else g();\n", start: 0, end: 21},
+	{name: "js_if_else_mentioned", lang: JavaScript, pattern: "if ($C) $S; else $E", source: "if (a) f(); else g();\n", start: 0, end: 21},
 	{name: "js_if_block_trailing_else_clause", lang: JavaScript, pattern: "if ($C) { $$$B }", source: "if (a) { f(); }\nelse { g(); }\n", start: 0, end: 29},
 	{name: "js_try_trailing_finally_clause", lang: JavaScript, pattern: "try { $$$A } catch (e) {}", source: "try { f() } catch (e) {} finally { g() }\n", start: 0, end: 40},
 	{name: "python_if_trailing_else_clause", lang: Python, pattern: "if $C: $$$B", source: "if a:\n    f()\nelse:\n    g()\n", start: 0, end: 27},
