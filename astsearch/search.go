@@ -540,11 +540,11 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 						limit = maxMatches
 					}
 					finds, extra, complete := pat.p.FindAllStop(t, func() bool { return ctx.Err() != nil }, limit)
-					fr.extra = extra
 					if !complete {
 						fr.skip = "cancelled"
 						break
 					}
+					fr.extra = extra
 					fr.src = src
 					text := string(src)
 					for _, f := range finds {
