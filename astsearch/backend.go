@@ -28,7 +28,9 @@ type Query struct {
 	Pattern    string
 	Lang       Lang
 	Strictness Strictness
-	Rewrite    *string
+	// Selector, when set, is the kind of the node of Pattern to match (see [WithSelector]).
+	Selector string
+	Rewrite  *string
 }
 
 // Source is one file given to a backend. OSPath, when set, names the same file on disk so
@@ -62,7 +64,7 @@ func (b *nativeBackend) Supports(l Lang) bool {
 }
 
 func (b *nativeBackend) Find(ctx context.Context, q Query, files []Source) ([][]Match, error) {
-	p, err := compileWith(b.factory, q.Pattern, q.Lang, q.Strictness)
+	p, err := compileSel(b.factory, q.Pattern, q.Lang, q.Strictness, q.Selector)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +82,11 @@ func (b *nativeBackend) Find(ctx context.Context, q Query, files []Source) ([][]
 		if err != nil {
 			return nil, &FileError{Op: "parse", Path: f.Path, Err: err}
 		}
-		for _, fd := range p.p.FindAll(t) {
+		finds, _, complete := p.p.FindAllStop(t, func() bool { return ctx.Err() != nil }, -1)
+		if !complete {
+			return nil, ctx.Err()
+		}
+		for _, fd := range finds {
 			m := buildMatch(t, q.Lang, p.p, fd, 0, "")
 			m.File = f.Path
 			if q.Rewrite != nil {
@@ -141,12 +147,17 @@ func (c *cliBackend) path() (string, error) {
 }
 
 func (c *cliBackend) args(q Query) []string {
-	a := []string{"run", "--pattern", q.Pattern, "--lang", string(q.Lang), "--json=stream"}
+	// One "--flag=value" argument each: a value starting with '-' (the pattern `-1`) would
+	// otherwise be read as an option.
+	a := []string{"run", "--pattern=" + q.Pattern, "--lang=" + string(q.Lang), "--json=stream"}
 	if q.Strictness != Smart {
-		a = append(a, "--strictness", q.Strictness.String())
+		a = append(a, "--strictness="+q.Strictness.String())
+	}
+	if q.Selector != "" {
+		a = append(a, "--selector="+q.Selector)
 	}
 	if q.Rewrite != nil {
-		a = append(a, "--rewrite", *q.Rewrite)
+		a = append(a, "--rewrite="+*q.Rewrite)
 	}
 	return a
 }
@@ -178,7 +189,7 @@ func (c *cliBackend) run(ctx context.Context, exe string, args []string, stdin [
 		if i := strings.Index(se, "Caused by"); i >= 0 {
 			cause = strings.TrimSpace(se[i:])
 		}
-		return nil, &PatternError{Pattern: args[2], Lang: Lang(args[4]), Cause: cause}
+		return nil, &PatternError{Pattern: strings.TrimPrefix(args[1], "--pattern="), Lang: Lang(strings.TrimPrefix(args[2], "--lang=")), Cause: cause}
 	case code != 0 && code != 1:
 		return nil, &BackendError{Backend: c.exe, ExitCode: code, Stderr: se}
 	case strings.Contains(se, "ERROR:") || strings.HasPrefix(se, "Error:"):

@@ -35,7 +35,8 @@
 //
 // Go gotcha, reproduced on purpose: in tree-sitter-go `pkg.F()`, `pkg.F($X)` and
 // `pkg.F($$$)` parse as type conversions and match no calls; write `pkg.F($A, $$$)` or
-// `$F($$$ARGS)`. An empty result carries a [Result.Hint] when such a mistake is likely.
+// `$F($$$ARGS)`, or give the call a context and select it ([WithSelector]): the context
+// `func t() { fmt.Println($A) }` with the kind call_expression finds `fmt.Println(x)`. An empty result carries a [Result.Hint] when such a mistake is likely.
 //
 // # Files and walking
 //
@@ -44,14 +45,18 @@
 // path is checked before anything under it is read: with [Request.Guard] through
 // pathguard's containment, and always for existence — a missing path is an error wrapping
 // [ErrBlocked] with pathguard's message, never "no matches", and so is a path naming a
-// FIFO, device or socket (reading it could block). Inside directories only regular files
+// FIFO, device or socket (reading it could block). A requested path that is or passes
+// through a symbolic link is followed only when every link on it stays inside the fs root
+// (relative, not climbing above the root, no loop), whatever the fs.FS: otherwise it is
+// refused with [ErrBlocked] before anything is read. Inside directories only regular files
 // are read. Directories are walked as
 // ripgrep does: entries sorted by name, hidden files and directories skipped, .gitignore and
 // .git/info/exclude honoured inside a git repository only, .ignore everywhere (ignore files
 // above the fs root are not read, nor git's global excludes; a .git above the fs root is
 // not seen either, so root the fs.FS at the repository to have its .gitignore honoured), symbolic links not followed;
 // [Request.Globs] are overrides ("!" excludes, the last match wins, a whitelist glob keeps an
-// ignored file but does not enter an ignored directory). [Request.Hidden],
+// ignored file but does not enter an ignored directory; a glob that does not parse is
+// refused with [ErrBadPattern] rather than matching nothing). [Request.Hidden],
 // [Request.NoIgnore] and [Request.FollowSymlinks] turn the rules off; a followed link is
 // taken only when its real path (every link on the way resolved through the fs.FS, none
 // absolute) stays inside the fs root and names a regular file or a directory that is not
@@ -61,7 +66,8 @@
 // the language (ast-grep's table, see [LangForPath]; `.h` is C). HTML files are never
 // searched for CSS, JavaScript or TypeScript patterns (no language injection). Empty files,
 // files that are not UTF-8, and files over 3,000,000 bytes that also have over 200,000
-// lines are skipped and counted in [Stats]; a file that cannot be read is recorded in
+// lines are skipped and counted in [Stats], and so are files of [MaxFileBytes] or more,
+// unread (tree-sitter cannot parse them); a file that cannot be read is recorded in
 // Stats.Errors and the search goes on.
 //
 // # Results and limits
@@ -81,6 +87,10 @@
 // on one long line cost memory in proportion to the file, not to matches × line length. The timeout returns the partial result
 // without an error; cancelling ctx returns ctx.Err().
 //
+// [Stream] yields the matches Search would keep, one at a time, as soon as a file and every
+// file before it in walk order are done; it reads only a few files per worker ahead, so its
+// memory does not grow with the tree, and breaking out of the loop stops the workers.
+//
 // # Rewriting
 //
 // [Rewrite] plans and writes nothing; [Plan.Apply] writes. The template follows
@@ -89,7 +99,9 @@
 // from the template takes the line ending of the line where the match starts (ast-grep
 // writes a bare LF). The replaced range runs from the start of the match to the end of the
 // last pattern node actually matched, so a trailing comment or `;` the pattern does not
-// mention stays. Edits are taken in match order and one overlapping an accepted edit is
+// mention stays; a trailing named child it does not mention is replaced too, as ast-grep
+// does (`if ($C) $S` replaces an `else` clause: mention it, `if ($C) $S; else $E`, to keep
+// it). Edits are taken in match order and one overlapping an accepted edit is
 // dropped (the outer match wins; [FilePlan.Dropped] lists it); a file whose content would
 // not change is left out, and every count is of edits actually written. Each file's
 // unified diff (3 lines of context, `\ No newline at end of file` where needed) is built

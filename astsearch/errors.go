@@ -6,7 +6,8 @@ import (
 )
 
 var (
-	// ErrBadPattern: the pattern does not compile to one node (see [PatternError]).
+	// ErrBadPattern: the pattern does not compile to one node (see [PatternError]), the
+	// rewrite template is not text, or a glob does not parse.
 	ErrBadPattern = errors.New("astsearch: cannot parse the pattern as a valid pattern")
 	// ErrUnknownLang: the language name is not one of the 25 (see [Langs]).
 	ErrUnknownLang = errors.New("astsearch: unknown language")

@@ -92,3 +92,51 @@ func ExampleCompile() {
 	// line 4: if err != nil { return err }
 	// prefilter literal: err
 }
+
+// Match a node that is not complete code on its own: parse a larger context and select the
+// node by its kind. In Go, `fmt.Println($A)` alone parses as a type conversion; inside a
+// function body it is a call.
+func ExampleWithSelector() {
+	p, err := astsearch.Compile("func t() { fmt.Println($A) }", astsearch.Go, astsearch.WithSelector("call_expression"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ms, err := p.FindAll([]byte("package main\n\nfunc main() {\n\tfmt.Println(greet(\"world\"))\n}\n"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range ms {
+		fmt.Printf("line %d: %s ($A = %s)\n", m.Range.Start.Line+1, m.Text, m.MetaVariables.Single["A"].Text)
+	}
+	lit, _ := p.Literal()
+	fmt.Println("prefilter literal:", lit)
+	// Output:
+	// line 4: fmt.Println(greet("world")) ($A = greet("world"))
+	// prefilter literal: Println
+}
+
+// Stream the matches of a search as the files are done, and stop at the first one: the
+// workers stop too.
+func ExampleStream() {
+	dir, err := os.MkdirTemp("", "astsearch-stream")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	for i, name := range []string{"a.go", "b.go", "c.go"} {
+		src := fmt.Sprintf("package p\n\nfunc f%d() error { return fmt.Errorf(\"f%d: %%w\", err) }\n", i, i)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+	req := astsearch.Request{Pattern: "fmt.Errorf($MSG, $$$ARGS)", Lang: astsearch.Go}
+	for m, err := range astsearch.Stream(context.Background(), os.DirFS(dir), req) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(m.File, m.MetaVariables.Single["MSG"].Text)
+		break
+	}
+	// Output:
+	// a.go "f0: %w"
+}

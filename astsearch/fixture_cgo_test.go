@@ -25,6 +25,20 @@ func TestFixturesCurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for _, c := range selectorCases {
+		if p, err := compileSel(r.factory, c.context, Lang(c.lang), c.query().Strictness, c.selector); err == nil {
+			if _, err := p.FindAll([]byte(c.source)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range replaceRangeCases {
+		if p, err := compileWith(r.factory, c.pattern, c.lang, Smart); err == nil {
+			if _, err := p.FindAll([]byte(c.source)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	for _, fs := range fixtureSources {
 		tp, err := r.factory(fs.lang)
 		if err != nil {

@@ -22,6 +22,17 @@ func cut(s string, n int) string {
 // oh-my-opencode-slim plugin's ast_grep_search tool, plus context lines when context > 0
 // (`  <line>- <text>` around `  <line>: <text>`). The text is prose, not a contract.
 func FormatSearch(r *Result, context int) string {
+	if len(r.Matches) == 0 && r.Truncated {
+		// Say what cut the result: "No matches found." would be false.
+		if r.TotalMatches > 0 {
+			s := fmt.Sprintf("Found %d matches in 0 files (output truncated: %s)", r.TotalMatches, r.TruncatedReason)
+			if r.TruncatedReason == "max_output_bytes" {
+				s += "; none is shown: the first one alone exceeds the output limit, so narrow the pattern or the paths"
+			}
+			return s
+		}
+		return fmt.Sprintf("No matches found before the search stopped (output truncated: %s); search fewer paths to see whether there are any", r.TruncatedReason)
+	}
 	if len(r.Matches) == 0 {
 		s := "No matches found."
 		if r.Hint != "" {

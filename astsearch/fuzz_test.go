@@ -123,3 +123,47 @@ func FuzzMatch(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSelector compiles arbitrary contexts with a selector drawn from the grammar's kinds
+// and matches them against arbitrary sources and the context itself: never a panic, an
+// error only ErrBadPattern, and checkMatches' invariants, among them the literal (taken
+// from the selected node) in every match, so the prefilter stays sound. Seeds: the
+// selector cases.
+func FuzzSelector(f *testing.F) {
+	for _, c := range selectorCases {
+		for i, l := range fuzzLangs {
+			if string(l) == c.lang {
+				f.Add(c.context, c.selector, uint16(0), uint8(i), c.source)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, context, selector string, ki uint16, li uint8, src string) {
+		l := fuzzLangs[int(li)%len(fuzzLangs)]
+		tp, err := fuzzParser(l)
+		if err != nil {
+			t.Skip(err)
+		}
+		kinds := tp.Grammar().Kinds
+		tp.Close()
+		if ki > 0 { // 0 keeps the selector given; others pick a kind of the grammar
+			selector = kinds[int(ki)%len(kinds)]
+		}
+		p, err := compileSel(fuzzParser, context, l, Smart, selector)
+		if err != nil {
+			if !errors.Is(err, ErrBadPattern) && !errors.Is(err, ErrUnavailable) {
+				t.Fatalf("unexpected error kind: %v", err)
+			}
+			return
+		}
+		for _, text := range []string{src, context} {
+			ms, err := p.FindAll([]byte(text))
+			if parseTimedOut(err) {
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkMatches(t, p, []byte(text), ms)
+		}
+	})
+}

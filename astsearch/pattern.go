@@ -67,11 +67,22 @@ type PatternOption func(*patternConfig)
 
 type patternConfig struct {
 	strictness Strictness
+	selector   string
 }
 
 // WithStrictness sets the strictness (default Smart).
 func WithStrictness(s Strictness) PatternOption {
 	return func(c *patternConfig) { c.strictness = s }
+}
+
+// WithSelector makes the pattern text a context (ast-grep's --selector): the whole text is
+// parsed, its first node of the given kind (in pre-order) becomes the pattern, and only
+// nodes of that kind match. Use it when the code you mean is not a complete node on its own:
+// `func t() { $A := $B }` with kind short_var_declaration finds `x := f()` in any function.
+// The literal that skips files before parsing comes from the selected node only. A kind
+// that names no node of the context is a [*PatternError] listing the kinds it has.
+func WithSelector(kind string) PatternOption {
+	return func(c *patternConfig) { c.selector = kind }
 }
 
 // Pattern is a compiled pattern for one language. It is immutable and safe for concurrent
@@ -93,10 +104,15 @@ func Compile(pattern string, lang Lang, opts ...PatternOption) (*Pattern, error)
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return compileWith(nativeParser, pattern, lang, cfg.strictness)
+	return compileSel(nativeParser, pattern, lang, cfg.strictness, cfg.selector)
 }
 
 func compileWith(newTree parserFactory, pattern string, lang Lang, s Strictness) (*Pattern, error) {
+	return compileSel(newTree, pattern, lang, s, "")
+}
+
+// compileSel compiles pattern, or with a selector the node of that kind in it.
+func compileSel(newTree parserFactory, pattern string, lang Lang, s Strictness, selector string) (*Pattern, error) {
 	if !lang.valid() {
 		l, err := ParseLang(string(lang))
 		if err != nil {
@@ -121,7 +137,12 @@ func compileWith(newTree parserFactory, pattern string, lang Lang, s Strictness)
 	if err != nil {
 		return nil, &PatternError{Pattern: pattern, Lang: lang, Cause: err.Error()}
 	}
-	mp, err := match.Compile(t, g, match.Strictness(s))
+	var mp *match.Pattern
+	if selector != "" {
+		mp, err = match.CompileSelector(t, g, match.Strictness(s), strings.TrimSpace(selector))
+	} else {
+		mp, err = match.Compile(t, g, match.Strictness(s))
+	}
 	if err != nil {
 		return nil, &PatternError{Pattern: pattern, Lang: lang, Cause: err.Error()}
 	}

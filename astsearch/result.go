@@ -95,9 +95,16 @@ func lineEnd(src []byte, off int) int {
 	return len(src)
 }
 
+// nodeText is node i's text as a slice of text, the tree's source as a string: captures
+// share the file's one copy instead of each copying its bytes.
+func nodeText(t *match.Tree, text string, i int32) string {
+	n := &t.Nodes[i]
+	return text[n.Start:n.End]
+}
+
 // buildMatch turns a found match into a Match with context lines around it.
-// text is the tree's source as a string ("" to make it): the match's strings are slices
-// of it, so many matches on one long line share one copy.
+// text is the tree's source as a string ("" to make it): the match's strings, captures
+// included, are slices of it, so many matches on one long line share one copy.
 func buildMatch(t *match.Tree, lang Lang, p *match.Pattern, f match.Found, context int, text string) Match {
 	n := &t.Nodes[f.Node]
 	src := t.Src
@@ -130,12 +137,12 @@ func buildMatch(t *match.Tree, lang Lang, p *match.Pattern, f match.Found, conte
 	if len(p.Vars) > 0 {
 		mv := &MetaVariables{Single: map[string]Capture{}, Multi: map[string][]Capture{}, Transformed: map[string]string{}}
 		for name, i := range f.Single {
-			mv.Single[name] = Capture{Text: string(t.Text(i)), Range: nodeRange(t, i)}
+			mv.Single[name] = Capture{Text: nodeText(t, text, i), Range: nodeRange(t, i)}
 		}
 		for name, is := range f.Multi {
 			cs := make([]Capture, 0, len(is))
 			for _, i := range is {
-				cs = append(cs, Capture{Text: string(t.Text(i)), Range: nodeRange(t, i)})
+				cs = append(cs, Capture{Text: nodeText(t, text, i), Range: nodeRange(t, i)})
 			}
 			mv.Multi[name] = cs
 		}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Edit is one replacement of a byte range of a file.
@@ -48,8 +49,12 @@ func (p *Plan) Diff() []byte {
 // Rewrite plans the replacement of every match of req by template (see [ExpandTemplate])
 // and returns the plan with one unified diff per file; it writes nothing. Edits are taken
 // in match order and an edit overlapping an earlier one is dropped, so the outer match
-// wins; a file whose content would not change is left out. Errors are those of [Search].
+// wins; a file whose content would not change is left out. Errors are those of [Search],
+// and [ErrBadPattern] for a template that is not UTF-8 text or holds a NUL byte.
 func Rewrite(ctx context.Context, fsys fs.FS, req Request, template string) (*Plan, error) {
+	if !utf8.ValidString(template) || strings.ContainsRune(template, 0) {
+		return nil, fmt.Errorf("%w: the rewrite template %q is not UTF-8 text or holds a NUL byte; written into a source file it would make the file binary", ErrBadPattern, template)
+	}
 	res, outs, err := run(ctx, fsys, &req, &rewriteSpec{template: template})
 	if err != nil {
 		return nil, err

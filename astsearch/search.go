@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/harnesskit/harnesskit/astsearch/internal/match"
 	"github.com/harnesskit/harnesskit/astsearch/internal/walk"
 	"github.com/harnesskit/harnesskit/pathguard"
@@ -42,6 +43,9 @@ type Request struct {
 	Pattern    string
 	Lang       Lang
 	Strictness Strictness
+	// Selector, when set, makes Pattern a context: its first node of this kind is the
+	// pattern (see [WithSelector]).
+	Selector string
 	// Paths are slash paths under the fs root; default ["."]. Each must exist: a missing
 	// path is an error wrapping ErrBlocked, never an empty result.
 	Paths []string
@@ -130,13 +134,18 @@ func checkPaths(fsys fs.FS, req *Request) ([]string, error) {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
 		clean := path.Clean(strings.TrimPrefix(p, "./"))
-		if p == "" || !fs.ValidPath(clean) {
-			return nil, fmt.Errorf("%w: %q is not a slash path under the search root (no leading '/', no '..'); give a path relative to the project root", ErrBlocked, p)
+		if p == "" || !fs.ValidPath(clean) || strings.ContainsRune(p, 0) {
+			return nil, fmt.Errorf("%w: %q is not a slash path under the search root (no leading '/', no '..', no NUL byte); give a path relative to the project root", ErrBlocked, p)
 		}
 		if req.Guard != nil {
 			if _, err := req.Guard.Check(clean); err != nil {
 				return nil, fmt.Errorf("%w: %w", ErrBlocked, err)
 			}
+		}
+		// A link on the path is followed (as ripgrep follows the paths it is given) only
+		// when it stays inside the fs root: os.DirFS would follow it anywhere.
+		if _, err := walk.Resolve(fsys, clean); errors.Is(err, walk.ErrLinkOut) {
+			return nil, fmt.Errorf("%w: %q: %w; nothing was read: name a path inside the project whose links stay inside it", ErrBlocked, p, err)
 		}
 		info, err := fs.Stat(fsys, clean)
 		if err == nil && !info.IsDir() && !info.Mode().IsRegular() {
@@ -168,21 +177,28 @@ func Search(ctx context.Context, fsys fs.FS, req Request) (*Result, error) {
 	return res, err
 }
 
-// Stream returns the matches of [Search] one by one, in walk order. Limits do not apply;
-// stop early by breaking out of the loop. An error is yielded once, last.
+// Stream yields the matches [Search] would keep for the same request, one by one, in walk
+// order, as soon as they are known: a file's matches come once that file and every file
+// before it in walk order are done, and only a bounded window of files (a few per worker)
+// is read ahead, so memory does not grow with the number of results. The limits are those
+// of Search: the stream ends after the matches Search would keep (MaxMatches,
+// MaxOutputBytes), and when the timeout fires it ends without an error, as Search returns
+// a partial result; use Search to learn the totals and whether a cap was hit. Breaking out
+// of the loop stops the workers before Stream returns. An error (a bad request, or
+// ctx.Err() when the caller's context ends) is yielded once, last. With the CLI backend
+// the matches come after ast-grep has searched every file.
 func Stream(ctx context.Context, fsys fs.FS, req Request) iter.Seq2[Match, error] {
 	return func(yield func(Match, error) bool) {
-		req.MaxMatches = int(^uint(0) >> 1)
-		req.MaxOutputBytes = int(^uint(0) >> 1)
-		res, _, err := run(ctx, fsys, &req, nil)
-		if err != nil {
-			yield(Match{}, err)
-			return
-		}
-		for _, m := range res.Matches {
+		broke := false
+		_, _, err := runEach(ctx, fsys, &req, nil, func(m Match) bool {
 			if !yield(m, nil) {
-				return
+				broke = true
+				return false
 			}
+			return true
+		})
+		if err != nil && !broke {
+			yield(Match{}, err)
 		}
 	}
 }
@@ -200,6 +216,13 @@ type fileOut struct {
 }
 
 func run(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec) (*Result, []fileOut, error) {
+	return runEach(ctx, fsys, req, rw, nil)
+}
+
+// runEach is run, with each kept match handed to onMatch (when set) in walk order as soon
+// as its file is done, instead of being kept in the Result; onMatch returning false, or a
+// cap being hit, stops the search early (the result is then partial, for Stream only).
+func runEach(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec, onMatch func(Match) bool) (*Result, []fileOut, error) {
 	if !req.Lang.valid() {
 		l, err := ParseLang(string(req.Lang))
 		if err != nil {
@@ -225,11 +248,16 @@ func run(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec) (*Resul
 	}
 	var pat *Pattern
 	if nb, ok := backend.(*nativeBackend); ok {
-		p, err := compileWith(nb.factory, req.Pattern, req.Lang, req.Strictness)
+		p, err := compileSel(nb.factory, req.Pattern, req.Lang, req.Strictness, req.Selector)
 		if err != nil {
 			return nil, nil, err
 		}
 		pat = p
+	}
+	for _, g := range req.Globs {
+		if !doublestar.ValidatePattern(strings.TrimPrefix(g, "!")) {
+			return nil, nil, fmt.Errorf("%w: the glob %q does not parse (an unclosed '[' or '{', or a trailing '\\'); escape literal brackets as \\[", ErrBadPattern, g)
+		}
 	}
 	roots, err := checkPaths(fsys, req)
 	if err != nil {
@@ -266,18 +294,33 @@ func run(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec) (*Resul
 	}
 	res := &Result{}
 	res.Stats.Files = len(files)
-	var results []fileResult
+	if pat != nil {
+		res.PatternHasError = pat.HasError()
+	}
+	agg := &collector{res: res, rw: rw, onMatch: onMatch, files: files, seenFile: map[string]bool{}, size: 2,
+		maxM: req.MaxMatches, maxB: req.MaxOutputBytes}
+	if agg.maxM <= 0 {
+		agg.maxM = DefaultMaxMatches
+	}
+	if agg.maxB <= 0 {
+		agg.maxB = DefaultMaxOutputBytes
+	}
 	if !timedOut {
 		if pat != nil {
-			results = runNative(tctx, fsys, req, pat, files, rw)
+			runNative(tctx, fsys, req, pat, files, rw, agg.add)
 		} else {
-			results, err = runBackend(tctx, fsys, req, backend, files, rw)
+			results, err := runBackend(tctx, fsys, req, backend, files, rw)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, nil, ctx.Err()
 				}
 				if !errors.Is(err, context.DeadlineExceeded) {
 					return nil, nil, err
+				}
+			}
+			for i := range results {
+				if !agg.add(i, &results[i]) {
+					break
 				}
 			}
 		}
@@ -288,78 +331,7 @@ func run(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec) (*Resul
 			timedOut = true
 		}
 	}
-	if pat != nil {
-		res.PatternHasError = pat.HasError()
-	}
-	maxM := req.MaxMatches
-	if maxM <= 0 {
-		maxM = DefaultMaxMatches
-	}
-	maxB := req.MaxOutputBytes
-	if maxB <= 0 {
-		maxB = DefaultMaxOutputBytes
-	}
-	var outs []fileOut
-	size := 2
-	seenFile := map[string]bool{}
-	for i, fr := range results {
-		switch fr.skip {
-		case "empty":
-			res.Stats.Skipped.Empty++
-		case "large":
-			res.Stats.Skipped.Large++
-		case "utf8":
-			res.Stats.Skipped.NotUTF8++
-		case "parse":
-			res.Stats.Skipped.ParseFailed++
-		case "prefilter":
-			res.Stats.Prefiltered++
-		case "":
-			if fr.err == nil && fr.src != nil {
-				res.Stats.Searched++
-			}
-		}
-		if fr.err != nil {
-			var fe *FileError
-			if errors.As(fr.err, &fe) {
-				res.Stats.Errors = append(res.Stats.Errors, *fe)
-			} else {
-				res.Stats.Errors = append(res.Stats.Errors, FileError{Op: "read", Path: files[i], Err: fr.err})
-			}
-			continue
-		}
-		if len(fr.matches) == 0 {
-			continue
-		}
-		if rw != nil {
-			outs = append(outs, fileOut{path: files[i], src: fr.src, matches: fr.matches})
-		}
-		for _, m := range fr.matches {
-			res.TotalMatches++
-			if res.Truncated {
-				continue
-			}
-			if len(res.Matches) >= maxM {
-				res.Truncated, res.TruncatedReason = true, "max_matches"
-				continue
-			}
-			b, _ := json.Marshal(m)
-			if size+len(b)+1 > maxB {
-				res.Truncated, res.TruncatedReason = true, "max_output_bytes"
-				continue
-			}
-			size += len(b) + 1
-			res.Matches = append(res.Matches, m)
-			if !seenFile[m.File] {
-				seenFile[m.File] = true
-				res.Files++
-			}
-		}
-		res.TotalMatches += fr.extra
-		if fr.extra > 0 && !res.Truncated {
-			res.Truncated, res.TruncatedReason = true, "max_matches"
-		}
-	}
+	outs := agg.outs
 	if timedOut { // before a cap: TotalMatches is then partial too
 		res.Truncated, res.TruncatedReason = true, "timeout"
 	}
@@ -367,6 +339,116 @@ func run(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec) (*Resul
 		res.Hint = EmptyResultHint(req.Pattern, req.Lang, res.PatternHasError)
 	}
 	return res, outs, nil
+}
+
+// collector folds per-file results, in walk order, into a Result: the stats, the caps on
+// kept matches, and the files a rewrite plans.
+type collector struct {
+	res        *Result
+	rw         *rewriteSpec
+	onMatch    func(Match) bool
+	files      []string
+	outs       []fileOut
+	seenFile   map[string]bool
+	size, kept int
+	maxM, maxB int
+}
+
+// add takes file i's result; it returns false when nothing more is wanted: onMatch said
+// stop, or a cap was hit while streaming (the matches past a cap are only counted, which a
+// stream does not report).
+func (c *collector) add(i int, fr *fileResult) bool {
+	res := c.res
+	switch fr.skip {
+	case "empty":
+		res.Stats.Skipped.Empty++
+	case "large":
+		res.Stats.Skipped.Large++
+	case "utf8":
+		res.Stats.Skipped.NotUTF8++
+	case "parse":
+		res.Stats.Skipped.ParseFailed++
+	case "prefilter":
+		res.Stats.Prefiltered++
+	case "":
+		if fr.err == nil && fr.src != nil {
+			res.Stats.Searched++
+		}
+	}
+	if fr.err != nil {
+		var fe *FileError
+		if errors.As(fr.err, &fe) {
+			res.Stats.Errors = append(res.Stats.Errors, *fe)
+		} else {
+			res.Stats.Errors = append(res.Stats.Errors, FileError{Op: "read", Path: c.files[i], Err: fr.err})
+		}
+		return true
+	}
+	if c.rw != nil && len(fr.matches) > 0 {
+		c.outs = append(c.outs, fileOut{path: c.files[i], src: fr.src, matches: fr.matches})
+	}
+	for _, m := range fr.matches {
+		res.TotalMatches++
+		if res.Truncated {
+			continue
+		}
+		if c.kept >= c.maxM {
+			res.Truncated, res.TruncatedReason = true, "max_matches"
+			continue
+		}
+		n := jsonSize(m)
+		if c.size+n+1 > c.maxB {
+			res.Truncated, res.TruncatedReason = true, "max_output_bytes"
+			continue
+		}
+		c.size += n + 1
+		c.kept++
+		if !c.seenFile[m.File] {
+			c.seenFile[m.File] = true
+			res.Files++
+		}
+		if c.onMatch == nil {
+			res.Matches = append(res.Matches, m)
+		} else if !c.onMatch(m) { // a stream keeps nothing: the caller has the match
+			return false
+		}
+	}
+	res.TotalMatches += fr.extra
+	if fr.extra > 0 && !res.Truncated {
+		res.Truncated, res.TruncatedReason = true, "max_matches"
+	}
+	return c.onMatch == nil || !res.Truncated
+}
+
+// byteCounter is an io.Writer that only counts.
+type byteCounter int
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
+}
+
+// jsonSize is len(json.Marshal(m)) without keeping a copy of the encoding: the encoder's
+// buffer is reused, so a match holding a large text costs no allocation of its size.
+func jsonSize(m Match) int {
+	var c byteCounter
+	_ = json.NewEncoder(&c).Encode(m)
+	return int(c) - 1 // Encode ends with a newline
+}
+
+// MaxFileBytes is the size from which a file is skipped (counted as large) without being
+// read: tree-sitter takes 32-bit lengths and offsets, so it cannot parse such a file.
+const MaxFileBytes int64 = 1<<32 - 1
+
+// errTooLarge: the file has MaxFileBytes bytes or more.
+var errTooLarge = errors.New("file too large to parse")
+
+// readSource reads a file, unless its size says it is too large to parse.
+func readSource(fsys fs.FS, name string) ([]byte, error) {
+	if info, err := fs.Stat(fsys, name); err == nil && info.Size() >= MaxFileBytes {
+		return nil, errTooLarge
+	}
+	return fs.ReadFile(fsys, name)
 }
 
 // skipReason applies ast-grep's silent skips.
@@ -382,9 +464,28 @@ func skipReason(src []byte) string {
 	return ""
 }
 
-// runNative processes files in a worker pool; results are indexed like files.
-func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, files []string, rw *rewriteSpec) []fileResult {
-	results := make([]fileResult, len(files))
+// runNative processes files in a worker pool and hands each file's result to emit in walk
+// order (file i with index i). At most window files are in flight or waiting for an earlier
+// one, so memory is bounded whatever the number of files. emit returning false stops the
+// workers; runNative returns once they have all exited.
+func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, files []string, rw *rewriteSpec, emit func(int, *fileResult) bool) {
+	ctx, stop := context.WithCancel(ctx)
+	received := 0          // messages taken from done
+	done := make(chan int) // a finished index, or -1-i for file i never dispatched
+	var wg sync.WaitGroup
+	defer func() {
+		// Also when emit or Progress panics: stop, take every message still due so that no
+		// worker or the feeder stays blocked, and wait for the workers.
+		stop()
+		for ; received < len(files); received++ {
+			<-done
+		}
+		wg.Wait()
+	}()
+	n := min(req.threads(), max(len(files), 1))
+	window := 4 * n
+	// results is a ring: file i lives in results[i%window] from its dispatch until emitted.
+	results := make([]fileResult, window)
 	maxMatches := req.MaxMatches
 	if maxMatches <= 0 {
 		maxMatches = DefaultMaxMatches
@@ -399,10 +500,6 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 	}
 	flt := newFilter(pat.p, !req.NoPrefilter)
 	jobs := make(chan job)
-	done := make(chan int)
-	n := min(req.threads(), max(len(files), 1))
-	var wg sync.WaitGroup
-	defer wg.Wait()
 	for range n {
 		wg.Add(1)
 		go func() {
@@ -414,18 +511,20 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 				}
 			}()
 			for j := range jobs {
-				fr := &results[j.idx]
+				fr := &results[j.idx%window]
 				if ctx.Err() != nil {
 					fr.skip = "cancelled"
 					done <- j.idx
 					continue
 				}
-				src, err := fs.ReadFile(fsys, j.path)
+				src, err := readSource(fsys, j.path)
 				skip := ""
 				if err == nil {
 					skip = skipReason(src)
 				}
 				switch {
+				case errors.Is(err, errTooLarge):
+					fr.skip = "large"
 				case err != nil:
 					fr.err = &FileError{Op: "read", Path: j.path, Err: err}
 				case skip != "":
@@ -445,8 +544,17 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 						fr.skip = "parse"
 						break
 					}
+					limit := -1 // a rewrite needs every match; a search builds those under the cap
+					if rw == nil {
+						limit = maxMatches
+					}
+					finds, extra, complete := pat.p.FindAllStop(t, func() bool { return ctx.Err() != nil }, limit)
+					if !complete {
+						fr.skip = "cancelled"
+						break
+					}
+					fr.extra = extra
 					fr.src = src
-					finds := pat.p.FindAll(t)
 					var text string // the matches' strings share one copy of the source
 					if len(finds) > 0 {
 						text = string(src)
@@ -470,27 +578,56 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 			}
 		}()
 	}
+	slots := make(chan struct{}, window) // one per file dispatched and not yet emitted
 	go func() {
 		defer close(jobs)
 		for i, f := range files {
 			select {
-			case jobs <- job{idx: i, path: f}:
-			case <-ctx.Done():
-				// Mark the rest as not done; the collector counts them below.
-				for k := i; k < len(files); k++ {
-					done <- -1
+			case slots <- struct{}{}:
+				select {
+				case jobs <- job{idx: i, path: f}:
+					continue
+				case <-ctx.Done():
 				}
-				return
+			case <-ctx.Done():
 			}
+			// Mark the rest as not done; the loop below counts them.
+			for k := i; k < len(files); k++ {
+				done <- -1 - k
+			}
+			return
 		}
 	}()
+	// Reorder: file i is emitted once every file before it has been.
+	arrived := make(map[int]bool, window)
+	never := make(map[int]bool)
+	next, wanted := 0, true
 	for k := range files {
-		_ = <-done
+		i := <-done
+		received++
+		if i < 0 {
+			never[-1-i] = true
+		} else {
+			arrived[i] = true
+		}
 		if req.Progress != nil {
 			req.Progress(k+1, len(files))
 		}
+		for next < len(files) && (arrived[next] || never[next]) {
+			if arrived[next] {
+				fr := &results[next%window]
+				if wanted && !emit(next, fr) {
+					wanted = false
+					stop()
+				}
+				*fr = fileResult{}
+				delete(arrived, next)
+				<-slots
+			}
+			delete(never, next)
+			next++
+		}
 	}
-	return results
 }
 
 // containsAll reports whether src contains every one of lits.
@@ -521,7 +658,11 @@ func runBackend(ctx context.Context, fsys fs.FS, req *Request, b Backend, files 
 	var srcs []Source
 	var idx []int
 	for i, f := range files {
-		src, err := fs.ReadFile(fsys, f)
+		src, err := readSource(fsys, f)
+		if errors.Is(err, errTooLarge) {
+			results[i].skip = "large"
+			continue
+		}
 		if err != nil {
 			results[i].err = &FileError{Op: "read", Path: f, Err: err}
 			continue
@@ -538,7 +679,7 @@ func runBackend(ctx context.Context, fsys fs.FS, req *Request, b Backend, files 
 		srcs = append(srcs, s)
 		idx = append(idx, i)
 	}
-	q := Query{Pattern: req.Pattern, Lang: req.Lang, Strictness: req.Strictness}
+	q := Query{Pattern: req.Pattern, Lang: req.Lang, Strictness: req.Strictness, Selector: req.Selector}
 	if rw != nil {
 		q.Rewrite = &rw.template
 	}

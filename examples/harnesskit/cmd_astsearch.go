@@ -15,12 +15,15 @@ import (
 	"github.com/harnesskit/harnesskit/pathguard"
 )
 
-const astsearchUsage = `usage: harnesskit astsearch search --pattern P --lang L [--strictness S] [--globs G]... [--json] [PATH...]
-       harnesskit astsearch rewrite --pattern P --rewrite R --lang L [--apply [--format]] [PATH...]
+const astsearchUsage = `usage: harnesskit astsearch search --pattern P --lang L [--selector KIND] [--strictness S] [--globs G]... [--json] [PATH...]
+       harnesskit astsearch rewrite --pattern P --rewrite R --lang L [--selector KIND] [--apply [--format]] [PATH...]
 
 Structural search and rewrite with ast-grep's pattern language. PATHs are files or
 directories under the current directory (default "."); they are walked as ripgrep does
 (hidden entries and .gitignore/.ignore'd paths skipped). Flags come before the paths.
+--selector KIND (both verbs) makes P a context: its first node of that kind is the pattern,
+as ast-grep's --selector does (P "func t() { $A := $B }" with KIND short_var_declaration
+finds every x := y); a KIND that is not in P is refused with the kinds P has.
 
 search    prints the matches plugin-style ("<file>:" then "  <line>: <text>", then
           "Found N matches in M files"), or with --json one array whose objects have the
@@ -65,6 +68,7 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 	}
 	fset := flag.NewFlagSet("astsearch "+verbName, flag.ContinueOnError)
 	pattern := fset.String("pattern", "", "the pattern")
+	selector := fset.String("selector", "", "the kind of the node of the pattern to match")
 	lang := fset.String("lang", "", "the language")
 	var globs multiFlag
 	var strictness, tmpl *string
@@ -115,7 +119,7 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 	if err != nil {
 		return fail("unknown_lang", err)
 	}
-	req := astsearch.Request{Pattern: *pattern, Lang: l, Globs: globs}
+	req := astsearch.Request{Pattern: *pattern, Lang: l, Globs: globs, Selector: *selector}
 	if strictness != nil {
 		if req.Strictness, err = astsearch.ParseStrictness(*strictness); err != nil {
 			return fail("bad_pattern", err)

@@ -61,6 +61,9 @@ func TestAstsearchCLIGolden(t *testing.T) {
 		{name: "search_unknown_lang", args: []string{"search", "--pattern", "x", "--lang", "cobol"}, wantCode: exitRefused},
 		{name: "usage_missing_lang", args: []string{"search", "--pattern", "x"}, wantCode: exitUsage},
 		{name: "rewrite_dry_run", args: []string{"rewrite", "--pattern", "console.log($A)", "--rewrite", "logger.info($A)", "--lang", "js", "src"}, wantCode: exitOK},
+		{name: "search_selector", args: []string{"search", "--pattern", "function f() { console.log($A) }", "--selector", "call_expression", "--lang", "js", "--json", "src/app.js"}, wantCode: exitOK},
+		{name: "search_selector_absent", args: []string{"search", "--pattern", "function f() { console.log($A) }", "--selector", "class_declaration", "--lang", "js"}, wantCode: exitRefused, causeFromBackend: true},
+		{name: "rewrite_selector_dry_run", args: []string{"rewrite", "--pattern", "if (x) { console.log($A) }", "--selector", "call_expression", "--rewrite", "logger.info($A)", "--lang", "js", "src"}, wantCode: exitOK},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

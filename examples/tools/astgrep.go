@@ -23,20 +23,22 @@ var astGrepSearchDescription string
 var astGrepReplaceDescription string
 
 type astGrepSearchArgs struct {
-	Pattern string   `json:"pattern" jsonschema:"an ast-grep pattern: one complete piece of code of the language, with $NAME for one node and $$$NAME for any number of nodes"`
-	Lang    string   `json:"lang" jsonschema:"the language of the pattern and of the files searched, e.g. go, python, typescript"`
-	Paths   []string `json:"paths,omitempty" jsonschema:"files or directories to search: absolute, or relative to the workspace root (default: the root)"`
-	Globs   []string `json:"globs,omitempty" jsonschema:"gitignore-style globs over the paths, e.g. **/*_test.go to keep only tests or !vendor/** to leave vendor out"`
-	Context int      `json:"context,omitempty" jsonschema:"lines of context to show around each match (default 0)"`
+	Pattern  string   `json:"pattern" jsonschema:"an ast-grep pattern: one complete piece of code of the language, with $NAME for one node and $$$NAME for any number of nodes"`
+	Lang     string   `json:"lang" jsonschema:"the language of the pattern and of the files searched, e.g. go, python, typescript"`
+	Paths    []string `json:"paths,omitempty" jsonschema:"files or directories to search: absolute, or relative to the workspace root (default: the root)"`
+	Globs    []string `json:"globs,omitempty" jsonschema:"gitignore-style globs over the paths, e.g. **/*_test.go to keep only tests or !vendor/** to leave vendor out"`
+	Context  int      `json:"context,omitempty" jsonschema:"lines of context to show around each match (default 0)"`
+	Selector string   `json:"selector,omitempty" jsonschema:"optional: a node kind of the language; the pattern is then read as context and its first node of this kind is what is matched, e.g. pattern 'func t() { $A := $B }' with selector short_var_declaration finds every x := y in Go"`
 }
 
 type astGrepReplaceArgs struct {
-	Pattern string   `json:"pattern" jsonschema:"an ast-grep pattern: one complete piece of code of the language, with $NAME for one node and $$$NAME for any number of nodes"`
-	Rewrite string   `json:"rewrite" jsonschema:"the replacement code; $NAME and $$$NAME insert what the pattern captured"`
-	Lang    string   `json:"lang" jsonschema:"the language of the pattern and of the files changed, e.g. go, python, typescript"`
-	Paths   []string `json:"paths,omitempty" jsonschema:"files or directories to change: absolute, or relative to the workspace root (default: the root)"`
-	Globs   []string `json:"globs,omitempty" jsonschema:"gitignore-style globs over the paths, e.g. **/*.go or !vendor/**"`
-	DryRun  *bool    `json:"dryRun,omitempty" jsonschema:"true (the default) shows the diff and writes nothing; false writes the changes"`
+	Pattern  string   `json:"pattern" jsonschema:"an ast-grep pattern: one complete piece of code of the language, with $NAME for one node and $$$NAME for any number of nodes"`
+	Rewrite  string   `json:"rewrite" jsonschema:"the replacement code; $NAME and $$$NAME insert what the pattern captured"`
+	Lang     string   `json:"lang" jsonschema:"the language of the pattern and of the files changed, e.g. go, python, typescript"`
+	Paths    []string `json:"paths,omitempty" jsonschema:"files or directories to change: absolute, or relative to the workspace root (default: the root)"`
+	Globs    []string `json:"globs,omitempty" jsonschema:"gitignore-style globs over the paths, e.g. **/*.go or !vendor/**"`
+	DryRun   *bool    `json:"dryRun,omitempty" jsonschema:"true (the default) shows the diff and writes nothing; false writes the changes"`
+	Selector string   `json:"selector,omitempty" jsonschema:"optional: a node kind of the language; the pattern is then read as context and its first node of this kind is what is matched, e.g. pattern 'func t() { $A := $B }' with selector short_var_declaration finds every x := y in Go"`
 }
 
 // astBackendAvailable reports whether astsearch can run here: the native backend (cgo),
@@ -96,6 +98,7 @@ func newAstGrepSearch(b *Toolbox, _ *config) (*Tool, error) {
 			}
 			defer q.close()
 			q.req.Context = in.Context
+			q.req.Selector = in.Selector
 			res, err := astsearch.Search(ctx, q.fsys, q.req)
 			if err != nil {
 				return "", astError("ast_grep_search", err)
@@ -123,6 +126,7 @@ func newAstGrepReplace(b *Toolbox, c *config) (*Tool, error) {
 				return "", err
 			}
 			defer q.close()
+			q.req.Selector = in.Selector
 			plan, err := astsearch.Rewrite(ctx, q.fsys, q.req, in.Rewrite)
 			if err != nil {
 				return "", astError("ast_grep_replace", err)

@@ -46,20 +46,7 @@ func (p *Pattern) MatchAt(t *Tree, i int32) (Found, bool) {
 // FindAll returns every match in t, in pre-order (outer matches first, reentrant). In a
 // partial tree only its candidates are tried.
 func (p *Pattern) FindAll(t *Tree) []Found {
-	var out []Found
-	if t.Partial {
-		for _, i := range t.Candidates {
-			if f, ok := p.MatchAt(t, i); ok {
-				out = append(out, f)
-			}
-		}
-		return out
-	}
-	for i := range t.Nodes {
-		if f, ok := p.MatchAt(t, int32(i)); ok {
-			out = append(out, f)
-		}
-	}
+	out, _, _ := p.FindAllStop(t, func() bool { return false }, -1)
 	return out
 }
 

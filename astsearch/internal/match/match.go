@@ -330,6 +330,11 @@ func (m *matcher) matchChildren(goals []PNode, c int32, st *state) bool {
 				if !m.skipTrailing(c) {
 					return false
 				}
+				// ast-grep 0.51.1 replaces a trailing named child the pattern does not
+				// mention (an else clause), but not trailing punctuation or comments.
+				if st.computeEnd && m.named(c) && !m.extra(c) {
+					st.end = m.t.Nodes[c].End
+				}
 			}
 			return true
 		}

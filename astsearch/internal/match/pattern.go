@@ -183,6 +183,42 @@ func Compile(t *Tree, g *Grammar, s Strictness) (*Pattern, error) {
 	return p, nil
 }
 
+// ErrNoSelector: the selector kind names no node of the pattern's context.
+var ErrNoSelector = errors.New("the selector kind matches no node in the pattern")
+
+// CompileSelector builds a pattern from the node of kind selector found first (in
+// pre-order, the root included) in the flat tree of the preprocessed context: ast-grep's
+// contextual pattern. Candidates must have that kind, even when the selected node is a
+// metavariable. Only named kinds can be selected. The error names the named kinds the
+// context has.
+func CompileSelector(t *Tree, g *Grammar, s Strictness, selector string) (*Pattern, error) {
+	if len(t.Nodes) == 0 || t.Nodes[0].ChildCount == 0 {
+		return nil, ErrNoRoot
+	}
+	var kinds []string
+	seen := map[string]bool{}
+	for i := range t.Nodes {
+		n := &t.Nodes[i]
+		if !n.Named() || n.Missing() {
+			continue
+		}
+		k := g.KindName(n.Kind)
+		if k == selector {
+			p := &Pattern{Strictness: s, RootKind: int32(n.Kind)}
+			p.Root = p.convert(t, g, int32(i))
+			if p.Root.isEllipsis() {
+				return nil, ErrRootMulti
+			}
+			return p, nil
+		}
+		if k != "" && !seen[k] {
+			seen[k] = true
+			kinds = append(kinds, k)
+		}
+	}
+	return nil, fmt.Errorf("%w: %q is not the kind of a named node of the pattern, whose named kinds are, in order of appearance: %s", ErrNoSelector, selector, strings.Join(kinds, ", "))
+}
+
 func (p *Pattern) convert(t *Tree, g *Grammar, i int32) PNode {
 	n := &t.Nodes[i]
 	if n.Kind == ErrorKind {

@@ -5,6 +5,7 @@ package walk
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"path"
 	"slices"
@@ -285,44 +286,63 @@ func (w *walker) dir(dir, real string, st state) error {
 // maxHops bounds the links followed while resolving one path.
 const maxHops = 40
 
-// resolve returns the real path of the slash path p (relative to the fs root), every
-// symbolic link on the way resolved through the fs, and false when a link is absolute,
-// the path climbs above the fs root, a component is missing, or there are too many links.
+// ErrLinkOut: a symbolic link on a path is absolute, leads above the fs root, or is one
+// of too many links (a loop).
+var ErrLinkOut = errors.New("a symbolic link on the path leads outside the search root (absolute, above the root, or a loop)")
+
+// Resolve returns the real path of the slash path p (relative to the fs root): every
+// symbolic link on the way resolved through the fs. The error is ErrLinkOut for a link
+// that is absolute, climbs above the fs root or loops, else the fs error of a missing
+// component. On an fs.FS that cannot report links, p is returned as it is.
+func Resolve(fsys fs.FS, p string) (string, error) {
+	hops := 0
+	return (&walker{fsys: fsys}).resolveErr(path.Clean(p), &hops)
+}
+
+// resolve is Resolve for the walker: false on any error.
 func (w *walker) resolve(p string, hops *int) (string, bool) {
+	r, err := w.resolveErr(p, hops)
+	return r, err == nil
+}
+
+func (w *walker) resolveErr(p string, hops *int) (string, error) {
 	if p == ".." || strings.HasPrefix(p, "../") {
-		return "", false
+		return "", ErrLinkOut
 	}
 	cur := "."
 	if p == "." {
-		return cur, true
+		return cur, nil
 	}
 	for _, c := range strings.Split(p, "/") {
 		next := path.Join(cur, c)
 		if next == ".." || strings.HasPrefix(next, "../") {
-			return "", false
+			return "", ErrLinkOut
 		}
 		info, err := fs.Lstat(w.fsys, next)
 		if err != nil {
-			return "", false
+			return "", err
 		}
 		if info.Mode()&fs.ModeSymlink == 0 {
 			cur = next
 			continue
 		}
 		if *hops++; *hops > maxHops {
-			return "", false
+			return "", ErrLinkOut
 		}
 		target, err := fs.ReadLink(w.fsys, next)
-		if err != nil || path.IsAbs(target) {
-			return "", false
+		if err != nil {
+			return "", err
 		}
-		r, ok := w.resolve(path.Join(cur, target), hops)
-		if !ok {
-			return "", false
+		if path.IsAbs(target) {
+			return "", ErrLinkOut
+		}
+		r, err := w.resolveErr(path.Join(cur, target), hops)
+		if err != nil {
+			return "", err
 		}
 		cur = r
 	}
-	return cur, true
+	return cur, nil
 }
 
 // maxLinkDepth bounds the depth at which directory links are still followed, in case a
