@@ -1,0 +1,52 @@
+package patch_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/harnesskit/harnesskit/patch"
+)
+
+// TestPairingCoversEveryOldLine: ChunkReport.Pairing has one entry per old line of the chunk
+// as written (context and removed lines, in order), also when Codex's trailing-blank retry
+// dropped the final blank context line from the old side: that line is unpaired (0).
+func TestPairingCoversEveryOldLine(t *testing.T) {
+	tests := []struct {
+		name  string
+		file  string
+		body  string
+		opts  []patch.Option
+		want  []int
+		blank bool
+	}{
+		{name: "exact", file: "a\nb\n", body: "@@\n a\n-b\n+B\n", want: []int{1, 2}},
+		{name: "blank_retry_replacement", file: "a\nb\n", body: "@@\n a\n-b\n+B\n \n", want: []int{1, 2, 0}, blank: true},
+		{name: "blank_retry_whole_file", file: "func f() {\n", body: "@@\n-func f() {\n+\tchanged()\n \n", want: []int{1, 0}, blank: true},
+		{name: "blank_retry_compat", file: "a\nb\n", body: "@@\n a\n-b\n+B\n \n", opts: []patch.Option{patch.WithCodexCompat()}, want: []int{1, 2, 0}, blank: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := apTree(t, map[string]string{"f.txt": tc.file})
+			a, err := patch.New(m, apRoot, tc.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := a.Apply(context.Background(), "*** Begin Patch\n*** Update File: f.txt\n"+tc.body+"*** End Patch\n")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := res.Report[0]
+			if r.BlankRetry != tc.blank {
+				t.Errorf("BlankRetry = %v, want %v", r.BlankRetry, tc.blank)
+			}
+			if len(r.Pairing) != len(tc.want) {
+				t.Fatalf("Pairing = %v (%d entries), want %v: one per old line", r.Pairing, len(r.Pairing), tc.want)
+			}
+			for i := range tc.want {
+				if r.Pairing[i] != tc.want[i] {
+					t.Fatalf("Pairing = %v, want %v", r.Pairing, tc.want)
+				}
+			}
+		})
+	}
+}
