@@ -535,7 +535,11 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 		if line, ok := s.appliedAround(body, r.pos); ok {
 			return placement{}, line, nil
 		}
-		return s.finish(body, r.pos, Strategy(r.level.String()), k, rep), 0, nil
+		p := s.finish(body, r.pos, Strategy(r.level.String()), k, rep)
+		if rep.BlankRetry {
+			rep.Pairing = append(rep.Pairing, 0) // the dropped blank: an old line left unpaired
+		}
+		return p, 0, nil
 	}
 	if !s.cfg.codex && !ch.EOF && cursor > 0 {
 		// Chunks given out of order: the lines are sought in the whole file, and must be
