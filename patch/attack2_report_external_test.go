@@ -2,6 +2,8 @@ package patch_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/harnesskit/harnesskit/patch"
@@ -46,6 +48,34 @@ func TestPairingCoversEveryOldLine(t *testing.T) {
 				if r.Pairing[i] != tc.want[i] {
 					t.Fatalf("Pairing = %v, want %v", r.Pairing, tc.want)
 				}
+			}
+		})
+	}
+}
+
+// TestParseErrorQuoteBounded: a parse error quotes the offending patch line cut after about
+// 240 bytes, as every other message does, so a 100,000-byte line cannot make a 100 KB
+// message.
+func TestParseErrorQuoteBounded(t *testing.T) {
+	long := strings.Repeat("a", 100_000)
+	tests := []struct {
+		name string
+		body []string
+		want string // the start of the quoted line, kept
+	}{
+		{name: "invalid_hunk_header", body: []string{"*** Frob File: " + long}, want: "'*** Frob File: aaaa"},
+		{name: "update_without_marker", body: []string{"*** Update File: f.txt", "@@", "-x", "+y", long}, want: "got: 'aaaa"},
+		{name: "unexpected_line_in_chunk", body: []string{"*** Update File: f.txt", "@@", "?" + long}, want: "update hunk: '?aaaa"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := patch.Parse(apText(tc.body...))
+			if !errors.Is(err, patch.ErrInvalid) {
+				t.Fatalf("err = %v, want ErrInvalid", err)
+			}
+			msg := err.Error()
+			if len(msg) > 600 || !strings.Contains(msg, tc.want) || !strings.Contains(msg, "more bytes)") {
+				t.Errorf("message of %d bytes (want at most 600, quoting the line's start %q and a count of the rest):\n%.400s", len(msg), tc.want, msg)
 			}
 		})
 	}
