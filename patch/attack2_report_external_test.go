@@ -80,3 +80,44 @@ func TestParseErrorQuoteBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestLCSRefusalSaysWhy: when the LCS rescue refuses because the added lines would go on a
+// guessed side of file lines the patch does not show, the not-found message says so; it
+// claims a removed line is missing only when one is (a chunk without removed lines has none
+// to miss).
+func TestLCSRefusalSaysWhy(t *testing.T) {
+	tests := []struct {
+		name, file string
+		body       []string
+		want       string
+		absent     string
+	}{
+		{
+			name: "insertion_beside_left_out_line", file: "a\nb\nx\nb\nc\n",
+			body:   []string{"@@", " a", "+N", " b", " c"},
+			want:   "where the added lines go",
+			absent: "does not contain every removed line",
+		},
+		{
+			name: "removed_line_missing", file: "func f() {\n  a := 1\n  b := 2\n  other()\n}\n",
+			body: []string{"@@", " func f() {", "   a := 1", "   b := 2", "-  old()", "+  new()", " }"},
+			want: "does not contain every removed line",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := apTree(t, map[string]string{"f.txt": tc.file})
+			a, err := patch.New(m, apRoot, patch.WithPrefixSuffixRescue(false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = a.Apply(context.Background(), apText(append([]string{"*** Update File: f.txt"}, tc.body...)...))
+			if !errors.Is(err, patch.ErrNotFound) {
+				t.Fatalf("err = %v, want not found", err)
+			}
+			if msg := err.Error(); !strings.Contains(msg, tc.want) || tc.absent != "" && strings.Contains(msg, tc.absent) {
+				t.Errorf("message:\n%s\nwant it to contain %q and not %q", msg, tc.want, tc.absent)
+			}
+		})
+	}
+}
