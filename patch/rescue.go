@@ -24,6 +24,7 @@ type rescuer struct {
 const (
 	noteWorkLimit  = "rescue work limit reached"
 	noteLCSUnsound = "LCS: the closest window does not contain every removed line as written; nothing is removed that the patch does not name"
+	noteLCSGuess   = "LCS: the closest window holds file lines the patch does not show next to its added lines, so where the added lines go would be a guess; add those lines as context"
 )
 
 // spend takes n units; it reports false once the budget is exhausted.
@@ -325,6 +326,7 @@ type lcsCand struct {
 	pair          []int  // 0-based file line per old line, -1 unaligned
 	key           string // the effect: removed file lines and insertion points
 	sound         bool   // every removed line aligned with a file line it equals, one optimal effect
+	missing       bool   // unsound because a removed line is unaligned or differs from its file line
 }
 
 // lcs is the LCS rescue. Candidate windows have len(old)-2 … len(old)+2 lines and start and end
@@ -434,10 +436,15 @@ func (r *rescuer) lcs(k int, rep *ChunkReport) (placement, bool, error) {
 		// disagrees shows that the effect is one of several readings.
 		if c.key == b.key && c.score == b.score && !c.sound {
 			b.sound = false
+			b.missing = b.missing || c.missing
 		}
 	}
 	if !b.sound {
-		r.notes = append(r.notes, noteLCSUnsound)
+		note := noteLCSGuess
+		if b.missing {
+			note = noteLCSUnsound
+		}
+		r.notes = append(r.notes, note)
 		return placement{}, false, nil
 	}
 	p := r.s.placeAligned(r.body, b.start, b.start+b.length, b.pair, StrategyLCS, k, rep)
@@ -539,7 +546,7 @@ func (r *rescuer) align(c *lcsCand, on, win []string) {
 	c.sound = r.settleGaps(c.start, c.start+c.length, c.pair) && r.settleGaps(c.start, c.start+c.length, right)
 	for i, q := range c.pair {
 		if ops[i] == Remove && (q < 0 || !r.ladderEqual(r.body.oldText(i), q)) {
-			c.sound = false
+			c.sound, c.missing = false, true
 		}
 	}
 	// The effect: removed file lines, and where each added line goes (after the file line
