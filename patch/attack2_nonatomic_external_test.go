@@ -1,0 +1,71 @@
+package patch_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/patch/patchtest"
+)
+
+// TestNonAtomicTwoNamesKeepsEarlierSections: without atomicity, the error's Section says
+// where writing stopped: the sections before it are written. A section that reaches a file
+// an earlier section named another way (a symbolic link and its target, or two hard links
+// on a MemFS) is refused as it is in the default mode, but the sections before the one that
+// conflicts are written, as for any other failing section.
+func TestNonAtomicTwoNamesKeepsEarlierSections(t *testing.T) {
+	tests := []struct {
+		name    string
+		setup   func(m *patchtest.MemFS)
+		body    []string
+		section int               // the section the error names
+		want    map[string]string // regular files afterwards
+	}{
+		{
+			name:  "symlink_then_target",
+			setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", apRoot+"/l") },
+			body: []string{
+				"*** Update File: a.txt", "@@", "-a", "+A",
+				"*** Update File: l", "@@", "-r", "+R",
+				"*** Update File: real.txt", "@@", "-R", "+RR",
+				"*** Add File: never.txt", "+x",
+			},
+			section: 3,
+			want:    map[string]string{"a.txt": "A\n", "real.txt": "R\n"},
+		},
+		{
+			name:  "delete_of_target_after_link_update",
+			setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", apRoot+"/l") },
+			body: []string{
+				"*** Update File: l", "@@", "-r", "+R",
+				"*** Delete File: real.txt",
+			},
+			section: 2,
+			want:    map[string]string{"a.txt": "a\n", "real.txt": "R\n"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := apTree(t, map[string]string{"a.txt": "a\n", "real.txt": "r\n"})
+			tc.setup(m)
+			a, err := patch.New(m, apRoot, patch.WithCodexCompat())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = a.Apply(context.Background(), apText(tc.body...))
+			pe := apErr(err)
+			if pe == nil || pe.Kind != patch.KindPathConflict || pe.Section != tc.section {
+				t.Fatalf("err = %v, want a path conflict in section %d", err, tc.section)
+			}
+			got := apFiles(m)
+			for name, data := range tc.want {
+				if got[name] != data {
+					t.Errorf("%s = %q, want %q (the sections before section %d are written)", name, got[name], data, tc.section)
+				}
+			}
+			if _, ok := got["never.txt"]; ok {
+				t.Errorf("a section after the failing one was written")
+			}
+		})
+	}
+}
