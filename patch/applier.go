@@ -253,6 +253,31 @@ func (a *Applier) contain(p *Patch) (map[string]resolved, map[string]string, []s
 // KindIO when a path cannot be resolved). Under the PassThrough policy outside paths are not
 // an error: they come back in outside, and the caller must neither read nor write.
 func (a *Applier) admit(p *Patch) (paths map[string]resolved, parents map[string]string, outside []string, err error) {
+	paths, parents, outside, err = a.admitPaths(p)
+	if err != nil || outside != nil {
+		return nil, nil, outside, err
+	}
+	if err := a.twoNames(p, paths); err != nil {
+		return nil, nil, nil, err
+	}
+	return paths, parents, nil, nil
+}
+
+// twoNames returns the refusal of the first section that reaches a file an earlier section
+// named another way (a symbolic link and its target, or two hard links), or nil.
+func (a *Applier) twoNames(p *Patch, paths map[string]resolved) *Error {
+	var first *Error
+	for _, err := range []error{oneSpelling(p, paths), a.oneFile(p, paths)} {
+		var e *Error
+		if errors.As(err, &e) && (first == nil || e.Section < first.Section) {
+			first = e
+		}
+	}
+	return first
+}
+
+// admitPaths is admit without the two-names check: validation and containment.
+func (a *Applier) admitPaths(p *Patch) (paths map[string]resolved, parents map[string]string, outside []string, err error) {
 	if err := p.Validate(); err != nil {
 		return nil, nil, nil, err
 	}
@@ -264,12 +289,6 @@ func (a *Applier) admit(p *Patch) (paths map[string]resolved, parents map[string
 	case err != nil:
 		return nil, nil, nil, err
 	case len(outside) == 0:
-		if err := oneSpelling(p, paths); err != nil {
-			return nil, nil, nil, err
-		}
-		if err := a.oneFile(p, paths); err != nil {
-			return nil, nil, nil, err
-		}
 		return paths, parents, nil, nil
 	case a.cfg.outside == PassThrough:
 		return nil, nil, outside, nil
@@ -443,7 +462,10 @@ func (a *Applier) Commit(ctx context.Context, pl *Plan) (*Result, error) {
 // section is planned in one pass, each over the result of those before it, planning stops at
 // the first section that fails, and the sections before it are committed one at a time, each
 // all or nothing. The error then names the failing section ([Error].Section): the sections
-// before it are written, it and those after it are not.
+// before it are written, it and those after it are not. This holds for a section that reaches
+// a file an earlier section named another way too. Only the checks made before anything is
+// read refuse the whole patch in every mode: an invalid or empty patch, and a path outside the
+// workspace ([KindBlocked]) or one that cannot be resolved.
 //
 // Errors: those of [Applier.PlanPatch] and [Applier.Commit].
 func (a *Applier) Apply(ctx context.Context, text string) (*Result, error) {
@@ -463,7 +485,7 @@ func (a *Applier) ApplyPatch(ctx context.Context, p *Patch) (*Result, error) {
 		}
 		return a.Commit(ctx, pl)
 	}
-	paths, parents, outside, err := a.admit(p)
+	paths, parents, outside, err := a.admitPaths(p)
 	if err != nil {
 		return nil, err
 	}
@@ -472,7 +494,17 @@ func (a *Applier) ApplyPatch(ctx context.Context, p *Patch) (*Result, error) {
 	}
 	pl := a.newPlanner(ctx, paths, parents)
 	pl.perSection = true
-	planErr := pl.plan(p)
+	// A section that reaches a file an earlier one named another way fails like any other
+	// section: the sections before it are planned and written.
+	var planErr error
+	if conflict := a.twoNames(p, paths); conflict != nil {
+		planErr = pl.plan(&Patch{Hunks: p.Hunks[:conflict.Section-1]})
+		if planErr == nil {
+			planErr = conflict
+		}
+	} else {
+		planErr = pl.plan(p)
+	}
 	var leftovers []string
 	if planErr == nil {
 		leftovers = a.leftovers(pl.order)
