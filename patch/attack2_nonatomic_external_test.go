@@ -2,6 +2,8 @@ package patch_test
 
 import (
 	"context"
+	"maps"
+	"strings"
 	"testing"
 
 	"github.com/harnesskit/harnesskit/patch"
@@ -65,6 +67,42 @@ func TestNonAtomicTwoNamesKeepsEarlierSections(t *testing.T) {
 			}
 			if _, ok := got["never.txt"]; ok {
 				t.Errorf("a section after the failing one was written")
+			}
+		})
+	}
+}
+
+// TestAtomicTwoSpellingsCreatedNamed: on a case-insensitive volume, a patch that creates one
+// file under two spellings ("a.txt", then "A.TXT") cannot be told apart when planning (neither
+// exists). The atomic commit finds it when the second name turns out to be the first file: it
+// writes nothing, as before, and says what happened — the patch names one file two ways —
+// rather than that a file changed on disk, which would send a model to re-read and resend the
+// same patch.
+func TestAtomicTwoSpellingsCreatedNamed(t *testing.T) {
+	tests := []struct {
+		name string
+		body []string
+	}{
+		{name: "add_then_add", body: []string{"*** Add File: a.txt", "+first", "*** Add File: A.TXT", "+second"}},
+		{name: "move_then_add", body: []string{"*** Update File: keep.txt", "*** Move to: n.txt", "@@", "-k", "+K",
+			"*** Add File: N.TXT", "+second"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := apTree(t, map[string]string{"keep.txt": "k\n"})
+			m.SetCaseInsensitive(true)
+			before := apFiles(m)
+			a, err := patch.New(m, apRoot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = a.Apply(context.Background(), apText(tc.body...))
+			pe := apErr(err)
+			if pe == nil || pe.Kind != patch.KindPathConflict || !strings.Contains(pe.Msg, "ignores case") {
+				t.Fatalf("err = %v, want a path conflict saying the volume ignores case", err)
+			}
+			if got := apFiles(m); !maps.Equal(got, before) {
+				t.Errorf("files = %q, want them untouched %q", got, before)
 			}
 		})
 	}
