@@ -213,6 +213,10 @@ func (a *Applier) commitEntries(ctx context.Context, entries []*entry) error {
 		}
 		if ok, err := a.unchanged(e); err != nil || !ok {
 			if err == nil {
+				if w := c.writtenAs(e); w != nil {
+					return c.failWith(&Error{Kind: KindPathConflict, Path: e.path,
+						Msg: fmt.Sprintf("%s is the file %s that the patch also writes (the volume ignores case); name each file one way in a patch; nothing was written", e.path, w.path)})
+				}
 				return c.failWith(changedErr(e))
 			}
 			return c.fail(err)
@@ -334,6 +338,29 @@ func sectionErr(err error, section int) error {
 	return e
 }
 
+// writtenAs returns the entry this commit already renamed into place whose file e's name
+// leads to on a case-insensitive volume (the plan took the two names, absent when planned,
+// for two files), or nil.
+func (c *committer) writtenAs(e *entry) *entry {
+	if e.orig.exists {
+		return nil
+	}
+	info, err := c.a.fsys.Lstat(e.key)
+	if err != nil {
+		return nil
+	}
+	for _, s := range c.done {
+		w := s.e
+		if s.kind != stepReplaced || w.key == e.key || !strings.EqualFold(filepath.Base(w.key), filepath.Base(e.key)) {
+			continue
+		}
+		if wi, err := c.a.fsys.Lstat(w.key); err == nil && wfs.SameFile(info, wi) {
+			return w
+		}
+	}
+	return nil
+}
+
 func (c *committer) fail(cause error) error {
 	return c.failWith(&Error{Kind: KindIO, Err: cause})
 }
@@ -384,7 +411,7 @@ func (c *committer) failWith(e *Error) error {
 	if cause != nil {
 		causeText = cause.Error()
 	}
-	if e.Kind == KindChanged {
+	if e.Kind != KindIO {
 		causeText = e.Msg
 	}
 	if len(notRestored) > 0 {
@@ -393,8 +420,8 @@ func (c *committer) failWith(e *Error) error {
 			Msg: fmt.Sprintf("Failed to apply changes and rollback was incomplete: %s; not restored: %s",
 				causeText, strings.Join(notRestored, ", "))}
 	}
-	if e.Kind == KindChanged {
-		return e
+	if e.Kind != KindIO {
+		return e // a refusal found at the switch (changed on disk, one file under two names)
 	}
 	return &Error{Kind: KindIO, Path: e.Path, Err: cause,
 		Msg: "Failed to apply changes; rolled back: " + causeText}
