@@ -281,7 +281,7 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 			patch: apText("*** Add File: a.txt", "+first", "*** Add File: A.TXT", "+second"),
 			diverge: "a plan cannot know that two names it creates are one file before either exists; the " +
 				"commit of section 2 finds that A.TXT is a.txt and refuses it (the atomic mode refuses the " +
-				"whole patch as changed on disk), where section 2 planned alone overwrites a.txt",
+				"whole patch the same way), where section 2 planned alone overwrites a.txt",
 			want: map[string]string{"a.txt": "first\n"}, kind: patch.KindPathConflict,
 			check: func(t *testing.T, m *patchtest.MemFS) {
 				a, _ := patch.New(naTree{fold: true}.build(t), apRoot, patch.WithCodexCompat())
