@@ -206,7 +206,7 @@ func renderChunks(lines []string, h *Hunk, places []placement, reps []ChunkRepor
 			}
 			return true
 		}
-		fits := func(c Chunk) (int, bool) {
+		fitsAt := func(c Chunk, s, l int) (int, bool) {
 			r, next := codexLocateFrom(lines, toCodexChunk(c), cursor)
 			if r == nil {
 				return 0, false
@@ -214,8 +214,9 @@ func renderChunks(lines []string, h *Hunk, places []placement, reps []ChunkRepor
 			if pure {
 				return next, true
 			}
-			return next, r.start == wStart && r.oldLen == wLen && unique(c, wStart)
+			return next, r.start == s && r.oldLen == l && unique(c, s)
 		}
+		fits := func(c Chunk) (int, bool) { return fitsAt(c, wStart, wLen) }
 		keep := len(ch.Anchors) <= 1 && rep.AnchorLevel == LevelExact && !rep.BlankRetry &&
 			(rep.Strategy == StrategyExact || rep.Strategy == StrategyAppend)
 		if keep {
@@ -230,15 +231,42 @@ func renderChunks(lines []string, h *Hunk, places []placement, reps []ChunkRepor
 		}
 		c := fileChunk(d, want, ch.EOF, rep.Strategy)
 		n, ok := fits(c)
-		for !ok && !pure && wStart-1 >= cursor {
-			c.Lines = append([]Line{{Op: Context, Text: lines[wStart-1]}}, c.Lines...)
-			wStart, wLen = wStart-1, wLen+1
+		if !ok && !pure {
+			// Context before the window, the fewest file lines (down to the cursor) with which
+			// Codex lands on it, or all of them.
+			base, s0, l0 := c, wStart, wLen
+			with := func(k int) Chunk {
+				cc := base
+				cc.Lines = make([]Line, 0, k+len(base.Lines))
+				for _, l := range lines[s0-k : s0] {
+					cc.Lines = append(cc.Lines, Line{Op: Context, Text: l})
+				}
+				cc.Lines = append(cc.Lines, base.Lines...)
+				return cc
+			}
+			k, found := grow(s0-cursor, func(k int) bool { _, ok := fitsAt(with(k), s0-k, l0+k); return ok })
+			if !found {
+				k = max(s0-cursor, 0)
+			}
+			c, wStart, wLen = with(k), s0-k, l0+k
 			n, ok = fits(c)
 		}
-		for !ok && !pure && !c.EOF && wStart+wLen < next {
+		if !ok && !pure && !c.EOF && wStart+wLen < next {
 			// Still not unique: context after the window, up to the next chunk.
-			c.Lines = append(c.Lines, Line{Op: Context, Text: lines[wStart+wLen]})
-			wLen++
+			base, e0 := c, wStart+wLen
+			with := func(k int) Chunk {
+				cc := base
+				cc.Lines = slices.Clip(base.Lines)
+				for _, l := range lines[e0 : e0+k] {
+					cc.Lines = append(cc.Lines, Line{Op: Context, Text: l})
+				}
+				return cc
+			}
+			k, found := grow(next-e0, func(k int) bool { _, ok := fitsAt(with(k), wStart, e0-wStart+k); return ok })
+			if !found {
+				k = next - e0
+			}
+			c, wLen = with(k), e0-wStart+k
 			n, ok = fits(c)
 		}
 		out = append(out, c)
@@ -254,6 +282,37 @@ func renderChunks(lines []string, h *Hunk, places []placement, reps []ChunkRepor
 		}
 	}
 	return out
+}
+
+// grow returns the smallest k in 1..limit for which try(k) holds, as found by trying 1, 2, 4,
+// … and then bisecting between the last k that failed and the first that held: about
+// 2·log2(limit) trials. More context only narrows Codex's first-match search, so once try
+// holds it holds for larger k too; should it not, the k returned still satisfies try.
+func grow(limit int, try func(k int) bool) (int, bool) {
+	if limit < 1 {
+		return 0, false
+	}
+	lo, hi := 0, 0 // try(lo) failed (0: none tried), try(hi) held
+	for k := 1; ; k *= 2 {
+		k = min(k, limit)
+		if try(k) {
+			hi = k
+			break
+		}
+		lo = k
+		if k == limit {
+			return 0, false
+		}
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if try(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, true
 }
 
 func stripLineNumbers(ls []Line) []Line {
