@@ -24,15 +24,21 @@ func degenerateRewriteCase(n int) (file, text string) {
 // TestRewriteContextSearchBounded: the context Rewrite prepends is found with a number of
 // trials logarithmic in its length, not one trial per line (each trial is a Codex search of
 // the whole file with the grown chunk, so one per line was cubic: 3,000 identical lines took
-// over a minute). The wall-clock bound is generous (the fixed code takes well under a second
+// over a minute), and the searches with grown chunks stop at a work budget, past which the
+// section is rendered as a whole-file chunk (2×50,000 lines took 34 s with bisection alone).
+// The wall-clock bound is generous (the fixed code takes well under a second
 // on the benchmark machine); the rendering is checked with the Codex binary when present.
 func TestRewriteContextSearchBounded(t *testing.T) {
-	const n = 3000
-	file, text := degenerateRewriteCase(n)
 	for _, mode := range []struct {
 		name string
+		n    int
 		opts []patch.Option
-	}{{"default", nil}, {"compat", []patch.Option{patch.WithCodexCompat()}}} {
+	}{
+		{"default_3000", 3000, nil}, {"compat_3000", 3000, []patch.Option{patch.WithCodexCompat()}},
+		{"default_50000", 50_000, nil}, {"compat_50000", 50_000, []patch.Option{patch.WithCodexCompat()}},
+	} {
+		n := mode.n
+		file, text := degenerateRewriteCase(n)
 		t.Run(mode.name, func(t *testing.T) {
 			m := apTree(t, map[string]string{"f.txt": file})
 			a, err := patch.New(m, apRoot, mode.opts...)
