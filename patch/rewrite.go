@@ -177,6 +177,7 @@ func renderChunks(lines []string, h *Hunk, places []placement, reps []ChunkRepor
 	out := make([]Chunk, 0, len(places))
 	var taken [][2]int // windows of the chunks rendered so far
 	cursor := 0
+	var grown int64 // work spent on trials of chunks grown by context
 	for idx, want := range places {
 		k := want.order
 		ch, rep := h.Chunks[k], reps[k]
@@ -217,6 +218,16 @@ func renderChunks(lines []string, h *Hunk, places []placement, reps []ChunkRepor
 			return next, r.start == s && r.oldLen == l && unique(c, s)
 		}
 		fits := func(c Chunk) (int, bool) { return fitsAt(c, wStart, wLen) }
+		// trial is fitsAt for a chunk grown by context, within the section's growth budget
+		// (counted as file lines searched times chunk lines: an upper bound of the search).
+		trial := func(c Chunk, s, l int) bool {
+			grown += int64(len(lines)-cursor+1) * int64(len(c.Lines))
+			if grown > renderGrowBudget {
+				return false
+			}
+			_, ok := fitsAt(c, s, l)
+			return ok
+		}
 		keep := len(ch.Anchors) <= 1 && rep.AnchorLevel == LevelExact && !rep.BlankRetry &&
 			(rep.Strategy == StrategyExact || rep.Strategy == StrategyAppend)
 		if keep {
@@ -244,7 +255,7 @@ func renderChunks(lines []string, h *Hunk, places []placement, reps []ChunkRepor
 				cc.Lines = append(cc.Lines, base.Lines...)
 				return cc
 			}
-			k, found := grow(s0-cursor, func(k int) bool { _, ok := fitsAt(with(k), s0-k, l0+k); return ok })
+			k, found := grow(s0-cursor, func(k int) bool { return trial(with(k), s0-k, l0+k) })
 			if !found {
 				k = max(s0-cursor, 0)
 			}
@@ -262,7 +273,7 @@ func renderChunks(lines []string, h *Hunk, places []placement, reps []ChunkRepor
 				}
 				return cc
 			}
-			k, found := grow(next-e0, func(k int) bool { _, ok := fitsAt(with(k), wStart, e0-wStart+k); return ok })
+			k, found := grow(next-e0, func(k int) bool { return trial(with(k), wStart, e0-wStart+k) })
 			if !found {
 				k = next - e0
 			}
@@ -283,6 +294,12 @@ func renderChunks(lines []string, h *Hunk, places []placement, reps []ChunkRepor
 	}
 	return out
 }
+
+// renderGrowBudget bounds the searches a section's rendering makes with chunks grown by
+// context. Past it a chunk is left as it is; Codex's model then does not reach the planned
+// lines with the section, which is rendered as a plain line difference or one whole-file
+// chunk instead (a longer text, equally exact).
+const renderGrowBudget = 16_000_000
 
 // grow returns the smallest k in 1..limit for which try(k) holds, as found by trying 1, 2, 4,
 // … and then bisecting between the last k that failed and the first that held: about
