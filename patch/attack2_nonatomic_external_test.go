@@ -2,6 +2,7 @@ package patch_test
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"strings"
 	"testing"
@@ -105,5 +106,35 @@ func TestAtomicTwoSpellingsCreatedNamed(t *testing.T) {
 				t.Errorf("files = %q, want them untouched %q", got, before)
 			}
 		})
+	}
+}
+
+// TestNonAtomicCancelledMidCommitSaysWhatWasWritten: a context cancelled while a non-atomic
+// commit runs stops it before the next section; the message must not claim that nothing was
+// written when earlier sections were.
+func TestNonAtomicCancelledMidCommitSaysWhatWasWritten(t *testing.T) {
+	m := apTree(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m.InjectFault(func(op, name string) bool {
+		if op == "rename" {
+			cancel() // the first section's switch: the commit is cancelled from here on
+		}
+		return false
+	}, nil)
+	a, err := patch.New(m, apRoot, patch.WithCodexCompat())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.Apply(ctx, apText("*** Update File: a.txt", "@@", "-a", "+A", "*** Update File: b.txt", "@@", "-b", "+B"))
+	pe := apErr(err)
+	if pe == nil || !errors.Is(err, context.Canceled) || pe.Section != 2 {
+		t.Fatalf("err = %v, want a cancellation in section 2", err)
+	}
+	if got := apFiles(m); got["a.txt"] != "A\n" || got["b.txt"] != "b\n" {
+		t.Fatalf("files = %q, want section 1 written and section 2 not", got)
+	}
+	if strings.Contains(pe.Msg, "before anything was written") {
+		t.Errorf("message %q says nothing was written, but section 1 was", pe.Msg)
 	}
 }
