@@ -276,6 +276,10 @@ func (a *Applier) commitSections(ctx context.Context, secs []sectionPlan) error 
 		if err := a.sameFileAsWritten(es, disk); err != nil {
 			return sectionErr(err, k+1)
 		}
+		if err := ctx.Err(); err != nil && k > 0 {
+			return sectionErr(&Error{Kind: KindIO, Err: err,
+				Msg: fmt.Sprintf("Patch commit was cancelled before section %d was written: %v", k+1, err)}, k+1)
+		}
 		if err := a.commitEntries(ctx, es); err != nil {
 			return sectionErr(err, k+1)
 		}
