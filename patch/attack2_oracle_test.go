@@ -49,11 +49,11 @@ func genBlockLines(t *rapid.T) []string {
 	return lines
 }
 
-// asciiDrift rewrites some context and removed lines of a section in ASCII.
+// asciiDrift rewrites some context, removed and "@@" anchor lines of a section in ASCII.
 func asciiDrift(t *rapid.T, section string) string {
 	ls := strings.SplitAfter(section, "\n")
 	for i, l := range ls {
-		if (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "-")) && rapid.IntRange(0, 3).Draw(t, "ascii") == 0 {
+		if (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "-") || strings.HasPrefix(l, "@@ ")) && rapid.IntRange(0, 3).Draw(t, "ascii") == 0 {
 			ls[i] = asciiLine.Replace(l)
 		}
 	}
