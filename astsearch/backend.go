@@ -90,7 +90,7 @@ func (b *nativeBackend) Find(ctx context.Context, q Query, files []Source) ([][]
 			m := buildMatch(t, q.Lang, p.p, fd, 0, "")
 			m.File = f.Path
 			if q.Rewrite != nil {
-				addReplacement(&m, *q.Rewrite, f.Data, fd)
+				addReplacement(&m, *q.Rewrite, f.Data)
 			}
 			out[i] = append(out[i], m)
 		}

@@ -97,11 +97,15 @@
 // [ExpandTemplate]: captures are substituted, an unbound variable becomes empty, multi-line
 // captures are re-indented to the template's column and the match's line, and a line break
 // from the template takes the line ending of the line where the match starts (ast-grep
-// writes a bare LF). The replaced range runs from the start of the match to the end of the
-// last pattern node actually matched, so a trailing comment or `;` the pattern does not
-// mention stays; a trailing named child it does not mention is replaced too, as ast-grep
-// does (`if ($C) $S` replaces an `else` clause: mention it, `if ($C) $S; else $E`, to keep
-// it). Edits are taken in match order and one overlapping an accepted edit is
+// writes a bare LF). The replaced range is the whole matched node, as with `ast-grep run`:
+// whatever the node holds past the last part the pattern mentions is replaced too — a
+// trailing `;` (`const a = $V` replaces `const a = 5 + 3;` through the `;`), further
+// declarators (`let $A = $B` replaces all of `let a = 1, b = 2;`) and, which is easy to
+// miss, a trailing clause: `if ($C) $S` also matches an if statement that has an else,
+// and rewriting it deletes the else clause with the rest. Check what a pattern matches
+// before applying, or mention the clause (`if ($C) $S; else $E`) so the template can put
+// it back; a comment after the node is not part of it and stays.
+// Edits are taken in match order and one overlapping an accepted edit is
 // dropped (the outer match wins; [FilePlan.Dropped] lists it); a file whose content would
 // not change is left out, and every count is of edits actually written. Each file's
 // unified diff (3 lines of context, `\ No newline at end of file` where needed) is built

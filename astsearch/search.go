@@ -569,7 +569,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 						m := buildMatch(t, pat.lang, pat.p, f, req.Context, text)
 						m.File = j.path
 						if rw != nil {
-							addReplacement(&m, rw.template, src, f)
+							addReplacement(&m, rw.template, src)
 						}
 						fr.matches = append(fr.matches, m)
 					}
@@ -640,16 +640,15 @@ func containsAll(src []byte, lits [][]byte) bool {
 	return true
 }
 
-// addReplacement sets the match's replacement and the range it replaces.
-func addReplacement(m *Match, tmpl string, src []byte, f match.Found) {
+// addReplacement sets the match's replacement and the range it replaces: the whole matched
+// node, as `ast-grep run` does (its rule does not pass on the pattern's own end of match,
+// so trailing tokens and clauses the pattern does not mention are replaced too).
+func addReplacement(m *Match, tmpl string, src []byte) {
 	start := m.Range.ByteOffset.Start
-	end := int(f.ReplaceEnd)
-	if end < start {
-		end = m.Range.ByteOffset.End
-	}
 	r := string(expand(tmpl, bindingsOf(m), src, start))
 	m.Replacement = &r
-	m.ReplacementOffsets = &ByteOffset{Start: start, End: end}
+	off := m.Range.ByteOffset
+	m.ReplacementOffsets = &off
 }
 
 // runBackend reads the files and hands them to a backend in one call.
