@@ -85,7 +85,9 @@
 // reason is "timeout" even if a cap was hit too, as TotalMatches then misses files. Matches past the match cap are counted
 // without being built, and a match's strings share one copy of its file, so many matches
 // on one long line cost memory in proportion to the file, not to matches × line length. The timeout returns the partial result
-// without an error; cancelling ctx returns ctx.Err().
+// without an error; cancelling ctx returns ctx.Err(). Either one also stops the parses in
+// progress: a file whose parse was stopped is not counted as searched nor as a parse
+// failure, and it never passes for a file without matches.
 //
 // [Stream] yields the matches Search would keep, one at a time, as soon as a file and every
 // file before it in walk order are done; it reads only a few files per worker ahead, so its
@@ -175,8 +177,10 @@
 // separate arguments, no shell); the native backend starts none.
 //
 // Untrusted input: a pattern or a source file is parsed by tree-sitter's C code in
-// process. Parsing is bounded by the request's timeout and cancellation between files, and
-// each parse by a timeout, but a crash inside C code cannot be recovered; for untrusted
+// process. When the request's timeout fires or ctx ends, the parses in progress are stopped
+// too (tree-sitter's cancellation flag, set when the context ends: a huge file does not
+// hold a worker for seconds), and each parse is also bounded by [ParseTimeout]; but a crash
+// inside C code cannot be recovered; for untrusted
 // trees, run the CLI backend (a subprocess). Memory grows with the largest file's tree
 // (44 bytes per node: a dense 10 MB minified JavaScript file makes 12 million nodes,
 // 530 MB; capped at 2^25 nodes, a file over the cap is skipped and counted as ParseFailed).

@@ -473,6 +473,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 	received := 0          // messages taken from done
 	done := make(chan int) // a finished index, or -1-i for file i never dispatched
 	var wg sync.WaitGroup
+	pc := newParseCanceller(ctx)
 	defer func() {
 		// Also when emit or Progress panics: stop, take every message still due so that no
 		// worker or the feeder stays blocked, and wait for the workers.
@@ -481,6 +482,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 			<-done
 		}
 		wg.Wait()
+		pc.close()
 	}()
 	n := min(req.threads(), max(len(files), 1))
 	window := 4 * n
@@ -507,6 +509,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 			var tp treeParser
 			defer func() {
 				if tp != nil {
+					pc.remove(tp)
 					tp.Close()
 				}
 			}()
@@ -538,8 +541,13 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 							fr.err = err
 							break
 						}
+						pc.add(tp)
 					}
 					t, err := parseFor(tp, flt, src)
+					if err != nil && ctx.Err() != nil {
+						fr.skip = "cancelled" // stopped: not a parse failure, not "no matches"
+						break
+					}
 					if err != nil {
 						fr.skip = "parse"
 						break
