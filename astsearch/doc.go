@@ -125,7 +125,8 @@
 // one cgo call per file parses, flattens the tree into a pointer-free array and frees it
 // (when the pattern has a root kind, only the subtrees of nodes of that kind whose text
 // holds the pattern's rarest literal); matching is pure Go, files are parsed by a pool of
-// [Request.Threads] workers (default min(GOMAXPROCS, 12)), and a file that lacks one of
+// [Request.Threads] workers (default min(GOMAXPROCS, 12); a larger request is lowered to
+// [MaxThreadsPerCPU] × GOMAXPROCS, as more would only hold more trees in memory), and a file that lacks one of
 // the pattern's literals (the texts of its named, non-metavariable leaves of at least 3
 // bytes; none under signature and template) is skipped before parsing — neither ever
 // changes a result. All 25 of ast-grep's languages are native. The runtime and most

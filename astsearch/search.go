@@ -30,6 +30,10 @@ const (
 	DefaultTimeout        = 300 * time.Second
 	// MaxThreads caps the default worker count, as ast-grep does.
 	MaxThreads = 12
+	// MaxThreadsPerCPU bounds Request.Threads: a request asking for more than
+	// MaxThreadsPerCPU × GOMAXPROCS workers gets that many. Parsing is CPU-bound, so more
+	// workers would only add memory (each holds a parser and the tree of its file).
+	MaxThreadsPerCPU = 4
 	// Files larger than SkipBytes bytes and longer than SkipLines lines are skipped.
 	SkipBytes = 3_000_000
 	SkipLines = 200_000
@@ -57,7 +61,9 @@ type Request struct {
 	MaxMatches     int           // default DefaultMaxMatches
 	MaxOutputBytes int           // compact JSON size of the kept matches; default 1 MiB
 	Timeout        time.Duration // default DefaultTimeout; a partial result is returned
-	Threads        int           // workers; default min(GOMAXPROCS, 12)
+	// Threads is the number of native workers; zero or negative means min(GOMAXPROCS,
+	// MaxThreads), and more than MaxThreadsPerCPU × GOMAXPROCS is lowered to that.
+	Threads int
 	// Hidden, NoIgnore and FollowSymlinks turn off the walk's rules: skipping hidden
 	// files and directories, honouring ignore files, and not following symbolic links.
 	Hidden, NoIgnore, FollowSymlinks bool
@@ -118,11 +124,14 @@ type job struct {
 	path string
 }
 
+// threads is the worker count: Threads bounded by MaxThreadsPerCPU × GOMAXPROCS, or the
+// default when it is zero or negative.
 func (r *Request) threads() int {
+	procs := runtime.GOMAXPROCS(0)
 	if r.Threads > 0 {
-		return r.Threads
+		return min(r.Threads, MaxThreadsPerCPU*procs)
 	}
-	return min(runtime.GOMAXPROCS(0), MaxThreads)
+	return min(procs, MaxThreads)
 }
 
 // checkPaths validates, guards and stats every requested path.
