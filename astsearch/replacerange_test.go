@@ -2,6 +2,8 @@ package astsearch
 
 import (
 	"context"
+	"math"
+	"os"
 	"testing"
 )
 
@@ -102,5 +104,37 @@ func TestReplaceRangeOracle(t *testing.T) {
 	cli := CLI(astGrep(t))
 	for _, c := range replaceRangeCases {
 		t.Run(c.name, func(t *testing.T) { checkReplaceRange(t, cli, c) })
+	}
+}
+
+// TestReplaceRangeOracleCorpora checks the rule behind the table on real trees: for every
+// pattern of the differential corpora, each replacementOffsets ast-grep reports equals its
+// match's range, which is the range the native backend replaces. Skipped without ast-grep;
+// each corpus is skipped when absent.
+func TestReplaceRangeOracleCorpora(t *testing.T) {
+	cli := CLI(astGrep(t))
+	for _, c := range corpora() {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := os.Stat(c.dir); err != nil {
+				t.Skipf("%s not on this machine", c.dir)
+			}
+			n := 0
+			for _, p := range c.patterns {
+				req := Request{Pattern: p, Lang: c.lang, Paths: c.quick, Dir: c.dir, Backend: cli, MaxMatches: math.MaxInt, MaxOutputBytes: math.MaxInt}
+				_, outs, err := run(context.Background(), os.DirFS(c.dir), &req, &rewriteSpec{template: "X"})
+				if err != nil {
+					t.Fatalf("%s: %v", p, err)
+				}
+				for _, o := range outs {
+					for _, m := range o.matches {
+						n++
+						if r := m.ReplacementOffsets; r == nil || *r != m.Range.ByteOffset {
+							t.Errorf("%s in %s: ast-grep replaces %v of the match %v %q", p, o.path, r, m.Range.ByteOffset, m.Text)
+						}
+					}
+				}
+			}
+			t.Logf("%d replaced ranges checked", n)
+		})
 	}
 }
