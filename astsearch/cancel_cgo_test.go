@@ -159,3 +159,33 @@ func TestBackendFindCancelStopsParse(t *testing.T) {
 		t.Errorf("the parse: %d cancelled, %d completed; want it cancelled mid-parse", cancelled.Load(), completed.Load())
 	}
 }
+
+// TestStreamBreakStopsParse: breaking out of Stream while a worker parses a huge file
+// stops that parse too, and Stream returns without waiting for it to finish.
+func TestStreamBreakStopsParse(t *testing.T) {
+	fsys := mapFS(map[string]string{"a.js": "g(1);\n", "big.js": deepJS()})
+	var cancelled, completed atomic.Int32
+	started := make(chan struct{}, 1)
+	before := runtime.NumGoroutine()
+	n := 0
+	for m, err := range Stream(context.Background(), fsys, Request{Pattern: "g($A)", Lang: JavaScript, Backend: watchedBackend(started, &cancelled, &completed), Threads: 2}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.File != "a.js" {
+			t.Fatalf("first match in %s, want a.js", m.File)
+		}
+		n++
+		<-started // the big file's parse is under way
+		break
+	}
+	if n != 1 {
+		t.Fatalf("%d matches before the break, want 1", n)
+	}
+	if cancelled.Load() != 1 || completed.Load() != 0 {
+		t.Errorf("the big file's parse: %d cancelled, %d completed; want it cancelled mid-parse", cancelled.Load(), completed.Load())
+	}
+	if g := waitGoroutines(before); g > before {
+		t.Errorf("%d goroutines after the stream, %d before", g, before)
+	}
+}

@@ -91,7 +91,8 @@
 //
 // [Stream] yields the matches Search would keep, one at a time, as soon as a file and every
 // file before it in walk order are done; it reads only a few files per worker ahead, so its
-// memory does not grow with the tree, and breaking out of the loop stops the workers.
+// memory does not grow with the tree, and breaking out of the loop stops the workers, a
+// parse in progress included.
 //
 // # Rewriting
 //
