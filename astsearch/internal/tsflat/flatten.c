@@ -136,6 +136,8 @@ int hk_parse_only(TSParser *parser, const char *src, uint32_t len) {
 
 size_t *hk_flag_new(void) { return calloc(1, sizeof(size_t)); }
 
-void hk_flag_set(size_t *flag) { __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST); }
+void hk_flag_set(size_t *flag) {
+	if (flag != NULL) __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST);
+}
 
 void hk_flag_free(size_t *flag) { free(flag); }

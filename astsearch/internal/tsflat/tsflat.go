@@ -108,7 +108,8 @@ func NewParser(name string, timeoutMicros uint64) (*Parser, error) {
 // Cancel makes the parse in progress, if any, and every later parse of p give up with
 // ErrCancelled (tree-sitter checks the flag every hundred or so parse steps, so a parse
 // stops within microseconds). It may be called from any goroutine while a parse runs, but
-// not concurrently with or after Close. A cancelled parser stays cancelled: make a new one.
+// not concurrently with Close (after Close it does nothing). A cancelled parser stays
+// cancelled: make a new one.
 func (p *Parser) Cancel() { C.hk_flag_set(p.flag) }
 
 // Grammar returns the parser's symbol table.

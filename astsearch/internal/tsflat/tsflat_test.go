@@ -475,3 +475,14 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("an uncancelled parser: %v, %d nodes", err, len(tr.Nodes))
 	}
 }
+
+// TestCancelAfterClose: Cancel on a closed parser does nothing (no crash).
+func TestCancelAfterClose(t *testing.T) {
+	p, err := NewParser("go", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	p.Cancel()
+	p.Close()
+}
