@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/harnesskit/harnesskit/patch"
 )
@@ -26,8 +25,9 @@ func degenerateRewriteCase(n int) (file, text string) {
 // the whole file with the grown chunk, so one per line was cubic: 3,000 identical lines took
 // over a minute), and the searches with grown chunks stop at a work budget, past which the
 // section is rendered as a whole-file chunk (2×50,000 lines took 34 s with bisection alone).
-// The wall-clock bound is generous (the fixed code takes well under a second
-// on the benchmark machine); the rendering is checked with the Codex binary when present.
+// The number of trials is checked by TestGrowFindsSmallestWithFewTrials and the time by
+// BenchmarkRewriteDegenerateContext (the cubic search on 2×50,000 lines would run past the
+// test timeout); here the rendering is checked with the Codex binary when present.
 func TestRewriteContextSearchBounded(t *testing.T) {
 	for _, mode := range []struct {
 		name string
@@ -45,13 +45,9 @@ func TestRewriteContextSearchBounded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			start := time.Now()
 			rw, err := a.Rewrite(context.Background(), text)
 			if err != nil {
 				t.Fatal(err)
-			}
-			if d := time.Since(start); d > 20*time.Second {
-				t.Fatalf("Rewrite took %v on %d identical lines", d, 2*n)
 			}
 			if _, err := a.Apply(context.Background(), text); err != nil {
 				t.Fatal(err)
