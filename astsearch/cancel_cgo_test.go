@@ -97,17 +97,12 @@ func TestCancelStopsParse(t *testing.T) {
 		<-started
 		cancel()
 	}()
-	start := time.Now()
 	res, err := Search(ctx, fsys, Request{Pattern: "g($A)", Lang: JavaScript, Backend: watchedBackend(started, &cancelled, &completed), Threads: 2})
-	elapsed := time.Since(start)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Search = %+v, %v; want context.Canceled", res, err)
 	}
 	if cancelled.Load() != 1 || completed.Load() != 0 {
 		t.Errorf("the big file's parse: %d cancelled, %d completed; want it cancelled mid-parse", cancelled.Load(), completed.Load())
-	}
-	if elapsed > 3*time.Second { // generous: the whole parse takes several seconds
-		t.Errorf("Search took %v, with the context cancelled as the parse started", elapsed)
 	}
 	if g := waitGoroutines(before); g > before {
 		t.Errorf("%d goroutines after the search, %d before", g, before)
