@@ -14,8 +14,10 @@ import (
 // The ranges are what ast-grep 0.51.1 reports (checked against it when it is present):
 // where ast-grep's newer grammar has a content node (Go's interpreted_string_literal, CSS's
 // string_value) the content must be equal, blanks and their place included; where its
-// grammar hides the content too (Python, Lua, Scala, YAML), ast-grep compares the children
-// alone and strings differing only in hidden content match.
+// grammar hides the content too (Python, Lua, YAML), ast-grep compares the children alone
+// and strings differing only in hidden content match. (Scala is left out: smacker's
+// tree-sitter-scala makes a string with an escape one leaf, compared whole, where
+// ast-grep's has an escape_sequence child, so `f("a\n")` matches only itself natively.)
 var uncoveredCases = []struct {
 	name     string
 	lang     Lang
@@ -40,8 +42,6 @@ var uncoveredCases = []struct {
 		src: "print(\"b\\n\")\nprint(\"a\\n\")\n", want: "0-12,13-25"},
 	{name: "lua_hidden_content_ignored", lang: Lua, pat: `f("a\n")`,
 		src: "f(\"b\\n\")\nf(\"a\\n\")\nf(\"a \\n\")\n", want: "0-8,9-17,18-27"},
-	{name: "scala_hidden_content_ignored", lang: Scala, pat: `f("a\n")`,
-		src: "object O { f(\"b\\n\"); f(\"a\\n\"); f(\"a \\n\") }\n", want: "11-19,21-29,31-40"},
 	{name: "yaml_hidden_content_ignored", lang: YAML, pat: `k: "a\n"`,
 		src: "k: \"b\\n\"\n---\nk: \"a\\n\"\n---\nk: \"a \\n\"\n", want: "0-8,13-21,26-35"},
 }
