@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"pgregory.net/rapid"
 )
 
 // uncoveredCases: string literals whose content some grammars give no node of its own.
@@ -85,4 +87,49 @@ func TestUncoveredStringContentOracle(t *testing.T) {
 			t.Errorf("%s: ast-grep finds %s, the table says %s", tc.name, got, tc.want)
 		}
 	}
+}
+
+// TestUncoveredStringProperty: with ast-grep's grammars a Go or CSS string's content is
+// leaves (content and escape sequences) compared exactly, so a string pattern matches a
+// string exactly when their texts are equal, blanks and escapes included.
+func TestUncoveredStringProperty(t *testing.T) {
+	pieces := []string{"a", "b", " ", "  ", `\t`, `\n`, `\\`, "x y"}
+	matched := 0
+	rapid.Check(t, func(t *rapid.T) {
+		draw := func(label string) string {
+			n := rapid.IntRange(0, 4).Draw(t, label+" pieces")
+			var b strings.Builder
+			for range n {
+				b.WriteString(rapid.SampledFrom(pieces).Draw(t, label))
+			}
+			return b.String()
+		}
+		a, b := draw("pattern"), draw("source")
+		if rapid.Bool().Draw(t, "same") {
+			b = a
+		}
+		for _, tc := range []struct {
+			lang     Lang
+			pat, src string
+		}{
+			{Go, `g(x, "` + a + `")`, "package p\nfunc f() { g(x, \"" + b + "\") }\n"},
+			{CSS, `a { content: "` + a + `"; }`, "a { content: \"" + b + "\"; }\n"},
+		} {
+			p, err := Compile(tc.pat, tc.lang)
+			if err != nil {
+				t.Fatalf("%s %q: %v", tc.lang, tc.pat, err)
+			}
+			ms, err := p.FindAll([]byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(ms) == 1; got != (a == b) {
+				t.Fatalf("%s: pattern %q on %q: matched %v, want %v", tc.lang, tc.pat, tc.src, got, a == b)
+			}
+			if len(ms) == 1 {
+				matched++
+			}
+		}
+	})
+	t.Logf("%d matches", matched)
 }
