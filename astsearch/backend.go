@@ -72,7 +72,12 @@ func (b *nativeBackend) Find(ctx context.Context, q Query, files []Source) ([][]
 	if err != nil {
 		return nil, err
 	}
-	defer tp.Close()
+	pc := newParseCanceller(ctx)
+	pc.add(tp)
+	defer func() {
+		pc.close()
+		tp.Close()
+	}()
 	out := make([][]Match, len(files))
 	for i, f := range files {
 		if err := ctx.Err(); err != nil {
@@ -80,6 +85,9 @@ func (b *nativeBackend) Find(ctx context.Context, q Query, files []Source) ([][]
 		}
 		t, err := tp.Parse(f.Data)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			return nil, &FileError{Op: "parse", Path: f.Path, Err: err}
 		}
 		finds, _, complete := p.p.FindAllStop(t, func() bool { return ctx.Err() != nil }, -1)
@@ -90,7 +98,7 @@ func (b *nativeBackend) Find(ctx context.Context, q Query, files []Source) ([][]
 			m := buildMatch(t, q.Lang, p.p, fd, 0, "")
 			m.File = f.Path
 			if q.Rewrite != nil {
-				addReplacement(&m, *q.Rewrite, f.Data, fd)
+				addReplacement(&m, *q.Rewrite, f.Data)
 			}
 			out[i] = append(out[i], m)
 		}

@@ -85,11 +85,14 @@
 // reason is "timeout" even if a cap was hit too, as TotalMatches then misses files. Matches past the match cap are counted
 // without being built, and a match's strings share one copy of its file, so many matches
 // on one long line cost memory in proportion to the file, not to matches × line length. The timeout returns the partial result
-// without an error; cancelling ctx returns ctx.Err().
+// without an error; cancelling ctx returns ctx.Err(). Either one also stops the parses in
+// progress: a file whose parse was stopped is not counted as searched nor as a parse
+// failure, and it never passes for a file without matches.
 //
 // [Stream] yields the matches Search would keep, one at a time, as soon as a file and every
 // file before it in walk order are done; it reads only a few files per worker ahead, so its
-// memory does not grow with the tree, and breaking out of the loop stops the workers.
+// memory does not grow with the tree, and breaking out of the loop stops the workers, a
+// parse in progress included.
 //
 // # Rewriting
 //
@@ -97,11 +100,15 @@
 // [ExpandTemplate]: captures are substituted, an unbound variable becomes empty, multi-line
 // captures are re-indented to the template's column and the match's line, and a line break
 // from the template takes the line ending of the line where the match starts (ast-grep
-// writes a bare LF). The replaced range runs from the start of the match to the end of the
-// last pattern node actually matched, so a trailing comment or `;` the pattern does not
-// mention stays; a trailing named child it does not mention is replaced too, as ast-grep
-// does (`if ($C) $S` replaces an `else` clause: mention it, `if ($C) $S; else $E`, to keep
-// it). Edits are taken in match order and one overlapping an accepted edit is
+// writes a bare LF). The replaced range is the whole matched node, as with `ast-grep run`:
+// whatever the node holds past the last part the pattern mentions is replaced too — a
+// trailing `;` (`const a = $V` replaces `const a = 5 + 3;` through the `;`), further
+// declarators (`let $A = $B` replaces all of `let a = 1, b = 2;`) and, which is easy to
+// miss, a trailing clause: `if ($C) $S` also matches an if statement that has an else,
+// and rewriting it deletes the else clause with the rest. Check what a pattern matches
+// before applying, or mention the clause (`if ($C) $S; else $E`) so the template can put
+// it back; a comment after the node is not part of it and stays.
+// Edits are taken in match order and one overlapping an accepted edit is
 // dropped (the outer match wins; [FilePlan.Dropped] lists it); a file whose content would
 // not change is left out, and every count is of edits actually written. Each file's
 // unified diff (3 lines of context, `\ No newline at end of file` where needed) is built
@@ -119,7 +126,8 @@
 // one cgo call per file parses, flattens the tree into a pointer-free array and frees it
 // (when the pattern has a root kind, only the subtrees of nodes of that kind whose text
 // holds the pattern's rarest literal); matching is pure Go, files are parsed by a pool of
-// [Request.Threads] workers (default min(GOMAXPROCS, 12)), and a file that lacks one of
+// [Request.Threads] workers (default min(GOMAXPROCS, 12); a larger request is lowered to
+// [MaxThreadsPerCPU] × GOMAXPROCS, as more would only hold more trees in memory), and a file that lacks one of
 // the pattern's literals (the texts of its named, non-metavariable leaves of at least 3
 // bytes; none under signature and template) is skipped before parsing — neither ever
 // changes a result. All 25 of ast-grep's languages are native. The runtime and most
@@ -173,8 +181,10 @@
 // separate arguments, no shell); the native backend starts none.
 //
 // Untrusted input: a pattern or a source file is parsed by tree-sitter's C code in
-// process. Parsing is bounded by the request's timeout and cancellation between files, and
-// each parse by a timeout, but a crash inside C code cannot be recovered; for untrusted
+// process. When the request's timeout fires or ctx ends, the parses in progress are stopped
+// too (tree-sitter's cancellation flag, set when the context ends: a huge file does not
+// hold a worker for seconds), and each parse is also bounded by [ParseTimeout]; but a crash
+// inside C code cannot be recovered; for untrusted
 // trees, run the CLI backend (a subprocess). Memory grows with the largest file's tree
 // (44 bytes per node: a dense 10 MB minified JavaScript file makes 12 million nodes,
 // 530 MB; capped at 2^25 nodes, a file over the cap is skipped and counted as ParseFailed).

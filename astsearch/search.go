@@ -30,6 +30,10 @@ const (
 	DefaultTimeout        = 300 * time.Second
 	// MaxThreads caps the default worker count, as ast-grep does.
 	MaxThreads = 12
+	// MaxThreadsPerCPU bounds Request.Threads: a request asking for more than
+	// MaxThreadsPerCPU × GOMAXPROCS workers gets that many. Parsing is CPU-bound, so more
+	// workers would only add memory (each holds a parser and the tree of its file).
+	MaxThreadsPerCPU = 4
 	// Files larger than SkipBytes bytes and longer than SkipLines lines are skipped.
 	SkipBytes = 3_000_000
 	SkipLines = 200_000
@@ -57,7 +61,9 @@ type Request struct {
 	MaxMatches     int           // default DefaultMaxMatches
 	MaxOutputBytes int           // compact JSON size of the kept matches; default 1 MiB
 	Timeout        time.Duration // default DefaultTimeout; a partial result is returned
-	Threads        int           // workers; default min(GOMAXPROCS, 12)
+	// Threads is the number of native workers; zero or negative means min(GOMAXPROCS,
+	// MaxThreads), and more than MaxThreadsPerCPU × GOMAXPROCS is lowered to that.
+	Threads int
 	// Hidden, NoIgnore and FollowSymlinks turn off the walk's rules: skipping hidden
 	// files and directories, honouring ignore files, and not following symbolic links.
 	Hidden, NoIgnore, FollowSymlinks bool
@@ -118,11 +124,14 @@ type job struct {
 	path string
 }
 
+// threads is the worker count: Threads bounded by MaxThreadsPerCPU × GOMAXPROCS, or the
+// default when it is zero or negative.
 func (r *Request) threads() int {
+	procs := runtime.GOMAXPROCS(0)
 	if r.Threads > 0 {
-		return r.Threads
+		return min(r.Threads, MaxThreadsPerCPU*procs)
 	}
-	return min(runtime.GOMAXPROCS(0), MaxThreads)
+	return min(procs, MaxThreads)
 }
 
 // checkPaths validates, guards and stats every requested path.
@@ -473,6 +482,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 	received := 0          // messages taken from done
 	done := make(chan int) // a finished index, or -1-i for file i never dispatched
 	var wg sync.WaitGroup
+	pc := newParseCanceller(ctx)
 	defer func() {
 		// Also when emit or Progress panics: stop, take every message still due so that no
 		// worker or the feeder stays blocked, and wait for the workers.
@@ -481,6 +491,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 			<-done
 		}
 		wg.Wait()
+		pc.close()
 	}()
 	n := min(req.threads(), max(len(files), 1))
 	window := 4 * n
@@ -507,6 +518,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 			var tp treeParser
 			defer func() {
 				if tp != nil {
+					pc.remove(tp)
 					tp.Close()
 				}
 			}()
@@ -538,8 +550,13 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 							fr.err = err
 							break
 						}
+						pc.add(tp)
 					}
 					t, err := parseFor(tp, flt, src)
+					if err != nil && ctx.Err() != nil {
+						fr.skip = "cancelled" // stopped: not a parse failure, not "no matches"
+						break
+					}
 					if err != nil {
 						fr.skip = "parse"
 						break
@@ -569,7 +586,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 						m := buildMatch(t, pat.lang, pat.p, f, req.Context, text)
 						m.File = j.path
 						if rw != nil {
-							addReplacement(&m, rw.template, src, f)
+							addReplacement(&m, rw.template, src)
 						}
 						fr.matches = append(fr.matches, m)
 					}
@@ -640,16 +657,15 @@ func containsAll(src []byte, lits [][]byte) bool {
 	return true
 }
 
-// addReplacement sets the match's replacement and the range it replaces.
-func addReplacement(m *Match, tmpl string, src []byte, f match.Found) {
+// addReplacement sets the match's replacement and the range it replaces: the whole matched
+// node, as `ast-grep run` does (its rule does not pass on the pattern's own end of match,
+// so trailing tokens and clauses the pattern does not mention are replaced too).
+func addReplacement(m *Match, tmpl string, src []byte) {
 	start := m.Range.ByteOffset.Start
-	end := int(f.ReplaceEnd)
-	if end < start {
-		end = m.Range.ByteOffset.End
-	}
 	r := string(expand(tmpl, bindingsOf(m), src, start))
 	m.Replacement = &r
-	m.ReplacementOffsets = &ByteOffset{Start: start, End: end}
+	off := m.Range.ByteOffset
+	m.ReplacementOffsets = &off
 }
 
 // runBackend reads the files and hands them to a backend in one call.

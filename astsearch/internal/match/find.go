@@ -4,12 +4,9 @@ import "slices"
 
 // Found is one match in a tree.
 type Found struct {
-	Node int32
-	// ReplaceEnd is the end of the last pattern node actually matched: a rewrite replaces
-	// [Start, ReplaceEnd) of the node (the whole node when it cannot be computed).
-	ReplaceEnd uint32
-	Single     map[string]int32
-	Multi      map[string][]int32
+	Node   int32
+	Single map[string]int32
+	Multi  map[string][]int32
 }
 
 // MatchAt matches the pattern against node i of t.
@@ -22,11 +19,7 @@ func (p *Pattern) MatchAt(t *Tree, i int32) (Found, bool) {
 	if m.matchRoot(&p.Root, i, &st) != matchedBoth {
 		return Found{}, false
 	}
-	f := Found{Node: i, ReplaceEnd: t.Nodes[i].End}
-	end := state{computeEnd: true}
-	if m.matchRoot(&p.Root, i, &end) == matchedBoth {
-		f.ReplaceEnd = end.end
-	}
+	f := Found{Node: i}
 	for _, b := range st.binds {
 		if b.isMulti {
 			if f.Multi == nil {

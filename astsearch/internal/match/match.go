@@ -10,13 +10,10 @@ type binding struct {
 	isMulti bool
 }
 
-// state is ast-grep's aggregator: either the metavariable environment, or (computeEnd) the
-// end of the last pattern node matched, which bounds the replaced range of a rewrite.
-// Copies are cheap and never share appends: binds is always clipped before it is copied.
+// state is ast-grep's aggregator: the metavariable environment. Copies are cheap and
+// never share appends: binds is always clipped before it is copied.
 type state struct {
-	computeEnd bool
-	end        uint32
-	binds      []binding
+	binds []binding
 }
 
 func (s state) clone() state {
@@ -125,18 +122,7 @@ func (m *matcher) insertMulti(st *state, name string, cs []int32) bool {
 	return true
 }
 
-func (m *matcher) aggTerminal(st *state, c int32) bool {
-	if st.computeEnd {
-		st.end = m.t.Nodes[c].End
-	}
-	return true
-}
-
 func (m *matcher) aggMeta(st *state, p *PNode, c int32) bool {
-	if st.computeEnd {
-		st.end = m.t.Nodes[c].End
-		return true
-	}
 	switch p.Meta {
 	case Capture:
 		if p.Named && !m.named(c) {
@@ -152,13 +138,6 @@ func (m *matcher) aggMeta(st *state, p *PNode, c int32) bool {
 }
 
 func (m *matcher) aggEllipsis(st *state, name string, nodes []int32, skipped int) bool {
-	if st.computeEnd {
-		if len(nodes) == 0 {
-			return false
-		}
-		st.end = m.t.Nodes[nodes[len(nodes)-1]].End
-		return true
-	}
 	if name == "" {
 		return true
 	}
@@ -228,11 +207,7 @@ func (m *matcher) matchNode(p *PNode, c int32, st *state) outcome {
 		}
 		return noMatch
 	case !p.Internal:
-		o := m.matchTerminal(p, c)
-		if o == matchedBoth && !m.aggTerminal(st, c) {
-			return noMatch
-		}
-		return o
+		return m.matchTerminal(p, c)
 	}
 	if m.s != Template && p.Kind != m.t.Nodes[c].Kind && p.Kind != ErrorKind {
 		return noMatch
@@ -329,11 +304,6 @@ func (m *matcher) matchChildren(goals []PNode, c int32, st *state) bool {
 			for ; c >= 0; c = m.next(c) {
 				if !m.skipTrailing(c) {
 					return false
-				}
-				// ast-grep 0.51.1 replaces a trailing named child the pattern does not
-				// mention (an else clause), but not trailing punctuation or comments.
-				if st.computeEnd && m.named(c) && !m.extra(c) {
-					st.end = m.t.Nodes[c].End
 				}
 			}
 			return true

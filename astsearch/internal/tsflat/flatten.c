@@ -1,6 +1,7 @@
 //go:build cgo
 
 #include "flatten.h"
+#include <stdlib.h>
 
 static inline int hk_in(const uint8_t *kinds, uint32_t nkinds, TSSymbol sym) {
 	return sym < nkinds && ((kinds[sym >> 3] >> (sym & 7)) & 1);
@@ -132,3 +133,11 @@ int hk_parse_only(TSParser *parser, const char *src, uint32_t len) {
 	ts_tree_delete(tree);
 	return 0;
 }
+
+size_t *hk_flag_new(void) { return calloc(1, sizeof(size_t)); }
+
+void hk_flag_set(size_t *flag) {
+	if (flag != NULL) __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST);
+}
+
+void hk_flag_free(size_t *flag) { free(flag); }

@@ -87,3 +87,11 @@ void hk_tree_delete(TSTree *tree);
 
 // hk_parse_only parses src and frees the tree (-1: cancelled), for benchmarks.
 int hk_parse_only(TSParser *parser, const char *src, uint32_t len);
+
+// A cancellation flag for ts_parser_set_cancellation_flag: hk_flag_new allocates one
+// (zero, NULL when out of memory), hk_flag_set stores 1 atomically (the runtime loads it
+// atomically every hundred parse steps and then gives up; a NULL flag is ignored),
+// hk_flag_free frees it.
+size_t *hk_flag_new(void);
+void hk_flag_set(size_t *flag);
+void hk_flag_free(size_t *flag);

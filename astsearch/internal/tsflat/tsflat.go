@@ -76,6 +76,7 @@ func Grammar(name string) *match.Grammar {
 // language and reuses its node buffer.
 type Parser struct {
 	p       *C.TSParser
+	flag    *C.size_t // the parser's cancellation flag (C memory: the runtime reads it)
 	grammar *match.Grammar
 	buf     []match.Node // flat records, reused from file to file
 	cands   []int32      // candidate indices, as long as buf
@@ -95,8 +96,21 @@ func NewParser(name string, timeoutMicros uint64) (*Parser, error) {
 		return nil, fmt.Errorf("tsflat: grammar %q has an ABI this runtime does not accept", name)
 	}
 	C.ts_parser_set_timeout_micros(p, C.uint64_t(timeoutMicros))
-	return &Parser{p: p, grammar: g}, nil
+	flag := C.hk_flag_new()
+	if flag == nil {
+		C.ts_parser_delete(p)
+		return nil, errors.New("tsflat: out of memory for a parser's cancellation flag")
+	}
+	C.ts_parser_set_cancellation_flag(p, flag)
+	return &Parser{p: p, flag: flag, grammar: g}, nil
 }
+
+// Cancel makes the parse in progress, if any, and every later parse of p give up with
+// ErrCancelled (tree-sitter checks the flag every hundred or so parse steps, so a parse
+// stops within microseconds). It may be called from any goroutine while a parse runs, but
+// not concurrently with Close (after Close it does nothing). A cancelled parser stays
+// cancelled: make a new one.
+func (p *Parser) Cancel() { C.hk_flag_set(p.flag) }
 
 // Grammar returns the parser's symbol table.
 func (p *Parser) Grammar() *match.Grammar { return p.grammar }
@@ -105,7 +119,8 @@ func (p *Parser) Grammar() *match.Grammar { return p.grammar }
 func (p *Parser) Close() {
 	if p.p != nil {
 		C.ts_parser_delete(p.p)
-		p.p = nil
+		C.hk_flag_free(p.flag)
+		p.p, p.flag = nil, nil
 	}
 }
 

@@ -446,3 +446,43 @@ func TestOneRuntimeLinked(t *testing.T) {
 		t.Error("github.com/smacker/go-tree-sitter is not linked")
 	}
 }
+
+// TestCancel: a cancelled parser gives up on every parse, whole or by candidates, with
+// ErrCancelled, and stays cancelled; another parser parses the same source.
+func TestCancel(t *testing.T) {
+	src := []byte("x = " + strings.Repeat("f(", 50_000) + strings.Repeat(")", 50_000) + ";\n")
+	p, err := NewParser("javascript", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.Cancel()
+	for i := range 2 {
+		if _, err := p.Parse(src); err != ErrCancelled {
+			t.Errorf("parse %d after Cancel: %v, want ErrCancelled", i, err)
+		}
+		if _, err := p.ParseCandidates(src, []byte{0xff}, nil); err != ErrCancelled {
+			t.Errorf("candidate parse %d after Cancel: %v, want ErrCancelled", i, err)
+		}
+	}
+	q, err := NewParser("javascript", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	tr, err := q.Parse(src)
+	if err != nil || len(tr.Nodes) < 100_000 {
+		t.Fatalf("an uncancelled parser: %v, %d nodes", err, len(tr.Nodes))
+	}
+}
+
+// TestCancelAfterClose: Cancel on a closed parser does nothing (no crash).
+func TestCancelAfterClose(t *testing.T) {
+	p, err := NewParser("go", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	p.Cancel()
+	p.Close()
+}
