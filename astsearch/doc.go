@@ -147,8 +147,10 @@
 // releases that load (go 0.23.4, typescript 0.23.2) removed none of the differences
 // observed. The differences this makes are rare and listed, with their reasons, in
 // testdata/known-differences.json; to make up for one of them, the native matcher also
-// compares the text an internal node's children leave uncovered (the content of a Go
-// string literal). smacker's other grammars (cue, dockerfile, elm, groovy, hcl, markdown,
+// compares, exactly and place by place, the text the children of a Go
+// interpreted_string_literal or a CSS string_value leave uncovered (their content, which
+// ast-grep's newer grammars give a node of its own); elsewhere it compares an internal node
+// by its children alone, as ast-grep does. smacker's other grammars (cue, dockerfile, elm, groovy, hcl, markdown,
 // ocaml, protobuf, sql, svelte, toml) are not among ast-grep's 25 languages and are not
 // offered. A [Backend] without a language's grammar gives [ErrLangUnavailable] for it.
 //

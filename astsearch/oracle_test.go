@@ -90,10 +90,10 @@ func knownCorpus(t testing.TB) map[string]string {
 func corpora() []corpus {
 	out := []corpus{
 		{"GOROOT/src/net", filepath.Join(runtime.GOROOT(), "src", "net"), Go,
-			[]string{"if err != nil { return $$$ }", "fmt.Errorf($A, $$$)", "$A == nil", "$F($$$ARGS)", "for $$$ { $$$ }", "return $A, $B", `$X == ""`, `strings.HasPrefix($S, "/")`},
+			[]string{"if err != nil { return $$$ }", "fmt.Errorf($A, $$$)", "$A == nil", "$F($$$ARGS)", "for $$$ { $$$ }", "return $A, $B", `$X == ""`, `strings.HasPrefix($S, "/")`, `$T.Errorf("%q: %v", $$$)`},
 			[]string{"http/cookiejar", "rpc"}},
 		{"python3.11 stdlib", "/usr/lib/python3.11", Python,
-			[]string{"isinstance($A, $B)", "def $F($$$)", "raise $E($$$)", "$A.append($B)"},
+			[]string{"isinstance($A, $B)", "def $F($$$)", "raise $E($$$)", "$A.append($B)", `", ".join($A)`},
 			[]string{"json", "email/mime"}},
 		{"npm package tree", "/usr/lib/node_modules/npm", JavaScript,
 			[]string{"require($A)", "function $NAME($$$) { $$$ }", "$A === undefined", "module.exports = $X"},

@@ -38,10 +38,11 @@ type PNode struct {
 	Text     string // Terminal text
 	Internal bool
 	Children []PNode
-	// Gap is the text of an internal node that no child covers, with blanks dropped: the
-	// content of a string literal whose grammar has no node for it (tree-sitter-go's
-	// interpreted_string_literal in smacker's version). It is compared like a leaf's text.
-	Gap string
+	// Uncovered, when not nil, holds the texts of an internal node that no child covers
+	// (Tree.Uncovered), compared exactly like a leaf's text: set only for the kinds whose
+	// content ast-grep's newer grammar gives a node of its own and ours does not
+	// (Grammar.ComparesUncovered).
+	Uncovered []string
 }
 
 func (p *PNode) isEllipsis() bool { return p.Meta == Multiple || p.Meta == MultiCapture }
@@ -233,7 +234,10 @@ func (p *Pattern) convert(t *Tree, g *Grammar, i int32) PNode {
 	if n.ChildCount == 0 {
 		return PNode{Kind: n.Kind, Named: n.Named(), Text: string(t.Text(i))}
 	}
-	out := PNode{Kind: n.Kind, Named: n.Named(), Internal: true, Gap: t.Gap(i)}
+	out := PNode{Kind: n.Kind, Named: n.Named(), Internal: true}
+	if g.ComparesUncovered(n.Kind) {
+		out.Uncovered = t.Uncovered(i)
+	}
 	for c := n.FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
 		if t.Nodes[c].Missing() {
 			continue

@@ -49,6 +49,26 @@ type Grammar struct {
 	Expando rune
 }
 
+// ComparesUncovered reports whether the text no child covers is compared for nodes of kind
+// k, as if it were a leaf: for the kinds whose content ast-grep 0.51.1's grammar gives a
+// node of its own and ours does not (smacker's tree-sitter-go has no node for the content
+// of an interpreted_string_literal, nor its tree-sitter-css for that of a string_value), so
+// that "Hello" does not match "Hi" nor "Hel lo". Elsewhere ast-grep compares an internal
+// node by its children alone, and so does the matcher: a Python string differing from the
+// pattern's only in content hidden by the grammar matches.
+func (g *Grammar) ComparesUncovered(k uint16) bool {
+	var kind string
+	switch g.Name {
+	case "go":
+		kind = "interpreted_string_literal"
+	case "css":
+		kind = "string_value"
+	default:
+		return false
+	}
+	return g.KindName(k) == kind
+}
+
 // KindName returns the name of symbol k ("ERROR" for the error symbol).
 func (g *Grammar) KindName(k uint16) string {
 	if k == ErrorKind {
@@ -91,50 +111,31 @@ func (t *Tree) Text(i int32) []byte {
 	return t.Src[n.Start:n.End]
 }
 
-// Gap returns the bytes of node i that none of its children covers, blanks removed.
-func (t *Tree) Gap(i int32) string {
+// Uncovered returns the texts of node i that none of its children covers: before its
+// first child, between each two, and after its last, one text per place (the content of a
+// string literal whose grammar has no node for it).
+func (t *Tree) Uncovered(i int32) []string {
 	n := &t.Nodes[i]
-	var out []byte
+	out := make([]string, 0, n.ChildCount+1)
 	pos := n.Start
-	add := func(to uint32) {
-		for _, b := range t.Src[pos:max(pos, to)] {
-			if b != ' ' && b != '\t' && b != '\n' && b != '\r' {
-				out = append(out, b)
-			}
-		}
-	}
 	for c := n.FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
-		add(t.Nodes[c].Start)
+		out = append(out, string(t.Src[pos:max(pos, t.Nodes[c].Start)]))
 		pos = max(pos, t.Nodes[c].End)
 	}
-	add(n.End)
-	return string(out)
+	return append(out, string(t.Src[pos:max(pos, n.End)]))
 }
 
-// GapEqual reports whether Gap(i) == want, without allocating.
-func (t *Tree) GapEqual(i int32, want string) bool {
+// UncoveredEqual reports whether Uncovered(i) equals want, without allocating.
+func (t *Tree) UncoveredEqual(i int32, want []string) bool {
 	n := &t.Nodes[i]
 	k := 0
 	pos := n.Start
-	ok := true
-	scan := func(to uint32) {
-		for _, b := range t.Src[pos:max(pos, to)] {
-			if b == ' ' || b == '\t' || b == '\n' || b == '\r' {
-				continue
-			}
-			if k >= len(want) || want[k] != b {
-				ok = false
-				return
-			}
-			k++
+	for c := n.FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
+		if k >= len(want) || string(t.Src[pos:max(pos, t.Nodes[c].Start)]) != want[k] {
+			return false
 		}
-	}
-	for c := n.FirstChild; c >= 0 && ok; c = t.Nodes[c].NextSibling {
-		scan(t.Nodes[c].Start)
+		k++
 		pos = max(pos, t.Nodes[c].End)
 	}
-	if ok {
-		scan(n.End)
-	}
-	return ok && k == len(want)
+	return k == len(want)-1 && string(t.Src[pos:max(pos, n.End)]) == want[k]
 }

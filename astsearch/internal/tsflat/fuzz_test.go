@@ -5,6 +5,8 @@ package tsflat
 import (
 	"errors"
 	"testing"
+
+	"github.com/harnesskit/harnesskit/astsearch/internal/match"
 )
 
 // moduleLangs are the grammars linked from their own Go packages rather than smacker's;
@@ -77,5 +79,73 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("%s: node %d links %d children, counts %d", lang, i, cnt, n.ChildCount)
 			}
 		}
+	})
+}
+
+// FuzzParseCandidates flattens arbitrary bytes of one of those grammars into a partial
+// tree, for a kind taken from the full tree (node ki's) and a literal cut from the source
+// (ln bytes at off; none when ln is 0), sometimes through the retry path: never a crash,
+// and the partial tree holds exactly the subtrees checkPartial expects, record for record.
+func FuzzParseCandidates(f *testing.F) {
+	for _, s := range []struct {
+		lang byte
+		src  string
+	}{
+		{0, "module M where\nf x = g (h x) + 1\n"},
+		{1, `{"a": [1, {"b": [2, 3]}, "x"], "c": {"a": []}}`},
+		{2, "local t = { a = f(g(1)), [2] = 'x' }\nprint(f(t))\n"},
+		{3, "{ a ? 1, ... }@args: let b = f (g a); in b // { c = ''x ${a}''; }\n"},
+		{4, "<?php\nclass A { public function f(int $x): int { return g(h($x)) <=> 2; } }\n"},
+		{5, "contract C { function f() public pure returns (uint) { return g(h(1)); } }\n"},
+	} {
+		f.Add(s.lang, uint16(5), uint16(3), uint8(2), false, []byte(s.src))
+	}
+	parsers := map[string]*Parser{}
+	f.Cleanup(func() {
+		for _, p := range parsers {
+			p.Close()
+		}
+	})
+	f.Fuzz(func(t *testing.T, li byte, ki, off uint16, ln uint8, retry bool, src []byte) {
+		lang := moduleLangs[int(li)%len(moduleLangs)]
+		p := parsers[lang]
+		if p == nil {
+			var err error
+			if p, err = NewParser(lang, 1_000_000); err != nil {
+				t.Fatal(err)
+			}
+			parsers[lang] = p
+		}
+		full, err := p.Parse(src)
+		if errors.Is(err, ErrCancelled) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", lang, err)
+		}
+		full = Clone(full)
+		k := full.Nodes[int(ki)%len(full.Nodes)].Kind
+		if k == match.ErrorKind {
+			return // a pattern's root kind is never ERROR
+		}
+		kinds := make([]byte, k/8+1)
+		kinds[k/8] = 1 << (k % 8)
+		var lit []byte
+		if n := int(ln % 8); n > 0 && len(src) > 0 {
+			a := int(off) % len(src)
+			lit = p.occurrences(src, [][]byte{src[a:min(a+n, len(src))]})
+		}
+		want := 1024
+		if retry {
+			want = 1
+		}
+		part, err := p.parse(src, kinds, lit, want)
+		if errors.Is(err, ErrCancelled) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", lang, err)
+		}
+		checkPartial(t, full, part, kinds, string(lit))
 	})
 }
