@@ -83,7 +83,7 @@ func keysOf(ms []Match) []string {
 
 // TestStreamEarlyBreakParsesLittle: a consumer that stops after the first match of a tree
 // of 10,000 files must not have them all parsed: only the files read ahead (a window of a
-// few per worker) are. Search, for comparison, parses every file.
+// few dozen per worker) are. Search, for comparison, parses every file.
 func TestStreamEarlyBreakParsesLittle(t *testing.T) {
 	files := map[string]string{}
 	for i := range 10_000 {
@@ -106,8 +106,8 @@ func TestStreamEarlyBreakParsesLittle(t *testing.T) {
 	if first.File != "d0/f0000.js" {
 		t.Errorf("first match in %q, want d0/f0000.js (walk order)", first.File)
 	}
-	// 1 pattern parse + at most window (4 per worker) files in flight + the first file.
-	if limit := int64(1 + 4*2 + 1); atFirst > limit || after > limit {
+	// 1 pattern parse + at most the window's files in flight + the first file.
+	if limit := int64(1 + windowPerWorker*2 + 1); atFirst > limit || after > limit {
 		t.Errorf("parses when the first match came: %d, after the break: %d; want at most %d of 10,000 files", atFirst, after, limit)
 	}
 	parses.Store(0)
