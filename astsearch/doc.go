@@ -122,37 +122,42 @@
 //
 // # Backends
 //
-// [Native] (the default, needs cgo) parses with tree-sitter grammars compiled in process:
-// one cgo call per file parses, flattens the tree into a pointer-free array and frees it
-// (when the pattern has a root kind, only the subtrees of nodes of that kind whose text
-// holds the pattern's rarest literal); matching is pure Go, files are parsed by a pool of
-// [Request.Threads] workers (default min(GOMAXPROCS, 12); a larger request is lowered to
-// [MaxThreadsPerCPU] × GOMAXPROCS, as more would only hold more trees in memory), and a file that lacks one of
-// the pattern's literals (the texts of its named, non-metavariable leaves of at least 3
-// bytes; none under signature and template) is skipped before parsing — neither ever
-// changes a result. All 25 of ast-grep's languages are native. The runtime and most
-// grammars are those of github.com/smacker/go-tree-sitter (bash, c, cpp, csharp, css,
-// elixir, go, html, java, javascript, kotlin, python, ruby, rust, scala, swift, tsx,
-// typescript, yaml); the others come from the grammars' own Go packages, which hold only
-// the grammar's C and no second runtime: haskell 0.23.1 and json 0.24.8 (ast-grep's
-// versions), php 0.23.12 (the php_only grammar ast-grep uses, without HTML around it;
-// smacker's php is the HTML-embedding one, where `123` is text), lua (tree-sitter-grammars
-// 0.3.0, which accepts `$` in identifiers as ast-grep's does; smacker's does not), and nix
-// and solidity (regenerations of the upstream grammars by
-// github.com/alexaandru/go-sitter-forest; solidity's grammar is upstream 1.2.11, nix's is
-// upstream of January 2025, six months older than ast-grep's 0.3.0). smacker's runtime
-// loads grammars generated for tree-sitter ABI 13 and 14 only, so where ast-grep's version
-// is generated for ABI 15 (go 0.25.0, php 0.24, lua 0.5.0, solidity 1.2.13) an older one
-// is used; for go, typescript and tsx smacker's grammars are kept, as the official
-// releases that load (go 0.23.4, typescript 0.23.2) removed none of the differences
-// observed. The differences this makes are rare and listed, with their reasons, in
-// testdata/known-differences.json; to make up for one of them, the native matcher also
+// [Native] (the default, needs cgo) parses with tree-sitter grammars compiled in process.
+// One cgo call per file parses, flattens the tree into a pointer-free array and frees it;
+// when the pattern has a root kind, only the subtrees of nodes of that kind whose text
+// holds the pattern's rarest literal are flattened. Matching is pure Go. Files are parsed
+// by a pool of [Request.Threads] workers (default min(GOMAXPROCS, 12); a larger request is
+// lowered to [MaxThreadsPerCPU] × GOMAXPROCS, as more would only hold more trees in
+// memory), and results wait in a window of a few dozen files per worker so that they come
+// out in walk order. A file that lacks one of the pattern's literals (the texts of its
+// named, non-metavariable leaves of at least 3 bytes; none under signature and template)
+// is skipped before parsing. Neither shortcut ever changes a result.
+//
+// All 25 of ast-grep's languages are native. The runtime and most grammars are those of
+// github.com/smacker/go-tree-sitter (bash, c, cpp, csharp, css, elixir, go, html, java,
+// javascript, kotlin, python, ruby, rust, scala, swift, tsx, typescript, yaml). The others
+// come from the grammars' own Go packages, which hold only the grammar's C and no second
+// runtime: haskell 0.23.1 and json 0.24.8 (ast-grep's versions), php 0.23.12 (the php_only
+// grammar ast-grep uses, without HTML around it; smacker's php is the HTML-embedding one,
+// where `123` is text), lua (tree-sitter-grammars 0.3.0, which accepts `$` in identifiers
+// as ast-grep's does; smacker's does not), and nix and solidity (regenerations of the
+// upstream grammars by github.com/alexaandru/go-sitter-forest; solidity's grammar is
+// upstream 1.2.11, nix's is upstream of January 2025, six months older than ast-grep's
+// 0.3.0). smacker's runtime loads grammars generated for tree-sitter ABI 13 and 14 only,
+// so where ast-grep's version is generated for ABI 15 (go 0.25.0, php 0.24, lua 0.5.0,
+// solidity 1.2.13) an older one is used; for go, typescript and tsx smacker's grammars are
+// kept, as the official releases that load (go 0.23.4, typescript 0.23.2) removed none of
+// the differences observed. smacker's other grammars (cue, dockerfile, elm, groovy, hcl,
+// markdown, ocaml, protobuf, sql, svelte, toml) are not among ast-grep's 25 languages and
+// are not offered. A [Backend] without a language's grammar gives [ErrLangUnavailable]
+// for it.
+//
+// The differences older grammars make are rare and listed, with their reasons, in
+// testdata/known-differences.json. To make up for one of them, the native matcher also
 // compares, exactly and place by place, the text the children of a Go
 // interpreted_string_literal or a CSS string_value leave uncovered (their content, which
-// ast-grep's newer grammars give a node of its own); elsewhere it compares an internal node
-// by its children alone, as ast-grep does. smacker's other grammars (cue, dockerfile, elm, groovy, hcl, markdown,
-// ocaml, protobuf, sql, svelte, toml) are not among ast-grep's 25 languages and are not
-// offered. A [Backend] without a language's grammar gives [ErrLangUnavailable] for it.
+// ast-grep's newer grammars give a node of its own); elsewhere it compares an internal
+// node by its children alone, as ast-grep does.
 //
 // [CLI] runs the ast-grep executable (`ast-grep`, never `sg`, never downloaded) and is the
 // fallback: [Default] uses the native backend (which has every language) and only the CLI
