@@ -260,24 +260,11 @@ func (p *Pattern) addVar(name string) {
 // every match contains it under cst, smart, ast and relaxed strictness. There is none
 // under signature and template.
 func (p *Pattern) Literal() (string, bool) {
-	if p.Strictness == Signature || p.Strictness == Template {
+	lits := p.Literals(1) // longest first, none under signature and template
+	if len(lits) == 0 {
 		return "", false
 	}
-	best := ""
-	var walk func(n *PNode)
-	walk = func(n *PNode) {
-		switch {
-		case n.Meta != NotMeta:
-		case n.Internal:
-			for i := range n.Children {
-				walk(&n.Children[i])
-			}
-		case n.Named && len(n.Text) > len(best):
-			best = n.Text
-		}
-	}
-	walk(&p.Root)
-	return best, best != ""
+	return lits[0], true
 }
 
 // String renders the pattern tree for debugging.
