@@ -13,6 +13,28 @@ import (
 // their C scanners (haskell's and php's are large) get fuzzed here through Parse.
 var moduleLangs = []string{"haskell", "json", "lua", "nix", "php", "solidity"}
 
+// fuzzParsers returns a function giving one parser per language, made on first use (a
+// parse bounded to one second) and closed when the fuzz target ends.
+func fuzzParsers(f *testing.F) func(t *testing.T, lang string) *Parser {
+	parsers := map[string]*Parser{}
+	f.Cleanup(func() {
+		for _, p := range parsers {
+			p.Close()
+		}
+	})
+	return func(t *testing.T, lang string) *Parser {
+		p := parsers[lang]
+		if p == nil {
+			var err error
+			if p, err = NewParser(lang, 1_000_000); err != nil {
+				t.Fatal(err)
+			}
+			parsers[lang] = p
+		}
+		return p
+	}
+}
+
 // FuzzParse parses arbitrary bytes with one of those grammars: never a crash or a hang (a
 // parse is bounded to one second and may time out), and the flat tree is well formed:
 // node ranges inside the source and nested in their parent's, children after their parent
@@ -34,22 +56,10 @@ func FuzzParse(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s.lang, []byte(s.src))
 	}
-	parsers := map[string]*Parser{}
-	f.Cleanup(func() {
-		for _, p := range parsers {
-			p.Close()
-		}
-	})
+	parse := fuzzParsers(f)
 	f.Fuzz(func(t *testing.T, li byte, src []byte) {
 		lang := moduleLangs[int(li)%len(moduleLangs)]
-		p := parsers[lang]
-		if p == nil {
-			var err error
-			if p, err = NewParser(lang, 1_000_000); err != nil {
-				t.Fatal(err)
-			}
-			parsers[lang] = p
-		}
+		p := parse(t, lang)
 		tr, err := p.Parse(src)
 		if errors.Is(err, ErrCancelled) {
 			return
@@ -100,22 +110,10 @@ func FuzzParseCandidates(f *testing.F) {
 	} {
 		f.Add(s.lang, uint16(5), uint16(3), uint8(2), false, []byte(s.src))
 	}
-	parsers := map[string]*Parser{}
-	f.Cleanup(func() {
-		for _, p := range parsers {
-			p.Close()
-		}
-	})
+	parse := fuzzParsers(f)
 	f.Fuzz(func(t *testing.T, li byte, ki, off uint16, ln uint8, retry bool, src []byte) {
 		lang := moduleLangs[int(li)%len(moduleLangs)]
-		p := parsers[lang]
-		if p == nil {
-			var err error
-			if p, err = NewParser(lang, 1_000_000); err != nil {
-				t.Fatal(err)
-			}
-			parsers[lang] = p
-		}
+		p := parse(t, lang)
 		full, err := p.Parse(src)
 		if errors.Is(err, ErrCancelled) {
 			return
