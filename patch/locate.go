@@ -431,17 +431,11 @@ func (s *sectionLocator) elsewhere(body chunkBody, l Level, pos int) []int {
 	old, _ := body.old()
 	var out []int
 	for _, p := range s.ix.positions(l, old, 0, 0, &s.work) {
-		if p != pos && !s.overlapsPlaced(p, p+len(old)) {
+		if _, hit := s.overlapping(p, p+len(old)); p != pos && !hit {
 			out = append(out, p)
 		}
 	}
 	return out
-}
-
-// overlapsPlaced reports whether the window [start, end) overlaps a window placed earlier.
-func (s *sectionLocator) overlapsPlaced(start, end int) bool {
-	_, ok := s.overlapping(start, end)
-	return ok
 }
 
 // overlapping returns the first window placed earlier that [start, end) overlaps.

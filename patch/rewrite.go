@@ -487,9 +487,10 @@ func mergeRepeated(p, out *Patch, paths map[string]resolved, bases [][]byte) (*P
 				err := codexApply(check, Format(&Patch{Hunks: []Hunk{h}}))
 				return err == nil && len(check) == 1 && bytes.Equal(check[finalPath], final)
 			}
-			h.Chunks = minimalChunks(bases[ms[0]], final)
+			a, b := codexLines(bases[ms[0]]), codexLines(final)
+			h.Chunks = minimalLineChunks(a, b)
 			if !reproduces() {
-				h.Chunks = wholeFileChunk(bases[ms[0]], final)
+				h.Chunks = wholeLineChunk(a, b)
 				if !reproduces() {
 					continue // not expressible as one section (line endings): keep them apart
 				}
@@ -516,13 +517,8 @@ func mergeRepeated(p, out *Patch, paths map[string]resolved, bases [][]byte) (*P
 // codexLines splits content as a Codex-like host sees it.
 func codexLines(content []byte) []string { return parseDoc(content, true).lines }
 
-// minimalChunks renders the line difference between base and final as context-free chunks,
-// each anchored on the base line right before it (when there is one and it is not blank).
-func minimalChunks(base, final []byte) []Chunk {
-	return minimalLineChunks(codexLines(base), codexLines(final))
-}
-
-// minimalLineChunks is minimalChunks over lines.
+// minimalLineChunks renders the line difference between a and b as context-free chunks,
+// each anchored on the line of a right before it (when there is one and it is not blank).
 func minimalLineChunks(a, b []string) []Chunk {
 	if len(a)*len(b) > 4_000_000 {
 		return wholeLineChunk(a, b)
@@ -575,11 +571,6 @@ func minimalLineChunks(a, b []string) []Chunk {
 		return wholeLineChunk(a, b)
 	}
 	return chunks
-}
-
-// wholeFileChunk replaces every line of base by every line of final.
-func wholeFileChunk(base, final []byte) []Chunk {
-	return wholeLineChunk(codexLines(base), codexLines(final))
 }
 
 // wholeLineChunk replaces every line of a by every line of b.
