@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -303,21 +304,42 @@ func (a *Applier) commitSections(ctx context.Context, secs []sectionPlan) error 
 // existed; without this check the commit would report the name as changed on disk.
 func (a *Applier) sameFileAsWritten(es []*entry, disk map[*entry]snapshot) error {
 	for _, c := range es {
-		if c.orig.exists || c.sameAs != nil {
+		if c.sameAs != nil {
 			continue
 		}
-		info, err := a.fsys.Lstat(c.key)
-		if err != nil {
+		w := a.caseTwin(c, func(yield func(*entry) bool) {
+			for w, d := range disk {
+				if d.exists && !yield(w) {
+					return
+				}
+			}
+		})
+		if w != nil {
+			return &Error{Kind: KindPathConflict, Path: c.path,
+				Msg: fmt.Sprintf("%s is the file %s that an earlier section wrote (the volume ignores case); name each file one way in a patch", c.path, w.path)}
+		}
+	}
+	return nil
+}
+
+// caseTwin returns the first of written whose file e's name leads to on a case-insensitive
+// volume: a name that differs from e's only in the case of its last element, where e did
+// not exist when planned (the plan took the two names, both absent then, for two files). It
+// returns nil when there is none.
+func (a *Applier) caseTwin(e *entry, written iter.Seq[*entry]) *entry {
+	if e.orig.exists {
+		return nil
+	}
+	info, err := a.fsys.Lstat(e.key)
+	if err != nil {
+		return nil
+	}
+	for w := range written {
+		if w.key == e.key || !strings.EqualFold(filepath.Base(w.key), filepath.Base(e.key)) {
 			continue
 		}
-		for w, d := range disk {
-			if !d.exists || w.key == c.key || !strings.EqualFold(filepath.Base(w.key), filepath.Base(c.key)) {
-				continue
-			}
-			if wi, err := a.fsys.Lstat(w.key); err == nil && wfs.SameFile(info, wi) {
-				return &Error{Kind: KindPathConflict, Path: c.path,
-					Msg: fmt.Sprintf("%s is the file %s that an earlier section wrote (the volume ignores case); name each file one way in a patch", c.path, w.path)}
-			}
+		if wi, err := a.fsys.Lstat(w.key); err == nil && wfs.SameFile(info, wi) {
+			return w
 		}
 	}
 	return nil
@@ -342,27 +364,15 @@ func sectionErr(err error, section int) error {
 	return e
 }
 
-// writtenAs returns the entry this commit already renamed into place whose file e's name
-// leads to on a case-insensitive volume (the plan took the two names, absent when planned,
-// for two files), or nil.
+// writtenAs is caseTwin over the entries this commit already renamed into place.
 func (c *committer) writtenAs(e *entry) *entry {
-	if e.orig.exists {
-		return nil
-	}
-	info, err := c.a.fsys.Lstat(e.key)
-	if err != nil {
-		return nil
-	}
-	for _, s := range c.done {
-		w := s.e
-		if s.kind != stepReplaced || w.key == e.key || !strings.EqualFold(filepath.Base(w.key), filepath.Base(e.key)) {
-			continue
+	return c.a.caseTwin(e, func(yield func(*entry) bool) {
+		for _, s := range c.done {
+			if s.kind == stepReplaced && !yield(s.e) {
+				return
+			}
 		}
-		if wi, err := c.a.fsys.Lstat(w.key); err == nil && wfs.SameFile(info, wi) {
-			return w
-		}
-	}
-	return nil
+	})
 }
 
 func (c *committer) fail(cause error) error {
