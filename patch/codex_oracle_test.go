@@ -773,6 +773,38 @@ func TestCodexOracleRewriteCases(t *testing.T) {
 			patch: "*** Update File: a.txt\n*** Move to: moved/a.txt\n@@\n \n*** Update File: src/b.txt\n@@ beta\n+NEW\n-beta\n-}\n" +
 				"@@ \tx := 1\n-alpha \n+ALPHA !\n@@\n+\n@@\n-alpha\n+ALPHA!\n@@\n-alpha\n+ALPHA!\n@@\n-  indented\n+  INDENTED!\n",
 		},
+		{
+			// The final blank context line is the file's final newline (trailing-blank retry).
+			name:  "trailing_blank_retry_at_end_of_file",
+			files: map[string]string{"a.txt": "a\nb\n"},
+			patch: "*** Update File: a.txt\n@@\n a\n-b\n+B\n \n",
+		},
+		{
+			// Typographic dashes and quotes in the file, ASCII in the patch, and the changed
+			// line's first occurrence is not the one meant (the context picks the second).
+			name:  "unicode_drift_second_occurrence",
+			files: map[string]string{"a.txt": "x = \u201cq\u201d\nval\ny \u2013 z\nval\nend\n"},
+			patch: "*** Update File: a.txt\n@@\n y - z\n-val\n+VAL\n",
+		},
+		{
+			// A context line drifted (a rescue places the chunk); the same two lines repeat
+			// above, so the rendering needs context Codex finds only at the planned place.
+			name:  "rescued_drift_among_repeats",
+			files: map[string]string{"a.txt": "x\ny\nx\ny\nfoo\nbar\nx\ny\n"},
+			patch: "*** Update File: a.txt\n@@\n x\n y\n fooo\n-bar\n+BAR\n x\n",
+		},
+		{
+			// Windows line endings and a BOM: Codex's lines keep the carriage returns.
+			name:  "crlf_and_bom",
+			files: map[string]string{"a.txt": "\ufeffone\r\ntwo\r\nthree\r\n"},
+			patch: "*** Update File: a.txt\n@@\n one\n-two\n+TWO\n",
+		},
+		{
+			// An anchored insertion at the end of the file.
+			name:  "anchor_then_end_of_file_insertion",
+			files: map[string]string{"a.py": "def f():\n    pass\ndef g():\n    pass\n"},
+			patch: "*** Update File: a.py\n@@ def f():\n+# end\n*** End of File\n",
+		},
 	}
 	const root = "/w/root"
 	for _, tc := range tests {
