@@ -121,3 +121,47 @@ func TestLCSRefusalSaysWhy(t *testing.T) {
 		})
 	}
 }
+
+// TestNotFoundAboveCursorNamesClosestMatch: a chunk whose lines drifted and which comes after
+// a chunk placed below it is sought above the previous chunk only at the ladder levels; the
+// message names the closest match there and asks for file order, instead of saying only that
+// nothing similar is below.
+func TestNotFoundAboveCursorNamesClosestMatch(t *testing.T) {
+	tests := []struct {
+		name, file, body string
+		want, not        string
+	}{
+		{
+			name: "drifted_chunk_above_previous",
+			file: "one\ntwo\nthree\nfour\nfive\nsix\n",
+			body: "@@\n five\n-six\n+SIX\n@@\n one\n twoo\n-three\n+THREE\n four\n",
+			want: "No similar lines found below file line 6, where the previous chunk ended; the closest match starts above, at file line 1; give the chunks in file order.",
+		},
+		{
+			name: "nothing_similar_anywhere",
+			file: "one\ntwo\nthree\nfour\nfive\nsix\n",
+			body: "@@\n five\n-six\n+SIX\n@@\n alpha\n-beta\n+BETA\n",
+			want: "No similar lines found in file lines 6-6.", not: "closest match",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := apTree(t, map[string]string{"a.txt": tc.file})
+			a, err := patch.New(m, apRoot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = a.Apply(context.Background(), apText("*** Update File: a.txt", strings.TrimSuffix(tc.body, "\n")))
+			pe := apErr(err)
+			if pe == nil || pe.Kind != patch.KindNotFound || pe.Chunk != 2 {
+				t.Fatalf("err = %v, want KindNotFound in chunk 2", err)
+			}
+			if !strings.HasSuffix(pe.Msg, tc.want) || tc.not != "" && strings.Contains(pe.Msg, tc.not) {
+				t.Errorf("message %q, want it to end with %q", pe.Msg, tc.want)
+			}
+			if got := apFiles(m)["a.txt"]; got != tc.file {
+				t.Errorf("a.txt = %q, want it unchanged", got)
+			}
+		})
+	}
+}

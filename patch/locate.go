@@ -830,6 +830,15 @@ func (s *sectionLocator) notFound(k int, ch Chunk, body chunkBody, cursor int, n
 			b.WriteString(above)
 			break
 		}
+		if cursor > 0 && !ch.EOF {
+			// Drifted lines above the cursor: chunks out of order are sought above it only
+			// at the ladder levels, never rescued there.
+			if at, ok := s.nearest(old, 0, false, &w); ok && at < cursor && !w.exhausted() {
+				fmt.Fprintf(&b, "No similar lines found below file line %d, where the previous chunk ended; the closest match starts above, at file line %d; give the chunks in file order.",
+					cursor, at+1)
+				break
+			}
+		}
 		fmt.Fprintf(&b, "No similar lines found in file lines %d-%d.", min(lo+1, n), n)
 	default:
 		i := 0
