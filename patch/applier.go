@@ -324,8 +324,8 @@ func oneSpelling(p *Patch, paths map[string]resolved) error {
 // file system whose FileInfo carries no identity never matches.
 func (a *Applier) oneFile(p *Patch, paths map[string]resolved) error {
 	type named struct {
-		real string
-		fi   fs.FileInfo
+		real, path string // path: as the patch names it
+		fi         fs.FileInfo
 	}
 	bySize := map[int64][]named{}
 	for i, h := range p.Hunks {
@@ -338,10 +338,10 @@ func (a *Applier) oneFile(p *Patch, paths map[string]resolved) error {
 			if o.real != r.real && os.SameFile(o.fi, fi) {
 				return &Error{Kind: KindPathConflict, Path: h.Path, Line: h.Line, Section: i + 1,
 					Msg: fmt.Sprintf("%s and %s are the same file (hard links); name each file one way in a patch",
-						h.Path, o.real)}
+						h.Path, o.path)}
 			}
 		}
-		bySize[fi.Size()] = append(bySize[fi.Size()], named{r.real, fi})
+		bySize[fi.Size()] = append(bySize[fi.Size()], named{r.real, h.Path, fi})
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -73,6 +74,7 @@ func TestNonAtomicOnDiskStopsAtFailingSection(t *testing.T) {
 		setup   func(t *testing.T, dir string)
 		body    []string
 		section int
+		msg     string // in the error message, when set
 		// after (non-atomic): what the sections before the failing one change in the
 		// starting tree (the zero node: removed); a hard link's other name keeps the old file
 		after map[string]osNode
@@ -125,6 +127,7 @@ func TestNonAtomicOnDiskStopsAtFailingSection(t *testing.T) {
 				"*** Update File: h.txt", "@@", "-B", "+C",
 			},
 			section: 2,
+			msg:     "h.txt and b.txt are the same file (hard links)",
 			after:   map[string]osNode{"b.txt": {"B\n", 0o644}},
 		},
 		{
@@ -170,8 +173,12 @@ func TestNonAtomicOnDiskStopsAtFailingSection(t *testing.T) {
 				case <-time.After(5 * time.Second):
 					t.Fatal("Apply blocked")
 				}
-				if pe := apErr(err); pe == nil || pe.Section != tc.section {
+				pe := apErr(err)
+				if pe == nil || pe.Section != tc.section {
 					t.Fatalf("err = %v, want a refusal of section %d", err, tc.section)
+				}
+				if !strings.Contains(pe.Msg, tc.msg) {
+					t.Errorf("message %q does not say %q", pe.Msg, tc.msg)
 				}
 				got := osTree(t, dir)
 				for k, n := range got {
