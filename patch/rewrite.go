@@ -246,15 +246,7 @@ func renderChunks(lines []string, h *Hunk, places []placement, reps []ChunkRepor
 			// Context before the window, the fewest file lines (down to the cursor) with which
 			// Codex lands on it, or all of them.
 			base, s0, l0 := c, wStart, wLen
-			with := func(k int) Chunk {
-				cc := base
-				cc.Lines = make([]Line, 0, k+len(base.Lines))
-				for _, l := range lines[s0-k : s0] {
-					cc.Lines = append(cc.Lines, Line{Op: Context, Text: l})
-				}
-				cc.Lines = append(cc.Lines, base.Lines...)
-				return cc
-			}
+			with := func(k int) Chunk { return withContext(base, lines[s0-k:s0], nil) }
 			k, found := grow(s0-cursor, func(k int) bool { return trial(with(k), s0-k, l0+k) })
 			if !found {
 				k = max(s0-cursor, 0)
@@ -265,14 +257,7 @@ func renderChunks(lines []string, h *Hunk, places []placement, reps []ChunkRepor
 		if !ok && !pure && !c.EOF && wStart+wLen < next {
 			// Still not unique: context after the window, up to the next chunk.
 			base, e0 := c, wStart+wLen
-			with := func(k int) Chunk {
-				cc := base
-				cc.Lines = slices.Clip(base.Lines)
-				for _, l := range lines[e0 : e0+k] {
-					cc.Lines = append(cc.Lines, Line{Op: Context, Text: l})
-				}
-				return cc
-			}
+			with := func(k int) Chunk { return withContext(base, nil, lines[e0:e0+k]) }
 			k, found := grow(next-e0, func(k int) bool { return trial(with(k), wStart, e0-wStart+k) })
 			if !found {
 				k = next - e0
@@ -293,6 +278,21 @@ func renderChunks(lines []string, h *Hunk, places []placement, reps []ChunkRepor
 		}
 	}
 	return out
+}
+
+// withContext returns a copy of c with the file lines before and after around its lines, as
+// context.
+func withContext(c Chunk, before, after []string) Chunk {
+	ls := make([]Line, 0, len(before)+len(c.Lines)+len(after))
+	for _, t := range before {
+		ls = append(ls, Line{Op: Context, Text: t})
+	}
+	ls = append(ls, c.Lines...)
+	for _, t := range after {
+		ls = append(ls, Line{Op: Context, Text: t})
+	}
+	c.Lines = ls
+	return c
 }
 
 // renderGrowBudget bounds the searches a section's rendering makes with chunks grown by
