@@ -1,6 +1,10 @@
 package astsearch
 
-import "github.com/harnesskit/harnesskit/astsearch/internal/match"
+import (
+	"bytes"
+
+	"github.com/harnesskit/harnesskit/astsearch/internal/match"
+)
 
 // candidateParser is a treeParser that can flatten only the subtrees of candidate nodes
 // (the cgo parser; recorded fixtures flatten whole trees).
@@ -10,7 +14,7 @@ type candidateParser interface {
 
 // filter is what a search knows of where its matches can be: the kinds they have
 // (match.Pattern.CandidateKinds; nil for any kind) and texts they all contain
-// (match.Pattern.Literals; none with the prefilter off).
+// (match.Pattern.Literals, longest first; none with the prefilter off).
 type filter struct {
 	kinds []byte
 	lits  [][]byte
@@ -24,6 +28,22 @@ func newFilter(p *match.Pattern, prefilter bool) filter {
 		}
 	}
 	return f
+}
+
+// admits reports whether src can hold a match: it contains every literal of at least
+// minLiteral bytes (shorter ones are too common to be worth a scan of the file; the C
+// side still uses them to skip subtrees). GOROOT/src: 1,688 files hold "Errorf", 1,021
+// "Errorf" and "fmt".
+func (f filter) admits(src []byte) bool {
+	for _, l := range f.lits {
+		if len(l) < minLiteral {
+			break // longest first: the rest are shorter
+		}
+		if !bytes.Contains(src, l) {
+			return false
+		}
+	}
+	return true
 }
 
 // parseFor parses src for matching: only the subtrees of candidates that can match when

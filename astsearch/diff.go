@@ -3,6 +3,7 @@ package astsearch
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -30,12 +31,40 @@ func splitLines(s []byte) []string {
 	return out
 }
 
+// lineIndex is a text's lines and where each starts (starts[len(lines)] is the text's
+// length), so that the line of an offset is a binary search rather than a count from the
+// start: a rewrite of every line of a 30,000-line file took 0.3 s counting.
+type lineIndex struct {
+	lines  []string
+	starts []int
+}
+
+func newLineIndex(src []byte) lineIndex {
+	lines := splitLines(src)
+	starts := make([]int, len(lines)+1)
+	for i, l := range lines {
+		starts[i+1] = starts[i] + len(l)
+	}
+	return lineIndex{lines, starts}
+}
+
+// line returns the number of '\n' before offset off: the 0-based line of off.
+func (x lineIndex) line(off int) int {
+	// The lines ending at or before off; a last line without '\n' ends no line.
+	n := sort.Search(len(x.lines), func(i int) bool { return x.starts[i+1] > off })
+	if n == len(x.lines) && n > 0 && !strings.HasSuffix(x.lines[n-1], "\n") {
+		n--
+	}
+	return n
+}
+
 // unifiedDiff builds the diff of applying edits (sorted, disjoint) to old, from the edit
 // list alone: each edit is widened to whole lines and edits sharing a line are merged.
 func unifiedDiff(name string, old, new []byte, edits []Edit) string {
-	lineOf := func(off int) int { return bytes.Count(old[:off], []byte{'\n'}) }
+	idx := newLineIndex(old)
+	lineOf := idx.line
 	var regs []region
-	type span struct{ start, end, a, b int } // byte span of whole lines, line range
+	type span struct{ a, b int } // line range
 	var spans []span
 	var groups [][]Edit
 	for _, e := range edits {
@@ -54,11 +83,7 @@ func unifiedDiff(name string, old, new []byte, edits []Edit) string {
 		spans = append(spans, span{a: a, b: b})
 		groups = append(groups, []Edit{e})
 	}
-	oldLines := splitLines(old)
-	starts := make([]int, len(oldLines)+1)
-	for i, l := range oldLines {
-		starts[i+1] = starts[i] + len(l)
-	}
+	oldLines, starts := idx.lines, idx.starts
 	for i, sp := range spans {
 		if sp.b > len(oldLines) {
 			sp.b = len(oldLines)

@@ -18,7 +18,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/harnesskit/harnesskit/astsearch/internal/match"
 	"github.com/harnesskit/harnesskit/astsearch/internal/walk"
 	"github.com/harnesskit/harnesskit/pathguard"
 )
@@ -114,7 +113,6 @@ type fileResult struct {
 	matches  []Match
 	searched bool   // read and parsed (or handed to the CLI)
 	src      []byte // kept for a rewrite of a file with matches only
-	finds    []match.Found
 	extra    int    // matches counted but not built: beyond the match cap
 	skip     string // "", "empty", "large", "utf8", "prefilter", "parse"
 	err      error
@@ -509,14 +507,6 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 	if maxMatches <= 0 {
 		maxMatches = DefaultMaxMatches
 	}
-	// Every named, non-metavariable leaf's text is in every match: a file lacking any one
-	// of them is skipped (GOROOT/src: 1,688 files hold "Errorf", 1,021 "Errorf" and "fmt").
-	var lits [][]byte
-	if !req.NoPrefilter {
-		for _, l := range pat.p.Literals(minLiteral) {
-			lits = append(lits, []byte(l))
-		}
-	}
 	flt := newFilter(pat.p, !req.NoPrefilter)
 	jobs := make(chan job)
 	for range n {
@@ -549,7 +539,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 					fr.err = &FileError{Op: "read", Path: j.path, Err: err}
 				case skip != "":
 					fr.skip = skip
-				case !containsAll(src, lits):
+				case !flt.admits(src):
 					fr.skip = "prefilter"
 				default:
 					if tp == nil {
@@ -656,16 +646,6 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 			next++
 		}
 	}
-}
-
-// containsAll reports whether src contains every one of lits.
-func containsAll(src []byte, lits [][]byte) bool {
-	for _, l := range lits {
-		if !bytes.Contains(src, l) {
-			return false
-		}
-	}
-	return true
 }
 
 // addReplacement sets the match's replacement and the range it replaces: the whole matched

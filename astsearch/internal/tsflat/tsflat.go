@@ -23,6 +23,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -246,9 +247,9 @@ func (p *Parser) grow(n int) {
 func (p *Parser) nodePtr() *C.hk_node { return (*C.hk_node)(unsafe.Pointer(&p.buf[0])) }
 func (p *Parser) candPtr() *C.int32_t { return (*C.int32_t)(unsafe.Pointer(&p.cands[0])) }
 
-// Clone returns a copy of t whose nodes do not alias the parser's buffer.
+// Clone returns a copy of t whose nodes and candidates do not alias the parser's buffers.
 func Clone(t *match.Tree) *match.Tree {
-	return &match.Tree{Src: t.Src, Nodes: append([]match.Node(nil), t.Nodes...)}
+	return &match.Tree{Src: t.Src, Nodes: slices.Clone(t.Nodes), Partial: t.Partial, Candidates: slices.Clone(t.Candidates)}
 }
 
 // recordSize is checked against the Go struct by a test.

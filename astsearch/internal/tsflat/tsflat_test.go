@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -485,4 +486,32 @@ func TestCancelAfterClose(t *testing.T) {
 	p.Close()
 	p.Cancel()
 	p.Close()
+}
+
+// TestCloneKeepsPartialTree: a clone of a partial tree keeps its candidates after the
+// parser's buffers are reused for another file.
+func TestCloneKeepsPartialTree(t *testing.T) {
+	p, err := NewParser("go", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	kinds := kindSet(t, p.Grammar(), "call_expression")
+	tr, err := p.ParseCandidates([]byte("package p\nfunc f() { g(h(1)) }\n"), kinds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Clone(tr)
+	want := slices.Clone(tr.Candidates)
+	if _, err := p.ParseCandidates([]byte("package p\nfunc f() { a(); b(); c(d(e())) }\n"), kinds, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Partial || !slices.Equal(c.Candidates, want) || len(want) != 2 {
+		t.Fatalf("clone: partial %v, candidates %v, want %v (2)", c.Partial, c.Candidates, want)
+	}
+	for _, i := range c.Candidates {
+		if got := string(c.Text(i)); got != "g(h(1))" && got != "h(1)" {
+			t.Fatalf("candidate %d is %q", i, got)
+		}
+	}
 }
