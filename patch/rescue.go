@@ -128,9 +128,9 @@ func (r *rescuer) resembles(p, f string) bool {
 // changedLine describes a removed line that no longer equals the file: the file changed since
 // the model read it.
 type changedLine struct {
-	fileLine     int // 0-based
-	file, patch  string
-	found, valid bool
+	fileLine    int // 0-based
+	file, patch string
+	found       bool
 }
 
 func (c changedLine) String(path string) string {

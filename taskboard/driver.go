@@ -41,9 +41,6 @@ type driverConfig struct {
 	noReconcile bool
 }
 
-// withTimers replaces the driver's timer source.
-func withTimers(t timerSource) DriverOption { return func(c *driverConfig) { c.timers = t } }
-
 // WithLogger sets the logger for the machines' log lines (default: discarded).
 func WithLogger(l *slog.Logger) DriverOption { return func(c *driverConfig) { c.logger = l } }
 

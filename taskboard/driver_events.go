@@ -33,7 +33,6 @@ type HostEvent struct {
 type reconcileState struct {
 	stop     func() bool
 	inFlight bool
-	off      bool
 }
 
 // WithoutReconciliation turns off the driver's periodic reconciliation passes (a v1 host

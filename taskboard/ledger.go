@@ -236,28 +236,6 @@ func (b *Board) allocAlias(parent, agent, id string) string {
 	}
 }
 
-// abandonLaunch puts replaced back when the task still holds launched's generation (a
-// queued admission the host explicitly refused). A zero replaced (no record before the
-// launch) removes the record without a tombstone. Otherwise it returns false and changes
-// nothing.
-func (b *Board) abandonLaunch(launched, replaced Record) bool {
-	r, ok := b.records[launched.TaskID]
-	if !ok || r.Generation != launched.Generation {
-		return false
-	}
-	if replaced.TaskID == "" {
-		b.remove(launched.TaskID)
-		return true
-	}
-	if replaced.TaskID != launched.TaskID {
-		return false
-	}
-	c := replaced.clone()
-	b.remove(launched.TaskID)
-	b.put(&c)
-	return true
-}
-
 // adopt takes over an untracked session the host verified as a child of in.ParentID.
 // Errors: ErrLeaseHeld when a lease is live for the ID, ErrExists when a record exists,
 // ErrTombstoned when the ID is tombstoned (unless by eviction with the same parent and

@@ -21,11 +21,10 @@ const (
 )
 
 var (
-	orch  = Caller{SessionID: parent1, Agent: "orchestrator"}
-	orch2 = Caller{SessionID: parent2, Agent: "orchestrator"}
-	v1    = caps{Flavor: FlavorV1, StatusMap: true}
-	v2    = caps{Flavor: FlavorV2}
-	v2w   = caps{Flavor: FlavorV2, IdleWaiter: true}
+	orch = Caller{SessionID: parent1, Agent: "orchestrator"}
+	v1   = caps{Flavor: FlavorV1, StatusMap: true}
+	v2   = caps{Flavor: FlavorV2}
+	v2w  = caps{Flavor: FlavorV2, IdleWaiter: true}
 )
 
 type rig struct {
@@ -285,8 +284,6 @@ func (r *rig) logged(msg string) bool {
 	}
 	return false
 }
-
-func (r *rig) leaseOf(id string) (Lease, bool) { return r.b.LeaseForTest(id) }
 
 func (r *rig) noLease(id string) {
 	r.t.Helper()

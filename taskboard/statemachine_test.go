@@ -318,8 +318,6 @@ func (m *model) release(l Lease) bool {
 	return true
 }
 
-var errModelLeaseHeld = errors.New("model: lease held")
-
 func (m *model) register(in launchInput, now time.Time) error {
 	id := in.TaskID
 	live, leased := m.leases[id]
@@ -439,14 +437,13 @@ type sm struct {
 	parents []string
 	agents  []string
 
-	tokens      map[uint64]bool
-	maxGen      uint64
-	genOf       map[string]uint64
-	maxEpoch    uint64
-	epochOf     map[string]uint64
-	aliasOwner  map[[2]string]string
-	compAborts  map[uint64]int // compensation aborts per lease token
-	stepChecked int
+	tokens     map[uint64]bool
+	maxGen     uint64
+	genOf      map[string]uint64
+	maxEpoch   uint64
+	epochOf    map[string]uint64
+	aliasOwner map[[2]string]string
+	compAborts map[uint64]int // compensation aborts per lease token
 }
 
 func TestStateMachine(t *testing.T) { rapid.Check(t, boardMachine) }
