@@ -399,6 +399,13 @@ func (f *Fetcher) follow(ctx context.Context, start *url.URL, accept string, con
 	cur := start
 	hops := []Hop{}
 	for {
+		if f.cfg.unsafeRT != nil {
+			// No dial-time check sees this transport's connections: names and literals are
+			// checked before every request, the first and each redirect target.
+			if err := f.cfg.policy.precheck(cur.Hostname()); err != nil {
+				return nil, hops, nil, err
+			}
+		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, wire(cur), nil)
 		if err != nil {
 			return nil, hops, nil, newErr(ErrInvalidURL, cur.String(), "Invalid URL %q: %v", cur.String(), err)

@@ -147,3 +147,25 @@ func TestUnsafeTransportChecksEveryHop(t *testing.T) {
 		}
 	}
 }
+
+func TestLegacyIPv4(t *testing.T) {
+	tests := []struct {
+		host, want string
+	}{
+		{host: "2130706433", want: "127.0.0.1"}, {host: "0x7f000001", want: "127.0.0.1"}, {host: "0x7f.1", want: "127.0.0.1"},
+		{host: "0177.0.0.1", want: "127.0.0.1"}, {host: "127.1", want: "127.0.0.1"}, {host: "127.0.1", want: "127.0.0.1"},
+		{host: "10.0.0.1.", want: "10.0.0.1"}, {host: "0", want: "0.0.0.0"}, {host: "0x", want: "0.0.0.0"},
+		{host: "1684301000", want: "100.100.100.200"}, {host: "100.100.25800", want: "100.100.100.200"},
+		{host: "4294967296"}, {host: "256.0.0.1"}, {host: "1.2.3.4.5"}, {host: "08"}, {host: "example.com"},
+		{host: "1.2.3.-4"}, {host: "+1"}, {host: ""}, {host: "0x1g"}, {host: "1..2"},
+	}
+	for _, tc := range tests {
+		got, ok := legacyIPv4(tc.host)
+		switch {
+		case tc.want == "" && ok:
+			t.Errorf("legacyIPv4(%q) = %s, want not an address", tc.host, got)
+		case tc.want != "" && (!ok || got.String() != tc.want):
+			t.Errorf("legacyIPv4(%q) = %s %v, want %s", tc.host, got, ok, tc.want)
+		}
+	}
+}
