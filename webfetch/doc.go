@@ -87,9 +87,15 @@
 //     Entries are keyed by Request.Tenant, a fingerprint of the Fetcher's policy and the
 //     normalised request ([CacheKey]): tenants never read each other's entries, and a
 //     Fetcher never reads entries stored by one with another network policy.
-//  12. The selected rendering is windowed: at most [DefaultMaxOutputChars] code points from
-//     Request.Offset, cut at a line break near the end, with a marker naming next_offset;
-//     paging a cached page makes no request.
+//  12. The output is windowed: the whole rendering ([Render]: metadata block, content,
+//     markers) has at most [Limits.MaxOutputChars] code points (default
+//     [DefaultMaxOutputChars], at least [MinOutputChars]). Each metadata value has its own
+//     cap (URLs 2,048 characters, titles 500, header values 256) and the block takes at most
+//     half the window, its longest values cut first (a cut value ends with "…"); the content
+//     fills the rest from Request.Offset, cut at a line break near the end, with a marker
+//     naming next_offset; paging a cached page makes no request. Messages and summarizer
+//     answers are cut to the window too. Header values are written with C1 controls (NEL
+//     among them), U+2028 and U+2029 escaped, so no value adds a line for any line reader.
 //  13. With a prompt and a [Summarizer], the summarizer answers from the first 100,000
 //     characters of the Markdown (the gate: a non-blank prompt, a summarizer, non-blank
 //     content of at least 25 words, counting each CJK character as a word). Any failure —

@@ -42,6 +42,11 @@ type Error struct {
 	URL   string
 	Msg   string
 	Cause error
+	// Range, for ErrBlocked, names what the policy refused: the address range ("loopback",
+	// "private network", "carrier-grade NAT", "unique local address", "link-local",
+	// "cloud metadata", …), or "port" for a port outside SSRFPolicy.Ports. Loopback names
+	// such as localhost report "loopback". Empty for other errors.
+	Range string
 }
 
 func (e *Error) Error() string { return e.Msg }

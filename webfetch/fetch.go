@@ -178,6 +178,8 @@ func (f *Fetcher) Fetch(ctx context.Context, req Request) (*Result, error) {
 		return nil, f.ctxErr(ctx, c, err)
 	}
 	if msg != nil {
+		capFields(msg)
+		boundMessage(msg, f.cfg.limits.MaxOutputChars)
 		return msg, nil
 	}
 	return f.present(ctx, c, st)
@@ -491,7 +493,7 @@ func blockedResult(c *call, b *blockedHop, hops []Hop, upgraded bool) *Result {
 	r.Content = messageContent(c.format, strings.Join([]string{
 		"Redirect was blocked by policy.",
 		"Original URL: " + c.req.URL,
-		"Redirect URL: " + b.hop.To,
+		"Redirect URL: " + elide(b.hop.To, maxURLChars),
 		"Status: " + itoa(b.hop.Status),
 		"Reason: " + b.reason,
 		"",

@@ -163,7 +163,9 @@ func (p *SSRFPolicy) denyReason(addr netip.Addr) string {
 // check decides whether host (as named by the caller) may be reached at ap.
 func (p *SSRFPolicy) check(host string, ap netip.AddrPort) error {
 	if len(p.Ports) > 0 && !slices.Contains(p.Ports, ap.Port()) {
-		return newErr(ErrBlocked, "", "Blocked by network policy: %s port %d is not allowed (allowed ports: %s); webfetch only connects to public internet addresses", host, ap.Port(), portList(p.Ports))
+		e := newErr(ErrBlocked, "", "Blocked by network policy: %s port %d is not allowed (allowed ports: %s); webfetch only connects to public internet addresses", host, ap.Port(), portList(p.Ports))
+		e.Range = "port"
+		return e
 	}
 	if reason := p.denyReason(ap.Addr()); reason != "" {
 		return blockedErr(host, ap.Addr().WithZone("").String(), reason)
@@ -172,7 +174,9 @@ func (p *SSRFPolicy) check(host string, ap netip.AddrPort) error {
 }
 
 func blockedErr(host, ip, reason string) *Error {
-	return newErr(ErrBlocked, "", "Blocked by network policy: %s resolves to %s (%s); webfetch only connects to public internet addresses", host, ip, reason)
+	e := newErr(ErrBlocked, "", "Blocked by network policy: %s resolves to %s (%s); webfetch only connects to public internet addresses", host, ip, reason)
+	e.Range = reason
+	return e
 }
 
 func portList(ports []uint16) string {
@@ -196,9 +200,13 @@ func (p *SSRFPolicy) precheck(host string) error {
 	h := strings.ToLower(host)
 	switch {
 	case refusedMetadataName(h):
-		return newErr(ErrBlocked, "", "Blocked by network policy: %s is a cloud metadata host name; webfetch only connects to public internet addresses", host)
+		e := newErr(ErrBlocked, "", "Blocked by network policy: %s is a cloud metadata host name; webfetch only connects to public internet addresses", host)
+		e.Range = "cloud metadata"
+		return e
 	case refusedName(h) && !p.AllowLoopback:
-		return newErr(ErrBlocked, "", "Blocked by network policy: %s is a local host name; webfetch only connects to public internet addresses", host)
+		e := newErr(ErrBlocked, "", "Blocked by network policy: %s is a local host name; webfetch only connects to public internet addresses", host)
+		e.Range = "loopback"
+		return e
 	}
 	addr, err := netip.ParseAddr(strings.Trim(host, "[]"))
 	if err != nil {
@@ -208,7 +216,9 @@ func (p *SSRFPolicy) precheck(host string) error {
 		}
 	}
 	if reason := p.denyReason(addr); reason != "" {
-		return newErr(ErrBlocked, "", "Blocked by network policy: %s is a refused address (%s); webfetch only connects to public internet addresses", addr.WithZone("").String(), reason)
+		e := newErr(ErrBlocked, "", "Blocked by network policy: %s is a refused address (%s); webfetch only connects to public internet addresses", addr.WithZone("").String(), reason)
+		e.Range = reason
+		return e
 	}
 	return nil
 }

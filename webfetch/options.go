@@ -50,7 +50,7 @@ const (
 type Limits struct {
 	MaxTextBytes         int64         // text body bytes read (after decompression); default 10 MiB
 	MaxBinaryBytes       int64         // binary bytes downloaded with SaveBinary; default 10 MiB
-	MaxOutputChars       int           // window size in code points; default 100,000; -1 = unlimited
+	MaxOutputChars       int           // whole rendering in code points; default 100,000; at least 1,000; -1 = unlimited
 	MaxSummaryInputChars int           // summarizer input in code points; default 100,000
 	MaxURLLength         int           // default 2,048 bytes
 	MaxHeadings          int           // default 12
@@ -96,8 +96,8 @@ func (l Limits) validate() error {
 		return optionErr("WithLimits", "MaxTextBytes %d is negative", l.MaxTextBytes)
 	case l.MaxBinaryBytes < 0:
 		return optionErr("WithLimits", "MaxBinaryBytes %d is negative", l.MaxBinaryBytes)
-	case l.MaxOutputChars < -1:
-		return optionErr("WithLimits", "MaxOutputChars %d must be positive or -1 (unlimited)", l.MaxOutputChars)
+	case l.MaxOutputChars < -1 || l.MaxOutputChars > 0 && l.MaxOutputChars < MinOutputChars:
+		return optionErr("WithLimits", "MaxOutputChars %d must be at least %d, or -1 (unlimited)", l.MaxOutputChars, MinOutputChars)
 	case l.MaxSummaryInputChars < 0:
 		return optionErr("WithLimits", "MaxSummaryInputChars %d is negative", l.MaxSummaryInputChars)
 	case l.MaxURLLength < 0:

@@ -3,6 +3,7 @@ package webfetch
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -154,4 +155,114 @@ func TestRenderBoundedByWindow(t *testing.T) {
 			}
 		}
 	}
+}
+
+type bigSummarizer struct{ text string }
+
+func (b bigSummarizer) Summarize(context.Context, SummaryRequest) (Summary, error) {
+	return Summary{Text: b.text, Model: strings.Repeat("m", 10_000)}, nil
+}
+
+// TestRenderWorstCaseFitsWindow fills every metadata value, list and message with huge
+// values and checks that each kind of result renders within windows at, and just above,
+// MinOutputChars, in every format, with and without metadata, and that content always gets
+// room to make paging progress.
+func TestRenderWorstCaseFitsWindow(t *testing.T) {
+	huge := strings.Repeat("\u0085x\u2028é漢", 50_000)
+	var hops []Hop
+	for range 10 {
+		hops = append(hops, Hop{From: huge, To: huge, Status: 302})
+	}
+	var heads []string
+	for range 12 {
+		heads = append(heads, huge)
+	}
+	full := func() *stored {
+		return &stored{finalURL: huge, canonical: huge, status: 200, contentType: huge, charset: huge, etag: huge, lastModified: huge,
+			contentLength: 1 << 40, filename: huge, headings: heads, title: huge, lang: huge, byline: huge, siteName: huge, published: huge,
+			source: SourceHTML, extractedMain: true, redirects: hops, upgraded: true, llmsProbeError: huge, llmsTruncated: true, truncated: true,
+			wordCount: 1 << 30, quality: []QualitySignal{SignalVeryShort, SignalPaywall, SignalBoilerplate}, decodedCharset: huge, decodeWarn: huge,
+			decodeFallback: true, html: huge, markdown: huge, text: huge, cacheRevalidated: true, cacheHit: true, upstreamStatus: 304}
+	}
+	kinds := map[string]func() (*stored, Option){
+		"content": func() (*stored, Option) { return full(), nil },
+		"summary": func() (*stored, Option) { return full(), WithSummarizer(bigSummarizer{huge}) },
+		"summary_failed": func() (*stored, Option) {
+			return full(), WithSummarizer(summarizerFunc(func(context.Context, SummaryRequest) (Summary, error) { return Summary{}, errors.New(huge) }))
+		},
+		"binary_saved": func() (*stored, Option) {
+			st := full()
+			st.binary = &BinaryInfo{Kind: BinaryPDF, Saved: true, SavedPath: "/tmp/" + strings.Repeat("p", 250), DownloadLimit: 1 << 40}
+			st.cacheHit = false // a hit would write the file again
+			return st, nil
+		},
+		"binary_not_saved": func() (*stored, Option) {
+			st := full()
+			st.binary = &BinaryInfo{Kind: BinaryImage}
+			st.cacheHit = false
+			return st, nil
+		},
+	}
+	for _, window := range []int{MinOutputChars, MinOutputChars + 1, 4000} {
+		for name, mk := range kinds {
+			for _, format := range []Format{FormatMarkdown, FormatText, FormatHTML} {
+				for _, omit := range []bool{false, true} {
+					st, opt := mk()
+					opts := []Option{WithLimits(Limits{MaxOutputChars: window})}
+					if opt != nil {
+						opts = append(opts, opt)
+					}
+					f, _, _ := testFetcher(t, opts...)
+					c, err := f.prepare(Request{URL: "https://example.com/" + strings.Repeat("u", 2000), Format: format, OmitMetadata: omit, Prompt: "summarize this"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					r, err := f.present(context.Background(), c, st)
+					if err != nil {
+						t.Fatal(err)
+					}
+					out := Render(r)
+					if n := utf8.RuneCountInString(out); n > window {
+						t.Errorf("window %d, %s, %s, omit %v: %d characters", window, name, format, omit, n)
+					}
+					if r.Kind == KindContent && (!r.OutputTruncated || r.NextOffset <= 0) {
+						t.Errorf("window %d, %s, %s: no paging progress (next %d)", window, name, format, r.NextOffset)
+					}
+				}
+			}
+		}
+	}
+	// Blocked redirects and llms-unavailable messages quote URLs.
+	for _, window := range []int{MinOutputChars, 4000} {
+		f, _, _ := testFetcher(t, WithLimits(Limits{MaxOutputChars: window}))
+		c, _ := f.prepare(Request{URL: "https://example.com/" + strings.Repeat("u", 2000)})
+		for _, r := range []*Result{
+			blockedResult(c, &blockedHop{hop: Hop{From: huge, To: huge, Status: 302}, reason: reasonTooLong}, hops, true),
+			llmsUnavailable(c, huge),
+		} {
+			capFields(r)
+			boundMessage(r, window)
+			if n := utf8.RuneCountInString(Render(r)); n > window {
+				t.Errorf("window %d, %s: %d characters", window, r.Kind, n)
+			}
+		}
+	}
+}
+
+func TestMinOutputChars(t *testing.T) {
+	for _, tc := range []struct {
+		n  int
+		ok bool
+	}{{-2, false}, {-1, true}, {0, true}, {1, false}, {MinOutputChars - 1, false}, {MinOutputChars, true}, {MinOutputChars + 1, true}} {
+		_, err := New(WithLimits(Limits{MaxOutputChars: tc.n}))
+		if (err == nil) != tc.ok {
+			t.Errorf("MaxOutputChars %d: err %v, want ok %v", tc.n, err, tc.ok)
+		}
+	}
+}
+
+type summarizerFunc func(context.Context, SummaryRequest) (Summary, error)
+
+func (f summarizerFunc) Summarize(ctx context.Context, r SummaryRequest) (Summary, error) {
+	return f(ctx, r)
 }
