@@ -31,11 +31,14 @@ type Article struct {
 var discard = slog.New(slog.DiscardHandler)
 
 // MainContent runs main-content extraction on a copy of doc with base as the page URL. It
-// reports false when the extractor found nothing or the article text is blank. Metadata (title,
-// language, byline, site name, published time) is returned even when the article is blank.
-func MainContent(doc *html.Node, base *url.URL) (Article, bool) {
+// reports false when the extractor found nothing, the article text is blank, or the document
+// has more than maxElems elements (maxElems > 0), which bounds the extractor's time.
+// Metadata (title, language, byline, site name, published time) is returned even when the
+// article is blank.
+func MainContent(doc *html.Node, base *url.URL, maxElems int) (Article, bool) {
 	p := readability.NewParser()
 	p.Logger = discard
+	p.MaxElemsToParse = maxElems
 	p.ClassesToPreserve = append(p.ClassesToPreserve, codeLanguageClasses(doc)...)
 	a, err := p.ParseDocument(doc, base)
 	if err != nil {
@@ -82,6 +85,21 @@ func publishedRaw(a readability.Article) string {
 		return ""
 	}
 	return t.UTC().Format("2006-01-02T15:04:05Z07:00")
+}
+
+// CountElements counts the element nodes under n, stopping at limit.
+func CountElements(n *html.Node, limit int) int {
+	count := 0
+	walk(n, func(c *html.Node) bool {
+		if count >= limit {
+			return false
+		}
+		if c.Type == html.ElementNode {
+			count++
+		}
+		return true
+	})
+	return count
 }
 
 // DocumentTitle returns the text of the document's first <title> element.

@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"context"
+	"errors"
 	"net/url"
 	"regexp"
 	"strings"
@@ -17,13 +19,15 @@ import (
 // newConverter builds the Markdown converter: base, CommonMark (ATX headings, "-" bullets,
 // fenced code), GFM tables and strikethrough. A converter is cheap and not shared, so
 // concurrent calls never contend.
-func newConverter() *converter.Converter {
+func newConverter(ctx context.Context) *converter.Converter {
 	conv := converter.NewConverter(converter.WithPlugins(
 		base.NewBasePlugin(),
 		commonmark.NewCommonmarkPlugin(commonmark.WithHorizontalRule("---")),
-		table.NewTablePlugin(table.WithSkipEmptyRows(true)),
+		// Minimal padding: aligned columns repeat a wide cell's width in every row.
+		table.NewTablePlugin(table.WithSkipEmptyRows(true), table.WithCellPaddingBehavior(table.CellPaddingBehaviorMinimal)),
 		strikethrough.NewStrikethroughPlugin(),
 	))
+	conv.Register.Renderer(stopAt(ctx), priorityFirst)
 	conv.Register.RendererFor("img", converter.TagTypeInline, renderDataImage, converter.PriorityEarly)
 	for _, tag := range []string{"script", "style", "noscript", "template", "meta", "link", "head"} {
 		conv.Register.TagType(tag, converter.TagTypeRemove, converter.PriorityEarly)
@@ -45,16 +49,53 @@ func renderDataImage(_ converter.Context, w converter.Writer, n *html.Node) conv
 	return converter.RenderSuccess
 }
 
+// Errors of Markdown.
+var (
+	// ErrStopped: the context ended during the conversion.
+	ErrStopped = errors.New("extract: conversion stopped at the deadline")
+	// ErrTooLarge: the Markdown would be larger than the limit.
+	ErrTooLarge = errors.New("extract: Markdown larger than the limit")
+)
+
+// priorityFirst runs the deadline check before every other renderer.
+const priorityFirst = converter.PriorityEarly - 50
+
+// stopAt is a renderer that, once ctx has ended, renders every remaining element as nothing,
+// so the conversion finishes at once. It looks at ctx every 64 elements.
+func stopAt(ctx context.Context) converter.HandleRenderFunc {
+	seen, stopped := 0, false
+	return func(converter.Context, converter.Writer, *html.Node) converter.RenderStatus {
+		if !stopped {
+			if seen++; seen%64 == 0 && ctx.Err() != nil {
+				stopped = true
+			}
+		}
+		if stopped {
+			return converter.RenderSuccess
+		}
+		return converter.RenderTryNext
+	}
+}
+
 // Markdown converts n to Markdown with links and images made absolute against base.
-// Permalink anchors are dropped first; afterwards, outside code fences, blank-line runs are
-// collapsed and the result is trimmed.
-func Markdown(n *html.Node, base *url.URL) (string, error) {
+// Permalink anchors are dropped first, and structures whose Markdown grows faster than
+// their HTML are simplified (quotes and lists nested more than 8 deep become plain blocks,
+// table spans are clamped); afterwards, outside code fences, blank-line runs are collapsed
+// and the result is trimmed.
+//
+// When ctx ends during the conversion, Markdown returns ErrStopped (and what it converted);
+// when the result is longer than limit bytes (limit > 0), it returns ErrTooLarge.
+func Markdown(ctx context.Context, n *html.Node, base *url.URL, limit int) (string, error) {
 	if n == nil {
 		return "", nil
 	}
+	if err := ctx.Err(); err != nil {
+		return "", ErrStopped
+	}
 	c := clone(n)
 	dropPermalinks(c)
-	conv := newConverter()
+	simplify(c)
+	conv := newConverter(ctx)
 	var opts []converter.ConvertOptionFunc
 	if base != nil {
 		opts = append(opts, converter.WithDomain(base.String()))
@@ -62,6 +103,12 @@ func Markdown(n *html.Node, base *url.URL) (string, error) {
 	out, err := conv.ConvertNode(c, opts...)
 	if err != nil {
 		return "", err
+	}
+	if ctx.Err() != nil {
+		return PostClean(string(out)), ErrStopped
+	}
+	if limit > 0 && len(out) > limit {
+		return "", ErrTooLarge
 	}
 	return PostClean(string(out)), nil
 }
