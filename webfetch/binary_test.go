@@ -1,0 +1,144 @@
+package webfetch
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// pdfSite serves a small PDF under the given Content-Disposition.
+func pdfSite(t *testing.T, disposition string) *site {
+	return newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		if disposition != "" {
+			w.Header().Set("Content-Disposition", disposition)
+		}
+		_, _ = w.Write([]byte("%PDF-1.7\nbody\x00\x01"))
+	})
+}
+
+// Issue 23: the default binary directory $TMPDIR/harnesskit-webfetch was fixed and shared, so
+// another local user who planted it as a symbolic link (to ~victim/.ssh) got a server-chosen
+// file written there. The default is per user, and a directory that is a link, belongs to
+// someone else or is open to group or others is refused, with nothing written.
+func TestBinaryDirIsPrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows keeps a per-user temporary directory and has no Unix owner or mode bits")
+	}
+	t.Run("default_is_per_user", func(t *testing.T) {
+		f, err := New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := filepath.Join(os.TempDir(), "harnesskit-webfetch-"+strconv.Itoa(os.Getuid()))
+		if f.cfg.binaryDir != want {
+			t.Errorf("default binary directory %q, want %q", f.cfg.binaryDir, want)
+		}
+	})
+	type setup func(t *testing.T, dir, victim string)
+	cases := []struct {
+		name    string
+		prepare setup
+		refused bool
+	}{
+		{name: "created_private", prepare: func(*testing.T, string, string) {}},
+		{name: "existing_private", prepare: func(t *testing.T, dir, _ string) { mkdir(t, dir, 0o700) }},
+		{name: "planted_symlink", refused: true, prepare: func(t *testing.T, dir, victim string) {
+			if err := os.Symlink(victim, dir); err != nil {
+				t.Skip("symlinks unavailable:", err)
+			}
+		}},
+		{name: "symlink_to_private_dir", refused: true, prepare: func(t *testing.T, dir, _ string) {
+			real := dir + "-real"
+			mkdir(t, real, 0o700)
+			if err := os.Symlink(real, dir); err != nil {
+				t.Skip("symlinks unavailable:", err)
+			}
+		}},
+		{name: "open_to_others", refused: true, prepare: func(t *testing.T, dir, _ string) { mkdir(t, dir, 0o777) }},
+		{name: "open_to_group", refused: true, prepare: func(t *testing.T, dir, _ string) { mkdir(t, dir, 0o750) }},
+		{name: "a_file", refused: true, prepare: func(t *testing.T, dir, _ string) { writeFile(t, dir, "x") }},
+		{name: "owned_by_another_user", refused: true, prepare: func(t *testing.T, dir, _ string) {
+			if os.Getuid() != 0 {
+				t.Skip("needs root to give the directory to another user")
+			}
+			mkdir(t, dir, 0o700)
+			if err := os.Chown(dir, 4242, 4242); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			parent := t.TempDir()
+			dir, victim := filepath.Join(parent, "bin"), filepath.Join(parent, "victim")
+			mkdir(t, victim, 0o700)
+			tc.prepare(t, dir, victim)
+			s := pdfSite(t, `attachment; filename="authorized_keys"`)
+			f, _, _ := testFetcher(t, WithBinaryDir(dir))
+			r, err := f.Fetch(context.Background(), Request{URL: s.URL + "/k", SaveBinary: true, LLMS: LLMSNever})
+			if entries, _ := os.ReadDir(victim); len(entries) != 0 {
+				t.Fatalf("wrote %v into the link's target", entries)
+			}
+			if !tc.refused {
+				if err != nil || r.Binary == nil || !r.Binary.Saved {
+					t.Fatalf("err %v, result %+v", err, r)
+				}
+				fi, err := os.Lstat(dir)
+				if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+					t.Errorf("directory %v %v, want a 0700 directory", fi, err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrFilename) || !strings.Contains(err.Error(), dir) {
+				t.Errorf("err %v, want ErrFilename naming %s", err, dir)
+			}
+		})
+	}
+}
+
+func mkdir(t *testing.T, dir string, perm os.FileMode) {
+	t.Helper()
+	if err := os.Mkdir(dir, perm); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, perm); err != nil { // past the umask
+		t.Fatal(err)
+	}
+}
+
+// Issue 23: names were capped in characters only, so a 100-character CJK name (304 bytes with
+// its extension) failed to save. Names are capped in bytes too, extension kept, collisions
+// included.
+func TestBinaryNameCappedInBytes(t *testing.T) {
+	cjk := strings.Repeat("漢", 100)
+	long := strings.Repeat("a", 243)
+	for _, tc := range []struct{ name, disposition string }{
+		{name: "cjk_100_chars", disposition: "attachment; filename*=UTF-8''" + url.PathEscape(cjk+".pdf")},
+		{name: "emoji", disposition: "attachment; filename*=UTF-8''" + url.PathEscape(strings.Repeat("😀", 90)+".pdf")},
+		{name: "ascii_243_bytes", disposition: `attachment; filename="` + long + `.pdf"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := pdfSite(t, tc.disposition)
+			f, _, _ := testFetcher(t, WithBinaryDir(dir))
+			for i := range 3 { // the name, then two collisions
+				r := fetch(t, f, Request{URL: s.URL + "/f" + strconv.Itoa(i), SaveBinary: true, LLMS: LLMSNever})
+				if r.Binary == nil || !r.Binary.Saved {
+					t.Fatalf("save %d: %+v", i, r.Binary)
+				}
+				base := filepath.Base(r.Binary.SavedPath)
+				if len(base) > 200 || !strings.HasSuffix(base, ".pdf") {
+					t.Errorf("save %d: name %q has %d bytes", i, base, len(base))
+				}
+			}
+		})
+	}
+}
