@@ -88,7 +88,7 @@ func TestAttackBodyBounds(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSite(t, tc.handler)
-			dir := t.TempDir()
+			dir := privateDir(t)
 			f, _, _ := testFetcher(t, WithLimits(limits), WithBinaryDir(dir))
 			req := tc.req
 			req.URL, req.LLMS = s.URL+"/big", LLMSNever

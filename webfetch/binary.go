@@ -21,7 +21,13 @@ import (
 	"unicode/utf8"
 )
 
-const maxFilenameLen = 180
+// Saved file names have at most 180 characters and 200 bytes (room for a "-999" suffix and
+// the write layer's temporary names within the 255 bytes file systems allow).
+const (
+	maxFilenameLen   = 180
+	maxFilenameBytes = 200
+	maxExtBytes      = 32
+)
 
 // readBinary handles a binary body. Without SaveBinary nothing beyond the sniff window is
 // read. With it, the body is read up to MaxBinaryBytes and saved; over the limit only the
@@ -86,16 +92,48 @@ func (f *Fetcher) reuseSaved(st *stored) error {
 	return nil
 }
 
+// openBinaryDir opens the binary directory, creating it (0700) when missing. It refuses a
+// directory that is a symbolic link, is not a directory, belongs to another user or is open
+// to group or others (where the platform has owners and mode bits), and checks that the
+// directory it opened is the one it inspected.
+func openBinaryDir(dir string) (*os.Root, error) {
+	refuse := func(why string, cause error) error {
+		return &Error{Err: ErrFilename, Msg: "Cannot save binaries in " + dir + ": " + why, Cause: cause}
+	}
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+			return nil, refuse("creating its parent failed: "+err.Error(), err)
+		}
+		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, refuse("creating it failed: "+err.Error(), err)
+		}
+		fi, err = os.Lstat(dir)
+	}
+	if err != nil {
+		return nil, refuse(err.Error(), err)
+	}
+	if why := notPrivate(fi); why != "" {
+		return nil, refuse(why+"; binaries are saved only in a private directory (owned by this user, mode 0700, not a link): remove it or configure another directory", nil)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, refuse("opening it failed: "+err.Error(), err)
+	}
+	if opened, err := root.Stat("."); err != nil || !os.SameFile(fi, opened) {
+		root.Close()
+		return nil, refuse("it was replaced while being opened", err)
+	}
+	return root, nil
+}
+
 // saveFile writes data under dir with a unique name derived from name. The bytes go to a
 // temporary file first, which is then linked under the final name (exclusive) through an
 // os.Root, so the file is complete or absent and no name can leave dir.
 func saveFile(dir, name string, data []byte) (string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", &Error{Err: ErrFilename, Msg: "Cannot create the binary directory " + dir + ": " + err.Error(), Cause: err}
-	}
-	root, err := os.OpenRoot(dir)
+	root, err := openBinaryDir(dir)
 	if err != nil {
-		return "", &Error{Err: ErrFilename, Msg: "Cannot open the binary directory " + dir + ": " + err.Error(), Cause: err}
+		return "", err
 	}
 	defer root.Close()
 	var rnd [8]byte
@@ -116,7 +154,7 @@ func saveFile(dir, name string, data []byte) (string, error) {
 	for i := 0; i <= 999; i++ {
 		cand := name
 		if i > 0 {
-			cand = fitName(stem+"-"+strconv.Itoa(i), ext)
+			cand = uniqueName(stem, ext, i)
 		}
 		err := root.Link(tmp, cand)
 		if err == nil {
@@ -228,25 +266,36 @@ func sanitizeFilename(name string) string {
 		name = "_" + name
 	}
 	ext := path.Ext(name)
-	if utf8.RuneCountInString(ext) > 20 {
+	if utf8.RuneCountInString(ext) > 20 || len(ext) > maxExtBytes {
 		ext = ""
 	}
-	return fitName(strings.TrimSuffix(name, ext), ext)
+	return fitName(strings.TrimSuffix(name, ext), "", ext)
 }
 
-// fitName joins stem and ext, shortening the stem so the result has at most 180 characters.
-func fitName(stem, ext string) string {
-	room := maxFilenameLen - utf8.RuneCountInString(ext)
-	if r := []rune(stem); len(r) > room {
-		stem = strings.TrimRight(string(r[:max(room, 0)]), ". ")
+// uniqueName is the i-th alternative to stem+ext: "stem-i.ext", the stem shortened so the
+// suffix is never cut off.
+func uniqueName(stem, ext string, i int) string {
+	return fitName(stem, "-"+strconv.Itoa(i), ext)
+}
+
+// fitName joins stem, suffix and ext, shortening the stem (on a character boundary) so the
+// result has at most 180 characters and 200 bytes.
+func fitName(stem, suffix, ext string) string {
+	roomChars := maxFilenameLen - utf8.RuneCountInString(suffix+ext)
+	roomBytes := maxFilenameBytes - len(suffix+ext)
+	cut, chars := 0, 0
+	for i, r := range stem {
+		if chars == roomChars || i+utf8.RuneLen(r) > roomBytes {
+			break
+		}
+		cut, chars = i+utf8.RuneLen(r), chars+1
 	}
-	name := stem + ext
-	name = strings.Trim(name, ". ")
-	if name == "" {
-		name = "download"
+	if cut < len(stem) {
+		stem = strings.TrimRight(stem[:cut], ". ")
 	}
-	if utf8.RuneCountInString(name) > maxFilenameLen {
-		name = string([]rune(name)[:maxFilenameLen])
+	name := strings.Trim(stem+suffix+ext, ". ")
+	if name == "" || name == strings.Trim(ext, ".") && stem == "" && suffix == "" {
+		name = "download" + ext
 	}
 	return name
 }

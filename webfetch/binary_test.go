@@ -126,7 +126,7 @@ func TestBinaryNameCappedInBytes(t *testing.T) {
 		{name: "ascii_243_bytes", disposition: `attachment; filename="` + long + `.pdf"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := privateDir(t)
 			s := pdfSite(t, tc.disposition)
 			f, _, _ := testFetcher(t, WithBinaryDir(dir))
 			for i := range 3 { // the name, then two collisions

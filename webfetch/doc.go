@@ -137,15 +137,21 @@
 // address check then sees the proxy, and enforcing the policy becomes the proxy's job.
 // [WithHTTPClient] accepts only an *http.Transport without its own TLS dialer (it is cloned
 // and its dialer replaced); any other round tripper must be passed through
-// [WithUnsafeTransport], which keeps only the up-front name and literal checks.
+// [WithUnsafeTransport], which keeps the name and literal checks (numeric IPv4 spellings
+// included) before every request, redirect hops too.
 //
 // Requests carry no cookies, no Authorization and no Referer; URLs with credentials are
 // refused. Every size is bounded (URL length, text and binary bytes after decompression,
 // output window, summarizer input, redirects, probe time, the call's deadline), and hitting
 // a bound is reported, never silent. Files are written only when a request asks to save a
-// binary, only inside the binary directory (through an os.Root, under a sanitised name that
-// cannot escape it, is never a Windows device name and carries no control or bidirectional
-// formatting characters, created exclusively, complete or absent). The package reads no files,
+// binary, only inside the binary directory, which must be private: by default a directory
+// of the user's own under the temporary directory, created 0700; one that is a symbolic
+// link, belongs to another user or is open to group or others is refused, so another local
+// user cannot plant it. The file goes in through an os.Root opened on that directory (and
+// checked to be the directory inspected), under a sanitised name of at most 180 characters
+// and 200 bytes that cannot escape it, is never a Windows device name and carries no control
+// or bidirectional formatting characters, created exclusively, complete or absent. The
+// package reads no files,
 // no environment and no configuration while fetching, and never writes to stdout or stderr:
 // the extraction library's log output is discarded, and the package's own diagnostics (why
 // an llms.txt candidate was rejected, why the https attempt fell back to http) go to the

@@ -501,7 +501,7 @@ func TestEdgeDeadlines(t *testing.T) {
 			cancel()
 			<-r.Context().Done()
 		})
-		dir := t.TempDir()
+		dir := privateDir(t)
 		f, _, _ := testFetcher(t, WithHTTPClient(s.Client()), WithBinaryDir(dir))
 		_, err := f.Fetch(ctx, Request{URL: s.URL + "/doc.pdf", SaveBinary: true})
 		if !errors.Is(err, context.Canceled) {

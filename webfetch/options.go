@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -234,8 +233,12 @@ func WithDocsHosts(hosts ...string) Option {
 	return func(o *config) { o.docsHosts = append(o.docsHosts, hosts...) }
 }
 
-// WithBinaryDir sets where saved binaries are written (default
-// <os.TempDir()>/harnesskit-webfetch). Nothing is created until a binary is saved.
+// WithBinaryDir sets where saved binaries are written (default: a directory of this user's
+// own under the temporary directory, <os.TempDir()>/harnesskit-webfetch-<uid> on Unix). The
+// directory must be private: owned by this process's user, closed to group and others (no
+// bits in 0077), not a symbolic link; it is created 0700 when missing, and a save into one
+// that is not private is refused (ErrFilename) with nothing written. Nothing is created
+// until a binary is saved.
 func WithBinaryDir(dir string) Option { return func(o *config) { o.binaryDir = dir } }
 
 // WithSummarizer enables the secondary model for requests with a prompt.
@@ -301,7 +304,7 @@ func (c *config) finish() error {
 		}
 	}
 	if c.binaryDir == "" {
-		c.binaryDir = filepath.Join(os.TempDir(), "harnesskit-webfetch")
+		c.binaryDir = defaultBinaryDir()
 	}
 	if !filepath.IsAbs(c.binaryDir) {
 		abs, err := filepath.Abs(c.binaryDir)
