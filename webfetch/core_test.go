@@ -93,3 +93,32 @@ func TestCoreHasNoHostAdapterPieces(t *testing.T) {
 		}
 	}
 }
+
+// E41: Fetch never opens a file for reading and nothing resolves configuration at call time.
+// Checked by inspecting the package source: no read API of os or io/ioutil is referenced.
+func TestEdgeNoFileReads(t *testing.T) {
+	t.Run("E41_no_file_reads_in_package", func(t *testing.T) {
+		files, _ := filepath.Glob("*.go")
+		forbidden := map[string]bool{"Open": true, "ReadFile": true, "ReadDir": true, "DirFS": true, "Getenv": true, "LookupEnv": true, "Environ": true}
+		fset := token.NewFileSet()
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, name, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && (id.Name == "os" || id.Name == "ioutil") && forbidden[sel.Sel.Name] {
+					t.Errorf("%s: %s.%s", fset.Position(sel.Pos()), id.Name, sel.Sel.Name)
+				}
+				return true
+			})
+		}
+	})
+}

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Sentinels for errors.Is. Every error returned by [Fetcher.Fetch], [New] and [ParseArgs]
+// Sentinels for errors.Is. Every error returned by [Fetcher.Fetch] and [New]
 // wraps exactly one of them (transport failures wrap ErrTransport).
 var (
 	// ErrInvalidURL: the URL is not an absolute http(s) URL, carries credentials, is too long,
