@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/harnesskit/harnesskit/format"
+	"github.com/harnesskit/harnesskit/internal/udiff"
 	"github.com/harnesskit/harnesskit/patch"
 )
 
@@ -115,7 +116,7 @@ func boolInt(b bool) int {
 // line must match exactly, "\ No newline at end of file" honoured). It is the exact check
 // for changes a Codex patch cannot carry (final newline, CRLF, BOM).
 func applyUnified(before []byte, diff string) ([]byte, error) {
-	old := splitKeep(string(before))
+	old := udiff.Lines(string(before))
 	var out []string
 	next := 0 // index in old of the next line not yet copied
 	lines := strings.SplitAfter(diff, "\n")
@@ -173,17 +174,6 @@ func at(s []string, i int) string {
 		return s[i]
 	}
 	return "<end of file>"
-}
-
-func splitKeep(s string) []string {
-	if s == "" {
-		return nil
-	}
-	l := strings.SplitAfter(s, "\n")
-	if l[len(l)-1] == "" {
-		l = l[:len(l)-1]
-	}
-	return l
 }
 
 // checkDiff checks that the result's diff turns Before into After: strictly always, and with

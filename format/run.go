@@ -17,6 +17,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/harnesskit/harnesskit/internal/fmtreport"
+	"github.com/harnesskit/harnesskit/internal/udiff"
 )
 
 // Limits and defaults of the runner.
@@ -32,9 +35,10 @@ const (
 	// DefaultWaitDelay is how long the runner waits for a formatter's pipes to close after
 	// it exited or was killed.
 	DefaultWaitDelay = 100 * time.Millisecond
-	// DefaultMaxReportDiffLines is the longest diff [Result.Report] includes; past it the
-	// report asks the model to re-read the file.
-	DefaultMaxReportDiffLines = 40
+	// DefaultMaxReportDiffLines is the longest diff, in lines of text, [Result.Report]
+	// includes; past it the report asks the model to re-read the file. patch and astsearch
+	// apply the same limit to their formatter reports.
+	DefaultMaxReportDiffLines = fmtreport.MaxDiffLines
 )
 
 // Scope says which of a formatter's changes are kept.
@@ -82,37 +86,51 @@ type Result struct {
 	Elapsed   time.Duration // time spent detecting and formatting
 	Others    []string      // other files an in-place formatter changed in the same directory
 	Partial   bool          // ScopeTouched dropped some of the formatter's changes
+	Note      string        // why ScopeTouched kept none of the changes, when it could not verify the partial result
 }
 
-// Report is the text to tell the model: which formatter changed what, with the diff when
-// it has at most DefaultMaxReportDiffLines lines and otherwise a request to re-read the file
-// before the next edit; or why formatting failed. It returns "" when nothing applied and
-// nothing failed.
+// Report is the text to tell the model: which formatter changed what, or why formatting
+// failed. It follows the rule patch and astsearch follow for their formatter reports: the
+// diff is included when its text has at most DefaultMaxReportDiffLines lines (headers and
+// context counted); otherwise the report gives the number of changed lines (added plus
+// removed) and asks the model to re-read the file before the next edit. It returns "" when
+// nothing applied and nothing failed.
 func (r Result) Report() string {
 	switch {
 	case r.Err != nil:
 		return fmt.Sprintf("not formatted, left as written: %v", r.Err)
 	case r.Formatter == "":
 		return ""
+	case r.Note != "" && !r.Changed:
+		return fmt.Sprintf("not formatted by %s: %s", r.Formatter, r.Note)
+	case !r.Changed && r.Partial:
+		return fmt.Sprintf("formatted by %s: no changes near the edit (its changes elsewhere were left out)", r.Formatter)
 	case !r.Changed:
 		return fmt.Sprintf("formatted by %s: no changes", r.Formatter)
 	}
-	added, removed := changedLines(r.Diff)
+	added, removed := udiff.Count(r.Diff)
 	var b strings.Builder
-	fmt.Fprintf(&b, "formatted by %s, %d lines changed (+%d -%d)", r.Formatter, max(added, removed), added, removed)
+	fmt.Fprintf(&b, "formatted by %s, %d %s changed (+%d -%d)", r.Formatter, added+removed, plural(added+removed, "line", "lines"), added, removed)
 	if r.Partial {
 		b.WriteString(", only near the edit (partial)")
 	}
-	if n := strings.Count(r.Diff, "\n"); n <= DefaultMaxReportDiffLines {
+	if shown, _ := fmtreport.Describe(r.Formatter, r.Diff); shown != "" {
 		b.WriteString(":\n")
-		b.WriteString(r.Diff)
+		b.WriteString(shown)
 	} else {
-		fmt.Fprintf(&b, "; the diff has %d lines, so re-read %s before editing it again", n, r.Path)
+		fmt.Fprintf(&b, "; the diff has %d lines, so re-read %s before editing it again", fmtreport.Lines(r.Diff), r.Path)
 	}
 	if len(r.Others) > 0 {
 		fmt.Fprintf(&b, "\nthe formatter also changed: %s", strings.Join(r.Others, ", "))
 	}
 	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func (r *Runner) now() time.Time {

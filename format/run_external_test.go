@@ -186,7 +186,7 @@ func TestOutsideRoot(t *testing.T) {
 // TestReport: the text a model is told.
 func TestReport(t *testing.T) {
 	short := format.Result{Path: "a.go", Formatter: "gofmt", Changed: true, Diff: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n"}
-	if got, want := short.Report(), "formatted by gofmt, 1 lines changed (+1 -1):\n"+short.Diff; got != want {
+	if got, want := short.Report(), "formatted by gofmt, 2 lines changed (+1 -1):\n"+short.Diff; got != want {
 		t.Errorf("short report %q, want %q", got, want)
 	}
 	long := short

@@ -6,6 +6,8 @@ import (
 	"go/parser"
 	"go/token"
 	"strings"
+
+	"github.com/harnesskit/harnesskit/internal/udiff"
 )
 
 // Edit formats src, the content an edit is about to write at path, where old is the content
@@ -41,56 +43,47 @@ func (r *Runner) Edit(ctx context.Context, env Env, cfg Config, reg []Def, file 
 // only when it overlaps (±1 line) a line of src that the edit old→src changed. partial says
 // whether some block was dropped.
 func keepTouched(old, src, formatted []byte) ([]byte, bool) {
-	o, s, f := splitLines(string(old)), splitLines(string(src)), splitLines(string(formatted))
+	o, s := udiff.Lines(string(old)), udiff.Lines(string(src))
 	touched := map[int]bool{}
-	for _, op := range diffLines(o, s) {
-		switch op.kind {
-		case opIns:
-			touched[op.b] = true
-		case opDel:
-			touched[op.b] = true // the edit removed lines here: the line now at b is next to it
-			if op.b > 0 {
-				touched[op.b-1] = true
-			}
+	delta := 0 // line number in src minus line number in old, before the current change
+	for _, c := range udiff.Compute(o, s) {
+		at := c.A + delta // where the change stands in src
+		for k := range c.New {
+			touched[at+k] = true
 		}
+		if c.B > c.A {
+			// The edit removed lines here: the lines around the place are next to it.
+			touched[at-1] = true
+			touched[at+len(c.New)] = true
+		}
+		delta += len(c.New) - (c.B - c.A)
 	}
-	ops := diffLines(s, f)
 	var out strings.Builder
 	partial := false
-	for i := 0; i < len(ops); {
-		if ops[i].kind == opEq {
-			out.WriteString(s[ops[i].a])
-			i++
-			continue
-		}
-		j := i
-		for j < len(ops) && ops[j].kind != opEq {
-			j++
-		}
-		// The block replaces src lines [first, last) with formatted lines.
-		first, last := ops[i].a, ops[i].a
-		for _, op := range ops[i:j] {
-			if op.kind == opDel {
-				last = op.a + 1
-			}
+	next := 0
+	for _, c := range udiff.Compute(s, udiff.Lines(string(formatted))) {
+		for _, l := range s[next:c.A] {
+			out.WriteString(l)
 		}
 		keep := false
-		for l := first - 1; l <= last; l++ {
+		for l := c.A - 1; l <= c.B; l++ {
 			if touched[l] {
 				keep = true
 				break
 			}
 		}
-		for _, op := range ops[i:j] {
-			switch {
-			case keep && op.kind == opIns:
-				out.WriteString(f[op.b])
-			case !keep && op.kind == opDel:
-				out.WriteString(s[op.a])
-			}
+		kept := s[c.A:c.B]
+		if keep {
+			kept = c.New
+		}
+		for _, l := range kept {
+			out.WriteString(l)
 		}
 		partial = partial || !keep
-		i = j
+		next = c.B
+	}
+	for _, l := range s[next:] {
+		out.WriteString(l)
 	}
 	return []byte(out.String()), partial
 }
