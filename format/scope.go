@@ -3,8 +3,7 @@ package format
 import (
 	"bytes"
 	"context"
-	"go/parser"
-	"go/token"
+	"fmt"
 	"strings"
 
 	"github.com/harnesskit/harnesskit/internal/udiff"
@@ -12,29 +11,43 @@ import (
 
 // Edit formats src, the content an edit is about to write at path, where old is the content
 // before the edit (nil for a new file). With Scope == ScopeTouched it keeps only the
-// formatter's changes that overlap, with one line of slack, the lines the edit changed;
-// Result.Partial says some were dropped. A Go result that no longer parses falls back to no
-// formatting (After = src, Err nil, Partial true). Otherwise Edit is [Runner.Bytes].
+// formatter's changes that overlap, with one line of slack, the lines the edit changed, and
+// only when that mix is verified: the same formatter, run on the mix, must print exactly what
+// it printed for src (so for Go the mix parses and gofmt sees the same program; for any
+// other language the formatter itself is the judge, and a mix it refuses or formats
+// differently — a re-indentation kept in part, an import moved but not removed — is never
+// written). A verified mix is returned with Result.Partial set. An unverified one falls back
+// to no formatting: After is src, Err is nil, and Result.Note says why. When every change of
+// the formatter is near the edit, Edit returns its whole output. Otherwise Edit is
+// [Runner.Bytes]. Verifying costs one more run of the formatter.
 func (r *Runner) Edit(ctx context.Context, env Env, cfg Config, reg []Def, file string, old, src []byte) Result {
 	res := r.Bytes(ctx, env, cfg, reg, file, src)
 	if r.Scope != ScopeTouched || old == nil || res.Err != nil || !res.Changed {
 		return res
 	}
-	after, partial := keepTouched(old, src, res.After)
+	mix, partial := keepTouched(old, src, res.After)
 	if !partial {
 		return res
 	}
 	res.Partial = true
-	if strings.HasSuffix(strings.ToLower(file), ".go") {
-		if _, err := parser.ParseFile(token.NewFileSet(), file, after, parser.SkipObjectResolution); err != nil {
-			after = src
+	if !bytes.Equal(mix, src) {
+		check := r.Bytes(ctx, env, cfg, reg, file, mix)
+		res.Elapsed += check.Elapsed
+		if check.Err != nil || !bytes.Equal(check.After, res.After) {
+			why := "formats it differently"
+			if check.Err != nil {
+				why = "refuses it (" + check.Err.Error() + ")"
+			}
+			res.Note = fmt.Sprintf("only the formatter's changes near the edit were wanted, but %s %s once the others are left out, so none were kept and the file is as the edit wrote it", res.Formatter, why)
+			mix = src
+			res.Partial = false
 		}
 	}
-	res.After = after
-	res.Changed = !bytes.Equal(src, after)
+	res.After = mix
+	res.Changed = !bytes.Equal(src, mix)
 	res.Diff = ""
 	if res.Changed {
-		res.Diff = Unified(diffName(env, file), src, after)
+		res.Diff = Unified(diffName(env, file), src, mix)
 	}
 	return res
 }
