@@ -3,6 +3,7 @@ package format_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,8 +81,15 @@ func TestSeamConcurrent(t *testing.T) {
 
 // TestNew checks the constructor's errors.
 func TestNew(t *testing.T) {
-	if _, err := format.New(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, format.ErrIO) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	if _, err := format.New(missing); !errors.Is(err, format.ErrIO) || !errors.Is(err, fs.ErrNotExist) ||
+		!strings.Contains(err.Error(), missing+" does not exist") || strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("missing root: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := format.New(file); !errors.Is(err, format.ErrIO) || !strings.Contains(err.Error(), "is a file, not a directory") {
+		t.Errorf("file as root: %v", err)
 	}
 	bad := format.Config{Overrides: map[string]format.Override{"deno": {Extensions: []string{".md"}}}}
 	if _, err := format.New(t.TempDir(), format.WithConfig(bad)); !errors.Is(err, format.ErrConfig) {
