@@ -89,7 +89,15 @@
 //
 // Formatters run with the project root as working directory and the host's environment plus
 // the formatter's own variables; their output is capped ([DefaultMaxOutput]). The original
-// file is written only by this package, and [Runner.File] refuses paths outside the root. On
+// file is written only by this package, and [Runner.File] refuses paths outside the root.
+//
+// On Windows a formatter installed as a batch file (.cmd or .bat, as npm installs prettier
+// and biome in node_modules/.bin) runs under cmd.exe, which reads its command line by rules of
+// its own that Go's quoting does not follow: a file named x&ver&echo.ts would run ver. A batch
+// file is therefore never given a file name: an npm shim is replaced by the program it starts
+// (node with the package's script, or the executable it names), and any other batch file runs
+// only when every argument is made of characters cmd.exe reads literally; otherwise the
+// formatter does not run and the error is [ErrNotRunnable]. On
 // systems without process groups (Windows) cancellation kills the formatter itself, and
 // children it started may outlive it. In-place formatters see a temporary copy next to the
 // file, so a tool that formats other files it finds (rustfmt's out-of-line modules, cargo

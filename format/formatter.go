@@ -95,9 +95,13 @@ func New(root string, opts ...Option) (*Formatter, error) {
 		exe = RunProcess
 	}
 	env.RunProbe = func(argv []string) ([]byte, error) {
+		argv, extra, err := command(o.runner.sys.get(), argv)
+		if err != nil {
+			return nil, err
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		out, errOut, err := exe(ctx, argv, abs, nil, nil)
+		out, errOut, err := exe(ctx, argv, abs, extra, nil)
 		return append(out, errOut...), err
 	}
 	f := &Formatter{env: env, cfg: o.cfg, reg: o.reg, runner: o.runner}

@@ -71,6 +71,8 @@ type Runner struct {
 	Scope Scope
 	// Now reads the clock for Result.Elapsed (nil: time.Now).
 	Now func() time.Time
+
+	sys *hostOS // nil: the running system (tests set it to check Windows rules anywhere)
 }
 
 // Result is what formatting one file did.
@@ -254,9 +256,13 @@ func (r *Runner) runPlan(caller, ctx context.Context, pl Plan, file, abs string,
 		exe = RunProcess
 	}
 	run := func(argv []string, stdin []byte) ([]byte, error) {
+		argv, extra, err := command(r.sys.get(), argv)
+		if err != nil {
+			return nil, &Error{Kind: ErrNotRunnable, Path: file, Formatter: name, Err: err, Msg: "refused to run it: " + err.Error()}
+		}
 		tctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		stdout, stderr, err := exe(tctx, argv, pl.Dir, pl.Env, stdin)
+		stdout, stderr, err := exe(tctx, argv, pl.Dir, append(slices.Clip(pl.Env), extra...), stdin)
 		if len(stderr) > DefaultMaxStderr {
 			stderr = stderr[:DefaultMaxStderr]
 		}
