@@ -97,9 +97,35 @@
 // file is therefore never given a file name: an npm shim is replaced by the program it starts
 // (node with the package's script, or the executable it names), and any other batch file runs
 // only when every argument is made of characters cmd.exe reads literally; otherwise the
-// formatter does not run and the error is [ErrNotRunnable]. On
-// systems without process groups (Windows) cancellation kills the formatter itself, and
-// children it started may outlive it. In-place formatters see a temporary copy next to the
-// file, so a tool that formats other files it finds (rustfmt's out-of-line modules, cargo
-// fmt) is run in stdin mode or reported through Others.
+// formatter does not run and the error is [ErrNotRunnable].
+//
+// # Formatter processes
+//
+// A formatter runs in a process group of its own, which is killed when the formatter exits,
+// times out or is cancelled, so the children it forks die with it. Children that leave the
+// group (setsid, or a daemon's double fork) are handled on Linux: every process of a run
+// carries a token in its environment (HARNESSKIT_FORMAT_RUN), and before the call returns
+// every live process that carries it is killed, looking again until none is left (a process
+// that keeps forking is outrun), through a pidfd so that a reused pid is never signalled.
+// The formatter itself also gets SIGKILL from the kernel when the host dies.
+//
+// format does not make the host a child subreaper (PR_SET_CHILD_SUBREAPER). That attribute
+// belongs to the whole process: while it is set, every orphan of every subprocess the host
+// runs, not only formatters, becomes the host's child, and a library cannot tell those from
+// the children the host started itself: reaping them would steal exit statuses the host is
+// waiting for, not reaping them leaves zombies. The processes format kills are therefore
+// reaped by their reaper (init, or the container's); when the host is PID 1 or has made
+// itself a subreaper, format reaps exactly the processes it killed, which carry its token,
+// and never waits for any other child.
+//
+// What remains: on Linux, a descendant that both leaves the group and replaces its
+// environment (env -i) is not found; if the host itself is killed, the formatter dies but
+// its children that left the group live on, and a temporary copy of an in-place run stays
+// until the write layer's recovery removes it. On macOS and the BSDs only the process group
+// is killed. On Windows there are no process groups here: cancellation kills the formatter
+// itself, and children it started may outlive it (a job object would be needed).
+//
+// In-place formatters see a temporary copy next to the file, so a tool that formats other
+// files it finds (rustfmt's out-of-line modules, cargo fmt) is run in stdin mode or reported
+// through Others.
 package format

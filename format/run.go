@@ -405,15 +405,22 @@ func changedSiblings(before, after map[string]fileStamp, dir string) []string {
 
 // RunProcess is the default [ExecFunc]: the command runs in its own process group (on
 // Unix), and when ctx ends the whole group is killed; after the command exits, whatever is
-// left in its group is killed too. stdout is limited to DefaultMaxOutput bytes and stderr
-// keeps its first DefaultMaxStderr bytes. Pipes still held open DefaultWaitDelay after the
-// command exited are closed.
+// left in its group is killed too. On Linux every process of the run also carries a token
+// in its environment (HARNESSKIT_FORMAT_RUN), and after the run every process still alive
+// that carries it is killed: the children that left the group (setsid, a daemon's double
+// fork); the formatter itself dies with the host's thread that started it. stdout is
+// limited to DefaultMaxOutput bytes and stderr keeps its first DefaultMaxStderr bytes. Pipes
+// still held open DefaultWaitDelay after the command exited are closed.
 func RunProcess(ctx context.Context, argv []string, dir string, env []string, stdin []byte) ([]byte, []byte, error) {
 	if len(argv) == 0 {
 		return nil, nil, exec.ErrNotFound
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
+	token := runToken()
+	if token != "" {
+		env = append(slices.Clip(env), runTokenVar+"="+token)
+	}
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
 	}
@@ -425,13 +432,24 @@ func RunProcess(ctx context.Context, argv []string, dir string, env []string, st
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	startInGroup(cmd)
 	cmd.WaitDelay = DefaultWaitDelay
+	unpin := pinThread()
 	err := cmd.Run()
+	unpin()
 	killGroup(cmd)
+	if token != "" && cmd.Process != nil {
+		sweep(token, cmd.Process.Pid)
+	}
 	if err == nil && stdout.over {
 		err = fmt.Errorf("printed more than %d bytes", DefaultMaxOutput)
 	}
 	return stdout.buf.Bytes(), stderr.buf.Bytes(), err
 }
+
+// runTokenVar is the environment variable that marks every process of one formatter run
+// (on Linux): the formatter and everything it starts inherit it, also the children that
+// leave its process group (setsid) or lose their parent, so that after the run the ones
+// still alive can be found and killed.
+const runTokenVar = "HARNESSKIT_FORMAT_RUN"
 
 // capBuffer keeps the first max bytes written to it and drops the rest.
 type capBuffer struct {
