@@ -434,9 +434,12 @@ func runEdgeCase(t *testing.T, tc edgeCase) bool {
 		}
 	}
 	// No temporary file is left next to the file.
-	leftovers, _ := filepath.Glob(filepath.Join(root, "*", "*hkfmt*"))
-	top, _ := filepath.Glob(filepath.Join(root, "*hkfmt*"))
-	if l := append(leftovers, top...); len(l) > 0 {
+	var l []string
+	for _, pattern := range []string{"*hkfmt*", ".*.hk-*", filepath.Join("*", "*hkfmt*"), filepath.Join("*", ".*.hk-*")} {
+		m, _ := filepath.Glob(filepath.Join(root, pattern))
+		l = append(l, m...)
+	}
+	if len(l) > 0 {
 		t.Errorf("temporary files left: %v", l)
 	}
 	if res.Err == nil && res.Changed {

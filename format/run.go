@@ -3,7 +3,6 @@ package format
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	goformat "go/format"
@@ -16,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/harnesskit/harnesskit/internal/fmtreport"
@@ -71,6 +71,8 @@ type Runner struct {
 	Scope Scope
 	// Now reads the clock for Result.Elapsed (nil: time.Now).
 	Now func() time.Time
+	// MaxFileSize is the largest file [Runner.File] reads (0: DefaultMaxFileSize).
+	MaxFileSize int64
 
 	sys *hostOS // nil: the running system (tests set it to check Windows rules anywhere)
 }
@@ -281,7 +283,7 @@ func (r *Runner) runPlan(caller, ctx context.Context, pl Plan, file, abs string,
 		}
 		return out, nil, nil
 	}
-	return r.inPlace(pl, file, abs, src, run)
+	return r.inPlace(ctx, pl, file, abs, src, run)
 }
 
 // gofmt formats a Go source file as the gofmt binary does. go/format.Source also accepts a
@@ -327,39 +329,76 @@ func processError(parent, tctx context.Context, file, name string, timeout time.
 }
 
 // inPlace runs an in-place formatter on a temporary copy of the file in the same directory
-// and reads the copy back. It compares the directory's other entries before and after to
-// report files the formatter changed besides its own.
-func (r *Runner) inPlace(pl Plan, file, abs string, src []byte, run func([]string, []byte) ([]byte, error)) ([]byte, []string, error) {
+// and reads the copy back. The copy is hidden and keeps the file's suffix (app.rb →
+// .app.rb.hk-<16 hex>.rb), so the formatter knows the language and finds the same
+// configuration, while builds and autoloaders, which skip hidden files, do not pick it up;
+// the write layer's IsLeftover recognises the name. It compares the directory's other
+// entries before and after to report files the formatter changed besides its own.
+func (r *Runner) inPlace(ctx context.Context, pl Plan, file, abs string, src []byte, run func([]string, []byte) ([]byte, error)) ([]byte, []string, error) {
 	dir, base := filepath.Split(abs)
-	ext := path.Ext(base)
-	if i := strings.Index(base[1:], "."); i >= 0 {
-		ext = base[i+1:] // the whole suffix, so ".html.erb" survives
+	suffix := ""
+	if i := strings.IndexByte(base[1:], '.'); i >= 0 {
+		suffix = base[i+1:] // the whole suffix, so ".html.erb" survives
 	}
-	stem := strings.TrimSuffix(base, ext)
-	tmp, err := os.CreateTemp(dir, stem+".hkfmt-*"+ext)
+	if len(suffix) > 32 {
+		suffix = path.Ext(base)
+	}
+	fail := func(err error, msg string) ([]byte, []string, error) {
+		return nil, nil, &Error{Kind: ErrIO, Path: file, Formatter: pl.Def.Name, Err: err, Msg: msg + err.Error()}
+	}
+	name, err := tempName(base, suffix)
 	if err != nil {
-		return nil, nil, &Error{Kind: ErrIO, Path: file, Formatter: pl.Def.Name, Err: err, Msg: "could not make a temporary copy next to the file: " + err.Error()}
+		return fail(err, "could not name a temporary copy: ")
 	}
-	tmpName := tmp.Name()
+	tmpName := filepath.Join(dir, name)
+	tmp, err := os.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fail(err, "could not make a temporary copy next to the file: ")
+	}
 	defer os.Remove(tmpName)
 	_, werr := tmp.Write(src)
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
 	}
 	if werr != nil {
-		return nil, nil, &Error{Kind: ErrIO, Path: file, Formatter: pl.Def.Name, Err: werr, Msg: "could not write the temporary copy: " + werr.Error()}
+		return fail(werr, "could not write the temporary copy: ")
 	}
-	before := snapshot(dir, filepath.Base(tmpName))
+	before := snapshot(dir, name)
 	_, err = run(pl.argv(tmpName), nil)
-	others := changedSiblings(before, snapshot(dir, filepath.Base(tmpName)), dir)
+	others := changedSiblings(before, snapshot(dir, name), dir)
 	if err != nil {
 		return nil, others, err
 	}
-	out, err := os.ReadFile(tmpName)
+	out, err := readCopy(ctx, tmpName)
 	if err != nil {
 		return nil, others, &Error{Kind: ErrFormatter, Path: file, Formatter: pl.Def.Name, Err: err, Msg: "removed or replaced its input instead of rewriting it: " + err.Error()}
 	}
 	return out, others, nil
+}
+
+// readCopy reads back the copy an in-place formatter rewrote: a regular file (a FIFO or a
+// link put in its place is not followed or opened), of at most DefaultMaxOutput bytes.
+func readCopy(ctx context.Context, name string) ([]byte, error) {
+	fi, err := os.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("it is now a %s", kindOf(fi.Mode()))
+	}
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if now, err := f.Stat(); err != nil || !now.Mode().IsRegular() {
+		return nil, fmt.Errorf("it was replaced while being read")
+	}
+	out, e := readBounded(ctx, f, DefaultMaxOutput)
+	if e != nil {
+		return nil, e
+	}
+	return out, nil
 }
 
 type fileStamp struct {
@@ -466,91 +505,4 @@ func (c *capBuffer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return c.buf.Write(p)
-}
-
-// File formats the file at path (absolute, or relative to env.Root; it must be inside the
-// root) and writes the result back: only if it differs, atomically (a temporary file renamed
-// over it, keeping the mode), and only if the file still holds what was read before
-// formatting; otherwise Result.Err is [ErrConcurrentChange] and the other writer's bytes
-// stay. I/O goes through an os.Root opened on env.Root. Result.After is what is on disk
-// afterwards. A formatting failure leaves the file untouched.
-func (r *Runner) File(ctx context.Context, env Env, cfg Config, reg []Def, file string) Result {
-	rel, _, inside := env.locate(file)
-	if !inside {
-		return Result{Path: file, Err: &Error{Kind: ErrOutside, Path: file, Msg: "the file is outside the root " + env.Root + "; format only files inside it"}}
-	}
-	root, err := os.OpenRoot(env.Root)
-	if err != nil {
-		return Result{Path: file, Err: &Error{Kind: ErrIO, Path: file, Err: err}}
-	}
-	defer root.Close()
-	osRel := filepath.FromSlash(rel)
-	before, err := root.ReadFile(osRel)
-	if err != nil {
-		return Result{Path: file, Err: &Error{Kind: ErrIO, Path: file, Err: err, Msg: "could not read the file: " + err.Error()}}
-	}
-	res := r.Bytes(ctx, env, cfg, reg, file, before)
-	if res.Err != nil || !res.Changed {
-		return res
-	}
-	cur, err := writeBack(root, osRel, before, res.After)
-	if err != nil {
-		res.Err = &Error{Kind: ErrIO, Path: file, Formatter: res.Formatter, Err: err, Msg: "could not write the formatted file: " + err.Error()}
-		if errors.Is(err, ErrConcurrentChange) {
-			res.Err = &Error{Kind: ErrConcurrentChange, Path: file, Formatter: res.Formatter,
-				Msg: "the file changed while it was being formatted; the other change was kept and the formatting dropped (re-read the file)"}
-		}
-		if cur != nil {
-			res.After = cur
-		} else {
-			res.After = before
-		}
-		res.Changed = !bytes.Equal(before, res.After)
-		res.Diff = ""
-	}
-	return res
-}
-
-// writeBack replaces name with data if it still holds before. On a concurrent change it
-// returns the current content and ErrConcurrentChange.
-func writeBack(root *os.Root, name string, before, data []byte) ([]byte, error) {
-	fi, err := root.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if cur, err := root.ReadFile(name); err != nil {
-		return nil, err
-	} else if !bytes.Equal(cur, before) {
-		return cur, ErrConcurrentChange
-	}
-	dir, base := filepath.Split(name)
-	tmp := filepath.Join(dir, "."+base+".hkfmt-"+rand.Text())
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
-	if err != nil {
-		return nil, err
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = root.Chmod(tmp, fi.Mode().Perm())
-	}
-	if werr != nil {
-		root.Remove(tmp)
-		return nil, werr
-	}
-	// Check again right before the rename: the window left is the rename itself.
-	if cur, err := root.ReadFile(name); err != nil || !bytes.Equal(cur, before) {
-		root.Remove(tmp)
-		if err != nil {
-			return nil, err
-		}
-		return cur, ErrConcurrentChange
-	}
-	if err := root.Rename(tmp, name); err != nil {
-		root.Remove(tmp)
-		return nil, err
-	}
-	return nil, nil
 }
