@@ -52,29 +52,54 @@
 // nixfmt), so the formatter never touches a file; the others rewrite a temporary copy made in
 // the file's directory (so they find the same configuration), which is read back and removed,
 // and the directory's other entries are compared before and after: a formatter that changed
-// a sibling file is reported in [Result.Others]. Each run has a timeout ([DefaultTimeout],
-// and [DefaultFileTimeout] for all formatters of one file); on timeout or cancellation the
-// whole process group is killed, and whatever is left in the group after the formatter exits
-// is killed too. stderr is kept up to [DefaultMaxStderr] bytes in the error.
+// a sibling file is reported in [Result.Others]. The copy is hidden and keeps the file's
+// suffix (app.rb → .app.rb.hk-<16 hex>.rb), so the formatter knows the language while builds
+// and autoloaders, which skip hidden files, never pick it up; it is the write layer's
+// temporary-name scheme, so a copy left by a host that was killed is recognised as a
+// leftover and removed by recovery. What a formatter prints, or leaves in its copy, is read
+// up to [DefaultMaxOutput] bytes; more is a failure. Each run has a timeout
+// ([DefaultTimeout], and [DefaultFileTimeout] for all formatters of one file); see
+// "Formatter processes" below for what is killed when. stderr is kept up to
+// [DefaultMaxStderr] bytes in the error.
 //
 // A UTF-8 BOM the formatter dropped is put back, and so are CRLF line breaks when the input
 // used only CRLF and the formatter returned LF (not for Go, whose canonical form is LF).
-// [Runner.File] writes back only when the output differs: atomically (a temporary file
-// renamed over the original, keeping its mode), through an os.Root on the project root, and
-// only if the file still holds what was read; otherwise the other writer's bytes stay and the
-// result carries [ErrConcurrentChange]. [Runner.Edit] can keep only the formatter's changes
-// near the lines an edit touched ([ScopeTouched]).
+//
+// [Runner.File] formats a file on disk, through an os.Root on the project root. A symbolic
+// link is followed inside the root (the file it names is formatted, the link stays a link).
+// Refused before anything is written: a FIFO, socket or device (decided before opening, so
+// File never blocks on one), a file the process may not write (no write bit for its class;
+// for root, no write bit at all, as in 0444), a file with several hard links, and a file over
+// [Runner.MaxFileSize] ([DefaultMaxFileSize]) or one that grows past it while it is read.
+// File writes back only when the output differs: atomically (a temporary file, fsynced,
+// renamed over the original, keeping its whole mode with setuid and setgid, and its owner
+// where the process may set it; then the directory is fsynced), and only if the file still
+// holds what was read — checked by size, time and identity before any byte is read again;
+// otherwise the other writer's bytes stay and the result carries [ErrConcurrentChange].
+// Temporary names fit 255 bytes for every valid file name.
+//
+// [Runner.Edit] can keep only the formatter's changes near the lines an edit touched
+// ([ScopeTouched]). Such a partial result is kept only when it is verified: the formatter,
+// run again on it, must print exactly what it printed for the whole edit — for Go the mix
+// therefore parses and is the same program, and for every other language the formatter
+// itself is the judge. A mix it refuses or formats differently (part of a re-indentation,
+// an import moved but not added) is never written: the edit stays as written and
+// [Result.Note] says why. So the result is the formatter's whole output, a verified part of
+// it, or none of it.
 //
 // # Results and errors
 //
 // A [Result] carries the formatter's name, Before and After, a unified [Unified] diff that
 // turns Before into After, the skipped formatters, the elapsed time and Others;
-// [Result.Report] is the text for the model ("formatted by gofmt, 3 lines changed" with the
-// diff up to [DefaultMaxReportDiffLines] lines, else a request to re-read the file). A failure
-// never fails the edit: Result.Err is set and the content stays as written. Every error is an
-// [*Error] (formatter, exit code, stderr) that unwraps to one sentinel: [ErrFormatter],
-// [ErrTimeout], [ErrNotRunnable], [ErrSyntax], [ErrConcurrentChange], [ErrConfig],
-// [ErrOutside] or [ErrIO].
+// [Result.Report] is the text for the model ("formatted by gofmt, 6 lines changed (+4 -2)"
+// with the diff when its text has at most [DefaultMaxReportDiffLines] lines, headers and
+// context counted, else a request to re-read the file; lines changed are the lines added
+// plus the lines removed). patch and astsearch word their formatter reports by the same
+// rule. A failure never fails the edit: Result.Err is set and the content stays as written.
+// Every error is an [*Error] (formatter, exit code, stderr) that unwraps to one sentinel:
+// [ErrFormatter], [ErrTimeout], [ErrNotRunnable], [ErrSyntax], [ErrConcurrentChange],
+// [ErrConfig], [ErrOutside] or [ErrIO]; a refusal of File also unwraps to fs.ErrPermission
+// (read-only) or fs.ErrInvalid (not a regular file).
 //
 // # Security Considerations
 //

@@ -188,3 +188,64 @@ func TestSweepReapsWhenHostIsSubreaper(t *testing.T) {
 		t.Errorf("the host's own Wait: %v (format must not reap the host's children)", err)
 	}
 }
+
+// TestHostKilledDuringInPlaceFormat: a host killed (SIGKILL) while an in-place formatter runs
+// takes the formatter with it (the kernel's death signal), leaves the file as it was, and
+// leaves at most the temporary copy, hidden and with the file's suffix (.app.rb.hk-….rb),
+// which builds and autoloaders skip and the write layer's recovery removes. The host is a
+// child process running this test.
+func TestHostKilledDuringInPlaceFormat(t *testing.T) {
+	if dir := os.Getenv("HK_FORMAT_HOST"); dir != "" {
+		f, err := format.New(dir, format.WithConfig(format.Config{Overrides: map[string]format.Override{
+			"slow": {Args: []string{filepath.Join(dir, "slow.sh"), "$FILE"}, Extensions: []string{".rb"}},
+		}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.File(context.Background(), "app.rb") // killed in here
+		t.Fatal("the formatter returned; it should have been killed with the host")
+	}
+	dir := t.TempDir()
+	pidfile := filepath.Join(dir, "formatter.pid")
+	os.WriteFile(filepath.Join(dir, "slow.sh"), []byte("#!/bin/sh\necho $$ > "+pidfile+"\nprintf 'half' > \"$1\"\nexec sleep 300\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "app.rb"), []byte("puts 1\n"), 0o644)
+	host := exec.Command(os.Args[0], "-test.run=^TestHostKilledDuringInPlaceFormat$")
+	host.Env = append(os.Environ(), "HK_FORMAT_HOST="+dir)
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var fpid int
+	for deadline := time.Now().Add(time.Minute); fpid == 0; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(pidfile); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+			fpid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		if time.Now().After(deadline) {
+			host.Process.Kill()
+			t.Fatal("the formatter never started")
+		}
+	}
+	host.Process.Kill()
+	host.Wait()
+	gone := false
+	for deadline := time.Now().Add(10 * time.Second); !gone && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		st, _, _ := procStat(fpid)
+		gone = st == 0 || st == 'Z' || st == 'X'
+	}
+	if !gone {
+		syscall.Kill(fpid, syscall.SIGKILL)
+		t.Errorf("the formatter %d outlived the host", fpid)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "app.rb")); string(b) != "puts 1\n" {
+		t.Errorf("app.rb = %q, want it as it was", b)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		switch n := e.Name(); n {
+		case "app.rb", "slow.sh", "formatter.pid":
+		default:
+			if !strings.HasPrefix(n, ".app.rb.hk-") || !strings.HasSuffix(n, ".rb") {
+				t.Errorf("left %q: want only a hidden copy named .app.rb.hk-<hex>.rb", n)
+			}
+		}
+	}
+}
