@@ -41,15 +41,9 @@ func sweep(token string, first int) {
 	needle := []byte("\x00" + runTokenVar + "=" + token + "\x00")
 	self := os.Getpid()
 	for range maxSweepRounds {
-		last := lastPid()
-		ents, err := os.ReadDir("/proc")
-		if err != nil {
-			return
-		}
 		var killed []int
-		for _, e := range ents {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == self || !pidSince(pid, first, last) {
+		for _, pid := range candidates(first, lastPid()) {
+			if pid == self {
 				continue
 			}
 			fd := pidfdOpen(pid)
@@ -73,6 +67,37 @@ func sweep(token string, first int) {
 			awaitDeath(pid, self)
 		}
 	}
+}
+
+// probeSpan is the widest pid range candidates looks at pid by pid; a wider one is read from
+// the /proc listing.
+const probeSpan = 256
+
+// candidates returns the pids of the processes that may have been started at or after pid
+// first, given the last pid handed out (-1 when unknown).
+func candidates(first, last int) []int {
+	if last >= first && last-first < probeSpan {
+		var out []int
+		for pid := first; pid <= last; pid++ {
+			if _, err := os.Lstat("/proc/" + strconv.Itoa(pid)); err == nil {
+				out = append(out, pid)
+			}
+		}
+		return out
+	}
+	f, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(-1)
+	var out []int
+	for _, n := range names {
+		if pid, err := strconv.Atoi(n); err == nil && pidSince(pid, first, last) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // pidSince reports whether pid was handed out at or after first, given the last pid handed
