@@ -287,6 +287,7 @@ func TestEdgeMisc(t *testing.T) {
 				{loopguard.WithMaxSessions(0)},
 				{loopguard.WithMaxPending(0)},
 				{loopguard.WithMaxTasks(-1)},
+				{loopguard.WithMaxMessageIDs(0)},
 			} {
 				if _, err := loopguard.New(opts...); !errors.Is(err, loopguard.ErrInvalidOption) {
 					h.t.Errorf("New accepted bad options: %v", err)
@@ -331,7 +332,7 @@ func TestEdgeMisc(t *testing.T) {
 // would be admitted again. The guard remembers the last maxIDs distinct message ids of a
 // session; a replay of any of them does nothing, an id older than that counts as new.
 func TestUserMessageReplay(t *testing.T) {
-	const maxIDs = 256 // loopguard.DefaultMaxMessageIDs
+	const maxIDs = loopguard.DefaultMaxMessageIDs
 	t.Run("replayed_history_keeps_refusal", func(t *testing.T) {
 		g, _ := loopguard.New()
 		h := &harness{t: t, g: g}
@@ -348,6 +349,25 @@ func TestUserMessageReplay(t *testing.T) {
 		h.refused("after the replay", h.R(), loopguard.KindLoop, "read", 5)
 		g.UserMessage("s1", "m3", true) // a new message does reset it
 		h.loop("after m3", h.R(), 1, false)
+	})
+	t.Run("WithMaxMessageIDs_2", func(t *testing.T) {
+		g, _ := loopguard.New(loopguard.WithMaxMessageIDs(2))
+		h := &harness{t: t, g: g}
+		g.UserMessage("s1", "m1", true)
+		g.UserMessage("s1", "m2", true)
+		for range 5 {
+			h.R()
+		}
+		g.UserMessage("s1", "m1", true) // still among the last 2
+		h.refused("after m1", h.R(), loopguard.KindLoop, "read", 5)
+		g.UserMessage("s1", "m3", true) // new: resets, and m1 is forgotten
+		for range 5 {
+			h.R()
+		}
+		g.UserMessage("s1", "m2", true) // remembered
+		h.refused("after m2", h.R(), loopguard.KindLoop, "read", 5)
+		g.UserMessage("s1", "m1", true) // forgotten: a new message
+		h.loop("after m1 again", h.R(), 1, false)
 	})
 	for _, tc := range []struct {
 		name   string
