@@ -35,6 +35,21 @@
 // Each tool is one file (its argument struct, description and builder) plus one line in
 // the registry.
 //
+// # Arguments
+//
+// A tool ignores arguments it does not know, and its schema does not forbid them: hosts add
+// their own to every tool and send them (Gemini CLI adds wait_for_previous, which models
+// set on a call that depends on the previous one). The one exception is an unknown name
+// that is a known one spelt another way (another case, with or without underscores or
+// dashes, with or without a final "s": filePath for file_path, path for paths): the call
+// is refused with ErrInvalidArgs naming the right argument, since it would otherwise run
+// with that argument missing.
+//
+// Glob patterns (glob's pattern, grep's glob) use slashes. On Windows a backslash is a
+// separator too (src\**\*.go is src/**/*.go), so a meta character is matched literally
+// with a class ([*]); elsewhere a backslash escapes the character after it, since a file
+// name may contain one.
+//
 // # Guards
 //
 // Every call goes through one loop guard (harnesskit/loopguard) shared by the whole
