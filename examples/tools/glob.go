@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -33,8 +34,20 @@ func newGlob(b *Toolbox, _ *config) (*Tool, error) {
 		func(ctx context.Context, in *globArgs, p Progress) (string, error) { return b.glob(ctx, in, p) })
 }
 
+// globPattern returns a glob in the slash form the walk matches. On Windows `\` is a path
+// separator, as in the paths a model writes there (src\**\*.go), so it becomes `/`, and a
+// meta character is matched literally with a class instead ([*]). Elsewhere `\` stays the
+// pattern's escape character, since a file name may contain it.
+func globPattern(p string, windows bool) string {
+	if windows {
+		return strings.ReplaceAll(p, `\`, "/")
+	}
+	return p
+}
+
 func (b *Toolbox) glob(ctx context.Context, in *globArgs, p Progress) (string, error) {
-	if in.Pattern == "" || strings.HasPrefix(in.Pattern, "/") || !doublestar.ValidatePattern(in.Pattern) {
+	in.Pattern = globPattern(in.Pattern, runtime.GOOS == "windows")
+	if in.Pattern == "" || strings.HasPrefix(in.Pattern, "/") || filepath.IsAbs(filepath.FromSlash(in.Pattern)) || !doublestar.ValidatePattern(in.Pattern) {
 		return "", invalidf("glob: pattern %q is not a valid relative glob; use e.g. **/*.go, and put the directory to search in path", in.Pattern)
 	}
 	// The walk yields clean paths: "./" segments would never match, ".." ones leave the

@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -75,6 +76,7 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize i
 	if err != nil {
 		return "", invalidf("grep: pattern %q is not a valid Go regular expression: %v. Escape regex metacharacters such as ( [ { . * + ? with a backslash to match them literally", in.Pattern, err)
 	}
+	in.Glob = globPattern(in.Glob, runtime.GOOS == "windows")
 	if in.Glob != "" && !doublestar.ValidatePattern(in.Glob) {
 		return "", invalidf("grep: glob %q is not a valid pattern; use * for any name, ** for any depth and {a,b} for alternatives", in.Glob)
 	}
