@@ -55,4 +55,3 @@ func TestSpecialFilesDoNotBlock(t *testing.T) {
 		})
 	}
 }
-
