@@ -133,7 +133,7 @@ func newAstGrepReplace(b *Toolbox, c *config) (*Tool, error) {
 			}
 			var applied *astsearch.Applied
 			if in.DryRun == nil || *in.DryRun {
-				return astsearch.FormatRewrite(q.displayPlan(plan), nil), nil
+				return boundReport(astsearch.FormatRewrite(q.displayPlan(plan), nil), "narrow paths or globs to see each diff"), nil
 			}
 			var opts []astsearch.ApplyOption
 			if c.formatter != nil {
@@ -147,8 +147,39 @@ func newAstGrepReplace(b *Toolbox, c *config) (*Tool, error) {
 			} else {
 				applied = &astsearch.Applied{}
 			}
-			return astsearch.FormatRewrite(q.displayPlan(plan), applied) + q.formatReport(applied.Formatted), nil
+			return boundReport(astsearch.FormatRewrite(q.displayPlan(plan), applied), "every replacement was written") + q.formatReport(applied.Formatted), nil
 		})
+}
+
+// boundReport keeps a rewrite report within MaxOutputBytes: its head, cut at a line, then
+// a note saying how much was shown (and why, in what), then its closing totals ("[DRY RUN]
+// N replacements in M files …" or "[APPLIED] …"), which the model needs most.
+func boundReport(text, what string) string {
+	if len(text) <= MaxOutputBytes {
+		return text
+	}
+	tail := ""
+	for _, marker := range []string{"\n[DRY RUN] ", "\n[APPLIED] "} {
+		if i := strings.LastIndex(text, marker); i >= 0 && len(text)-i < 1024 {
+			tail = text[i+1:]
+			break
+		}
+	}
+	note := fmt.Sprintf("\n… (output cut: the first %%d of %d bytes shown; %s)\n\n", len(text), what)
+	head := cutAtLine(text, MaxOutputBytes-len(tail)-len(note)-16)
+	return head + fmt.Sprintf(note, len(head)) + tail
+}
+
+// cutAtLine returns the longest prefix of s of at most n bytes that ends with a newline
+// (or n bytes cut at a character, when the first line alone is longer).
+func cutAtLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:n], '\n'); i >= 0 {
+		return s[:i+1]
+	}
+	return strings.ToValidUTF8(s[:n], "")
 }
 
 // formatReport tells the model, per written file, what the formatter did to the rewritten

@@ -76,7 +76,10 @@
 // changed while ast_grep_replace wrote, astsearch.ErrConflict). Show its message to the
 // model. Any other error is a host fault (a cancelled context, an I/O failure,
 // patch.ErrIO, no astsearch backend): another call would not help. Limits are not
-// errors: a result cut at its limit says so in its text.
+// errors: a result cut at its limit says so in its text. Every result and tool error is at
+// most MaxOutputBytes long, whatever limit the call asks for, and what a tool keeps in
+// memory while it works is bounded by what it can show (grep reads each file whole, up to
+// WithMaxSearchFileSize).
 //
 // The result texts and descriptions are prose for models, pinned by golden files but not
 // promised; the tool names, argument names and error channels are the contract.

@@ -101,6 +101,7 @@ func (t *Tool) Invoke(ctx context.Context, inv Invocation) (string, error) {
 	if err != nil {
 		text = err.Error()
 	}
+	text = bound(text)
 	text, gerr := b.guard.AfterText(c, text)
 	if gerr != nil {
 		return "", fmt.Errorf("%s: loop guard: %w", t.Name, gerr)
@@ -109,6 +110,17 @@ func (t *Tool) Invoke(ctx context.Context, inv Invocation) (string, error) {
 		return "", &Error{Tool: t.Name, Message: text, Err: err}
 	}
 	return text, nil
+}
+
+// bound is the last guard on every result and tool error: each tool keeps its own text
+// within MaxOutputBytes and says how to get the rest; anything longer is cut here at a
+// line, with a note.
+func bound(text string) string {
+	if len(text) <= MaxOutputBytes {
+		return text
+	}
+	head := cutAtLine(text, MaxOutputBytes-128)
+	return head + fmt.Sprintf("\n… (output cut: the first %d of %d bytes shown)\n", len(head), len(text))
 }
 
 func (t *Tool) call(ctx context.Context, inv Invocation) (string, error) {
@@ -184,8 +196,9 @@ func WithFormatter(f patch.Formatter) Option {
 	return func(c *config) { c.formatter = f }
 }
 
-// MaxOutputBytes bounds the text of one read or grep result, whatever limit the call
-// gives: past it the result stops at a whole line and says how to get the rest.
+// MaxOutputBytes bounds the text of every result and tool error, whatever limit the call
+// gives: read, grep and glob stop at a whole line and say how to get the rest,
+// ast_grep_replace keeps its totals, and any other text is cut at a line with a note.
 const MaxOutputBytes = 256 << 10
 
 // DefaultSearchWorkers is how many files grep searches in parallel by default.
