@@ -25,7 +25,7 @@ type argSpec struct {
 // makeTool builds a Tool whose arguments are the struct In. adjust, when not nil, may
 // refine the generated schema (enums, minimums) before it is resolved.
 func makeTool[In any](name, description string, ann Annotations, adjust func(*jsonschema.Schema),
-	run func(ctx context.Context, in *In, p Progress) (string, error)) (*Tool, error) {
+	run func(ctx context.Context, w *workspace, in *In, p Progress) (string, error)) (*Tool, error) {
 	s, err := jsonschema.For[In](nil)
 	if err != nil {
 		return nil, fmt.Errorf("tools: %s: schema: %w", name, err)
@@ -46,7 +46,9 @@ func makeTool[In any](name, description string, ann Annotations, adjust func(*js
 	}}
 	return &Tool{
 		Name: name, Description: description, Annotations: ann, args: spec,
-		run: func(ctx context.Context, in any, p Progress) (string, error) { return run(ctx, in.(*In), p) },
+		run: func(ctx context.Context, w *workspace, in any, p Progress) (string, error) {
+			return run(ctx, w, in.(*In), p)
+		},
 	}, nil
 }
 

@@ -63,6 +63,12 @@
 // was resolved), then every path of every tool must lie inside the root or a worktree with
 // symlinks resolved. File I/O goes through an os.Root opened on the real base directory.
 //
+// The root and worktrees are resolved at the start of every call, the same way for every
+// tool, so a directory replaced at the root's path is seen by the next call of any tool. A
+// host whose client works in narrower directories (MCP roots) passes them in
+// Invocation.Roots: the call then touches only what lies in both, and relative paths
+// resolve against the first; the Toolbox's root and worktrees are the ceiling.
+//
 // # Errors
 //
 // Tool.Invoke returns errors in two channels. A *Error is a tool error: the call was

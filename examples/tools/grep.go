@@ -43,15 +43,15 @@ type grepArgs struct {
 	Limit      int    `json:"limit,omitempty" jsonschema:"the most matching lines to show (default 100)"`
 }
 
-func newGrep(b *Toolbox, c *config) (*Tool, error) {
+func newGrep(_ *Toolbox, c *config) (*Tool, error) {
 	workers, maxSize := c.workers, c.maxFileSize
 	return makeTool("grep", grepDescription, Annotations{ReadOnly: true, Idempotent: true},
 		func(s *jsonschema.Schema) {
 			one := 1.0
 			s.Properties["limit"].Minimum = &one
 		},
-		func(ctx context.Context, in *grepArgs, p Progress) (string, error) {
-			return b.grep(ctx, in, workers, maxSize, p)
+		func(ctx context.Context, w *workspace, in *grepArgs, p Progress) (string, error) {
+			return w.grep(ctx, in, workers, maxSize, p)
 		})
 }
 
@@ -68,7 +68,7 @@ type fileMatches struct {
 	count int // matching lines, kept or not (only the first limit are kept)
 }
 
-func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize int64, p Progress) (string, error) {
+func (w *workspace) grep(ctx context.Context, in *grepArgs, workers int, maxSize int64, p Progress) (string, error) {
 	expr := in.Pattern
 	if in.IgnoreCase {
 		expr = "(?i)" + expr
@@ -81,7 +81,7 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize i
 	if in.Glob != "" && !doublestar.ValidatePattern(in.Glob) {
 		return "", invalidf("grep: glob %q is not a valid pattern; use * for any name, ** for any depth and {a,b} for alternatives", in.Glob)
 	}
-	r, dir, single, ancestors, err := b.searchRoot(ctx, "grep", in.Path)
+	r, dir, single, ancestors, err := w.searchRoot(ctx, "grep", in.Path)
 	if err != nil {
 		return "", err
 	}
@@ -116,7 +116,7 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize i
 			return "", err
 		}
 	}
-	return b.renderGrep(dir, found, limit, skipped, maxSize), nil
+	return w.renderGrep(dir, found, limit, skipped, maxSize), nil
 }
 
 // searchRoot runs the path guards on a grep or glob path and returns the directory to
@@ -124,12 +124,12 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize i
 // lead out of it (the caller closes it), its real path, the file name when the path is a
 // regular file, and the .gitignore rules of the directories between the workspace base
 // and the searched directory.
-func (b *Toolbox) searchRoot(ctx context.Context, tool, p string) (r *os.Root, dir, single string, ancestors *ignoreSet, err error) {
+func (w *workspace) searchRoot(ctx context.Context, tool, p string) (r *os.Root, dir, single string, ancestors *ignoreSet, err error) {
 	args := map[string]any{"path": p}
-	if err := b.search.Check(tool, args, b.root); err != nil {
+	if err := w.box.search.Check(tool, args, w.root); err != nil {
 		return nil, "", "", nil, err
 	}
-	t, err := b.contained(p)
+	t, err := w.contained(p)
 	if err != nil {
 		return nil, "", "", nil, err
 	}
@@ -439,7 +439,7 @@ func cutLine(s string) string {
 	return string(r[:DefaultMaxLineRune]) + " … [line cut]"
 }
 
-func (b *Toolbox) renderGrep(dir string, found []fileMatches, limit, skipped int, maxSize int64) string {
+func (w *workspace) renderGrep(dir string, found []fileMatches, limit, skipped int, maxSize int64) string {
 	total := 0
 	for _, f := range found {
 		total += f.count
@@ -458,7 +458,7 @@ files:
 		if shown == limit {
 			break
 		}
-		head := fmt.Sprintf("\n%s:\n", b.display(filepath.Join(dir, filepath.FromSlash(f.path))))
+		head := fmt.Sprintf("\n%s:\n", w.display(filepath.Join(dir, filepath.FromSlash(f.path))))
 		for i, l := range f.lines {
 			text := fmt.Sprintf("  %d: %s\n", l.n, l.text)
 			if i == 0 {

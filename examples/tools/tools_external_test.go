@@ -501,3 +501,46 @@ func TestRootReplaced(t *testing.T) {
 		t.Errorf("the new directory's a.go lacks %s:\n%s", want, data)
 	}
 }
+
+// TestInvocationRoots: a call limited to the client's roots touches only what lies both in
+// them and in the Toolbox's root (the ceiling), and resolves relative paths against the
+// first root left.
+func TestInvocationRoots(t *testing.T) {
+	b, dir := toolbox(t)
+	outside := t.TempDir()
+	read := func(roots []string, path string) (string, error) {
+		args, _ := json.Marshal(map[string]string{"file_path": path})
+		return b.Tool("read").Invoke(context.Background(), tools.Invocation{Session: t.Name(), Args: args, Roots: roots})
+	}
+	tests := []struct {
+		name    string
+		roots   []string
+		path    string
+		want    string
+		wantErr error
+	}{
+		{name: "root_inside_ceiling_is_the_base", roots: []string{filepath.Join(dir, "src")}, path: "greet.go", want: "package main"},
+		{name: "outside_the_client_root_refused", roots: []string{filepath.Join(dir, "src")}, path: "../README.md", wantErr: pathguard.ErrOutside},
+		{name: "root_above_ceiling_yields_ceiling", roots: []string{filepath.Dir(dir)}, path: "README.md", want: "# Workspace"},
+		{name: "outside_ceiling_left_out", roots: []string{outside, filepath.Join(dir, "src")}, path: "main.go", want: "func main"},
+		{name: "no_root_left", roots: []string{outside}, path: "README.md", wantErr: tools.ErrNoRoot},
+		{name: "missing_root_left_out", roots: []string{filepath.Join(dir, "nope"), dir}, path: "README.md", want: "# Workspace"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := read(tc.roots, tc.path)
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("got %q, %v; want %v", out, err, tc.wantErr)
+				}
+				if errors.Is(tc.wantErr, tools.ErrNoRoot) && tools.IsToolError(err) {
+					t.Fatalf("ErrNoRoot came back as a tool error: %v", err)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(out, tc.want) {
+				t.Fatalf("got %q, %v; want %q", out, err, tc.want)
+			}
+		})
+	}
+}
