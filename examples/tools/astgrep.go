@@ -315,10 +315,9 @@ func astError(tool string, err error) error {
 	switch {
 	case errors.Is(err, astsearch.ErrBadPattern):
 		return fmt.Errorf("%s: %w. A pattern must be one complete piece of code of the language (an expression, a statement or a declaration), with $NAME for one node and $$$NAME for any number", tool, err)
-	case errors.Is(err, astsearch.ErrUnknownLang), errors.Is(err, astsearch.ErrLangUnavailable):
+	case errors.Is(err, astsearch.ErrUnknownLang), errors.Is(err, astsearch.ErrLangUnavailable),
+		errors.Is(err, astsearch.ErrConflict): // its message says nothing was written and what to do
 		return fmt.Errorf("%s: %w", tool, err)
-	case errors.Is(err, astsearch.ErrConflict):
-		return fmt.Errorf("%s: %w; nothing was written. Run the call again to plan from the new contents", tool, err)
 	}
 	return err
 }
