@@ -329,9 +329,18 @@ func TestContainmentAttackHeldWindows(t *testing.T) {
 		wantKind pathguard.Kind
 		wantReal string
 	}{
-		{"verbatim_drive", `\\?\D:\work\x`, resolve, ""},
-		{"device_drive", `\\.\D:\work\x`, resolve, ""},
-		{"verbatim_forward_slashes", `//?/D:/work/x`, resolve, ""},
+		{"verbatim_drive", `\\?\D:\work\x`, ok, `D:\work\x`},
+		{"verbatim_drive_lower_case", `\\?\d:\WORK\sub\x`, ok, `D:\work\sub\x`},
+		{"device_drive", `\\.\D:\work\x`, ok, `D:\work\x`},
+		{"verbatim_forward_slashes", `//?/D:/work/x`, ok, `D:\work\x`},
+		{"verbatim_drive_outside", `\\?\D:\other\x`, outside, `D:\other\x`},
+		{"verbatim_dotdot_is_a_name", `\\?\D:\work\sub\..\x`, resolve, ""},
+		{"verbatim_dot_is_a_name", `\\?\D:\work\.\x`, resolve, ""},
+		{"device_dotdot_applied", `\\.\D:\work\sub\..\x`, ok, `D:\work\x`},
+		{"verbatim_trailing_dot", `\\?\D:\work\x.`, resolve, ""},
+		{"verbatim_device_name", `\\?\D:\work\nul`, resolve, ""},
+		{"verbatim_volume_device", `\\?\D:`, resolve, ""},
+		{"verbatim_unc_lower_case", `\\?\unc\srv\sh\work\x`, outside, `\\srv\sh\work\x`},
 		{"verbatim_unc", `\\?\UNC\srv\sh\work\x`, outside, ""},
 		{"verbatim_bare", `\\?\x`, outside, ""},
 		{"unc_other_share", `\\srv\sh\work\x`, outside, ""},
@@ -357,8 +366,8 @@ func TestContainmentAttackHeldWindows(t *testing.T) {
 		{"link_rooted_out", `rooted\x`, outside, `D:\other\x`},
 		{"link_drive_relative_out", `drel\x`, outside, `D:\other\x`},
 		{"link_unc_out", `unc\x`, outside, `\\srv\sh\work\x`},
-		{"link_verbatim_out", `verbatim\x`, outside, `\\?\D:\other\x`},
-		{"link_device_out", `device\x`, outside, `\\.\D:\other\x`},
+		{"link_verbatim_out", `verbatim\x`, outside, `D:\other\x`},
+		{"link_device_out", `device\x`, outside, `D:\other\x`},
 		{"link_relative_back_in", `back\x`, ok, `D:\work\sub\x`},
 	}
 	for _, tc := range tests {

@@ -14,11 +14,18 @@ import (
 )
 
 // fakeNode is one entry of a fakeFS: a directory, a regular file, a symlink (link != ""),
-// or a component whose Lstat fails with err.
+// or a component whose Lstat fails with err. The reparse-point seam: a Windows junction
+// (junction != "") is reported as Go 1.23+ reports one, ModeIrregular without ModeDir,
+// with Readlink returning its target; a reparse point of another kind (reparse, a
+// cloud-file placeholder directory, say) is ModeIrregular|ModeDir and Readlink fails with
+// ENOENT, as os.Readlink does for it; readlinkErr makes Readlink of a reparse point fail.
 type fakeNode struct {
-	dir  bool
-	link string
-	err  error
+	dir         bool
+	link        string
+	err         error
+	junction    string
+	reparse     bool
+	readlinkErr error
 }
 
 // fakeFS is an in-memory Resolver and stat function keyed by exact path strings in one
@@ -76,6 +83,14 @@ func (f *fakeFS) Lstat(name string) (fs.FileInfo, error) {
 
 func (f *fakeFS) Readlink(name string) (string, error) {
 	n, ok := f.nodes[f.key(name)]
+	switch {
+	case ok && n.readlinkErr != nil:
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: n.readlinkErr}
+	case ok && n.junction != "":
+		return n.junction, nil
+	case ok && n.reparse:
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: syscall.ENOENT}
+	}
 	if !ok || n.link == "" {
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: syscall.EINVAL}
 	}
@@ -106,6 +121,10 @@ func (i fakeInfo) Mode() fs.FileMode {
 	switch {
 	case i.node.link != "":
 		return fs.ModeSymlink | 0o777
+	case i.node.junction != "" || i.node.readlinkErr != nil:
+		return fs.ModeIrregular | 0o777
+	case i.node.reparse:
+		return fs.ModeIrregular | fs.ModeDir | 0o777
 	case i.node.dir:
 		return fs.ModeDir | 0o755
 	}
