@@ -155,6 +155,7 @@ func TestContainmentFoldNeverWidensLexically(t *testing.T) {
 // symlink (to the tree, and to "/"). wantReal is relative to the temp dir unless it starts
 // with "/".
 func TestContainmentAttackHeldOS(t *testing.T) {
+	posixOnDisk(t)
 	T := realTempDir(t)
 	P, W := T+"/ws/proj", T+"/ws/wt"
 	mkTree(t, T, "ws/proj/f.txt", "ws/proj/a/b/", "ws/proj/..cache/", "ws/wt/g.txt", "outside/secret",
@@ -247,6 +248,7 @@ func TestContainmentAttackHeldOS(t *testing.T) {
 // check; repointing the root (a symlink) at "/" afterwards must not let targets follow it
 // out, since every check walks the target afresh.
 func TestContainmentRootReplacedBetweenChecks(t *testing.T) {
+	posixOnDisk(t)
 	T := realTempDir(t)
 	mkTree(t, T, "proj/f.txt", "rootlink -> proj")
 	c, err := pathguard.NewContainment(T+"/rootlink", pathguard.WithPathFlavor(pathguard.POSIX("/")), pathguard.WithCaseFold(false))
@@ -273,6 +275,7 @@ func TestContainmentRootReplacedBetweenChecks(t *testing.T) {
 // root is created: each check is refused (root missing) or allowed for the inside target,
 // and the outside target is never allowed (run with -race).
 func TestContainmentConcurrentRootAppears(t *testing.T) {
+	posixOnDisk(t)
 	T := realTempDir(t)
 	P := T + "/proj"
 	c, err := pathguard.NewContainment(P, pathguard.WithPathFlavor(pathguard.POSIX("/")), pathguard.WithCaseFold(false))
@@ -497,6 +500,7 @@ func TestPropFoldCaseSensitiveVolume(t *testing.T) {
 // missing, since a missing base is retried) must not be a base either: otherwise every
 // link out of the root lands "inside" it.
 func TestContainmentBaseResolvingToVolumeRoot(t *testing.T) {
+	posixOnDisk(t)
 	posix := pathguard.POSIX("/")
 	t.Run("worktree_symlink_to_slash", func(t *testing.T) {
 		T := realTempDir(t)

@@ -15,6 +15,7 @@ import (
 
 // TestContainmentOS runs the containment edge cases (spec §5.4) on a real temp tree.
 func TestContainmentOS(t *testing.T) {
+	posixOnDisk(t)
 	tmp := realTempDir(t)
 	P := filepath.Join(tmp, "proj")
 	out := filepath.Join(tmp, "outside")
@@ -112,6 +113,7 @@ func kindSentinel(k pathguard.Kind) error {
 }
 
 func TestContainmentMessages(t *testing.T) {
+	posixOnDisk(t)
 	tmp := realTempDir(t)
 	P := filepath.Join(tmp, "proj")
 	mkTree(t, tmp, "proj/", "proj/l -> /etc/shadow-pathguard")
@@ -132,6 +134,7 @@ func TestContainmentMessages(t *testing.T) {
 
 // TestContainmentCheckAll covers E57, E59 and E74.
 func TestContainmentCheckAll(t *testing.T) {
+	posixOnDisk(t)
 	tmp := realTempDir(t)
 	P := filepath.Join(tmp, "proj")
 	mkTree(t, tmp, "proj/src.txt", "proj/la -> lb", "proj/lb -> la")
@@ -278,6 +281,7 @@ func TestNewContainmentErrors(t *testing.T) {
 // TestContainmentConcurrent checks C10: concurrent first use computes the bases once and
 // every goroutine sees the same verdicts (run with -race).
 func TestContainmentConcurrent(t *testing.T) {
+	posixOnDisk(t)
 	tmp := realTempDir(t)
 	P := filepath.Join(tmp, "proj")
 	mkTree(t, tmp, "proj/a/")

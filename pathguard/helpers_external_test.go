@@ -5,11 +5,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/pathguard"
 )
 
@@ -135,14 +137,26 @@ func (i fakeInfo) IsDir() bool        { return i.node.dir }
 func (i fakeInfo) Sys() any           { return nil }
 
 // realTempDir returns a temp directory with every symlink in its path resolved, so tests
-// compare real paths on systems where /tmp is itself a link.
+// compare real paths on systems where /tmp is itself a link (and, on Windows, with long
+// names for 8.3 ones).
 func realTempDir(t testing.TB) string {
 	t.Helper()
-	d, err := filepath.EvalSymlinks(t.TempDir())
+	d, err := filepath.EvalSymlinks(testenv.TempDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// posixOnDisk skips t on Windows: it runs the POSIX flavour over the real file system,
+// which only means something on Unix-like systems. The Windows flavour runs the same kinds
+// of cases against fake resolvers (TestContainmentAttackHeldWindows, TestContainmentFoldFake,
+// TestContainmentJunction) and over NTFS in TestContainmentOSWindows.
+func posixOnDisk(t testing.TB) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped on windows: the POSIX flavour over the real file system only means something on Unix-like systems; the Windows flavour has its own cases")
+	}
 }
 
 // mkTree creates files ("f"), directories (ending in "/") and symlinks ("name -> target")
@@ -153,6 +167,7 @@ func mkTree(t testing.TB, root string, entries ...string) {
 		var err error
 		switch {
 		case strings.Contains(e, " -> "):
+			testenv.Symlinks(t)
 			name, target, _ := strings.Cut(e, " -> ")
 			p := filepath.Join(root, name)
 			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
