@@ -317,3 +317,80 @@ func TestNameChecksCatch(t *testing.T) {
 		}
 	})
 }
+
+// TestCheckoutByteExact: with core.autocrlf=true (Git for Windows' default), Git rewrites
+// the line endings of files it takes for text, and the byte-exact tests (golden files,
+// patch inputs, fuzz seeds, some with CRLF on purpose) break. Every file must be marked
+// -text (the root .gitattributes does that) or text with eol=lf (checked out as committed
+// when committed with LF). The check itself is shown to catch a repository without the
+// attribute.
+func TestCheckoutByteExact(t *testing.T) {
+	root := repoRoot(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not found: install git to check the checkout attributes")
+	}
+	if err := exec.Command("git", "-C", root, "rev-parse", "--git-dir").Run(); err != nil {
+		t.Skipf("%s is not a Git work tree (%v): nothing to check out", root, err)
+	}
+	for _, p := range convertedOnCheckout(t, root, repoFiles(t, root)) {
+		t.Errorf("%s: a checkout with core.autocrlf=true would change its bytes; mark it -text (or text eol=lf)", p)
+	}
+	t.Run("caught", func(t *testing.T) {
+		dir := t.TempDir()
+		if out, err := exec.Command("git", "-C", dir, "init", "-q").CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v %s", err, out)
+		}
+		for name, data := range map[string]string{"a.golden": "x\r\n", "sub/b.patch": "y\n"} {
+			os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		files := []string{"a.golden", "sub/b.patch"}
+		if got := convertedOnCheckout(t, dir, files); len(got) != 2 {
+			t.Errorf("without .gitattributes: %q, want both files", got)
+		}
+		os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("* -text\n"), 0o644)
+		if got := convertedOnCheckout(t, dir, files); len(got) != 0 {
+			t.Errorf("with * -text: %q, want none", got)
+		}
+		os.WriteFile(filepath.Join(dir, "sub", ".gitattributes"), []byte("*.patch text=auto\n"), 0o644)
+		if got := convertedOnCheckout(t, dir, files); len(got) != 1 || got[0] != "sub/b.patch" {
+			t.Errorf("with a text=auto override: %q, want sub/b.patch", got)
+		}
+	})
+}
+
+// convertedOnCheckout returns the files of the work tree root whose bytes Git may change on
+// checkout under core.autocrlf: those neither -text nor text with eol=lf.
+func convertedOnCheckout(t *testing.T, root string, files []string) []string {
+	t.Helper()
+	cmd := exec.Command("git", "check-attr", "-z", "--stdin", "text", "eol")
+	cmd.Dir = root
+	cmd.Stdin = strings.NewReader(strings.Join(files, "\x00") + "\x00")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git check-attr: %v", err)
+	}
+	// The output is path NUL attribute NUL value NUL, one triple per file and attribute.
+	f := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if len(f) != 3*2*len(files) {
+		t.Fatalf("git check-attr gave %d fields for %d files", len(f), len(files))
+	}
+	attrs := map[string]map[string]string{}
+	for i := 0; i+2 < len(f); i += 3 {
+		if attrs[f[i]] == nil {
+			attrs[f[i]] = map[string]string{}
+		}
+		attrs[f[i]][f[i+1]] = f[i+2]
+	}
+	var bad []string
+	for _, p := range files {
+		a := attrs[p]
+		if a["text"] == "unset" || a["text"] == "set" && a["eol"] == "lf" {
+			continue
+		}
+		bad = append(bad, p)
+	}
+	return bad
+}
