@@ -96,3 +96,14 @@ func Symlinks(t testing.TB) {
 		}
 	}
 }
+
+// Abs turns the slash-separated absolute path of a test ("/w/root/a.txt", a MemFS root, say)
+// into one the operating system takes as absolute: on Windows it gets the drive C: and
+// backslashes (`C:\w\root\a.txt`), since Windows takes "/w/root" as relative to the current
+// drive; elsewhere it is returned as it is.
+func Abs(slash string) string {
+	if runtime.GOOS != "windows" {
+		return slash
+	}
+	return "C:" + filepath.FromSlash(slash)
+}

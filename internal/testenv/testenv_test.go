@@ -47,3 +47,13 @@ func TestWine(t *testing.T) {
 	}
 	t.Logf("GOOS=%s, Wine=%v", runtime.GOOS, testenv.Wine())
 }
+
+// TestAbs: the path is absolute for filepath on every OS and keeps its components.
+func TestAbs(t *testing.T) {
+	for _, p := range []string{"/w/root", "/w/root/a b/c.txt", "/"} {
+		got := testenv.Abs(p)
+		if !filepath.IsAbs(got) || filepath.ToSlash(got) != p && filepath.ToSlash(got) != "C:"+p {
+			t.Errorf("Abs(%q) = %q", p, got)
+		}
+	}
+}
