@@ -71,10 +71,10 @@ func read(r io.Reader) (map[string]*pkgResult, error) {
 		}
 		switch {
 		case e.Action == "build-output":
-			get(e.ImportPath).buildOut.WriteString(e.Output)
+			get(packageOf(e.ImportPath)).buildOut.WriteString(e.Output)
 			continue
 		case e.Action == "build-fail":
-			get(e.ImportPath).result = "build failed"
+			get(packageOf(e.ImportPath)).result = "build failed"
 			continue
 		case e.Package == "":
 			continue
@@ -86,7 +86,7 @@ func read(r io.Reader) (map[string]*pkgResult, error) {
 			out[key] = append(out[key], e.Output)
 		case "pass", "fail", "skip":
 			if e.Test == "" {
-				if p.result == "" {
+				if p.result == "" || p.result == "build failed" && e.Action != "fail" {
 					p.result = map[string]string{"pass": "ok", "fail": "FAIL", "skip": "no tests"}[e.Action]
 				}
 				if e.Action == "fail" && p.result == "ok" {
@@ -117,6 +117,15 @@ func read(r io.Reader) (map[string]*pkgResult, error) {
 		}
 	}
 	return pkgs, nil
+}
+
+// packageOf returns the package a build action's import path belongs to: "p [p.test]" and
+// "p_test [p.test]" (a test variant, an external test package) are p.
+func packageOf(importPath string) string {
+	if i := strings.Index(importPath, " ["); i >= 0 && strings.HasSuffix(importPath, ".test]") {
+		return strings.TrimSuffix(importPath[i+2:], ".test]")
+	}
+	return importPath
 }
 
 // reason returns what a skipped test printed, without go test's own "=== RUN" and
