@@ -3,12 +3,16 @@ package format
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/harnesskit/harnesskit/internal/testenv"
 )
 
 // The batch files npm's cmd-shim writes, in its three shapes (CRLF, as on disk).
@@ -153,19 +157,34 @@ func TestCmdShimInjection(t *testing.T) {
 	}
 }
 
+// TestMain lets the test binary stand in for node (HK_FORMAT_FAKE_NODE names the file where
+// it writes the arguments it got, one a line; it copies stdin to stdout), so that the shim
+// test runs a real program on every system, Windows included.
+func TestMain(m *testing.M) {
+	if out := os.Getenv("HK_FORMAT_FAKE_NODE"); out != "" {
+		os.WriteFile(out, []byte(strings.Join(os.Args[1:], "\n")+"\n"), 0o644)
+		io.Copy(os.Stdout, os.Stdin)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
 // TestCmdShimThroughRunner runs a formatter whose command is an npm shim through the Runner
-// with the Windows rules on: the program the shim names (here a script standing in for
+// with the Windows rules on: the program the shim names (this test binary standing in for
 // node) gets the file name with its & intact as one argument, and a batch file that is not a
 // shim is refused with ErrNotRunnable and the file left as written.
 func TestCmdShimThroughRunner(t *testing.T) {
-	dir := t.TempDir()
+	dir := testenv.TempDir(t)
 	bin := filepath.Join(dir, "node_modules", ".bin")
 	os.MkdirAll(bin, 0o755)
 	shim := filepath.Join(bin, "fmtjs.cmd")
 	os.WriteFile(shim, []byte(shimNode), 0o644)
 	args := filepath.Join(dir, "args.txt")
-	node := filepath.Join(dir, "node")
-	os.WriteFile(node, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > "+args+"\ncat\n"), 0o755)
+	node, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HK_FORMAT_FAKE_NODE", args)
 	h := hostOS{windows: true, readFile: os.ReadFile,
 		exists: func(p string) bool { _, err := os.Stat(p); return err == nil },
 		lookPath: func(name string) (string, error) {
@@ -196,7 +215,7 @@ func TestCmdShimThroughRunner(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := Config{Overrides: map[string]Override{"fake": {Args: []string{tc.command, "--stdin-filepath", "{file}"}, Extensions: []string{".ts"}, Mode: &stdin}}}
-			r := Runner{sys: &h}
+			r := Runner{sys: &h, Timeout: time.Minute}
 			res := r.Bytes(context.Background(), env, cfg, Builtins(), "x&ver&echo.ts", []byte("let a = 1\n"))
 			if tc.refused {
 				if !errors.Is(res.Err, ErrNotRunnable) || string(res.After) != "let a = 1\n" {
@@ -209,8 +228,8 @@ func TestCmdShimThroughRunner(t *testing.T) {
 			}
 			got, _ := os.ReadFile(args)
 			want := filepath.Join(dir, "node_modules", "prettier", "bin", "prettier.cjs") + "\n--stdin-filepath\n" + filepath.Join(dir, "x&ver&echo.ts") + "\n"
-			if string(got) != want {
-				t.Errorf("the program got\n%s\nwant\n%s", got, want)
+			if string(got) != want || string(res.After) != "let a = 1\n" {
+				t.Errorf("the program got\n%s\nwant\n%s(output %q)", got, want, res.After)
 			}
 		})
 	}

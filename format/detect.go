@@ -58,7 +58,8 @@ func (env Env) getenv(name string) string {
 // and its absolute OS path. inside is false for a path outside Root. On Windows a path rooted
 // without a drive letter (\x\a.go, /x/a.go) is read on the root's drive, and a path that
 // names a drive without being absolute (C:a.go, relative to that drive's current
-// directory) is outside.
+// directory) is outside, as is any relative path that leaves the root or is not a valid
+// slash path once cleaned.
 func (env Env) locate(p string) (rel, abs string, inside bool) {
 	if !filepath.IsAbs(p) {
 		r := filepath.Clean(p)
@@ -68,10 +69,12 @@ func (env Env) locate(p string) (rel, abs string, inside bool) {
 		case r != "" && os.IsPathSeparator(r[0]):
 			p = filepath.VolumeName(env.Root) + r
 		default:
-			if r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-				return "", filepath.Join(env.Root, r), false
+			// Clean keeps a leading ".\" on Windows where dropping it would leave a drive
+			// (".\C:"); such a name is no file under the root.
+			if rel := filepath.ToSlash(r); fs.ValidPath(rel) {
+				return rel, filepath.Join(env.Root, r), true
 			}
-			return filepath.ToSlash(r), filepath.Join(env.Root, r), true
+			return "", filepath.Join(env.Root, r), false
 		}
 	}
 	abs = filepath.Clean(p)

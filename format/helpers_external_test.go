@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/harnesskit/harnesskit/format"
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/internal/udiff"
 	"github.com/harnesskit/harnesskit/patch"
 )
@@ -84,21 +85,21 @@ type fatalT interface {
 func applyWithPatch(t fatalT, before []byte, diff string) []byte {
 	t.Helper()
 	m := patch.NewMemFS()
-	if err := m.WriteFile("/w/f.txt", before, 0o644); err != nil {
+	if err := m.WriteFile(testenv.Abs("/w/f.txt"), before, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	text, err := codexFromUnified("f.txt", diff, strings.Count(string(before), "\n")+boolInt(!strings.HasSuffix(string(before), "\n") && len(before) > 0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := patch.New(m, "/w")
+	a, err := patch.New(m, testenv.Abs("/w"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Apply(context.Background(), text); err != nil {
 		t.Fatalf("patch did not apply the formatter's diff: %v\n%s", err, text)
 	}
-	out, err := m.ReadFile("/w/f.txt")
+	out, err := m.ReadFile(testenv.Abs("/w/f.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
