@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/harnesskit/harnesskit/format"
+	"github.com/harnesskit/harnesskit/internal/testenv"
 )
 
 // edgeCase is one row of the edge-case table: a project on disk, fake or real formatters, a
@@ -58,9 +59,7 @@ func marker(name string) string { return script("cat; echo '# formatted by " + n
 const pgidLine = `echo $$ > "{{root}}/.pgid"`
 
 func TestEdgeCases(t *testing.T) {
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("these cases run fake formatters as /bin/sh scripts")
-	}
+	needShell(t)
 	badGo := "package main\nfunc main(){\nprintln( 1 )\n}\n"
 	tests := []edgeCase{
 		{
@@ -356,7 +355,7 @@ func TestEdgeCases(t *testing.T) {
 // runEdgeCase builds the row's project, formats its file with Runner.File and checks the
 // result. It reports whether the diff was checked with the patch package.
 func runEdgeCase(t *testing.T, tc edgeCase) bool {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	root, _ = filepath.EvalSymlinks(root)
 	sub := func(s string) string { return strings.ReplaceAll(s, "{{root}}", root) }
 	for name, content := range tc.files {
@@ -368,7 +367,7 @@ func runEdgeCase(t *testing.T, tc edgeCase) bool {
 			t.Fatal(err)
 		}
 	}
-	bin := t.TempDir()
+	bin := testenv.TempDir(t)
 	for name, body := range tc.bins {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(sub(body)), 0o755); err != nil {
 			t.Fatal(err)
@@ -492,8 +491,9 @@ func runEdgeCase(t *testing.T, tc edgeCase) bool {
 // TestTimeoutIsNotAContextError: a formatter's own timeout does not look like the caller's
 // context ending (adapters send context errors to the host channel).
 func TestTimeoutIsNotAContextError(t *testing.T) {
-	root := t.TempDir()
-	bin := filepath.Join(t.TempDir(), "slow")
+	needShell(t)
+	root := testenv.TempDir(t)
+	bin := filepath.Join(testenv.TempDir(t), "slow")
 	os.WriteFile(bin, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755)
 	os.WriteFile(filepath.Join(root, "a.sh"), []byte("echo hi\n"), 0o644)
 	env := format.Env{Root: root, FS: os.DirFS(root), LookPath: func(string) (string, error) { return bin, nil }}

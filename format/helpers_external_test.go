@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -239,6 +240,14 @@ func waitGroupGone(pgid int, within time.Duration) int {
 			return n
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// needShell skips t where the fake formatters, /bin/sh scripts, cannot run.
+func needShell(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("sh"); err != nil || runtime.GOOS == "windows" {
+		t.Skip("skipped: the fake formatters are /bin/sh scripts, which this system does not run")
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/harnesskit/harnesskit/format"
+	"github.com/harnesskit/harnesskit/internal/testenv"
 )
 
 // reindent is a fake formatter with black's behaviour on indentation: it refuses a file
@@ -127,7 +128,7 @@ func TestScopeTouchedVerified(t *testing.T) {
 // re-indentation near the edit would give Python that no longer parses.
 func TestScopeTouchedRealBlack(t *testing.T) {
 	bin := needBinary(t, "black")
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	if err := os.WriteFile(filepath.Join(root, "pyproject.toml"), []byte("[tool.black]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
