@@ -168,7 +168,7 @@ func (b bigSummarizer) Summarize(context.Context, SummaryRequest) (Summary, erro
 // MinOutputChars, in every format, with and without metadata, and that content always gets
 // room to make paging progress.
 func TestRenderWorstCaseFitsWindow(t *testing.T) {
-	huge := strings.Repeat("\u0085x\u2028é漢", 50_000)
+	huge := strings.Repeat("\u0085x\u2028é漢", 5_000)
 	var hops []Hop
 	for range 10 {
 		hops = append(hops, Hop{From: huge, To: huge, Status: 302})

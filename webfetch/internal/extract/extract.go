@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	"golang.org/x/net/html"
@@ -36,6 +37,7 @@ var discard = slog.New(slog.DiscardHandler)
 // Metadata (title, language, byline, site name, published time) is returned even when the
 // article is blank.
 func MainContent(doc *html.Node, base *url.URL, maxElems int) (Article, bool) {
+	capMetadata(doc)
 	p := readability.NewParser()
 	p.Logger = discard
 	p.MaxElemsToParse = maxElems
@@ -60,6 +62,52 @@ func MainContent(doc *html.Node, base *url.URL, maxElems int) (Article, bool) {
 		return art, false
 	}
 	return art, true
+}
+
+// maxMetaBytes bounds the <title> text and <meta> contents the extractor sees: it compares
+// the title with every heading, so a 4 MiB title made extraction take seconds.
+const maxMetaBytes = 2048
+
+// capMetadata cuts doc's <title> text and <meta> content attributes to maxMetaBytes (on a
+// character boundary). Titles that long are never shown whole anyway.
+func capMetadata(doc *html.Node) {
+	walk(doc, func(n *html.Node) bool {
+		if n.Type != html.ElementNode {
+			return true
+		}
+		switch tagAtom(n) {
+		case atom.Title:
+			left := maxMetaBytes
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				if c.Type == html.TextNode {
+					c.Data = cutBytes(c.Data, left)
+					left -= len(c.Data)
+				}
+			}
+			return false
+		case atom.Meta:
+			for i := range n.Attr {
+				if n.Attr[i].Key == "content" {
+					n.Attr[i].Val = cutBytes(n.Attr[i].Val, maxMetaBytes)
+				}
+			}
+		case atom.Body:
+			return false
+		}
+		return true
+	})
+}
+
+// cutBytes returns s cut to at most n bytes on a character boundary.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	n = max(n, 0)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // codeLanguageClasses lists the language-x / lang-x classes of <pre> and <code> elements, so
