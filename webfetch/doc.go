@@ -73,8 +73,10 @@
 //  9. HTML is parsed once; the main content is found with Mozilla's Readability algorithm
 //     (the whole sanitised <body> when Request.WholePage is set or nothing was found) and
 //     rendered three ways: Markdown (ATX headings, "-" bullets, fenced code keeping the
-//     language, GFM tables, absolute links, images with their alt text, permalink anchors
-//     removed), structured plain text, and HTML. Metadata: title, language, byline, site
+//     language, GFM tables, absolute links, images with their alt text unless it repeats
+//     what the page shows — a figure's caption, the page title, the text around the image —
+//     permalink anchors removed; a table whose cells hold lists or paragraphs is written cell
+//     by cell), structured plain text, and HTML. Metadata: title, language, byline, site
 //     name, published time, canonical URL, and the article's h1–h3 headings.
 //  10. Binaries: without Request.SaveBinary nothing beyond the sniff window is downloaded and
 //     the result says "<KIND> content detected but not saved."; with it the body (at most

@@ -101,7 +101,7 @@ func extractDecoded(ctx context.Context, dec decoded, base *url.URL, wholePage b
 	ex.html = buf.String()
 	ex.text = extract.Text(ex.node)
 	ex.headings = extract.Headings(ex.node, maxHeadings)
-	ex.markdown, err = extract.Markdown(ctx, ex.node, base, 4*len(dec.text)+64<<10)
+	ex.markdown, err = extract.Markdown(ctx, ex.node, extract.MarkdownOptions{Base: base, Limit: 4*len(dec.text) + 64<<10, Title: ex.title})
 	switch {
 	case errors.Is(err, extract.ErrStopped):
 		ex.markdown, ex.complex, ex.stopped = ex.text, true, true

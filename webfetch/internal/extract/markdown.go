@@ -22,7 +22,8 @@ import (
 func newConverter(ctx context.Context) *converter.Converter {
 	conv := converter.NewConverter(converter.WithPlugins(
 		base.NewBasePlugin(),
-		commonmark.NewCommonmarkPlugin(commonmark.WithHorizontalRule("---")),
+		// No "<!--THE END-->" between adjacent lists: it reads as words to a model.
+		commonmark.NewCommonmarkPlugin(commonmark.WithHorizontalRule("---"), commonmark.WithListEndComment(false)),
 		// Minimal padding: aligned columns repeat a wide cell's width in every row.
 		table.NewTablePlugin(table.WithSkipEmptyRows(true), table.WithCellPaddingBehavior(table.CellPaddingBehaviorMinimal)),
 		strikethrough.NewStrikethroughPlugin(),
@@ -31,6 +32,11 @@ func newConverter(ctx context.Context) *converter.Converter {
 	conv.Register.RendererFor("img", converter.TagTypeInline, renderDataImage, converter.PriorityEarly)
 	for _, tag := range []string{"script", "style", "noscript", "template", "meta", "link", "head"} {
 		conv.Register.TagType(tag, converter.TagTypeRemove, converter.PriorityEarly)
+	}
+	// A table that cannot be a Markdown table (a cell holds a list, paragraphs or line
+	// breaks) is written row by row; its cells are blocks, so their texts stay apart.
+	for _, tag := range []string{"td", "th"} {
+		conv.Register.TagType(tag, converter.TagTypeBlock, converter.PriorityEarly)
 	}
 	return conv
 }
@@ -47,6 +53,13 @@ func renderDataImage(_ converter.Context, w converter.Writer, n *html.Node) conv
 		w.WriteString("[image: " + strings.NewReplacer("[", "(", "]", ")").Replace(alt) + "]")
 	}
 	return converter.RenderSuccess
+}
+
+// MarkdownOptions are Markdown's parameters; zero values mean none.
+type MarkdownOptions struct {
+	Base  *url.URL // links and images are made absolute against it
+	Limit int      // the largest result, in bytes
+	Title string   // the page's title
 }
 
 // Errors of Markdown.
@@ -83,9 +96,12 @@ func stopAt(ctx context.Context) converter.HandleRenderFunc {
 // table spans are clamped); afterwards, outside code fences, blank-line runs are collapsed
 // and the result is trimmed.
 //
+// Images keep their alt text unless it repeats what the reader has: in a captioned figure,
+// equal to the page title, or found in the text around the image.
+//
 // When ctx ends during the conversion, Markdown returns ErrStopped (and what it converted);
-// when the result is longer than limit bytes (limit > 0), it returns ErrTooLarge.
-func Markdown(ctx context.Context, n *html.Node, base *url.URL, limit int) (string, error) {
+// when the result is longer than o.Limit bytes (o.Limit > 0), it returns ErrTooLarge.
+func Markdown(ctx context.Context, n *html.Node, o MarkdownOptions) (string, error) {
 	if n == nil {
 		return "", nil
 	}
@@ -95,10 +111,11 @@ func Markdown(ctx context.Context, n *html.Node, base *url.URL, limit int) (stri
 	c := clone(n)
 	dropPermalinks(c)
 	simplify(c)
+	quietImages(c, o.Title)
 	conv := newConverter(ctx)
 	var opts []converter.ConvertOptionFunc
-	if base != nil {
-		opts = append(opts, converter.WithDomain(base.String()))
+	if o.Base != nil {
+		opts = append(opts, converter.WithDomain(o.Base.String()))
 	}
 	out, err := conv.ConvertNode(c, opts...)
 	if err != nil {
@@ -107,7 +124,7 @@ func Markdown(ctx context.Context, n *html.Node, base *url.URL, limit int) (stri
 	if ctx.Err() != nil {
 		return PostClean(string(out)), ErrStopped
 	}
-	if limit > 0 && len(out) > limit {
+	if o.Limit > 0 && len(out) > o.Limit {
 		return "", ErrTooLarge
 	}
 	return PostClean(string(out)), nil

@@ -46,12 +46,12 @@ func parse(t *testing.T, s string) *html.Node {
 func TestMarkdownStopsAtDeadline(t *testing.T) {
 	doc := parse(t, "<body>"+strings.Repeat("<p>para <b>bold</b> <i>it</i></p>", 5000)+"</body>")
 	base, _ := url.Parse("https://example.com/")
-	full, err := Markdown(context.Background(), doc, base, 0)
+	full, err := Markdown(context.Background(), doc, MarkdownOptions{Base: base})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []int64{0, 1, 10, 100} {
-		md, err := Markdown(newCountdown(n), doc, base, 0)
+		md, err := Markdown(newCountdown(n), doc, MarkdownOptions{Base: base})
 		if !errors.Is(err, ErrStopped) {
 			t.Fatalf("countdown %d: err %v, want ErrStopped", n, err)
 		}
@@ -67,7 +67,7 @@ func TestMarkdownNestingLimit(t *testing.T) {
 	base, _ := url.Parse("https://example.com/")
 	for _, depth := range []int{maxPrefixDepth - 1, maxPrefixDepth, maxPrefixDepth + 1, 500} {
 		doc := parse(t, "<body>"+strings.Repeat("<blockquote>", depth)+"deep"+strings.Repeat("</blockquote>", depth)+"</body>")
-		md, err := Markdown(context.Background(), doc, base, 0)
+		md, err := Markdown(context.Background(), doc, MarkdownOptions{Base: base})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestMarkdownNestingLimit(t *testing.T) {
 			t.Errorf("depth %d: %q has %d quote markers, want %d", depth, md, got, want)
 		}
 		doc = parse(t, "<body>"+strings.Repeat("<ul><li>x", depth)+"</body>")
-		md, err = Markdown(context.Background(), doc, base, 0)
+		md, err = Markdown(context.Background(), doc, MarkdownOptions{Base: base})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,10 +89,10 @@ func TestMarkdownNestingLimit(t *testing.T) {
 func TestMarkdownTooLarge(t *testing.T) {
 	doc := parse(t, "<body>"+strings.Repeat("<p>abc</p>", 100)+"</body>")
 	base, _ := url.Parse("https://example.com/")
-	if _, err := Markdown(context.Background(), doc, base, 100); !errors.Is(err, ErrTooLarge) {
+	if _, err := Markdown(context.Background(), doc, MarkdownOptions{Base: base, Limit: 100}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("err %v, want ErrTooLarge", err)
 	}
-	if _, err := Markdown(context.Background(), doc, base, 1000); err != nil {
+	if _, err := Markdown(context.Background(), doc, MarkdownOptions{Base: base, Limit: 1000}); err != nil {
 		t.Errorf("err %v", err)
 	}
 }
@@ -102,7 +102,7 @@ func TestSpanClamp(t *testing.T) {
 	doc := parse(t, `<body><table><tr><th>h</th><th>i</th></tr><tr><td colspan="99999" rowspan="99999">x</td><td colspan="abc">y</td></tr></table></body>`)
 	done := make(chan string)
 	go func() {
-		md, _ := Markdown(context.Background(), doc, base, 0)
+		md, _ := Markdown(context.Background(), doc, MarkdownOptions{Base: base})
 		done <- md
 	}()
 	select {

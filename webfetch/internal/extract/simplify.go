@@ -2,6 +2,7 @@ package extract
 
 import (
 	"strconv"
+	"strings"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -105,4 +106,95 @@ func clampSpans(n *html.Node, used int) int {
 		return 0
 	}
 	return added
+}
+
+// maxContextBytes bounds the surrounding text an image's alt text is compared with.
+const maxContextBytes = 4096
+
+// quietImages drops the alt text of images whose alt repeats what the reader already has,
+// so the Markdown does not say it twice: an image in a <figure> with a caption (the caption
+// is the image's text), an image whose alt text equals the page title, and an image whose
+// alt text appears in the text of the block around it. Other images keep their alt text.
+func quietImages(root *html.Node, title string) {
+	title = normText(title)
+	walk(root, func(n *html.Node) bool {
+		if n.Type != html.ElementNode || tagAtom(n) != atom.Img {
+			return true
+		}
+		alt := normText(attr(n, "alt"))
+		if alt == "" {
+			return false
+		}
+		if alt == title || inTitle(alt, title) || captioned(n) || inContext(n, alt) {
+			setAttr(n, "alt", "")
+		}
+		return false
+	})
+}
+
+// inTitle reports alt text that is most of the page title ("Name" for "Name_Section_Site").
+func inTitle(alt, title string) bool {
+	return len(alt)*2 >= len(title) && strings.Contains(title, alt)
+}
+
+// captioned reports an image inside a <figure> (within four levels) that has a
+// <figcaption> with text.
+func captioned(img *html.Node) bool {
+	for p, i := img.Parent, 0; p != nil && i < 4; p, i = p.Parent, i+1 {
+		if p.Type != html.ElementNode || tagAtom(p) != atom.Figure {
+			continue
+		}
+		for c := p.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && tagAtom(c) == atom.Figcaption && normText(nodeText(c)) != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inContext reports alt text found in the text of the nearest block around the image (when
+// that text is short enough to compare).
+func inContext(img *html.Node, alt string) bool {
+	p := img.Parent
+	for p != nil && p.Type == html.ElementNode && !isBlock(tagAtom(p)) && tagAtom(p) != atom.Li {
+		p = p.Parent
+	}
+	if p == nil {
+		return false
+	}
+	text := boundedText(p, maxContextBytes)
+	return text != "" && strings.Contains(normText(text), alt)
+}
+
+// boundedText is the text under n, or "" when it is longer than limit bytes.
+func boundedText(n *html.Node, limit int) string {
+	var b strings.Builder
+	over := false
+	walk(n, func(c *html.Node) bool {
+		if over || (c != n && skipped(c)) {
+			return false
+		}
+		if c.Type == html.TextNode {
+			b.WriteString(c.Data)
+			b.WriteByte(' ')
+			over = b.Len() > limit
+		}
+		return true
+	})
+	if over {
+		return ""
+	}
+	return b.String()
+}
+
+// normText is s lower-cased with whitespace runs collapsed.
+func normText(s string) string { return strings.ToLower(collapse(s)) }
+
+func setAttr(n *html.Node, key, val string) {
+	for i := range n.Attr {
+		if n.Attr[i].Namespace == "" && n.Attr[i].Key == key {
+			n.Attr[i].Val = val
+		}
+	}
 }
