@@ -568,6 +568,9 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 			return placement{}, 0, s.notFound(k, ch, body, cursor, []string{note})
 		}
 	}
+	if p, handled, err := s.lineNumbered(k, ch, body, cursor, uniqueExact, rep); handled {
+		return p, 0, err
+	}
 	rs := &rescuer{s: s, ch: ch, body: body, cursor: cursor, budget: s.cfg.workLimit}
 	p, ok, err := rs.run(k, rep)
 	if err != nil {

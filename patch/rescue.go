@@ -88,6 +88,16 @@ func (r *rescuer) run(k int, rep *ChunkReport) (placement, bool, error) {
 		}
 		if r.spent {
 			r.notes = append(r.notes, noteWorkLimit)
+			return placement{}, false, nil
+		}
+	}
+	if cfg.staleEdges {
+		p, ok, err := r.staleEdges(k, rep)
+		if err != nil || ok {
+			return p, ok, err
+		}
+		if r.spent {
+			r.notes = append(r.notes, noteWorkLimit)
 		}
 	}
 	return placement{}, false, nil
@@ -264,6 +274,10 @@ func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error)
 	}
 	for i := range suf {
 		pair[len(old)-suf+i] = l + pre + span + i
+	}
+	if !r.changesSettled(pair) {
+		r.notes = append(r.notes, noteGuessedInsertion)
+		return placement{}, false, nil
 	}
 	p := r.s.placeAligned(r.body, l, l+width, pair, StrategyPrefixSuffix, k, rep)
 	drifted := 0
@@ -445,6 +459,10 @@ func (r *rescuer) lcs(k int, rep *ChunkReport) (placement, bool, error) {
 			note = noteLCSUnsound
 		}
 		r.notes = append(r.notes, note)
+		return placement{}, false, nil
+	}
+	if !r.changesSettled(b.pair) {
+		r.notes = append(r.notes, noteGuessedInsertion)
 		return placement{}, false, nil
 	}
 	p := r.s.placeAligned(r.body, b.start, b.start+b.length, b.pair, StrategyLCS, k, rep)
@@ -660,4 +678,66 @@ func lcsLen[E comparable](a, b []E) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// noteGuessedInsertion is the note of a rescue refused by changesSettled.
+const noteGuessedInsertion = "the file has lines the patch does not show next to or among the lines it changes, so the place of the added lines among them would be a guess; add the file's current lines there as context"
+
+// changesSettled is the rule for writing a change next to lines that the file no longer has
+// as the patch shows them (where git's 3-way merge reports a conflict: the other edit touched
+// the lines next to this one). A group of changed lines that removes lines replaces them where
+// they are: every rescue pairs each removed line with a file line it equals, and those file
+// lines must be consecutive (a line the other edit put among them would end up on a guessed
+// side of the added lines); a drifted context line beside the group is kept as the file has it. A group that only adds lines has no place
+// of its own: the context lines on both sides of it must be paired with file lines (equal or,
+// after drift, resembling), and those two file lines must be adjacent, so that the added lines
+// go between the same two lines the model saw. A context line the file does not have there
+// (unpaired) or a gap of file lines the patch does not show would make the place a guess.
+// pair gives the 0-based file line of each old line (-1 unpaired).
+func (r *rescuer) changesSettled(pair []int) bool {
+	lines := r.body.lines
+	oldIdx := make([]int, len(lines)) // body line → old index (-1 for added lines)
+	oi := 0
+	for i, l := range lines {
+		oldIdx[i] = -1
+		if l.Op != Insert {
+			oldIdx[i] = oi
+			oi++
+		}
+	}
+	for i := 0; i < len(lines); {
+		if lines[i].Op == Context {
+			i++
+			continue
+		}
+		j, removes, prev := i, false, -1
+		for ; j < len(lines) && lines[j].Op != Context; j++ {
+			if lines[j].Op != Remove {
+				continue
+			}
+			q := pair[oldIdx[j]]
+			if removes && q != prev+1 {
+				return false // a file line the patch does not show among the lines it replaces
+			}
+			removes, prev = true, q
+		}
+		if !removes {
+			before, after := -1, -1
+			if i > 0 {
+				if before = pair[oldIdx[i-1]]; before < 0 {
+					return false
+				}
+			}
+			if j < len(lines) {
+				if after = pair[oldIdx[j]]; after < 0 {
+					return false
+				}
+			}
+			if before >= 0 && after >= 0 && after != before+1 {
+				return false
+			}
+		}
+		i = j
+	}
+	return true
 }
