@@ -2,6 +2,7 @@ package patch
 
 import (
 	"fmt"
+	"strings"
 )
 
 // The stale-edges rescue places a chunk whose outer context lines changed since the model read
@@ -122,7 +123,7 @@ func (r *rescuer) staleEdges(k int, rep *ChunkReport) (placement, bool, error) {
 				pair[i] = start + i - kl
 			}
 		}
-		if !r.locallySettled(old, pair, start-kl-total, start+len(block)+kr+total) {
+		if !r.locallySettled(old, pair, start-kl-2*total, start+len(block)+kr+2*total) {
 			if !r.spent {
 				r.notes = append(r.notes, noteStaleLocal)
 			}
@@ -230,7 +231,9 @@ func (r *rescuer) nearCopy(block []string, start int) (int, bool) {
 
 // betterElsewhere reports a place other than the chosen one (chunk start at, its matched block
 // [lo, hi)) around which the file holds at least as many of the chunk's old lines in order as
-// around the chosen one. Windows reach the chunk's length beyond each end of the chunk;
+// around the chosen one. Windows reach the chunk's length beyond each end of the chunk, and
+// only windows that share no line with the chosen one's compete (places nearer are the local
+// alignment's business, see locallySettled);
 // candidate places come from the index (a place where some old line would sit on an equal file
 // line) and are pruned with the multiset bound before the LCS is computed.
 func (r *rescuer) betterElsewhere(old []string, at, lo, hi int) (int, bool) {
@@ -268,8 +271,8 @@ func (r *rescuer) betterElsewhere(old []string, at, lo, hi int) (int, bool) {
 	for i, t := range on {
 		for f := li.lookup(t).first; f >= 0; f = li.next[f] {
 			q := int(f) - i
-			if tried[q] || abs(q-at) <= slack {
-				continue // the chosen place itself
+			if tried[q] || abs(q-at) < m+2*slack {
+				continue // a window that shares lines with the chosen one's
 			}
 			tried[q] = true
 			if _, hit := s.overlapping(q, q+m); hit {
@@ -298,27 +301,119 @@ func abs(x int) int {
 }
 
 // locallySettled checks a stale-edges placement (pair: old line → file line, -1 for the lines
-// left out) against the LCS alignment of all old lines with the file window [lo, hi): the
-// alignment must be sound (every removed line aligned with a file line it equals, one optimal
-// effect, added lines on a settled side) and pair every line of the matched block as pair does.
+// left out) against the best alignments of all old lines with the file window [lo, hi): those
+// that keep the most lines in order and, among them, the most pairs of neighbouring old lines on
+// neighbouring file lines. Every such alignment (the leftmost and the rightmost are compared)
+// must have the placement's effect: the same file lines removed, and every added line between
+// the same two file lines. A left-out line that the file has a little further on, next to a
+// line like one that was matched, is another reading of where the change goes.
 func (r *rescuer) locallySettled(old []string, pair []int, lo, hi int) bool {
 	lo, hi = max(lo, 0), min(hi, r.s.n())
-	if !r.spend(int64(len(old) * (hi - lo))) {
+	if !r.spend(int64(4 * len(old) * (hi - lo))) {
 		return false
 	}
 	win := make([]string, hi-lo)
 	for j := range win {
 		win[j] = r.s.ix.normLine(LevelUnicodeTrim, lo+j)
 	}
-	c := lcsCand{start: lo, length: hi - lo}
-	r.align(&c, normAll(LevelUnicodeTrim, old), win)
-	if !c.sound {
-		return false
-	}
-	for i, q := range pair {
-		if q >= 0 && c.pair[i] != q {
+	on := normAll(LevelUnicodeTrim, old)
+	want := r.effect(pair)
+	for _, leftmost := range []bool{true, false} {
+		if r.effect(adjacentAlign(on, win, lo, leftmost)) != want {
 			return false
 		}
 	}
 	return true
+}
+
+// effect renders what a pairing of the chunk's old lines does: the file lines it removes and,
+// for each added line, the file lines paired with the nearest old lines before and after it.
+func (r *rescuer) effect(pair []int) string {
+	var b strings.Builder
+	oi, prev := 0, -1
+	var pending int // added lines waiting for the next paired old line
+	for _, l := range r.body.lines {
+		if l.Op == Insert {
+			pending++
+			continue
+		}
+		q := pair[oi]
+		oi++
+		if q < 0 {
+			continue
+		}
+		for ; pending > 0; pending-- {
+			fmt.Fprintf(&b, "+%d:%d ", prev, q)
+		}
+		if l.Op == Remove {
+			fmt.Fprintf(&b, "-%d ", q)
+		}
+		prev = q
+	}
+	for ; pending > 0; pending-- {
+		fmt.Fprintf(&b, "+%d:end ", prev)
+	}
+	return b.String()
+}
+
+// adjacentAlign aligns a with b (window starting at file line start): most equal lines in
+// order, then most pairs of consecutive lines of a on consecutive lines of b. It returns the
+// file line of each line of a (-1 unaligned), from the leftmost or the rightmost optimum.
+func adjacentAlign(a, b []string, start int, leftmost bool) []int {
+	const big = 1 << 20
+	m, w := len(a), len(b)
+	// ends[i][j]: best score of a[:i] and b[:j] with a[i-1] aligned to b[j-1] (-1: impossible);
+	// any[i][j]: best score of a[:i] and b[:j].
+	ends := make([][]int, m+1)
+	anyS := make([][]int, m+1)
+	for i := range ends {
+		ends[i] = make([]int, w+1)
+		anyS[i] = make([]int, w+1)
+		for j := range ends[i] {
+			ends[i][j] = -1
+		}
+	}
+	for i := 1; i <= m; i++ {
+		for j := 1; j <= w; j++ {
+			if a[i-1] == b[j-1] {
+				v := anyS[i-1][j-1] + big
+				if e := ends[i-1][j-1]; e >= 0 {
+					v = max(v, e+big+1)
+				}
+				ends[i][j] = v
+			}
+			anyS[i][j] = max(ends[i][j], anyS[i-1][j], anyS[i][j-1])
+		}
+	}
+	pair := make([]int, m)
+	for i := range pair {
+		pair[i] = -1
+	}
+	i, j, inEnd := m, w, false
+	for i > 0 && j > 0 {
+		if inEnd { // a[i-1] is aligned to b[j-1]: where did the score before it come from?
+			pair[i-1] = start + j - 1
+			e := ends[i-1][j-1]
+			switch {
+			case e >= 0 && e+big+1 == ends[i][j] && (!leftmost || anyS[i-1][j-1]+big != ends[i][j]):
+				inEnd = true
+			default:
+				inEnd = false
+			}
+			i, j = i-1, j-1
+			continue
+		}
+		v := anyS[i][j]
+		switch {
+		case leftmost && anyS[i][j-1] == v:
+			j--
+		case ends[i][j] == v:
+			inEnd = true
+		case anyS[i-1][j] == v:
+			i--
+		default:
+			j--
+		}
+	}
+	return pair
 }
