@@ -937,7 +937,8 @@ func (s *sectionLocator) nearest(old []string, cursor int, eof bool, w *workBudg
 }
 
 // besideAlready refuses a placed chunk whose added lines before its first old line (or after
-// its last) are already the file lines right above (or below) its window, with a letter or
+// its last), when that line is a kept one, are already the file lines right above (or below)
+// its window, with a letter or
 // digit among them: the same lines would be added a second time, which is what a change that
 // is partly applied already looks like (git's 3-way merge takes such lines once). Codex
 // compatibility mode does not check.
@@ -973,10 +974,17 @@ func (s *sectionLocator) besideAlready(k int, ch Chunk, p placement) *Error {
 		e.FileLine = at + 1
 		return e
 	}
-	if err := check(p.edits[:first], p.start-first, "right above the lines it was matched on"); err != nil {
-		return err
+	// Added lines next to a removed line replace it; only added lines beside a kept line are
+	// checked.
+	if p.edits[first].op == Context {
+		if err := check(p.edits[:first], p.start-first, "right above the lines it was matched on"); err != nil {
+			return err
+		}
 	}
-	return check(p.edits[last+1:], p.end, "right below the lines it was matched on")
+	if p.edits[last].op == Context {
+		return check(p.edits[last+1:], p.end, "right below the lines it was matched on")
+	}
+	return nil
 }
 
 // significantLines reports whether some line has a letter or a digit.

@@ -461,6 +461,40 @@ func (r *rescuer) lcs(k int, rep *ChunkReport) (placement, bool, error) {
 		r.notes = append(r.notes, note)
 		return placement{}, false, nil
 	}
+	// The score counts the chunk's lines a window keeps, so a window that holds them all with
+	// an extra line inside beats one that lost a line, though both are one edit away from the
+	// chunk. Counted in edits (old lines left unaligned plus window lines left unaligned), no
+	// window with another effect may be as close as the best one.
+	bestDist := m + b.length - 2*b.score
+	for i := range cands {
+		c := &cands[i]
+		if i == best || c.length-m > bestDist || m-c.length > bestDist {
+			continue
+		}
+		if c.score < 0 { // pruned by the bound: score it now if it could be as close
+			if !r.spend(int64(c.length)) {
+				return placement{}, false, nil
+			}
+			win := make([]string, c.length)
+			for j := range win {
+				win[j] = r.s.ix.normLine(LevelUnicodeTrim, c.start+j)
+			}
+			if ub := upperBound(oldCount, win); m+c.length-2*ub > bestDist {
+				continue
+			}
+			if !r.spend(int64(m * c.length)) {
+				return placement{}, false, nil
+			}
+			r.align(c, on, win)
+		}
+		if c.key != b.key && m+c.length-2*c.score <= bestDist {
+			e := r.s.newErr(KindAmbiguous, k, r.ch.Line, fmt.Sprintf(
+				"LCS rescue was ambiguous in %s:\n%s\nThe window at file line %d and the one at file line %d are as many line edits away from the chunk.",
+				r.s.path, joinLines(old), b.start+1, c.start+1))
+			e.FileLine = b.start + 1
+			return placement{}, false, e
+		}
+	}
 	if !r.changesSettled(b.pair) {
 		r.notes = append(r.notes, noteGuessedInsertion)
 		return placement{}, false, nil
@@ -562,6 +596,38 @@ func (r *rescuer) align(c *lcsCand, on, win []string) {
 		return b.String()
 	}
 	c.sound = r.settleGaps(c.start, c.start+c.length, c.pair) && r.settleGaps(c.start, c.start+c.length, right)
+	// An alignment as long that leaves a removed line unaligned reads the file as not having
+	// that line any more (the other edit removed it too, or another line like it): removing
+	// the line it would be paired with is then a guess.
+	removedLines := 0
+	for _, op := range ops {
+		if op == Remove {
+			removedLines++
+		}
+	}
+	if removedLines > 0 {
+		pen := make([]int, w+1)
+		prev := make([]int, w+1)
+		for i := 1; i <= m; i++ {
+			for j := 1; j <= w; j++ {
+				v := max(prev[j], pen[j-1])
+				if on[i-1] == win[j-1] {
+					g := unit
+					if ops[i-1] == Remove {
+						g-- // prefer leaving removed lines unaligned
+					}
+					v = max(v, prev[j-1]+g)
+				}
+				pen[j] = v
+			}
+			prev, pen = pen, prev
+			clear(pen)
+		}
+		best := prev[w]
+		if most := (best + unit - 1) / unit; most == c.score && unit*most-best < removedLines {
+			c.sound, c.missing = false, true
+		}
+	}
 	for i, q := range c.pair {
 		if ops[i] == Remove && (q < 0 || !r.ladderEqual(r.body.oldText(i), q)) {
 			c.sound, c.missing = false, true

@@ -2,6 +2,7 @@ package patch
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -231,9 +232,8 @@ func (r *rescuer) nearCopy(block []string, start int) (int, bool) {
 
 // betterElsewhere reports a place other than the chosen one (chunk start at, its matched block
 // [lo, hi)) around which the file holds at least as many of the chunk's old lines in order as
-// around the chosen one. Windows reach the chunk's length beyond each end of the chunk, and
-// only windows that share no line with the chosen one's compete (places nearer are the local
-// alignment's business, see locallySettled);
+// around the chosen one. Windows reach the chunk's length beyond each end of the chunk; a
+// competing window leaves out the lines of the chosen block;
 // candidate places come from the index (a place where some old line would sit on an equal file
 // line) and are pruned with the multiset bound before the LCS is computed.
 func (r *rescuer) betterElsewhere(old []string, at, lo, hi int) (int, bool) {
@@ -245,7 +245,9 @@ func (r *rescuer) betterElsewhere(old []string, at, lo, hi int) (int, bool) {
 	for _, t := range on {
 		oldCount[t]++
 	}
-	score := func(q int) (int, bool) {
+	// score is the LCS of the old lines with the window around q; a competitor's window leaves
+	// out the chosen block's lines, so that it cannot win with the chosen place's own lines.
+	score := func(q int, own bool) (int, bool) {
 		a, b := max(q-slack, 0), min(q+m+slack, n)
 		if a >= b {
 			return 0, true
@@ -254,6 +256,9 @@ func (r *rescuer) betterElsewhere(old []string, at, lo, hi int) (int, bool) {
 			return 0, false
 		}
 		win := s.ix.norms(LevelUnicodeTrim)[a:b]
+		if !own && a < hi && lo < b {
+			win = append(slices.Clone(win[:max(lo-a, 0)]), win[min(hi-a, len(win)):]...)
+		}
 		if upperBound(oldCount, win) == 0 {
 			return 0, true
 		}
@@ -262,7 +267,7 @@ func (r *rescuer) betterElsewhere(old []string, at, lo, hi int) (int, bool) {
 		}
 		return lcsLen(on, win), true
 	}
-	own, ok := score(at)
+	own, ok := score(at, true)
 	if !ok {
 		return 0, false
 	}
@@ -271,8 +276,8 @@ func (r *rescuer) betterElsewhere(old []string, at, lo, hi int) (int, bool) {
 	for i, t := range on {
 		for f := li.lookup(t).first; f >= 0; f = li.next[f] {
 			q := int(f) - i
-			if tried[q] || abs(q-at) < m+2*slack {
-				continue // a window that shares lines with the chosen one's
+			if tried[q] || q == at {
+				continue
 			}
 			tried[q] = true
 			if _, hit := s.overlapping(q, q+m); hit {
@@ -281,7 +286,7 @@ func (r *rescuer) betterElsewhere(old []string, at, lo, hi int) (int, bool) {
 			if !r.spend(1) {
 				return 0, false
 			}
-			sc, ok := score(q)
+			sc, ok := score(q, false)
 			if !ok {
 				return 0, false
 			}
