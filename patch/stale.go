@@ -27,7 +27,7 @@ import (
 //     widened by the chunk's length on each side) than around this one. When the other edit
 //     inserted lines inside the chunk's context, the remaining lines may still fit a look-alike
 //     block elsewhere, while the real place keeps more of the chunk;
-//   - around that place (widened on each side by as many lines as were left out), every
+//   - around that place (widened on each side by twice as many lines as were left out), every
 //     alignment of the chunk's old lines with the file that keeps the most lines in order
 //     pairs the remaining lines as the match does and puts the added lines on the same sides
 //     of the same file lines (the LCS rescue's soundness check): a left-out line found a little
