@@ -499,6 +499,20 @@ func (r *rescuer) lcs(k int, rep *ChunkReport) (placement, bool, error) {
 		r.notes = append(r.notes, noteGuessedInsertion)
 		return placement{}, false, nil
 	}
+	// The candidates start and end on lines like the chunk's first and last; the place the
+	// chunk was written for may have lost one of those to the other edit. Windows that start
+	// on the chunk's second line or end on its last but one compete too (they are never
+	// taken, only compared).
+	if c, ok, err := r.closerWithoutEdge(on, oldCount, from, b, bestDist, cands); err || ok {
+		if ok {
+			e := r.s.newErr(KindAmbiguous, k, r.ch.Line, fmt.Sprintf(
+				"LCS rescue was ambiguous in %s:\n%s\nThe window at file line %d and the one at file line %d are as many line edits away from the chunk.",
+				r.s.path, joinLines(old), b.start+1, c+1))
+			e.FileLine = b.start + 1
+			return placement{}, false, e
+		}
+		return placement{}, false, nil // the work limit
+	}
 	p := r.s.placeAligned(r.body, b.start, b.start+b.length, b.pair, StrategyLCS, k, rep)
 	rep.Notes = append(rep.Notes, fmt.Sprintf("LCS %d/%d, runner-up %d", b.score, m, second))
 	if kept := b.length - b.score; kept > 0 {
@@ -806,4 +820,67 @@ func (r *rescuer) changesSettled(pair []int) bool {
 		i = j
 	}
 	return true
+}
+
+// closerWithoutEdge looks for a window, not among the LCS candidates, that starts on a line
+// like the chunk's first or second old line and ends on one like its last or last but one,
+// with another effect than the best candidate b and at most bestDist line edits from the
+// chunk. It returns that window's start; exhausted reports that the work limit ended the
+// search (the caller then refuses).
+func (r *rescuer) closerWithoutEdge(on []string, oldCount map[string]int, from int, b lcsCand, bestDist int, cands []lcsCand) (start int, found, exhausted bool) {
+	old, _ := r.body.old()
+	m, n := len(old), r.s.n()
+	if m < 2 || r.ch.EOF {
+		return 0, false, false
+	}
+	known := map[[2]int]bool{}
+	for _, c := range cands {
+		known[[2]int{c.start, c.length}] = true
+	}
+	heads, tails := [][]string{old[:1], old[1:2]}, [][]string{old[m-1:], old[m-2 : m-1]}
+	hn := [][][]string{r.normLevels(heads[0]), r.normLevels(heads[1])}
+	tn := [][][]string{r.normLevels(tails[0]), r.normLevels(tails[1])}
+	matchAny := func(pats [][]string, ns [][][]string, x int) bool {
+		for i := range pats {
+			if _, ok := r.edgeMatch(pats[i], ns[i], x); ok {
+				return true
+			}
+		}
+		return false
+	}
+	for p := from; p < n; p++ {
+		if !matchAny(heads, hn, p) {
+			if r.spent {
+				return 0, false, true
+			}
+			continue
+		}
+		for length := max(1, m-bestDist); length <= m+bestDist && p+length <= n; length++ {
+			if known[[2]int{p, length}] || !matchAny(tails, tn, p+length-1) {
+				if r.spent {
+					return 0, false, true
+				}
+				continue
+			}
+			if !r.spend(int64(length)) {
+				return 0, false, true
+			}
+			win := make([]string, length)
+			for j := range win {
+				win[j] = r.s.ix.normLine(LevelUnicodeTrim, p+j)
+			}
+			if ub := upperBound(oldCount, win); m+length-2*ub > bestDist {
+				continue
+			}
+			if !r.spend(int64(m * length)) {
+				return 0, false, true
+			}
+			c := lcsCand{start: p, length: length}
+			r.align(&c, on, win)
+			if c.key != b.key && m+length-2*c.score <= bestDist {
+				return p, true, false
+			}
+		}
+	}
+	return 0, false, false
 }
