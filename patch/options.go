@@ -258,7 +258,8 @@ func WithLCSRescue(on bool) Option { return func(c *config) { c.lcs = on } }
 // WithStaleEdgesRescue turns the stale-edges rescue on or off (default on): a chunk whose outer
 // context lines the file no longer has is placed by the rest of its lines when they match
 // exactly one place, no other place resembles them, and the context line next to each change
-// is still there. It runs after prefix/suffix and LCS.
+// is still there. It runs after prefix/suffix and LCS, in the default mode only: its guards
+// include the checks for changes already applied, which Codex compatibility leaves out.
 func WithStaleEdgesRescue(on bool) Option { return func(c *config) { c.staleEdges = on } }
 
 // WithLCSLimits sets the LCS rescue's bounds: the largest chunk (old lines), the most

@@ -91,7 +91,7 @@ func (r *rescuer) run(k int, rep *ChunkReport) (placement, bool, error) {
 			return placement{}, false, nil
 		}
 	}
-	if cfg.staleEdges {
+	if cfg.staleEdges && !cfg.codex {
 		p, ok, err := r.staleEdges(k, rep)
 		if err != nil || ok {
 			return p, ok, err
