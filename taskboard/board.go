@@ -247,6 +247,10 @@ type Board struct {
 	waits    map[string]bool   // armed wait_for_user latches
 	lastUser map[string]string // last real user message identity per session
 
+	tracked map[string]uint64       // runs a revive registered: the parent is notified when they finish
+	shown   map[string][]shownEntry // per parent, the "Needs acknowledgement" lines last shown
+
+	self     string // the incarnation that holds new leases (shared boards)
 	notices  []Notice
 	disposed bool
 }
@@ -275,6 +279,8 @@ func NewBoard(o Options) (*Board, error) {
 		managed:    map[string]bool{},
 		waits:      map[string]bool{},
 		lastUser:   map[string]string{},
+		tracked:    map[string]uint64{},
+		shown:      map[string][]shownEntry{},
 	}, nil
 }
 
@@ -331,4 +337,19 @@ type Notice struct {
 	Generation       uint64
 	TerminalRevision uint64
 	State            State
+}
+
+// prune forgets per-task bookkeeping for records that are gone or moved on, so memory
+// follows the retention caps, not the history of the process.
+func (b *Board) prune() {
+	for id, gen := range b.tracked {
+		if r, ok := b.records[id]; !ok || r.Generation != gen {
+			delete(b.tracked, id)
+		}
+	}
+	for parent := range b.shown {
+		if len(b.children[parent]) == 0 {
+			delete(b.shown, parent)
+		}
+	}
 }

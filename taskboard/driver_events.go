@@ -50,6 +50,18 @@ func (d *Driver) Observe(ev HostEvent) {
 	if d.closed {
 		return
 	}
+	scope := d.eventScope(ev)
+	if len(scope) == 0 {
+		return // a shared board that never tracked the session: nothing to apply
+	}
+	d.step(nil, scope, func() error {
+		d.observe(ev)
+		return nil
+	})
+}
+
+// observe applies ev to the board (lock held, inside a step).
+func (d *Driver) observe(ev HostEvent) {
 	b := d.b
 	at := ev.At
 	if at.IsZero() {
@@ -88,9 +100,9 @@ func (d *Driver) Observe(ev HostEvent) {
 	case EventParentIdle:
 		parent := ev.SessionID
 		d.after(d.b.timing().IdleDelay, func() {
-			if shown := d.shown[parent]; len(shown) > 0 {
+			if shown := d.b.shown[parent]; len(shown) > 0 {
 				d.b.acknowledgeShown(parent, shown)
-				delete(d.shown, parent)
+				delete(d.b.shown, parent)
 			}
 		})
 	}
@@ -156,6 +168,11 @@ func (d *Driver) reconcileTick() {
 		return
 	}
 	d.reconcile.stop = nil
+	if d.sh != nil {
+		d.reconcileShards()
+		d.armReconcile()
+		return
+	}
 	running := false
 	for _, r := range d.b.allRecords() {
 		if r.State == StateRunning {
