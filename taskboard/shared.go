@@ -326,8 +326,8 @@ func (s *shared) run(d *Driver, ctx context.Context, scope []string, body func()
 			if errors.As(err, &se) {
 				return se.err
 			}
-			if background && s.ctx.Err() == nil {
-				time.Sleep(pause) // the store is failing: try again until Close
+			if s.ctx.Err() == nil && (background || ctx.Err() == nil) {
+				time.Sleep(pause) // the store is failing: try again until Close (or the caller's deadline)
 				pause = min(2*pause, 2*time.Second)
 				continue
 			}
