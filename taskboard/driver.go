@@ -150,13 +150,10 @@ func (h Host) check() error {
 	return nil
 }
 
-// Do runs f with the board under the driver's lock, then processes the notices f caused:
-// the one way to inspect the board ([Board.Records], [Board.LiveLeases], …) or to call
-// its few host-level mutators ([Board.Drop], [Board.ForceRelease], …). f sees parentID's
-// tasks, their leases and parentID's own wait latch; on a one-process driver the board
-// holds every parent and parentID may be empty. After [Driver.Close] it returns ErrClosed
-// without calling f. A panic in f releases the lock and reaches the caller; the driver
-// stays usable.
+// Do runs f on the board under the driver's lock: the one way to inspect it or to call its
+// host-level mutators. f sees parentID's tasks and wait latch (a one-process board holds
+// every parent; parentID may be empty). A panic in f reaches the caller; the driver stays
+// usable. After [Driver.Close] it returns ErrClosed.
 func (d *Driver) Do(parentID string, f func(b *Board)) error {
 	d.mu.Lock()
 	defer d.unlock()
@@ -554,14 +551,11 @@ func (d *Driver) Revive(ctx context.Context, c Caller, ref, prompt string) (Revi
 	return mm.(*reviveM).Outcome()
 }
 
-// Task runs task()'s before-hook: call it before the host launches the task, then give
-// the plan to [Driver.FinishTask] with the host's output (or to [Driver.FailTask] when the
-// launch failed). A resume takes the task's relaunch lease and reads the session's
-// transcript once (bounded by Timing.BaselineTimeout) to record where the new run starts,
-// so the previous run's answer is never taken for the new one's.
+// Task runs task()'s before-hook; give the plan to [Driver.FinishTask] with the host's
+// output, or to [Driver.FailTask]. A resume takes the relaunch lease and reads the
+// transcript once to record where the new run starts.
 //
-// Errors: ErrRefused, ErrLeaseUnavailable, ErrDuplicate, ErrHost (the baseline read
-// failed; the lease is released and nothing changed), ErrClosed.
+// Errors: ErrRefused, ErrLeaseUnavailable, ErrDuplicate, ErrHost (nothing changed), ErrClosed.
 func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, error) {
 	if err := ctx.Err(); err != nil {
 		return TaskPlan{}, err
@@ -700,10 +694,8 @@ func (d *Driver) View(parentID string) (View, error) {
 	return v, err
 }
 
-// OnTerminal subscribes fn to Terminal notices. Subscribers run outside the lock on one
-// delivery goroutine, one at a time, in the order the notices were emitted (a slow
-// subscriber delays later notices, never reorders them); an error is logged and does not
-// stop the others. No subscriber is called after [Driver.Close] returns.
+// OnTerminal subscribes fn to Terminal notices, delivered outside the lock one at a time in
+// emission order; an error is logged. None is delivered after [Driver.Close] returns.
 func (d *Driver) OnTerminal(fn func(Notice) error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

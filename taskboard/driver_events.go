@@ -19,8 +19,7 @@ const (
 	EventActivity    EventKind = "activity"
 )
 
-// HostEvent is one event the host reports. Generation is nil when the host gave
-// none; At is when the host observed it (zero means now).
+// HostEvent is one host event; Generation nil means none given, At zero means now.
 type HostEvent struct {
 	Kind             EventKind
 	SessionID        string

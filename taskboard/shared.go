@@ -11,9 +11,7 @@ import (
 )
 
 // Store is where a shared board lives: a versioned key-value store with multi-key
-// compare-and-set, such as etcd. Keys are slash-separated paths under the store's own
-// prefix. Implementations must be safe for concurrent use; taskboardtest.TestStore checks
-// one.
+// compare-and-set, safe for concurrent use; taskboardtest.TestStore checks one.
 type Store interface {
 	// Update reads keys at one revision and calls f with the values of those present
 	// (absent keys are missing from the map). It writes f's result (a nil value deletes
@@ -55,28 +53,15 @@ type shared struct {
 }
 
 // NewSharedDriver returns a driver whose board lives in st, shared with the drivers of
-// other host processes. incarnation names this process's life; st's owner keeps the
-// liveness key LivenessPrefix+incarnation alive while it lives (the cluster module binds
-// it to an etcd session). o and h are as for [NewDriver], whose behaviour it keeps, with
-// these differences:
+// other host processes; incarnation names this process's life, whose liveness key st's
+// owner keeps (see LivenessPrefix). It behaves as [NewDriver] except:
 //
-//   - Each step (a tool call's start, a host reply, a timer, an event, [Driver.Do]) loads
-//     the shards of the parent sessions it concerns, steps the pure machine, and writes the
-//     shards back only if no other process changed them meanwhile; otherwise it runs
-//     again on the new state. Host calls, timers and replies happen only after the write
-//     committed, so a step that runs again never calls the host twice. A write whose
-//     outcome the store cannot tell is resolved by reading the shard back.
-//   - Generations, tokens and epochs are counted per parent, not per board; a task never
-//     changes parent. Result texts longer than 500 characters are cut in the shard (the
-//     host's transcript keeps them; task_result reads it).
-//   - A lease names its holder. A holder whose liveness key is gone still excludes its
-//     task: its host call may still land. Only a lease whose guarded call was never
-//     dispatched is released automatically then, audited like [Board.ForceRelease];
-//     otherwise [Driver.TakeOver] is the operator's way out. A holder that was only
-//     paused settles its own token when it resumes; a taken-over token is stale.
-//   - A parked notification retries every Timing.NotifyRetryDelay (the release that
-//     wakes it may happen in another process), and reconciliation passes run per shard
-//     this process has served.
+//   - Each step loads the shards (one per parent session) it concerns, steps the machines
+//     and commits only if nothing changed meanwhile, else runs again; host calls, timers
+//     and replies happen only after the commit, so a re-run never calls the host twice.
+//   - Generations and tokens count per parent; results over 500 characters are cut.
+//   - A dead holder's lease keeps excluding its task, unless its call was never
+//     dispatched (then it is released, audited); [Driver.TakeOver] breaks the rest.
 func NewSharedDriver(st Store, incarnation string, h Host, o Options) (*Driver, error) {
 	if st == nil {
 		return nil, errors.New("taskboard: NewSharedDriver needs a Store")
@@ -99,13 +84,10 @@ func NewSharedDriver(st Store, incarnation string, h Host, o Options) (*Driver, 
 	return d, nil
 }
 
-// TakeOver breaks the lease of taskID held by an incarnation whose liveness key is gone,
-// in one write that also checks that the key is still gone: the audited
-// [Board.ForceRelease] of a shared board. Afterwards the old holder's token is stale. It
-// is an operator's decision: the dead holder's host call may still act on the session.
+// TakeOver is [Board.ForceRelease] across processes: it breaks taskID's lease only in a
+// write that sees the holder's liveness key gone, and records why.
 //
-// Errors: ErrLeaseHeld while the holder is alive (or is this process); ErrUnknownTask when
-// no lease is live; ErrInvalidArgs for an empty reason or a one-process driver; ErrClosed.
+// Errors: ErrLeaseHeld while the holder lives; ErrUnknownTask; ErrInvalidArgs; ErrClosed.
 func (d *Driver) TakeOver(taskID, reason string) (Lease, error) {
 	if d.sh == nil {
 		return Lease{}, toolErr(ErrInvalidArgs, "TakeOver needs a shared driver; on one process use Board.ForceRelease inside Driver.Do")
