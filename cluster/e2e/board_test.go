@@ -33,7 +33,7 @@ type host struct {
 	d  *taskboard.Driver
 }
 
-func startHosts(t *testing.T, ec *etcdCluster, fake *taskboardtest.Host, ttl time.Duration, o taskboard.Options) []*host {
+func startHosts(t testing.TB, ec *etcdCluster, fake *taskboardtest.Host, ttl time.Duration, o taskboard.Options) []*host {
 	t.Helper()
 	o.NoReconciliation = true
 	var hs []*host
@@ -57,7 +57,7 @@ func startHosts(t *testing.T, ec *etcdCluster, fake *taskboardtest.Host, ttl tim
 	return hs
 }
 
-func launch(t *testing.T, d *taskboard.Driver, fake *taskboardtest.Host, id string) (taskboard.TaskLaunchResult, error) {
+func launch(_ testing.TB, d *taskboard.Driver, fake *taskboardtest.Host, id string) (taskboard.TaskLaunchResult, error) {
 	ctx := context.Background()
 	plan, err := d.Task(ctx, orch, taskboard.TaskCall{Agent: "explorer", Description: "task " + id, Background: true})
 	if err != nil {
@@ -308,4 +308,12 @@ func TestKillEtcdLeaderUnderTraffic(t *testing.T) {
 		t.Fatalf("porcupine: %s over %d launches", res, len(ops))
 	}
 	t.Logf("porcupine: %s over %d launches; %d records, %d parent notifications", res, len(ops), len(recs), len(fake.Prompts("orch")))
+}
+
+func startHostsB(b *testing.B, ec *etcdCluster, fake *taskboardtest.Host) []*host {
+	return startHosts(b, ec, fake, 5*time.Second, taskboard.Options{})
+}
+
+func launchB(d *taskboard.Driver, fake *taskboardtest.Host, id string) (taskboard.TaskLaunchResult, error) {
+	return launch(nil, d, fake, id)
 }

@@ -20,7 +20,7 @@ type etcdCluster struct {
 	clients []string // client URL of each member
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -32,7 +32,7 @@ func freePort(t *testing.T) int {
 
 // startEtcd starts n members and waits until they serve (generous timeouts: the machine
 // is shared).
-func startEtcd(t *testing.T, n int) *etcdCluster {
+func startEtcd(t testing.TB, n int) *etcdCluster {
 	t.Helper()
 	cfgs := make([]*embed.Config, n)
 	var initial []string
@@ -88,7 +88,7 @@ func startEtcd(t *testing.T, n int) *etcdCluster {
 	return c
 }
 
-func (c *etcdCluster) client(t *testing.T) *clientv3.Client {
+func (c *etcdCluster) client(t testing.TB) *clientv3.Client {
 	t.Helper()
 	cl, err := clientv3.New(clientv3.Config{Endpoints: c.clients, DialTimeout: 10 * time.Second})
 	if err != nil {
@@ -113,8 +113,10 @@ func (c *etcdCluster) killLeader(t *testing.T) int {
 	return -1
 }
 
-func ctxT(t *testing.T) context.Context {
+func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
 }
+
+func startEtcdB(b *testing.B, n int) *etcdCluster { return startEtcd(b, n) }
