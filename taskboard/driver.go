@@ -277,27 +277,43 @@ func (d *Driver) dispatch(r *run, id callNo) bool {
 		d.mu.Unlock()
 		return false
 	}
-	ok := false
-	err := d.step(nil, r.scope, func() error {
-		cmds := r.m.Step(d.b, dispatch{Call: id})
-		ok = false
-		for _, c := range cmds {
-			if p, is := c.(proceed); is && p.Call == id {
-				ok = true
-			}
-		}
-		d.exec(r, cmds)
-		d.settle(r)
-		return nil
-	})
-	if err != nil {
-		ok = false // the step did not commit: the call is not made
+	var ok bool
+	if d.sh == nil {
+		ok = d.dispatchStep(r, id)
+	} else {
+		ok = d.sharedDispatch(r, id)
 	}
 	if !ok {
 		delete(r.calls, id)
 	}
 	d.unlock()
 	return ok
+}
+
+// dispatchStep delivers Dispatch and reports whether the machine answered Proceed (lock
+// held, inside a step).
+func (d *Driver) dispatchStep(r *run, id callNo) bool {
+	cmds := r.m.Step(d.b, dispatch{Call: id})
+	ok := false
+	for _, c := range cmds {
+		if p, is := c.(proceed); is && p.Call == id {
+			ok = true
+		}
+	}
+	d.exec(r, cmds)
+	d.settle(r)
+	return ok
+}
+
+// sharedDispatch is dispatchStep as one step of a shared driver: no call is made unless
+// the step committed.
+func (d *Driver) sharedDispatch(r *run, id callNo) bool {
+	ok := false
+	err := d.step(nil, r.scope, func() error {
+		ok = d.dispatchStep(r, id)
+		return nil
+	})
+	return err == nil && ok
 }
 
 // deliver hands one event to a machine under the lock. After Close nothing is delivered.
@@ -317,12 +333,21 @@ func (d *Driver) deliver(r *run, ev event) {
 	if f, ok := ev.(fired); ok {
 		delete(r.timers, f.Timer)
 	}
+	if d.sh == nil {
+		d.exec(r, r.m.Step(d.b, ev))
+		d.settle(r)
+	} else {
+		d.sharedDeliver(r, ev)
+	}
+	d.unlock()
+}
+
+func (d *Driver) sharedDeliver(r *run, ev event) {
 	d.step(nil, r.scope, func() error {
 		d.exec(r, r.m.Step(d.b, ev))
 		d.settle(r)
 		return nil
 	})
-	d.unlock()
 }
 
 // settle publishes a reply, retires a finished machine and processes notices (lock held).
@@ -458,18 +483,16 @@ func (d *Driver) runTool(ctx context.Context, m machine) (machine, error) {
 		return nil, toolErr(ErrClosed, "the task board was closed; no action was taken")
 	}
 	var r *run
-	err := d.step(ctx, []string{callerScope(m)}, func() error {
-		if d.sh != nil {
-			r = d.start(m.clone()) // every attempt starts from the fresh machine
-		} else {
-			r = d.start(m)
+	if d.sh == nil {
+		r = d.start(m)
+	} else {
+		var err error
+		if r, err = d.sharedStart(ctx, m); err != nil {
+			d.unlock()
+			return nil, err
 		}
-		return nil
-	})
-	d.unlock()
-	if err != nil {
-		return nil, err
 	}
+	d.unlock()
 	select {
 	case <-r.replied:
 		return d.replied(r), nil
@@ -485,6 +508,16 @@ func (d *Driver) runTool(ctx context.Context, m machine) (machine, error) {
 	case <-d.done:
 		return nil, toolErr(ErrClosed, "the task board was closed while the call was in progress")
 	}
+}
+
+// sharedStart starts m in one step of a shared driver; every attempt starts a fresh copy.
+func (d *Driver) sharedStart(ctx context.Context, m machine) (*run, error) {
+	var r *run
+	err := d.step(ctx, []string{callerScope(m)}, func() error {
+		r = d.start(m.clone())
+		return nil
+	})
+	return r, err
 }
 
 // replied returns the machine whose outcome a caller reads: on a shared driver the copy

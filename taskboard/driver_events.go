@@ -49,6 +49,10 @@ func (d *Driver) Observe(ev HostEvent) {
 	if d.closed {
 		return
 	}
+	if d.sh == nil {
+		d.observe(ev)
+		return
+	}
 	scope := d.eventScope(ev)
 	if len(scope) == 0 {
 		return // a shared board that never tracked the session: nothing to apply
