@@ -317,3 +317,50 @@ func startHostsB(b *testing.B, ec *etcdCluster, fake *taskboardtest.Host) []*hos
 func launchB(d *taskboard.Driver, fake *taskboardtest.Host, id string) (taskboard.TaskLaunchResult, error) {
 	return launch(nil, d, fake, id)
 }
+
+// TestDeletionWinsAcrossHosts: a revive at A sends its prompt and the admission is still
+// pending when B receives the session's genuine deletion. When the host then accepts the
+// prompt, the record is not recreated anywhere and exactly one compensation abort is sent.
+func TestDeletionWinsAcrossHosts(t *testing.T) {
+	ec := startEtcd(t, 3)
+	fake := taskboardtest.New(taskboard.FlavorV2, nil)
+	hs := startHosts(t, ec, fake, 5*time.Second, taskboard.Options{Timing: taskboard.Timing{IdleDelay: 10 * time.Millisecond, AdmissionTimeout: 300 * time.Millisecond}})
+	res, err := launch(t, hs[0].d, fake, "ses_del")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs[1].d.Observe(fake.Finish("ses_del", "first answer"))
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var r taskboard.Record
+		hs[2].d.Do("orch", func(b *taskboard.Board) { r, _ = b.Get("ses_del") })
+		if r.State == taskboard.StateCompleted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never completed: %+v", r)
+		}
+	}
+	fake.Delay(taskboardtest.OpPrompt, 2*time.Second)
+	rv, err := hs[0].d.Revive(context.Background(), orch, res.Alias, "continue")
+	if err != nil || rv.Status != taskboard.ReviveAdmissionUnknown {
+		t.Fatalf("revive at A: %+v %v", rv, err)
+	}
+	hs[1].d.Observe(taskboard.HostEvent{Kind: taskboard.EventDeleted, SessionID: "ses_del"})
+	time.Sleep(5 * time.Second) // the prompt is accepted; compensation runs at A
+	for _, h := range hs {
+		var ok bool
+		var tomb bool
+		h.d.Do("orch", func(b *taskboard.Board) { _, ok = b.Get("ses_del"); tomb = len(b.Records("orch")) == 0 })
+		if ok || !tomb {
+			t.Fatalf("the deleted record came back at %s", h.m.Incarnation())
+		}
+	}
+	if n := count(fake, "abort "); n != 1 {
+		t.Fatalf("%d compensation aborts, want 1: %v", n, fake.Calls())
+	}
+	var leases []taskboard.Lease
+	hs[2].d.Do("orch", func(b *taskboard.Board) { leases = b.LiveLeases() })
+	if len(leases) != 0 {
+		t.Fatalf("compensation left %v (the abort was confirmed and the session idle)", leases)
+	}
+}
