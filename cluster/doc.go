@@ -24,6 +24,15 @@
 // incarnation and puts its liveness key back under a new session, so it settles its own
 // leases as before.
 //
+// # Limits
+//
+// Host clocks should be synchronised (NTP): records carry each host's readings, so a skew
+// of s between hosts moves the time-based rules (the 5 s stop grace, possibly_stuck) by up
+// to s. While a process cannot reach etcd its tool calls fail within their deadline with
+// nothing changed, and its host events and replies wait (Observe blocks) until etcd is
+// back or the driver closes. Each step costs one read and one conditional write; the
+// benchmark BenchmarkSharedStep in cluster/e2e measures it.
+//
 // # Security Considerations
 //
 // Anyone who can write under prefix can change the board: give each deployment its own

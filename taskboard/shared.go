@@ -175,20 +175,36 @@ func (d *Driver) eventScope(ev HostEvent) []string {
 	return nil
 }
 
-// parentOf returns the parent of a task on a shared board, "" when unknown (lock held).
+// parentOf returns the parent of a task on a shared board, "" when the index has none
+// (lock held). While the store fails it tries again until Close, letting other steps run.
 func (d *Driver) parentOf(id string) string {
-	if p, ok := d.sh.homes[id]; ok {
-		return p
+	pause := 20 * time.Millisecond
+	for {
+		if p, ok := d.sh.homes[id]; ok {
+			return p
+		}
+		ctx, cancel := context.WithTimeout(d.sh.ctx, d.sh.opTimeout)
+		vals, err := d.sh.st.Get(ctx, taskKey(id))
+		cancel()
+		if err == nil {
+			if vals[taskKey(id)] == nil {
+				return ""
+			}
+			p := string(vals[taskKey(id)])
+			d.sh.homes[id] = p
+			return p
+		}
+		if d.sh.ctx.Err() != nil {
+			return ""
+		}
+		d.mu.Unlock()
+		time.Sleep(pause)
+		d.mu.Lock()
+		if d.closed {
+			return ""
+		}
+		pause = min(2*pause, 2*time.Second)
 	}
-	ctx, cancel := context.WithTimeout(d.sh.ctx, d.sh.opTimeout)
-	defer cancel()
-	vals, err := d.sh.st.Get(ctx, taskKey(id))
-	if err != nil || vals[taskKey(id)] == nil {
-		return ""
-	}
-	p := string(vals[taskKey(id)])
-	d.sh.homes[id] = p
-	return p
 }
 
 // reconcileShards starts a reconciliation pass on every shard this driver served that has
@@ -209,6 +225,9 @@ func (d *Driver) reconcileShards() {
 		}
 	}
 }
+
+// maxHomes bounds the driver's caches of the task index and of the keys each scope needs.
+const maxHomes = 1 << 16
 
 // needKeys is f's answer when the step needs keys it did not read: liveness keys of the
 // holders of the loaded leases, index keys of new tasks.
@@ -309,14 +328,29 @@ func (s *shared) run(d *Driver, ctx context.Context, scope []string, body func()
 				return se.err
 			}
 			if s.ctx.Err() == nil && (background || ctx.Err() == nil) {
-				time.Sleep(pause) // the store is failing: try again until Close (or the caller's deadline)
+				// The store is failing (a partition, an election) and nothing was written:
+				// try again until Close or the caller's deadline, letting other steps of this
+				// process run meanwhile (they may fail too, or succeed on another shard).
+				d.mu.Unlock()
+				time.Sleep(pause)
+				d.mu.Lock()
+				if d.closed {
+					return toolErr(ErrClosed, "the task board was closed; no action was taken")
+				}
 				pause = min(2*pause, 2*time.Second)
+				snap = d.snapshot()
 				continue
 			}
 			if s.ctx.Err() != nil {
 				return toolErr(ErrClosed, "the task board was closed; no action was taken")
 			}
 			return toolErr(ErrHost, fmt.Sprintf("the shared task board's store failed (%v); nothing changed, try again", err))
+		}
+		if len(s.homes) > maxHomes {
+			s.homes = map[string]string{} // a cache of the index: forget it rather than grow
+		}
+		if len(s.hints) > maxHomes {
+			s.hints = map[string][]string{}
 		}
 		for id, p := range home {
 			s.homes[id] = p

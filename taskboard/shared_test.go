@@ -307,3 +307,62 @@ func TestSharedUncertainCommits(t *testing.T) {
 		})
 	}
 }
+
+// flaky fails every call while down (a partition from the store).
+type flaky struct {
+	taskboard.Store
+	mu   sync.Mutex
+	down bool
+}
+
+var errPartition = errors.New("store unreachable")
+
+func (f *flaky) isDown() bool  { f.mu.Lock(); defer f.mu.Unlock(); return f.down }
+func (f *flaky) set(down bool) { f.mu.Lock(); f.down = down; f.mu.Unlock() }
+
+func (f *flaky) Update(ctx context.Context, keys []string, fn func(map[string][]byte) (map[string][]byte, error)) error {
+	if f.isDown() {
+		return errPartition
+	}
+	return f.Store.Update(ctx, keys, fn)
+}
+
+func (f *flaky) Get(ctx context.Context, keys ...string) (map[string][]byte, error) {
+	if f.isDown() {
+		return nil, errPartition
+	}
+	return f.Store.Get(ctx, keys...)
+}
+
+// TestSharedPartitionedFromTheStore: while b cannot reach the store its tool calls fail
+// within their deadline (nothing changed, ErrHost) instead of hanging, a host event it
+// receives is applied once the store is back, and the other processes go on meanwhile.
+func TestSharedPartitionedFromTheStore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &flaky{}
+		c := newCluster(t, taskboard.Options{}, func(inc string, st *taskboardtest.Store) taskboard.Store {
+			if inc != "b" {
+				return st
+			}
+			f.Store = st
+			return f
+		})
+		c.launch(t)
+		f.set(true)
+		go c.d["b"].Observe(c.host.Finish("ses_1", "the answer")) // retried until the store is back
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if _, err := c.d["b"].Status(ctx, orch, "exp-1"); !errors.Is(err, taskboard.ErrHost) {
+			t.Fatalf("status at b while partitioned: %v", err)
+		}
+		if _, err := c.d["c"].Status(context.Background(), orch, "exp-1"); err != nil {
+			t.Fatalf("status at c while b is partitioned: %v", err)
+		}
+		f.set(false)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if r := record(t, c.d["a"], "ses_1"); r.State != taskboard.StateCompleted || r.ResultSummary != "the answer" {
+			t.Fatalf("b's event after the partition healed: %s %q", r.State, r.ResultSummary)
+		}
+	})
+}
