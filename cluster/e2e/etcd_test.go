@@ -11,6 +11,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
@@ -90,7 +91,7 @@ func startEtcd(t testing.TB, n int) *etcdCluster {
 
 func (c *etcdCluster) client(t testing.TB) *clientv3.Client {
 	t.Helper()
-	cl, err := clientv3.New(clientv3.Config{Endpoints: c.clients, DialTimeout: 10 * time.Second})
+	cl, err := clientv3.New(clientv3.Config{Endpoints: c.clients, DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
 		t.Fatal(err)
 	}
