@@ -427,3 +427,27 @@ func TestSharedConflictsNeverRepeatHostCalls(t *testing.T) {
 		t.Logf("%d messages, %d cancels; %d step runs for %d commits", messages, cancels, runs-runs0, commits-commits0)
 	})
 }
+
+// TestSharedReplayedAfterHook: the after-hook of one launch reported twice, by two
+// processes (a duplicate delivery), is one run: one record, generation 1, one alias.
+func TestSharedReplayedAfterHook(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, taskboard.Options{}, nil)
+		ctx := context.Background()
+		plan, err := c.d["a"].Task(ctx, orch, taskboard.TaskCall{Agent: "explorer", Description: "x", Background: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.host.Start("ses_1", "orch", "x")
+		r1, err1 := c.d["a"].FinishTask(plan, taskboard.LaunchObservation{TaskID: "ses_1", Background: true})
+		r2, err2 := c.d["b"].FinishTask(plan, taskboard.LaunchObservation{TaskID: "ses_1", Background: true})
+		if err1 != nil || err2 != nil || r1.Alias != "exp-1" || r2.Alias != "exp-1" {
+			t.Fatalf("a: %+v %v; b: %+v %v", r1, err1, r2, err2)
+		}
+		var recs []taskboard.Record
+		c.d["c"].Do("orch", func(b *taskboard.Board) { recs = b.Records("orch") })
+		if len(recs) != 1 || recs[0].Generation != 1 || recs[0].TaskGeneration != 1 {
+			t.Fatalf("records %+v", recs)
+		}
+	})
+}
