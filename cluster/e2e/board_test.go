@@ -283,6 +283,9 @@ func TestKillEtcdLeaderUnderTraffic(t *testing.T) {
 				mu.Unlock()
 				if err == nil {
 					h.d.Observe(fake.Finish(id, "done "+id))
+					if i%2 == 0 { // revive half of them once finished: one more launch each
+						revive(h.d, parent, id)
+					}
 				}
 			}
 		}()
@@ -327,6 +330,15 @@ func TestKillEtcdLeaderUnderTraffic(t *testing.T) {
 			t.Fatalf("%s notified %d times", id, n)
 		}
 	}
+	revived := 0
+	for id, r := range have {
+		if r.TaskGeneration == 2 {
+			revived++
+		}
+		if n := len(fake.Prompts(id)); n > 1 || r.TaskGeneration > 2 || uint64(n) != r.TaskGeneration-1 {
+			t.Fatalf("%s: %d revive prompts for task generation %d (at most one launch per task and generation)", id, n, r.TaskGeneration)
+		}
+	}
 	sort.Slice(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
 	res, _ := porcupine.CheckOperationsVerbose(boardModel.ToModel(), ops, 60*time.Second)
 	if res != porcupine.Ok {
@@ -338,7 +350,10 @@ func TestKillEtcdLeaderUnderTraffic(t *testing.T) {
 			unknown++
 		}
 	}
-	t.Logf("porcupine: %s over %d launches on 2 shards (%d with an unknown outcome); %d records, %d parent notifications", res, len(ops), unknown, len(recs), len(fake.Prompts("orch"))+len(fake.Prompts("orch2")))
+	t.Logf("porcupine: %s over %d launches on 2 shards (%d with an unknown outcome); %d records, %d revived once, %d parent notifications", res, len(ops), unknown, len(recs), revived, len(fake.Prompts("orch"))+len(fake.Prompts("orch2")))
+	if revived == 0 {
+		t.Fatal("no revive went through: the launch-per-generation check checked nothing")
+	}
 }
 
 func startHostsB(b *testing.B, ec *etcdCluster, fake *taskboardtest.Host) []*host {
@@ -422,5 +437,21 @@ func TestBoardModelRejectsWrongHistories(t *testing.T) {
 	}
 	if !porcupine.CheckOperations(m, []porcupine.Operation{op("ses_a", "exp-2", 0, 30), op("ses_b", "exp-1", 10, 20)}) {
 		t.Fatal("a concurrent history was rejected")
+	}
+}
+
+// revive waits until the task completed and revives it once (errors are the test's
+// business only through the counts it checks afterwards).
+func revive(d *taskboard.Driver, parent, id string) {
+	me := taskboard.Caller{SessionID: parent, Agent: "orchestrator"}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var r taskboard.Record
+		d.Do(parent, func(b *taskboard.Board) { r, _ = b.Get(id) })
+		if r.State == taskboard.StateCompleted {
+			// The parent's notification holds the task's lease while it is sent.
+			if _, err := d.Revive(context.Background(), me, id, "and the tests"); !errors.Is(err, taskboard.ErrLeaseUnavailable) {
+				return
+			}
+		}
 	}
 }
