@@ -166,7 +166,7 @@ func checkPaths(fsys fs.FS, req *Request) ([]string, error) {
 			} else if !errors.Is(err, fs.ErrNotExist) {
 				return nil, &FileError{Op: "stat", Path: clean, Err: err}
 			}
-			return nil, fmt.Errorf("%w: %w", ErrBlocked, &pathguard.Error{Kind: kind, Tool: "astsearch", Path: p, Resolved: clean, Err: err})
+			return nil, &blockedPathError{&pathguard.Error{Kind: kind, Tool: "astsearch", Path: p, Resolved: clean, Err: err}}
 		}
 		out = append(out, clean)
 	}
