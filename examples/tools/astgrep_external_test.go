@@ -281,7 +281,7 @@ func TestAstGrepOutputBounded(t *testing.T) {
 		if len(out) > tools.MaxOutputBytes {
 			t.Errorf("dryRun=%v: %d bytes, over MaxOutputBytes (%d)", dry, len(out), tools.MaxOutputBytes)
 		}
-		total := fmt.Sprintf("%d replacements in 1 files", n)
+		total := fmt.Sprintf("%d replacements in 1 file", n)
 		if !strings.Contains(out, total) || !strings.Contains(out, "cut") {
 			t.Errorf("dryRun=%v: the result does not give the totals (%q) and say it was cut:\n…%s", dry, total, out[max(0, len(out)-600):])
 		}
