@@ -188,7 +188,18 @@
 // asked.
 //
 // Processes: only the CLI backend starts one (ast-grep, with the pattern and template as
-// separate arguments, no shell); the native backend starts none.
+// separate arguments, no shell); the native backend starts none. On Windows a batch file
+// (npm installs ast-grep as ast-grep.cmd) would run under cmd.exe, which re-reads the
+// command line with its own rules, so that a pattern could run commands there: the CLI
+// backend never starts one; it runs the program the npm shim starts (ast-grep.exe, or
+// node.exe with its script) and refuses a batch file it cannot see through, with
+// [ErrUnavailable].
+//
+// Memory: the native backend points tree-sitter's allocator at the C library's when it
+// first loads a grammar (go-tree-sitter's default sends every allocation through a Go
+// callback, which made parsing several times slower). A program that also uses
+// go-tree-sitter with its own allocator (its SetAllocator) should not use the native
+// backend in the same process.
 //
 // Untrusted input: a pattern or a source file is parsed by tree-sitter's C code in
 // process. When the request's timeout fires or ctx ends, the parses in progress are stopped
