@@ -197,7 +197,7 @@
 //
 // Memory: the native backend points tree-sitter's allocator at the C library's when it
 // first loads a grammar (go-tree-sitter's default sends every allocation through a Go
-// callback, which made parsing several times slower). A program that also uses
+// callback, which made a parse take about 1.5 times the CPU). A program that also uses
 // go-tree-sitter with its own allocator (its SetAllocator) should not use the native
 // backend in the same process.
 //

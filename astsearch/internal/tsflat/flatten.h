@@ -46,8 +46,9 @@ void ts_set_allocator(void *(*new_malloc)(size_t), void *(*new_calloc)(size_t, s
 
 // hk_use_libc_allocator points the runtime's allocator back at the C library's. The Go
 // binding routes every allocation through a Go callback by default (a C→Go→C round trip
-// per malloc and free, which made parsing several times slower); the memory is the C
-// library's either way, so blocks allocated before and freed after the switch match.
+// per malloc and free: parsing GOROOT/src/net took 1.9-2.4 s of CPU instead of 1.1-1.4 s,
+// three runs each); the memory is the C library's either way, so blocks allocated before
+// and freed after the switch match.
 void hk_use_libc_allocator(void);
 
 // hk_node mirrors match.Node.
