@@ -183,6 +183,8 @@ func (r *rescuer) uniqueBlock(block []string, eof bool) (pos int, ok, ambiguous 
 		switch {
 		case len(free) > 1 || len(free) == 1 && l > s.cfg.maxTol:
 			return -1, false, true
+		case len(free) == 1 && len(r.ch.Anchors) > 0 && free[0] < r.cursor:
+			return -1, false, false // above the chunk's @@ anchor: not the place it names
 		case len(free) == 1:
 			return free[0], true, false
 		}

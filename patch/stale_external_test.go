@@ -126,6 +126,13 @@ func TestStaleEdgesRescue(t *testing.T) {
 			check: staleNote,
 		},
 		{
+			// The only place the rest matches is above the chunk's @@ anchor: refused.
+			name:  "match_above_the_anchor_refused",
+			files: map[string]string{"a.py": lines("def a():", "    k1", "    old", "    k2", "", "def b():", "    changed", "    k9")},
+			patch: apText("*** Update File: a.py", "@@ def b():", "     stale", "     k1", "-    old", "+    new", "     k2"),
+			kind:  patch.KindNotFound,
+		},
+		{
 			name:  "option_off",
 			files: map[string]string{"wtr.rs": rust},
 			opts:  []patch.Option{patch.WithStaleEdgesRescue(false)},
