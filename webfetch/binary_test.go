@@ -10,7 +10,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // pdfSite serves a small PDF under the given Content-Disposition.
@@ -140,5 +142,149 @@ func TestBinaryNameCappedInBytes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// saveCase is one row of the save table: prepare plants something in the binary directory
+// before a PDF named report.pdf is saved there.
+type saveCase struct {
+	name        string
+	disposition string
+	prepare     func(t *testing.T, dir string)
+	// wantName is the base name the file must be saved under ("" = report.pdf).
+	wantName string
+}
+
+// runSaveTable saves a binary for every case in a fresh private directory and checks: the
+// save succeeds under the wanted name, the saved file is a regular file of mode 0600 holding
+// the body, everything planted is untouched, and no temporary is left.
+func runSaveTable(t *testing.T, cases []saveCase) {
+	t.Helper()
+	body := "%PDF-1.7\nbody\x00\x01"
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(privateDir(t), "bin")
+			mkdir(t, dir, 0o700)
+			if tc.prepare != nil {
+				tc.prepare(t, dir)
+			}
+			before := snapshot(t, dir)
+			disposition := tc.disposition
+			if disposition == "" {
+				disposition = `attachment; filename="report.pdf"`
+			}
+			s := pdfSite(t, disposition)
+			f, _, _ := testFetcher(t, WithBinaryDir(dir))
+			done := make(chan *Result, 1)
+			go func() {
+				r, err := f.Fetch(context.Background(), Request{URL: s.URL + "/file", SaveBinary: true, LLMS: LLMSNever})
+				if err != nil {
+					t.Error(err)
+				}
+				done <- r
+			}()
+			var r *Result
+			select {
+			case r = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the save did not return within 30 s")
+			}
+			if r == nil || r.Binary == nil || !r.Binary.Saved {
+				t.Fatalf("not saved: %+v", r)
+			}
+			want := tc.wantName
+			if want == "" {
+				want = "report.pdf"
+			}
+			p := r.Binary.SavedPath
+			if p != filepath.Join(dir, want) {
+				t.Errorf("saved as %q, want %q", p, filepath.Join(dir, want))
+			}
+			fi, err := os.Lstat(p)
+			if err != nil || !fi.Mode().IsRegular() || (runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600) {
+				t.Errorf("saved file %v %v, want a regular 0600 file", fi, err)
+			}
+			if got, _ := os.ReadFile(p); string(got) != body {
+				t.Errorf("saved %q", got)
+			}
+			after := snapshot(t, dir)
+			for name, content := range before {
+				if after[name] != content {
+					t.Errorf("%s changed: %q -> %q", name, content, after[name])
+				}
+			}
+			for name := range after {
+				if _, ok := before[name]; !ok && name != p {
+					t.Errorf("left %s behind", name)
+				}
+			}
+		})
+	}
+}
+
+// TestSaveTable (issue 21): saves next to what another program left in the directory.
+func TestSaveTable(t *testing.T) {
+	runSaveTable(t, []saveCase{
+		{name: "empty_directory"},
+		{name: "file_exists", prepare: func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "report.pdf"), "theirs") }, wantName: "report-1.pdf"},
+		{name: "two_exist", prepare: func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "report.pdf"), "theirs")
+			writeFile(t, filepath.Join(dir, "report-1.pdf"), "theirs too")
+		}, wantName: "report-2.pdf"},
+		{name: "directory_at_name", prepare: func(t *testing.T, dir string) { mkdir(t, filepath.Join(dir, "report.pdf"), 0o700) }, wantName: "report-1.pdf"},
+		{name: "symlink_at_name", prepare: func(t *testing.T, dir string) {
+			outside := t.TempDir()
+			if err := os.Symlink(filepath.Join(outside, "victim.pdf"), filepath.Join(dir, "report.pdf")); err != nil {
+				t.Skip("symbolic links unavailable:", err)
+			}
+		}, wantName: "report-1.pdf"},
+		{name: "dangling_symlink_at_name", prepare: func(t *testing.T, dir string) {
+			if err := os.Symlink("nowhere.pdf", filepath.Join(dir, "report.pdf")); err != nil {
+				t.Skip("symbolic links unavailable:", err)
+			}
+		}, wantName: "report-1.pdf"},
+		{name: "name_243_bytes", disposition: `attachment; filename="` + strings.Repeat("n", 239) + `.pdf"`, wantName: strings.Repeat("n", 176) + ".pdf"},
+		{name: "name_cjk_100_chars", disposition: "attachment; filename*=UTF-8''" + url.PathEscape(strings.Repeat("漢", 100)+".pdf"), wantName: strings.Repeat("漢", 65) + ".pdf"},
+		{name: "name_cjk_taken", disposition: "attachment; filename*=UTF-8''" + url.PathEscape(strings.Repeat("漢", 100)+".pdf"), prepare: func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, strings.Repeat("漢", 65)+".pdf"), "theirs")
+		}, wantName: strings.Repeat("漢", 64) + "-1.pdf"},
+		{name: "leftover_temporaries_kept", prepare: func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, ".report.pdf.hk-0123456789abcdef.tmp"), "someone's temporary")
+		}},
+	})
+}
+
+// Two saves of the same name at once get two names and two complete files.
+func TestSaveConcurrentSameName(t *testing.T) {
+	dir := filepath.Join(privateDir(t), "bin")
+	s := pdfSite(t, `attachment; filename="same.pdf"`)
+	f, _, _ := testFetcher(t, WithBinaryDir(dir), WithoutCache())
+	const n = 8
+	paths := make(chan string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			r, err := f.Fetch(context.Background(), Request{URL: s.URL + "/f" + strconv.Itoa(i), SaveBinary: true, LLMS: LLMSNever})
+			if err != nil || r.Binary == nil || !r.Binary.Saved {
+				t.Errorf("save %d: %v %+v", i, err, r)
+				return
+			}
+			paths <- r.Binary.SavedPath
+		})
+	}
+	wg.Wait()
+	close(paths)
+	seen := map[string]bool{}
+	for p := range paths {
+		if seen[p] {
+			t.Errorf("%s saved twice", p)
+		}
+		seen[p] = true
+		if b, _ := os.ReadFile(p); !strings.HasPrefix(string(b), "%PDF-1.7") {
+			t.Errorf("%s holds %q", p, b)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != n || len(seen) != n {
+		t.Errorf("%d entries for %d saves", len(entries), n)
 	}
 }
