@@ -198,6 +198,12 @@ func (a *Applier) containErr(path string, err error) *Error {
 		Msg: fmt.Sprintf("Failed to resolve real path: %s: %v", path, cause)}
 }
 
+// rooted reports whether the patch path p names its file from a file-system root: an
+// absolute path, or on Windows one with a leading separator and no drive (see abs).
+func rooted(p string) bool {
+	return filepath.IsAbs(p) || p != "" && os.IsPathSeparator(p[0])
+}
+
 // abs returns the lexical absolute form of a patch path. On Windows a path with a leading
 // separator and no drive ("\x", "/x") is rooted on the drive of the base, as Windows opens
 // it, not joined below the base: "/outside/x" names C:\outside\x, which containment then

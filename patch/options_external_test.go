@@ -130,8 +130,8 @@ func TestOptionEffects(t *testing.T) {
 	})
 	t.Run("custom_containment", func(t *testing.T) {
 		m := apTree(t, map[string]string{"a.txt": "a\n"})
-		_ = m.MkdirAll("/w/other", 0o755)
-		ct, err := pathguard.NewContainment(apRoot, pathguard.WithWorktrees("/w/other"), pathguard.WithResolver(m))
+		_ = m.MkdirAll(testenv.Abs("/w/other"), 0o755)
+		ct, err := pathguard.NewContainment(apRoot, pathguard.WithWorktrees(testenv.Abs("/w/other")), pathguard.WithResolver(m))
 		if err != nil {
 			t.Fatal(err)
 		}
