@@ -57,9 +57,9 @@ func TestMCPUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{name: "no_root", args: []string{"mcp"}, want: "--root is required"},
+		{name: "no_root", args: []string{"mcp"}, want: "--root DIR is required"},
 		{name: "missing_root", args: []string{"mcp", "--root", filepath.Join(dir, "nope")}, want: "root"},
-		{name: "http_all_interfaces_without_token", args: []string{"mcp", "--root", dir, "--http", "0.0.0.0:0"}, want: "refusing to serve HTTP on a non-loopback address without a token"},
+		{name: "http_all_interfaces_without_token", args: []string{"mcp", "--root", dir, "--http", "0.0.0.0:0"}, want: "refusing to serve HTTP on 0.0.0.0:0, a non-loopback address, without a token"},
 		{name: "http_empty_host_without_token", args: []string{"mcp", "--root", dir, "--http", ":8765"}, want: "non-loopback"},
 		{name: "bad_log_level", args: []string{"mcp", "--root", dir, "--log-level", "loud"}, want: "--log-level"},
 		{name: "stray_argument", args: []string{"mcp", "--root", dir, "extra"}, want: "unexpected argument"},

@@ -25,7 +25,9 @@ func TestClientRoots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := client.Connect(context.Background(), ct, nil)
+	// Hosts speak protocol versions before 2026-07-28 (Gemini CLI 0.61: 2025-06-18), where a
+	// server may ask the client for its roots.
+	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func TestClientRoots(t *testing.T) {
 	if out, isErr := call("read", map[string]any{"file_path": "../README.md"}); !isErr || !strings.Contains(out, "outside") {
 		t.Fatalf("read ../README.md outside the client's root: %q (isError %v)", out, isErr)
 	}
-	if out, isErr := call("glob", map[string]any{"pattern": "*.go"}); isErr || !strings.Contains(out, "src/greet.go") {
+	if out, isErr := call("glob", map[string]any{"pattern": "*.go"}); isErr || !strings.Contains(out, "\ngreet.go\n") {
 		t.Fatalf("glob in the client's root: %q", out)
 	}
 	// The client now works in the whole workspace: the next call sees it.
@@ -52,5 +54,27 @@ func TestClientRoots(t *testing.T) {
 	client.AddRoots(&mcp.Root{URI: fileURI(dir), Name: "all"})
 	if out, isErr := call("read", map[string]any{"file_path": "README.md"}); isErr || !strings.Contains(out, "# Sample") {
 		t.Fatalf("read README.md after the roots changed: %q (isError %v)", out, isErr)
+	}
+}
+
+// TestClientRootsNewProtocol: from protocol 2026-07-28 on a server may not ask for the
+// client's roots; such a session works in the server's root.
+func TestClientRootsNewProtocol(t *testing.T) {
+	srv, dir := newServer(t)
+	client := mcp.NewClient(&mcp.Implementation{Name: "roots-client", Version: "1"}, nil)
+	client.AddRoots(&mcp.Root{URI: fileURI(filepath.Join(dir, "src")), Name: "src"})
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"file_path": "README.md"}})
+	if err != nil || res.IsError || !strings.Contains(text(res), "# Sample") {
+		t.Fatalf("read README.md in the server's root: %v, %q", err, text(res))
 	}
 }
