@@ -214,3 +214,25 @@ func TestHTTPSessionFlood(t *testing.T) {
 		t.Fatalf("opened %d, refused %d, %d sessions live; want 8, 192, at most 8", opened, refused, countSessions(srv))
 	}
 }
+
+// TestHTTPBogusFirstRequests: requests without a session that are not an initialize (the
+// SDK opens and at once closes a session for each) never fill the session table.
+func TestHTTPBogusFirstRequests(t *testing.T) {
+	srv, _ := newServer(t)
+	h := mcpserver.Handler(srv, &mcpserver.HTTPOptions{MaxSessions: 4})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	for range 50 {
+		post(t, ts.URL, "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil)
+		post(t, ts.URL, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":"nonsense"}`, nil)
+		post(t, ts.URL, "", `not json`, nil)
+	}
+	for i := range 4 {
+		if id, st := open(t, ts.URL); id == "" {
+			t.Fatalf("session %d refused after the bogus requests: status %d", i+1, st)
+		}
+	}
+	if n := countSessions(srv); n != 4 {
+		t.Fatalf("%d sessions live, want 4", n)
+	}
+}
