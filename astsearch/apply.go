@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/harnesskit/harnesskit/internal/fmtreport"
 	"github.com/harnesskit/harnesskit/internal/wfs"
 )
 
@@ -101,24 +102,9 @@ func (p *Plan) Apply(ctx context.Context, w WriteFS, root string, opts ...ApplyO
 		}
 		data := fp.Content
 		if cfg.formatter != nil {
-			rep := FormatReport{Path: fp.Path}
-			out, name, ferr := cfg.formatter.Format(ctx, abs, data)
-			switch {
-			case ferr != nil:
-				rep.Formatter, rep.Note = name, "formatter failed, the edit is written as is: "+ferr.Error()
-			case name != "":
-				rep.Formatter = name
-				if string(out) != string(data) {
-					d := lineDiff(fp.Path, data, out)
-					if strings.Count(d, "\n") <= 40 {
-						rep.Diff = d
-					} else {
-						rep.Note = "the formatter changed more than 40 lines; re-read the file"
-					}
-					data = out
-				}
-			}
-			applied.Formatted = append(applied.Formatted, rep)
+			o := fmtreport.Run(ctx, cfg.formatter.Format, abs, fp.Path, "rewrite", data)
+			applied.Formatted = append(applied.Formatted, FormatReport{Path: fp.Path, Formatter: o.Formatter, Diff: o.Diff, Note: o.Note})
+			data = o.Out
 		}
 		st = append(st, stagedFile{fp: fp, abs: abs, mode: info.Mode().Perm(), data: data})
 	}
@@ -197,24 +183,6 @@ func restore(w WriteFS, done []stagedFile) string {
 		msg += "; COULD NOT RESTORE (now holds the new content): " + strings.Join(bad, ", ")
 	}
 	return msg
-}
-
-// lineDiff is a unified diff of two versions of a file: the differing middle, after the
-// common leading and trailing lines, as one replacement.
-func lineDiff(name string, a, b []byte) string {
-	al, bl := splitLines(a), splitLines(b)
-	pre := 0
-	for pre < len(al) && pre < len(bl) && al[pre] == bl[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(al)-pre && suf < len(bl)-pre && al[len(al)-1-suf] == bl[len(bl)-1-suf] {
-		suf++
-	}
-	start := len(strings.Join(al[:pre], ""))
-	end := len(a) - len(strings.Join(al[len(al)-suf:], ""))
-	repl := strings.Join(bl[pre:len(bl)-suf], "")
-	return unifiedDiff(name, a, b, []Edit{{Start: start, End: end, Replacement: repl}})
 }
 
 func writeTemp(w WriteFS, abs string, data []byte, mode fs.FileMode) (string, error) {

@@ -33,7 +33,8 @@ type Applier struct {
 }
 
 // Open returns an Applier over the real directory root: it resolves root and the worktrees
-// given with [WithWorktrees] to absolute paths without symbolic links, opens an [OSFS] over
+// given with [WithWorktrees] to absolute paths without symbolic links (nor, on Windows,
+// junctions), opens an [OSFS] over
 // them and builds the Applier with [New]. Close the Applier when done (it closes the OSFS).
 //
 // Open fails when root (or a worktree) does not exist or is not a directory, or when an
@@ -42,7 +43,7 @@ func Open(root string, opts ...Option) (*Applier, error) {
 	real := func(what, p string) (string, error) {
 		abs, err := filepath.Abs(p)
 		if err == nil {
-			abs, err = filepath.EvalSymlinks(abs)
+			abs, err = realDir(abs)
 		}
 		if err != nil {
 			return "", fmt.Errorf("patch: Open: %s %q: %w", what, p, err)
@@ -79,6 +80,22 @@ func Open(root string, opts ...Option) (*Applier, error) {
 	}
 	a.own = fsys
 	return a, nil
+}
+
+// realDir returns where the kernel opens the absolute directory abs, resolved as the
+// containment resolves targets: every symbolic link and, on Windows, every junction
+// followed (filepath.EvalSymlinks no longer follows junctions, so a root below one would
+// differ from the real paths its targets resolve to). It fails when abs does not exist.
+func realDir(abs string) (string, error) {
+	ct, err := pathguard.NewContainment(abs)
+	if err != nil {
+		return "", err
+	}
+	t, err := ct.Check(abs)
+	if err != nil {
+		return "", err
+	}
+	return t.RealBase, nil
 }
 
 // Close releases the file system [Open] opened; for an Applier made by [New] (whose file
