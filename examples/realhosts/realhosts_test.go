@@ -262,7 +262,7 @@ func TestGeminiCLI(t *testing.T) {
 func TestOpenCode(t *testing.T) {
 	opencode := find("HARNESSKIT_OPENCODE", "opencode-*/bin/opencode")
 	if opencode == "" {
-		t.Skipf("OpenCode is not installed: run npm ci --prefix examples/realhosts/testdata/hosts (pins %s), or set HARNESSKIT_OPENCODE to an opencode executable", opencodeVersion)
+		t.Skipf("OpenCode is not installed: run npm ci --prefix examples/realhosts/testdata/hosts (pins %s, linux-x64 only), or set HARNESSKIT_OPENCODE to an opencode executable", opencodeVersion)
 	}
 	tr := &turn{}
 	model := httptest.NewServer(anthropicModel(tr))
