@@ -92,8 +92,11 @@
 // patch creates gets the configured mode ([WithNewFileMode]) under the umask, also when a
 // later section rewrites or moves it. A FIFO, socket or device is refused
 // ([KindPathConflict]) from its type, before it is ever opened, so nothing blocks. One patch
-// may not reach one file through two names (a symbolic link and its target, or two hard
-// links), and a Move onto another name of its source is a Move onto an existing file. Delete
+// may not reach one file through two names (a symbolic link and its target, two hard links,
+// or two spellings that differ only in Unicode normalisation, such as "café" precomposed and
+// decomposed, which macOS stores as one file: refused on every system, also where case is
+// folded as well), and a Move onto another name of its source is a Move onto an existing
+// file. Delete
 // of a symbolic link removes the link; a later section naming that path means what took the
 // link's place, never its old target. Temporary files are named ".<name>.hkpatch-<8 hex>.tmp"
 // ([IsLeftover]); a commit removes its own, and Plan reports (never deletes) those an
