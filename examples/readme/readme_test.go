@@ -1,4 +1,4 @@
-package harnesskit_test
+package readme_test
 
 import (
 	"bytes"
@@ -25,10 +25,13 @@ import (
 	"github.com/harnesskit/harnesskit/astsearch"
 )
 
+// clone is the root of the repository, whose README these tests check.
+const clone = "../.."
+
 // readme returns the README and its sections by "## " or "### " heading.
 func readme(t *testing.T) (string, map[string]string) {
 	t.Helper()
-	data, err := os.ReadFile("README.md")
+	data, err := os.ReadFile(filepath.Join(clone, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +85,7 @@ var readmeGiven = map[string]string{
 	"webfetch":  "var ctx context.Context\nvar sum webfetch.Summarizer\nvar modelURL, task string",
 	"astsearch": "var ctx context.Context\nvar projectDir string",
 	"format":    "var ctx context.Context\nvar root string\nvar newBytes []byte",
+	"Several host processes: the cluster module": "var ctx context.Context\nvar etcdClient *clientv3.Client\nvar redisClient redis.UniversalClient\nvar host taskboard.Host",
 }
 
 // importPaths are the packages a snippet may name, by the name it uses.
@@ -91,7 +95,9 @@ var importPaths = map[string]string{
 	"loopguard": "github.com/harnesskit/harnesskit/loopguard", "taskboard": "github.com/harnesskit/harnesskit/taskboard",
 	"taskboardtest": "github.com/harnesskit/harnesskit/taskboard/taskboardtest",
 	"webfetch":      "github.com/harnesskit/harnesskit/webfetch", "astsearch": "github.com/harnesskit/harnesskit/astsearch",
-	"format": "github.com/harnesskit/harnesskit/format",
+	"format": "github.com/harnesskit/harnesskit/format", "time": "time",
+	"cluster": "github.com/harnesskit/harnesskit/cluster", "clientv3": "go.etcd.io/etcd/client/v3",
+	"redis": "github.com/redis/go-redis/v9",
 }
 
 var qualifier = regexp.MustCompile(`\b([a-z][a-z0-9]*)\.[A-Z]`)
@@ -105,6 +111,14 @@ func exportImporter(t *testing.T, fset *token.FileSet, pkgs ...string) types.Imp
 		t.Skip("go not found on PATH: cannot list the packages' export data")
 	}
 	cmd := exec.Command(gobin, append([]string{"list", "-export", "-deps", "-f", "{{.ImportPath}}={{.Export}}"}, pkgs...)...)
+	cmd.Dir = clone // the workspace of the clone's go.work: every module of the README
+	// The snippets' types do not depend on cgo or the architecture: list them in the default
+	// configuration, whose build cache the other test runs (CGO_ENABLED=0, GOARCH=386) share.
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "CGO_ENABLED" && k != "GOARCH" && k != "GO386" && k != "GOOS" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -269,8 +283,8 @@ func TestREADMEUseFromModule(t *testing.T) {
 	if modLines == "" {
 		t.Fatalf("the section shows no go.mod lines with a replace directive:\n%s", sec)
 	}
-	clone, _ := filepath.Abs(".")
-	modLines = strings.ReplaceAll(modLines, "=> ../harnesskit", "=> "+clone)
+	abs, _ := filepath.Abs(clone)
+	modLines = strings.ReplaceAll(modLines, "=> ../harnesskit", "=> "+abs)
 	dir := t.TempDir()
 	write := func(name, data string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
@@ -325,7 +339,7 @@ func TestDocConstructorsMatchREADME(t *testing.T) {
 	text, _ := readme(t)
 	for _, pkg := range []string{"patch", "loopguard", "webfetch", "format", "pathguard", "astsearch", "taskboard"} {
 		fset := token.NewFileSet()
-		pkgs, err := parser.ParseDir(fset, pkg, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments)
+		pkgs, err := parser.ParseDir(fset, filepath.Join(clone, pkg), func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments)
 		if err != nil {
 			t.Fatal(err)
 		}
