@@ -109,7 +109,7 @@ var nested = map[string]struct {
 	modules []string
 }{
 	"cluster":     {imports: []string{"taskboard", "webfetch"}, modules: []string{"go.etcd.io/etcd/client/v3", "github.com/redis/go-redis/v9"}},
-	"cluster/e2e": {imports: []string{"taskboard", "webfetch", "cluster"}, modules: []string{"github.com/harnesskit/harnesskit/cluster", "go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/server/v3", "github.com/anishathalye/porcupine", "github.com/redis/go-redis/v9"}},
+	"cluster/e2e": {imports: []string{"taskboard", "webfetch", "cluster"}, modules: []string{"github.com/harnesskit/harnesskit/cluster", "go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/server/v3", "github.com/anishathalye/porcupine", "github.com/redis/go-redis/v9", "go.uber.org/zap"}},
 }
 
 // TestNestedModules checks each nested module's own rules: which root packages its files

@@ -366,3 +366,88 @@ func TestSharedPartitionedFromTheStore(t *testing.T) {
 		}
 	})
 }
+
+// TestSharedConflictsNeverRepeatHostCalls: three processes message and cancel three tasks
+// at once, so steps conflict and run again; every host call still matches exactly one
+// answered operation (a re-run step never calls the host twice), and each task is
+// aborted at most once.
+func TestSharedConflictsNeverRepeatHostCalls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, taskboard.Options{}, nil)
+		ctx := context.Background()
+		ids := []string{"ses_1", "ses_2", "ses_3"}
+		for _, id := range ids {
+			plan, err := c.d["a"].Task(ctx, orch, taskboard.TaskCall{Agent: "explorer", Description: id, Background: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.host.Start(id, "orch", id)
+			if _, err := c.d["a"].FinishTask(plan, taskboard.LaunchObservation{TaskID: id, Background: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runs0, commits0 := c.st.Counts()
+		var mu sync.Mutex
+		messages, cancels := 0, 0
+		var wg sync.WaitGroup
+		for _, inc := range []string{"a", "b", "c"} {
+			for w := range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range 12 {
+						id := ids[(w+i)%len(ids)]
+						var err error
+						if i%4 == 3 {
+							if _, err = c.d[inc].Cancel(ctx, orch, id, "x"); err == nil {
+								mu.Lock()
+								cancels++
+								mu.Unlock()
+							}
+						} else if _, err = c.d[inc].Message(ctx, orch, id, "m"); err == nil {
+							mu.Lock()
+							messages++
+							mu.Unlock()
+						}
+						if err != nil && !errors.Is(err, taskboard.ErrLeaseUnavailable) && !errors.Is(err, taskboard.ErrNotRunning) {
+							t.Errorf("%s: %v", inc, err)
+						}
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		runs, commits := c.st.Counts()
+		if c.calls("enqueue") != messages || c.calls("abort") != cancels || cancels > len(ids) {
+			t.Fatalf("%d messages and %d cancels answered, host saw %d writes and %d aborts", messages, cancels, c.calls("enqueue"), c.calls("abort"))
+		}
+		if runs-runs0 <= commits-commits0 {
+			t.Fatalf("no step ran twice (%d runs, %d commits): no conflict and no read-only step: the test exercised nothing", runs-runs0, commits-commits0)
+		}
+		t.Logf("%d messages, %d cancels; %d step runs for %d commits", messages, cancels, runs-runs0, commits-commits0)
+	})
+}
+
+// TestSharedReplayedAfterHook: the after-hook of one launch reported twice, by two
+// processes (a duplicate delivery), is one run: one record, generation 1, one alias.
+func TestSharedReplayedAfterHook(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, taskboard.Options{}, nil)
+		ctx := context.Background()
+		plan, err := c.d["a"].Task(ctx, orch, taskboard.TaskCall{Agent: "explorer", Description: "x", Background: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.host.Start("ses_1", "orch", "x")
+		r1, err1 := c.d["a"].FinishTask(plan, taskboard.LaunchObservation{TaskID: "ses_1", Background: true})
+		r2, err2 := c.d["b"].FinishTask(plan, taskboard.LaunchObservation{TaskID: "ses_1", Background: true})
+		if err1 != nil || err2 != nil || r1.Alias != "exp-1" || r2.Alias != "exp-1" {
+			t.Fatalf("a: %+v %v; b: %+v %v", r1, err1, r2, err2)
+		}
+		var recs []taskboard.Record
+		c.d["c"].Do("orch", func(b *taskboard.Board) { recs = b.Records("orch") })
+		if len(recs) != 1 || recs[0].Generation != 1 || recs[0].TaskGeneration != 1 {
+			t.Fatalf("records %+v", recs)
+		}
+	})
+}

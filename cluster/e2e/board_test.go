@@ -168,8 +168,9 @@ func TestKillHostMidCancel(t *testing.T) {
 	}
 }
 
-// launchOp is one recorded launch for porcupine.
-type launchOp struct{ id string }
+// launchOp is one recorded launch for porcupine: a task launched under a parent (each
+// parent is one shard, checked as one partition).
+type launchOp struct{ parent, id string }
 type launchOut struct {
 	alias   string
 	gen     uint64
@@ -181,17 +182,18 @@ type modelState []string
 
 // replay runs the launches on a fresh one-process driver (the in-memory Board is the
 // model) and returns the result of the last.
-func replay(ids []string) (taskboard.TaskLaunchResult, error) {
+func replay(parent string, ids []string) (taskboard.TaskLaunchResult, error) {
 	fake := taskboardtest.New(taskboard.FlavorV2, nil)
 	d, err := taskboard.NewDriver(fake.Host(), taskboard.Options{NoReconciliation: true})
 	if err != nil {
 		return taskboard.TaskLaunchResult{}, err
 	}
 	defer d.Close()
-	d.Manage("orch")
+	d.Manage(parent)
+	me := taskboard.Caller{SessionID: parent, Agent: "orchestrator"}
 	var last taskboard.TaskLaunchResult
 	for _, id := range ids {
-		plan, err := d.Task(context.Background(), orch, taskboard.TaskCall{Agent: "explorer", Description: "task " + id, Background: true})
+		plan, err := d.Task(context.Background(), me, taskboard.TaskCall{Agent: "explorer", Description: "task " + id, Background: true})
 		if err != nil {
 			return last, err
 		}
@@ -204,6 +206,23 @@ func replay(ids []string) (taskboard.TaskLaunchResult, error) {
 }
 
 var boardModel = porcupine.NondeterministicModel{
+	Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
+		by := map[string][]porcupine.Operation{}
+		var parents []string
+		for _, op := range h {
+			p := op.Input.(launchOp).parent
+			if by[p] == nil {
+				parents = append(parents, p)
+			}
+			by[p] = append(by[p], op)
+		}
+		sort.Strings(parents)
+		var out [][]porcupine.Operation
+		for _, p := range parents {
+			out = append(out, by[p])
+		}
+		return out
+	},
 	Init: func() []any { return []any{modelState(nil)} },
 	Step: func(state, in, out any) []any {
 		s := state.(modelState)
@@ -212,7 +231,7 @@ var boardModel = porcupine.NondeterministicModel{
 		if o.unknown {
 			return []any{s, next} // it may or may not have happened
 		}
-		got, err := replay(next)
+		got, err := replay(op.parent, next)
 		if err != nil || got.Alias != o.alias {
 			return nil
 		}
@@ -224,7 +243,7 @@ var boardModel = porcupine.NondeterministicModel{
 	},
 	DescribeOperation: func(in, out any) string {
 		o := out.(launchOut)
-		return fmt.Sprintf("launch(%s) -> %s unknown=%t", in.(launchOp).id, o.alias, o.unknown)
+		return fmt.Sprintf("launch(%s/%s) -> %s unknown=%t", in.(launchOp).parent, in.(launchOp).id, o.alias, o.unknown)
 	},
 }
 
@@ -236,6 +255,9 @@ func TestKillEtcdLeaderUnderTraffic(t *testing.T) {
 	ec := startEtcd(t, 3)
 	fake := taskboardtest.New(taskboard.FlavorV2, nil)
 	hs := startHosts(t, ec, fake, 5*time.Second, taskboard.Options{NotifyAll: true, Timing: taskboard.Timing{IdleDelay: 10 * time.Millisecond}})
+	if err := hs[1].d.Manage("orch2"); err != nil {
+		t.Fatal(err)
+	}
 	const perHost = 8
 	var mu sync.Mutex
 	var ops []porcupine.Operation
@@ -247,8 +269,9 @@ func TestKillEtcdLeaderUnderTraffic(t *testing.T) {
 			defer wg.Done()
 			for i := range perHost {
 				id := fmt.Sprintf("ses_h%d_%d", hi, i)
+				parent := []string{"orch", "orch2"}[i%2]
 				call := time.Since(t0).Nanoseconds()
-				res, err := launch(t, h.d, fake, id)
+				res, err := launchUnder(h.d, fake, parent, id)
 				ret := time.Since(t0).Nanoseconds()
 				out := launchOut{alias: res.Alias, gen: 0}
 				if err != nil {
@@ -256,10 +279,13 @@ func TestKillEtcdLeaderUnderTraffic(t *testing.T) {
 					ret = 1 << 62
 				}
 				mu.Lock()
-				ops = append(ops, porcupine.Operation{ClientId: hi, Input: launchOp{id}, Output: out, Call: call, Return: ret})
+				ops = append(ops, porcupine.Operation{ClientId: hi, Input: launchOp{parent, id}, Output: out, Call: call, Return: ret})
 				mu.Unlock()
 				if err == nil {
 					h.d.Observe(fake.Finish(id, "done "+id))
+					if i%2 == 0 { // revive half of them once finished: one more launch each
+						revive(h.d, parent, id)
+					}
 				}
 			}
 		}()
@@ -270,17 +296,19 @@ func TestKillEtcdLeaderUnderTraffic(t *testing.T) {
 	t.Logf("killed member %d under traffic; %d launches", killed, len(ops))
 	time.Sleep(3 * time.Second) // completions and notifications settle
 	var recs []taskboard.Record
-	if err := hs[(killed+1)%3].d.Do("orch", func(b *taskboard.Board) { recs = b.Records("orch") }); err != nil {
-		t.Fatal(err)
+	for _, parent := range []string{"orch", "orch2"} {
+		if err := hs[(killed+1)%3].d.Do(parent, func(b *taskboard.Board) { recs = append(recs, b.Records(parent)...) }); err != nil {
+			t.Fatal(err)
+		}
 	}
 	have := map[string]taskboard.Record{}
 	aliases := map[string]bool{}
 	for _, r := range recs {
 		have[r.TaskID] = r
-		if aliases[r.Alias] {
+		if aliases[r.ParentID+"/"+r.Alias] {
 			t.Fatalf("alias %s given twice", r.Alias)
 		}
-		aliases[r.Alias] = true
+		aliases[r.ParentID+"/"+r.Alias] = true
 	}
 	for _, op := range ops {
 		if o := op.Output.(launchOut); !o.unknown {
@@ -290,7 +318,7 @@ func TestKillEtcdLeaderUnderTraffic(t *testing.T) {
 		}
 	}
 	notified := map[string]int{}
-	for _, p := range fake.Prompts("orch") {
+	for _, p := range append(fake.Prompts("orch"), fake.Prompts("orch2")...) {
 		for id := range have {
 			if strings.Contains(p.Text, "("+id+")") {
 				notified[id]++
@@ -302,12 +330,30 @@ func TestKillEtcdLeaderUnderTraffic(t *testing.T) {
 			t.Fatalf("%s notified %d times", id, n)
 		}
 	}
+	revived := 0
+	for id, r := range have {
+		if r.TaskGeneration == 2 {
+			revived++
+		}
+		if n := len(fake.Prompts(id)); n > 1 || r.TaskGeneration > 2 || uint64(n) != r.TaskGeneration-1 {
+			t.Fatalf("%s: %d revive prompts for task generation %d (at most one launch per task and generation)", id, n, r.TaskGeneration)
+		}
+	}
 	sort.Slice(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
 	res, _ := porcupine.CheckOperationsVerbose(boardModel.ToModel(), ops, 60*time.Second)
 	if res != porcupine.Ok {
 		t.Fatalf("porcupine: %s over %d launches", res, len(ops))
 	}
-	t.Logf("porcupine: %s over %d launches; %d records, %d parent notifications", res, len(ops), len(recs), len(fake.Prompts("orch")))
+	unknown := 0
+	for _, op := range ops {
+		if op.Output.(launchOut).unknown {
+			unknown++
+		}
+	}
+	t.Logf("porcupine: %s over %d launches on 2 shards (%d with an unknown outcome); %d records, %d revived once, %d parent notifications", res, len(ops), unknown, len(recs), revived, len(fake.Prompts("orch"))+len(fake.Prompts("orch2")))
+	if revived == 0 {
+		t.Fatal("no revive went through: the launch-per-generation check checked nothing")
+	}
 }
 
 func startHostsB(b *testing.B, ec *etcdCluster, fake *taskboardtest.Host) []*host {
@@ -362,5 +408,50 @@ func TestDeletionWinsAcrossHosts(t *testing.T) {
 	hs[2].d.Do("orch", func(b *taskboard.Board) { leases = b.LiveLeases() })
 	if len(leases) != 0 {
 		t.Fatalf("compensation left %v (the abort was confirmed and the session idle)", leases)
+	}
+}
+
+func launchUnder(d *taskboard.Driver, fake *taskboardtest.Host, parent, id string) (taskboard.TaskLaunchResult, error) {
+	me := taskboard.Caller{SessionID: parent, Agent: "orchestrator"}
+	plan, err := d.Task(context.Background(), me, taskboard.TaskCall{Agent: "explorer", Description: "task " + id, Background: true})
+	if err != nil {
+		return taskboard.TaskLaunchResult{}, err
+	}
+	fake.Start(id, parent, "task "+id)
+	return d.FinishTask(plan, taskboard.LaunchObservation{TaskID: id, Background: true})
+}
+
+// TestBoardModelRejectsWrongHistories: the porcupine model can fail. Two launches one after
+// the other that both got alias exp-1 are not linearizable; the same two, concurrent and
+// answered exp-2 then exp-1, are.
+func TestBoardModelRejectsWrongHistories(t *testing.T) {
+	op := func(id, alias string, call, ret int64) porcupine.Operation {
+		return porcupine.Operation{Input: launchOp{"orch", id}, Output: launchOut{alias: alias}, Call: call, Return: ret}
+	}
+	m := boardModel.ToModel()
+	if porcupine.CheckOperations(m, []porcupine.Operation{op("ses_a", "exp-1", 0, 10), op("ses_b", "exp-1", 20, 30)}) {
+		t.Fatal("a repeated alias was accepted")
+	}
+	if porcupine.CheckOperations(m, []porcupine.Operation{op("ses_a", "exp-1", 0, 10), op("ses_b", "exp-3", 20, 30)}) {
+		t.Fatal("a skipped alias was accepted")
+	}
+	if !porcupine.CheckOperations(m, []porcupine.Operation{op("ses_a", "exp-2", 0, 30), op("ses_b", "exp-1", 10, 20)}) {
+		t.Fatal("a concurrent history was rejected")
+	}
+}
+
+// revive waits until the task completed and revives it once (errors are the test's
+// business only through the counts it checks afterwards).
+func revive(d *taskboard.Driver, parent, id string) {
+	me := taskboard.Caller{SessionID: parent, Agent: "orchestrator"}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var r taskboard.Record
+		d.Do(parent, func(b *taskboard.Board) { r, _ = b.Get(id) })
+		if r.State == taskboard.StateCompleted {
+			// The parent's notification holds the task's lease while it is sent.
+			if _, err := d.Revive(context.Background(), me, id, "and the tests"); !errors.Is(err, taskboard.ErrLeaseUnavailable) {
+				return
+			}
+		}
 	}
 }

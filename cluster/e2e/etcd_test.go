@@ -12,6 +12,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
 )
 
 // etcdCluster is n etcd members embedded in the test process, on loopback ports.
@@ -90,7 +91,7 @@ func startEtcd(t testing.TB, n int) *etcdCluster {
 
 func (c *etcdCluster) client(t testing.TB) *clientv3.Client {
 	t.Helper()
-	cl, err := clientv3.New(clientv3.Config{Endpoints: c.clients, DialTimeout: 10 * time.Second})
+	cl, err := clientv3.New(clientv3.Config{Endpoints: c.clients, DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,8 @@ type Store struct {
 	rev     int64
 	kv      map[string]entry
 	inject  []Fault
-	updates int // calls of f, for tests
+	updates int // calls of f
+	commits int // writes applied by Update
 }
 
 type entry struct {
@@ -83,6 +84,7 @@ func (s *Store) Update(ctx context.Context, keys []string, f func(map[string][]b
 			s.inject = s.inject[1:]
 		}
 		if fault == nil || fault.Landed {
+			s.commits++
 			s.rev++
 			for k, v := range w {
 				if v == nil {
@@ -149,4 +151,12 @@ func (s *Store) Keys() []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// Counts returns how many times Update called f and how many writes it applied: the
+// difference is the steps re-run after a conflict (or read-only).
+func (s *Store) Counts() (runs, commits int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.updates, s.commits
 }

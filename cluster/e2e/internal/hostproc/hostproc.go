@@ -17,6 +17,7 @@ import (
 	"github.com/harnesskit/harnesskit/cluster/e2e/internal/remote"
 	"github.com/harnesskit/harnesskit/taskboard"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 )
 
 var orch = taskboard.Caller{SessionID: "orch", Agent: "orchestrator"}
@@ -47,7 +48,7 @@ var sentinels = map[string]error{
 func Main() int {
 	ttl, _ := time.ParseDuration(os.Getenv("E2E_TTL"))
 	abortTimeout, _ := time.ParseDuration(os.Getenv("E2E_ABORT_TIMEOUT"))
-	cl, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(os.Getenv("E2E_ETCD"), ","), DialTimeout: 10 * time.Second})
+	cl, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(os.Getenv("E2E_ETCD"), ","), DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
