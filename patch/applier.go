@@ -17,7 +17,7 @@ import (
 
 // Applier applies patches to one file system under one root (plus optional worktrees). Its
 // configuration is immutable; its methods are safe for concurrent use, and its commits are
-// serialised by a mutex. Create one with [New].
+// serialised by a mutex. Create one with [Open] (a directory on disk) or [New] (any FS).
 //
 // Life cycle: New → Plan (or PlanPatch) → Commit, or Apply = Plan + Commit; Rewrite plans and
 // returns canonical text for a host's own applier instead of writing.
