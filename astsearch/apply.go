@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/harnesskit/harnesskit/internal/wfs"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // WriteFS is the file-system seam of [Plan.Apply], with the same methods as the patch

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/harnesskit/harnesskit/internal/wfs"
+	"github.com/harnesskit/harnesskit/wfs"
 	"strings"
 	"testing"
 )

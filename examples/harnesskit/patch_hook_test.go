@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 const hookRoot = "/w/ws"
@@ -19,7 +20,7 @@ const hookRoot = "/w/ws"
 // hookApplier returns an Applier over an in-memory workspace holding files.
 func hookApplier(t *testing.T, files map[string]string) *patch.Applier {
 	t.Helper()
-	m := patch.NewMemFS()
+	m := wfs.NewMemFS()
 	for rel, data := range files {
 		p := filepath.Join(hookRoot, filepath.FromSlash(rel))
 		if err := m.MkdirAll(filepath.Dir(p), 0o755); err != nil {

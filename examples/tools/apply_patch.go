@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 //go:embed descriptions/apply_patch.md
@@ -17,7 +18,7 @@ type applyPatchArgs struct {
 }
 
 func newApplyPatch(b *Toolbox, c *config) (*Tool, error) {
-	fsys, err := patch.NewOSFS(b.bases...)
+	fsys, err := wfs.NewOSFS(b.bases...)
 	if err != nil {
 		return nil, fmt.Errorf("tools: apply_patch: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 func TestGenerate(t *testing.T) {
@@ -43,7 +44,7 @@ func TestGenerate(t *testing.T) {
 				t.Fatalf("patch has %d chunks, want %d", n, tc.spec.chunks)
 			}
 			// The patch applies exactly, chunk by chunk, and yields expected.txt.
-			m := patch.NewMemFS()
+			m := wfs.NewMemFS()
 			m.WriteFile("/w/file.txt", []byte(file), 0o644)
 			a, err := patch.New(m, "/w")
 			if err != nil {

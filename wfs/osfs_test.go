@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/harnesskit/harnesskit/internal/wfs"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 func TestOSFSRouting(t *testing.T) {

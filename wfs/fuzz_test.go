@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harnesskit/harnesskit/internal/wfs"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // seeds follow the shapes of the conformance checks (keep in sync with wfstest).

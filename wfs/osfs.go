@@ -3,6 +3,7 @@ package wfs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,7 +41,13 @@ type osBase struct {
 	root *os.Root
 }
 
-var _ FS = (*OSFS)(nil)
+var (
+	_ FS        = (*OSFS)(nil)
+	_ ReadDirFS = (*OSFS)(nil)
+	_ LinkFS    = (*OSFS)(nil)
+	_ LockFS    = (*OSFS)(nil)
+	_ MetaFS    = (*OSFS)(nil)
+)
 
 // NewOSFS opens an [os.Root] for each base directory (relative names are made absolute
 // against the working directory). A base reached through symbolic links is also routed by
@@ -253,6 +260,19 @@ func (f *osFile) Write(p []byte) (int, error) {
 	return n, rewrap("write", f.name, err)
 }
 
+func (f *osFile) Read(p []byte) (int, error) {
+	n, err := f.f.Read(p)
+	if err == io.EOF {
+		return n, err
+	}
+	return n, rewrap("read", f.name, err)
+}
+
+func (f *osFile) Stat() (fs.FileInfo, error) {
+	fi, err := f.f.Stat()
+	return fi, rewrap("stat", f.name, err)
+}
+
 func (f *osFile) Sync() error  { return rewrap("sync", f.name, f.f.Sync()) }
 func (f *osFile) Close() error { return rewrap("close", f.name, f.f.Close()) }
 
@@ -374,4 +394,63 @@ func (o *OSFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	}
 	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return ents, nil
+}
+
+// Link creates newname as a hard link to oldname; both must lie in the same base. Errors are
+// [*os.LinkError]s.
+func (o *OSFS) Link(oldname, newname string) error {
+	linkErr := func(err error) error {
+		var pe *fs.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(err, &le):
+			err = le.Err
+		case errors.As(err, &pe):
+			err = pe.Err
+		}
+		return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: err}
+	}
+	r1, rel1, err := o.route("link", oldname)
+	if err != nil {
+		return linkErr(err)
+	}
+	r2, rel2, err := o.route("link", newname)
+	if err != nil {
+		return linkErr(err)
+	}
+	if r1 != r2 {
+		return linkErr(&outsideError{msg: "link across base directories is not supported"})
+	}
+	if err := r1.Link(rel1, rel2); err != nil {
+		return linkErr(err)
+	}
+	return nil
+}
+
+// TryLock takes the exclusive lock of the named file or directory (see the package
+// documentation for what a lock is on each system).
+func (o *OSFS) TryLock(name string) (func(), error) {
+	root, rel, err := o.route("lock", name)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := tryLock(root, rel)
+	if err != nil {
+		return nil, rewrap("lock", name, err)
+	}
+	return unlock, nil
+}
+
+// CopyMeta gives dst the owner, group and extended attributes (POSIX ACLs included) of src,
+// as far as the process may set them (see [MetaFS]); both must lie in the same base.
+func (o *OSFS) CopyMeta(src, dst string) error {
+	r1, rel1, err := o.route("copymeta", src)
+	if err != nil {
+		return err
+	}
+	r2, rel2, err := o.route("copymeta", dst)
+	if err != nil {
+		return err
+	}
+	return rewrap("copymeta", dst, copyMeta(r1, rel1, r2, rel2))
 }

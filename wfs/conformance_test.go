@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/harnesskit/harnesskit/internal/wfs"
-	"github.com/harnesskit/harnesskit/internal/wfs/wfstest"
+	"github.com/harnesskit/harnesskit/wfs"
+	"github.com/harnesskit/harnesskit/wfs/wfstest"
 )
 
 // memSubject is a MemFS whose working directory is /work/root (the volume of the current

@@ -2,6 +2,7 @@ package wfs
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,8 +33,11 @@ const DefaultUmask fs.FileMode = 0o022
 // randomness) and safe for concurrent use. Open files share the node they opened, so writes
 // through a handle are visible at once and survive a rename of the name.
 //
-// For tests it records every mutating call ([MemFS.Calls]) and can fail chosen calls
-// ([MemFS.InjectFault]). The setup methods [MemFS.WriteFile], [MemFS.MkdirAll] and
+// It has hard links ([MemFS.Link]) and locks ([MemFS.TryLock]); it keeps no owner and no
+// extended attributes (it is not a [MetaFS]).
+//
+// For tests it records every mutating call and every sync ([MemFS.Calls]), so a test can
+// check the order of a commit's steps, and can fail chosen calls ([MemFS.InjectFault]). The setup methods [MemFS.WriteFile], [MemFS.MkdirAll] and
 // [MemFS.Symlink] are neither recorded nor subject to faults.
 //
 // The zero value is not usable; call [NewMemFS].
@@ -58,12 +62,19 @@ type node struct {
 	data   []byte
 	target string
 	kids   map[string]*node
+	nlink  int  // directory entries naming this node (hard links)
+	locked bool // held by TryLock
 }
 
 func (n *node) isDir() bool  { return n.mode.IsDir() }
 func (n *node) isLink() bool { return n.mode&fs.ModeSymlink != 0 }
 
-var _ FS = (*MemFS)(nil)
+var (
+	_ FS        = (*MemFS)(nil)
+	_ ReadDirFS = (*MemFS)(nil)
+	_ LinkFS    = (*MemFS)(nil)
+	_ LockFS    = (*MemFS)(nil)
+)
 
 // NewMemFS returns an empty MemFS holding only the root directory (mode 0755) of the
 // current platform's volume ("/" on Unix; other Windows volumes appear when setup methods
@@ -125,8 +136,9 @@ func (m *MemFS) SetUmask(mask fs.FileMode) {
 
 // InjectFault makes every later mutating call for which match(op, name) returns true fail
 // with err. op is one of "open" (an OpenFile that may create, truncate or write), "write",
-// "sync", "close" (on a file from OpenFile), "rename", "remove", "mkdir", "chmod"; name is
-// the path the call changes (the destination of a rename; the name a file was opened with).
+// "sync", "close" (on a file from OpenFile, also one opened read-only), "rename", "link",
+// "remove", "mkdir", "chmod"; name is the path the call changes (the destination of a
+// rename or link; the name a file was opened with).
 // Faults accumulate; the first one that matches wins. A failing call changes nothing, except
 // that a failing "close" still closes the file. err is returned as is when it is an
 // [*fs.PathError] or [*os.LinkError], else wrapped in one. match is called without MemFS locks
@@ -145,8 +157,8 @@ func (m *MemFS) ClearFaults() {
 }
 
 // Calls returns a copy of the log of mutating calls ("open" with a flag that may create,
-// truncate or write, "rename", "remove", "mkdir", "chmod"), in call order, including calls
-// that failed.
+// truncate or write, "rename", "link", "remove", "mkdir", "chmod") and of syncs ("sync", of a
+// file or of a directory opened read-only), in call order, including calls that failed.
 func (m *MemFS) Calls() []Call {
 	m.cmu.Lock()
 	defer m.cmu.Unlock()
@@ -169,7 +181,7 @@ func (m *MemFS) enter(op, name, name2 string, logged bool) error {
 	faults := m.faults
 	m.cmu.Unlock()
 	target := name
-	if op == "rename" {
+	if op == "rename" || op == "link" {
 		target = name2
 	}
 	for _, f := range faults {
@@ -179,7 +191,7 @@ func (m *MemFS) enter(op, name, name2 string, logged bool) error {
 			switch {
 			case errors.As(f.err, &pe), errors.As(f.err, &le):
 				return f.err
-			case op == "rename":
+			case op == "rename" || op == "link":
 				return &os.LinkError{Op: op, Old: name, New: name2, Err: f.err}
 			default:
 				return &fs.PathError{Op: op, Path: name, Err: f.err}
@@ -314,10 +326,11 @@ func canModify(dir *node) bool { return dir.mode&0o300 == 0o300 }
 
 // memInfo is the fs.FileInfo of a MemFS node.
 type memInfo struct {
-	name string
-	size int64
-	mode fs.FileMode
-	id   *node
+	name  string
+	size  int64
+	mode  fs.FileMode
+	id    *node
+	links int
 }
 
 func (i *memInfo) Name() string       { return i.name }
@@ -326,13 +339,14 @@ func (i *memInfo) Mode() fs.FileMode  { return i.mode }
 func (i *memInfo) ModTime() time.Time { return time.Time{} }
 func (i *memInfo) IsDir() bool        { return i.mode.IsDir() }
 func (i *memInfo) Sys() any           { return MemID{i.id} }
+func (i *memInfo) nlinks() uint64     { return uint64(max(i.links, 1)) }
 
 func infoOf(name string, n *node) fs.FileInfo {
 	size := int64(len(n.data))
 	if n.isLink() {
 		size = int64(len(n.target))
 	}
-	return &memInfo{name: filepath.Base(name), size: size, mode: n.mode, id: n}
+	return &memInfo{name: filepath.Base(name), size: size, mode: n.mode, id: n, links: n.nlink}
 }
 
 func (m *MemFS) stat(op, name string, follow bool) (fs.FileInfo, error) {
@@ -420,7 +434,7 @@ func (m *MemFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) 
 	case n == nil && !canModify(r.parent):
 		err = syscall.EACCES
 	case n == nil:
-		n = &node{mode: perm & fs.ModePerm &^ m.umask}
+		n = &node{mode: perm & fs.ModePerm &^ m.umask, nlink: 1}
 		r.parent.kids[r.leaf] = n
 	case excl:
 		err = syscall.EEXIST
@@ -483,8 +497,40 @@ func (f *memFile) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// Read reads from the file's current offset; a directory fails with syscall.EISDIR.
+func (f *memFile) Read(p []byte) (int, error) {
+	f.m.mu.Lock()
+	defer f.m.mu.Unlock()
+	switch {
+	case f.closed:
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: fs.ErrClosed}
+	case f.flag&accMode == os.O_WRONLY:
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: syscall.EBADF}
+	case f.n.isDir():
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: syscall.EISDIR}
+	}
+	if f.off >= len(f.n.data) {
+		return 0, io.EOF
+	}
+	n := copy(p, f.n.data[f.off:])
+	f.off += n
+	return n, nil
+}
+
+// Stat describes the open file (the node it opened, whatever its name leads to now).
+func (f *memFile) Stat() (fs.FileInfo, error) {
+	f.m.mu.Lock()
+	defer f.m.mu.Unlock()
+	if f.closed {
+		return nil, &fs.PathError{Op: "stat", Path: f.name, Err: fs.ErrClosed}
+	}
+	return infoOf(f.name, f.n), nil
+}
+
+// Sync is logged as a call ("sync"): a recording of Calls shows the order of syncs, renames
+// and links.
 func (f *memFile) Sync() error {
-	if err := f.m.enter("sync", f.name, "", false); err != nil {
+	if err := f.m.enter("sync", f.name, "", true); err != nil {
 		return err
 	}
 	f.m.mu.Lock()
@@ -581,6 +627,7 @@ func (m *MemFS) rename(oldname, newname string) error {
 	delete(ro.parent.kids, ro.key)
 	if rn.n != nil {
 		delete(rn.parent.kids, rn.key)
+		rn.n.nlink--
 	}
 	rn.parent.kids[rn.leaf] = ro.n
 	return nil
@@ -607,6 +654,7 @@ func (m *MemFS) Remove(name string) error {
 		err = syscall.ENOTEMPTY
 	default:
 		delete(r.parent.kids, r.key)
+		r.n.nlink--
 		return nil
 	}
 	return &fs.PathError{Op: "remove", Path: name, Err: err}
@@ -629,7 +677,7 @@ func (m *MemFS) Mkdir(name string, perm fs.FileMode) error {
 	case !canModify(r.parent):
 		err = syscall.EACCES
 	default:
-		r.parent.kids[r.leaf] = &node{mode: fs.ModeDir | perm&fs.ModePerm&^m.umask, kids: map[string]*node{}}
+		r.parent.kids[r.leaf] = &node{mode: fs.ModeDir | perm&fs.ModePerm&^m.umask, kids: map[string]*node{}, nlink: 1}
 		return nil
 	}
 	return &fs.PathError{Op: "mkdir", Path: name, Err: err}
@@ -712,7 +760,7 @@ func (m *MemFS) WriteFile(name string, data []byte, perm fs.FileMode) error {
 	switch {
 	case err != nil:
 	case r.n == nil:
-		r.parent.kids[r.leaf] = &node{mode: perm & ModeBits, data: slices.Clone(data)}
+		r.parent.kids[r.leaf] = &node{mode: perm & ModeBits, data: slices.Clone(data), nlink: 1}
 		return nil
 	case r.n.isDir():
 		err = syscall.EISDIR
@@ -748,7 +796,7 @@ func (m *MemFS) Symlink(target, name string) error {
 	case r.n != nil:
 		err = syscall.EEXIST
 	default:
-		r.parent.kids[r.leaf] = &node{mode: fs.ModeSymlink | 0o777, target: target}
+		r.parent.kids[r.leaf] = &node{mode: fs.ModeSymlink | 0o777, target: target, nlink: 1}
 		return nil
 	}
 	return &os.LinkError{Op: "symlink", Old: target, New: name, Err: err}
@@ -826,4 +874,74 @@ func (m *MemFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		out[i] = fs.FileInfoToDirEntry(infoOf(filepath.Join(name, k), r.n.kids[k]))
 	}
 	return out, nil
+}
+
+// Link creates newname as a hard link to the file oldname (a final symbolic link of oldname
+// is linked itself, not followed), like link(2): newname must not exist (syscall.EEXIST),
+// directories cannot be linked (syscall.EPERM). It is logged as "link" with Name2 newname, and
+// faults match newname.
+func (m *MemFS) Link(oldname, newname string) error {
+	if err := m.enter("link", oldname, newname, true); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	err := func() error {
+		ro, err := m.resolve(oldname, false)
+		if err != nil {
+			return err
+		}
+		rn, err := m.resolve(newname, false)
+		if err != nil {
+			return err
+		}
+		switch {
+		case ro.n == nil:
+			return syscall.ENOENT
+		case ro.n.isDir():
+			return syscall.EPERM
+		case rn.n != nil:
+			return syscall.EEXIST
+		case rn.parent == nil:
+			return syscall.EINVAL
+		case !canModify(rn.parent):
+			return syscall.EACCES
+		}
+		rn.parent.kids[rn.leaf] = ro.n
+		ro.n.nlink = max(ro.n.nlink, 1) + 1
+		return nil
+	}()
+	if err != nil {
+		return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: err}
+	}
+	return nil
+}
+
+// TryLock takes the exclusive lock of the named file or directory (following symbolic
+// links), or fails with an error matching [ErrLocked] when it is held. Locks belong to the
+// node, so every name of a file shares one lock. Locks are neither logged nor subject to
+// faults: a lock does not change the tree.
+func (m *MemFS) TryLock(name string) (func(), error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.resolve(name, true)
+	if err == nil && r.n == nil {
+		err = syscall.ENOENT
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "lock", Path: name, Err: err}
+	}
+	if r.n.locked {
+		return nil, &fs.PathError{Op: "lock", Path: name, Err: ErrLocked}
+	}
+	n := r.n
+	n.locked = true
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			m.mu.Lock()
+			n.locked = false
+			m.mu.Unlock()
+		})
+	}, nil
 }

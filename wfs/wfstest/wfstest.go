@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/harnesskit/harnesskit/internal/wfs"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // Subject is one file system under test, made fresh for every sub-test.

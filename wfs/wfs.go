@@ -1,25 +1,3 @@
-// Package wfs holds the writable file systems shared by the packages that edit files (patch,
-// and later astsearch): [MemFS], an in-memory tree for tests and hosts, and [OSFS], real
-// directories reached only through one [os.Root] per allowed base.
-//
-// Both implement [FS], a small write interface over absolute, OS-native paths. Errors follow
-// the os package: an [*fs.PathError] (an [*os.LinkError] for Rename) whose Err is the
-// syscall error the OS would return, so errors.Is(err, fs.ErrNotExist), fs.ErrExist and
-// fs.ErrPermission, and comparisons with syscall.ENOTDIR, EISDIR or ENOTEMPTY, work the same
-// on both. A caller can therefore develop against MemFS and run against OSFS.
-//
-// The package wfstest checks any FS against this contract, as testing/fstest does for fs.FS;
-// both implementations pass it, and a rapid state machine runs random operation sequences on
-// both and requires identical results, error texts included. Known differences, which that
-// test avoids on purpose:
-//
-//   - Symbolic links that leave a base, and absolute link targets, are refused by OSFS (os.Root
-//     rules) and followed by MemFS, which has no bases.
-//   - MemFS follows at most [MaxSymlinks] (40) links per name, os.Root 8.
-//   - MemFS enforces permission bits as for an unprivileged owner; a process running as root
-//     bypasses them on disk.
-//   - MemFS reports the zero modification time and size 0 for directories, has no hard links,
-//     ignores trailing separators, and follows POSIX rules on every platform.
 package wfs
 
 import (
@@ -52,13 +30,52 @@ type FS interface {
 	Chmod(name string, mode fs.FileMode) error
 }
 
-// File is an open file as returned by [FS.OpenFile]: written, synced to stable storage,
-// closed. It is an alias of the interface literal, so that packages declaring the same
-// literal (patch.File) have the identical type and their FS interfaces are this one.
-type File = interface {
+// File is an open file as returned by [FS.OpenFile]: read, written, described (Stat
+// describes the open file, whatever its name leads to now), synced to stable storage and
+// closed. Sync on a directory opened read-only makes its entries durable.
+type File interface {
+	io.Reader
 	io.Writer
+	Stat() (fs.FileInfo, error)
 	Sync() error
 	Close() error
+}
+
+// ReadDirFS is an [FS] that can list a directory. [Tx] uses it to find journals to recover;
+// hosts use it to report leftovers. MemFS and OSFS have it.
+type ReadDirFS interface {
+	// ReadDir lists the named directory, sorted by name.
+	ReadDir(name string) ([]fs.DirEntry, error)
+}
+
+// LinkFS is an [FS] that can make hard links. [Tx] uses it to keep the old file of a
+// replaced or deleted name until the commit is done (without it, it keeps a copy), and to
+// create a new file without ever replacing one (without it, it renames after a check).
+// MemFS and OSFS have it.
+type LinkFS interface {
+	// Link creates newname as a hard link to the file oldname; it fails with an error
+	// matching fs.ErrExist when newname exists.
+	Link(oldname, newname string) error
+}
+
+// LockFS is an [FS] with exclusive locks that every harnesskit writer respects, in this
+// process and in others. MemFS's locks exclude within the MemFS; OSFS's are the operating
+// system's (see the package documentation). Without LockFS a [Tx] excludes nobody.
+type LockFS interface {
+	// TryLock takes the exclusive lock of the named file or directory without waiting: it
+	// fails with an error matching [ErrLocked] when anyone else holds it (another process,
+	// or another TryLock of this one). unlock releases it; the lock of a process that dies
+	// is released with it.
+	TryLock(name string) (unlock func(), err error)
+}
+
+// MetaFS is an [FS] that can copy what a file carries besides its bytes and mode.
+type MetaFS interface {
+	// CopyMeta gives dst the owner and group of src where the process may set them, and
+	// src's extended attributes (POSIX ACLs included) where the process may set them. It
+	// does not change dst's mode (set it afterwards: a change of owner clears setuid and
+	// setgid). Attributes it may not set are skipped, not errors.
+	CopyMeta(src, dst string) error
 }
 
 // Entry describes one node of a tree snapshot ([MemFS.Tree], [ReadTree]).

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/harnesskit/harnesskit/internal/wfs"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // p makes an absolute OS-native name under the MemFS test root.
@@ -184,6 +184,7 @@ func TestMemFSCalls(t *testing.T) {
 	want := []wfs.Call{
 		{Op: "mkdir", Name: p("d")},
 		{Op: "open", Name: p("d/.b.tmp")},
+		{Op: "sync", Name: p("d/.b.tmp")},
 		{Op: "chmod", Name: p("d/.b.tmp")},
 		{Op: "rename", Name: p("d/.b.tmp"), Name2: p("d/b.txt")},
 		{Op: "remove", Name: p("a.txt")},
@@ -365,8 +366,8 @@ func TestMemFSConcurrent(t *testing.T) {
 			t.Errorf("f%d = %q, want the last write 49", w, got)
 		}
 	}
-	if n := len(m.Calls()); n != 8*50*2 {
-		t.Errorf("logged %d calls, want %d", n, 8*50*2)
+	if n := len(m.Calls()); n != 8*50*3 { // open, sync, rename
+		t.Errorf("logged %d calls, want %d", n, 8*50*3)
 	}
 }
 

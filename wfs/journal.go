@@ -1,0 +1,283 @@
+package wfs
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The journal is a file of JSON lines in root/.hkwfs: a header, then records appended as the
+// commit goes. A line is durable once the journal is synced; a line cut short by a crash does
+// not parse and ends the journal (the commit did not get past it). The format:
+//
+//	{"wfs":1,"id":"<16 hex>","pid":123,"root":"/abs/root"}          header
+//	{"scratch":"/abs/dir/.app.rb.hk-….rb"}                           a scratch copy (Tx.Scratch)
+//	{"mkdir":["/abs/new","/abs/new/dir"]}                            directories the commit creates
+//	{"op":{"kind":"write","name":…,"temp":…,"aside":…,"keep":"link","old":{…},"new":{…}}}
+//	{"op":{"kind":"delete","name":…,"aside":…,"keep":"move","old":{…}}}
+//	{"mark":"commit"}                                                 every temporary is staged
+//	{"mark":"rollback"}                                               the commit is being undone
+//
+// A state ("old", "new") is {"type":"absent"}, {"type":"file","size":N,"sha256":"…"} (no hash
+// for a file over the size limit) or {"type":"symlink","target":"…"}.
+
+const journalVersion = 1
+
+type jHeader struct {
+	WFS  int    `json:"wfs"`
+	ID   string `json:"id"`
+	PID  int    `json:"pid"`
+	Root string `json:"root"`
+}
+
+type jRecord struct {
+	Scratch string   `json:"scratch,omitempty"`
+	Mkdir   []string `json:"mkdir,omitempty"`
+	Op      *jOp     `json:"op,omitempty"`
+	Mark    string   `json:"mark,omitempty"`
+}
+
+// How a commit keeps the old file of a name until it is done.
+const (
+	keepLink = "link" // a hard link made while staging
+	keepCopy = "copy" // a copy written while staging (no LinkFS, or a file written in place)
+	keepMove = "move" // the name itself renamed aside when switched (symbolic links; deletes without LinkFS)
+)
+
+type jOp struct {
+	Kind    string  `json:"kind"` // "write" or "delete"
+	Name    string  `json:"name"`
+	Temp    string  `json:"temp,omitempty"`
+	Aside   string  `json:"aside,omitempty"`
+	Keep    string  `json:"keep,omitempty"`
+	InPlace bool    `json:"inplace,omitempty"` // written in place (a file with several hard links)
+	Create  bool    `json:"create,omitempty"`  // linked into place, never replacing
+	Old     jState  `json:"old"`
+	New     *jState `json:"new,omitempty"`
+}
+
+type jState struct {
+	Type   string `json:"type"` // "absent", "file", "symlink"
+	Size   int64  `json:"size,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+	Target string `json:"target,omitempty"`
+}
+
+func stateOf(s Snapshot) jState {
+	switch s.Type {
+	case TypeFile:
+		st := jState{Type: "file", Size: s.Info.Size()}
+		if !s.Large {
+			st.SHA256 = sum(s.Data)
+		}
+		return st
+	case TypeSymlink:
+		return jState{Type: "symlink", Target: s.Target}
+	}
+	return jState{Type: "absent"}
+}
+
+func fileState(data []byte) *jState {
+	return &jState{Type: "file", Size: int64(len(data)), SHA256: sum(data)}
+}
+
+func sum(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// journalFile is the journal of one commit in progress, open for appending and locked.
+type journalFile struct {
+	name    string // root/.hkwfs/<id>.journal
+	f       File
+	unlock  func()
+	durable bool // created with its directory entry synced
+}
+
+// parsed is a journal as read back.
+type parsed struct {
+	header   jHeader
+	scratch  []string
+	mkdir    []string
+	ops      []jOp
+	commit   bool
+	rollback bool
+}
+
+// parseJournal reads a journal; it stops at the first line that does not parse (the end of
+// what was durably written). A journal without a valid header is an error.
+func parseJournal(b []byte) (*parsed, error) {
+	p := &parsed{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	first := true
+	for sc.Scan() {
+		line := sc.Bytes()
+		if first {
+			first = false
+			if err := json.Unmarshal(line, &p.header); err != nil || p.header.WFS != journalVersion || p.header.ID == "" {
+				return nil, fmt.Errorf("not a wfs journal (version %d expected): %q", journalVersion, truncate(line))
+			}
+			continue
+		}
+		if len(line) == 0 || line[len(line)-1] != '}' {
+			break
+		}
+		var r jRecord
+		if err := json.Unmarshal(line, &r); err != nil {
+			break
+		}
+		switch {
+		case r.Scratch != "":
+			p.scratch = append(p.scratch, r.Scratch)
+		case r.Mkdir != nil:
+			p.mkdir = append(p.mkdir, r.Mkdir...)
+		case r.Op != nil:
+			p.ops = append(p.ops, *r.Op)
+		case r.Mark == "commit":
+			p.commit = true
+		case r.Mark == "rollback":
+			p.rollback = true
+		}
+	}
+	if first {
+		return nil, errors.New("empty journal")
+	}
+	return p, nil
+}
+
+func truncate(b []byte) string {
+	if len(b) > 80 {
+		return string(b[:80]) + "…"
+	}
+	return string(b)
+}
+
+// createJournal creates and locks a new journal under dir (root/.hkwfs, made when missing)
+// and writes its header. It is written under a ".new" name and renamed once locked and
+// headed, so that a journal a recovery finds always belongs to a writer that locked it. With
+// durable set the header and the directory entry are synced.
+func createJournal(fsys FS, root string, durable bool) (*journalFile, error) {
+	dir := filepath.Join(root, JournalDir)
+	lf, _ := fsys.(LockFS)
+	var lastErr error
+	for range 8 {
+		created := false
+		if err := fsys.Mkdir(dir, 0o700); err == nil {
+			created = true
+		} else if !errorsIsExist(err) {
+			return nil, err
+		}
+		if created && durable {
+			if err := syncDir(fsys, root); err != nil {
+				_ = fsys.Remove(dir)
+				return nil, err
+			}
+		}
+		var b [8]byte
+		if _, err := io.ReadFull(rand.Reader, b[:]); err != nil {
+			return nil, err
+		}
+		id := hex.EncodeToString(b[:])
+		tmp := filepath.Join(dir, id+".new")
+		f, err := fsys.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			if !errors.Is(err, fs.ErrExist) && !isNotExist(err) {
+				_ = fsys.Remove(dir)
+				return nil, err
+			}
+			lastErr = err
+			continue // the directory was removed meanwhile, or the name is taken: again
+		}
+		unlock := func() {}
+		if lf != nil {
+			u, err := lf.TryLock(tmp)
+			if err != nil {
+				f.Close()
+				if !errors.Is(err, ErrLocked) && !isNotExist(err) {
+					_ = fsys.Remove(tmp)
+					_ = fsys.Remove(dir)
+					return nil, err
+				}
+				lastErr = err
+				continue // a recovery took it for a dead writer's: again, under another name
+			}
+			unlock = u
+		}
+		j := &journalFile{name: filepath.Join(dir, id+".journal"), f: f, unlock: unlock, durable: durable}
+		h, _ := json.Marshal(jHeader{WFS: journalVersion, ID: id, PID: os.Getpid(), Root: root})
+		err = j.append(append(h, '\n'), durable)
+		if err == nil {
+			err = fsys.Rename(tmp, j.name)
+		}
+		if err == nil && durable {
+			err = syncDir(fsys, dir)
+		}
+		if err != nil {
+			j.close()
+			_ = fsys.Remove(tmp)
+			_ = fsys.Remove(j.name)
+			_ = fsys.Remove(dir) // when empty
+			return nil, err
+		}
+		return j, nil
+	}
+	_ = fsys.Remove(dir)
+	return nil, fmt.Errorf("cannot create a journal in %s: %w", dir, lastErr)
+}
+
+func errorsIsExist(err error) bool { return errors.Is(err, os.ErrExist) }
+
+// append writes lines to the journal, synced when durable.
+func (j *journalFile) append(b []byte, durable bool) error {
+	if _, err := j.f.Write(b); err != nil {
+		return err
+	}
+	if durable {
+		return j.f.Sync()
+	}
+	return nil
+}
+
+func (j *journalFile) record(durable bool, recs ...jRecord) error {
+	var b bytes.Buffer
+	for _, r := range recs {
+		line, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return j.append(b.Bytes(), durable)
+}
+
+func (j *journalFile) close() {
+	_ = j.f.Close()
+	j.unlock()
+}
+
+// finish closes, unlocks and removes the journal, and removes root/.hkwfs when it is empty.
+// With keep set the journal stays for a later recovery to finish (a cleanup step failed).
+func (j *journalFile) finish(fsys FS, keep bool) {
+	j.close()
+	if keep {
+		return
+	}
+	_ = fsys.Remove(j.name)
+	_ = fsys.Remove(filepath.Dir(j.name)) // fails while another journal is there, as wanted
+}
+
+func isJournal(base string) bool {
+	return strings.HasSuffix(base, ".journal") && !strings.HasPrefix(base, ".")
+}
