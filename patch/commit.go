@@ -93,6 +93,9 @@ func (a *Applier) commitErr(ops []*entry, err error) *Error {
 	case we.SameAs != "":
 		return &Error{Kind: KindPathConflict, Path: path, Err: err,
 			Msg: fmt.Sprintf("%s is the file %s that the patch also writes (the volume ignores case); name each file one way in a patch; nothing was written", path, byKey(we.SameAs))}
+	case errors.Is(err, wfs.ErrInUse):
+		return &Error{Kind: KindBusy, Path: path, Err: err,
+			Msg: fmt.Sprintf("%s is in use by another program: close it there and apply again; nothing was written", path)}
 	case errors.Is(err, wfs.ErrBusy):
 		return &Error{Kind: KindBusy, Path: path, Err: err,
 			Msg: fmt.Sprintf("%s is being written by another writer (the lock of its directory stayed held); nothing was written. Apply the patch again in a moment", path)}

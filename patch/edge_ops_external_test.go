@@ -251,6 +251,33 @@ func TestApplyFileEdgeCases(t *testing.T) {
 			patch: apText("*** Update File: a.txt", "@@", "-x", "+y", " x", " x", " x", " x", " x", "*** End of File"), want: map[string]string{"a.txt": "y\n" + big[2:]},
 		},
 		{
+			name: "E124_add_over_limit_refused_at_plan", files: map[string]string{},
+			opts:  []patch.Option{patch.WithMaxFileSize(5)},
+			patch: apText("*** Add File: n.txt", "+12345"),
+			kind:  patch.KindTooLarge, msg: []string{"File too large to patch: n.txt (6 bytes; the limit is 5 bytes)"},
+		},
+		{
+			name: "E124_add_at_limit_accepted", files: map[string]string{},
+			opts:  []patch.Option{patch.WithMaxFileSize(6)},
+			patch: apText("*** Add File: n.txt", "+12345"), want: map[string]string{"n.txt": "12345\n"},
+		},
+		{
+			name: "E124_add_under_limit_accepted", files: map[string]string{},
+			opts:  []patch.Option{patch.WithMaxFileSize(7)},
+			patch: apText("*** Add File: n.txt", "+12345"), want: map[string]string{"n.txt": "12345\n"},
+		},
+		{
+			name: "E124_delete_over_limit_works", files: map[string]string{"a.txt": big},
+			opts:  []patch.Option{patch.WithMaxFileSize(int64(len(big)) - 1)},
+			patch: apText("*** Delete File: a.txt"), want: map[string]string{},
+		},
+		{
+			name: "E124_update_grown_past_limit_by_edit_refused", files: map[string]string{"a.txt": "x\n"},
+			opts:  []patch.Option{patch.WithMaxFileSize(4)},
+			patch: apText("*** Update File: a.txt", "@@", "-x", "+xxxxx"),
+			kind:  patch.KindTooLarge, msg: []string{"File too large to patch: a.txt (6 bytes; the limit is 4 bytes)"},
+		},
+		{
 			name: "E125_empty_add", files: map[string]string{},
 			patch: apText("*** Add File: empty.txt"), want: map[string]string{"empty.txt": ""},
 		},

@@ -43,7 +43,8 @@ const (
 	// deleted (verification class).
 	KindTooLarge
 	// KindBusy: another writer (another process or Applier) held the lock of a target's
-	// directory for longer than the commit waits; nothing was written (verification class).
+	// directory for longer than the commit waits, or (on Windows) another program holds a
+	// target open; nothing was written (verification class).
 	KindBusy
 	// KindReadOnly: a file to update has no write permission for the process (mode 0444 is
 	// refused for a superuser too); nothing was written (verification class).

@@ -27,6 +27,10 @@ var (
 	ErrSpecial = errors.New("not a regular file (a FIFO, socket or device)")
 	// ErrLocked: [LockFS.TryLock] found the lock held.
 	ErrLocked = errors.New("locked by another writer")
+	// ErrInUse: on Windows, another program holds a target open without sharing it (a
+	// sharing or lock violation), so it cannot be replaced now; every switched target was
+	// restored. Close it there and try again. Other systems never return it.
+	ErrInUse = errors.New("in use by another program")
 )
 
 // Error is the one typed error of the package: what failed (Op), where (Name) and why (Err,

@@ -25,7 +25,9 @@ import (
 //	{"mkdir":["/abs/new","/abs/new/dir"]}                            directories the commit creates
 //	{"op":{"kind":"write","name":…,"temp":…,"aside":…,"keep":"link","old":{…},"new":{…}}}
 //	{"op":{"kind":"delete","name":…,"aside":…,"keep":"move","old":{…}}}
+//	{"keep":{"op":0,"how":"copy"}}                                    op 0 keeps its old file another way (no hard links)
 //	{"mark":"commit"}                                                 every temporary is staged
+//	{"placeholder":{"op":1}}                                          op 1's name is created empty, then replaced
 //	{"mark":"rollback"}                                               the commit is being undone
 //
 // A state ("old", "new") is {"type":"absent"}, {"type":"file","size":N,"sha256":"…"} (no hash
@@ -41,10 +43,18 @@ type jHeader struct {
 }
 
 type jRecord struct {
-	Scratch string   `json:"scratch,omitempty"`
-	Mkdir   []string `json:"mkdir,omitempty"`
-	Op      *jOp     `json:"op,omitempty"`
-	Mark    string   `json:"mark,omitempty"`
+	Scratch     string   `json:"scratch,omitempty"`
+	Mkdir       []string `json:"mkdir,omitempty"`
+	Op          *jOp     `json:"op,omitempty"`
+	Keep        *jKeep   `json:"keep,omitempty"`        // operation Op keeps its old file another way
+	Placeholder *jKeep   `json:"placeholder,omitempty"` // operation Op's name is created as a placeholder
+	Mark        string   `json:"mark,omitempty"`
+}
+
+// jKeep names an operation by its index (and, for a Keep record, the new way).
+type jKeep struct {
+	Op  int    `json:"op"`
+	How string `json:"how,omitempty"`
 }
 
 // How a commit keeps the old file of a name until it is done.
@@ -55,15 +65,18 @@ const (
 )
 
 type jOp struct {
-	Kind    string  `json:"kind"` // "write" or "delete"
-	Name    string  `json:"name"`
-	Temp    string  `json:"temp,omitempty"`
-	Aside   string  `json:"aside,omitempty"`
-	Keep    string  `json:"keep,omitempty"`
-	InPlace bool    `json:"inplace,omitempty"` // written in place (a file with several hard links)
-	Create  bool    `json:"create,omitempty"`  // linked into place, never replacing
-	Old     jState  `json:"old"`
-	New     *jState `json:"new,omitempty"`
+	Kind    string `json:"kind"` // "write" or "delete"
+	Name    string `json:"name"`
+	Temp    string `json:"temp,omitempty"`
+	Aside   string `json:"aside,omitempty"`
+	Keep    string `json:"keep,omitempty"`
+	InPlace bool   `json:"inplace,omitempty"` // written in place (a file with several hard links)
+	Create  bool   `json:"create,omitempty"`  // linked into place, never replacing
+	// Placeholder: links were unsupported, so the name was created exclusively, empty,
+	// before the staged file was renamed over it.
+	Placeholder bool    `json:"placeholder,omitempty"`
+	Old         jState  `json:"old"`
+	New         *jState `json:"new,omitempty"`
 }
 
 type jState struct {
@@ -144,6 +157,14 @@ func parseJournal(b []byte) (*parsed, error) {
 			p.mkdir = append(p.mkdir, r.Mkdir...)
 		case r.Op != nil:
 			p.ops = append(p.ops, *r.Op)
+		case r.Keep != nil:
+			if k := r.Keep.Op; k >= 0 && k < len(p.ops) {
+				p.ops[k].Keep = r.Keep.How
+			}
+		case r.Placeholder != nil:
+			if k := r.Placeholder.Op; k >= 0 && k < len(p.ops) {
+				p.ops[k].Placeholder = true
+			}
 		case r.Mark == "commit":
 			p.commit = true
 		case r.Mark == "rollback":

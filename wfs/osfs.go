@@ -314,7 +314,11 @@ func (o *OSFS) Remove(name string) error {
 	if err != nil {
 		return err
 	}
-	return rewrap("remove", name, root.Remove(rel))
+	err = root.Remove(rel)
+	if err != nil {
+		err = removeFallback(name, err)
+	}
+	return rewrap("remove", name, err)
 }
 
 // Mkdir creates the named directory (perm minus the umask).

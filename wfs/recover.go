@@ -85,7 +85,40 @@ func Recover(ctx context.Context, fsys FS, root string) ([]Recovery, error) {
 
 // recoverPending is Recover with a configuration, skipping the journal own (the caller's).
 func recoverPending(ctx context.Context, fsys FS, root string, cfg txConfig, own string) ([]Recovery, error) {
-	dir := filepath.Join(root, JournalDir)
+	return recoverDir(ctx, fsys, filepath.Join(root, JournalDir), cfg, own)
+}
+
+// recoverAround recovers the journals of root and of every directory between root and the
+// targets' directories: the journals of writers whose tree is nested in root's.
+func recoverAround(ctx context.Context, fsys FS, root string, targets []string, cfg txConfig, own string) ([]Recovery, error) {
+	seen := map[string]bool{}
+	var out []Recovery
+	var errs []error
+	visit := func(d string) {
+		if seen[d] {
+			return
+		}
+		seen[d] = true
+		r, err := recoverDir(ctx, fsys, filepath.Join(d, JournalDir), cfg, own)
+		out = append(out, r...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	visit(root)
+	for _, t := range targets {
+		for d := filepath.Dir(t); ; d = filepath.Dir(d) {
+			if _, ok := within(root, d); !ok || d == root {
+				break
+			}
+			visit(d)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// recoverDir recovers the journals in the journal directory dir.
+func recoverDir(ctx context.Context, fsys FS, dir string, cfg txConfig, own string) ([]Recovery, error) {
 	if _, err := fsys.Lstat(dir); isNotExist(err) {
 		return nil, nil
 	} else if err != nil {
@@ -220,6 +253,15 @@ func recoverJournal(ctx context.Context, fsys FS, name string, cfg txConfig) (*R
 			r.Outcome = RolledForward
 		}
 		for _, o := range p.ops {
+			if o.Placeholder && exists(fsys, o.Temp) && isPlaceholder(fsys, o.Name) {
+				// A commit of one step was switching: its placeholder stands where the
+				// new file goes. Finish the switch.
+				if err := fsys.Rename(o.Temp, o.Name); err != nil {
+					errs = append(errs, err)
+				} else {
+					r.Outcome = RolledForward
+				}
+			}
 			if o.Keep == keepMove {
 				continue // the name itself would have been moved, at the switch only
 			}
@@ -310,6 +352,13 @@ func matches(ctx context.Context, fsys FS, name string, st jState, limit int64) 
 	return false, nil
 }
 
+// isPlaceholder reports whether name is an empty regular file (a placeholder a commit
+// created exclusively, when its journal says so).
+func isPlaceholder(fsys FS, name string) bool {
+	fi, err := fsys.Lstat(name)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() == 0
+}
+
 func exists(fsys FS, name string) bool {
 	if name == "" {
 		return false
@@ -348,7 +397,7 @@ func forward(ctx context.Context, fsys FS, j jOp, limit int64) (conflict bool, e
 		if err != nil || !ok {
 			return err == nil, err
 		}
-		return false, doSwitch(fsys, j, nil)
+		return false, doSwitch(fsys, j, nil, nil)
 	}
 	if j.InPlace {
 		// A write in place may have been cut short: the name holds neither state then.
@@ -362,12 +411,17 @@ func forward(ctx context.Context, fsys FS, j jOp, limit int64) (conflict bool, e
 	if !exists(fsys, j.Temp) {
 		return true, nil
 	}
-	if j.Keep == keepMove && !exists(fsys, j.Name) && exists(fsys, j.Aside) {
+	switch {
+	case j.Keep == keepMove && !exists(fsys, j.Name) && exists(fsys, j.Aside):
 		j.Keep = "" // the link was moved aside before the crash; the new file goes in its place
-	} else if ok, err := matches(ctx, fsys, j.Name, j.Old, limit); err != nil || !ok {
-		return err == nil, err
+	case j.Placeholder && isPlaceholder(fsys, j.Name):
+		return false, fsys.Rename(j.Temp, j.Name) // the name is the commit's own placeholder
+	default:
+		if ok, err := matches(ctx, fsys, j.Name, j.Old, limit); err != nil || !ok {
+			return err == nil, err
+		}
 	}
-	return false, doSwitch(fsys, j, nil)
+	return false, doSwitch(fsys, j, nil, nil)
 }
 
 // back brings one operation to its before state, from what the commit kept aside. It
@@ -388,6 +442,9 @@ func back(ctx context.Context, fsys FS, j jOp, limit int64) (conflict bool, err 
 			return true, nil
 		}
 		return false, writeInPlace(fsys, j.Name, data)
+	}
+	if j.Placeholder && isPlaceholder(fsys, j.Name) && exists(fsys, j.Temp) {
+		return false, fsys.Remove(j.Name) // the staged file never replaced the placeholder
 	}
 	moved := j.Keep == keepMove && !exists(fsys, j.Name) && exists(fsys, j.Aside)
 	if !moved {

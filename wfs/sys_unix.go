@@ -3,6 +3,7 @@
 package wfs
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"slices"
@@ -54,3 +55,18 @@ func inGroup(gid uint32) bool {
 	gs, err := os.Getgroups()
 	return err == nil && slices.Contains(gs, int(gid))
 }
+
+// linkUnsupported reports whether a failed link means "no hard link here" (a file system
+// without them, a link count at its maximum, a link the kernel's protected_hardlinks refuses)
+// rather than a real failure; the commit then keeps a copy or uses a placeholder instead.
+func linkUnsupported(err error) bool {
+	return err != nil && (errors.Is(err, errors.ErrUnsupported) || errors.Is(err, syscall.EPERM) ||
+		errors.Is(err, syscall.ENOTSUP) || errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.EMLINK) ||
+		errors.Is(err, syscall.EXDEV) || errors.Is(err, syscall.ENOSYS))
+}
+
+func removeFallback(name string, err error) error { return err }
+
+// inUse is Windows' classification of a switch that another program's open handle blocks;
+// here an open file never blocks a rename.
+func inUse(name string, err error) error { return err }

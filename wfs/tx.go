@@ -318,7 +318,11 @@ func (tx *Tx) Commit(ctx context.Context) (*Committed, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rec, err := recoverPending(ctx, tx.fsys, tx.root, tx.cfg, tx.ownJournal())
+	var targets []string
+	for _, o := range tx.ops {
+		targets = append(targets, o.prev.Name)
+	}
+	rec, err := recoverAround(ctx, tx.fsys, tx.root, targets, tx.cfg, tx.ownJournal())
 	res.Recovered = rec
 	if err != nil {
 		return nil, err
@@ -364,13 +368,18 @@ func (tx *Tx) Commit(ctx context.Context) (*Committed, error) {
 				return nil, tx.rollback(written, o, err)
 			}
 		}
-		if err := doSwitch(tx.fsys, o.j, o.data); err != nil {
+		i := len(written)
+		placeholder := func() error {
+			o.j.Placeholder = true
+			return tx.j.record(multi, jRecord{Placeholder: &jKeep{Op: i}})
+		}
+		if err := doSwitch(tx.fsys, o.j, o.data, placeholder); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				// A new file's name was taken (nothing was done): by a file this commit
 				// wrote under another spelling, or by another program.
 				return nil, tx.rollback(written, o, tx.checkAtTurn(o, written))
 			}
-			return nil, tx.rollback(append(written, o), o, err)
+			return nil, tx.rollback(append(written, o), o, inUse(o.prev.Name, err))
 		}
 		written = append(written, o)
 	}
@@ -629,7 +638,7 @@ func (tx *Tx) prepare(multi bool) error {
 		if o.kind == opWrite {
 			j.Kind = "write"
 			j.New = fileState(o.data)
-			j.Create = o.prev.Type == TypeAbsent && canLink
+			j.Create = o.prev.Type == TypeAbsent
 			t, err := pick(name, suffixNew)
 			if err != nil {
 				return err
@@ -750,7 +759,7 @@ func (tx *Tx) stage(ctx context.Context, multi bool) error {
 			return &Error{Op: "stage", Name: d, Err: err}
 		}
 	}
-	for _, o := range tx.ops {
+	for i, o := range tx.ops {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -759,11 +768,25 @@ func (tx *Tx) stage(ctx context.Context, multi bool) error {
 				return &Error{Op: "stage", Name: o.prev.Name, Err: err}
 			}
 		}
-		switch o.j.Keep {
-		case keepLink:
-			if err := tx.fsys.(LinkFS).Link(o.prev.Name, o.j.Aside); err != nil {
+		if o.j.Keep == keepLink {
+			err := tx.fsys.(LinkFS).Link(o.prev.Name, o.j.Aside)
+			if linkUnsupported(err) {
+				// A file system without hard links here (FAT, exFAT, some network file
+				// systems), or a link refused (protected hard links): keep a copy, or
+				// move a deleted name aside at its switch.
+				how := keepCopy
+				if o.kind == opDelete || o.prev.Large {
+					how = keepMove
+				}
+				if rerr := tx.j.record(multi, jRecord{Keep: &jKeep{Op: i, How: how}}); rerr != nil {
+					return &Error{Op: "stage", Name: tx.j.name, Err: rerr}
+				}
+				o.j.Keep = how
+			} else if err != nil {
 				return &Error{Op: "stage", Name: o.prev.Name, Err: err}
 			}
+		}
+		switch o.j.Keep {
 		case keepCopy:
 			if err := tx.copyAside(o); err != nil {
 				return &Error{Op: "stage", Name: o.prev.Name, Err: err}
@@ -887,8 +910,12 @@ func (tx *Tx) checkAtTurn(o *op, written []*op) error {
 }
 
 // doSwitch performs the switch of one journaled operation: the step after which the name
-// holds its new state. It is shared by Commit and by recovery rolling a commit forward.
-func doSwitch(fsys FS, j jOp, data []byte) error {
+// holds its new state. It is shared by Commit and by recovery rolling a commit forward. A
+// new file is linked into place; where links are unsupported, placeholder (when not nil)
+// journals that the name is about to be created exclusively as an empty placeholder, which
+// the staged file then replaces: an existing file is never replaced. Recovery, which holds
+// the locks and has just seen the name absent, renames directly.
+func doSwitch(fsys FS, j jOp, data []byte, placeholder func() error) error {
 	name := j.Name
 	if j.Kind == "delete" {
 		if j.Keep == keepMove {
@@ -905,16 +932,42 @@ func doSwitch(fsys FS, j jOp, data []byte) error {
 		}
 	}
 	if j.Create {
-		if err := fsys.(LinkFS).Link(j.Temp, name); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				return &Error{Op: "commit", Name: name, Err: existsError{}}
-			}
+		err := errors.ErrUnsupported
+		if lf, ok := fsys.(LinkFS); ok {
+			err = lf.Link(j.Temp, name)
+		}
+		switch {
+		case err == nil:
+			_ = fsys.Remove(j.Temp)
+			return nil
+		case errors.Is(err, fs.ErrExist):
+			return &Error{Op: "commit", Name: name, Err: existsError{}}
+		case !linkUnsupported(err):
 			return err
 		}
-		_ = fsys.Remove(j.Temp)
-		return nil
+		if placeholder != nil {
+			if err := createPlaceholder(fsys, name, placeholder); err != nil {
+				return err
+			}
+		}
 	}
 	return fsys.Rename(j.Temp, name)
+}
+
+// createPlaceholder journals and creates name exclusively, empty: the name is now the
+// commit's, and the staged file can be renamed over it without replacing anyone's file.
+func createPlaceholder(fsys FS, name string, journal func() error) error {
+	if err := journal(); err != nil {
+		return err
+	}
+	f, err := fsys.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return &Error{Op: "commit", Name: name, Err: existsError{}}
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // writeInPlace replaces the content of the existing file name (kept: its inode, links,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -62,7 +63,7 @@ func files(m *wfs.MemFS) map[string]string {
 
 // threeFileCommit is the multi-file commit the crash tests use: an update, a new file in a
 // new directory, and a delete.
-func threeFileCommit(t *testing.T, m *wfs.MemFS, opts ...wfs.Option) (*wfs.Committed, error) {
+func threeFileCommit(t *testing.T, m wfs.FS, opts ...wfs.Option) (*wfs.Committed, error) {
 	t.Helper()
 	a, c := read(t, m, "a.txt"), read(t, m, "c.txt")
 	tx, err := wfs.Begin(m, memRoot(), opts...)
@@ -166,11 +167,36 @@ func TestTxOrderOfOperations(t *testing.T) {
 // either the before or the after tree, with no temporary left. Recovery itself is then
 // interrupted at every step and run again.
 func TestTxCrashAtEveryStep(t *testing.T) {
+	t.Run("links", func(t *testing.T) { crashAtEveryStep(t, func(m *wfs.MemFS) wfs.FS { return m }) })
+	t.Run("no_links", func(t *testing.T) { crashAtEveryStep(t, func(m *wfs.MemFS) wfs.FS { return noLinks{m} }) })
+	t.Run("no_link_support", func(t *testing.T) { crashAtEveryStep(t, func(m *wfs.MemFS) wfs.FS { return noLinkFS{m} }) })
+}
+
+// noLinks is a MemFS whose Link fails as on a file system without hard links (FAT, exFAT).
+type noLinks struct{ *wfs.MemFS }
+
+func (noLinks) Link(oldname, newname string) error {
+	return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: syscall.EPERM}
+}
+
+// noLinkFS is a MemFS without the LinkFS extension at all.
+type noLinkFS struct{ fsOnly }
+
+type fsOnly interface {
+	wfs.FS
+	wfs.ReadDirFS
+	wfs.LockFS
+}
+
+func crashAtEveryStep(t *testing.T, wrap func(*wfs.MemFS) wfs.FS) {
 	m := txTree(t, beforeTree)
 	var calls atomic.Int64
 	m.InjectFault(func(op, name string) bool { calls.Add(1); return false }, syscall.EIO)
-	if _, err := threeFileCommit(t, m); err != nil {
+	if _, err := threeFileCommit(t, wrap(m)); err != nil {
 		t.Fatal(err)
+	}
+	if diff := cmp.Diff(afterTree, files(m)); diff != "" {
+		t.Fatalf("commit without faults (-want +got):\n%s", diff)
 	}
 	steps := int(calls.Load()) // every call that changes the tree, writes, syncs or closes
 	if steps < 10 {
@@ -181,9 +207,9 @@ func TestTxCrashAtEveryStep(t *testing.T) {
 		m := txTree(t, beforeTree)
 		var n atomic.Int64
 		m.InjectFault(func(op, name string) bool { return n.Add(1) > int64(k) }, syscall.EIO)
-		_, _ = threeFileCommit(t, m)
+		_, _ = threeFileCommit(t, wrap(m))
 		m.ClearFaults()
-		recs, err := wfs.Recover(ctx, m, memRoot())
+		recs, err := wfs.Recover(ctx, wrap(m), memRoot())
 		if err != nil {
 			t.Fatalf("crash after step %d: Recover: %v", k, err)
 		}
@@ -201,14 +227,14 @@ func TestTxCrashAtEveryStep(t *testing.T) {
 			m := txTree(t, beforeTree)
 			var n atomic.Int64
 			m.InjectFault(func(op, name string) bool { return n.Add(1) > int64(k) }, syscall.EIO)
-			_, _ = threeFileCommit(t, m)
+			_, _ = threeFileCommit(t, wrap(m))
 			m.ClearFaults()
 			var rn atomic.Int64
 			m.InjectFault(func(op, name string) bool { return rn.Add(1) > int64(r) }, syscall.EIO)
-			_, _ = wfs.Recover(ctx, m, memRoot())
+			_, _ = wfs.Recover(ctx, wrap(m), memRoot())
 			used := rn.Load()
 			m.ClearFaults()
-			if _, err := wfs.Recover(ctx, m, memRoot()); err != nil {
+			if _, err := wfs.Recover(ctx, wrap(m), memRoot()); err != nil {
 				t.Fatalf("crash after step %d, recovery stopped after %d: Recover: %v", k, r, err)
 			}
 			got := files(m)
@@ -311,10 +337,16 @@ func TestTxRefusals(t *testing.T) {
 // before tree after an error (rolled back) and the after tree after a success; no
 // temporaries, no journal.
 func TestTxFailureAtEveryStep(t *testing.T) {
+	t.Run("links", func(t *testing.T) { failureAtEveryStep(t, func(m *wfs.MemFS) wfs.FS { return m }) })
+	t.Run("no_links", func(t *testing.T) { failureAtEveryStep(t, func(m *wfs.MemFS) wfs.FS { return noLinks{m} }) })
+	t.Run("no_link_support", func(t *testing.T) { failureAtEveryStep(t, func(m *wfs.MemFS) wfs.FS { return noLinkFS{m} }) })
+}
+
+func failureAtEveryStep(t *testing.T, wrap func(*wfs.MemFS) wfs.FS) {
 	m := txTree(t, beforeTree)
 	var calls atomic.Int64
 	m.InjectFault(func(op, name string) bool { calls.Add(1); return false }, syscall.EIO)
-	if _, err := threeFileCommit(t, m); err != nil {
+	if _, err := threeFileCommit(t, wrap(m)); err != nil {
 		t.Fatal(err)
 	}
 	steps := int(calls.Load())
@@ -322,7 +354,7 @@ func TestTxFailureAtEveryStep(t *testing.T) {
 		m := txTree(t, beforeTree)
 		var n atomic.Int64
 		m.InjectFault(func(op, name string) bool { return n.Add(1) == int64(k) }, syscall.EIO)
-		_, err := threeFileCommit(t, m)
+		_, err := threeFileCommit(t, wrap(m))
 		got := files(m)
 		want := afterTree
 		if err != nil {
@@ -336,7 +368,7 @@ func TestTxFailureAtEveryStep(t *testing.T) {
 			t.Errorf("failure at call %d (err %v): tree (-want +got):\n%s", k, err, diff)
 		}
 		// A cleanup step that failed leaves the journal for a recovery to finish.
-		if _, err := wfs.Recover(ctx, m, memRoot()); err != nil {
+		if _, err := wfs.Recover(ctx, wrap(m), memRoot()); err != nil {
 			t.Fatalf("failure at call %d: Recover: %v", k, err)
 		}
 		if diff := cmp.Diff(want, files(m)); diff != "" {

@@ -44,7 +44,7 @@ func toolErrors() []error {
 		patch.ErrImplicitInvocation, patch.ErrNotPatchCommand,
 		// wfs: a file changed meanwhile, locked by another writer, too large, read-only, special
 		// or outside the bases (ErrLocked and ErrNotAbs are the host's mistakes).
-		wfs.ErrChanged, wfs.ErrBusy, wfs.ErrTooLarge, wfs.ErrReadOnly, wfs.ErrSpecial, wfs.ErrOutside,
+		wfs.ErrChanged, wfs.ErrBusy, wfs.ErrTooLarge, wfs.ErrReadOnly, wfs.ErrSpecial, wfs.ErrOutside, wfs.ErrInUse,
 		// pathguard: every kind (a refused or unresolvable path is the model's to fix).
 		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,
 		// loopguard: a refusal is the model's to act on (ErrInvalidOption and ErrInvalidCall

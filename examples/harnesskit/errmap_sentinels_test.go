@@ -117,6 +117,7 @@ var sentinels = map[string]struct {
 	"wfs.ErrTooLarge": {wfs.ErrTooLarge, toolError},
 	"wfs.ErrReadOnly": {wfs.ErrReadOnly, toolError},
 	"wfs.ErrSpecial":  {wfs.ErrSpecial, toolError},
+	"wfs.ErrInUse":    {wfs.ErrInUse, toolError},
 	"wfs.ErrOutside":  {wfs.ErrOutside, toolError},
 	"wfs.ErrLocked":   {wfs.ErrLocked, hostError},
 	"wfs.ErrNotAbs":   {wfs.ErrNotAbs, hostError},

@@ -1,21 +1,33 @@
 // Package wfstest checks an implementation of the write interface [wfs.FS] against the
-// behaviour of the os package, as testing/fstest.TestFS does for io/fs.FS.
+// behaviour of the os package, as testing/fstest.TestFS does for io/fs.FS, and checks a
+// writer built on package wfs against the metadata rules of its documentation.
 //
-// [TestFS] runs one sub-test per behaviour: exclusive creation, writing, syncing and closing,
-// truncation and appending, renames (replacing a file, refusing a directory), removal of files,
-// symbolic links and empty directories, directory creation, permission changes, Stat versus
-// Lstat on symbolic links, Readlink, and the not-exist, exists and not-a-directory errors,
-// which must be [*fs.PathError]s ([*os.LinkError]s for Rename) naming the absolute path the
-// caller passed. For a confined file system (an [wfs.OSFS]) it also checks that names outside
-// the bases, names with "..", and symbolic links leaving the bases are refused.
+// [TestFS] runs one sub-test per behaviour: exclusive creation, writing, reading, syncing and
+// closing, Stat of an open file, truncation and appending, renames (replacing a file, refusing
+// a directory), removal of files, symbolic links and empty directories, directory creation,
+// permission changes, Stat versus Lstat on symbolic links, Readlink, and the not-exist,
+// exists and not-a-directory errors, which must be [*fs.PathError]s ([*os.LinkError]s for
+// Rename and Link) naming the absolute path the caller passed; the optional extensions
+// (hard links, locks) when the FS has them; and a [wfs.Tx] commit over the FS. For a confined
+// file system (an [wfs.OSFS]) it also checks that names outside the bases, names with "..",
+// and symbolic links leaving the bases are refused.
+//
+// [Metadata] runs a writer (patch, astsearch, format, a webfetch save, or a host's own) over
+// a table of files on a real directory — owner, extended attribute, POSIX ACL, hard link,
+// setuid and setgid, mode 0444, symbolic link, FIFO, a 243-byte name, a file that grows past
+// the size limit between plan and commit — and checks that each is kept or refused as the
+// write layer promises, with nothing left behind.
 package wfstest
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"syscall"
@@ -51,8 +63,16 @@ type Config struct {
 // one fresh subject per check.
 func TestFS(t *testing.T, cfg Config, newFS func(t *testing.T) Subject) {
 	t.Helper()
+	// The extensions the file system has decide which of their checks run.
+	var isLink, isLock bool
+	t.Run("extensions", func(t *testing.T) {
+		s := newFS(t)
+		_, isLink = s.FS.(wfs.LinkFS)
+		_, isLock = s.FS.(wfs.LockFS)
+		t.Logf("%T: LinkFS %v, LockFS %v", s.FS, isLink, isLock)
+	})
 	for _, c := range checks {
-		if c.confined && !cfg.Confined || c.permissions && !cfg.Permissions {
+		if c.confined && !cfg.Confined || c.permissions && !cfg.Permissions || c.link && !isLink || c.lock && !isLock {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
@@ -178,6 +198,8 @@ type check struct {
 	name        string
 	confined    bool // needs Config.Confined
 	permissions bool // needs Config.Permissions
+	link        bool // needs wfs.LinkFS
+	lock        bool // needs wfs.LockFS
 	run         func(t *testing.T, h *h)
 }
 
@@ -624,6 +646,138 @@ var checks = []check{
 			h.content(fmt.Sprintf("w%d", i), fmt.Sprint(i))
 			h.absent(fmt.Sprintf(".w%d.tmp", i))
 		}
+	}},
+	{name: "read_and_stat_open_file", run: func(t *testing.T, h *h) {
+		h.write("a.txt", "hello, reader", 0o644)
+		f, err := h.s.FS.OpenFile(h.p("a.txt"), os.O_RDONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		b, err := io.ReadAll(f)
+		if err != nil || string(b) != "hello, reader" {
+			t.Fatalf("ReadAll = %q, %v", b, err)
+		}
+		fi, err := f.Stat()
+		li, lerr := h.s.FS.Lstat(h.p("a.txt"))
+		if err != nil || lerr != nil || fi.Size() != 13 || !fi.Mode().IsRegular() || !wfs.SameFile(fi, li) {
+			t.Fatalf("File.Stat = %v, %v; want the 13-byte regular file Lstat describes (%v, %v)", fi, err, li, lerr)
+		}
+		// A handle follows its file, not the name.
+		h.write("b.txt", "other", 0o644)
+		if err := h.s.FS.Rename(h.p("b.txt"), h.p("a.txt")); err != nil {
+			t.Fatal(err)
+		}
+		if fi2, err := f.Stat(); err != nil || fi2.Size() != 13 {
+			t.Fatalf("File.Stat after the name was replaced = %v, %v; want the opened file", fi2, err)
+		}
+		w, err := h.s.FS.OpenFile(h.p("a.txt"), os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		if _, err := w.Read(make([]byte, 1)); err == nil {
+			t.Fatal("Read on a write-only handle succeeded")
+		}
+	}},
+	{name: "sync_directory", run: func(t *testing.T, h *h) {
+		h.mkdir("d")
+		h.write("d/a.txt", "x", 0o644)
+		f, err := h.s.FS.OpenFile(h.p("d"), os.O_RDONLY, 0)
+		if err != nil {
+			t.Fatalf("open a directory read-only: %v", err)
+		}
+		if err := f.Sync(); err != nil && runtime.GOOS != "windows" {
+			t.Fatalf("Sync of a directory: %v", err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}},
+	{name: "hard_link", link: true, run: func(t *testing.T, h *h) {
+		lf := h.s.FS.(wfs.LinkFS)
+		h.write("a.txt", "shared", 0o640)
+		if err := lf.Link(h.p("a.txt"), h.p("b.txt")); err != nil {
+			t.Fatalf("Link: %v", err)
+		}
+		ai, _ := h.s.FS.Lstat(h.p("a.txt"))
+		bi, _ := h.s.FS.Lstat(h.p("b.txt"))
+		if !wfs.SameFile(ai, bi) {
+			t.Fatal("the two names are not one file")
+		}
+		f, err := h.s.FS.OpenFile(h.p("b.txt"), os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte("changed"))
+		f.Close()
+		h.content("a.txt", "changed")
+		h.write("c.txt", "keep", 0o644)
+		err = lf.Link(h.p("a.txt"), h.p("c.txt"))
+		var le *os.LinkError
+		if !errors.As(err, &le) || !errors.Is(err, fs.ErrExist) || le.New != h.p("c.txt") {
+			t.Fatalf("Link onto an existing name = %v; want an *os.LinkError naming it, matching fs.ErrExist", err)
+		}
+		h.content("c.txt", "keep")
+		if err := h.s.FS.Remove(h.p("a.txt")); err != nil {
+			t.Fatal(err)
+		}
+		h.content("b.txt", "changed")
+	}},
+	{name: "lock", lock: true, run: func(t *testing.T, h *h) {
+		lf := h.s.FS.(wfs.LockFS)
+		h.mkdir("d")
+		unlock, err := lf.TryLock(h.p("d"))
+		if err != nil {
+			t.Fatalf("TryLock: %v", err)
+		}
+		if _, err := lf.TryLock(h.p("d")); !errors.Is(err, wfs.ErrLocked) {
+			t.Fatalf("second TryLock = %v; want wfs.ErrLocked", err)
+		}
+		unlock()
+		unlock() // twice is harmless
+		u2, err := lf.TryLock(h.p("d"))
+		if err != nil {
+			t.Fatalf("TryLock after unlock: %v", err)
+		}
+		u2()
+		if _, err := lf.TryLock(h.p("missing")); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("TryLock of a missing name = %v; want fs.ErrNotExist", err)
+		}
+	}},
+	{name: "transaction", run: func(t *testing.T, h *h) {
+		ctx := context.Background()
+		h.write("a.txt", "a", 0o640)
+		h.write("c.txt", "c", 0o644)
+		read := func(rel string) wfs.Snapshot {
+			s, err := wfs.Read(ctx, h.s.FS, h.p(rel), wfs.DefaultMaxFileSize)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		a, c := read("a.txt"), read("c.txt")
+		tx, err := wfs.Begin(h.s.FS, h.s.Root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx.Write(a, []byte("A"))
+		tx.Create(h.p("new/b.txt"), []byte("B"), 0o600)
+		tx.Delete(c)
+		if _, err := tx.Commit(ctx); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		h.content("a.txt", "A")
+		h.mode("a.txt", 0o640)
+		h.content("new/b.txt", "B")
+		h.absent("c.txt")
+		h.absent(wfs.JournalDir)
+		tx, _ = wfs.Begin(h.s.FS, h.s.Root)
+		tx.Write(a, []byte("stale"))
+		if _, err := tx.Commit(ctx); !errors.Is(err, wfs.ErrChanged) {
+			t.Fatalf("Commit of a stale snapshot = %v; want wfs.ErrChanged", err)
+		}
+		h.content("a.txt", "A")
 	}},
 	{name: "permission_denied", permissions: true, run: func(t *testing.T, h *h) {
 		h.write("ro.txt", "x", 0o444)
