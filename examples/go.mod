@@ -8,6 +8,8 @@ require (
 	github.com/google/jsonschema-go v0.4.3
 	github.com/harnesskit/harnesskit v0.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	golang.org/x/mod v0.43.0
+	golang.org/x/text v0.44.0
 	pgregory.net/rapid v1.3.0
 )
 
@@ -34,7 +36,6 @@ require (
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/text v0.44.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
 

@@ -50,8 +50,9 @@
 //
 // Every call outside the supervision class ends the session's polling streams. A distinct
 // external user message resets the wait counter, the polling streams and — unless
-// [WithStreakResetOnUserMessage](false) — the loop streak; the same message id delivered
-// twice does nothing.
+// [WithStreakResetOnUserMessage](false) — the loop streak. A message whose id is among the
+// session's last 256 distinct ids ([WithMaxMessageIDs]) is a re-delivery and does nothing, so
+// a host that sends the conversation's messages again does not re-admit a refused loop.
 //
 // # Reading task outputs
 //
@@ -82,6 +83,8 @@
 //     recently used is evicted (the plugin evicts by first insertion and bounds only two of
 //     its five maps). Pending calls (256) and supervised tasks (64) are bounded per session.
 //   - Call ids are scoped by session.
+//   - A user message id is compared with the session's last 256 distinct ids, not only
+//     with the last one: m1, m2, m1 is two messages here and three to the plugin.
 //   - Task outputs are read within their first 64 KiB; task ids and states are cut to 256
 //     bytes.
 //   - A text output is hashed as tool + ":" + NUL + text rather than as its JSON string
@@ -105,9 +108,9 @@
 //
 // Nothing the guard keeps shares memory with, or grows with, a tool's arguments or
 // output: it keeps 32-byte hashes, copies of the session and call ids and tool names, and
-// task ids and states of at most 256 bytes. Memory per session is bounded by the pending
-// calls (256) and supervised tasks (64) it may hold, whatever the size of the arguments
-// and outputs.
+// task ids and states of at most 256 bytes, and 16-byte hashes of user message ids. Memory
+// per session is bounded by the pending calls (256), supervised tasks (64) and message ids
+// (256) it may hold, whatever the size of the arguments, outputs and ids.
 //
 // # Security Considerations
 //

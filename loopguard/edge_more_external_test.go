@@ -55,16 +55,21 @@ func TestEdgeWait(t *testing.T) {
 			h.g.UserMessage("s1", "m1", false)
 			h.refused("3rd", h.wait(wfu), loopguard.KindWait, wfu, 2)
 		}},
-		{name: "E36_only_last_id_compared", run: func(h *harness) {
+		{name: "replayed_older_id_ignored", run: func(h *harness) {
+			// The spec compared a message id with the last one only; a host that
+			// re-delivers the conversation's user messages would then reset the wait
+			// counter on every replay. Any recently seen id does nothing.
 			h.g.UserMessage("s1", "m1", true)
 			h.g.UserMessage("s1", "m2", true)
 			h.wait(wfu)
 			h.wait(wfu)
 			h.g.UserMessage("s1", "m1", true)
-			h.ok("after m1 again", h.wait(wfu), loopguard.StreamWait, 1, false)
-			if h.state("s1").LastMessage != "m1" {
-				h.t.Fatal("last message not recorded")
+			h.refused("after m1 again", h.wait(wfu), loopguard.KindWait, wfu, 2)
+			if h.state("s1").LastMessage != "m2" {
+				h.t.Fatalf("last message %q, want m2", h.state("s1").LastMessage)
 			}
+			h.g.UserMessage("s1", "m3", true)
+			h.ok("after m3", h.wait(wfu), loopguard.StreamWait, 1, false)
 		}},
 		{name: "E37_end_turn_resets", run: func(h *harness) {
 			h.wait(wfu)
@@ -282,6 +287,7 @@ func TestEdgeMisc(t *testing.T) {
 				{loopguard.WithMaxSessions(0)},
 				{loopguard.WithMaxPending(0)},
 				{loopguard.WithMaxTasks(-1)},
+				{loopguard.WithMaxMessageIDs(0)},
 			} {
 				if _, err := loopguard.New(opts...); !errors.Is(err, loopguard.ErrInvalidOption) {
 					h.t.Errorf("New accepted bad options: %v", err)
@@ -319,4 +325,75 @@ func TestEdgeMisc(t *testing.T) {
 			}
 		}},
 	})
+}
+
+// TestUserMessageReplay: a host that re-delivers user messages it already sent (a replayed
+// history, a retried request) must not reset the loop streak, or a refused looping read
+// would be admitted again. The guard remembers the last maxIDs distinct message ids of a
+// session; a replay of any of them does nothing, an id older than that counts as new.
+func TestUserMessageReplay(t *testing.T) {
+	const maxIDs = loopguard.DefaultMaxMessageIDs
+	t.Run("replayed_history_keeps_refusal", func(t *testing.T) {
+		g, _ := loopguard.New()
+		h := &harness{t: t, g: g}
+		for i := range 3 {
+			g.UserMessage("s1", fmt.Sprint("m", i), true)
+		}
+		for range 5 {
+			h.R()
+		}
+		h.refused("6th", h.R(), loopguard.KindLoop, "read", 5)
+		for i := range 3 { // the host sends the whole history again
+			g.UserMessage("s1", fmt.Sprint("m", i), true)
+		}
+		h.refused("after the replay", h.R(), loopguard.KindLoop, "read", 5)
+		g.UserMessage("s1", "m3", true) // a new message does reset it
+		h.loop("after m3", h.R(), 1, false)
+	})
+	t.Run("WithMaxMessageIDs_2", func(t *testing.T) {
+		g, _ := loopguard.New(loopguard.WithMaxMessageIDs(2))
+		h := &harness{t: t, g: g}
+		g.UserMessage("s1", "m1", true)
+		g.UserMessage("s1", "m2", true)
+		for range 5 {
+			h.R()
+		}
+		g.UserMessage("s1", "m1", true) // still among the last 2
+		h.refused("after m1", h.R(), loopguard.KindLoop, "read", 5)
+		g.UserMessage("s1", "m3", true) // new: resets, and m1 is forgotten
+		for range 5 {
+			h.R()
+		}
+		g.UserMessage("s1", "m2", true) // remembered
+		h.refused("after m2", h.R(), loopguard.KindLoop, "read", 5)
+		g.UserMessage("s1", "m1", true) // forgotten: a new message
+		h.loop("after m1 again", h.R(), 1, false)
+	})
+	for _, tc := range []struct {
+		name   string
+		others int  // distinct ids sent after m0, before m0 is sent again
+		reset  bool // whether the replayed m0 resets the streak
+	}{
+		{name: "N-1_ids_remembered", others: maxIDs - 2, reset: false},
+		{name: "N_ids_remembered", others: maxIDs - 1, reset: false},
+		{name: "N+1_oldest_forgotten", others: maxIDs, reset: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, _ := loopguard.New()
+			h := &harness{t: t, g: g}
+			g.UserMessage("s1", "m0", true)
+			for i := range tc.others {
+				g.UserMessage("s1", fmt.Sprint("x", i), true)
+			}
+			for range 5 {
+				h.R()
+			}
+			g.UserMessage("s1", "m0", true)
+			if r := h.R(); tc.reset {
+				h.loop("after m0", r, 1, false)
+			} else {
+				h.refused("after m0", r, loopguard.KindLoop, "read", 5)
+			}
+		})
+	}
 }

@@ -76,7 +76,7 @@ type SessionState struct {
 	WaitRuns    int                  // completed wait calls this turn
 	Supervision map[string]TaskState // task id → last state seen
 	Pending     int                  // admitted calls awaiting their After
-	LastMessage string               // last user message id seen
+	LastMessage string               // last distinct user message id seen (its first 256 bytes)
 }
 
 // TaskState is the polling stream of one task.
@@ -107,6 +107,7 @@ type record struct {
 	lastTool    string
 	waitRuns    int
 	lastMessage string
+	messages    messageWindow // the recent distinct user message ids
 	tasks       map[string]*taskEntry
 	pending     map[string]pendingCall
 	seq         uint64 // orders pending entries and task updates
@@ -222,25 +223,28 @@ func (g *Guard) Abandon(session, callID string) {
 	}
 }
 
-// UserMessage records a user message. An empty session or message id, or the id last
-// recorded for the session, does nothing. Otherwise the supervision state is cleared, the
-// wait counter reset, and — for an external message, unless
-// WithStreakResetOnUserMessage(false) — the loop streak reset.
+// UserMessage records a user message. An empty session or message id, or an id among
+// the last WithMaxMessageIDs distinct ids of the session (a host re-delivering messages it
+// already sent), does nothing. Otherwise the supervision state is cleared, the wait
+// counter reset, and — for an external message, unless WithStreakResetOnUserMessage(false)
+// — the loop streak reset.
 func (g *Guard) UserMessage(session, messageID string, external bool) {
 	if session == "" || messageID == "" {
 		return
 	}
+	k := messageKey(messageID)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s, ok := g.sessions.Get(session)
-	if ok && s.lastMessage == messageID {
+	if ok && s.messages.has(k) {
 		return
 	}
 	if !ok {
 		s = &record{}
 		g.sessions.Add(strings.Clone(session), s)
 	}
-	s.lastMessage = strings.Clone(messageID)
+	s.messages.add(k, g.cfg.maxMessages)
+	s.lastMessage = keep(messageID)
 	clear(s.tasks)
 	s.waitRuns = 0
 	if external && g.cfg.resetOnUser {

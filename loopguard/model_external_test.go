@@ -89,6 +89,7 @@ type mSession struct {
 	tasks   map[string][]string // task → states seen since the last clear
 	pending map[string]mCall
 	lastMsg string
+	seen    map[string]bool // every distinct message id (the sequences stay under the guard's window)
 }
 
 type model struct {
@@ -198,13 +199,17 @@ func (m *model) userMessage(s, id string, external bool) {
 		return
 	}
 	ms := m.sessions[s]
-	if ms != nil && ms.lastMsg == id {
+	if ms != nil && ms.seen[id] {
 		return
 	}
 	if ms == nil {
 		ms = &mSession{}
 		m.sessions[s] = ms
 	}
+	if ms.seen == nil {
+		ms.seen = map[string]bool{}
+	}
+	ms.seen[id] = true
 	ms.lastMsg, ms.tasks, ms.wait = id, nil, 0
 	if external && m.resetOnUser {
 		ms.history = nil

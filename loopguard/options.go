@@ -16,6 +16,10 @@ const (
 	DefaultMaxSessions = 512 // session records kept (least recently used evicted)
 	DefaultMaxPending  = 256 // admitted calls awaiting their After, per session
 	DefaultMaxTasks    = 64  // supervised task ids per session
+
+	// DefaultMaxMessageIDs is how many distinct user message ids a session remembers: a
+	// message whose id is among them is a re-delivery and does nothing.
+	DefaultMaxMessageIDs = 256
 )
 
 // Default tool sets. Names are compared lower-cased.
@@ -59,6 +63,7 @@ type config struct {
 	maxSessions             int
 	maxPending              int
 	maxTasks                int
+	maxMessages             int
 	resetOnUser             bool
 	block, exempt           map[string]bool
 	wait, supervision       map[string]bool
@@ -73,8 +78,8 @@ type config struct {
 
 // GoString prints the configuration readably in test failures.
 func (c *config) GoString() string {
-	return fmt.Sprintf("loopguard.config{warnAt:%d blockAt:%d waitWarnAt:%d waitBlockAt:%d maxSessions:%d maxPending:%d maxTasks:%d resetOnUser:%t block:%v exempt:%v wait:%v supervision:%v}",
-		c.warnAt, c.blockAt, c.waitWarnAt, c.waitBlockAt, c.maxSessions, c.maxPending, c.maxTasks, c.resetOnUser,
+	return fmt.Sprintf("loopguard.config{warnAt:%d blockAt:%d waitWarnAt:%d waitBlockAt:%d maxSessions:%d maxPending:%d maxTasks:%d maxMessages:%d resetOnUser:%t block:%v exempt:%v wait:%v supervision:%v}",
+		c.warnAt, c.blockAt, c.waitWarnAt, c.waitBlockAt, c.maxSessions, c.maxPending, c.maxTasks, c.maxMessages, c.resetOnUser,
 		setNames(c.block), setNames(c.exempt), setNames(c.wait), setNames(c.supervision))
 }
 
@@ -100,6 +105,7 @@ func defaultConfig() config {
 		warnAt: DefaultWarnAt, blockAt: DefaultBlockAt,
 		waitWarnAt: DefaultWaitWarnAt, waitBlockAt: DefaultWaitBlockAt,
 		maxSessions: DefaultMaxSessions, maxPending: DefaultMaxPending, maxTasks: DefaultMaxTasks,
+		maxMessages: DefaultMaxMessageIDs,
 		resetOnUser: true,
 		block:       toSet(defaultBlockTools),
 		exempt:      toSet(defaultExemptTools),
@@ -126,6 +132,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("%w: WithMaxPending(%d): at least 1 pending call must be kept", ErrInvalidOption, c.maxPending)
 	case c.maxTasks < 1:
 		return fmt.Errorf("%w: WithMaxTasks(%d): at least 1 task must be kept", ErrInvalidOption, c.maxTasks)
+	case c.maxMessages < 1:
+		return fmt.Errorf("%w: WithMaxMessageIDs(%d): at least 1 message id must be kept", ErrInvalidOption, c.maxMessages)
 	}
 	return nil
 }
@@ -190,6 +198,13 @@ func WithMaxPending(n int) Option { return func(c *config) { c.maxPending = n } 
 // WithMaxTasks bounds the task ids supervised in one session (default 64). When full, the
 // least recently updated task is dropped.
 func WithMaxTasks(n int) Option { return func(c *config) { c.maxTasks = n } }
+
+// WithMaxMessageIDs sets how many distinct user message ids one session remembers
+// (default 256). UserMessage with one of them does nothing, so a host that re-delivers the
+// messages of a conversation does not reset the streak or the wait counter; an id older
+// than the last n distinct ones counts as a new message. Only a 16-byte hash of each id is
+// kept.
+func WithMaxMessageIDs(n int) Option { return func(c *config) { c.maxMessages = n } }
 
 // WithStreakResetOnUserMessage says whether a distinct external user message resets the
 // loop streak (default true). With false, user messages reset only the wait counter and

@@ -126,6 +126,7 @@ func pluginSequence(t *rapid.T) []pluginEvent {
 	var pending []pluginEvent
 	var done []pluginEvent // completed after events, to repeat
 	n := 0
+	lastMessage, msgs := map[string]string{}, 0
 	newCall := func(t *rapid.T) pluginEvent {
 		tool := rapid.SampledFrom(pluginTools).Draw(t, "tool")
 		shape := rapid.IntRange(0, len(modelShapes)-1).Draw(t, "shape")
@@ -179,9 +180,17 @@ func pluginSequence(t *rapid.T) []pluginEvent {
 			pending = slices.Delete(pending, i, i+1)
 			events = append(events, after)
 			done = append(done, after)
-		case 8: // a user message
-			events = append(events, pluginEvent{Op: "message", Session: rapid.SampledFrom([]string{"s1", "s2"}).Draw(t, "session"),
-				Message: rapid.SampledFrom([]string{"m1", "m2", "m3"}).Draw(t, "message")})
+		case 8: // a user message: the session's last id again, or a new one. (An older id
+			// sent again does nothing here and is a new message to the plugin, which
+			// compares with the last id only: a deliberate difference, tested apart.)
+			s := rapid.SampledFrom([]string{"s1", "s2"}).Draw(t, "session")
+			id, ok := lastMessage[s]
+			if !ok || rapid.Bool().Draw(t, "new message") {
+				msgs++
+				id = fmt.Sprint("m", msgs)
+				lastMessage[s] = id
+			}
+			events = append(events, pluginEvent{Op: "message", Session: s, Message: id})
 		case 9: // end of turn or of session
 			op := rapid.SampledFrom([]string{"end_turn", "end_turn", "end_session"}).Draw(t, "end")
 			events = append(events, pluginEvent{Op: op, Session: rapid.SampledFrom([]string{"s1", "s2"}).Draw(t, "session")})

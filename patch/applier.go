@@ -36,11 +36,11 @@ type Applier struct {
 }
 
 // Open returns an Applier over the real directory root: it resolves root and the worktrees
-// given with [WithWorktrees] to absolute paths without symbolic links, opens a [wfs.OSFS] over
-// them and builds the Applier with [New]. Then it recovers the tree: a commit that a crash
-// interrupted (of this package or any other harnesskit writer on the tree) is finished or
-// undone, and [Applier.Recovered] says which. Close the Applier when done (it closes the
-// OSFS).
+// given with [WithWorktrees] to absolute paths without symbolic links (nor, on Windows,
+// junctions), opens a [wfs.OSFS] over them and builds the Applier with [New]. Then it recovers
+// the tree: a commit that a crash interrupted (of this package or any other harnesskit writer
+// on the tree) is finished or undone, and [Applier.Recovered] says which. Close the Applier
+// when done (it closes the OSFS).
 //
 // Open fails when root (or a worktree) does not exist or is not a directory, when an option
 // is invalid, or when an interrupted commit's journal cannot be read or recovered.
@@ -48,7 +48,7 @@ func Open(root string, opts ...Option) (*Applier, error) {
 	real := func(what, p string) (string, error) {
 		abs, err := filepath.Abs(p)
 		if err == nil {
-			abs, err = filepath.EvalSymlinks(abs)
+			abs, err = realDir(abs)
 		}
 		if err != nil {
 			return "", fmt.Errorf("patch: Open: %s %q: %w", what, p, err)
@@ -97,6 +97,22 @@ func Open(root string, opts ...Option) (*Applier, error) {
 // [wfs.Recover]); a host shows them to its user (the harnesskit CLI prints each on stderr).
 // Commits finish or undo a dead writer's journal too, and report it in Result.Recovered.
 func (a *Applier) Recovered() []wfs.Recovery { return slices.Clone(a.recovered) }
+
+// realDir returns where the kernel opens the absolute directory abs, resolved as the
+// containment resolves targets: every symbolic link and, on Windows, every junction
+// followed (filepath.EvalSymlinks no longer follows junctions, so a root below one would
+// differ from the real paths its targets resolve to). It fails when abs does not exist.
+func realDir(abs string) (string, error) {
+	ct, err := pathguard.NewContainment(abs)
+	if err != nil {
+		return "", err
+	}
+	t, err := ct.Check(abs)
+	if err != nil {
+		return "", err
+	}
+	return t.RealBase, nil
+}
 
 // Close releases the file system [Open] opened; for an Applier made by [New] (whose file
 // system belongs to the caller) it does nothing. Appliers derived with In share the file

@@ -27,6 +27,7 @@ func (c *countingResolver) Lstat(name string) (fs.FileInfo, error) {
 // link is judged where the link leads, folding never widens containment, and a missing
 // base is retried and only fails the targets that need it.
 func TestContainmentPhysicalOS(t *testing.T) {
+	posixOnDisk(t)
 	tmp := realTempDir(t)
 	P := filepath.Join(tmp, "ws", "proj")
 	mkTree(t, tmp,
@@ -76,11 +77,11 @@ func TestContainmentPhysicalOS(t *testing.T) {
 
 // TestContainmentNoStickyBase covers E83 and E84.
 func TestContainmentNoStickyBase(t *testing.T) {
-	posix := pathguard.POSIX("/")
+	native := pathguard.Native()
 	t.Run("E83_root_created_after_first_check", func(t *testing.T) {
 		tmp := realTempDir(t)
 		root := filepath.Join(tmp, "later")
-		c, err := pathguard.NewContainment(root, pathguard.WithPathFlavor(posix))
+		c, err := pathguard.NewContainment(root, pathguard.WithPathFlavor(native))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +93,7 @@ func TestContainmentNoStickyBase(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, err := c.Check("x.txt")
-		if err != nil || got.Real != root+"/x.txt" {
+		if err != nil || got.Real != filepath.Join(root, "x.txt") {
 			t.Fatalf("second Check = %+v, %v", got, err)
 		}
 	})
@@ -100,29 +101,29 @@ func TestContainmentNoStickyBase(t *testing.T) {
 		tmp := realTempDir(t)
 		mkTree(t, tmp, "root/", "wt1/", "wt2/")
 		root, wt1, wt2 := filepath.Join(tmp, "root"), filepath.Join(tmp, "wt1"), filepath.Join(tmp, "wt2")
-		c, err := pathguard.NewContainment(root, pathguard.WithPathFlavor(posix), pathguard.WithWorktrees(wt1, wt2))
+		c, err := pathguard.NewContainment(root, pathguard.WithPathFlavor(native), pathguard.WithWorktrees(wt1, wt2))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Remove(wt1); err != nil {
 			t.Fatal(err)
 		}
-		for _, target := range []string{"a.txt", wt2 + "/b.txt", root} {
+		for _, target := range []string{"a.txt", filepath.Join(wt2, "b.txt"), root} {
 			if _, err := c.Check(target); err != nil {
 				t.Errorf("Check(%q) = %v, want allowed (only %s is gone)", target, err, wt1)
 			}
 		}
-		_, err = c.Check(wt1 + "/c.txt")
+		_, err = c.Check(filepath.Join(wt1, "c.txt"))
 		if kindOf(t, err) != pathguard.KindResolve || !strings.Contains(err.Error(), wt1) {
 			t.Fatalf("Check in the deleted worktree = %v, want KindResolve naming %s", err, wt1)
 		}
-		if _, err := c.Check(tmp + "/elsewhere"); kindOf(t, err) != pathguard.KindOutside {
+		if _, err := c.Check(filepath.Join(tmp, "elsewhere")); kindOf(t, err) != pathguard.KindOutside {
 			t.Errorf("Check outside every base = %v, want KindOutside", err)
 		}
 		if err := os.Mkdir(wt1, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Check(wt1 + "/c.txt"); err != nil {
+		if _, err := c.Check(filepath.Join(wt1, "c.txt")); err != nil {
 			t.Errorf("after the worktree is back: %v", err)
 		}
 	})
@@ -297,18 +298,32 @@ func TestContainmentWindowsNames(t *testing.T) {
 	}
 }
 
-// TestOSResolverSpelling: the OS resolver reports the exact entry when it exists and
-// not-exist for a name no entry matches.
+// TestOSResolverSpelling: the OS resolver reports the exact entry when it exists, the
+// entry a case-insensitive volume matched when only that one exists, and not-exist for a
+// name no entry matches. Which volume the temp directory is on is found out, not assumed:
+// Linux's are case-sensitive, NTFS (and Wine's view of any directory) and APFS by default
+// are not.
 func TestOSResolverSpelling(t *testing.T) {
 	tmp := realTempDir(t)
-	mkTree(t, tmp, "src/", "SRC/", "file.txt")
+	mkTree(t, tmp, "src/", "file.txt")
+	a, errA := os.Lstat(filepath.Join(tmp, "src"))
+	b, errB := os.Lstat(filepath.Join(tmp, "SRC"))
+	insensitive := errA == nil && errB == nil && os.SameFile(a, b)
+	want := map[string]string{"src": "src", "file.txt": "file.txt", "FILE.TXT": "file.txt"}
+	if insensitive {
+		want["SRC"] = "src"
+	} else {
+		mkTree(t, tmp, "SRC/")
+		want["SRC"] = "SRC"
+		delete(want, "FILE.TXT")
+	}
 	sp, ok := pathguard.OSResolver().(pathguard.SpellingResolver)
 	if !ok {
 		t.Fatal("OSResolver is not a SpellingResolver")
 	}
-	for _, name := range []string{"src", "SRC", "file.txt"} {
-		if got, err := sp.Spelling(tmp, name); err != nil || got != name {
-			t.Errorf("Spelling(%q) = %q, %v; want the exact entry", name, got, err)
+	for name, w := range want {
+		if got, err := sp.Spelling(tmp, name); err != nil || got != w {
+			t.Errorf("Spelling(%q) = %q, %v; want %q (case-insensitive volume: %v)", name, got, err, w, insensitive)
 		}
 	}
 	if _, err := sp.Spelling(tmp, "ſrc"); !errors.Is(err, fs.ErrNotExist) {

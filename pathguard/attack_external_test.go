@@ -155,6 +155,7 @@ func TestContainmentFoldNeverWidensLexically(t *testing.T) {
 // symlink (to the tree, and to "/"). wantReal is relative to the temp dir unless it starts
 // with "/".
 func TestContainmentAttackHeldOS(t *testing.T) {
+	posixOnDisk(t)
 	T := realTempDir(t)
 	P, W := T+"/ws/proj", T+"/ws/wt"
 	mkTree(t, T, "ws/proj/f.txt", "ws/proj/a/b/", "ws/proj/..cache/", "ws/wt/g.txt", "outside/secret",
@@ -247,6 +248,7 @@ func TestContainmentAttackHeldOS(t *testing.T) {
 // check; repointing the root (a symlink) at "/" afterwards must not let targets follow it
 // out, since every check walks the target afresh.
 func TestContainmentRootReplacedBetweenChecks(t *testing.T) {
+	posixOnDisk(t)
 	T := realTempDir(t)
 	mkTree(t, T, "proj/f.txt", "rootlink -> proj")
 	c, err := pathguard.NewContainment(T+"/rootlink", pathguard.WithPathFlavor(pathguard.POSIX("/")), pathguard.WithCaseFold(false))
@@ -273,6 +275,7 @@ func TestContainmentRootReplacedBetweenChecks(t *testing.T) {
 // root is created: each check is refused (root missing) or allowed for the inside target,
 // and the outside target is never allowed (run with -race).
 func TestContainmentConcurrentRootAppears(t *testing.T) {
+	posixOnDisk(t)
 	T := realTempDir(t)
 	P := T + "/proj"
 	c, err := pathguard.NewContainment(P, pathguard.WithPathFlavor(pathguard.POSIX("/")), pathguard.WithCaseFold(false))
@@ -329,9 +332,18 @@ func TestContainmentAttackHeldWindows(t *testing.T) {
 		wantKind pathguard.Kind
 		wantReal string
 	}{
-		{"verbatim_drive", `\\?\D:\work\x`, resolve, ""},
-		{"device_drive", `\\.\D:\work\x`, resolve, ""},
-		{"verbatim_forward_slashes", `//?/D:/work/x`, resolve, ""},
+		{"verbatim_drive", `\\?\D:\work\x`, ok, `D:\work\x`},
+		{"verbatim_drive_lower_case", `\\?\d:\WORK\sub\x`, ok, `D:\work\sub\x`},
+		{"device_drive", `\\.\D:\work\x`, ok, `D:\work\x`},
+		{"verbatim_forward_slashes", `//?/D:/work/x`, ok, `D:\work\x`},
+		{"verbatim_drive_outside", `\\?\D:\other\x`, outside, `D:\other\x`},
+		{"verbatim_dotdot_is_a_name", `\\?\D:\work\sub\..\x`, resolve, ""},
+		{"verbatim_dot_is_a_name", `\\?\D:\work\.\x`, resolve, ""},
+		{"device_dotdot_applied", `\\.\D:\work\sub\..\x`, ok, `D:\work\x`},
+		{"verbatim_trailing_dot", `\\?\D:\work\x.`, resolve, ""},
+		{"verbatim_device_name", `\\?\D:\work\nul`, resolve, ""},
+		{"verbatim_volume_device", `\\?\D:`, resolve, ""},
+		{"verbatim_unc_lower_case", `\\?\unc\srv\sh\work\x`, outside, `\\srv\sh\work\x`},
 		{"verbatim_unc", `\\?\UNC\srv\sh\work\x`, outside, ""},
 		{"verbatim_bare", `\\?\x`, outside, ""},
 		{"unc_other_share", `\\srv\sh\work\x`, outside, ""},
@@ -357,8 +369,8 @@ func TestContainmentAttackHeldWindows(t *testing.T) {
 		{"link_rooted_out", `rooted\x`, outside, `D:\other\x`},
 		{"link_drive_relative_out", `drel\x`, outside, `D:\other\x`},
 		{"link_unc_out", `unc\x`, outside, `\\srv\sh\work\x`},
-		{"link_verbatim_out", `verbatim\x`, outside, `\\?\D:\other\x`},
-		{"link_device_out", `device\x`, outside, `\\.\D:\other\x`},
+		{"link_verbatim_out", `verbatim\x`, outside, `D:\other\x`},
+		{"link_device_out", `device\x`, outside, `D:\other\x`},
 		{"link_relative_back_in", `back\x`, ok, `D:\work\sub\x`},
 	}
 	for _, tc := range tests {
@@ -488,6 +500,7 @@ func TestPropFoldCaseSensitiveVolume(t *testing.T) {
 // missing, since a missing base is retried) must not be a base either: otherwise every
 // link out of the root lands "inside" it.
 func TestContainmentBaseResolvingToVolumeRoot(t *testing.T) {
+	posixOnDisk(t)
 	posix := pathguard.POSIX("/")
 	t.Run("worktree_symlink_to_slash", func(t *testing.T) {
 		T := realTempDir(t)

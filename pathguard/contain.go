@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -122,6 +121,7 @@ func NewContainment(root string, opts ...ContainOption) (*Containment, error) {
 	if err := checkBase(vs, root); err != nil {
 		return nil, &Error{Kind: KindResolve, Path: root, Err: fmt.Errorf("workspace root: %w", err)}
 	}
+	root = canonical(vs, root)
 	c := &Containment{flavor: vs, resolver: cfg.resolver, fold: fold}
 	if sp, ok := cfg.resolver.(SpellingResolver); ok && fold {
 		c.speller = sp
@@ -132,7 +132,7 @@ func NewContainment(root string, opts ...ContainOption) (*Containment, error) {
 		if err := checkBase(vs, w); err != nil {
 			return nil, &Error{Kind: KindResolve, Path: w, Err: fmt.Errorf("worktree: %w", err)}
 		}
-		n := vs.Resolve(w)
+		n := vs.Resolve(canonical(vs, w))
 		if isVolumeRoot(vs, n) {
 			continue
 		}
@@ -149,6 +149,16 @@ func NewContainment(root string, opts ...ContainOption) (*Containment, error) {
 	}
 	c.realBases = make([]string, len(c.bases))
 	return c, nil
+}
+
+// canonical returns p with the Windows flavour's device-namespace prefixes of a drive or
+// share path removed (see dosPath); other paths and the POSIX flavour are unchanged.
+func canonical(f Flavor, p string) string {
+	if f.Name() != "windows" {
+		return p
+	}
+	p, _ = dosPath(p)
+	return p
 }
 
 func checkBase(f Flavor, p string) error {
@@ -213,11 +223,12 @@ func (c *Containment) Check(target string) (Target, error) {
 		return t, &Error{Kind: KindResolve, Path: target, Err: err}
 	}
 	f := c.flavor
-	t.Abs = f.Resolve(c.root, target)
+	p := canonical(f, target)
+	t.Abs = f.Resolve(c.root, p)
 	if rel, ok := c.lexRel(t.Abs); ok {
 		t.Rel = rel
 	}
-	real, _, err := c.realpath(c.physical(target))
+	real, _, err := c.realpath(c.physical(p))
 	if err != nil {
 		return t, &Error{Kind: KindResolve, Path: target, Err: err}
 	}
@@ -244,7 +255,7 @@ func (c *Containment) Check(target string) (Target, error) {
 		}
 	}
 	if lex < 0 {
-		return t, &Error{Kind: KindOutside, Path: target, Resolved: real}
+		return t, &Error{Kind: KindOutside, Path: target, Resolved: real, Err: c.shortNameHint(target)}
 	}
 	if t.Base == "" {
 		// Lexically inside, but not physically inside the same base: any base's real
@@ -264,7 +275,7 @@ func (c *Containment) Check(target string) (Target, error) {
 		if unavailable != nil {
 			return t, &Error{Kind: KindResolve, Path: target, Resolved: real, Err: unavailable}
 		}
-		return t, &Error{Kind: KindOutside, Path: target, Resolved: real}
+		return t, &Error{Kind: KindOutside, Path: target, Resolved: real, Err: c.shortNameHint(target)}
 	}
 	if c.lexWithin(c.root, t.Abs) {
 		if rb, err := c.realBase(0); err == nil {
@@ -272,6 +283,45 @@ func (c *Containment) Check(target string) (Target, error) {
 		}
 	}
 	return t, nil
+}
+
+// shortNameHint explains an escape that may only be a matter of spelling: with the Windows
+// flavour, when a component of target or of a base looks like an 8.3 short name
+// ("PROGRA~1"), it returns why the long and short spellings of one directory count as
+// different paths; otherwise nil.
+func (c *Containment) shortNameHint(target string) error {
+	if c.flavor.Name() != "windows" {
+		return nil
+	}
+	for _, p := range append([]string{target}, c.bases...) {
+		_, rest, _ := c.flavor.splitVolume(canonical(c.flavor, p))
+		for i := 0; ; {
+			var seg string
+			if seg, i = nextSegment(rest, i, c.flavor.isSep); seg == "" {
+				break
+			}
+			if isShortName(seg) {
+				return fmt.Errorf("%q looks like a Windows 8.3 short name, and containment compares names as they are spelled, so a short and a long spelling of one directory are different paths (the safe answer); spell the path with the same long names as the workspace root %s", seg, c.root)
+			}
+		}
+	}
+	return nil
+}
+
+// isShortName reports whether seg has the shape of a generated 8.3 name: a stem of at most
+// eight characters ending in '~' and digits, and an extension of at most three.
+func isShortName(seg string) bool {
+	stem, ext, _ := strings.Cut(seg, ".")
+	i := strings.LastIndexByte(stem, '~')
+	if i <= 0 || i == len(stem)-1 || len(stem) > 8 || len(ext) > 3 {
+		return false
+	}
+	for _, d := range stem[i+1:] {
+		if d < '0' || d > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // lexPrefix compares the normalised base with the normalised path p segment by segment.
@@ -367,7 +417,11 @@ func (c *Containment) checkInput(target string) error {
 	case len(target) > MaxPathBytes:
 		return fmt.Errorf("path too long: %d bytes, at most %d are accepted; name the file by a shorter path", len(target), MaxPathBytes)
 	}
-	vol, rest, abs := c.flavor.splitVolume(target)
+	p, verbatim := target, false
+	if c.flavor.Name() == "windows" {
+		p, verbatim = dosPath(target)
+	}
+	vol, rest, abs := c.flavor.splitVolume(p)
 	if !abs && vol != "" {
 		return fmt.Errorf("the path %q starts with a drive and no separator: Windows takes it relative to that drive's current directory (and in a name, ':' starts an alternate data stream); give a path relative to the workspace root, or an absolute one", target)
 	}
@@ -382,6 +436,9 @@ func (c *Containment) checkInput(target string) error {
 			return fmt.Errorf("path too long: more than %d components; name the file by a shorter path", MaxPathComponents)
 		}
 		if c.flavor.Name() == "windows" {
+			if verbatim && (seg == "." || seg == "..") {
+				return fmt.Errorf("the path %q starts with %s, under which Windows looks %q up as a name instead of applying it; give the path without %[2]s or without %[3]q", target, `\\?\`, seg)
+			}
 			if err := windowsNameError(seg); err != nil {
 				return err
 			}
@@ -698,44 +755,40 @@ func (c *Containment) realpath(abs string) (real string, missing bool, err error
 			return next, false, lerr
 		}
 		mode := fi.Mode()
-		if mode&fs.ModeSymlink == 0 {
-			if mode&fs.ModeIrregular != 0 && runtime.GOOS == "windows" {
-				if _, isOS := r.(osResolver); isOS {
-					// A reparse point that is neither a directory nor a symlink (a
-					// junction, an app-exec link): let Windows resolve it.
-					ev, everr := filepath.EvalSymlinks(next)
-					if everr != nil {
-						return next, false, everr
-					}
-					var evRest string
-					vol, evRest, _ = f.splitVolume(f.Resolve(ev))
-					buf, starts, synced = append(buf[:0], vol...), starts[:0], false
-					for k := 0; ; {
-						var s string
-						if s, k = nextSegment(evRest, k, f.isSep); s == "" {
-							break
-						}
-						starts = append(starts, len(buf))
-						if len(buf) > len(vol) {
-							buf = append(buf, sep)
-						}
-						buf = append(buf, s...)
-					}
-				}
+		var dest string
+		switch {
+		case mode&fs.ModeSymlink != 0:
+			if links++; links > MaxSymlinks {
+				return next, false, fmt.Errorf("more than %d symbolic links (a loop?) at %s: %w", MaxSymlinks, next, syscall.ELOOP)
 			}
+			var rerr error
+			if dest, rerr = r.Readlink(next); rerr != nil {
+				return next, false, rerr
+			}
+		case mode&fs.ModeIrregular != 0:
+			// A reparse point that is not reported as a symlink. A junction (a mount
+			// point) redirects like a link and Readlink returns its target; since Go
+			// 1.23, filepath.EvalSymlinks no longer follows it. Other kinds (a
+			// cloud-file placeholder, an app-exec link) open in place, and Readlink
+			// says so with not-exist or EINVAL.
+			var rerr error
+			dest, rerr = r.Readlink(next)
+			if rerr != nil {
+				if errors.Is(rerr, fs.ErrNotExist) || errors.Is(rerr, syscall.EINVAL) {
+					continue
+				}
+				return next, false, fmt.Errorf("reparse point %s: %w", next, rerr)
+			}
+			if links++; links > MaxSymlinks {
+				return next, false, fmt.Errorf("more than %d symbolic links or junctions (a loop?) at %s: %w", MaxSymlinks, next, syscall.ELOOP)
+			}
+		default:
 			continue
-		}
-		links++
-		if links > MaxSymlinks {
-			return next, false, fmt.Errorf("more than %d symbolic links (a loop?) at %s: %w", MaxSymlinks, next, syscall.ELOOP)
-		}
-		dest, rerr := r.Readlink(next)
-		if rerr != nil {
-			return next, false, rerr
 		}
 		if strings.IndexByte(dest, 0) >= 0 || dest == "" {
 			return next, false, fmt.Errorf("symbolic link %s has an unusable target %q", next, dest)
 		}
+		dest = canonical(f, dest)
 		// The link itself is replaced by its target.
 		buf = buf[:starts[len(starts)-1]]
 		starts = starts[:len(starts)-1]

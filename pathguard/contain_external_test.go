@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 // TestContainmentOS runs the containment edge cases (spec §5.4) on a real temp tree.
 func TestContainmentOS(t *testing.T) {
+	posixOnDisk(t)
 	tmp := realTempDir(t)
 	P := filepath.Join(tmp, "proj")
 	out := filepath.Join(tmp, "outside")
@@ -111,6 +113,7 @@ func kindSentinel(k pathguard.Kind) error {
 }
 
 func TestContainmentMessages(t *testing.T) {
+	posixOnDisk(t)
 	tmp := realTempDir(t)
 	P := filepath.Join(tmp, "proj")
 	mkTree(t, tmp, "proj/", "proj/l -> /etc/shadow-pathguard")
@@ -131,6 +134,7 @@ func TestContainmentMessages(t *testing.T) {
 
 // TestContainmentCheckAll covers E57, E59 and E74.
 func TestContainmentCheckAll(t *testing.T) {
+	posixOnDisk(t)
 	tmp := realTempDir(t)
 	P := filepath.Join(tmp, "proj")
 	mkTree(t, tmp, "proj/src.txt", "proj/la -> lb", "proj/lb -> la")
@@ -277,6 +281,7 @@ func TestNewContainmentErrors(t *testing.T) {
 // TestContainmentConcurrent checks C10: concurrent first use computes the bases once and
 // every goroutine sees the same verdicts (run with -race).
 func TestContainmentConcurrent(t *testing.T) {
+	posixOnDisk(t)
 	tmp := realTempDir(t)
 	P := filepath.Join(tmp, "proj")
 	mkTree(t, tmp, "proj/a/")
@@ -302,5 +307,120 @@ func TestContainmentConcurrent(t *testing.T) {
 		if err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestContainmentJunction drives the reparse-point branch through the fake seam (Wine has
+// no junctions): a junction, which Go 1.23+ reports as ModeIrregular and which
+// filepath.EvalSymlinks no longer follows, is followed like a symlink through Readlink; a
+// reparse point of another kind opens in place; a Readlink failure other than "not a link"
+// fails closed. The same walk serves both flavours, so the POSIX rows show the seam does
+// not depend on the OS.
+func TestContainmentJunction(t *testing.T) {
+	win := pathguard.Windows(`C:\proc`, nil)
+	wres := newFakeFS(win, true, map[string]fakeNode{
+		`D:\`: {dir: true}, `D:\ws`: {dir: true}, `D:\ws\sub`: {dir: true}, `E:\`: {dir: true}, `E:\out`: {dir: true},
+		`D:\ws\j`:       {junction: `E:\out`},
+		`D:\ws\jin`:     {junction: `D:\ws\sub`},
+		`D:\ws\jup`:     {junction: `D:\`},
+		`D:\ws\jvol`:    {junction: `\\?\Volume{0a1b2c3d-0000-0000-0000-000000000000}\`},
+		`D:\ws\jverb`:   {junction: `\\?\E:\out`},
+		`D:\ws\loop1`:   {junction: `D:\ws\loop2`},
+		`D:\ws\loop2`:   {junction: `D:\ws\loop1`},
+		`D:\ws\jdangle`: {junction: `E:\gone`},
+		`D:\ws\cloud`:   {reparse: true},
+		`D:\ws\denied`:  {readlinkErr: syscall.EACCES},
+		`D:\ws\sub\lnk`: {link: `..\j`},
+		`D:\link`:       {junction: `D:\real`},
+		`D:\real`:       {dir: true}, `D:\real\ws`: {dir: true},
+	})
+	posix := pathguard.POSIX("/")
+	pres := newFakeFS(posix, false, map[string]fakeNode{
+		"/": {dir: true}, "/ws": {dir: true}, "/ws/sub": {dir: true}, "/out": {dir: true},
+		"/ws/j": {junction: "/out"}, "/ws/jin": {junction: "/ws/sub"}, "/ws/cloud": {reparse: true},
+	})
+	tests := []struct {
+		name     string
+		flavor   pathguard.Flavor
+		res      pathguard.Resolver
+		root     string
+		target   string
+		wantKind pathguard.Kind
+		wantReal string
+		wantBase string
+	}{
+		{name: "junction_out", flavor: win, res: wres, root: `D:\ws`, target: `j\x`, wantKind: pathguard.KindOutside, wantReal: `E:\out\x`},
+		{name: "junction_itself_out", flavor: win, res: wres, root: `D:\ws`, target: `j`, wantKind: pathguard.KindOutside, wantReal: `E:\out`},
+		{name: "junction_in", flavor: win, res: wres, root: `D:\ws`, target: `jin\x`, wantReal: `D:\ws\sub\x`, wantBase: `D:\ws`},
+		{name: "junction_dotdot_after", flavor: win, res: wres, root: `D:\ws`, target: `jin\..\x`, wantReal: `D:\ws\x`, wantBase: `D:\ws`},
+		{name: "junction_up_to_volume_root", flavor: win, res: wres, root: `D:\ws`, target: `jup\ws\sub\x`, wantReal: `D:\ws\sub\x`, wantBase: `D:\ws`},
+		{name: "junction_up_then_out", flavor: win, res: wres, root: `D:\ws`, target: `jup\real\x`, wantKind: pathguard.KindOutside, wantReal: `D:\real\x`},
+		{name: "junction_to_volume_guid", flavor: win, res: wres, root: `D:\ws`, target: `jvol\x`, wantKind: pathguard.KindOutside},
+		{name: "junction_verbatim_target", flavor: win, res: wres, root: `D:\ws`, target: `jverb\x`, wantKind: pathguard.KindOutside, wantReal: `E:\out\x`},
+		{name: "junction_dangling_out", flavor: win, res: wres, root: `D:\ws`, target: `jdangle\new.txt`, wantKind: pathguard.KindOutside, wantReal: `E:\gone\new.txt`},
+		{name: "junction_loop", flavor: win, res: wres, root: `D:\ws`, target: `loop1\x`, wantKind: pathguard.KindResolve},
+		{name: "symlink_to_junction_out", flavor: win, res: wres, root: `D:\ws`, target: `sub\lnk\x`, wantKind: pathguard.KindOutside, wantReal: `E:\out\x`},
+		{name: "other_reparse_point_in_place", flavor: win, res: wres, root: `D:\ws`, target: `cloud\x`, wantReal: `D:\ws\cloud\x`, wantBase: `D:\ws`},
+		{name: "reparse_readlink_denied", flavor: win, res: wres, root: `D:\ws`, target: `denied\x`, wantKind: pathguard.KindResolve},
+		{name: "root_below_junction", flavor: win, res: wres, root: `D:\link\ws`, target: `x`, wantReal: `D:\real\ws\x`, wantBase: `D:\link\ws`},
+		{name: "root_below_junction_absolute_real", flavor: win, res: wres, root: `D:\link\ws`, target: `D:\real\ws\x`, wantKind: pathguard.KindOutside},
+		{name: "posix_junction_out", flavor: posix, res: pres, root: "/ws", target: "j/x", wantKind: pathguard.KindOutside, wantReal: "/out/x"},
+		{name: "posix_junction_in", flavor: posix, res: pres, root: "/ws", target: "jin/x", wantReal: "/ws/sub/x", wantBase: "/ws"},
+		{name: "posix_reparse_in_place", flavor: posix, res: pres, root: "/ws", target: "cloud/x", wantReal: "/ws/cloud/x", wantBase: "/ws"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := pathguard.NewContainment(tc.root, pathguard.WithPathFlavor(tc.flavor), pathguard.WithResolver(tc.res))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Check(tc.target)
+			if k := kindOf(t, err); k != tc.wantKind {
+				t.Fatalf("Check(%q) = %+v, kind %v (%v), want %v", tc.target, got, k, err, tc.wantKind)
+			}
+			if tc.wantReal != "" && got.Real != tc.wantReal {
+				t.Errorf("Real = %q, want %q", got.Real, tc.wantReal)
+			}
+			if got.Base != tc.wantBase {
+				t.Errorf("Base = %q, want %q", got.Base, tc.wantBase)
+			}
+		})
+	}
+}
+
+// TestContainmentShortNameHint: the 8.3 and long spellings of one directory are different
+// paths to containment (refusing is the safe answer), and the refusal says so and what to
+// do; an escape with no short-name-like component carries no such hint.
+func TestContainmentShortNameHint(t *testing.T) {
+	win := pathguard.Windows(`C:\proc`, nil)
+	res := newFakeFS(win, true, map[string]fakeNode{
+		`C:\`: {dir: true}, `C:\Program Files`: {dir: true}, `C:\Program Files\ws`: {dir: true},
+		`C:\PROGRA~1`: {dir: true}, `C:\PROGRA~1\ws`: {dir: true}, `C:\other`: {dir: true},
+	})
+	tests := []struct {
+		name, root, target string
+		wantHint           bool
+	}{
+		{name: "short_target_long_root", root: `C:\Program Files\ws`, target: `C:\PROGRA~1\ws\x`, wantHint: true},
+		{name: "long_target_short_root", root: `C:\PROGRA~1\ws`, target: `C:\Program Files\ws\x`, wantHint: true},
+		{name: "short_with_extension", root: `C:\Program Files\ws`, target: `C:\PROGRA~1.TXT\x`, wantHint: true},
+		{name: "plain_escape", root: `C:\Program Files\ws`, target: `C:\other\x`},
+		{name: "tilde_not_short", root: `C:\Program Files\ws`, target: `C:\other\~backup\x`},
+		{name: "long_stem_with_tilde", root: `C:\Program Files\ws`, target: `C:\other\verylongname~1\x`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := pathguard.NewContainment(tc.root, pathguard.WithPathFlavor(win), pathguard.WithResolver(res))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.Check(tc.target)
+			if !errors.Is(err, pathguard.ErrOutside) {
+				t.Fatalf("Check(%q) = %v, want ErrOutside", tc.target, err)
+			}
+			if got := strings.Contains(err.Error(), "8.3 short name"); got != tc.wantHint {
+				t.Errorf("hint = %v, want %v: %v", got, tc.wantHint, err)
+			}
+		})
 	}
 }

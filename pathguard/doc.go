@@ -75,6 +75,18 @@
 // outside, even when it is a symlink back into a base, while the root spelled in other
 // case on a case-insensitive volume is inside, with Real in the on-disk spelling.
 //
+// On Windows, a junction (a mount-point reparse point, which Go reports as
+// [io/fs.ModeIrregular] and which filepath.EvalSymlinks no longer follows) is followed like
+// a symbolic link, through the resolver's Readlink; a reparse point of another kind (a
+// cloud-file placeholder, an app-exec link), for which Readlink reports not-exist or
+// EINVAL, opens in place and is taken as it is; any other Readlink failure refuses the
+// target. Paths in the Win32 device namespaces that name a drive or a share, `\\?\C:\x`,
+// `\\.\C:\x` and `\\?\UNC\srv\share\x`, are judged as `C:\x` and `\\srv\share\x`; since
+// Windows does not apply "." and ".." under `\\?\`, a `\\?\` path with such a component is
+// refused. Names are compared as spelled: the 8.3 short name of a directory ("PROGRA~1")
+// and its long name are different paths, so a target spelled one way under a root spelled
+// the other is refused as outside (the safe answer), and the refusal says so.
+//
 // Limits: a target longer than [MaxPathBytes] bytes or with more than
 // [MaxPathComponents] components is refused with [KindResolve] ("path too long") before
 // any file-system call, and a walk costs time linear in the target plus the link targets

@@ -54,7 +54,7 @@ type Error struct {
 	Path     string   // the raw input path
 	Resolved string   // the resolved path (search check) or the real path (containment)
 	Paths    []string // CheckAll: every offending raw path, the first one first
-	Err      error    // the stat or resolver error behind the refusal, if any
+	Err      error    // the stat or resolver error behind the refusal, if any; for KindOutside, a hint (Windows 8.3 names)
 }
 
 // Error returns the message a model is shown: for the search check, the plugin's exact
@@ -70,6 +70,9 @@ func (e *Error) Error() string {
 			e.Tool + " search was blocked before ripgrep ran. Verify the target path and that every parent component is a directory."
 	case KindOutside:
 		msg = "path is outside the workspace root and worktrees: " + e.Path + " (resolves to " + e.Resolved + ")"
+		if e.Err != nil {
+			msg += "; " + e.Err.Error()
+		}
 	case KindResolve:
 		cause := "unknown error"
 		if e.Err != nil {

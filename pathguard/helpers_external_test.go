@@ -5,20 +5,29 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/pathguard"
 )
 
 // fakeNode is one entry of a fakeFS: a directory, a regular file, a symlink (link != ""),
-// or a component whose Lstat fails with err.
+// or a component whose Lstat fails with err. The reparse-point seam: a Windows junction
+// (junction != "") is reported as Go 1.23+ reports one, ModeIrregular without ModeDir,
+// with Readlink returning its target; a reparse point of another kind (reparse, a
+// cloud-file placeholder directory, say) is ModeIrregular|ModeDir and Readlink fails with
+// ENOENT, as os.Readlink does for it; readlinkErr makes Readlink of a reparse point fail.
 type fakeNode struct {
-	dir  bool
-	link string
-	err  error
+	dir         bool
+	link        string
+	err         error
+	junction    string
+	reparse     bool
+	readlinkErr error
 }
 
 // fakeFS is an in-memory Resolver and stat function keyed by exact path strings in one
@@ -76,6 +85,14 @@ func (f *fakeFS) Lstat(name string) (fs.FileInfo, error) {
 
 func (f *fakeFS) Readlink(name string) (string, error) {
 	n, ok := f.nodes[f.key(name)]
+	switch {
+	case ok && n.readlinkErr != nil:
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: n.readlinkErr}
+	case ok && n.junction != "":
+		return n.junction, nil
+	case ok && n.reparse:
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: syscall.ENOENT}
+	}
 	if !ok || n.link == "" {
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: syscall.EINVAL}
 	}
@@ -106,6 +123,10 @@ func (i fakeInfo) Mode() fs.FileMode {
 	switch {
 	case i.node.link != "":
 		return fs.ModeSymlink | 0o777
+	case i.node.junction != "" || i.node.readlinkErr != nil:
+		return fs.ModeIrregular | 0o777
+	case i.node.reparse:
+		return fs.ModeIrregular | fs.ModeDir | 0o777
 	case i.node.dir:
 		return fs.ModeDir | 0o755
 	}
@@ -116,14 +137,26 @@ func (i fakeInfo) IsDir() bool        { return i.node.dir }
 func (i fakeInfo) Sys() any           { return nil }
 
 // realTempDir returns a temp directory with every symlink in its path resolved, so tests
-// compare real paths on systems where /tmp is itself a link.
+// compare real paths on systems where /tmp is itself a link (and, on Windows, with long
+// names for 8.3 ones).
 func realTempDir(t testing.TB) string {
 	t.Helper()
-	d, err := filepath.EvalSymlinks(t.TempDir())
+	d, err := filepath.EvalSymlinks(testenv.TempDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// posixOnDisk skips t on Windows: it runs the POSIX flavour over the real file system,
+// which only means something on Unix-like systems. The Windows flavour runs the same kinds
+// of cases against fake resolvers (TestContainmentAttackHeldWindows, TestContainmentFoldFake,
+// TestContainmentJunction) and over NTFS in TestContainmentOSWindows.
+func posixOnDisk(t testing.TB) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped on windows: the POSIX flavour over the real file system only means something on Unix-like systems; the Windows flavour has its own cases")
+	}
 }
 
 // mkTree creates files ("f"), directories (ending in "/") and symlinks ("name -> target")
@@ -134,6 +167,7 @@ func mkTree(t testing.TB, root string, entries ...string) {
 		var err error
 		switch {
 		case strings.Contains(e, " -> "):
+			testenv.Symlinks(t)
 			name, target, _ := strings.Cut(e, " -> ")
 			p := filepath.Join(root, name)
 			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {

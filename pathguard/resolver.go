@@ -43,7 +43,9 @@ type SpellingResolver interface {
 var _ SpellingResolver = osResolver{}
 
 // Spelling implements [SpellingResolver] by reading the directory: an exact entry wins;
-// otherwise the entry whose name folds equal and which is the same file as dir/name.
+// otherwise the entry whose name folds equal and which is the same file as dir/name;
+// otherwise (an alias the file system resolves but does not list, such as a Windows 8.3
+// short name) name itself.
 func (osResolver) Spelling(dir, name string) (string, error) {
 	want, err := os.Lstat(filepath.Join(dir, name))
 	if err != nil {
@@ -71,5 +73,7 @@ func (osResolver) Spelling(dir, name string) (string, error) {
 			return n, nil
 		}
 	}
-	return "", &fs.PathError{Op: "spelling", Path: filepath.Join(dir, name), Err: fs.ErrNotExist}
+	// The file system opened name, but no entry is spelled like it: an alias such as a
+	// Windows 8.3 short name ("PROGRA~1"). It is its own spelling, so it matches no other.
+	return name, nil
 }

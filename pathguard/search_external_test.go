@@ -44,6 +44,7 @@ func missingMsg(resolved, raw, tool string) string {
 // TestSearchCheckOS runs the search-path edge cases (spec §5.1) on a real temp tree with
 // os.Stat.
 func TestSearchCheckOS(t *testing.T) {
+	posixOnDisk(t)
 	P := searchTree(t)
 	tests := []struct {
 		name     string
@@ -239,6 +240,7 @@ func TestSearchCheckFake(t *testing.T) {
 
 // TestSearchCheckTiming covers E29: the verdict reflects the file system at check time.
 func TestSearchCheckTiming(t *testing.T) {
+	posixOnDisk(t)
 	P := searchTree(t)
 	g := pathguard.NewSearchGuard(pathguard.WithFlavor(pathguard.POSIX("/")))
 	args := map[string]any{"path": "later"}
@@ -266,6 +268,7 @@ func TestSearchCheckTiming(t *testing.T) {
 // TestSearchCheckParallel covers E30: parallel calls with the same bad path are each
 // refused independently (run with -race).
 func TestSearchCheckParallel(t *testing.T) {
+	posixOnDisk(t)
 	P := searchTree(t)
 	g := pathguard.NewSearchGuard(pathguard.WithFlavor(pathguard.POSIX("/")))
 	tests := []struct {
@@ -296,6 +299,7 @@ func TestSearchCheckParallel(t *testing.T) {
 
 // TestSearchCheckJSON covers E31.
 func TestSearchCheckJSON(t *testing.T) {
+	posixOnDisk(t)
 	P := searchTree(t)
 	g := pathguard.NewSearchGuard(pathguard.WithFlavor(pathguard.POSIX("/")))
 	tests := []struct {

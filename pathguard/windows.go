@@ -255,3 +255,24 @@ func (f windowsFlavor) Rel(base, p string) (string, bool) {
 	}
 	return relNormalized(f, f.Normalize(base), f.Normalize(p), true)
 }
+
+// dosPath rewrites a path in the Win32 device namespaces that names a drive or a UNC share
+// into its usual form: `\\?\C:\x` and `\\.\C:\x` become `C:\x`, `\\?\UNC\srv\share\x`
+// becomes `\\srv\share\x`. verbatim reports a `\\?\` prefix (backslashes only; `//?/` is
+// normalised like `\\.\`), under which Windows hands the
+// rest to the file system as it is: "." and ".." are names there, and trailing dots and
+// spaces are kept. Any other path (a volume GUID path, a named pipe, `\\?\C:` without a
+// separator, which is the volume device itself) is returned unchanged.
+func dosPath(p string) (dos string, verbatim bool) {
+	if len(p) < 4 || !isWinSep(p[0]) || !isWinSep(p[1]) || p[2] != '?' && p[2] != '.' || !isWinSep(p[3]) {
+		return p, false
+	}
+	rest := p[4:]
+	switch {
+	case len(rest) >= 3 && isDriveLetter(rest[0]) && rest[1] == ':' && isWinSep(rest[2]):
+		return rest, p[:4] == `\\?\`
+	case len(rest) > 4 && strings.EqualFold(rest[:3], "UNC") && isWinSep(rest[3]):
+		return `\\` + rest[4:], p[:4] == `\\?\`
+	}
+	return p, false
+}

@@ -28,7 +28,7 @@ func (x *drv) finish(p TaskPlan, obs LaunchObservation) TaskLaunchResult {
 
 func (x *drv) completeRun(id, text string) {
 	x.t.Helper()
-	x.d.Do(func(b *Board) {
+	x.d.Do("", func(b *Board) {
 		r, _ := b.Get(id)
 		if _, g := b.commitTerminal(commitInput{TaskID: id, Generation: r.Generation, State: StateCompleted, Summary: text}); g != gateCommitted {
 			x.t.Fatalf("commit %s: %s", id, g)
@@ -38,7 +38,7 @@ func (x *drv) completeRun(id, text string) {
 
 func (x *drv) ackRun(id string) {
 	x.t.Helper()
-	x.d.Do(func(b *Board) {
+	x.d.Do("", func(b *Board) {
 		r, _ := b.Get(id)
 		if _, ok := b.markReconciled(id, r.Generation, r.TerminalRevision); !ok {
 			x.t.Fatalf("ack %s refused", id)
@@ -72,7 +72,7 @@ func TestAmendmentScenarios(t *testing.T) {
 		}},
 		{name: "E152_event_registration_then_after_hook_one_run_deletion_honoured", run: func(t *testing.T, x *drv) {
 			p := x.spawn("ses_e")
-			x.d.Do(func(b *Board) {
+			x.d.Do("", func(b *Board) {
 				if _, err := b.registerLaunch(launchInput{TaskID: "ses_e", ParentID: parent1, Agent: "explorer", Early: true}); err != nil {
 					t.Fatal(err)
 				}
@@ -84,7 +84,7 @@ func TestAmendmentScenarios(t *testing.T) {
 			}
 			x.d.Observe(HostEvent{Kind: EventDeleted, SessionID: "ses_e"})
 			var ok bool
-			x.d.Do(func(b *Board) { _, ok = b.Get("ses_e") })
+			x.d.Do("", func(b *Board) { _, ok = b.Get("ses_e") })
 			if ok {
 				t.Fatal("a genuine deletion without generation was ignored")
 			}
@@ -125,8 +125,8 @@ func TestAmendmentScenarios(t *testing.T) {
 			x.ackRun("ses_r")
 			p2, err := x.d.Task(context.Background(), orch, TaskCall{Agent: "explorer", Ref: "ses_r", Background: true})
 			noErr(t, err)
-			if p2.Baseline != "m2" {
-				t.Fatalf("baseline %q, want m2", p2.Baseline)
+			if p2.baseline != "m2" {
+				t.Fatalf("baseline %q, want m2", p2.baseline)
 			}
 			x.finish(p2, LaunchObservation{TaskID: "ses_r", Background: true})
 			g2 := x.rec("ses_r").Generation // a relaunched task's events carry their generation
@@ -168,7 +168,7 @@ func TestAmendmentScenarios(t *testing.T) {
 			}
 			x.h.statuses = func(context.Context) (map[string]StatusEntry, error) { return idle("ses_a"), nil }
 			res, err := x.d.Cancel(context.Background(), orch, "ses_a", "")
-			if err != nil || res.State != CancelCancelled {
+			if err != nil || res.State != CancelState(StateCancelled) {
 				t.Fatalf("cancel after settlement: %+v %v", res, err)
 			}
 		}},
@@ -210,9 +210,9 @@ func TestAmendmentScenarios(t *testing.T) {
 			var wg sync.WaitGroup
 			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, "ses_a", "") })
 			synctest.Wait()
-			var info LeaseInfo
+			var info Lease
 			var ferr error
-			x.d.Do(func(b *Board) { info, ferr = b.ForceRelease("ses_a", "abort stuck at the host; operator ticket 7") })
+			x.d.Do("", func(b *Board) { info, ferr = b.ForceRelease("ses_a", "abort stuck at the host; operator ticket 7") })
 			noErr(t, ferr)
 			if info.Kind != LeaseCancellation || !strings.Contains(info.Reason, "operator ticket 7") {
 				t.Fatalf("released %+v", info)
@@ -226,8 +226,8 @@ func TestAmendmentScenarios(t *testing.T) {
 			if r.State != StateRunning || !strings.Contains(r.ForcedRelease, "operator ticket 7") {
 				t.Fatalf("record %s, audit %q", r.State, r.ForcedRelease)
 			}
-			var audit []LeaseInfo
-			x.d.Do(func(b *Board) { audit = b.ForcedReleases() })
+			var audit []Lease
+			x.d.Do("", func(b *Board) { audit = b.ForcedReleases() })
 			if len(audit) != 1 || audit[0].TaskID != "ses_a" {
 				t.Fatalf("audit log %+v", audit)
 			}
@@ -246,7 +246,7 @@ func TestAmendmentScenarios(t *testing.T) {
 			x.d.Close()
 			_, err = x.d.FinishTask(p2, LaunchObservation{TaskID: "ses_c"})
 			checkErr(t, err, ErrClosed, "")
-			b := x.d.Board()
+			b := x.d.b
 			if r, _ := b.Get("ses_c"); r.Generation != before.Generation || r.State != before.State {
 				t.Fatalf("board changed after Close: %+v", r)
 			}
@@ -255,13 +255,13 @@ func TestAmendmentScenarios(t *testing.T) {
 			}
 			checkErr(t, x.d.FailTask(p2), ErrClosed, "")
 			ran := false
-			checkErr(t, x.d.Do(func(*Board) { ran = true }), ErrClosed, "")
+			checkErr(t, x.d.Do("", func(*Board) { ran = true }), ErrClosed, "")
 			_, err = x.d.View(parent1)
 			checkErr(t, err, ErrClosed, "")
 			_, err = x.d.WaitForUser(orch, "need input")
 			checkErr(t, err, ErrClosed, "")
-			if ran || b.Waiting(parent1) || x.d.Pending() != 0 {
-				t.Fatalf("ran=%t waiting=%t pending=%d", ran, b.Waiting(parent1), x.d.Pending())
+			if ran || b.Waiting(parent1) || x.d.pending() != 0 {
+				t.Fatalf("ran=%t waiting=%t pending=%d", ran, b.Waiting(parent1), x.d.pending())
 			}
 		}},
 		{name: "E158_subscribers_in_emission_order_one_at_a_time", run: func(t *testing.T, x *drv) {
@@ -316,7 +316,7 @@ func TestAmendmentScenarios(t *testing.T) {
 						t.Fatalf("recovered %v", r)
 					}
 				}()
-				x.d.Do(func(*Board) { panic("boom") })
+				x.d.Do("", func(*Board) { panic("boom") })
 			}()
 			x.launch("ses_a", parent1)
 			if _, err := x.d.Status(context.Background(), orch, "ses_a"); err != nil {
@@ -381,7 +381,6 @@ func TestOneEvidenceMachinePerRecord(t *testing.T) {
 // TestNewDriverRefusesMisconfiguredHost: the flavour is required and must match the
 // capabilities given.
 func TestNewDriverRefusesMisconfiguredHost(t *testing.T) {
-	b, _ := NewBoard(SystemClock{}, Options{})
 	h := &fakeHost{}
 	tests := []struct {
 		name string
@@ -395,13 +394,13 @@ func TestNewDriverRefusesMisconfiguredHost(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewDriver(b, tc.host)
+			_, err := NewDriver(tc.host, Options{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want it to mention %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := NewDriver(b, Host{Aborter: h, Prompter: h, Sessions: h, Status: h, Flavor: FlavorV1}); err != nil {
+	if _, err := NewDriver(Host{Aborter: h, Prompter: h, Sessions: h, Status: h, Flavor: FlavorV1}, Options{}); err != nil {
 		t.Fatal(err)
 	}
 }

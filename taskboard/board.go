@@ -2,6 +2,7 @@ package taskboard
 
 import (
 	"fmt"
+	"log/slog"
 	"math"
 	"time"
 )
@@ -24,9 +25,11 @@ const (
 	MaxAbortGrace = 60 * time.Second
 )
 
-// Options configures a [Board] (and, through it, the driver). The zero value of every field
-// means its default.
+// Options configures a [Board] and the [Driver] that runs it; [NewBoard], [NewDriver] and
+// [NewSharedDriver] all take one. The zero value of every field means its default; the
+// driver fields are ignored by NewBoard.
 type Options struct {
+	Clock                Clock         // the board's only source of time; default SystemClock
 	MaxReusablePerAgent  int           // reusable and retained-stopped records kept per (parent, agent); default 2
 	MaxContextLines      int           // context budget of a reusable record; default 50,000
 	OrchestratorAgents   []string      // agents allowed to call orchestrator-only tools; default {"orchestrator"}
@@ -37,6 +40,12 @@ type Options struct {
 	AbortGrace           time.Duration // grace after the supervisor's abort: 1 s … 60 s; default 10 s
 	MaxTombstones        int           // deleted task IDs remembered (oldest forgotten first); default 4096
 	Timing               Timing
+
+	Logger           *slog.Logger // the protocols' log lines; default discarded
+	NotifyAll        bool         // notify the parent of every run that completes or fails, not only revived ones
+	NoReconciliation bool         // no periodic status-map passes (a v1 host whose map is costly)
+
+	timers timerSource // tests: the driver's timers (default time.AfterFunc)
 }
 
 // Timing holds every deadline, period and history size of the protocols. Zero fields
@@ -89,6 +98,15 @@ func budget(d time.Duration) time.Duration {
 
 // withDefaults fills zero fields and validates the rest; the error names the field.
 func (o Options) withDefaults() (Options, error) {
+	if o.Clock == nil {
+		o.Clock = SystemClock{}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.timers == nil {
+		o.timers = realTimers{}
+	}
 	if o.MaxReusablePerAgent < 0 {
 		return o, fmt.Errorf("taskboard: Options.MaxReusablePerAgent must be ≥ 0, got %d", o.MaxReusablePerAgent)
 	}
@@ -215,15 +233,15 @@ type Board struct {
 	aliases  map[aliasKey]uint64            // last number per (parent, prefix)
 	nextGen  uint64
 
-	leases     map[string]Lease     // live leases by task ID
-	leaseSince map[string]time.Time // when each live lease was acquired
+	leases     map[string]leaseGrant // live leases by task ID
+	leaseSince map[string]time.Time  // when each live lease was acquired
 	nextToken  uint64
 
 	tombs     map[string]tombstone
 	epochs    map[string]uint64
 	nextEpoch uint64
-	tombQ     []tombRef   // tombstones oldest first, for the MaxTombstones cap
-	forced    []LeaseInfo // audit log of ForceRelease, newest last, bounded
+	tombQ     []tombRef // tombstones oldest first, for the MaxTombstones cap
+	forced    []Lease   // audit log of ForceRelease, newest last, bounded
 
 	managed  map[string]bool
 	waits    map[string]bool   // armed wait_for_user latches
@@ -235,24 +253,22 @@ type Board struct {
 
 type aliasKey struct{ parent, prefix string }
 
-// NewBoard returns an empty board reading time from c. It fails when an option is out of
-// range; the error names the field.
-func NewBoard(c Clock, o Options) (*Board, error) {
-	if c == nil {
-		return nil, fmt.Errorf("taskboard: NewBoard needs a Clock")
-	}
+// NewBoard returns an empty board. It fails when an option is out of range; the error
+// names the field. A host normally lets [NewDriver] build the board; a bare board serves
+// simulations and tests.
+func NewBoard(o Options) (*Board, error) {
 	o, err := o.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	return &Board{
-		clock:      c,
+		clock:      o.Clock,
 		opts:       o,
 		records:    map[string]*Record{},
 		children:   map[string]map[string]struct{}{},
 		aliasIdx:   map[aliasKey]string{},
 		aliases:    map[aliasKey]uint64{},
-		leases:     map[string]Lease{},
+		leases:     map[string]leaseGrant{},
 		leaseSince: map[string]time.Time{},
 		tombs:      map[string]tombstone{},
 		epochs:     map[string]uint64{},
@@ -262,18 +278,18 @@ func NewBoard(c Clock, o Options) (*Board, error) {
 	}, nil
 }
 
-// Now returns the injected clock's reading.
-func (b *Board) Now() time.Time { return b.clock.Now() }
+// now returns the injected clock's reading.
+func (b *Board) now() time.Time { return b.clock.Now() }
 
-// Options returns the board's options with every default filled in.
-func (b *Board) Options() Options {
+// options returns the board's options with every default filled in.
+func (b *Board) options() Options {
 	o := b.opts
 	o.OrchestratorAgents = append([]string(nil), o.OrchestratorAgents...)
 	return o
 }
 
-// Timing returns the board's timing with every default filled in.
-func (b *Board) Timing() Timing { return b.opts.Timing }
+// timing returns the board's timing with every default filled in.
+func (b *Board) timing() Timing { return b.opts.Timing }
 
 // Manage marks sessionID as an orchestrator session managed by this board.
 func (b *Board) Manage(sessionID string) {
@@ -282,15 +298,15 @@ func (b *Board) Manage(sessionID string) {
 	}
 }
 
-// Managed reports whether sessionID was registered with [Board.Manage].
-func (b *Board) Managed(sessionID string) bool { return b.managed[sessionID] }
+// isManaged reports whether sessionID was registered with [Board.Manage].
+func (b *Board) isManaged(sessionID string) bool { return b.managed[sessionID] }
 
 // dispose marks the board disposed; every later dispatch check of a machine fails.
 // Records, leases and waits stay as they are.
 func (b *Board) dispose() { b.disposed = true }
 
-// Disposed reports whether the board was disposed (its driver closed).
-func (b *Board) Disposed() bool { return b.disposed }
+// isDisposed reports whether the board was disposed (its driver closed).
+func (b *Board) isDisposed() bool { return b.disposed }
 
 // drain returns the notices emitted since the last drain, oldest first, and empties the
 // outbox.
@@ -300,7 +316,7 @@ func (b *Board) drain() []Notice {
 	return n
 }
 
-func (b *Board) emit(kind string, r *Record) {
+func (b *Board) emit(kind NoticeKind, r *Record) {
 	b.notices = append(b.notices, Notice{
 		Kind: kind, TaskID: r.TaskID, ParentID: r.ParentID, Generation: r.Generation,
 		TerminalRevision: r.TerminalRevision, State: r.State,
@@ -310,7 +326,7 @@ func (b *Board) emit(kind string, r *Record) {
 // Notice is one entry of the board's outbox, handed by the driver to its subscribers
 // ([Driver.OnTerminal], [Driver.OnLaunched]).
 type Notice struct {
-	Kind             string
+	Kind             NoticeKind
 	TaskID, ParentID string
 	Generation       uint64
 	TerminalRevision uint64

@@ -7,10 +7,10 @@ import (
 )
 
 // benchBoard returns a board with n tasks under one parent, half of them acknowledged.
-func benchBoard(b *testing.B, n int) (*Board, *ManualClock) {
+func benchBoard(b *testing.B, n int) (*Board, *manualClock) {
 	b.Helper()
-	clk := NewManualClock(t0)
-	bd, err := NewBoard(clk, Options{MaxReusablePerAgent: n})
+	clk := newManualClock(t0)
+	bd, err := NewBoard(Options{Clock: clk, MaxReusablePerAgent: n})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func BenchmarkView(b *testing.B) {
 			bd, _ := benchBoard(b, n)
 			b.ReportAllocs()
 			for b.Loop() {
-				if v := bd.View("orch"); v.Text == "" {
+				if v := bd.view("orch"); v.Text == "" {
 					b.Fatal("empty view")
 				}
 			}

@@ -10,7 +10,7 @@ import (
 
 // detOp is one board operation, applied identically to several boards. It returns a
 // description of its result.
-type detOp func(b *Board, clk *ManualClock, issued *[]Lease) string
+type detOp func(b *Board, clk *manualClock, issued *[]leaseGrant) string
 
 func genDetOp(t *rapid.T, i int) detOp {
 	ids := []string{"ses_a", "ses_b", "ses_c"}
@@ -22,7 +22,7 @@ func genDetOp(t *rapid.T, i int) detOp {
 		return uint64(int64(r.Generation) + int64(genDelta))
 	}
 	pick := rapid.IntRange(0, 1000).Draw(t, fmt.Sprintf("pick%d", i))
-	lease := func(issued []Lease) *Lease {
+	lease := func(issued []leaseGrant) *leaseGrant {
 		if len(issued) == 0 {
 			return nil
 		}
@@ -34,7 +34,7 @@ func genDetOp(t *rapid.T, i int) detOp {
 		agent := rapid.SampledFrom([]string{"explorer", "oracle"}).Draw(t, fmt.Sprintf("agent%d", i))
 		preserve := rapid.Bool().Draw(t, fmt.Sprintf("preserve%d", i))
 		withLease := rapid.Bool().Draw(t, fmt.Sprintf("withLease%d", i))
-		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
+		return func(b *Board, _ *manualClock, issued *[]leaseGrant) string {
 			in := launchInput{TaskID: id, ParentID: parent, Agent: agent, PreserveRun: preserve}
 			if withLease {
 				in.Lease = lease(*issued)
@@ -43,8 +43,8 @@ func genDetOp(t *rapid.T, i int) detOp {
 			return fmt.Sprint(r.Generation, err)
 		}
 	case 1:
-		kind := rapid.SampledFrom(LeaseKinds()).Draw(t, fmt.Sprintf("kind%d", i))
-		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
+		kind := rapid.SampledFrom(leaseKinds[:]).Draw(t, fmt.Sprintf("kind%d", i))
+		return func(b *Board, _ *manualClock, issued *[]leaseGrant) string {
 			l, ok := b.acquire(kind, id, gen(b), nil)
 			if ok {
 				*issued = append(*issued, l)
@@ -52,15 +52,15 @@ func genDetOp(t *rapid.T, i int) detOp {
 			return fmt.Sprint(l, ok)
 		}
 	case 2:
-		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
+		return func(b *Board, _ *manualClock, issued *[]leaseGrant) string {
 			if l := lease(*issued); l != nil {
 				return fmt.Sprint(b.release(*l))
 			}
 			return ""
 		}
 	case 3:
-		owner := rapid.SampledFrom([]string{OwnerAdmission, OwnerCompensation}).Draw(t, fmt.Sprintf("owner%d", i))
-		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
+		owner := rapid.SampledFrom([]LeaseOwner{OwnerAdmission, OwnerCompensation}).Draw(t, fmt.Sprintf("owner%d", i))
+		return func(b *Board, _ *manualClock, issued *[]leaseGrant) string {
 			if l := lease(*issued); l != nil {
 				h, ok := b.handOver(*l, owner)
 				return fmt.Sprint(h, ok)
@@ -69,60 +69,60 @@ func genDetOp(t *rapid.T, i int) detOp {
 		}
 	case 4:
 		st := rapid.SampledFrom([]State{StateCompleted, StateError, StateCancelled, StateStopped}).Draw(t, fmt.Sprintf("state%d", i))
-		return func(b *Board, _ *ManualClock, issued *[]Lease) string {
-			r, g := b.commitTerminal(commitInput{TaskID: id, Generation: gen(b), State: st, Summary: "s", Lease: lease(*issued), ObservedAt: b.Now()})
+		return func(b *Board, _ *manualClock, issued *[]leaseGrant) string {
+			r, g := b.commitTerminal(commitInput{TaskID: id, Generation: gen(b), State: st, Summary: "s", Lease: lease(*issued), ObservedAt: b.now()})
 			return fmt.Sprint(r.State, g)
 		}
 	case 5:
 		back := time.Duration(rapid.IntRange(0, 2000).Draw(t, fmt.Sprintf("back%d", i))) * time.Millisecond
-		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
-			r, ok := b.markRunningFromLive(id, gen(b), b.Now().Add(-back))
+		return func(b *Board, _ *manualClock, _ *[]leaseGrant) string {
+			r, ok := b.markRunningFromLive(id, gen(b), b.now().Add(-back))
 			return fmt.Sprint(r.State, ok)
 		}
 	case 6:
-		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
-			r, g := b.stopCandidate(id, gen(b), b.Now(), MsgIdleUnconfirmed)
+		return func(b *Board, _ *manualClock, _ *[]leaseGrant) string {
+			r, g := b.stopCandidate(id, gen(b), b.now(), msgIdleUnconfirmed)
 			return fmt.Sprint(r.State, g)
 		}
 	case 7:
-		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
-			return fmt.Sprint(b.acknowledgeShown(parent, b.View(parent).shown))
+		return func(b *Board, _ *manualClock, _ *[]leaseGrant) string {
+			return fmt.Sprint(b.acknowledgeShown(parent, b.view(parent).shown))
 		}
 	case 8:
-		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
+		return func(b *Board, _ *manualClock, _ *[]leaseGrant) string {
 			b.Drop(id)
 			return ""
 		}
 	case 9:
-		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
+		return func(b *Board, _ *manualClock, _ *[]leaseGrant) string {
 			g := gen(b)
 			return fmt.Sprint(b.hostDeleted(deletionEvent{SessionID: id, Generation: &g}))
 		}
 	case 10:
-		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
+		return func(b *Board, _ *manualClock, _ *[]leaseGrant) string {
 			r, err := b.adopt(adoptInput{TaskID: id, ParentID: parent, Agent: "explorer", State: StateCompleted})
 			return fmt.Sprint(r.Generation, err)
 		}
 	case 11:
-		return func(b *Board, _ *ManualClock, _ *[]Lease) string {
+		return func(b *Board, _ *manualClock, _ *[]leaseGrant) string {
 			b.ClearParent(parent)
 			return ""
 		}
 	}
 	d := time.Duration(rapid.IntRange(1, 6000).Draw(t, fmt.Sprintf("tick%d", i))) * time.Millisecond
-	return func(_ *Board, clk *ManualClock, _ *[]Lease) string {
+	return func(_ *Board, clk *manualClock, _ *[]leaseGrant) string {
 		clk.Advance(d)
 		return ""
 	}
 }
 
 func dumpBoard(b *Board) string {
-	s := fmt.Sprintf("%+v\n%+v\n%+v\n", b.AllRecords(), b.LeasesForTest(), b.drain())
+	s := fmt.Sprintf("%+v\n%+v\n%+v\n", b.allRecords(), b.LeasesForTest(), b.drain())
 	for _, id := range []string{"ses_a", "ses_b", "ses_c"} {
 		e, ok := b.deletionEpoch(id)
-		s += fmt.Sprint(id, b.Tombstoned(id), e, ok, " ")
+		s += fmt.Sprint(id, b.tombstoned(id), e, ok, " ")
 	}
-	return s + b.View("par-A").Text + b.View("par-B").Text
+	return s + b.view("par-A").Text + b.view("par-B").Text
 }
 
 // TestDeterminism is invariant 40 for the board: the same operations with the same clock
@@ -136,13 +136,13 @@ func TestDeterminism(t *testing.T) {
 		}
 		type sys struct {
 			b      *Board
-			clk    *ManualClock
-			issued []Lease
+			clk    *manualClock
+			issued []leaseGrant
 		}
 		var twins [2]*sys
 		for i := range twins {
-			clk := NewManualClock(t0)
-			b, err := NewBoard(clk, Options{MaxReusablePerAgent: 1})
+			clk := newManualClock(t0)
+			b, err := NewBoard(Options{Clock: clk, MaxReusablePerAgent: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

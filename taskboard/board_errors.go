@@ -56,7 +56,7 @@ func toolErr(kind error, msg string) *ToolError { return &ToolError{Kind: kind, 
 // and how long, and the operator's way out when its host call will never settle.
 func leaseUnavailable(b *Board, id, msg string) *ToolError {
 	if l, ok := b.leases[id]; ok {
-		msg += fmt.Sprintf(" A %s lease (owner %s) has held it for %s.", l.Kind, l.Owner, b.Now().Sub(b.leaseSince[id]).Round(time.Second))
+		msg += fmt.Sprintf(" A %s lease (owner %s) has held it for %s.", l.Kind, l.Owner, b.now().Sub(b.leaseSince[id]).Round(time.Second))
 	}
 	msg += fmt.Sprintf(" It is released when the operation holding it settles. If that host call will never return, an operator can break the lease with Board.ForceRelease(%q, reason); this risks the abandoned call still acting on the session later.", id)
 	return toolErr(ErrLeaseUnavailable, msg)

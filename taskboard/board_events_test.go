@@ -18,13 +18,13 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E89_idle_then_busy_within_grace_stays_running", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(time.Second)
-			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != gateDeferred {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.now(), msgIdleUnconfirmed); g != gateDeferred {
 				t.Fatalf("first idle: %s", g)
 			}
 			e.tick(2 * time.Second)
-			e.b.observeBusy("ses_a", nil, e.b.Now())
+			e.b.observeBusy("ses_a", nil, e.b.now())
 			e.tick(4 * time.Second)
-			r, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
+			r, g := e.b.stopCandidate("ses_a", r.Generation, e.b.now(), msgIdleUnconfirmed)
 			if g != gateDeferred || r.State != StateRunning {
 				t.Fatalf("%s %s", g, r.State)
 			}
@@ -35,18 +35,18 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E90_two_idle_readings_5s_apart_stop_once", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(time.Second)
-			e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
+			e.b.stopCandidate("ses_a", r.Generation, e.b.now(), msgIdleUnconfirmed)
 			e.tick(4999 * time.Millisecond)
-			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != gateDeferred {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.now(), msgIdleUnconfirmed); g != gateDeferred {
 				t.Fatalf("inside grace: %s", g)
 			}
 			e.tick(time.Millisecond)
-			s, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
+			s, g := e.b.stopCandidate("ses_a", r.Generation, e.b.now(), msgIdleUnconfirmed)
 			if g != gateCommitted || s.State != StateStopped || s.ResultSummary != "Background session stopped before a terminal task result was received." {
 				t.Fatalf("%s %s", g, s.State)
 			}
 			e.tick(5 * time.Second)
-			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != gateStale {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.now(), msgIdleUnconfirmed); g != gateStale {
 				t.Fatalf("third: %s", g)
 			}
 			if n := e.noticesOf(NoticeTerminal); len(n) != 1 {
@@ -57,10 +57,10 @@ func TestBoardEdgeCases(t *testing.T) {
 			r := e.launch("ses_a", p1, "explorer")
 			for range 3 {
 				e.tick(5 * time.Second)
-				e.b.markStatusUncertain("ses_a", r.Generation, MsgMalformedEntry)
+				e.b.markStatusUncertain("ses_a", r.Generation, msgMalformedEntry)
 			}
 			r = e.rec("ses_a")
-			if r.State != StateRunning || !r.StatusUncertain || r.LastStatusError != MsgMalformedEntry {
+			if r.State != StateRunning || !r.StatusUncertain || r.LastStatusError != msgMalformedEntry {
 				t.Fatalf("got %+v", r)
 			}
 		}},
@@ -83,12 +83,12 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E94_board_busy_during_pass_blocks_its_idle_reading", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(time.Second)
-			e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed) // earlier pass
+			e.b.stopCandidate("ses_a", r.Generation, e.b.now(), msgIdleUnconfirmed) // earlier pass
 			e.tick(5 * time.Second)
-			passStart := e.b.Now()
+			passStart := e.b.now()
 			e.tick(100 * time.Millisecond)
-			e.b.observeBusy("ses_a", nil, e.b.Now()) // busy while the pass's read is in flight
-			got, g := e.b.stopCandidate("ses_a", r.Generation, passStart, MsgIdleUnconfirmed)
+			e.b.observeBusy("ses_a", nil, e.b.now()) // busy while the pass's read is in flight
+			got, g := e.b.stopCandidate("ses_a", r.Generation, passStart, msgIdleUnconfirmed)
 			if got.State != StateRunning || g == gateCommitted || got.LastLiveBusyAt.Before(passStart) {
 				t.Fatalf("%s %s", g, got.State)
 			}
@@ -100,9 +100,9 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			before := e.rec("ses_a")
 			e.tick(time.Second)
-			e.b.stopCandidate("ses_a", g1.Generation, e.b.Now(), MsgIdleUnconfirmed)
+			e.b.stopCandidate("ses_a", g1.Generation, e.b.now(), msgIdleUnconfirmed)
 			e.b.markStatusUncertain("ses_a", g1.Generation, "x")
-			e.b.markRunningFromLive("ses_a", g1.Generation, e.b.Now())
+			e.b.markRunningFromLive("ses_a", g1.Generation, e.b.now())
 			if after := e.rec("ses_a"); !equalRecords(before, after) {
 				t.Fatalf("G1 pass changed G2:\n%s", diffRecords(before, after))
 			}
@@ -117,7 +117,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			}
 			// Old-run events without a generation: idle, error, busy at or before RunStartedAt.
 			e.tick(time.Second)
-			if _, g := e.b.observeError("ses_a", nil, "old boom", false, e.b.Now()); g != gateStale {
+			if _, g := e.b.observeError("ses_a", nil, "old boom", false, e.b.now()); g != gateStale {
 				t.Fatalf("old error: %s", g)
 			}
 			if _, ok := e.b.observeBusy("ses_a", nil, g2.RunStartedAt); ok {
@@ -126,11 +126,11 @@ func TestBoardEdgeCases(t *testing.T) {
 			if r := e.rec("ses_a"); r.State != StateRunning || r.ActivityRevision != 0 {
 				t.Fatalf("got %s rev %d", r.State, r.ActivityRevision)
 			}
-			r, ok := e.b.observeBusy("ses_a", nil, e.b.Now())
+			r, ok := e.b.observeBusy("ses_a", nil, e.b.now())
 			if !ok || r.Quarantined || r.ActivityRevision != 1 {
 				t.Fatalf("fresh busy: %v %+v", ok, r)
 			}
-			if _, g := e.b.observeError("ses_a", nil, "new boom", false, e.b.Now()); g != gateCommitted {
+			if _, g := e.b.observeError("ses_a", nil, "new boom", false, e.b.now()); g != gateCommitted {
 				t.Fatalf("error after quarantine: %s", g)
 			}
 		}},
@@ -140,13 +140,13 @@ func TestBoardEdgeCases(t *testing.T) {
 			g2 := e.launch("ses_a", p1, "explorer")
 			before := e.rec("ses_a")
 			e.tick(time.Second)
-			e.b.observeBusy("ses_a", &g1.Generation, e.b.Now())
-			e.b.observeError("ses_a", &g1.Generation, "x", false, e.b.Now())
+			e.b.observeBusy("ses_a", &g1.Generation, e.b.now())
+			e.b.observeError("ses_a", &g1.Generation, "x", false, e.b.now())
 			e.b.hostDeleted(deletionEvent{SessionID: "ses_a", Generation: &g1.Generation})
 			if after := e.rec("ses_a"); !equalRecords(before, after) {
 				t.Fatalf("changed:\n%s", diffRecords(before, after))
 			}
-			if _, ok := e.b.observeBusy("ses_a", &g2.Generation, e.b.Now()); !ok {
+			if _, ok := e.b.observeBusy("ses_a", &g2.Generation, e.b.now()); !ok {
 				t.Fatal("current generation busy refused")
 			}
 		}},
@@ -174,7 +174,7 @@ func TestBoardEdgeCases(t *testing.T) {
 				t.Fatal("genuine deletion ignored")
 			}
 			for _, id := range []string{"ses_a", "ses_a_child"} {
-				if _, ok := e.b.Get(id); ok || !e.b.Tombstoned(id) {
+				if _, ok := e.b.Get(id); ok || !e.b.tombstoned(id) {
 					t.Fatalf("%s kept", id)
 				}
 			}
@@ -184,7 +184,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			if len(e.b.Records(p1)) != 0 {
 				t.Fatal("children of the deleted parent kept")
 			}
-			if r, _ := e.b.TombstoneReason("ses_b"); r != ReasonParentCleared {
+			if r, _ := e.b.tombstoneReason("ses_b"); r != reasonParentCleared {
 				t.Fatalf("reason %s", r)
 			}
 		}},
@@ -202,13 +202,13 @@ func TestBoardEdgeCases(t *testing.T) {
 			if _, g := e.b.commitTerminal(commitInput{TaskID: "ses_a", Generation: g1.Generation, State: StateCompleted}); g != gateStale {
 				t.Fatal("late completion applied")
 			}
-			e.b.observeBusy("ses_a", &g1.Generation, e.b.Now())
+			e.b.observeBusy("ses_a", &g1.Generation, e.b.now())
 			e.b.markStatusUncertain("ses_a", g1.Generation, "x")
 			if _, ok := e.b.Get("ses_a"); ok {
 				t.Fatal("record recreated")
 			}
 			e.launch("ses_a", p1, "explorer")
-			if e.b.Tombstoned("ses_a") {
+			if e.b.tombstoned("ses_a") {
 				t.Fatal("registration kept the tombstone")
 			}
 			if ep, ok := e.b.deletionEpoch("ses_a"); !ok || ep != epoch {
@@ -217,11 +217,11 @@ func TestBoardEdgeCases(t *testing.T) {
 		}},
 		{name: "E102_error_then_idle_stays_error", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			if _, g := e.b.observeError("ses_a", nil, "rate limited", false, e.b.Now()); g != gateCommitted {
+			if _, g := e.b.observeError("ses_a", nil, "rate limited", false, e.b.now()); g != gateCommitted {
 				t.Fatalf("error: %s", g)
 			}
 			e.tick(10 * time.Second)
-			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed); g != gateStale {
+			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.now(), msgIdleUnconfirmed); g != gateStale {
 				t.Fatalf("idle: %s", g)
 			}
 			if _, g := e.commit("ses_a", StateCompleted, "x"); g != gateStale {
@@ -244,7 +244,7 @@ func TestBoardEdgeCases(t *testing.T) {
 				t.Fatalf("completion after claim: %s", g)
 			}
 			e.tick(time.Second)
-			if b, _ := e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now()); !b.TimedOut {
+			if b, _ := e.b.markRunningFromLive("ses_a", r.Generation, e.b.now()); !b.TimedOut {
 				t.Fatal("busy cleared the claimed timeout")
 			}
 			f, ok := e.b.finalizeClaim("ses_a", r.Generation, "abort was not confirmed")
@@ -266,7 +266,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			l := e.acquire(LeaseRelaunch, "ses_a")
 			e.b.Drop("ses_a")
-			if !e.b.IsTracked("ses_a") {
+			if !e.b.isTracked("ses_a") {
 				t.Fatal("leased ID not tracked")
 			}
 			_, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
@@ -278,7 +278,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			if !e.b.release(l) {
 				t.Fatal("release failed")
 			}
-			if e.b.IsTracked("ses_a") {
+			if e.b.isTracked("ses_a") {
 				t.Fatal("still tracked")
 			}
 			e.launch("ses_a", p1, "explorer")
@@ -298,12 +298,12 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "E122_absent_readings_then_stopped", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(5 * time.Second)
-			r, _ = e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgAbsentUnconfirmed)
-			if !r.StatusUncertain || r.LastStatusError != MsgAbsentUnconfirmed {
+			r, _ = e.b.stopCandidate("ses_a", r.Generation, e.b.now(), msgAbsentUnconfirmed)
+			if !r.StatusUncertain || r.LastStatusError != msgAbsentUnconfirmed {
 				t.Fatalf("got %+v", r)
 			}
 			e.tick(5 * time.Second)
-			if r, g := e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgAbsentUnconfirmed); g != gateCommitted || r.State != StateStopped {
+			if r, g := e.b.stopCandidate("ses_a", r.Generation, e.b.now(), msgAbsentUnconfirmed); g != gateCommitted || r.State != StateStopped {
 				t.Fatalf("%s %s", g, r.State)
 			}
 		}},
@@ -314,11 +314,11 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.mustCommit("ses_b", StateCompleted, "ok")
 			bRec := e.ack("ses_b")
 			e.tick(time.Millisecond)
-			r, _ := e.b.markRunningFromLive("ses_a", a.Generation, e.b.Now())
+			r, _ := e.b.markRunningFromLive("ses_a", a.Generation, e.b.now())
 			if r.State != StateRunning || r.TerminalRevision != a.TerminalRevision+1 {
 				t.Fatalf("no withdrawal: %s %d", r.State, r.TerminalRevision)
 			}
-			r, _ = e.b.markRunningFromLive("ses_b", bRec.Generation, e.b.Now())
+			r, _ = e.b.markRunningFromLive("ses_b", bRec.Generation, e.b.now())
 			if r.State != StateReconciled || r.TerminalRevision != bRec.TerminalRevision {
 				t.Fatalf("reconciled reopened: %s", r.State)
 			}
@@ -327,7 +327,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			a := e.mustCommit("ses_a", StateCompleted, "ok")
 			e.tick(time.Millisecond)
-			e.b.markRunningFromLive("ses_a", a.Generation, e.b.Now())
+			e.b.markRunningFromLive("ses_a", a.Generation, e.b.now())
 			e.mustCommit("ses_a", StateCompleted, "again")
 			if _, ok := e.b.acquire(LeaseNotification, "ses_a", a.Generation, &a.TerminalRevision); ok {
 				t.Fatal("acquired for a withdrawn revision")
@@ -349,14 +349,14 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.tick(time.Second)
 			e.mustCommit("ses_new", StateCompleted, "b")
 			e.ack("ses_new")
-			if r, _ := e.b.TombstoneReason("ses_old"); r != ReasonEvicted {
+			if r, _ := e.b.tombstoneReason("ses_old"); r != reasonEvicted {
 				t.Fatalf("not evicted: %q", r)
 			}
 			epoch, _ := e.b.deletionEpoch("ses_old")
 			_, err = e.b.adopt(adoptInput{TaskID: "ses_old", ParentID: p1, Agent: "fixer"})
 			wantErr(t, err, ErrTombstoned, "Cannot adopt ses_old: the session was deleted from this board")
 			r, err := e.b.adopt(adoptInput{TaskID: "ses_old", ParentID: p1, Agent: "explorer", State: StateCompleted, Summary: "a"})
-			if err != nil || r.Alias != "ses_old" || r.Origin != OriginAdopted || !r.RecoveredWithoutPrompt || e.b.Tombstoned("ses_old") {
+			if err != nil || r.Alias != "ses_old" || r.Origin != OriginAdopted || !r.RecoveredWithoutPrompt || e.b.tombstoned("ses_old") {
 				t.Fatalf("adopt: %v %+v", err, r)
 			}
 			if ep, _ := e.b.deletionEpoch("ses_old"); ep != epoch {
@@ -382,17 +382,17 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			l := e.acquire(LeaseRelaunch, "ses_a")
 			a, ok := e.b.handOver(l, OwnerAdmission)
-			if !ok || a.Token != l.Token || a.Owner != OwnerAdmission || a.Phase() != PhaseSentUnknown {
+			if !ok || a.Token != l.Token || a.Owner != OwnerAdmission || a.Phase() != phaseSentUnknown {
 				t.Fatalf("to admission: %v %+v", ok, a)
 			}
 			if _, ok := e.b.handOver(a, OwnerCaller); ok {
 				t.Fatal("handed back to caller")
 			}
 			c, ok := e.b.handOver(a, OwnerCompensation)
-			if !ok || c.Token != l.Token || c.Phase() != PhaseCompensating {
+			if !ok || c.Token != l.Token || c.Phase() != phaseCompensating {
 				t.Fatalf("to compensation: %v %+v", ok, c)
 			}
-			for _, to := range []string{OwnerCaller, OwnerAdmission, OwnerCompensation} {
+			for _, to := range []LeaseOwner{OwnerCaller, OwnerAdmission, OwnerCompensation} {
 				if _, ok := e.b.handOver(c, to); ok {
 					t.Fatalf("compensation handed to %s", to)
 				}
@@ -408,13 +408,13 @@ func TestBoardEdgeCases(t *testing.T) {
 		}},
 		{name: "R11_context_files_kept_9_one_per_path", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			e.b.NoteContextFile("ses_a", "small.go", 9, e.b.Now())
+			e.b.NoteContextFile("ses_a", "small.go", 9, e.b.now())
 			for i := range 12 {
-				e.b.NoteContextFile("ses_a", fmt.Sprintf("f%d.go", i), 100, e.b.Now().Add(time.Duration(i)*time.Second))
+				e.b.NoteContextFile("ses_a", fmt.Sprintf("f%d.go", i), 100, e.b.now().Add(time.Duration(i)*time.Second))
 			}
-			e.b.NoteContextFile("ses_a", "f11.go", 500, e.b.Now().Add(time.Minute))
+			e.b.NoteContextFile("ses_a", "f11.go", 500, e.b.now().Add(time.Minute))
 			r := e.rec("ses_a")
-			if len(r.contextFiles) != 9 || r.contextFiles[0].Path != "f11.go" || r.contextFiles[0].Lines != 500 || r.ContextLines() != 500+8*100 {
+			if len(r.contextFiles) != 9 || r.contextFiles[0].Path != "f11.go" || r.contextFiles[0].Lines != 500 || r.contextLines() != 500+8*100 {
 				t.Fatalf("context files %+v", r.contextFiles)
 			}
 			for _, f := range r.contextFiles {
@@ -433,7 +433,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.acquire(LeaseMessage, "ses_b")
 			e.tick(90 * time.Minute)
 			infos := e.b.LiveLeases()
-			if len(infos) != 2 || infos[0].TaskID != "ses_a" || infos[0].HasRecord || infos[0].Phase != PhaseCompensating {
+			if len(infos) != 2 || infos[0].TaskID != "ses_a" || infos[0].HasRecord || infos[0].Owner != OwnerCompensation || !strings.Contains(infos[0].String(), "phase=compensating") {
 				t.Fatalf("%+v", infos)
 			}
 			if infos[0].HeldFor != 90*time.Minute || !infos[0].Since.Equal(t0) {
@@ -471,12 +471,12 @@ func TestOptionsValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := NewBoard(NewManualClock(t0), tc.opts)
+			b, err := NewBoard(withClock(tc.opts, newManualClock(t0)))
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)
 				}
-				o := b.Options()
+				o := b.options()
 				if o.MaxReusablePerAgent != 2 || o.MaxContextLines != 50_000 || o.AbortGrace != 10*time.Second ||
 					o.WaitProtocol != "harnesskit.wait_for_user.v1" || o.Timing != DefaultTiming() && tc.name == "zero_is_defaults" {
 					t.Fatalf("defaults %+v", o)
@@ -493,28 +493,29 @@ func TestOptionsValidation(t *testing.T) {
 func TestTypedConstantsSpelling(t *testing.T) {
 	tests := []struct {
 		name string
-		got  string
+		got  any
 		want string
 	}{
-		{name: "state_running", got: StateRunning.String(), want: "running"},
-		{name: "state_reconciled", got: StateReconciled.String(), want: "reconciled"},
-		{name: "live_lookup_error", got: LiveLookupError, want: "lookup-error"},
-		{name: "live_unavailable", got: LiveUnavailable, want: "status-unavailable"},
+		{name: "state_running", got: StateRunning, want: "running"},
+		{name: "state_reconciled", got: StateReconciled, want: "reconciled"},
+		{name: "live_absent", got: LiveAbsent, want: "absent"},
 		{name: "lease_notification", got: LeaseNotification, want: "terminal-notification"},
 		{name: "owner_compensation", got: OwnerCompensation, want: "compensation"},
-		{name: "phase_sent_unknown", got: PhaseSentUnknown, want: "sent_unknown"},
 		{name: "revive_admission_unknown", got: ReviveAdmissionUnknown, want: "admission_unknown"},
 		{name: "cancel_unknown", got: CancelUnknown, want: "unknown"},
 		{name: "source_board", got: SourceBoard, want: "board"},
-		{name: "gate_deferred", got: gateDeferred.String(), want: "deferred"},
+		{name: "gate_deferred", got: gateDeferred, want: "deferred"},
 		{name: "flavor_v2", got: FlavorV2, want: "v2"},
 		{name: "origin_adopted", got: OriginAdopted, want: "adopted"},
-		{name: "lease_string", got: Lease{Kind: LeaseRelaunch, Token: 7}.String(), want: "background-job-relaunch-lease-7"},
+		{name: "plan_adopt", got: PlanAdoptCandidate, want: "adopt_candidate"},
+		{name: "notice_released", got: NoticeLeaseReleased, want: "lease_released"},
+		{name: "event_parent_idle", got: EventParentIdle, want: "parent_idle"},
+		{name: "lease_string", got: leaseGrant{Kind: LeaseRelaunch, Token: 7}, want: "background-job-relaunch-lease-7"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.got != tc.want {
-				t.Fatalf("got %q want %q", tc.got, tc.want)
+			if got := fmt.Sprint(tc.got); got != tc.want {
+				t.Fatalf("got %q want %q", got, tc.want)
 			}
 		})
 	}

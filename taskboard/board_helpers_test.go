@@ -12,13 +12,13 @@ var t0 = time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
 type env struct {
 	t   *testing.T
 	b   *Board
-	clk *ManualClock
+	clk *manualClock
 }
 
 func newEnv(t *testing.T, o Options) *env {
 	t.Helper()
-	clk := NewManualClock(t0)
-	b, err := NewBoard(clk, o)
+	clk := newManualClock(t0)
+	b, err := NewBoard(withClock(o, clk))
 	if err != nil {
 		t.Fatalf("NewBoard: %v", err)
 	}
@@ -47,7 +47,7 @@ func (e *env) rec(id string) Record {
 
 func (e *env) commit(id string, st State, summary string) (Record, gateResult) {
 	e.t.Helper()
-	return e.b.commitTerminal(commitInput{TaskID: id, Generation: e.rec(id).Generation, State: st, Summary: summary, ObservedAt: e.b.Now()})
+	return e.b.commitTerminal(commitInput{TaskID: id, Generation: e.rec(id).Generation, State: st, Summary: summary, ObservedAt: e.b.now()})
 }
 
 func (e *env) mustCommit(id string, st State, summary string) Record {
@@ -74,18 +74,18 @@ func (e *env) stop(id string) Record {
 	e.t.Helper()
 	gen := e.rec(id).Generation
 	e.tick(time.Millisecond)
-	if _, g := e.b.stopCandidate(id, gen, e.b.Now(), MsgIdleUnconfirmed); g != gateDeferred {
+	if _, g := e.b.stopCandidate(id, gen, e.b.now(), msgIdleUnconfirmed); g != gateDeferred {
 		e.t.Fatalf("first stop candidate: %s", g)
 	}
 	e.tick(5 * time.Second)
-	r, g := e.b.stopCandidate(id, gen, e.b.Now(), MsgIdleUnconfirmed)
+	r, g := e.b.stopCandidate(id, gen, e.b.now(), msgIdleUnconfirmed)
 	if g != gateCommitted || r.State != StateStopped {
 		e.t.Fatalf("second stop candidate: %s %s", g, r.State)
 	}
 	return r
 }
 
-func (e *env) acquire(kind string, id string) Lease {
+func (e *env) acquire(kind LeaseKind, id string) leaseGrant {
 	e.t.Helper()
 	l, ok := e.b.acquire(kind, id, e.rec(id).Generation, nil)
 	if !ok {
@@ -94,7 +94,7 @@ func (e *env) acquire(kind string, id string) Lease {
 	return l
 }
 
-func (e *env) noticesOf(kind string) []Notice {
+func (e *env) noticesOf(kind NoticeKind) []Notice {
 	var out []Notice
 	for _, n := range e.b.drain() {
 		if n.Kind == kind {
@@ -136,3 +136,9 @@ func notContains(t *testing.T, s, sub string) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// withClock returns o reading time from c.
+func withClock(o Options, c Clock) Options {
+	o.Clock = c
+	return o
+}

@@ -9,8 +9,8 @@ import (
 )
 
 func ExampleBoard_generationFencing() {
-	clk := NewManualClock(time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC))
-	b, _ := NewBoard(clk, Options{})
+	clk := newManualClock(time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC))
+	b, _ := NewBoard(Options{Clock: clk})
 
 	r, _ := b.registerLaunch(launchInput{TaskID: "ses_1", ParentID: "orch", Agent: "explorer", Description: "map the repo"})
 	fmt.Println(r.Alias, r.State, r.Generation)
@@ -28,7 +28,7 @@ func ExampleBoard_generationFencing() {
 }
 
 func ExampleBoard_leaseTokens() {
-	b, _ := NewBoard(NewManualClock(time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)), Options{})
+	b, _ := NewBoard(Options{Clock: newManualClock(time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC))})
 	r, _ := b.registerLaunch(launchInput{TaskID: "ses_1", ParentID: "orch", Agent: "fixer"})
 
 	msg, _ := b.acquire(LeaseMessage, "ses_1", r.Generation, nil)
@@ -45,7 +45,7 @@ func ExampleBoard_leaseTokens() {
 }
 
 func ExampleBoard_LiveLeases() {
-	b, _ := NewBoard(NewManualClock(time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)), Options{})
+	b, _ := NewBoard(Options{Clock: newManualClock(time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC))})
 	r, _ := b.registerLaunch(launchInput{TaskID: "ses_1", ParentID: "orch", Agent: "oracle"})
 
 	// A message write is pending at the host when the record is deleted: the lease stays
@@ -65,17 +65,17 @@ func ExampleBoard_LiveLeases() {
 	// message 0 1
 }
 
-func ExampleBoard_View() {
-	clk := NewManualClock(time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC))
-	b, _ := NewBoard(clk, Options{})
+func ExampleDriver_View_board() {
+	clk := newManualClock(time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC))
+	b, _ := NewBoard(Options{Clock: clk})
 	a, _ := b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: "orch", Agent: "explorer", Description: "find the <config> loader"})
 	b.registerLaunch(launchInput{TaskID: "ses_b", ParentID: "orch", Agent: "fixer", Description: "fix the flaky test"})
 	b.commitTerminal(commitInput{TaskID: "ses_a", Generation: a.Generation, State: StateCompleted, Summary: "config.go:12\nloads YAML"})
 
-	v := b.View("orch")
+	v := b.view("orch")
 	fmt.Print(v.Text)
 	fmt.Println(len(v.shown), b.acknowledgeShown("orch", v.shown))
-	fmt.Print(b.View("orch").Text)
+	fmt.Print(b.view("orch").Text)
 	// Output:
 	// Running:
 	// - fix-1 (ses_b) [fixer] running: fix the flaky test

@@ -21,7 +21,7 @@ func TestBoardScenarios(t *testing.T) {
 			if r.State != StateRunning || r.Alias != "exp-1" || r.TaskGeneration != 1 {
 				t.Fatalf("got %s alias %s taskgen %d", r.State, r.Alias, r.TaskGeneration)
 			}
-			if !e.b.HasRunning(p1) || e.b.HasRunning(p2) {
+			if !e.b.hasRunning(p1) || e.b.hasRunning(p2) {
 				t.Fatal("HasRunning wrong")
 			}
 			if r2 := e.launch("ses_b", p1, "explorer"); r2.Alias != "exp-2" {
@@ -66,7 +66,7 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E4_message_lease_blocks_then_release", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			l := e.acquire(LeaseMessage, "ses_a")
-			for _, k := range []string{LeaseCancellation, LeaseRelaunch} {
+			for _, k := range []LeaseKind{LeaseCancellation, LeaseRelaunch} {
 				if _, ok := e.b.acquire(k, "ses_a", r.Generation, nil); ok {
 					t.Fatalf("%s acquired under a message lease", k)
 				}
@@ -79,7 +79,7 @@ func TestBoardScenarios(t *testing.T) {
 			e.acquire(LeaseCancellation, "ses_a")
 		}},
 		{name: "E5_exclusion_4x4_and_tokens", run: func(t *testing.T, e *env) {
-			kinds := LeaseKinds()
+			kinds := leaseKinds[:]
 			var tokens []uint64
 			n := 0
 			for _, held := range kinds {
@@ -98,7 +98,7 @@ func TestBoardScenarios(t *testing.T) {
 						e.mustCommit(id, StateCompleted, "done")
 					case (tried == LeaseCancellation || tried == LeaseMessage) && r.State != StateRunning:
 						e.tick(time.Millisecond)
-						if r2, _ := e.b.markRunningFromLive(id, r.Generation, e.b.Now()); r2.State != StateRunning {
+						if r2, _ := e.b.markRunningFromLive(id, r.Generation, e.b.now()); r2.State != StateRunning {
 							t.Fatalf("withdrawal failed: %s", r2.State)
 						}
 					}
@@ -142,7 +142,7 @@ func TestBoardScenarios(t *testing.T) {
 				t.Fatal("notification lease not acquired")
 			}
 			e.tick(time.Millisecond)
-			e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
+			e.b.markRunningFromLive("ses_a", r.Generation, e.b.now())
 			if e.b.validate(l) {
 				t.Fatal("withdrawn notification lease still valid")
 			}
@@ -175,7 +175,7 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E8_completed_is_terminal_unreconciled", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			r := e.mustCommit("ses_a", StateCompleted, "ok")
-			if !r.TerminalUnreconciled || !r.CompletedAt.Equal(t0) || !e.b.HasTerminalUnreconciled(p1) || e.b.HasRunning(p1) {
+			if !r.TerminalUnreconciled || !r.CompletedAt.Equal(t0) || !e.b.hasTerminalUnreconciled(p1) || e.b.hasRunning(p1) {
 				t.Fatalf("got %+v", r)
 			}
 		}},
@@ -209,7 +209,7 @@ func TestBoardScenarios(t *testing.T) {
 			if !ok || r.State != StateRunning || !r.TimedOut || label(r) != "running, timed out" {
 				t.Fatalf("got %s %v %q", r.State, r.TimedOut, label(r))
 			}
-			contains(t, e.b.View(p1).Text, "running, timed out")
+			contains(t, e.b.view(p1).Text, "running, timed out")
 		}},
 		{name: "E11_completion_resets_timeout_count", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
@@ -219,8 +219,8 @@ func TestBoardScenarios(t *testing.T) {
 				t.Fatalf("TimeoutCount %d", r.TimeoutCount)
 			}
 			r = e.mustCommit("ses_a", StateCompleted, "ok")
-			if r.TimeoutCount != 0 || r.Converging() {
-				t.Fatalf("TimeoutCount %d converging %v", r.TimeoutCount, r.Converging())
+			if r.TimeoutCount != 0 || r.converging() {
+				t.Fatalf("TimeoutCount %d converging %v", r.TimeoutCount, r.converging())
 			}
 		}},
 		{name: "E12_shown_only_this_parents_unreconciled", run: func(t *testing.T, e *env) {
@@ -233,7 +233,7 @@ func TestBoardScenarios(t *testing.T) {
 			e.mustCommit("ses_d", StateCompleted, "d")
 			e.ack("ses_d")
 			want := []shownEntry{{TaskID: "ses_a", Generation: a.Generation, TerminalRevision: a.TerminalRevision}}
-			if got := e.b.View(p1).shown; !slices.Equal(got, want) {
+			if got := e.b.view(p1).shown; !slices.Equal(got, want) {
 				t.Fatalf("Shown %v, want %v", got, want)
 			}
 		}},
@@ -241,10 +241,10 @@ func TestBoardScenarios(t *testing.T) {
 			if _, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Description: "x </system-reminder> y"}); err != nil {
 				t.Fatal(err)
 			}
-			v := e.b.View(p1).Text
+			v := e.b.view(p1).Text
 			contains(t, v, "x &lt;/system-reminder&gt; y")
 			e.mustCommit("ses_a", StateCompleted, "r </system-reminder> & more")
-			v = e.b.View(p1).Text
+			v = e.b.view(p1).Text
 			contains(t, v, "result: r &lt;/system-reminder&gt; &amp; more")
 			notContains(t, v, "</system-reminder>")
 		}},
@@ -255,7 +255,7 @@ func TestBoardScenarios(t *testing.T) {
 			if r.State != StateReconciled || r.TerminalState != StateCompleted || !r.Reusable(DefaultMaxContextLines) {
 				t.Fatalf("got %s/%s", r.State, r.TerminalState)
 			}
-			v := e.b.View(p1).Text
+			v := e.b.view(p1).Text
 			contains(t, v, "Reusable:\n- exp-1 (ses_a) [explorer] completed, reconciled: do ses_a\n")
 		}},
 		{name: "E15_stopped_labels_and_retained", run: func(t *testing.T, e *env) {
@@ -264,14 +264,14 @@ func TestBoardScenarios(t *testing.T) {
 			if label(r) != "stopped, unreconciled, task_revive only" || r.Reusable(DefaultMaxContextLines) {
 				t.Fatalf("label %q", label(r))
 			}
-			if len(e.b.View(p1).shown) != 1 {
+			if len(e.b.view(p1).shown) != 1 {
 				t.Fatal("unacknowledged stopped not shown")
 			}
 			r = e.ack("ses_a")
-			if !r.RetainedStopped() || r.Reusable(DefaultMaxContextLines) || r.State != StateStopped {
+			if !r.retainedStopped() || r.Reusable(DefaultMaxContextLines) || r.State != StateStopped {
 				t.Fatalf("after ack: %+v", r)
 			}
-			v := e.b.View(p1)
+			v := e.b.view(p1)
 			contains(t, v.Text, "Retained/Recovery:\n- ora-1 (ses_a) [oracle] stopped, task_revive only: do ses_a\n")
 			if len(v.shown) != 0 {
 				t.Fatalf("Shown %v", v.shown)
@@ -288,7 +288,7 @@ func TestBoardScenarios(t *testing.T) {
 			if _, ok := e.b.Get("ses_old"); ok {
 				t.Fatal("older retained stopped record kept")
 			}
-			if reason, ok := e.b.TombstoneReason("ses_old"); !ok || reason != ReasonEvicted {
+			if reason, ok := e.b.tombstoneReason("ses_old"); !ok || reason != reasonEvicted {
 				t.Fatalf("tombstone %v %v", reason, ok)
 			}
 			e.rec("ses_new")
@@ -315,7 +315,7 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E18_leased_record_over_caps_survives_ack_and_relaunch", opts: Options{MaxReusablePerAgent: 1, MaxContextLines: 100}, run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			e.launch("ses_b", p1, "explorer")
-			e.b.NoteContextFile("ses_a", "big.go", 500, e.b.Now())
+			e.b.NoteContextFile("ses_a", "big.go", 500, e.b.now())
 			e.mustCommit("ses_b", StateCompleted, "b")
 			e.tick(time.Second)
 			e.ack("ses_b")
@@ -396,7 +396,7 @@ func TestBoardScenarios(t *testing.T) {
 			}
 			if r.State != StateRunning || r.TerminalState != "" || r.ResultSummary != "" || !r.CompletedAt.IsZero() ||
 				r.TerminalUnreconciled || r.TerminalRevision != 0 || !r.LaunchedAt.Equal(r1.LaunchedAt) ||
-				!r.LastLaunchedAt.Equal(e.b.Now()) || r.Alias != "exp-1" || label(r) != "running [resumed]" {
+				!r.LastLaunchedAt.Equal(e.b.now()) || r.Alias != "exp-1" || label(r) != "running [resumed]" {
 				t.Fatalf("got %+v", r)
 			}
 		}},
@@ -423,11 +423,11 @@ func TestBoardScenarios(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			c := e.mustCommit("ses_a", StateCancelled, "")
 			e.tick(time.Second)
-			r, _ := e.b.markRunningFromLive("ses_a", c.Generation, e.b.Now())
+			r, _ := e.b.markRunningFromLive("ses_a", c.Generation, e.b.now())
 			e.b.markTimedOut("ses_a", c.Generation)
 			r = e.rec("ses_a")
 			want := c
-			want.LastLiveBusyAt, want.UpdatedAt = e.b.Now(), r.UpdatedAt
+			want.LastLiveBusyAt, want.UpdatedAt = e.b.now(), r.UpdatedAt
 			if r.State != StateCancelled || !equalRecords(r, want) {
 				t.Fatalf("got %+v\nwant %+v", r, want)
 			}
@@ -456,9 +456,9 @@ func TestBoardScenarios(t *testing.T) {
 			e.tick(time.Hour)
 			for _, id := range []string{"ses_c", "ses_ca", "ses_r", "ses_re"} {
 				before := e.rec(id)
-				r, _ := e.b.markRunningFromLive(id, before.Generation, e.b.Now())
+				r, _ := e.b.markRunningFromLive(id, before.Generation, e.b.now())
 				want := before
-				want.LastLiveBusyAt, want.UpdatedAt = e.b.Now(), r.UpdatedAt
+				want.LastLiveBusyAt, want.UpdatedAt = e.b.now(), r.UpdatedAt
 				if !equalRecords(r, want) {
 					t.Fatalf("%s changed: %+v", id, r)
 				}
@@ -467,16 +467,16 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E29_busy_clears_pending_stop_confirmation", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.tick(time.Second)
-			e.b.stopCandidate("ses_a", r.Generation, e.b.Now(), MsgIdleUnconfirmed)
+			e.b.stopCandidate("ses_a", r.Generation, e.b.now(), msgIdleUnconfirmed)
 			e.tick(time.Second)
-			r, _ = e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
+			r, _ = e.b.markRunningFromLive("ses_a", r.Generation, e.b.now())
 			if !r.StopConfirmationStartedAt.IsZero() || r.State != StateRunning || r.StatusUncertain {
 				t.Fatalf("got %+v", r)
 			}
 		}},
 		{name: "E30_first_stop_confirmation_kept", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			first := e.b.Now().Add(time.Second)
+			first := e.b.now().Add(time.Second)
 			e.b.noteStopConfirmation("ses_a", r.Generation, first)
 			r, _ = e.b.noteStopConfirmation("ses_a", r.Generation, first.Add(time.Second))
 			if !r.StopConfirmationStartedAt.Equal(first) {
@@ -488,7 +488,7 @@ func TestBoardScenarios(t *testing.T) {
 			s := e.stop("ses_a")
 			e.ack("ses_a")
 			e.tick(time.Minute)
-			if r, _ := e.b.markRunningFromLive("ses_a", s.Generation, e.b.Now()); r.State != StateStopped {
+			if r, _ := e.b.markRunningFromLive("ses_a", s.Generation, e.b.now()); r.State != StateStopped {
 				t.Fatalf("reopened: %s", r.State)
 			}
 		}},
@@ -509,7 +509,7 @@ func TestBoardScenarios(t *testing.T) {
 			e.b.markTimedOut("ses_a", r.Generation)
 			e.b.markStatusUncertain("ses_a", r.Generation, "lookup failed")
 			e.tick(time.Second)
-			r, _ = e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
+			r, _ = e.b.markRunningFromLive("ses_a", r.Generation, e.b.now())
 			if r.TimedOut || !r.RecoverableAfterLiveBusy || r.StatusUncertain || !r.StatusUncertainSince.IsZero() || r.LastStatusError != "" {
 				t.Fatalf("got %+v", r)
 			}
@@ -517,35 +517,35 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E34_timed_out_recoverable_only_after_busy", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			r, _ = e.b.markTimedOut("ses_a", r.Generation)
-			if r.Recoverable() {
+			if r.recoverable() {
 				t.Fatal("recoverable before a busy")
 			}
 			e.tick(time.Second)
-			r, _ = e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
-			if !r.Recoverable() {
+			r, _ = e.b.markRunningFromLive("ses_a", r.Generation, e.b.now())
+			if !r.recoverable() {
 				t.Fatal("not recoverable after a busy")
 			}
 		}},
 		{name: "E36_uncertain_hidden_after_30_minutes", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
 			e.b.markStatusUncertain("ses_a", r.Generation, "lost")
-			since := e.b.Now()
+			since := e.b.now()
 			e.tick(10 * time.Minute)
 			r, _ = e.b.markStatusUncertain("ses_a", r.Generation, "still lost")
 			if !r.StatusUncertainSince.Equal(since) {
 				t.Fatal("re-marking moved the stamp")
 			}
 			e.tick(20 * time.Minute)
-			contains(t, e.b.View(p1).Text, "ses_a")
+			contains(t, e.b.view(p1).Text, "ses_a")
 			e.tick(time.Millisecond)
-			notContains(t, e.b.View(p1).Text, "ses_a")
-			e.b.markRunningFromLive("ses_a", r.Generation, e.b.Now())
+			notContains(t, e.b.view(p1).Text, "ses_a")
+			e.b.markRunningFromLive("ses_a", r.Generation, e.b.now())
 			e.b.markStatusUncertain("ses_a", r.Generation, "again")
-			contains(t, e.b.View(p1).Text, "running, status uncertain")
+			contains(t, e.b.view(p1).Text, "running, status uncertain")
 			e.tick(30 * time.Minute)
-			contains(t, e.b.View(p1).Text, "ses_a")
+			contains(t, e.b.view(p1).Text, "ses_a")
 			e.tick(time.Millisecond)
-			notContains(t, e.b.View(p1).Text, "ses_a")
+			notContains(t, e.b.view(p1).Text, "ses_a")
 		}},
 		{name: "E37_context_budget", run: func(t *testing.T, e *env) {
 			r := Record{State: StateReconciled, TerminalState: StateCompleted,
@@ -560,8 +560,8 @@ func TestBoardScenarios(t *testing.T) {
 			// A bloated completion is evicted before the count cap; a bloated running record survives.
 			e.launch("ses_big", p1, "explorer")
 			e.launch("ses_run", p1, "explorer")
-			e.b.NoteContextFile("ses_big", "huge.txt", 50_001, e.b.Now())
-			e.b.NoteContextFile("ses_run", "huge.txt", 50_001, e.b.Now())
+			e.b.NoteContextFile("ses_big", "huge.txt", 50_001, e.b.now())
+			e.b.NoteContextFile("ses_run", "huge.txt", 50_001, e.b.now())
 			e.mustCommit("ses_big", StateCompleted, "ok")
 			e.ack("ses_big")
 			if _, ok := e.b.Get("ses_big"); ok {
@@ -590,12 +590,12 @@ func TestBoardScenarios(t *testing.T) {
 			if _, ok := e.b.Resolve(p1, "ses_p"); !ok {
 				t.Fatal("provisional not resolvable")
 			}
-			notContains(t, e.b.View(p1).Text, "ses_p")
-			if e.b.HasRunning(p1) {
+			notContains(t, e.b.view(p1).Text, "ses_p")
+			if e.b.hasRunning(p1) {
 				t.Fatal("provisional counted as running")
 			}
 			e.mustCommit("ses_p", StateCompleted, "fast")
-			if e.b.HasTerminalUnreconciled(p1) {
+			if e.b.hasTerminalUnreconciled(p1) {
 				t.Fatal("provisional counted as unreconciled")
 			}
 			e.b.drain()
@@ -606,7 +606,7 @@ func TestBoardScenarios(t *testing.T) {
 			if n := e.noticesOf(NoticeTerminal); len(n) != 1 {
 				t.Fatalf("terminal notices %v", n)
 			}
-			contains(t, e.b.View(p1).Text, "ses_p")
+			contains(t, e.b.view(p1).Text, "ses_p")
 		}},
 	}
 	for _, tc := range tests {

@@ -1,15 +1,15 @@
 package taskboard
 
-// The status values of the package. Each constant's value is the exact spelling of the
-// reference. The string-valued ones are plain strings: a host compares them, never names
-// a type for them.
+// The enumerations of the package. Each constant's value is the exact spelling the
+// model and the host see.
 
-// State is the lifecycle state of a task record.
+// State is the lifecycle state of a task record. completed, error and cancelled are the
+// canonical terminal states; stopped means the runtime ended without a terminal task
+// result; reconciled means the parent acknowledged a canonical terminal result, which
+// Record.TerminalState keeps.
 type State string
 
-// Record states. completed, error and cancelled are the canonical terminal states;
-// stopped means the runtime ended without a terminal task result; reconciled means the
-// parent acknowledged a canonical terminal result, which Record.TerminalState keeps.
+// Record states.
 const (
 	StateRunning    State = "running"
 	StateCompleted  State = "completed"
@@ -18,9 +18,6 @@ const (
 	StateStopped    State = "stopped"
 	StateReconciled State = "reconciled"
 )
-
-// String returns the State's spelling.
-func (s State) String() string { return string(s) }
 
 // Canonical reports whether s is completed, error or cancelled.
 func (s State) Canonical() bool {
@@ -31,112 +28,137 @@ func (s State) Canonical() bool {
 // (completed, error, cancelled, stopped).
 func (s State) Terminal() bool { return s.Canonical() || s == StateStopped }
 
-// Live readings of a session at the host (StatusEntry.Status). absent means a valid status map without an entry for the session.
+// LiveStatus is a session's reading at the host (StatusEntry.Status, ResultOutput.Live).
+// LiveAbsent means a valid status map without an entry for the session.
+type LiveStatus string
+
+// Live readings.
 const (
-	LiveBusy        string = "busy"
-	LiveRetry       string = "retry"
-	LiveIdle        string = "idle"
-	LiveAbsent      string = "absent"
-	LiveMalformed   string = "malformed"
-	LiveLookupError string = "lookup-error"
-	LiveUnavailable string = "status-unavailable"
+	LiveBusy      LiveStatus = "busy"
+	LiveRetry     LiveStatus = "retry"
+	LiveIdle      LiveStatus = "idle"
+	LiveAbsent    LiveStatus = "absent"
+	LiveMalformed LiveStatus = "malformed"
 )
 
-// Lease kinds (Lease.Kind, LeaseInfo.Kind). Compensation is not a kind: it is a relaunch lease with owner
-// OwnerCompensation.
+// LeaseKind is what a lease protects. Compensation is not a kind: it is a relaunch lease
+// handed to [OwnerCompensation].
+type LeaseKind string
+
+// Lease kinds.
 const (
-	LeaseCancellation string = "cancellation"
-	LeaseMessage      string = "message"
-	LeaseRelaunch     string = "relaunch"
-	LeaseNotification string = "terminal-notification"
+	LeaseCancellation LeaseKind = "cancellation"
+	LeaseMessage      LeaseKind = "message"
+	LeaseRelaunch     LeaseKind = "relaunch"
+	LeaseNotification LeaseKind = "terminal-notification"
 )
 
 // leaseKinds is every lease kind, in a fixed order.
-var leaseKinds = [...]string{LeaseCancellation, LeaseMessage, LeaseRelaunch, LeaseNotification}
+var leaseKinds = [...]LeaseKind{LeaseCancellation, LeaseMessage, LeaseRelaunch, LeaseNotification}
 
-// LeaseKinds returns every lease kind in a fixed order.
-func LeaseKinds() []string { return append([]string(nil), leaseKinds[:]...) }
+// LeaseOwner is who holds a lease. Ownership moves only caller → admission →
+// compensation, keeping the token. The phase of [Lease] names the last two
+// sent_unknown and compensating.
+type LeaseOwner string
 
-// Lease owners (Lease.Owner). Ownership moves only caller → admission → compensation.
+// Lease owners.
 const (
-	OwnerCaller       string = "caller"
-	OwnerAdmission    string = "admission"
-	OwnerCompensation string = "compensation"
+	OwnerCaller       LeaseOwner = "caller"
+	OwnerAdmission    LeaseOwner = "admission"
+	OwnerCompensation LeaseOwner = "compensation"
 )
 
-// Phases: the inspection label of a relaunch lease that outlived its caller
-// (LeaseInfo.Phase); PhaseNone means the lease is held by its caller.
+// Flavor is the host's API generation: FlavorV1 has one status map for all sessions;
+// FlavorV2 has none and may offer an idle waiter.
+type Flavor string
+
+// Host flavours.
 const (
-	PhaseNone         string = ""
-	PhaseSentUnknown  string = "sent_unknown"
-	PhaseCompensating string = "compensating"
+	FlavorV1 Flavor = "v1"
+	FlavorV2 Flavor = "v2"
 )
 
-// Revive statuses (ReviveResult.Status); a terminal State may also appear there.
+// Origin is how a record came onto the board.
+type Origin string
+
+// Origins.
 const (
-	ReviveStarted          string = "started"
-	ReviveAdmissionUnknown string = "admission_unknown"
+	OriginLaunched Origin = "launched"
+	OriginAdopted  Origin = "adopted"
 )
 
-// Cancel states (CancelResult.State); any State may also appear there.
+// PlanKind is what task()'s before-hook decided ([TaskPlan].Kind): spawn a new session,
+// resume the referenced one, or let the host adopt an unknown session it can verify.
+type PlanKind string
+
+// Plan kinds.
 const (
-	CancelUnknown   string = "unknown"
-	CancelRunning   string = "running"
-	CancelCancelled string = "cancelled"
+	PlanSpawn          PlanKind = "spawn"
+	PlanResume         PlanKind = "resume"
+	PlanAdoptCandidate PlanKind = "adopt_candidate"
 )
 
-// Status sources (StatusResult.Source): the state came from the host or from the board.
+// NoticeKind says what a [Notice] reports.
+type NoticeKind string
+
+// Notice kinds.
 const (
-	SourceLive  string = "live"
-	SourceBoard string = "board"
+	NoticeTerminal      NoticeKind = "terminal"
+	NoticeLaunched      NoticeKind = "launched"
+	NoticeLeaseReleased NoticeKind = "lease_released"
 )
 
-// gateResult is the outcome of a fenced board input such as Board.commitTerminal.
+// CancelState is task_cancel's answer ([CancelResult].State): unknown, or the task's
+// state after the call.
+type CancelState string
+
+// Cancel states besides the task states (running, cancelled, …) converted with
+// CancelState(state).
+const CancelUnknown CancelState = "unknown"
+
+// ReviveStatus is task_revive's status line ([ReviveResult].Status): started,
+// admission_unknown, or the terminal state a fast run already reached.
+type ReviveStatus string
+
+// Revive statuses besides the terminal states converted with ReviveStatus(state).
+const (
+	ReviveStarted          ReviveStatus = "started"
+	ReviveAdmissionUnknown ReviveStatus = "admission_unknown"
+)
+
+// StatusSource says where task_status's state came from: the host (live) or, when the
+// host gave no usable reading, the board.
+type StatusSource string
+
+// Status sources.
+const (
+	SourceLive  StatusSource = "live"
+	SourceBoard StatusSource = "board"
+)
+
+// gateResult is the outcome of a fenced board input such as Board.commitTerminal:
+// committed (the board changed state), deferred (the input was kept for later: a deferred
+// error, or a first stop-confirmation reading), stale (no change, no notice).
 type gateResult string
 
-// Gate results: committed (the board changed state), deferred (the input was kept for
-// later: a deferred error, or a first stop-confirmation reading), stale (no change, no
-// notice).
 const (
 	gateCommitted gateResult = "committed"
 	gateDeferred  gateResult = "deferred"
 	gateStale     gateResult = "stale"
 )
 
-// String returns the gateResult's spelling.
-func (g gateResult) String() string { return string(g) }
+// phase is the inspection label of a relaunch lease that outlived its caller.
+type phase string
 
-// Host flavours (Host.Flavor): v1 has one status map for all sessions; v2 has none and
-// may offer an idle waiter.
 const (
-	FlavorV1 = "v1"
-	FlavorV2 = "v2"
-)
-
-// Origins: how a record came onto the board (Record.Origin).
-const (
-	OriginLaunched string = "launched"
-	OriginAdopted  string = "adopted"
-	OriginRestored string = "restored"
-)
-
-// Plan kinds (TaskPlan.Kind): what task() decided to do with a call.
-const (
-	PlanSpawn          = "spawn"
-	PlanResume         = "resume"
-	PlanAdoptCandidate = "adopt_candidate"
-)
-
-// Notice kinds (Notice.Kind).
-const (
-	NoticeTerminal      = "terminal"
-	NoticeLaunched      = "launched"
-	NoticeLeaseReleased = "lease_released"
+	phaseNone         phase = ""
+	phaseSentUnknown  phase = "sent_unknown"
+	phaseCompensating phase = "compensating"
 )
 
 // Suppression reasons: why a task ID was tombstoned.
 const (
-	ReasonDropped       string = "dropped"
-	ReasonParentCleared string = "parent-cleared"
-	ReasonEvicted       string = "evicted"
+	reasonDropped       = "dropped"
+	reasonParentCleared = "parent-cleared"
+	reasonEvicted       = "evicted"
 )

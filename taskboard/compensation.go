@@ -11,10 +11,10 @@ type compensationState string
 
 // Compensation outcomes.
 const (
-	CompensationPending     compensationState = "pending"
-	CompensationVerified    compensationState = "verified"    // abort confirmed, live read quiescent, lease released
-	CompensationUnconfirmed compensationState = "unconfirmed" // lease kept for the life of the board
-	CompensationLost        compensationState = "ownership_lost"
+	compensationPending     compensationState = "pending"
+	compensationVerified    compensationState = "verified"    // abort confirmed, live read quiescent, lease released
+	compensationUnconfirmed compensationState = "unconfirmed" // lease kept for the life of the board
+	compensationLost        compensationState = "ownership_lost"
 )
 
 func (s compensationState) String() string { return string(s) }
@@ -29,7 +29,7 @@ func (s compensationState) String() string { return string(s) }
 // tombstone or touches another token or task ID.
 type compensation struct {
 	core
-	lease Lease
+	lease leaseGrant
 	caps  caps
 	t     Timing
 
@@ -44,8 +44,8 @@ var _ machine = (*compensation)(nil)
 
 // newCompensation returns a compensation machine for the relaunch lease l, which must be
 // held by OwnerCompensation.
-func newCompensation(l Lease, caps caps) *compensation {
-	c := &compensation{core: newCore(nil), lease: l, caps: caps, state: CompensationPending}
+func newCompensation(l leaseGrant, caps caps) *compensation {
+	c := &compensation{core: newCore(nil), lease: l, caps: caps, state: compensationPending}
 	c.replied = true // nobody waits for it
 	return c
 }
@@ -54,7 +54,7 @@ func newCompensation(l Lease, caps caps) *compensation {
 func (m *compensation) State() compensationState { return m.state }
 
 // Lease returns the lease the machine owns.
-func (m *compensation) Lease() Lease { return m.lease }
+func (m *compensation) Lease() leaseGrant { return m.lease }
 
 func (m *compensation) owned(b *Board) bool {
 	if !b.validate(m.lease) {
@@ -65,19 +65,19 @@ func (m *compensation) owned(b *Board) bool {
 }
 
 func (m *compensation) lost() []command {
-	m.state = CompensationLost
+	m.state = compensationLost
 	return []command{m.log(slog.LevelWarn, "compensation ownership lost", slog.String("task_id", m.lease.TaskID))}
 }
 
 func (m *compensation) unconfirmed(why string) []command {
-	m.state = CompensationUnconfirmed
+	m.state = compensationUnconfirmed
 	return []command{m.log(slog.LevelError, "[task-revive] compensation unconfirmed",
 		slog.String("task_id", m.lease.TaskID), slog.String("reason", why), slog.String("lease", m.lease.String()))}
 }
 
 // Start checks ownership and emits the one guarded abort.
 func (m *compensation) Start(b *Board) []command {
-	m.t = b.Timing()
+	m.t = b.timing()
 	if !m.owned(b) {
 		out := m.lost()
 		m.done = true
@@ -90,7 +90,7 @@ func (m *compensation) Start(b *Board) []command {
 // Step consumes one event.
 func (m *compensation) Step(b *Board, ev event) []command {
 	return m.step(b, ev, func(t timerID) []command {
-		if t != m.readTimer || m.state != CompensationPending {
+		if t != m.readTimer || m.state != compensationPending {
 			return nil
 		}
 		out := m.cancel(m.readCall)
@@ -99,7 +99,7 @@ func (m *compensation) Step(b *Board, ev event) []command {
 }
 
 func (m *compensation) handle(b *Board, ev event) []command {
-	if m.state != CompensationPending {
+	if m.state != compensationPending {
 		if d, ok := ev.(dispatch); ok {
 			return m.withdraw(d.Call)
 		}
@@ -110,10 +110,10 @@ func (m *compensation) handle(b *Board, ev event) []command {
 		if e.Call != m.abortCall {
 			return nil
 		}
-		if b.Disposed() || !m.owned(b) {
+		if b.isDisposed() || !m.owned(b) {
 			return append(m.withdraw(e.Call), m.lost()...)
 		}
-		m.abortStart = b.Now()
+		m.abortStart = b.now()
 		return m.proceed(e.Call)
 	case abortReply:
 		if !m.owned(b) {
@@ -145,7 +145,7 @@ func (m *compensation) handle(b *Board, ev event) []command {
 			return append(out, m.unconfirmed(why)...)
 		}
 		b.release(m.lease)
-		m.state = CompensationVerified
+		m.state = compensationVerified
 		return append(out, m.log(slog.LevelInfo, "[task-revive] compensation quiescence verified", slog.String("task_id", m.lease.TaskID)))
 	}
 	return nil

@@ -47,20 +47,20 @@ func TestCompensationScenarios(t *testing.T) {
 					exactErr(t, err, ErrStale, "Task ses_r revive failed: admission accepted but invalidated by loss of the record; compensation initiated")
 				}
 				l := r.hasLease("ses_r", LeaseRelaunch)
-				if l.Owner != OwnerCompensation || l.Phase() != PhaseCompensating {
+				if l.Owner != OwnerCompensation || l.Phase() != phaseCompensating {
 					t.Fatalf("lease %+v", l)
 				}
 				c.dispatch()
 				c.abort(true, nil)
 				c.status(idle(), nil)
-				if compState(c) != CompensationVerified || !r.logged("[task-revive] compensation quiescence verified") {
+				if compState(c) != compensationVerified || !r.logged("[task-revive] compensation quiescence verified") {
 					t.Fatalf("state %s", compState(c))
 				}
 				r.noLease("ses_r")
 				if r.count("Abort") != 1 {
 					t.Fatalf("aborts %d", r.count("Abort"))
 				}
-				if _, ok := r.b.Get("ses_r"); ok || !r.b.Tombstoned("ses_r") {
+				if _, ok := r.b.Get("ses_r"); ok || !r.b.tombstoned("ses_r") {
 					t.Fatal("record recreated or tombstone cleared")
 				}
 				for _, n := range r.b.drain() {
@@ -77,7 +77,7 @@ func TestCompensationScenarios(t *testing.T) {
 			c.abort(true, nil)
 			c.status(busy("ses_r"), nil)
 			l := r.hasLease("ses_r", LeaseRelaunch)
-			if l.Owner != OwnerCompensation || l.Phase() != PhaseCompensating || compState(c) != CompensationUnconfirmed {
+			if l.Owner != OwnerCompensation || l.Phase() != phaseCompensating || compState(c) != compensationUnconfirmed {
 				t.Fatalf("lease %+v state %s", l, compState(c))
 			}
 			if !r.logged("[task-revive] compensation unconfirmed") {
@@ -99,7 +99,7 @@ func TestCompensationScenarios(t *testing.T) {
 			c.dispatch()
 			c.abort(true, nil)
 			r.advance(1500 * time.Millisecond)
-			if compState(c) != CompensationUnconfirmed || !r.logged("[task-revive] compensation unconfirmed") {
+			if compState(c) != compensationUnconfirmed || !r.logged("[task-revive] compensation unconfirmed") {
 				t.Fatalf("state %s", compState(c))
 			}
 			r.advance(24 * time.Hour)
@@ -111,7 +111,7 @@ func TestCompensationScenarios(t *testing.T) {
 			c.dispatch()
 			c.abort(true, nil)
 			c.status(map[string]StatusEntry{"someone-else": {Status: LiveBusy}}, nil)
-			if compState(c) != CompensationVerified {
+			if compState(c) != compensationVerified {
 				t.Fatalf("state %s", compState(c))
 			}
 			r.noLease("ses_r")
@@ -121,7 +121,7 @@ func TestCompensationScenarios(t *testing.T) {
 			l := r.hasLease("ses_r", LeaseRelaunch)
 			r.b.release(l) // ownership lost: the lease is no longer valid
 			c.dispatch()
-			if r.count("Abort") != 0 || compState(c) != CompensationLost || !r.logged("compensation ownership lost") {
+			if r.count("Abort") != 0 || compState(c) != compensationLost || !r.logged("compensation ownership lost") {
 				t.Fatalf("state %s calls %v", compState(c), r.performed)
 			}
 		}},
@@ -159,7 +159,7 @@ func TestNotifyScenarios(t *testing.T) {
 			}
 			n.prompt(nil)
 			nm := n.m.(*notifyM)
-			if nm.State() != NotifySent || nm.Attempts() != 3 || r.count("SendPrompt") != 3 {
+			if nm.State() != notifySent || nm.Attempts() != 3 || r.count("SendPrompt") != 3 {
 				t.Fatalf("state %s attempts %d", nm.State(), nm.Attempts())
 			}
 			r.noLease("ses_n")
@@ -172,16 +172,16 @@ func TestNotifyScenarios(t *testing.T) {
 			r.complete("ses_n", "ok")
 			old := notice(r, "ses_n")
 			n := r.start(newNotify(parent1, old, v1))
-			if n.m.(*notifyM).State() != NotifyParked {
+			if n.m.(*notifyM).State() != notifyParked {
 				t.Fatal("not parked")
 			}
 			r.clk.Advance(time.Second)
-			r.b.markRunningFromLive("ses_n", rec.Generation, r.b.Now()) // withdrawal
+			r.b.markRunningFromLive("ses_n", rec.Generation, r.b.now()) // withdrawal
 			r.b.release(l)
 			for _, ev := range r.b.drain() {
 				n.step(noticeEvent{Notice: ev})
 			}
-			if n.m.(*notifyM).State() != NotifyDiscarded || r.count("SendPrompt") != 0 {
+			if n.m.(*notifyM).State() != notifyDiscarded || r.count("SendPrompt") != 0 {
 				t.Fatalf("state %s", n.m.(*notifyM).State())
 			}
 			rev := old.TerminalRevision
@@ -210,7 +210,7 @@ func TestNotifyScenarios(t *testing.T) {
 			m.messages(nil, nil)
 			res, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
-			if res.Generation < 2 || n.m.(*notifyM).State() != NotifySent {
+			if res.Generation < 2 || n.m.(*notifyM).State() != notifySent {
 				t.Fatalf("res %+v", res)
 			}
 		}},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 	"time"
 )
@@ -24,49 +23,19 @@ var (
 
 func (realTimers) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
-// SystemClock is the [Clock] a production driver's board uses: it reads time.Now. Only the
-// host wires it in; the board itself never reads the wall clock.
-type SystemClock struct{}
-
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
-
-// DriverOption configures a [Driver].
-type DriverOption func(*driverConfig)
-
-type driverConfig struct {
-	timers      timerSource
-	logger      *slog.Logger
-	notifyAll   bool
-	noReconcile bool
-}
-
-// WithLogger sets the logger for the machines' log lines (default: discarded).
-func WithLogger(l *slog.Logger) DriverOption { return func(c *driverConfig) { c.logger = l } }
-
-// WithNotifyAll makes the driver notify the parent of every run that reaches completed or
-// error, not only of runs a revive registered.
-func WithNotifyAll() DriverOption { return func(c *driverConfig) { c.notifyAll = true } }
-
-// Driver runs the tool protocols against the host. It serialises every board access with
-// one mutex, runs each host call in its own goroutine with a context that is cancelled at
-// Timing.HostCallDeadline, by the protocol, or by Close, turns protocol deadlines into
-// timers, and delivers replies and firings to the owning protocol under the lock. A tool
-// method returns as soon as its protocol has an answer; the protocol keeps running in the
-// background until it is done (to settle the leases it holds). Subscribers and the logger
-// run outside the lock.
-//
-// A lease is held until the host call that needs it settles (returns). A call that returns
-// after its context was cancelled has settled and releases as usual; one that ignores
-// cancellation keeps its lease, and the task ID stays excluded until an operator breaks
-// the lease with [Board.ForceRelease]. Subscribers and host calls must not call Close
-// themselves (it would wait for them).
+// Driver runs the tool protocols against the host. Each host call runs in its own
+// goroutine with a context cancelled at Timing.HostCallDeadline, by its protocol, or by
+// Close; replies and timer firings reach their protocol under one lock. A tool method
+// returns when its protocol has an answer; the protocol runs on in the background until
+// it has settled the leases it holds. A call that ignores its cancelled context keeps its
+// lease (see [Board.ForceRelease]). Subscribers, the logger and host calls run outside the
+// lock and must not call Close.
 type Driver struct {
 	mu     sync.Mutex
 	b      *Board
 	h      Host
 	caps   caps
-	cfg    driverConfig
+	cfg    Options // the board's options, defaults filled in
 	closed bool
 	done   chan struct{}
 	wg     sync.WaitGroup
@@ -133,44 +102,54 @@ func (d *Driver) forget(deleted map[string]bool) {
 	}
 }
 
-// NewDriver returns a driver over b and the host h. Aborter, Prompter and Sessions are
-// required, and so is Flavor: FlavorV1 needs Status (the v1 status map); FlavorV2 may add
-// Idle. A missing or inconsistent capability is refused here, with the reason, instead of
-// failing later inside a tool call. NewDriver starts no goroutine.
-func NewDriver(b *Board, h Host, opts ...DriverOption) (*Driver, error) {
-	if b == nil {
-		return nil, errors.New("taskboard: NewDriver needs a Board")
+// NewDriver returns a one-process driver over a new board configured by o and the host h.
+// Aborter, Prompter and Sessions are required, and so is Flavor: FlavorV1 needs Status (the
+// v1 status map); FlavorV2 may add Idle. A missing or inconsistent capability, or an option
+// out of range, is refused here with the reason instead of failing later inside a tool
+// call. NewDriver starts no goroutine.
+func NewDriver(h Host, o Options) (*Driver, error) {
+	if err := h.check(); err != nil {
+		return nil, err
 	}
+	b, err := NewBoard(o)
+	if err != nil {
+		return nil, err
+	}
+	return newDriver(b, h), nil
+}
+
+func newDriver(b *Board, h Host) *Driver {
+	return &Driver{b: b, h: h, caps: h.capsOf(), cfg: b.opts, done: make(chan struct{}),
+		runs: map[*run]struct{}{}, tracked: map[trackKey]bool{}, shown: map[string][]shownEntry{}}
+}
+
+// check refuses a host whose capabilities do not match its flavour.
+func (h Host) check() error {
 	if h.Aborter == nil || h.Prompter == nil || h.Sessions == nil {
-		return nil, errors.New("taskboard: NewDriver needs Host.Aborter, Host.Prompter and Host.Sessions")
+		return errors.New("taskboard: NewDriver needs Host.Aborter, Host.Prompter and Host.Sessions")
 	}
 	switch h.Flavor {
 	case FlavorV1:
 		if h.Status == nil {
-			return nil, errors.New("taskboard: NewDriver: Host.Flavor is FlavorV1 but Host.Status is nil; a v1 host must provide its status map (task_cancel and task_status read it)")
+			return errors.New("taskboard: NewDriver: Host.Flavor is FlavorV1 but Host.Status is nil; a v1 host must provide its status map (task_cancel and task_status read it)")
 		}
 	case FlavorV2:
 	case "":
-		return nil, errors.New("taskboard: NewDriver: Host.Flavor is not set; use FlavorV1 (a host with a status map) or FlavorV2 (per-session reads, optional IdleWaiter)")
+		return errors.New("taskboard: NewDriver: Host.Flavor is not set; use FlavorV1 (a host with a status map) or FlavorV2 (per-session reads, optional IdleWaiter)")
 	default:
-		return nil, fmt.Errorf("taskboard: NewDriver: unknown Host.Flavor %q; use FlavorV1 or FlavorV2", h.Flavor)
+		return fmt.Errorf("taskboard: NewDriver: unknown Host.Flavor %q; use FlavorV1 or FlavorV2", h.Flavor)
 	}
-	cfg := driverConfig{timers: realTimers{}, logger: slog.New(slog.DiscardHandler)}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	return &Driver{b: b, h: h, caps: h.capsOf(), cfg: cfg, done: make(chan struct{}),
-		runs: map[*run]struct{}{}, tracked: map[trackKey]bool{}, shown: map[string][]shownEntry{}}, nil
+	return nil
 }
 
-// Board returns the driver's board. Use it only through [Driver.Do] while the driver is
-// running.
-func (d *Driver) Board() *Board { return d.b }
-
-// Do runs f with the board under the driver's lock, then processes the notices f caused.
-// After [Driver.Close] it returns ErrClosed without calling f. A panic in f releases the
-// lock and reaches the caller; the driver stays usable.
-func (d *Driver) Do(f func(b *Board)) error {
+// Do runs f with the board under the driver's lock, then processes the notices f caused:
+// the one way to inspect the board ([Board.Records], [Board.LiveLeases], …) or to call
+// its few host-level mutators ([Board.Drop], [Board.ForceRelease], …). f sees parentID's
+// tasks, their leases and parentID's own wait latch; on a one-process driver the board
+// holds every parent and parentID may be empty. After [Driver.Close] it returns ErrClosed
+// without calling f. A panic in f releases the lock and reaches the caller; the driver
+// stays usable.
+func (d *Driver) Do(parentID string, f func(b *Board)) error {
 	d.mu.Lock()
 	defer d.unlock()
 	if d.closed {
@@ -179,6 +158,11 @@ func (d *Driver) Do(f func(b *Board)) error {
 	f(d.b)
 	d.drain()
 	return nil
+}
+
+// Manage marks sessionID as an orchestrator session whose tasks the board tracks.
+func (d *Driver) Manage(sessionID string) error {
+	return d.Do(sessionID, func(b *Board) { b.Manage(sessionID) })
 }
 
 // unlock releases the mutex and runs the queued callbacks outside it.
@@ -220,7 +204,7 @@ func (d *Driver) exec(r *run, cmds []command) {
 			}
 		case logLine:
 			l := c
-			d.outbox = append(d.outbox, func() { d.cfg.logger.LogAttrs(context.Background(), l.Level, l.Msg, l.Attrs...) })
+			d.outbox = append(d.outbox, func() { d.cfg.Logger.LogAttrs(context.Background(), l.Level, l.Msg, l.Attrs...) })
 		case spawn:
 			if e, ok := c.Machine.(*evidence); ok && d.evidenceRunning(e.id) {
 				continue // one evidence read per record at a time
@@ -229,8 +213,8 @@ func (d *Driver) exec(r *run, cmds []command) {
 		case proceed, withdraw:
 			// answers to a Dispatch are read by dispatch()
 		default:
-			if id, ok := callOfCommand(c); ok {
-				d.launch(r, id, c)
+			if hc, ok := c.(hostCall); ok {
+				d.launch(r, hc)
 			}
 		}
 	}
@@ -239,11 +223,12 @@ func (d *Driver) exec(r *run, cmds []command) {
 // launch starts the goroutine of one host call (lock held). The call's context is
 // cancelled at Timing.HostCallDeadline (unless that is negative), by CancelCall, or by
 // Close. A call that returns has settled, whatever its error.
-func (d *Driver) launch(r *run, id callNo, c command) {
+func (d *Driver) launch(r *run, c hostCall) {
+	id := c.callID()
 	ctx, cancel := context.WithCancel(context.Background())
 	r.calls[id] = cancel
 	stop := func() bool { return false }
-	if dl := d.b.Timing().HostCallDeadline; dl > 0 {
+	if dl := d.b.timing().HostCallDeadline; dl > 0 {
 		stop = d.cfg.timers.AfterFunc(dl, cancel)
 	}
 	d.wg.Add(1)
@@ -251,10 +236,10 @@ func (d *Driver) launch(r *run, id callNo, c command) {
 		defer d.wg.Done()
 		defer cancel()
 		defer stop()
-		if guarded(c) && !d.dispatch(r, id) {
+		if c.guarded() && !d.dispatch(r, id) {
 			return
 		}
-		d.deliver(r, d.perform(ctx, id, c))
+		d.deliver(r, c.perform(ctx, d.h))
 	}()
 }
 
@@ -286,37 +271,6 @@ func (d *Driver) dispatch(r *run, id callNo) bool {
 	return ok
 }
 
-// perform makes one host call and returns its reply event.
-func (d *Driver) perform(ctx context.Context, id callNo, c command) event {
-	switch c := c.(type) {
-	case abort:
-		ok, err := d.h.Aborter.Abort(ctx, c.SessionID)
-		return abortReply{Call: id, Confirmed: ok, Err: err}
-	case readStatus:
-		if d.h.Status == nil {
-			return statusReply{Call: id, Err: errors.New("live status unavailable")}
-		}
-		s, err := d.h.Status.Statuses(ctx)
-		return statusReply{Call: id, Snapshot: s, Err: err}
-	case readSession:
-		info, err := d.h.Sessions.Session(ctx, c.SessionID)
-		return sessionReply{Call: id, Info: info, Err: err}
-	case readMessages:
-		es, err := d.h.Sessions.Messages(ctx, c.SessionID, c.Limit)
-		return messagesReply{Call: id, Entries: es, Err: err}
-	case waitIdle:
-		if d.h.Idle == nil {
-			return idleReply{Call: id, Err: errors.New("idle waiter unavailable")}
-		}
-		return idleReply{Call: id, Err: d.h.Idle.WaitIdle(ctx, c.SessionID)}
-	case writeMessage:
-		return writeReply{Call: id, Err: d.h.Prompter.Enqueue(ctx, c.SessionID, c.Message)}
-	case sendPrompt:
-		return promptReply{Call: id, Err: d.h.Prompter.PromptAsync(ctx, c.SessionID, c.Prompt)}
-	}
-	panic(fmt.Sprintf("taskboard: unknown host call %T", c))
-}
-
 // deliver hands one event to a machine under the lock. After Close nothing is delivered.
 func (d *Driver) deliver(r *run, ev event) {
 	d.mu.Lock()
@@ -328,8 +282,8 @@ func (d *Driver) deliver(r *run, ev event) {
 		d.mu.Unlock()
 		return
 	}
-	if id, ok := callOf(ev); ok {
-		delete(r.calls, id)
+	if rp, ok := ev.(reply); ok {
+		delete(r.calls, rp.callID())
 	}
 	if f, ok := ev.(fired); ok {
 		delete(r.timers, f.Timer)
@@ -382,18 +336,18 @@ func (d *Driver) drain() {
 						d.settle(r)
 					}
 				}
-				if (n.State == StateCompleted || n.State == StateError) && (d.cfg.notifyAll || d.tracked[trackKey{n.TaskID, n.Generation}]) {
+				if (n.State == StateCompleted || n.State == StateError) && (d.cfg.NotifyAll || d.tracked[trackKey{n.TaskID, n.Generation}]) {
 					d.start(newNotify(n.ParentID, n, d.caps))
 				}
 			case NoticeLaunched:
 				d.queue(d.onLaunched, n)
 				d.armReconcile()
-				if d.b.Options().WallClock > 0 {
+				if d.b.options().WallClock > 0 {
 					d.start(newSupervise(n.TaskID, n.Generation))
 				}
 			case NoticeLeaseReleased:
 				for r := range d.runs {
-					if nm, ok := r.m.(*notifyM); ok && nm.State() == NotifyParked && nm.n.TaskID == n.TaskID {
+					if nm, ok := r.m.(*notifyM); ok && nm.State() == notifyParked && nm.n.TaskID == n.TaskID {
 						d.exec(r, r.m.Step(d.b, noticeEvent{Notice: n}))
 						d.settle(r)
 					}
@@ -433,7 +387,7 @@ func (d *Driver) queue(subs []func(Notice) error, n Notice) {
 	for _, fn := range subs {
 		d.subQ = append(d.subQ, func() {
 			if err := fn(n); err != nil {
-				d.cfg.logger.Warn("taskboard: notice subscriber failed", "kind", n.Kind, "task_id", n.TaskID, "error", err)
+				d.cfg.Logger.Warn("taskboard: notice subscriber failed", "kind", n.Kind, "task_id", n.TaskID, "error", err)
 			}
 		})
 	}
@@ -549,18 +503,18 @@ func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, err
 	if err := ctx.Err(); err != nil {
 		return TaskPlan{}, err
 	}
-	if in.Flavor == "" {
-		in.Flavor = d.h.Flavor
+	if in.flavor == "" {
+		in.flavor = d.h.Flavor
 	}
 	d.mu.Lock()
 	if d.closed {
 		d.unlock()
 		return TaskPlan{}, toolErr(ErrClosed, "the task board was closed; no action was taken")
 	}
-	p, err := d.b.PrepareTask(c, in)
+	p, err := d.b.prepareTask(c, in)
 	d.drain()
-	timeout := d.b.Timing().BaselineTimeout
-	limit := d.b.Timing().ResultHistory
+	timeout := d.b.timing().BaselineTimeout
+	limit := d.b.timing().ResultHistory
 	d.unlock()
 	if err != nil || p.Kind != PlanResume {
 		return p, err
@@ -568,37 +522,32 @@ func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, err
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	entries, rerr := d.h.Sessions.Messages(rctx, p.TaskID, limit)
 	cancel()
+	var baseline string
+	if rerr == nil {
+		baseline, rerr = baselineOf(p.TaskID, entries)
+	}
 	if rerr != nil {
 		_ = d.FailTask(p)
 		return TaskPlan{}, toolErr(ErrHost, fmt.Sprintf("Task %s was not resumed: reading its transcript failed (%v). Nothing changed; try task() again.", p.TaskID, rerr))
 	}
-	if n := len(entries); n > 0 {
-		p.Baseline = entries[n-1].ID
-	}
+	p.baseline = baseline
 	return p, nil
 }
 
-// FinishTask runs task()'s after-hook under the lock: call it with the plan [Driver.Task]
-// returned and what the host's task output said. It registers the launch (or, when the
-// launch was already registered by an event or an earlier call with the same plan, merges
-// the metadata into that run without relaunching it) and returns the record's alias and
-// state. A task launched in the background is then running; it becomes complete when the
-// host reports the session idle ([Driver.Observe] with EventIdle) and the transcript's
-// newest assistant entry of this run is finished (its text is the result); an error entry
-// makes it an error. An output for a run that is no longer current returns ErrStale and
-// changes nothing.
-//
-// After [Driver.Close] it returns ErrClosed, registers nothing and releases the plan's
-// lease, so no lease is left behind.
+// FinishTask runs task()'s after-hook with the plan [Driver.Task] returned and what the
+// host's task output said: it registers the launch (a second report of the same launch
+// merges into that run) and returns the record's alias and state. An output for a run
+// that is no longer current returns ErrStale and changes nothing. After [Driver.Close] it
+// registers nothing, releases the plan's lease and returns ErrClosed.
 func (d *Driver) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult, error) {
 	d.mu.Lock()
 	defer d.unlock()
 	if d.closed {
-		d.b.FailTask(p)
+		d.b.failTask(p)
 		d.b.drain()
 		return TaskLaunchResult{}, toolErr(ErrClosed, "the task board was closed; the launch was not recorded")
 	}
-	res, err := d.b.FinishTask(p, obs)
+	res, err := d.b.finishTask(p, obs)
 	d.drain()
 	return res, err
 }
@@ -608,7 +557,7 @@ func (d *Driver) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult
 func (d *Driver) FailTask(p TaskPlan) error {
 	d.mu.Lock()
 	defer d.unlock()
-	d.b.FailTask(p)
+	d.b.failTask(p)
 	if d.closed {
 		d.b.drain()
 		return toolErr(ErrClosed, "the task board was closed; the plan's lease was released")
@@ -624,7 +573,7 @@ func (d *Driver) WaitForUser(c Caller, reason string) (WaitResult, error) {
 	if d.closed {
 		return WaitResult{}, toolErr(ErrClosed, "the task board was closed; no action was taken")
 	}
-	return d.b.WaitForUser(c, reason)
+	return d.b.waitForUser(c, reason)
 }
 
 // View renders a parent's prompt view and remembers its Shown entries for the parent-idle
@@ -635,7 +584,7 @@ func (d *Driver) View(parentID string) (View, error) {
 	if d.closed {
 		return View{}, toolErr(ErrClosed, "the task board was closed")
 	}
-	v := d.b.View(parentID)
+	v := d.b.view(parentID)
 	if len(v.shown) > 0 {
 		d.shown[parentID] = v.shown
 	} else {
@@ -661,12 +610,10 @@ func (d *Driver) OnLaunched(fn func(Notice) error) {
 	d.onLaunched = append(d.onLaunched, fn)
 }
 
-// Close disposes the board (every later dispatch is withdrawn), stops every timer, cancels
-// the contexts of pending host calls and delivers none of their settlements; leases stay
-// exactly as they are and armed waits survive. Tool calls in progress return ErrClosed, and
-// so does every later method call, which changes nothing (FinishTask and FailTask only
-// release their plan's lease). Close drops undelivered notices and waits for a subscriber
-// in progress and for the host-call goroutines to return.
+// Close withdraws every later dispatch, stops the timers, cancels pending host calls and
+// delivers none of their settlements; leases and armed waits stay as they are. Calls in
+// progress and every later call return ErrClosed and change nothing. Close waits for the
+// subscriber in progress and the host-call goroutines.
 func (d *Driver) Close() error {
 	d.mu.Lock()
 	if d.closed {
@@ -700,8 +647,8 @@ func (d *Driver) Close() error {
 	return nil
 }
 
-// Pending returns how many machines are still running (for tests and inspection).
-func (d *Driver) Pending() int {
+// pending returns how many machines are still running (for tests).
+func (d *Driver) pending() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return len(d.runs)

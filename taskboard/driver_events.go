@@ -4,22 +4,25 @@ import (
 	"time"
 )
 
-// Host event kinds (HostEvent.Kind).
+// EventKind says what a [HostEvent] reports.
+type EventKind string
+
+// Host event kinds.
 const (
-	EventBusy        = "busy"
-	EventRetry       = "retry"
-	EventIdle        = "idle"
-	EventError       = "error"
-	EventDeleted     = "deleted"
-	EventParentIdle  = "parent_idle"
-	EventUserMessage = "user_message"
-	EventActivity    = "activity"
+	EventBusy        EventKind = "busy"
+	EventRetry       EventKind = "retry"
+	EventIdle        EventKind = "idle"
+	EventError       EventKind = "error"
+	EventDeleted     EventKind = "deleted"
+	EventParentIdle  EventKind = "parent_idle"
+	EventUserMessage EventKind = "user_message"
+	EventActivity    EventKind = "activity"
 )
 
 // HostEvent is one event the host reports. Generation is nil when the host gave
 // none; At is when the host observed it (zero means now).
 type HostEvent struct {
-	Kind             string
+	Kind             EventKind
 	SessionID        string
 	Generation       *uint64
 	At               time.Time
@@ -35,25 +38,12 @@ type reconcileState struct {
 	inFlight bool
 }
 
-// WithoutReconciliation turns off the driver's periodic reconciliation passes (a v1 host
-// whose status map is costly): running records then settle only through events and tools.
-func WithoutReconciliation() DriverOption {
-	return func(c *driverConfig) { c.noReconcile = true }
-}
-
-// Observe applies one host event under the lock. busy/retry, error, deletion,
-// activity and user messages apply at once; a parent idle acknowledges, IdleDelay later,
-// what the last [Driver.View] showed that parent.
-//
-// Completion rule (besides a terminal output given to FinishTask and host error events):
-// a running background task completes when the host reports it idle. IdleDelay after
-// EventIdle for the task's session (and no busy seen since), the driver reads the
-// transcript once per attempt: if the newest assistant entry after the run's start is
-// finished, the task is completed with its text; an error entry makes it an error; if the
-// newest assistant entry is unfinished or there is none yet, the task stays running and
-// the stop rule starts (a session that stays idle without an answer is eventually
-// recorded as stopped). Entries from before a resume never count. A relaunched task's events must carry their
-// Generation; its idle and error events without one are ignored.
+// Observe applies one host event: busy/retry, error, deletion, activity and user messages
+// at once; a parent idle acknowledges, IdleDelay later, what the last [Driver.View]
+// showed that parent; a child idle reads the transcript IdleDelay later (the completion
+// rule of the package doc), and a session that stays idle without an answer is
+// eventually recorded as stopped. A relaunched task's idle and error events must carry
+// their Generation; without one they are ignored.
 func (d *Driver) Observe(ev HostEvent) {
 	d.mu.Lock()
 	defer d.unlock()
@@ -63,7 +53,7 @@ func (d *Driver) Observe(ev HostEvent) {
 	b := d.b
 	at := ev.At
 	if at.IsZero() {
-		at = b.Now()
+		at = b.now()
 	}
 	switch ev.Kind {
 	case EventBusy, EventRetry:
@@ -88,7 +78,7 @@ func (d *Driver) Observe(ev HostEvent) {
 		r, ok := b.fence(ev.SessionID, ev.Generation, false, at)
 		if ok && r.State == StateRunning {
 			id, gen := r.TaskID, r.Generation
-			d.after(d.b.Timing().IdleDelay, func() {
+			d.after(d.b.timing().IdleDelay, func() {
 				r, ok := d.b.Get(id)
 				if ok && r.Generation == gen && r.State == StateRunning && !r.LastLiveBusyAt.After(at) && !d.evidenceRunning(id) {
 					d.start(newEvidence(id, gen, d.caps))
@@ -97,7 +87,7 @@ func (d *Driver) Observe(ev HostEvent) {
 		}
 	case EventParentIdle:
 		parent := ev.SessionID
-		d.after(d.b.Timing().IdleDelay, func() {
+		d.after(d.b.timing().IdleDelay, func() {
 			if shown := d.shown[parent]; len(shown) > 0 {
 				d.b.acknowledgeShown(parent, shown)
 				delete(d.shown, parent)
@@ -147,7 +137,7 @@ func (m *delayed) Step(b *Board, ev event) []command {
 // armReconcile schedules the next reconciliation tick when the host has a status map and
 // a record is running (lock held).
 func (d *Driver) armReconcile() {
-	if d.cfg.noReconcile || d.h.Status == nil || d.closed {
+	if d.cfg.NoReconciliation || d.h.Status == nil || d.closed {
 		return
 	}
 	if d.reconcile == nil {
@@ -156,7 +146,7 @@ func (d *Driver) armReconcile() {
 	if d.reconcile.stop != nil {
 		return
 	}
-	d.reconcile.stop = d.cfg.timers.AfterFunc(d.b.Timing().ReconcilePeriod, d.reconcileTick)
+	d.reconcile.stop = d.cfg.timers.AfterFunc(d.b.timing().ReconcilePeriod, d.reconcileTick)
 }
 
 func (d *Driver) reconcileTick() {
@@ -167,7 +157,7 @@ func (d *Driver) reconcileTick() {
 	}
 	d.reconcile.stop = nil
 	running := false
-	for _, r := range d.b.AllRecords() {
+	for _, r := range d.b.allRecords() {
 		if r.State == StateRunning {
 			running = true
 			break

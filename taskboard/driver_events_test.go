@@ -10,12 +10,12 @@ import (
 func TestDriverEvents(t *testing.T) {
 	tests := []struct {
 		name string
-		opts []DriverOption
+		opts []func(*Options)
 		run  func(t *testing.T, x *drv)
 	}{
 		{name: "parent_idle_acknowledges_what_the_view_showed", run: func(t *testing.T, x *drv) {
 			x.launch("ses_a", parent1)
-			x.d.Do(func(b *Board) {
+			x.d.Do("", func(b *Board) {
 				b.commitTerminal(commitInput{TaskID: "ses_a", Generation: 1, State: StateCompleted, Summary: "ok"})
 			})
 			x.d.Observe(HostEvent{Kind: EventParentIdle, SessionID: parent1})
@@ -75,13 +75,13 @@ func TestDriverEvents(t *testing.T) {
 				t.Fatalf("record %s %q", r.State, r.ResultSummary)
 			}
 		}},
-		{name: "E45_parked_notification_runs_after_the_late_abort", opts: []DriverOption{WithNotifyAll()}, run: func(t *testing.T, x *drv) {
+		{name: "E45_parked_notification_runs_after_the_late_abort", opts: []func(*Options){notifyAll}, run: func(t *testing.T, x *drv) {
 			gate := make(chan struct{})
 			x.h.abort = func(ctx context.Context, id string) (bool, error) { return true, blockUntil(ctx, gate) }
 			x.launch("ses_a", parent1)
 			_, err := x.d.Cancel(context.Background(), orch, "ses_a", "")
 			exactErr(t, err, ErrTimeout, "Session abort timed out after 10000ms")
-			x.d.Do(func(b *Board) {
+			x.d.Do("", func(b *Board) {
 				b.commitTerminal(commitInput{TaskID: "ses_a", Generation: 1, State: StateCompleted, Summary: "done anyway"})
 			})
 			synctest.Wait()
@@ -103,7 +103,7 @@ func TestDriverEvents(t *testing.T) {
 				t.Fatal("lease left after the notification")
 			}
 		}},
-		{name: "notify_all_reports_every_finished_run", opts: []DriverOption{WithNotifyAll()}, run: func(t *testing.T, x *drv) {
+		{name: "notify_all_reports_every_finished_run", opts: []func(*Options){notifyAll}, run: func(t *testing.T, x *drv) {
 			var launched int
 			x.d.OnLaunched(func(Notice) error { launched++; return nil })
 			plan, err := x.d.Task(context.Background(), orch, TaskCall{Agent: "explorer"})
@@ -111,7 +111,7 @@ func TestDriverEvents(t *testing.T) {
 			if _, err := x.d.FinishTask(plan, LaunchObservation{TaskID: "ses_n"}); err != nil {
 				t.Fatal(err)
 			}
-			x.d.Do(func(b *Board) {
+			x.d.Do("", func(b *Board) {
 				b.commitTerminal(commitInput{TaskID: "ses_n", Generation: 1, State: StateError, Summary: "bad"})
 			})
 			synctest.Wait()
@@ -119,7 +119,7 @@ func TestDriverEvents(t *testing.T) {
 				t.Fatalf("launched %d, calls %v", launched, x.h.calls)
 			}
 			// A failed task() releases its resume lease.
-			x.d.Do(func(b *Board) {
+			x.d.Do("", func(b *Board) {
 				r, _ := b.Get("ses_n")
 				b.markReconciled("ses_n", r.Generation, r.TerminalRevision)
 			})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tb "github.com/harnesskit/harnesskit/taskboard"
+	"github.com/harnesskit/harnesskit/taskboard/taskboardtest"
 )
 
 // exampleHost answers every call at once: a v2 host with an idle waiter.
@@ -32,12 +33,11 @@ func (h *exampleHost) Messages(context.Context, string, int) ([]tb.TranscriptEnt
 func (h *exampleHost) WaitIdle(context.Context, string) error { return nil }
 
 func ExampleDriver() {
-	clk := tb.NewManualClock(time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC))
-	b, _ := tb.NewBoard(clk, tb.Options{})
-	b.Manage("parent-1")
+	clk := taskboardtest.NewClock(time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC))
 	h := &exampleHost{}
-	d, _ := tb.NewDriver(b, tb.Host{Aborter: h, Prompter: h, Sessions: h, Idle: h, Flavor: tb.FlavorV2})
+	d, _ := tb.NewDriver(tb.Host{Aborter: h, Prompter: h, Sessions: h, Idle: h, Flavor: tb.FlavorV2}, tb.Options{Clock: clk})
 	defer d.Close()
+	d.Manage("parent-1")
 	ctx := context.Background()
 	me := tb.Caller{SessionID: "parent-1", Agent: "orchestrator"}
 

@@ -15,11 +15,11 @@ func (d *Driver) PendingKinds() []string {
 
 // LeaseForTest returns the live lease of taskID with its token, for tests that play the
 // holder.
-func (b *Board) LeaseForTest(taskID string) (Lease, bool) { return b.liveLease(taskID) }
+func (b *Board) LeaseForTest(taskID string) (leaseGrant, bool) { return b.liveLease(taskID) }
 
 // LeasesForTest returns every live lease with its token, sorted by task ID.
-func (b *Board) LeasesForTest() []Lease {
-	out := make([]Lease, 0, len(b.leases))
+func (b *Board) LeasesForTest() []leaseGrant {
+	out := make([]leaseGrant, 0, len(b.leases))
 	for _, i := range b.LiveLeases() {
 		out = append(out, b.leases[i.TaskID])
 	}

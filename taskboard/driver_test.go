@@ -121,15 +121,19 @@ type drv struct {
 }
 
 // newDrv builds a driver on the system clock (fake inside a synctest bubble).
-func newDrv(t *testing.T, v1host bool, opts ...DriverOption) *drv {
+func newDrv(t *testing.T, v1host bool, opts ...func(*Options)) *drv {
 	t.Helper()
 	return newDrvWith(t, v1host, Options{}, opts...)
 }
 
 // newDrvWith is newDrv with board options.
-func newDrvWith(t *testing.T, v1host bool, o Options, opts ...DriverOption) *drv {
+func newDrvWith(t *testing.T, v1host bool, o Options, opts ...func(*Options)) *drv {
 	t.Helper()
-	b, err := NewBoard(SystemClock{}, o)
+	o.NoReconciliation = true
+	for _, f := range opts {
+		f(&o)
+	}
+	b, err := NewBoard(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +146,7 @@ func newDrvWith(t *testing.T, v1host bool, o Options, opts ...DriverOption) *drv
 	} else {
 		host.Idle = h
 	}
-	d, err := NewDriver(b, host, append([]DriverOption{WithoutReconciliation()}, opts...)...)
+	d, err := newDriverOn(b, host)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +155,7 @@ func newDrvWith(t *testing.T, v1host bool, o Options, opts ...DriverOption) *drv
 
 func (x *drv) launch(id, parent string) {
 	x.t.Helper()
-	x.d.Do(func(b *Board) {
+	x.d.Do("", func(b *Board) {
 		if _, err := b.registerLaunch(launchInput{TaskID: id, ParentID: parent, Agent: "explorer"}); err != nil {
 			x.t.Fatal(err)
 		}
@@ -159,12 +163,12 @@ func (x *drv) launch(id, parent string) {
 }
 
 func (x *drv) rec(id string) (r Record) {
-	x.d.Do(func(b *Board) { r, _ = b.Get(id) })
+	x.d.Do("", func(b *Board) { r, _ = b.Get(id) })
 	return r
 }
 
-func (x *drv) lease(id string) (l Lease, ok bool) {
-	x.d.Do(func(b *Board) { l, ok = b.LeaseForTest(id) })
+func (x *drv) lease(id string) (l leaseGrant, ok bool) {
+	x.d.Do("", func(b *Board) { l, ok = b.LeaseForTest(id) })
 	return l, ok
 }
 
@@ -202,8 +206,8 @@ func TestDriverScenarios(t *testing.T) {
 			if _, ok := x.lease("ses_a"); ok {
 				t.Fatal("lease still live")
 			}
-			if x.d.Pending() != 0 {
-				t.Fatalf("%d machines pending", x.d.Pending())
+			if x.d.pending() != 0 {
+				t.Fatalf("%d machines pending", x.d.pending())
 			}
 			x.d.Close()
 		}},
@@ -226,17 +230,17 @@ func TestDriverScenarios(t *testing.T) {
 			if !settled {
 				t.Fatal("the abort's context was not cancelled")
 			}
-			if l, ok := x.d.Board().LeaseForTest("ses_a"); !ok || l.Kind != LeaseCancellation {
+			if l, ok := x.d.b.LeaseForTest("ses_a"); !ok || l.Kind != LeaseCancellation {
 				t.Fatal("lease not kept")
 			}
-			if !x.d.Board().Disposed() {
+			if !x.d.b.isDisposed() {
 				t.Fatal("not disposed")
 			}
 			_, err = x.d.Message(context.Background(), orch, "ses_a", "x")
 			checkErr(t, err, ErrClosed, "")
 			// Every later Dispatch is withdrawn: a machine run by hand on the disposed board.
-			r := &rig{t: t, b: x.d.Board()}
-			x.d.Board().release(mustLease(t, x.d.Board(), "ses_a"))
+			r := &rig{t: t, b: x.d.b}
+			x.d.b.release(mustLease(t, x.d.b, "ses_a"))
 			m := r.start(newMessage(orch, messageArgs{Ref: "ses_a", Text: "x"}, v2))
 			m.dispatch()
 			if len(m.withdrawn) != 1 {
@@ -259,7 +263,7 @@ func TestDriverScenarios(t *testing.T) {
 				mres, merr = x.d.Message(context.Background(), orch, "ses_b", "hello")
 			})
 			wg.Wait()
-			if cerr != nil || merr != nil || cres.State != CancelCancelled || mres.Status != "queued" {
+			if cerr != nil || merr != nil || cres.State != CancelState(StateCancelled) || mres.Status != "queued" {
 				t.Fatalf("cancel %+v %v; message %+v %v", cres, cerr, mres, merr)
 			}
 			if x.rec("ses_b").State != StateRunning {
@@ -269,7 +273,7 @@ func TestDriverScenarios(t *testing.T) {
 		}},
 		{name: "E35_subscriber_error_logged_others_run", run: func(t *testing.T) {
 			logs := &captureHandler{}
-			x := newDrv(t, true, WithLogger(slog.New(logs)))
+			x := newDrv(t, true, func(o *Options) { o.Logger = slog.New(logs) })
 			var second int
 			x.d.OnTerminal(func(Notice) error { return errors.New("subscriber down") })
 			x.d.OnTerminal(func(Notice) error { second++; return nil })
@@ -288,25 +292,25 @@ func TestDriverScenarios(t *testing.T) {
 				t.Fatal(err)
 			}
 			x.d.Close()
-			if !x.d.Board().Waiting(parent1) {
+			if !x.d.b.Waiting(parent1) {
 				t.Fatal("Close cleared the wait")
 			}
-			x.d.Board().hostDeleted(deletionEvent{SessionID: parent1})
-			if x.d.Board().Waiting(parent1) {
+			x.d.b.hostDeleted(deletionEvent{SessionID: parent1})
+			if x.d.b.Waiting(parent1) {
 				t.Fatal("deletion did not clear")
 			}
 		}},
 		{name: "revive_notifies_parent_when_the_run_finishes", run: func(t *testing.T) {
 			x := newDrv(t, true)
 			x.launch("ses_r", parent1)
-			x.d.Do(func(b *Board) {
+			x.d.Do("", func(b *Board) {
 				r, _ := b.Get("ses_r")
 				b.commitTerminal(commitInput{TaskID: "ses_r", Generation: r.Generation, State: StateCompleted, Summary: "one"})
 			})
 			x.h.messages = func(ctx context.Context, id string, limit int) ([]TranscriptEntry, error) { return nil, nil }
 			res, err := x.d.Revive(context.Background(), orch, "ses_r", "more")
 			noErr(t, err)
-			x.d.Do(func(b *Board) {
+			x.d.Do("", func(b *Board) {
 				b.commitTerminal(commitInput{TaskID: "ses_r", Generation: res.Generation, State: StateCompleted, Summary: "two"})
 			})
 			synctest.Wait()
@@ -320,7 +324,7 @@ func TestDriverScenarios(t *testing.T) {
 			x.launch("ses_a", parent1)
 			x.launch("ses_b", parent1)
 			x.d.Observe(HostEvent{Kind: EventDeleted, SessionID: "ses_a", FallbackTeardown: true})
-			if _, ok := x.d.Board().Get("ses_a"); !ok {
+			if _, ok := x.d.b.Get("ses_a"); !ok {
 				t.Fatal("teardown dropped the record")
 			}
 			gate := make(chan struct{})
@@ -332,18 +336,18 @@ func TestDriverScenarios(t *testing.T) {
 			x.d.Observe(HostEvent{Kind: EventDeleted, SessionID: parent1})
 			wg.Wait()
 			checkErr(t, err, ErrStale, "was deleted while this call was in progress")
-			if x.d.Board().Waiting(parent1) {
+			if x.d.b.Waiting(parent1) {
 				t.Fatal("wait kept")
 			}
-			if _, ok := x.d.Board().Get("ses_a"); ok {
+			if _, ok := x.d.b.Get("ses_a"); ok {
 				t.Fatal("children kept after parent deletion")
 			}
-			if l, ok := x.d.Board().LeaseForTest("ses_b"); !ok || l.Kind != LeaseMessage {
+			if l, ok := x.d.b.LeaseForTest("ses_b"); !ok || l.Kind != LeaseMessage {
 				t.Fatal("the pending write's lease must stay until it settles")
 			}
 			close(gate)
 			synctest.Wait()
-			if _, ok := x.d.Board().LeaseForTest("ses_b"); ok {
+			if _, ok := x.d.b.LeaseForTest("ses_b"); ok {
 				t.Fatal("lease not released by the settlement")
 			}
 			x.d.Close()
@@ -370,7 +374,7 @@ func TestDriverScenarios(t *testing.T) {
 			x.d.Close()
 		}},
 		{name: "E93_periodic_pass_hangs_no_overlap", run: func(t *testing.T) {
-			b, _ := NewBoard(SystemClock{}, Options{})
+			b, _ := NewBoard(Options{Clock: SystemClock{}})
 			h := &fakeHost{}
 			// A pass is in flight from its read until the read settles or is cancelled
 			// (its context ends); count the reads whose context is still live.
@@ -391,15 +395,15 @@ func TestDriverScenarios(t *testing.T) {
 				<-ctx.Done()
 				return nil, ctx.Err()
 			}
-			d, _ := NewDriver(b, Host{Aborter: h, Prompter: h, Sessions: h, Status: h, Flavor: FlavorV1})
+			d, _ := newDriverOn(b, Host{Aborter: h, Prompter: h, Sessions: h, Status: h, Flavor: FlavorV1})
 			defer d.Close()
-			d.Do(func(b *Board) {
+			d.Do("", func(b *Board) {
 				b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"})
 			})
 			time.Sleep(10*time.Second + time.Millisecond)
 			synctest.Wait()
 			var r Record
-			d.Do(func(b *Board) { r, _ = b.Get("ses_a") })
+			d.Do("", func(b *Board) { r, _ = b.Get("ses_a") })
 			if !r.StatusUncertain || r.LastStatusError != "live status lookup timed out after 5000ms" || r.State != StateRunning {
 				t.Fatalf("record %+v", r)
 			}
@@ -416,7 +420,7 @@ func TestDriverScenarios(t *testing.T) {
 	}
 }
 
-func mustLease(t *testing.T, b *Board, id string) Lease {
+func mustLease(t *testing.T, b *Board, id string) leaseGrant {
 	t.Helper()
 	l, ok := b.LeaseForTest(id)
 	if !ok {
@@ -450,8 +454,8 @@ func TestDriverNoGoroutineLeft(t *testing.T) {
 		if n := bubbleGoroutines(t); n != base {
 			t.Fatalf("goroutines: %d after the calls, %d before", n, base)
 		}
-		if x.d.Pending() != 0 {
-			t.Fatalf("%d machines pending", x.d.Pending())
+		if x.d.pending() != 0 {
+			t.Fatalf("%d machines pending", x.d.pending())
 		}
 		// A write left pending past its budget keeps one goroutine until Close.
 		x.h.messages = nil
@@ -510,10 +514,10 @@ func TestDriverConcurrentRace(t *testing.T) {
 		if x.h.count("abort") > 8*3 {
 			t.Fatal("too many aborts")
 		}
-		if x.d.Pending() != 0 {
-			t.Fatalf("%d machines pending: %v", x.d.Pending(), x.d.PendingKinds())
+		if x.d.pending() != 0 {
+			t.Fatalf("%d machines pending: %v", x.d.pending(), x.d.PendingKinds())
 		}
-		if ls := x.d.Board().LeasesForTest(); len(ls) != 0 {
+		if ls := x.d.b.LeasesForTest(); len(ls) != 0 {
 			t.Fatalf("leases left: %v", ls)
 		}
 		x.d.Close()
@@ -583,3 +587,14 @@ func bubbleGoroutines(t *testing.T) int {
 	}
 	return count
 }
+
+// newDriverOn is NewDriver over a board the test prepared.
+func newDriverOn(b *Board, h Host) (*Driver, error) {
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	return newDriver(b, h), nil
+}
+
+// notifyAll sets Options.NotifyAll.
+func notifyAll(o *Options) { o.NotifyAll = true }

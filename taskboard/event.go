@@ -34,9 +34,9 @@ func (b *Board) observeBusy(taskID string, gen *uint64, at time.Time) (Record, b
 
 // Stop-rule messages.
 const (
-	MsgIdleUnconfirmed   = "Runtime session is idle; task termination is unconfirmed."
-	MsgAbsentUnconfirmed = "Runtime status response did not contain a live session state; task termination is unconfirmed."
-	MsgMalformedEntry    = "malformed live status entry for session"
+	msgIdleUnconfirmed   = "Runtime session is idle; task termination is unconfirmed."
+	msgAbsentUnconfirmed = "Runtime status response did not contain a live session state; task termination is unconfirmed."
+	msgMalformedEntry    = "malformed live status entry for session"
 )
 
 // stopCandidate applies one non-busy (idle or absent) observation at `at` to a running
@@ -77,7 +77,7 @@ func (b *Board) observeError(taskID string, gen *uint64, msg string, deferrable 
 	if deferrable {
 		r.DeferredError = msg
 		r.LastErrorAt = at
-		r.UpdatedAt = b.Now()
+		r.UpdatedAt = b.now()
 		return r.clone(), gateDeferred
 	}
 	return b.commitTerminal(commitInput{TaskID: taskID, Generation: r.Generation, State: StateError, Summary: msg, ObservedAt: at})
@@ -116,15 +116,26 @@ func (b *Board) hostDeleted(ev deletionEvent) bool {
 	return true
 }
 
+// PartKind is the kind of a [Part].
+type PartKind string
+
+// Part kinds that make a message real.
+const (
+	PartText  PartKind = "text"
+	PartFile  PartKind = "file"
+	PartImage PartKind = "image"
+)
+
 // UserMessage is a chat message the host saw, for the wait-for-user latch.
 type UserMessage struct {
 	SessionID, ID, Role string
 	Parts               []Part
 }
 
-// Part is one part of a [UserMessage]; Kind is "text", "file", "image", ….
+// Part is one part of a [UserMessage]. Only text, file and image parts make a message
+// real; any other kind is ignored.
 type Part struct {
-	Kind                string
+	Kind                PartKind
 	Synthetic, Internal bool
 }
 
@@ -139,7 +150,7 @@ func realExternal(m UserMessage) bool {
 		if p.Internal {
 			return false
 		}
-		if !p.Synthetic && (p.Kind == "text" || p.Kind == "file" || p.Kind == "image") {
+		if !p.Synthetic && (p.Kind == PartText || p.Kind == PartFile || p.Kind == PartImage) {
 			real = true
 		}
 	}

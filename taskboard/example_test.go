@@ -13,10 +13,9 @@ import (
 // reads its status, lets the host finish it, and reads the result.
 func Example() {
 	host := taskboardtest.New(taskboard.FlavorV1, nil)
-	board, _ := taskboard.NewBoard(taskboard.SystemClock{}, taskboard.Options{Timing: taskboard.Timing{IdleDelay: time.Millisecond}})
-	board.Manage("orch") // the orchestrator session whose tasks this board tracks
-	d, _ := taskboard.NewDriver(board, host.Host())
+	d, _ := taskboard.NewDriver(host.Host(), taskboard.Options{Timing: taskboard.Timing{IdleDelay: time.Millisecond}})
 	defer d.Close()
+	d.Manage("orch") // the orchestrator session whose tasks this board tracks
 	ctx, me := context.Background(), taskboard.Caller{SessionID: "orch", Agent: "orchestrator"}
 	done := make(chan taskboard.Notice, 1)
 	d.OnTerminal(func(n taskboard.Notice) error { done <- n; return nil })

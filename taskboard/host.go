@@ -2,6 +2,7 @@ package taskboard
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -45,7 +46,7 @@ type IdleWaiter interface {
 // identity (the session's persisted selection applies).
 type Message struct {
 	Text, Agent, Provider, Model, Variant string
-	Flavor                                string
+	Flavor                                Flavor
 }
 
 // Prompt is a queued prompt (delivery "queue", never noReply). Synthetic marks an internal
@@ -65,7 +66,7 @@ type SessionInfo struct {
 
 // StatusEntry is one session's entry in the status map: busy, retry, idle or malformed.
 type StatusEntry struct {
-	Status string
+	Status LiveStatus
 	Detail string
 }
 
@@ -84,7 +85,7 @@ type Host struct {
 	Sessions SessionReader
 	Status   StatusMap
 	Idle     IdleWaiter
-	Flavor   string
+	Flavor   Flavor
 }
 
 // capsOf returns the capabilities the machines see for this host.
@@ -93,7 +94,7 @@ func (h Host) capsOf() caps {
 }
 
 // liveOf classifies one session in a snapshot.
-func liveOf(s map[string]StatusEntry, id string) string {
+func liveOf(s map[string]StatusEntry, id string) LiveStatus {
 	e, ok := s[id]
 	if !ok {
 		return LiveAbsent
@@ -103,4 +104,20 @@ func liveOf(s map[string]StatusEntry, id string) string {
 		return e.Status
 	}
 	return LiveMalformed
+}
+
+// baselineOf returns the ID of a transcript's last entry, the point after which a resumed
+// run's evidence is read. It refuses a transcript with an entry that has no ID: the board
+// tells a resumed run's answer from the previous run's by that ID, so a host must give
+// every entry a stable, non-empty ID.
+func baselineOf(sessionID string, es []TranscriptEntry) (string, error) {
+	for i, e := range es {
+		if e.ID == "" {
+			return "", fmt.Errorf("entry %d of %d in the transcript of %s has no ID: taskboard needs a stable, non-empty ID on every transcript entry to tell a resumed run's answer from the previous run's (fix the host's SessionReader.Messages)", i+1, len(es), sessionID)
+		}
+	}
+	if len(es) == 0 {
+		return "", nil
+	}
+	return es[len(es)-1].ID, nil
 }

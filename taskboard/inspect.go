@@ -6,15 +6,14 @@ import (
 	"time"
 )
 
-// LeaseInfo describes one live lease without its token: what it is, who holds it and why
+// Lease describes one live lease without its token: what it is, who holds it and why
 // the task ID is excluded.
-type LeaseInfo struct {
+type Lease struct {
 	TaskID           string
-	Kind             string
+	Kind             LeaseKind
 	Generation       uint64
 	TerminalRevision uint64 // fenced revision of a notification lease; 0 for other kinds
-	Owner            string
-	Phase            string
+	Owner            LeaseOwner
 	HasRecord        bool          // false when the record was deleted while the lease stayed live
 	State            State         // the record's state, when it has one
 	Since            time.Time     // when the lease was acquired (hand-overs keep it)
@@ -22,10 +21,10 @@ type LeaseInfo struct {
 	Reason           string        // human-readable explanation
 }
 
-func (b *Board) info(l Lease) LeaseInfo {
+func (b *Board) info(l leaseGrant) Lease {
 	since := b.leaseSince[l.TaskID]
-	info := LeaseInfo{TaskID: l.TaskID, Kind: l.Kind, Generation: l.Generation, TerminalRevision: l.TerminalRevision,
-		Owner: l.Owner, Phase: l.Phase(), Since: since, HeldFor: b.Now().Sub(since)}
+	info := Lease{TaskID: l.TaskID, Kind: l.Kind, Generation: l.Generation, TerminalRevision: l.TerminalRevision,
+		Owner: l.Owner, Since: since, HeldFor: b.now().Sub(since)}
 	r, ok := b.records[l.TaskID]
 	if ok {
 		info.HasRecord, info.State = true, r.State
@@ -34,7 +33,7 @@ func (b *Board) info(l Lease) LeaseInfo {
 	return info
 }
 
-func leaseReason(l Lease, hasRecord bool, r *Record) string {
+func leaseReason(l leaseGrant, hasRecord bool, r *Record) string {
 	var why string
 	switch {
 	case l.Kind == LeaseRelaunch && l.Owner == OwnerCompensation:
@@ -62,11 +61,11 @@ func leaseReason(l Lease, hasRecord bool, r *Record) string {
 // String renders one inspection line: "<id> <kind> gen=<g> owner=<o>
 // [phase=<p>] record=<state|deleted>: <reason>". HeldFor is not part of the line, so the
 // line is stable as the clock moves.
-func (i LeaseInfo) String() string {
+func (i Lease) String() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s %s gen=%d owner=%s", i.TaskID, i.Kind, i.Generation, i.Owner)
-	if i.Phase != PhaseNone {
-		fmt.Fprintf(&sb, " phase=%s", i.Phase)
+	if p := (leaseGrant{Kind: i.Kind, Owner: i.Owner}).Phase(); p != phaseNone {
+		fmt.Fprintf(&sb, " phase=%s", p)
 	}
 	if i.HasRecord {
 		fmt.Fprintf(&sb, " record=%s", i.State)

@@ -6,34 +6,36 @@ import (
 	"time"
 )
 
-// Lease is the exclusive right to run one lifecycle operation on one generation of a task
+// leaseGrant is the exclusive right to run one lifecycle operation on one generation of a task
 // . At most one lease is live per task ID; it ends only when its holder releases
 // it with the exact token. There is no TTL.
-type Lease struct {
+type leaseGrant struct {
 	TaskID           string
-	Kind             string
+	Kind             LeaseKind
 	Generation       uint64
 	TerminalRevision uint64 // fenced revision of a notification lease; 0 for other kinds
 	Token            uint64 // unique for the board's life
-	Owner            string
+	Owner            LeaseOwner
 }
 
 // String renders background-job-<kind>-lease-<token>.
-func (l Lease) String() string { return fmt.Sprintf("background-job-%s-lease-%d", l.Kind, l.Token) }
+func (l leaseGrant) String() string {
+	return fmt.Sprintf("background-job-%s-lease-%d", l.Kind, l.Token)
+}
 
 // Phase is sent_unknown for a relaunch lease held by the admission owner, compensating for
 // one held by the compensation owner, and empty otherwise.
-func (l Lease) Phase() string {
+func (l leaseGrant) Phase() phase {
 	if l.Kind != LeaseRelaunch {
-		return PhaseNone
+		return phaseNone
 	}
 	switch l.Owner {
 	case OwnerAdmission:
-		return PhaseSentUnknown
+		return phaseSentUnknown
 	case OwnerCompensation:
-		return PhaseCompensating
+		return phaseCompensating
 	}
-	return PhaseNone
+	return phaseNone
 }
 
 // acquire takes a lease of kind on generation gen of taskID. It fails when any lease
@@ -43,45 +45,45 @@ func (l Lease) Phase() string {
 // record (or a reconciled one whose terminal state is completed or error) of that
 // generation and, when terminalRev is given, that terminal revision. A success implies the
 // record existed. The new lease is owned by OwnerCaller.
-func (b *Board) acquire(kind string, taskID string, gen uint64, terminalRev *uint64) (Lease, bool) {
+func (b *Board) acquire(kind LeaseKind, taskID string, gen uint64, terminalRev *uint64) (leaseGrant, bool) {
 	if _, live := b.leases[taskID]; live {
-		return Lease{}, false
+		return leaseGrant{}, false
 	}
 	r, ok := b.records[taskID]
 	if !ok || r.Generation != gen {
-		return Lease{}, false
+		return leaseGrant{}, false
 	}
-	l := Lease{TaskID: taskID, Kind: kind, Generation: gen, Owner: OwnerCaller}
+	l := leaseGrant{TaskID: taskID, Kind: kind, Generation: gen, Owner: OwnerCaller}
 	switch kind {
 	case LeaseCancellation, LeaseMessage:
 		if r.State != StateRunning {
-			return Lease{}, false
+			return leaseGrant{}, false
 		}
 	case LeaseRelaunch:
 	case LeaseNotification:
 		if terminalRev != nil && *terminalRev != r.TerminalRevision {
-			return Lease{}, false
+			return leaseGrant{}, false
 		}
 		es := r.EffectiveState()
 		if (r.State != StateCompleted && r.State != StateError && r.State != StateReconciled) ||
 			(es != StateCompleted && es != StateError) {
-			return Lease{}, false
+			return leaseGrant{}, false
 		}
 		l.TerminalRevision = r.TerminalRevision
 	default:
-		return Lease{}, false
+		return leaseGrant{}, false
 	}
 	b.nextToken++
 	l.Token = b.nextToken
 	b.leases[taskID] = l
-	b.leaseSince[taskID] = b.Now()
+	b.leaseSince[taskID] = b.now()
 	return l, true
 }
 
 // validate reports whether l is the live lease of its task ID: same token, kind and
 // generation, and for a notification lease the record's current terminal revision.
 // It does not compare with the record's current generation.
-func (b *Board) validate(l Lease) bool {
+func (b *Board) validate(l leaseGrant) bool {
 	live, ok := b.leases[l.TaskID]
 	if !ok || live.Token != l.Token || live.Kind != l.Kind || live.Generation != l.Generation {
 		return false
@@ -99,7 +101,7 @@ func (b *Board) validate(l Lease) bool {
 // generation, stored terminal revision); otherwise it returns false and changes nothing
 // . A withdrawn notification lease can still be released. After a release the
 // retention trim runs for the task and a LeaseReleased notice is emitted.
-func (b *Board) release(l Lease) bool {
+func (b *Board) release(l leaseGrant) bool {
 	live, ok := b.leases[l.TaskID]
 	if !ok || live.Token != l.Token || live.Kind != l.Kind || live.Generation != l.Generation ||
 		live.TerminalRevision != l.TerminalRevision {
@@ -124,16 +126,16 @@ func (b *Board) release(l Lease) bool {
 // handOver passes a valid lease to the next owner, keeping its token, so the task ID is
 // never free between owners. Only caller → admission and admission → compensation
 // are allowed, and only for relaunch leases; anything else returns false.
-func (b *Board) handOver(l Lease, to string) (Lease, bool) {
+func (b *Board) handOver(l leaseGrant, to LeaseOwner) (leaseGrant, bool) {
 	if !b.validate(l) || l.Kind != LeaseRelaunch {
-		return Lease{}, false
+		return leaseGrant{}, false
 	}
 	live := b.leases[l.TaskID]
 	switch {
 	case live.Owner == OwnerCaller && to == OwnerAdmission:
 	case live.Owner == OwnerAdmission && to == OwnerCompensation:
 	default:
-		return Lease{}, false
+		return leaseGrant{}, false
 	}
 	live.Owner = to
 	b.leases[l.TaskID] = live
@@ -141,31 +143,28 @@ func (b *Board) handOver(l Lease, to string) (Lease, bool) {
 }
 
 // liveLease returns the live lease of taskID, token included, for the protocols.
-func (b *Board) liveLease(taskID string) (Lease, bool) {
+func (b *Board) liveLease(taskID string) (leaseGrant, bool) {
 	l, ok := b.leases[taskID]
 	return l, ok
 }
 
 // LiveLease describes the live lease of taskID, if any, whether or not a record exists.
-// The description carries no token: only the lease's holder can release it; an operator
-// breaks a lease that will never settle with [Board.ForceRelease].
-func (b *Board) LiveLease(taskID string) (LeaseInfo, bool) {
+func (b *Board) LiveLease(taskID string) (Lease, bool) {
 	l, ok := b.leases[taskID]
 	if !ok {
-		return LeaseInfo{}, false
+		return Lease{}, false
 	}
 	return b.info(l), true
 }
 
-// LiveLeases describes every live lease, sorted by task ID, with the reason it is held, so
-// a permanently excluded task ID is visible. No token is returned.
-func (b *Board) LiveLeases() []LeaseInfo {
+// LiveLeases describes every live lease, sorted by task ID, with the reason it is held.
+func (b *Board) LiveLeases() []Lease {
 	ids := make([]string, 0, len(b.leases))
 	for id := range b.leases {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	out := make([]LeaseInfo, 0, len(ids))
+	out := make([]Lease, 0, len(ids))
 	for _, id := range ids {
 		out = append(out, b.info(b.leases[id]))
 	}
@@ -175,33 +174,29 @@ func (b *Board) LiveLeases() []LeaseInfo {
 // maxForced bounds the ForceRelease audit log.
 const maxForced = 64
 
-// ForceRelease breaks the live lease of taskID: the one audited way to free a task ID whose
-// holder will never settle (a host call that ignored cancellation), an operator's decision.
-// The released lease's token can never be used again, so its holder's later settlement is
-// rejected as stale (a cancel commits nothing, a message write releases nothing). The risk:
-// the abandoned host call may still act on the session later (a late write or abort on a
-// session that has been reused). reason is required and is kept, with the time, in the
-// record ([Record.ForcedRelease]) and in [Board.ForcedReleases]. The retention trim runs
-// and a LeaseReleased notice is emitted, as for a release.
+// ForceRelease breaks the live lease of taskID, an operator's decision for a holder that
+// will never settle. The token can never be used again, so the holder's late settlement
+// is stale; the risk is that the abandoned host call still acts on the session. reason is
+// required and is kept, with the time, in [Record].ForcedRelease and [Board.ForcedReleases].
 //
 // Errors: ErrInvalidArgs for an empty reason; ErrUnknownTask when no lease is live.
-func (b *Board) ForceRelease(taskID, reason string) (LeaseInfo, error) {
+func (b *Board) ForceRelease(taskID, reason string) (Lease, error) {
 	reason = collapseSpace(reason)
 	if reason == "" {
-		return LeaseInfo{}, toolErr(ErrInvalidArgs, fmt.Sprintf("ForceRelease of %s needs a reason for the audit log", taskID))
+		return Lease{}, toolErr(ErrInvalidArgs, fmt.Sprintf("ForceRelease of %s needs a reason for the audit log", taskID))
 	}
 	l, ok := b.leases[taskID]
 	if !ok {
-		return LeaseInfo{}, toolErr(ErrUnknownTask, fmt.Sprintf("No live lease for %s; nothing was released", taskID))
+		return Lease{}, toolErr(ErrUnknownTask, fmt.Sprintf("No live lease for %s; nothing was released", taskID))
 	}
 	info := b.info(l)
-	info.Reason = fmt.Sprintf("force-released at %s: %s (was: %s)", b.Now().UTC().Format(time.RFC3339), reason, info.Reason)
+	info.Reason = fmt.Sprintf("force-released at %s: %s (was: %s)", b.now().UTC().Format(time.RFC3339), reason, info.Reason)
 	delete(b.leases, taskID)
 	delete(b.leaseSince, taskID)
 	b.nextToken++ // fence: no token at or below the released one is live again
 	b.forced = append(b.forced, info)
 	if len(b.forced) > maxForced {
-		b.forced = append([]LeaseInfo(nil), b.forced[len(b.forced)-maxForced:]...)
+		b.forced = append([]Lease(nil), b.forced[len(b.forced)-maxForced:]...)
 	}
 	n := Notice{Kind: NoticeLeaseReleased, TaskID: taskID, Generation: l.Generation, TerminalRevision: l.TerminalRevision}
 	if r, ok := b.records[taskID]; ok {
@@ -218,4 +213,4 @@ func (b *Board) ForceRelease(taskID, reason string) (LeaseInfo, error) {
 
 // ForcedReleases returns the most recent [Board.ForceRelease] calls (at most 64), oldest
 // first; each Reason says when, why, and what the lease was held for.
-func (b *Board) ForcedReleases() []LeaseInfo { return append([]LeaseInfo(nil), b.forced...) }
+func (b *Board) ForcedReleases() []Lease { return append([]Lease(nil), b.forced...) }

@@ -21,7 +21,7 @@ type tombstone struct {
 type launchInput struct {
 	TaskID, ParentID, Agent, Description, Objective string
 	Background, PreserveRun, Provisional, Early     bool
-	Lease                                           *Lease
+	Lease                                           *leaseGrant
 	// BaselineMessageID is the last transcript entry before this run (a resume): the
 	// run's terminal evidence is read only after it.
 	BaselineMessageID string
@@ -90,8 +90,8 @@ func (b *Board) pruneEpoch(id string) {
 	}
 }
 
-// Tombstoned reports whether taskID was deleted and not registered again since.
-func (b *Board) Tombstoned(taskID string) bool {
+// tombstoned reports whether taskID was deleted and not registered again since.
+func (b *Board) tombstoned(taskID string) bool {
 	_, ok := b.tombs[taskID]
 	return ok
 }
@@ -103,8 +103,8 @@ func (b *Board) deletionEpoch(taskID string) (uint64, bool) {
 	return e, ok
 }
 
-// TombstoneReason returns why taskID is tombstoned, if it is.
-func (b *Board) TombstoneReason(taskID string) (string, bool) {
+// tombstoneReason returns why taskID is tombstoned, if it is.
+func (b *Board) tombstoneReason(taskID string) (string, bool) {
 	t, ok := b.tombs[taskID]
 	return t.reason, ok
 }
@@ -127,7 +127,7 @@ func (b *Board) registerLaunch(in launchInput) (Record, error) {
 	}
 	live, leased := b.leases[id]
 	if in.Early {
-		if b.Tombstoned(id) {
+		if b.tombstoned(id) {
 			return Record{}, launchErr(ErrTombstoned, id, "the session was deleted")
 		}
 		if leased {
@@ -147,7 +147,7 @@ func (b *Board) registerLaunch(in launchInput) (Record, error) {
 	delete(b.tombs, id)
 	b.nextGen++
 	gen := b.nextGen
-	now := b.Now()
+	now := b.now()
 
 	if exists && in.PreserveRun {
 		if in.Agent != "" {
@@ -260,13 +260,13 @@ func (b *Board) adopt(in adoptInput) (Record, error) {
 		return Record{}, toolErr(ErrExists, fmt.Sprintf("Cannot adopt %s: it is already tracked", id))
 	}
 	if t, ok := b.tombs[id]; ok {
-		if t.reason != ReasonEvicted || t.parent != in.ParentID || t.agent != in.Agent {
+		if t.reason != reasonEvicted || t.parent != in.ParentID || t.agent != in.Agent {
 			return Record{}, toolErr(ErrTombstoned, fmt.Sprintf("Cannot adopt %s: the session was deleted from this board", id))
 		}
 		delete(b.tombs, id)
 	}
 	b.nextGen++
-	now := b.Now()
+	now := b.now()
 	r := &Record{
 		TaskID: id, ParentID: in.ParentID, Agent: in.Agent, Alias: id,
 		Description: "background " + in.Agent + " task", Origin: OriginAdopted,
@@ -299,7 +299,7 @@ func (b *Board) Drop(taskID string) {
 	if _, ok := b.records[taskID]; !ok {
 		return
 	}
-	b.recordSuppression(taskID, tombstone{reason: ReasonDropped})
+	b.recordSuppression(taskID, tombstone{reason: reasonDropped})
 	b.remove(taskID)
 }
 
@@ -307,7 +307,7 @@ func (b *Board) Drop(taskID string) {
 // live; no notice is emitted.
 func (b *Board) ClearParent(parentID string) {
 	for _, id := range b.childIDs(parentID) {
-		b.recordSuppression(id, tombstone{reason: ReasonParentCleared})
+		b.recordSuppression(id, tombstone{reason: reasonParentCleared})
 		b.remove(id)
 	}
 }
@@ -327,11 +327,11 @@ func (b *Board) trim(parent, agent string) {
 			continue
 		}
 		switch {
-		case r.reusableIgnoringBudget() && r.ContextLines() > b.opts.MaxContextLines:
+		case r.reusableIgnoringBudget() && r.contextLines() > b.opts.MaxContextLines:
 			over = append(over, r)
 		case r.reusableIgnoringBudget():
 			reusable = append(reusable, r)
-		case r.RetainedStopped():
+		case r.retainedStopped():
 			retained = append(retained, r)
 		}
 	}
@@ -358,7 +358,7 @@ func (b *Board) trim(parent, agent string) {
 
 func (b *Board) evict(r *Record) {
 	b.recordSuppression(r.TaskID, tombstone{
-		reason: ReasonEvicted, parent: r.ParentID, agent: r.Agent,
+		reason: reasonEvicted, parent: r.ParentID, agent: r.Agent,
 		state: r.EffectiveState(), summary: r.ResultSummary,
 	})
 	b.remove(r.TaskID)

@@ -1,6 +1,8 @@
 package taskboard
 
 import (
+	"context"
+	"errors"
 	"log/slog"
 	"time"
 )
@@ -24,7 +26,7 @@ type event interface{ event() }
 // machine is a sans-IO protocol. Start returns the first commands; Step consumes one
 // event and returns the next commands. Replied reports that the caller-facing outcome is
 // ready; Done reports that nothing is pending any more, after which Step returns nil for
-// every event. A machine reads time only through [Board.Now] and performs no I/O.
+// every event. A machine reads time only through [Board.now] and performs no I/O.
 type machine interface {
 	Start(b *Board) []command
 	Step(b *Board, ev event) []command
@@ -35,7 +37,7 @@ type machine interface {
 // caps tells a machine what the host offers: its flavour, whether it has a v1 status map,
 // and whether it has a v2 idle waiter.
 type caps struct {
-	Flavor     string
+	Flavor     Flavor
 	StatusMap  bool
 	IdleWaiter bool
 }
@@ -184,55 +186,91 @@ func (fired) event()         {}
 func (dispatch) event()      {}
 func (noticeEvent) event()   {}
 
-// callOf returns the CallID a reply or Dispatch event refers to.
-func callOf(ev event) (callNo, bool) {
-	switch e := ev.(type) {
-	case abortReply:
-		return e.Call, true
-	case statusReply:
-		return e.Call, true
-	case sessionReply:
-		return e.Call, true
-	case messagesReply:
-		return e.Call, true
-	case idleReply:
-		return e.Call, true
-	case writeReply:
-		return e.Call, true
-	case promptReply:
-		return e.Call, true
-	case dispatch:
-		return e.Call, true
-	}
-	return 0, false
+// hostCall is a command the driver performs against the host, each in its own goroutine.
+// Guarded calls (abort, writeMessage, sendPrompt) are performed only after the machine
+// answered proceed to their dispatch.
+type hostCall interface {
+	command
+	callID() callNo
+	guarded() bool
+	perform(ctx context.Context, h Host) event
 }
 
-// callOfCommand returns the CallID of a host-call command.
-func callOfCommand(c command) (callNo, bool) {
-	switch c := c.(type) {
-	case abort:
-		return c.Call, true
-	case readStatus:
-		return c.Call, true
-	case readSession:
-		return c.Call, true
-	case readMessages:
-		return c.Call, true
-	case waitIdle:
-		return c.Call, true
-	case writeMessage:
-		return c.Call, true
-	case sendPrompt:
-		return c.Call, true
-	}
-	return 0, false
+// reply is an event about one host call: its settlement, or the dispatch before it.
+type reply interface {
+	event
+	callID() callNo
 }
 
-// guarded reports whether a host-call command needs a Dispatch before it is performed.
-func guarded(c command) bool {
-	switch c.(type) {
-	case abort, writeMessage, sendPrompt:
-		return true
-	}
-	return false
+var (
+	_ hostCall = abort{}
+	_ hostCall = readStatus{}
+	_ hostCall = readSession{}
+	_ hostCall = readMessages{}
+	_ hostCall = waitIdle{}
+	_ hostCall = writeMessage{}
+	_ hostCall = sendPrompt{}
+)
+
+func (c abort) callID() callNo        { return c.Call }
+func (c readStatus) callID() callNo   { return c.Call }
+func (c readSession) callID() callNo  { return c.Call }
+func (c readMessages) callID() callNo { return c.Call }
+func (c waitIdle) callID() callNo     { return c.Call }
+func (c writeMessage) callID() callNo { return c.Call }
+func (c sendPrompt) callID() callNo   { return c.Call }
+
+func (abort) guarded() bool        { return true }
+func (readStatus) guarded() bool   { return false }
+func (readSession) guarded() bool  { return false }
+func (readMessages) guarded() bool { return false }
+func (waitIdle) guarded() bool     { return false }
+func (writeMessage) guarded() bool { return true }
+func (sendPrompt) guarded() bool   { return true }
+
+func (c abort) perform(ctx context.Context, h Host) event {
+	ok, err := h.Aborter.Abort(ctx, c.SessionID)
+	return abortReply{Call: c.Call, Confirmed: ok, Err: err}
 }
+
+func (c readStatus) perform(ctx context.Context, h Host) event {
+	if h.Status == nil {
+		return statusReply{Call: c.Call, Err: errors.New("live status unavailable")}
+	}
+	s, err := h.Status.Statuses(ctx)
+	return statusReply{Call: c.Call, Snapshot: s, Err: err}
+}
+
+func (c readSession) perform(ctx context.Context, h Host) event {
+	info, err := h.Sessions.Session(ctx, c.SessionID)
+	return sessionReply{Call: c.Call, Info: info, Err: err}
+}
+
+func (c readMessages) perform(ctx context.Context, h Host) event {
+	es, err := h.Sessions.Messages(ctx, c.SessionID, c.Limit)
+	return messagesReply{Call: c.Call, Entries: es, Err: err}
+}
+
+func (c waitIdle) perform(ctx context.Context, h Host) event {
+	if h.Idle == nil {
+		return idleReply{Call: c.Call, Err: errors.New("idle waiter unavailable")}
+	}
+	return idleReply{Call: c.Call, Err: h.Idle.WaitIdle(ctx, c.SessionID)}
+}
+
+func (c writeMessage) perform(ctx context.Context, h Host) event {
+	return writeReply{Call: c.Call, Err: h.Prompter.Enqueue(ctx, c.SessionID, c.Message)}
+}
+
+func (c sendPrompt) perform(ctx context.Context, h Host) event {
+	return promptReply{Call: c.Call, Err: h.Prompter.PromptAsync(ctx, c.SessionID, c.Prompt)}
+}
+
+func (e abortReply) callID() callNo    { return e.Call }
+func (e statusReply) callID() callNo   { return e.Call }
+func (e sessionReply) callID() callNo  { return e.Call }
+func (e messagesReply) callID() callNo { return e.Call }
+func (e idleReply) callID() callNo     { return e.Call }
+func (e writeReply) callID() callNo    { return e.Call }
+func (e promptReply) callID() callNo   { return e.Call }
+func (e dispatch) callID() callNo      { return e.Call }

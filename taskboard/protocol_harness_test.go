@@ -30,7 +30,7 @@ var (
 type rig struct {
 	t    tbT
 	b    *Board
-	clk  *ManualClock
+	clk  *manualClock
 	runs []*mrun
 	// performed lists every host call actually made, in order, across machines.
 	performed []command
@@ -50,8 +50,8 @@ type mrun struct {
 
 func newRig(t tbT, o Options) *rig {
 	t.Helper()
-	clk := NewManualClock(pStart)
-	b, err := NewBoard(clk, o)
+	clk := newManualClock(pStart)
+	b, err := NewBoard(withClock(o, clk))
 	if err != nil {
 		t.Fatalf("NewBoard: %v", err)
 	}
@@ -119,7 +119,7 @@ func (mr *mrun) exec(cmds []command) {
 	for _, c := range cmds {
 		switch c := c.(type) {
 		case startTimer:
-			mr.timers[c.Timer] = mr.r.b.Now().Add(c.After)
+			mr.timers[c.Timer] = mr.r.b.now().Add(c.After)
 		case stopTimer:
 			delete(mr.timers, c.Timer)
 		case cancelCall:
@@ -292,7 +292,7 @@ func (r *rig) noLease(id string) {
 	}
 }
 
-func (r *rig) hasLease(id string, kind string) Lease {
+func (r *rig) hasLease(id string, kind LeaseKind) leaseGrant {
 	r.t.Helper()
 	l, ok := r.b.LeaseForTest(id)
 	if !ok || l.Kind != kind {

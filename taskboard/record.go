@@ -10,7 +10,7 @@ import (
 type Record struct {
 	TaskID, ParentID, Agent, Alias, Description, Objective string
 	Background                                             bool
-	Origin                                                 string
+	Origin                                                 Origin
 	Generation, TaskGeneration                             uint64
 	TerminalRevision, ActivityRevision                     uint64
 	State, TerminalState                                   State
@@ -40,9 +40,9 @@ type contextFile struct {
 
 // Context-file limits.
 const (
-	MinContextFileLines  = 10 // files with fewer lines are ignored
-	MaxContextFilesKept  = 9
-	MaxContextFilesShown = 8
+	minContextFileLines  = 10 // files with fewer lines are ignored
+	maxContextFilesKept  = 9
+	maxContextFilesShown = 8
 )
 
 // Convergence thresholds of Record.Converging.
@@ -62,8 +62,8 @@ func (r Record) EffectiveState() State {
 	return r.State
 }
 
-// ContextLines is the sum of the kept context files' line counts.
-func (r Record) ContextLines() int {
+// contextLines is the sum of the kept context files' line counts.
+func (r Record) contextLines() int {
 	n := 0
 	for _, f := range r.contextFiles {
 		n += f.Lines
@@ -74,7 +74,7 @@ func (r Record) ContextLines() int {
 // Reusable reports whether task() may resume the record: canonical terminal (directly or
 // reconciled), acknowledged, not uncertain, and within maxContextLines.
 func (r Record) Reusable(maxContextLines int) bool {
-	return r.reusableIgnoringBudget() && r.ContextLines() <= maxContextLines
+	return r.reusableIgnoringBudget() && r.contextLines() <= maxContextLines
 }
 
 func (r Record) reusableIgnoringBudget() bool {
@@ -82,14 +82,14 @@ func (r Record) reusableIgnoringBudget() bool {
 		(r.State == StateReconciled || r.State.Canonical())
 }
 
-// Recoverable reports a running record that timed out and was later seen busy, with no
+// recoverable reports a running record that timed out and was later seen busy, with no
 // deadline claim.
-func (r Record) Recoverable() bool {
+func (r Record) recoverable() bool {
 	return r.State == StateRunning && r.RecoverableAfterLiveBusy && r.DeadlineExceededAt.IsZero()
 }
 
-// RetainedStopped reports an acknowledged, certain stopped record.
-func (r Record) RetainedStopped() bool {
+// retainedStopped reports an acknowledged, certain stopped record.
+func (r Record) retainedStopped() bool {
 	return r.State == StateStopped && !r.TerminalUnreconciled && !r.StatusUncertain
 }
 
@@ -100,9 +100,9 @@ func (r Record) Revivable() bool {
 	return !r.StatusUncertain && r.EffectiveState().Terminal()
 }
 
-// Converging reports a task that has failed or timed out often enough (3) that relaunching
+// converging reports a task that has failed or timed out often enough (3) that relaunching
 // it again is unlikely to help.
-func (r Record) Converging() bool {
+func (r Record) converging() bool {
 	return r.TotalErrors >= convergeAfter || r.TimeoutCount >= convergeAfter
 }
 

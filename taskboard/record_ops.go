@@ -15,9 +15,9 @@ const stoppedSummary = "Background session stopped before a terminal task result
 type commitInput struct {
 	TaskID     string
 	Generation uint64
-	State      State  // completed, error, cancelled or stopped
-	Summary    string // result text, error text, or the cancel reason ("cancelled[: reason]")
-	Lease      *Lease // the live cancellation lease, for a cancelled commit while a lease is live
+	State      State       // completed, error, cancelled or stopped
+	Summary    string      // result text, error text, or the cancel reason ("cancelled[: reason]")
+	Lease      *leaseGrant // the live cancellation lease, for a cancelled commit while a lease is live
 	ObservedAt time.Time
 }
 
@@ -35,7 +35,7 @@ func (b *Board) commitTerminal(c commitInput) (Record, gateResult) {
 	if !ok || r.State != StateRunning || r.Generation != c.Generation || !c.State.Terminal() {
 		return b.copyOf(c.TaskID), gateStale
 	}
-	now := b.Now()
+	now := b.now()
 	if r.deadlineClaimed() {
 		if c.State == StateCompleted || c.State == StateStopped {
 			return r.clone(), gateStale
@@ -137,7 +137,7 @@ func (b *Board) markRunningFromLive(taskID string, gen uint64, observedAt time.T
 		r.TerminalUnreconciled = false
 		b.activity(r, observedAt)
 	}
-	r.UpdatedAt = b.Now()
+	r.UpdatedAt = b.now()
 	return r.clone(), true
 }
 
@@ -175,7 +175,7 @@ func (b *Board) noteStopConfirmation(taskID string, gen uint64, at time.Time) (R
 	}
 	if r.StopConfirmationStartedAt.IsZero() {
 		r.StopConfirmationStartedAt = at
-		r.UpdatedAt = b.Now()
+		r.UpdatedAt = b.now()
 	}
 	return r.clone(), true
 }
@@ -187,7 +187,7 @@ func (b *Board) markStatusUncertain(taskID string, gen uint64, msg string) (Reco
 	if !ok {
 		return b.copyOf(taskID), false
 	}
-	now := b.Now()
+	now := b.now()
 	if !r.StatusUncertain {
 		r.StatusUncertain = true
 		r.StatusUncertainSince = now
@@ -205,7 +205,7 @@ func (b *Board) markTimedOut(taskID string, gen uint64) (Record, bool) {
 	}
 	r.TimedOut = true
 	r.TimeoutCount++
-	r.UpdatedAt = b.Now()
+	r.UpdatedAt = b.now()
 	return r.clone(), true
 }
 
@@ -232,7 +232,7 @@ func (b *Board) markReconciled(taskID string, gen, terminalRev uint64) (Record, 
 	if !ok || r.Generation != gen || r.TerminalRevision != terminalRev || r.State == StateRunning {
 		return b.copyOf(taskID), false
 	}
-	now := b.Now()
+	now := b.now()
 	switch {
 	case r.State == StateStopped && r.TerminalUnreconciled:
 		r.TerminalUnreconciled = false
@@ -281,7 +281,7 @@ func (b *Board) markUsed(parentID, ref string) bool {
 	if !ok {
 		return false
 	}
-	t := b.Now()
+	t := b.now()
 	if !r.CompletedAt.IsZero() {
 		t = maxTime(t, r.CompletedAt.Add(time.Millisecond))
 	}
@@ -301,7 +301,7 @@ func (b *Board) noteActivity(taskID string, at time.Time) {
 // entries are kept.
 func (b *Board) NoteContextFile(taskID, path string, lines int, at time.Time) {
 	r, ok := b.records[taskID]
-	if !ok || lines < MinContextFileLines {
+	if !ok || lines < minContextFileLines {
 		return
 	}
 	files := r.contextFiles[:0:0]
@@ -312,8 +312,8 @@ func (b *Board) NoteContextFile(taskID, path string, lines int, at time.Time) {
 	}
 	files = append(files, contextFile{Path: path, Lines: lines, LastReadAt: at})
 	sort.SliceStable(files, func(i, j int) bool { return files[i].LastReadAt.After(files[j].LastReadAt) })
-	if len(files) > MaxContextFilesKept {
-		files = files[:MaxContextFilesKept]
+	if len(files) > maxContextFilesKept {
+		files = files[:maxContextFilesKept]
 	}
 	r.contextFiles = files
 }
@@ -333,7 +333,7 @@ func (b *Board) claimDeadline(taskID string, gen uint64) (Record, bool) {
 	if !ok || r.deadlineClaimed() {
 		return b.copyOf(taskID), false
 	}
-	now := b.Now()
+	now := b.now()
 	r.DeadlineExceededAt = now
 	r.TimedOut = true
 	r.CancellationRequested = true
@@ -354,7 +354,7 @@ func (b *Board) finalizeClaim(taskID string, gen uint64, uncertainty string) (Re
 }
 
 func (b *Board) finalizeDeadline(r *Record, uncertainty string) {
-	now := b.Now()
+	now := b.now()
 	r.TimedOut = true
 	r.TimeoutCount++
 	r.TotalErrors++
@@ -436,8 +436,8 @@ func (b *Board) ordered(parentID string) []*Record {
 	return out
 }
 
-// AllRecords returns copies of every record, ordered by task ID.
-func (b *Board) AllRecords() []Record {
+// allRecords returns copies of every record, ordered by task ID.
+func (b *Board) allRecords() []Record {
 	out := make([]Record, 0, len(b.records))
 	for _, id := range b.sortedIDs() {
 		out = append(out, b.records[id].clone())
@@ -445,15 +445,15 @@ func (b *Board) AllRecords() []Record {
 	return out
 }
 
-// IsTracked reports whether taskID has a record or a live lease.
-func (b *Board) IsTracked(taskID string) bool {
+// isTracked reports whether taskID has a record or a live lease.
+func (b *Board) isTracked(taskID string) bool {
 	_, rec := b.records[taskID]
 	_, leased := b.leases[taskID]
 	return rec || leased
 }
 
-// HasRunning reports whether parentID has a running, non-provisional child.
-func (b *Board) HasRunning(parentID string) bool {
+// hasRunning reports whether parentID has a running, non-provisional child.
+func (b *Board) hasRunning(parentID string) bool {
 	for id := range b.children[parentID] {
 		if r := b.records[id]; !r.Provisional && r.State == StateRunning {
 			return true
@@ -462,9 +462,9 @@ func (b *Board) HasRunning(parentID string) bool {
 	return false
 }
 
-// HasTerminalUnreconciled reports whether parentID has a non-provisional child whose terminal
+// hasTerminalUnreconciled reports whether parentID has a non-provisional child whose terminal
 // result was not acknowledged.
-func (b *Board) HasTerminalUnreconciled(parentID string) bool {
+func (b *Board) hasTerminalUnreconciled(parentID string) bool {
 	for id := range b.children[parentID] {
 		if r := b.records[id]; !r.Provisional && r.TerminalUnreconciled {
 			return true

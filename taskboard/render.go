@@ -39,7 +39,7 @@ func (r ResultOutput) Render() string {
 	if r.Running {
 		live := r.Live
 		if live != LiveRetry {
-			live = string(StateRunning)
+			live = LiveStatus(StateRunning)
 		}
 		return fmt.Sprintf("task_id: %s\nstate: %s\nTask is still running. Wait for its terminal result.\nNext: use task_status to check progress, or task_cancel if it is obsolete.", r.TaskID, live)
 	}
@@ -56,7 +56,7 @@ func (r MessageResult) Render() string {
 // current state with the error.
 func (r CancelResult) Render() string {
 	switch {
-	case r.State == CancelCancelled && r.Message == "":
+	case r.State == CancelState(StateCancelled) && r.Message == "":
 		block := "cancelled"
 		if r.Reason != "" {
 			block += ": " + r.Reason
@@ -68,15 +68,15 @@ func (r CancelResult) Render() string {
 	return fmt.Sprintf("task_id: %s\nstate: %s\nerror: %s", r.TaskID, r.State, r.Message)
 }
 
-// AdmissionUnknownText is the note of a revive whose admission is still pending.
-const AdmissionUnknownText = "The host may have accepted the prompt. Admission is still pending; do not retry task_revive. Use task_status to inspect the session."
+// admissionUnknownText is the note of a revive whose admission is still pending.
+const admissionUnknownText = "The host may have accepted the prompt. Admission is still pending; do not retry task_revive. Use task_status to inspect the session."
 
 // Render gives task_revive's text.
 func (r ReviveResult) Render() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "task_id: %s\ngeneration: %d\nstate: %s\nstatus: %s", r.TaskID, r.Generation, r.State, r.Status)
 	if r.Status == ReviveAdmissionUnknown {
-		sb.WriteString("\n" + AdmissionUnknownText)
+		sb.WriteString("\n" + admissionUnknownText)
 		return sb.String()
 	}
 	if r.StatusUncertain {
@@ -100,9 +100,9 @@ func (r WaitResult) Render() string {
 	return fmt.Sprintf("state: %s\nprotocol: %s\nreason: %s\n\nEnd this turn now. Do not call more tools until the user responds.", r.State, r.Protocol, r.Reason)
 }
 
-// RenderLeases renders the live-lease inspection, one line per lease ("no live leases"
+// renderLeases renders the live-lease inspection, one line per lease ("no live leases"
 // when there is none), for logs and demos.
-func RenderLeases(b *Board) string {
+func renderLeases(b *Board) string {
 	infos := b.LiveLeases()
 	if len(infos) == 0 {
 		return "no live leases"

@@ -59,7 +59,7 @@ type mtomb struct {
 }
 
 type expNotice struct {
-	kind string
+	kind NoticeKind
 	id   string
 }
 
@@ -67,7 +67,7 @@ type model struct {
 	waiting   map[string]bool   // armed wait_for_user latches
 	lastUser  map[string]string // last real user message identity per session
 	recs      map[string]*mrec
-	leases    map[string]Lease
+	leases    map[string]leaseGrant
 	tombs     map[string]mtomb
 	nextGen   uint64
 	nextToken uint64
@@ -81,7 +81,7 @@ type model struct {
 func newModel(cap int, now func() time.Time) *model {
 	return &model{now: now,
 		waiting: map[string]bool{}, lastUser: map[string]string{},
-		recs: map[string]*mrec{}, leases: map[string]Lease{}, tombs: map[string]mtomb{},
+		recs: map[string]*mrec{}, leases: map[string]leaseGrant{}, tombs: map[string]mtomb{},
 		aliasNext: map[[2]string]uint64{}, cap: cap, grace: 5 * time.Second,
 	}
 }
@@ -99,7 +99,7 @@ func (m *model) terminalPublish(r *mrec, st, term State, now time.Time) {
 }
 
 // commit predicts CommitTerminal.
-func (m *model) commit(id string, gen uint64, st State, l *Lease, at, now time.Time) gateResult {
+func (m *model) commit(id string, gen uint64, st State, l *leaseGrant, at, now time.Time) gateResult {
 	r, ok := m.recs[id]
 	if !ok || r.state != StateRunning || r.gen != gen {
 		return gateStale
@@ -259,13 +259,13 @@ func (m *model) drop(id string, reason string) {
 func (m *model) clearParent(p string) {
 	for id, r := range m.recs {
 		if r.parent == p {
-			m.tombstone(id, mtomb{reason: ReasonParentCleared})
+			m.tombstone(id, mtomb{reason: reasonParentCleared})
 			delete(m.recs, id)
 		}
 	}
 }
 
-func (m *model) validate(l Lease) bool {
+func (m *model) validate(l leaseGrant) bool {
 	live, ok := m.leases[l.TaskID]
 	if !ok || live.Token != l.Token || live.Kind != l.Kind || live.Generation != l.Generation {
 		return false
@@ -277,30 +277,30 @@ func (m *model) validate(l Lease) bool {
 	return true
 }
 
-func (m *model) acquire(kind string, id string, gen uint64, rev *uint64) (Lease, bool) {
+func (m *model) acquire(kind LeaseKind, id string, gen uint64, rev *uint64) (leaseGrant, bool) {
 	if _, ok := m.leases[id]; ok {
-		return Lease{}, false
+		return leaseGrant{}, false
 	}
 	r, ok := m.recs[id]
 	if !ok || r.gen != gen {
-		return Lease{}, false
+		return leaseGrant{}, false
 	}
-	l := Lease{TaskID: id, Kind: kind, Generation: gen, Owner: OwnerCaller}
+	l := leaseGrant{TaskID: id, Kind: kind, Generation: gen, Owner: OwnerCaller}
 	switch kind {
 	case LeaseCancellation, LeaseMessage:
 		if r.state != StateRunning {
-			return Lease{}, false
+			return leaseGrant{}, false
 		}
 	case LeaseRelaunch:
 	case LeaseNotification:
 		okState := r.state == StateCompleted || r.state == StateError ||
 			(r.state == StateReconciled && (r.term == StateCompleted || r.term == StateError))
 		if !okState || (rev != nil && *rev != r.rev) {
-			return Lease{}, false
+			return leaseGrant{}, false
 		}
 		l.TerminalRevision = r.rev
 	default:
-		return Lease{}, false
+		return leaseGrant{}, false
 	}
 	m.nextToken++
 	l.Token = m.nextToken
@@ -308,7 +308,7 @@ func (m *model) acquire(kind string, id string, gen uint64, rev *uint64) (Lease,
 	return l, true
 }
 
-func (m *model) release(l Lease) bool {
+func (m *model) release(l leaseGrant) bool {
 	live, ok := m.leases[l.TaskID]
 	if !ok || live.Token != l.Token || live.Kind != l.Kind || live.Generation != l.Generation || live.TerminalRevision != l.TerminalRevision {
 		return false
@@ -380,7 +380,7 @@ func (m *model) adopt(in adoptInput, now time.Time) error {
 		return ErrExists
 	}
 	if t, ok := m.tombs[in.TaskID]; ok {
-		if t.reason != ReasonEvicted || t.parent != in.ParentID || t.agent != in.Agent {
+		if t.reason != reasonEvicted || t.parent != in.ParentID || t.agent != in.Agent {
 			return ErrTombstoned
 		}
 		delete(m.tombs, in.TaskID)
@@ -421,7 +421,7 @@ func (m *model) poolMember(r *mrec) (string, bool) {
 // op is a lease-holding host operation in flight.
 type op struct {
 	kind    string // cancel, message, notify, revive, compensation
-	lease   Lease
+	lease   leaseGrant
 	late    bool // its deadline passed while the host call was pending
 	done    bool
 	forever bool // unconfirmed compensation: the lease is kept for the board's life
@@ -429,9 +429,9 @@ type op struct {
 
 type sm struct {
 	b       *Board
-	clk     *ManualClock
+	clk     *manualClock
 	m       *model
-	issued  []Lease
+	issued  []leaseGrant
 	ops     []*op
 	ids     []string
 	parents []string
@@ -478,8 +478,8 @@ func rapidSeeds(n int) [][]byte {
 
 func boardMachine(rt *rapid.T) {
 	cap := rapid.IntRange(1, 2).Draw(rt, "cap")
-	clk := NewManualClock(t0)
-	b, err := NewBoard(clk, Options{MaxReusablePerAgent: cap, WallClock: time.Minute})
+	clk := newManualClock(t0)
+	b, err := NewBoard(Options{Clock: clk, MaxReusablePerAgent: cap, WallClock: time.Minute})
 	if err != nil {
 		rt.Fatal(err)
 	}
@@ -494,7 +494,7 @@ func boardMachine(rt *rapid.T) {
 	rt.Repeat(rapid.StateMachineActions(s))
 }
 
-func (s *sm) now() time.Time { return s.b.Now() }
+func (s *sm) now() time.Time { return s.b.now() }
 
 func (s *sm) pickID(t *rapid.T) string { return rapid.SampledFrom(s.ids).Draw(t, "id") }
 
@@ -554,9 +554,9 @@ func (s *sm) pickGen(t *rapid.T, id string) uint64 {
 	return rapid.Uint64Range(0, s.m.nextGen+1).Draw(t, "gen")
 }
 
-func (s *sm) pickLease(t *rapid.T) (Lease, bool) {
+func (s *sm) pickLease(t *rapid.T) (leaseGrant, bool) {
 	if len(s.issued) == 0 {
-		return Lease{}, false
+		return leaseGrant{}, false
 	}
 	l := rapid.SampledFrom(s.issued).Draw(t, "lease")
 	switch rapid.IntRange(0, 5).Draw(t, "leaseMut") {
@@ -570,7 +570,7 @@ func (s *sm) pickLease(t *rapid.T) (Lease, bool) {
 	return l, true
 }
 
-func (s *sm) issue(l Lease) {
+func (s *sm) issue(l leaseGrant) {
 	if s.tokens[l.Token] {
 		panic(fmt.Sprintf("token %d issued twice", l.Token))
 	}
@@ -600,7 +600,7 @@ func (s *sm) Launch(t *rapid.T) {
 
 func (s *sm) Acquire(t *rapid.T) {
 	id := s.pickID(t)
-	kind := rapid.SampledFrom(LeaseKinds()).Draw(t, "kind")
+	kind := rapid.SampledFrom(leaseKinds[:]).Draw(t, "kind")
 	gen := s.pickGen(t, id)
 	var rev *uint64
 	if rapid.Bool().Draw(t, "withRev") {
@@ -637,7 +637,7 @@ func (s *sm) HandOver(t *rapid.T) {
 	if !ok {
 		t.Skip("no lease issued")
 	}
-	to := rapid.SampledFrom([]string{OwnerCaller, OwnerAdmission, OwnerCompensation}).Draw(t, "to")
+	to := rapid.SampledFrom([]LeaseOwner{OwnerCaller, OwnerAdmission, OwnerCompensation}).Draw(t, "to")
 	live, isLive := s.m.leases[l.TaskID]
 	want := s.m.validate(l) && l.Kind == LeaseRelaunch && isLive &&
 		((live.Owner == OwnerCaller && to == OwnerAdmission) ||
@@ -660,7 +660,7 @@ func (s *sm) Commit(t *rapid.T) {
 	st := rapid.SampledFrom([]State{StateCompleted, StateError, StateCancelled,
 		StateStopped, StateRunning, StateReconciled}).Draw(t, "state")
 	gen := s.pickGen(t, id)
-	var l *Lease
+	var l *leaseGrant
 	if rapid.Bool().Draw(t, "withLease") {
 		if pl, ok := s.pickLease(t); ok {
 			l = &pl
@@ -724,12 +724,12 @@ func (s *sm) NonBusyReading(t *rapid.T) {
 	switch rapid.IntRange(0, 2).Draw(t, "reading") {
 	case 0: // idle or absent → stop rule
 		want := s.m.stopCandidate(id, gen, s.now(), s.now())
-		if _, got := s.b.stopCandidate(id, gen, s.now(), MsgIdleUnconfirmed); got != want {
+		if _, got := s.b.stopCandidate(id, gen, s.now(), msgIdleUnconfirmed); got != want {
 			t.Fatalf("StopCandidate(%s, %d) = %s, model %s", id, gen, got, want)
 		}
 	case 1: // malformed or lookup error → uncertainty only
 		want := s.m.uncertainMark(id, gen)
-		if _, got := s.b.markStatusUncertain(id, gen, MsgMalformedEntry); got != want {
+		if _, got := s.b.markStatusUncertain(id, gen, msgMalformedEntry); got != want {
 			t.Fatalf("MarkStatusUncertain = %v, model %v", got, want)
 		}
 	case 2:
@@ -766,7 +766,7 @@ func (s *sm) IdleSequence(t *rapid.T) {
 			}
 		}
 		want := s.m.stopCandidate(id, gen, s.now(), s.now())
-		if _, got := s.b.stopCandidate(id, gen, s.now(), MsgAbsentUnconfirmed); got != want {
+		if _, got := s.b.stopCandidate(id, gen, s.now(), msgAbsentUnconfirmed); got != want {
 			t.Fatalf("StopCandidate(%s) reading %d = %s, model %s", id, i, got, want)
 		}
 	}
@@ -808,7 +808,7 @@ func (s *sm) Fallback(t *rapid.T) {
 func (s *sm) Acknowledge(t *rapid.T) {
 	if rapid.Bool().Draw(t, "viaView") {
 		p := s.pickParent(t)
-		shown := s.b.View(p).shown
+		shown := s.b.view(p).shown
 		want := 0
 		for _, sh := range shown {
 			if s.m.reconcile(sh.TaskID, sh.Generation, sh.TerminalRevision) {
@@ -851,7 +851,7 @@ func (s *sm) MarkUsed(t *rapid.T) {
 
 func (s *sm) Drop(t *rapid.T) {
 	id := s.pickID(t)
-	s.m.drop(id, ReasonDropped)
+	s.m.drop(id, reasonDropped)
 	s.b.Drop(id)
 }
 
@@ -875,7 +875,7 @@ func (s *sm) HostDeleted(t *rapid.T) {
 			want = false
 		}
 		if want && !r.claim {
-			s.m.drop(id, ReasonDropped)
+			s.m.drop(id, reasonDropped)
 		}
 	}
 	if want {
@@ -931,7 +931,7 @@ func (s *sm) Deadline(t *rapid.T) {
 // WaitForUser arms the latch of an orchestrator session (invariant 36).
 func (s *sm) WaitForUser(t *rapid.T) {
 	p := s.pickParent(t)
-	if _, err := s.b.WaitForUser(Caller{SessionID: p, Agent: "orchestrator"}, "need a decision"); err != nil {
+	if _, err := s.b.waitForUser(Caller{SessionID: p, Agent: "orchestrator"}, "need a decision"); err != nil {
 		t.Fatalf("WaitForUser(%s): %v", p, err)
 	}
 	s.m.waiting[p] = true
@@ -946,7 +946,7 @@ func (s *sm) UserMessage(t *rapid.T) {
 		ID:        rapid.SampledFrom([]string{"", "msg-1", "msg-2"}).Draw(t, "msgID"),
 		Role:      rapid.SampledFrom([]string{"user", "user", "assistant"}).Draw(t, "role"),
 		Parts: []Part{{
-			Kind:      rapid.SampledFrom([]string{"text", "file", "image", "tool"}).Draw(t, "partKind"),
+			Kind:      rapid.SampledFrom([]PartKind{"text", "file", "image", "tool"}).Draw(t, "partKind"),
 			Synthetic: rapid.IntRange(0, 3).Draw(t, "synthetic") == 0,
 			Internal:  rapid.IntRange(0, 5).Draw(t, "internal") == 0,
 		}},
@@ -954,7 +954,7 @@ func (s *sm) UserMessage(t *rapid.T) {
 	p := m.Parts[0]
 	real := m.Role == "user" && !p.Internal && !p.Synthetic && (p.Kind == "text" || p.Kind == "file" || p.Kind == "image")
 	want := false
-	if real && s.b.Managed(m.SessionID) && (m.ID == "" || s.m.lastUser[m.SessionID] != m.ID) {
+	if real && s.b.isManaged(m.SessionID) && (m.ID == "" || s.m.lastUser[m.SessionID] != m.ID) {
 		if m.ID != "" {
 			s.m.lastUser[m.SessionID] = m.ID
 		}
@@ -970,9 +970,9 @@ func (s *sm) Tick(t *rapid.T) {
 	d := rapid.SampledFrom([]time.Duration{time.Millisecond, 150 * time.Millisecond, 1500 * time.Millisecond,
 		5 * time.Second, 10 * time.Second, 24 * time.Hour}).Draw(t, "d")
 	leases := s.b.LeasesForTest()
-	before := s.b.AllRecords()
+	before := s.b.allRecords()
 	s.clk.Advance(d)
-	if !slices.Equal(leases, s.b.LeasesForTest()) || !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) {
+	if !slices.Equal(leases, s.b.LeasesForTest()) || !slices.EqualFunc(before, s.b.allRecords(), equalRecords) {
 		t.Fatal("advancing the clock changed a lease or a record (R5)")
 	}
 }
@@ -986,7 +986,7 @@ func (s *sm) OpStart(t *rapid.T) {
 		t.Skip("no record")
 	}
 	kind := rapid.SampledFrom([]string{"cancel", "message", "notify", "revive"}).Draw(t, "opKind")
-	lk := map[string]string{"cancel": LeaseCancellation, "message": LeaseMessage,
+	lk := map[string]LeaseKind{"cancel": LeaseCancellation, "message": LeaseMessage,
 		"notify": LeaseNotification, "revive": LeaseRelaunch}[kind]
 	rev := r.rev
 	wl, wok := s.m.acquire(lk, id, r.gen, &rev)
@@ -1138,7 +1138,7 @@ func (s *sm) settleRelease(t *rapid.T, o *op) {
 
 func (s *sm) othersSnapshot(id string) map[string]Record {
 	out := map[string]Record{}
-	for _, r := range s.b.AllRecords() {
+	for _, r := range s.b.allRecords() {
 		if r.TaskID != id {
 			out[r.TaskID] = r
 		}
@@ -1151,7 +1151,7 @@ func (s *sm) checkOthersUnchanged(t *rapid.T, id string, before map[string]Recor
 	for oid, r := range before {
 		after, ok := s.b.Get(oid)
 		if !ok {
-			if reason, _ := s.b.TombstoneReason(oid); reason != ReasonEvicted {
+			if reason, _ := s.b.tombstoneReason(oid); reason != reasonEvicted {
 				t.Fatalf("late settlement on %s deleted %s (%s)", id, oid, reason)
 			}
 			continue
@@ -1219,15 +1219,15 @@ func (s *sm) syncEvictions(t *rapid.T) {
 	for _, id := range sortedKeys(s.m.recs) {
 		r := s.m.recs[id]
 		_, onBoard := s.b.Get(id)
-		reason, _ := s.b.TombstoneReason(id)
+		reason, _ := s.b.tombstoneReason(id)
 		switch {
-		case evict[id] && (onBoard || reason != ReasonEvicted):
+		case evict[id] && (onBoard || reason != reasonEvicted):
 			t.Fatalf("retention trim: model evicts %s (least recently used, cap %d) but the board kept it (on board %v, tombstone %q)", id, s.m.cap, onBoard, reason)
 		case !evict[id] && !onBoard:
 			t.Fatalf("retention trim: record %s vanished (tombstone %q) but the model keeps it (state %s unrec %v uncertain %v leased %v)",
 				id, reason, r.state, r.unrec, r.uncertain, s.m.leases[id].Token != 0)
 		case evict[id]:
-			s.m.tombstone(id, mtomb{reason: ReasonEvicted, parent: r.parent, agent: r.agent})
+			s.m.tombstone(id, mtomb{reason: reasonEvicted, parent: r.parent, agent: r.agent})
 			delete(s.m.recs, id)
 		}
 	}
@@ -1249,7 +1249,7 @@ func (s *sm) checkNotices(t *rapid.T) {
 
 func (s *sm) checkLeases(t *rapid.T) {
 	got := s.b.LeasesForTest()
-	var want []Lease
+	var want []leaseGrant
 	for _, id := range sortedKeys(s.m.leases) {
 		want = append(want, s.m.leases[id])
 	}
@@ -1268,7 +1268,7 @@ func (s *sm) checkLeases(t *rapid.T) {
 		}
 		// Exclusion is total (invariant 4): no kind can be acquired while l is live. Probe on
 		// a clone-free path: Acquire must fail and must not change anything.
-		for _, k := range LeaseKinds() {
+		for _, k := range leaseKinds[:] {
 			if r, ok := s.b.Get(l.TaskID); ok {
 				if _, ok := s.b.acquire(k, l.TaskID, r.Generation, nil); ok {
 					t.Fatalf("acquired %s while %v is live", k, l)
@@ -1286,14 +1286,14 @@ func (s *sm) checkLeases(t *rapid.T) {
 		}
 	}
 	for id := range s.m.leases {
-		if !s.b.IsTracked(id) {
+		if !s.b.isTracked(id) {
 			t.Fatalf("leased %s not tracked", id)
 		}
 	}
 }
 
 func (s *sm) checkRecords(t *rapid.T) {
-	all := s.b.AllRecords()
+	all := s.b.allRecords()
 	if len(all) != len(s.m.recs) {
 		t.Fatalf("board has %d records, model %d", len(all), len(s.m.recs))
 	}
@@ -1351,7 +1351,7 @@ func (s *sm) checkRecords(t *rapid.T) {
 			t.Fatalf("alias %s reused: %s then %s", g.Alias, owner, g.TaskID)
 		}
 		s.aliasOwner[k] = g.TaskID
-		if !s.b.IsTracked(g.TaskID) {
+		if !s.b.isTracked(g.TaskID) {
 			t.Fatalf("%s not tracked", g.TaskID)
 		}
 	}
@@ -1366,7 +1366,7 @@ func (s *sm) checkLedger(t *rapid.T) {
 	all := append(slices.Clone(s.ids), s.parents...)
 	slices.Sort(all)
 	for _, id := range slices.Compact(all) {
-		isTomb := s.b.Tombstoned(id)
+		isTomb := s.b.tombstoned(id)
 		if _, want := s.m.tombs[id]; isTomb != want {
 			t.Fatalf("Tombstoned(%s) = %v, model %v", id, isTomb, want)
 		}
@@ -1460,14 +1460,14 @@ type prun struct {
 
 type psm struct {
 	b        *Board
-	clk      *ManualClock
+	clk      *manualClock
 	caps     caps
 	runs     []*prun
 	ids      []string
-	issued   []Lease         // leases the test itself acquired
+	issued   []leaseGrant    // leases the test itself acquired
 	mine     map[uint64]bool // their tokens
 	stolen   map[uint64]bool // machine leases the test released behind their back
-	seen     map[uint64]Lease
+	seen     map[uint64]leaseGrant
 	gone     map[uint64]bool // tokens that were live once and are gone
 	maxGen   uint64
 	genOf    map[string]uint64
@@ -1499,8 +1499,8 @@ func TestStateMachineProtocols(t *testing.T) {
 		}
 	}()
 	rapid.Check(t, func(rt *rapid.T) {
-		clk := NewManualClock(t0)
-		b, err := NewBoard(clk, Options{MaxReusablePerAgent: rapid.IntRange(1, 2).Draw(rt, "cap")})
+		clk := newManualClock(t0)
+		b, err := NewBoard(Options{Clock: clk, MaxReusablePerAgent: rapid.IntRange(1, 2).Draw(rt, "cap")})
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -1515,7 +1515,7 @@ func TestStateMachineProtocols(t *testing.T) {
 				{Flavor: FlavorV2},
 			}).Draw(rt, "caps"),
 			ids:  []string{"ses_a", "ses_b", "ses_c"},
-			mine: map[uint64]bool{}, stolen: map[uint64]bool{}, seen: map[uint64]Lease{}, gone: map[uint64]bool{},
+			mine: map[uint64]bool{}, stolen: map[uint64]bool{}, seen: map[uint64]leaseGrant{}, gone: map[uint64]bool{},
 			genOf: map[string]uint64{}, epochOf: map[string]uint64{}, aliasOf: map[[2]string]string{},
 			notified: map[[3]uint64]bool{}, cov: cov,
 		}
@@ -1532,7 +1532,7 @@ func TestStateMachineProtocols(t *testing.T) {
 	})
 }
 
-func (s *psm) now() time.Time { return s.b.Now() }
+func (s *psm) now() time.Time { return s.b.now() }
 
 // pickID favours IDs that have a record.
 func (s *psm) pickID(t *rapid.T) string {
@@ -1588,7 +1588,7 @@ func (s *psm) exec(t *rapid.T, r *prun, cmds []command) {
 			r.awaiting[id] = c
 		case readStatus, readSession, readMessages, waitIdle:
 			id, _ := callIDOf(c)
-			if s.b.Disposed() {
+			if s.b.isDisposed() {
 				continue // no call of any kind after Close (32)
 			}
 			r.pending[id] = c
@@ -1632,7 +1632,7 @@ func (s *psm) exec(t *rapid.T, r *prun, cmds []command) {
 
 // checkProceed: a guarded call is performed only when, at dispatch, its preconditions hold.
 func (s *psm) checkProceed(t *rapid.T, r *prun, call command) {
-	if s.b.Disposed() {
+	if s.b.isDisposed() {
 		t.Fatalf("%s proceeded with %T after Close", r.kind, call)
 	}
 	rec, hasRec := s.b.Get(r.taskID)
@@ -1715,7 +1715,7 @@ func (s *psm) deliver(t *rapid.T, r *prun, ev event) {
 		}
 	}
 	if c, ok := r.m.(*cancelM); ok && r.kind == "cancel" && !wasDone && r.m.Replied() {
-		if res, err := c.Outcome(); err == nil && res.State == CancelCancelled {
+		if res, err := c.Outcome(); err == nil && res.State == CancelState(StateCancelled) {
 			s.cov["cancel_commit"]++
 		}
 	}
@@ -1750,11 +1750,11 @@ func (s *psm) StartRevive(t *rapid.T) {
 
 func (s *psm) StartRead(t *rapid.T) {
 	id := s.pickID(t)
-	before := s.b.AllRecords()
+	before := s.b.allRecords()
 	leases := s.b.LeasesForTest()
 	if rapid.Bool().Draw(t, "status") {
 		s.start(t, "status", id, newStatus(pcaller, statusArgs{Ref: id}, s.caps))
-		if !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LeasesForTest()) {
+		if !slices.EqualFunc(before, s.b.allRecords(), equalRecords) || !slices.Equal(leases, s.b.LeasesForTest()) {
 			t.Fatal("task_status changed the board (R43)")
 		}
 		return
@@ -1845,7 +1845,7 @@ func (s *psm) reply(t *rapid.T, r *prun, id callNo, c command) event {
 	case readStatus:
 		snap := map[string]StatusEntry{}
 		for _, sid := range s.ids {
-			st := rapid.SampledFrom([]string{LiveIdle, LiveIdle, LiveBusy,
+			st := rapid.SampledFrom([]LiveStatus{LiveIdle, LiveIdle, LiveBusy,
 				LiveRetry, LiveMalformed, LiveAbsent}).Draw(t, "live")
 			if st != LiveAbsent {
 				snap[sid] = StatusEntry{Status: st}
@@ -1921,13 +1921,13 @@ func (s *psm) Settle(t *rapid.T) {
 	}
 	var before Record
 	var hadRec bool
-	var leaseBefore []Lease
+	var leaseBefore []leaseGrant
 	var others map[string]Record
 	if late {
 		before, hadRec = s.b.Get(r.taskID)
 		leaseBefore = s.b.LeasesForTest()
 		others = map[string]Record{}
-		for _, rec := range s.b.AllRecords() {
+		for _, rec := range s.b.allRecords() {
 			if rec.TaskID != r.taskID {
 				others[rec.TaskID] = rec
 			}
@@ -2013,10 +2013,10 @@ func (s *psm) Duplicate(t *rapid.T) {
 	}
 	r := rapid.SampledFrom(runs).Draw(t, "run")
 	id := rapid.SampledFrom(sortedCalls(r.settled)).Draw(t, "call")
-	before := s.b.AllRecords()
+	before := s.b.allRecords()
 	leases := s.b.LeasesForTest()
 	cmds := r.m.Step(s.b, r.settled[id])
-	if len(cmds) != 0 || !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LeasesForTest()) {
+	if len(cmds) != 0 || !slices.EqualFunc(before, s.b.allRecords(), equalRecords) || !slices.Equal(leases, s.b.LeasesForTest()) {
 		t.Fatalf("%s acted on a duplicate reply (%d commands)", r.kind, len(cmds))
 	}
 }
@@ -2027,7 +2027,7 @@ func (s *psm) Bogus(t *rapid.T) {
 		t.Skip("no machine")
 	}
 	r := rapid.SampledFrom(s.runs).Draw(t, "run")
-	before := s.b.AllRecords()
+	before := s.b.allRecords()
 	leases := s.b.LeasesForTest()
 	for _, ev := range []event{abortReply{Call: 1 << 40, Confirmed: true}, fired{Timer: 1 << 40},
 		promptReply{Call: 1 << 41}, dispatch{Call: 1 << 42}} {
@@ -2035,7 +2035,7 @@ func (s *psm) Bogus(t *rapid.T) {
 			t.Fatalf("%s acted on an unknown event %T", r.kind, ev)
 		}
 	}
-	if !slices.EqualFunc(before, s.b.AllRecords(), equalRecords) || !slices.Equal(leases, s.b.LeasesForTest()) {
+	if !slices.EqualFunc(before, s.b.allRecords(), equalRecords) || !slices.Equal(leases, s.b.LeasesForTest()) {
 		t.Fatal("unknown events changed the board")
 	}
 }
@@ -2058,7 +2058,7 @@ func earliest(m map[timerID]time.Time) (time.Time, bool) {
 // other actions may interleave with what it leaves behind.
 func (s *psm) Scenario(t *rapid.T) {
 	id := rapid.SampledFrom(s.ids).Draw(t, "scenarioID")
-	if _, leased := s.b.LeaseForTest(id); leased || s.b.Disposed() {
+	if _, leased := s.b.LeaseForTest(id); leased || s.b.isDisposed() {
 		t.Skip("leased or closed")
 	}
 	s.b.Drop(id)
@@ -2222,7 +2222,7 @@ func (s *psm) Complete(t *rapid.T) {
 }
 
 func (s *psm) Acknowledge(t *rapid.T) {
-	s.b.acknowledgeShown("par-A", s.b.View("par-A").shown)
+	s.b.acknowledgeShown("par-A", s.b.view("par-A").shown)
 }
 
 func (s *psm) LiveBusy(t *rapid.T) {
@@ -2244,13 +2244,13 @@ func (s *psm) HostEvent(t *rapid.T) {
 	}
 	switch rapid.IntRange(0, 3).Draw(t, "event") {
 	case 0:
-		s.b.stopCandidate(id, r.Generation, s.now(), MsgIdleUnconfirmed)
+		s.b.stopCandidate(id, r.Generation, s.now(), msgIdleUnconfirmed)
 	case 1:
 		s.b.observeError(id, nil, "provider overloaded", rapid.Bool().Draw(t, "deferrable"), s.now())
 	case 2:
 		s.b.observeBusy(id, nil, s.now())
 	case 3:
-		s.b.markStatusUncertain(id, r.Generation, MsgMalformedEntry)
+		s.b.markStatusUncertain(id, r.Generation, msgMalformedEntry)
 	}
 }
 
@@ -2283,7 +2283,7 @@ func (s *psm) LeaseOp(t *rapid.T) {
 		if !ok {
 			t.Skip("no record")
 		}
-		if l, ok := s.b.acquire(rapid.SampledFrom(LeaseKinds()).Draw(t, "kind"), id, r.Generation, nil); ok {
+		if l, ok := s.b.acquire(rapid.SampledFrom(leaseKinds[:]).Draw(t, "kind"), id, r.Generation, nil); ok {
 			s.issued = append(s.issued, l)
 			s.mine[l.Token] = true
 		}
@@ -2352,14 +2352,14 @@ func (s *psm) Check(t *rapid.T) {
 		s.seen[l.Token] = l
 	}
 	for tok := range s.seen {
-		if !slices.ContainsFunc(live, func(l Lease) bool { return l.Token == tok }) {
+		if !slices.ContainsFunc(live, func(l leaseGrant) bool { return l.Token == tok }) {
 			s.gone[tok] = true
 		}
 	}
 
 	allDone := true
 	for _, r := range s.runs {
-		if r.kind == "compensation" && r.m.Done() && !s.b.Disposed() {
+		if r.kind == "compensation" && r.m.Done() && !s.b.isDisposed() {
 			// 24: exactly one abort; 25: released iff the abort was confirmed and the
 			// fresh read was quiescent (a timed-out read never releases).
 			l := r.m.(*compensation).Lease()
@@ -2388,7 +2388,7 @@ func (s *psm) Check(t *rapid.T) {
 	}
 	// 38: once every machine is Done, the only leases left are the test's own and
 	// unconfirmed compensation leases.
-	if allDone && !s.b.Disposed() {
+	if allDone && !s.b.isDisposed() {
 		for _, l := range live {
 			if !s.mine[l.Token] && l.Owner != OwnerCompensation {
 				t.Fatalf("lease %+v outlived every machine", l)
@@ -2402,7 +2402,7 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 	switch m := r.m.(type) {
 	case *cancelM:
 		res, err := m.Outcome()
-		if err == nil && res.State == CancelCancelled {
+		if err == nil && res.State == CancelState(StateCancelled) {
 			rec, ok := s.b.Get(r.taskID)
 			l, _ := m.Lease()
 			if ok && rec.Generation == l.Generation && rec.State != StateCancelled {
@@ -2412,7 +2412,7 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 				t.Fatal("cancel succeeded with its lease still live (27)")
 			}
 		}
-		if err != nil && errors.Is(err, ErrTimeout) && len(r.pending) == 0 && r.aborts > 0 && !s.b.Disposed() {
+		if err != nil && errors.Is(err, ErrTimeout) && len(r.pending) == 0 && r.aborts > 0 && !s.b.isDisposed() {
 			// abort timed out: its lease must stay live until the abort settles
 			if l, held := m.Lease(); held && r.hasPendingAbort() {
 				if !s.b.validate(l) && !s.stolen[l.Token] {
@@ -2526,11 +2526,11 @@ func checkBoardStructure(t *rapid.T, b *Board, ids, parents []string, genOf, epo
 		if i > 0 && live[i-1].TaskID >= l.TaskID {
 			t.Fatal("LiveLeases not sorted by task ID (12)")
 		}
-		if !b.IsTracked(l.TaskID) {
+		if !b.isTracked(l.TaskID) {
 			t.Fatalf("leased %s not tracked", l.TaskID)
 		}
 		if r, ok := b.Get(l.TaskID); ok {
-			for _, k := range LeaseKinds() {
+			for _, k := range leaseKinds[:] {
 				if _, ok := b.acquire(k, l.TaskID, r.Generation, nil); ok {
 					t.Fatalf("acquired %s while %+v is live (4)", k, l)
 				}
@@ -2538,7 +2538,7 @@ func checkBoardStructure(t *rapid.T, b *Board, ids, parents []string, genOf, epo
 		}
 	}
 	aliases := map[[2]string]string{}
-	for _, r := range b.AllRecords() {
+	for _, r := range b.allRecords() {
 		if r.Generation < genOf[r.TaskID] {
 			t.Fatalf("generation of %s went back (13)", r.TaskID)
 		}
@@ -2554,7 +2554,7 @@ func checkBoardStructure(t *rapid.T, b *Board, ids, parents []string, genOf, epo
 		if r.Reusable(DefaultMaxContextLines) && r.State == StateStopped {
 			t.Fatalf("stopped %s reusable (20)", r.TaskID)
 		}
-		if b.Tombstoned(r.TaskID) {
+		if b.tombstoned(r.TaskID) {
 			t.Fatalf("%s tracked and tombstoned", r.TaskID)
 		}
 		k := [2]string{r.ParentID, r.Alias}
@@ -2578,7 +2578,7 @@ func checkBoardStructure(t *rapid.T, b *Board, ids, parents []string, genOf, epo
 	}
 	for _, id := range ids {
 		ep, ok := b.deletionEpoch(id)
-		if b.Tombstoned(id) && !ok {
+		if b.tombstoned(id) && !ok {
 			t.Fatalf("%s tombstoned without an epoch (23)", id)
 		}
 		prev, had := epochOf[id]

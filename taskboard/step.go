@@ -74,7 +74,7 @@ func (c *core) call(guardedCall bool) callNo {
 func (c *core) timer(b *Board, d time.Duration) (timerID, command) {
 	d = budget(d)
 	id := c.ids.nextTimer()
-	c.timers[id] = b.Now().Add(d)
+	c.timers[id] = b.now().Add(d)
 	return id, startTimer{Timer: id, After: d}
 }
 
@@ -152,12 +152,13 @@ func (c *core) step(b *Board, ev event, fire func(timerID) []command, handle fun
 	case noticeEvent:
 		out = handle(ev)
 	default:
-		id, ok := callOf(ev)
-		if !ok || !c.pending[id] {
+		rp, ok := ev.(reply)
+		if !ok || !c.pending[rp.callID()] {
 			return nil
 		}
+		id := rp.callID()
 		if t, ok := c.guard[id]; ok {
-			if due, armed := c.timers[t]; armed && !b.Now().Before(due) {
+			if due, armed := c.timers[t]; armed && !b.now().Before(due) {
 				delete(c.timers, t)
 				out = fire(t)
 			}

@@ -10,8 +10,8 @@ import (
 // BenchmarkCancelMachine runs a whole v2 cancel (lease, guarded abort, idle wait, commit)
 // by hand on a fresh record per iteration.
 func BenchmarkCancelMachine(b *testing.B) {
-	clk := NewManualClock(pStart)
-	board, _ := NewBoard(clk, Options{})
+	clk := newManualClock(pStart)
+	board, _ := NewBoard(Options{Clock: clk})
 	board.Manage(parent1)
 	caps := caps{Flavor: FlavorV2, IdleWaiter: true}
 	b.ReportAllocs()
@@ -34,12 +34,12 @@ func BenchmarkCancelMachine(b *testing.B) {
 
 // BenchmarkDriverMessage runs task_message through the driver against an immediate host.
 func BenchmarkDriverMessage(b *testing.B) {
-	board, _ := NewBoard(SystemClock{}, Options{})
+	board, _ := NewBoard(Options{Clock: SystemClock{}})
 	board.Manage(parent1)
 	h := &fakeHost{}
-	d, _ := NewDriver(board, Host{Aborter: h, Prompter: h, Sessions: h, Idle: h, Flavor: FlavorV2})
+	d, _ := newDriverOn(board, Host{Aborter: h, Prompter: h, Sessions: h, Idle: h, Flavor: FlavorV2})
 	defer d.Close()
-	d.Do(func(b *Board) {
+	d.Do("", func(b *Board) {
 		b.registerLaunch(launchInput{TaskID: "ses_m", ParentID: parent1, Agent: "explorer"})
 	})
 	ctx := context.Background()

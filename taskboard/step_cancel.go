@@ -22,7 +22,7 @@ type cancelM struct {
 	ref, id string
 	gen     uint64
 	epoch   uint64
-	lease   Lease
+	lease   leaseGrant
 	held    bool
 
 	phase       cancelPhase
@@ -77,7 +77,7 @@ func (m *cancelM) Outcome() (CancelResult, error) {
 }
 
 // Lease returns the cancellation lease the machine holds or held, if it got one.
-func (m *cancelM) Lease() (Lease, bool) { return m.lease, m.held }
+func (m *cancelM) Lease() (leaseGrant, bool) { return m.lease, m.held }
 
 func (m *cancelM) fail(b *Board, err *ToolError) {
 	m.err = err
@@ -86,7 +86,7 @@ func (m *cancelM) fail(b *Board, err *ToolError) {
 		m.res.TaskID = m.ref
 	}
 	if r, ok := b.Get(m.id); ok {
-		m.res.State = string(r.EffectiveState())
+		m.res.State = CancelState(r.EffectiveState())
 	} else if m.res.State == "" {
 		m.res.State = CancelUnknown
 	}
@@ -94,7 +94,7 @@ func (m *cancelM) fail(b *Board, err *ToolError) {
 	m.replied = true
 }
 
-func (m *cancelM) note(state string, msg string) {
+func (m *cancelM) note(state CancelState, msg string) {
 	m.res = CancelResult{TaskID: m.ref, State: state, Message: msg}
 	m.replied = true
 }
@@ -110,13 +110,13 @@ func (m *cancelM) release(b *Board) {
 // Start resolves the reference and, for a running task, takes the lease and emits the
 // guarded abort.
 func (m *cancelM) Start(b *Board) []command {
-	m.t = b.Timing()
+	m.t = b.timing()
 	if !m.inner {
-		if err := guardCaller(b, ToolCancel, m.caller, true); err != nil {
+		if err := guardCaller(b, toolCancel, m.caller, true); err != nil {
 			m.fail(b, err)
 			return nil
 		}
-		if err := guardRef(ToolCancel, m.args.Ref); err != nil {
+		if err := guardRef(toolCancel, m.args.Ref); err != nil {
 			m.fail(b, err)
 			return nil
 		}
@@ -245,7 +245,7 @@ func (m *cancelM) handle(b *Board, ev event) []command {
 			m.finish()
 			return out
 		}
-		m.abortStart = b.Now()
+		m.abortStart = b.now()
 		return m.proceed(e.Call)
 	case abortReply:
 		if m.phase == cancelAbortLate {
@@ -281,7 +281,7 @@ func (m *cancelM) handle(b *Board, ev event) []command {
 }
 
 func (m *cancelM) dispatchRefusal(b *Board) string {
-	if b.Disposed() || !b.validate(m.lease) {
+	if b.isDisposed() || !b.validate(m.lease) {
 		return fmt.Sprintf("Cancellation lease is no longer valid for %s generation %d", m.ref, m.gen)
 	}
 	r, ok := b.Get(m.id)
@@ -335,7 +335,7 @@ func (m *cancelM) verifyReply(b *Board, ev event) []command {
 			m.windowOpen = false
 			break
 		}
-		now := b.Now()
+		now := b.now()
 		if !m.windowOpen || r.ActivityRevision != m.windowAct {
 			m.windowOpen, m.windowStart, m.windowAct = true, now, r.ActivityRevision
 		}
@@ -374,7 +374,7 @@ func (m *cancelM) commit(b *Board) {
 	}
 	l := m.lease
 	_, gate := b.commitTerminal(commitInput{TaskID: m.id, Generation: m.gen, State: StateCancelled,
-		Summary: summary, Lease: &l, ObservedAt: b.Now()})
+		Summary: summary, Lease: &l, ObservedAt: b.now()})
 	if gate != gateCommitted {
 		m.release(b)
 		m.fail(b, toolErr(ErrStale, fmt.Sprintf("stale/uncertain cancellation: %s generation changed", m.ref)))
@@ -382,7 +382,7 @@ func (m *cancelM) commit(b *Board) {
 		return
 	}
 	m.release(b)
-	m.res = CancelResult{TaskID: m.id, State: CancelCancelled, Reason: reason}
+	m.res = CancelResult{TaskID: m.id, State: CancelState(StateCancelled), Reason: reason}
 	m.replied = true
 	m.finish()
 }

@@ -45,7 +45,7 @@ func TestCancelScenarios(t *testing.T) {
 		{name: "E41_v2_session_polling_idle_after_abort_start", run: func(t *testing.T, r *rig) {
 			m := cancelRun(r, v2, "")
 			m.dispatch()
-			abortAt := r.b.Now()
+			abortAt := r.b.now()
 			r.advance(10 * time.Millisecond)
 			m.abort(true, nil)
 			m.session(SessionInfo{Outcome: "running"}, nil)
@@ -53,7 +53,7 @@ func TestCancelScenarios(t *testing.T) {
 			m.session(SessionInfo{IdleAt: abortAt}, nil)
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != CancelCancelled {
+			if res.State != CancelState(StateCancelled) {
 				t.Fatalf("state %s", res.State)
 			}
 			if r.count("ReadStatus") != 0 || r.count("ReadSession") != 2 {
@@ -78,7 +78,7 @@ func TestCancelScenarios(t *testing.T) {
 				t.Fatal("relaunch acquire failed after the budget")
 			}
 			before := r.get("ses_a")
-			m.step(sessionReply{Call: pendingRead, Info: SessionInfo{IdleAt: r.b.Now()}})
+			m.step(sessionReply{Call: pendingRead, Info: SessionInfo{IdleAt: r.b.now()}})
 			if !r.b.validate(l) {
 				t.Fatal("late reply disturbed the replacement lease")
 			}
@@ -112,13 +112,13 @@ func TestCancelScenarios(t *testing.T) {
 		{name: "E44_release_drop_complete_relaunch_before_dispatch_withdraw", run: func(t *testing.T, r *rig) {
 			for _, tc := range []struct {
 				what string
-				do   func(r *rig, l Lease)
+				do   func(r *rig, l leaseGrant)
 				msg  string
 			}{
-				{"released", func(r *rig, l Lease) { r.b.release(l) }, "Cancellation lease is no longer valid for ses_a generation 1"},
-				{"dropped", func(r *rig, l Lease) { r.b.Drop("ses_a") }, "stale/uncertain cancellation: ses_a is no longer running"},
-				{"completed", func(r *rig, l Lease) { r.complete("ses_a", "done") }, "stale/uncertain cancellation: ses_a is no longer running"},
-				{"relaunched", func(r *rig, l Lease) {
+				{"released", func(r *rig, l leaseGrant) { r.b.release(l) }, "Cancellation lease is no longer valid for ses_a generation 1"},
+				{"dropped", func(r *rig, l leaseGrant) { r.b.Drop("ses_a") }, "stale/uncertain cancellation: ses_a is no longer running"},
+				{"completed", func(r *rig, l leaseGrant) { r.complete("ses_a", "done") }, "stale/uncertain cancellation: ses_a is no longer running"},
+				{"relaunched", func(r *rig, l leaseGrant) {
 					r.b.release(l)
 					if _, err := r.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer"}); err != nil {
 						t.Fatal(err)
@@ -129,7 +129,7 @@ func TestCancelScenarios(t *testing.T) {
 				m := cancelRun(r, v1, "")
 				l := r.hasLease("ses_a", LeaseCancellation)
 				tc.do(r, l)
-				var repl Lease
+				var repl leaseGrant
 				if rec, ok := r.b.Get("ses_a"); ok && rec.State == StateRunning {
 					if _, live := r.b.LeaseForTest("ses_a"); !live {
 						repl, _ = r.b.acquire(LeaseMessage, "ses_a", rec.Generation, nil)
@@ -161,7 +161,7 @@ func TestCancelScenarios(t *testing.T) {
 				t.Fatal("want running + uncertain")
 			}
 			r.hasLease("ses_a", LeaseCancellation)
-			for _, k := range LeaseKinds() {
+			for _, k := range leaseKinds[:] {
 				if _, ok := r.b.acquire(k, "ses_a", rec.Generation, nil); ok {
 					t.Fatalf("%s acquire succeeded while the abort is pending", k)
 				}
@@ -169,7 +169,7 @@ func TestCancelScenarios(t *testing.T) {
 			// A completion lands meanwhile; its notification parks.
 			r.complete("ses_a", "result")
 			n := r.start(newNotify(parent1, Notice{Kind: NoticeTerminal, TaskID: "ses_a", ParentID: parent1, Generation: rec.Generation, TerminalRevision: 1, State: StateCompleted}, v1))
-			if got := n.m.(*notifyM).State(); got != NotifyParked {
+			if got := n.m.(*notifyM).State(); got != notifyParked {
 				t.Fatalf("notify state %s, want parked", got)
 			}
 			before := r.get("ses_a")
@@ -186,13 +186,13 @@ func TestCancelScenarios(t *testing.T) {
 			for _, ev := range r.b.drain() {
 				n.step(noticeEvent{Notice: ev})
 			}
-			if n.m.(*notifyM).State() != NotifyPending || len(n.awaiting) != 1 {
+			if n.m.(*notifyM).State() != notifyPending || len(n.awaiting) != 1 {
 				t.Fatalf("notification did not resume: %s", n.m.(*notifyM).State())
 			}
 		}},
 		{name: "E46_v2_unknown_outcome_idle_before_abort_not_quiescent", run: func(t *testing.T, r *rig) {
 			m := cancelRun(r, v2, "")
-			early := r.b.Now()
+			early := r.b.now()
 			r.advance(time.Second)
 			m.dispatch()
 			m.abort(true, nil)
@@ -223,7 +223,7 @@ func TestCancelScenarios(t *testing.T) {
 			m.status(map[string]StatusEntry{}, nil)
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != CancelCancelled || r.get("ses_a").State != StateCancelled {
+			if res.State != CancelState(StateCancelled) || r.get("ses_a").State != StateCancelled {
 				t.Fatal("not cancelled")
 			}
 		}},
@@ -335,7 +335,7 @@ func TestCancelScenarios(t *testing.T) {
 			m.idle(nil)
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != CancelCancelled || res.Reason != "done with it" {
+			if res.State != CancelState(StateCancelled) || res.Reason != "done with it" {
 				t.Fatalf("got %+v", res)
 			}
 			if r.count("WaitIdle") != 1 {
@@ -356,7 +356,7 @@ func TestCancelScenarios(t *testing.T) {
 			m.idle(nil)
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != CancelCancelled {
+			if res.State != CancelState(StateCancelled) {
 				t.Fatal("not cancelled")
 			}
 		}},

@@ -25,7 +25,7 @@ type messaging struct {
 	text   string
 	ref    string
 	rec    Record
-	lease  Lease
+	lease  leaseGrant
 	held   bool
 	due    time.Time
 	budget timerID
@@ -105,12 +105,12 @@ func (m *messaging) fresh(b *Board) *ToolError {
 
 // Start validates, resolves, takes the lease and emits the identity read (v1) or the write.
 func (m *messaging) Start(b *Board) []command {
-	m.t = b.Timing()
-	if err := guardCaller(b, ToolMessage, m.caller, false); err != nil {
+	m.t = b.timing()
+	if err := guardCaller(b, toolMessage, m.caller, false); err != nil {
 		m.fail(err)
 		return nil
 	}
-	if err := guardRef(ToolMessage, m.args.Ref); err != nil {
+	if err := guardRef(toolMessage, m.args.Ref); err != nil {
 		m.fail(err)
 		return nil
 	}
@@ -145,7 +145,7 @@ func (m *messaging) Start(b *Board) []command {
 	}
 	m.lease, m.held = l, true
 	t, st := m.timer(b, m.t.MessageBudget)
-	m.budget, m.due = t, b.Now().Add(budget(m.t.MessageBudget))
+	m.budget, m.due = t, b.now().Add(budget(m.t.MessageBudget))
 	if m.caps.Flavor == FlavorV2 {
 		return append([]command{st}, m.write(b, Message{Text: m.text, Flavor: FlavorV2})...)
 	}
@@ -156,7 +156,7 @@ func (m *messaging) Start(b *Board) []command {
 }
 
 func (m *messaging) write(b *Board, msg Message) []command {
-	if !b.Now().Before(m.due) {
+	if !b.now().Before(m.due) {
 		m.release(b)
 		m.fail(toolErr(ErrTimeout, "Task message transport timed out after "+ms(m.t.MessageBudget)))
 		m.phase = msgFinished
@@ -270,7 +270,7 @@ func (m *messaging) handle(b *Board, ev event) []command {
 			return out
 		}
 		m.release(b)
-		m.res = MessageResult{TaskID: m.rec.TaskID, Alias: m.rec.Alias, Status: MessageQueued}
+		m.res = MessageResult{TaskID: m.rec.TaskID, Alias: m.rec.Alias, Status: messageQueued}
 		m.replied = true
 		return out
 	}
@@ -284,7 +284,7 @@ func (m *messaging) dispatchRefusal(b *Board) *ToolError {
 		return toolErr(ErrStale, fmt.Sprintf("Task %s is no longer tracked; refusing stale message", m.ref))
 	case r.Generation != m.rec.Generation:
 		return toolErr(ErrStale, fmt.Sprintf("Task %s run generation changed; refusing stale message", m.ref))
-	case b.Disposed() || !b.validate(m.lease):
+	case b.isDisposed() || !b.validate(m.lease):
 		return toolErr(ErrStale, fmt.Sprintf("Task %s message lease is no longer valid; refusing stale message", m.ref))
 	}
 	return messageRefusal(m.ref, r)

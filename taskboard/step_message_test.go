@@ -124,7 +124,7 @@ func TestMessageScenarios(t *testing.T) {
 			rec := r.launch("ses_x", parent1, "explorer")
 			m := msgRun(r, v2, "ses_x", "hi")
 			m.dispatch()
-			for _, k := range []string{LeaseCancellation, LeaseRelaunch} {
+			for _, k := range []LeaseKind{LeaseCancellation, LeaseRelaunch} {
 				if _, ok := r.b.acquire(k, "ses_x", rec.Generation, nil); ok {
 					t.Fatalf("%s acquired during the write", k)
 				}
@@ -171,7 +171,7 @@ func TestMessageScenarios(t *testing.T) {
 			}
 			r.complete("ses_x", "done")
 			n := r.start(newNotify(parent1, Notice{Kind: NoticeTerminal, TaskID: "ses_x", ParentID: parent1, Generation: r.get("ses_x").Generation, TerminalRevision: 1}, v2))
-			if n.m.(*notifyM).State() != NotifyParked {
+			if n.m.(*notifyM).State() != notifyParked {
 				t.Fatal("notification not parked")
 			}
 			before := r.get("ses_x")

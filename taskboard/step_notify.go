@@ -10,11 +10,11 @@ type notifyState string
 
 // Notification states.
 const (
-	NotifyPending   notifyState = "pending"
-	NotifyParked    notifyState = "parked"    // another lease is live; waits for its release
-	NotifySent      notifyState = "sent"      // the parent accepted the notification
-	NotifyFailed    notifyState = "failed"    // every attempt failed
-	NotifyDiscarded notifyState = "discarded" // the revision was withdrawn or the run replaced
+	notifyPending   notifyState = "pending"
+	notifyParked    notifyState = "parked"    // another lease is live; waits for its release
+	notifySent      notifyState = "sent"      // the parent accepted the notification
+	notifyFailed    notifyState = "failed"    // every attempt failed
+	notifyDiscarded notifyState = "discarded" // the revision was withdrawn or the run replaced
 )
 
 func (s notifyState) String() string { return string(s) }
@@ -34,7 +34,7 @@ type notifyM struct {
 
 	state      notifyState
 	attempts   int
-	lease      Lease
+	lease      leaseGrant
 	held       bool
 	sendCall   callNo
 	sendTimer  timerID
@@ -46,7 +46,7 @@ var _ machine = (*notifyM)(nil)
 
 // newNotify returns a notification machine for a Terminal notice, sent to parentID.
 func newNotify(parentID string, n Notice, caps caps) *notifyM {
-	m := &notifyM{core: newCore(nil), parentID: parentID, n: n, caps: caps, state: NotifyPending}
+	m := &notifyM{core: newCore(nil), parentID: parentID, n: n, caps: caps, state: notifyPending}
 	m.replied = true
 	return m
 }
@@ -64,7 +64,7 @@ func notifyText(alias, id string, st State) string {
 
 // Start tries to take the lease and send.
 func (m *notifyM) Start(b *Board) []command {
-	m.t = b.Timing()
+	m.t = b.timing()
 	return m.try(b)
 }
 
@@ -81,20 +81,20 @@ func (m *notifyM) try(b *Board) []command {
 	m.hold = false
 	r, ok := m.current(b)
 	if !ok {
-		m.state = NotifyDiscarded
+		m.state = notifyDiscarded
 		return nil
 	}
 	rev := m.n.TerminalRevision
 	l, ok := b.acquire(LeaseNotification, m.n.TaskID, m.n.Generation, &rev)
 	if !ok {
 		if _, live := b.liveLease(m.n.TaskID); live {
-			m.state, m.hold = NotifyParked, true
+			m.state, m.hold = notifyParked, true
 			return nil
 		}
-		m.state = NotifyDiscarded
+		m.state = notifyDiscarded
 		return nil
 	}
-	m.lease, m.held, m.state = l, true, NotifyPending
+	m.lease, m.held, m.state = l, true, notifyPending
 	m.attempts++
 	m.late = false
 	m.sendCall = m.call(true)
@@ -118,17 +118,17 @@ func (m *notifyM) Step(b *Board, ev event) []command {
 func (m *notifyM) handle(b *Board, ev event) []command {
 	switch e := ev.(type) {
 	case noticeEvent:
-		if m.state == NotifyParked && e.Notice.Kind == NoticeLeaseReleased && e.Notice.TaskID == m.n.TaskID {
+		if m.state == notifyParked && e.Notice.Kind == NoticeLeaseReleased && e.Notice.TaskID == m.n.TaskID {
 			return m.try(b)
 		}
 	case dispatch:
 		if e.Call != m.sendCall {
 			return nil
 		}
-		if b.Disposed() || !b.validate(m.lease) {
+		if b.isDisposed() || !b.validate(m.lease) {
 			b.release(m.lease)
 			m.held = false
-			m.state = NotifyDiscarded
+			m.state = notifyDiscarded
 			return m.withdraw(e.Call)
 		}
 		out := m.proceed(e.Call)
@@ -141,16 +141,16 @@ func (m *notifyM) handle(b *Board, ev event) []command {
 		b.release(m.lease)
 		m.held = false
 		if e.Err == nil {
-			m.state = NotifySent
+			m.state = notifySent
 			return out
 		}
 		if m.attempts < m.t.NotifyAttempts {
 			t, st := m.timer(b, m.t.NotifyRetryDelay)
 			m.retryTimer = t
-			m.state = NotifyPending
+			m.state = notifyPending
 			return append(out, st)
 		}
-		m.state = NotifyFailed
+		m.state = notifyFailed
 		return append(out, m.log(slog.LevelWarn, "[task-notify] parent notification failed",
 			slog.String("task_id", m.n.TaskID), slog.String("error", e.Err.Error())))
 	}

@@ -72,7 +72,7 @@ func answer(r *rig, c command, choice int) event {
 	case readSession:
 		info := SessionInfo{ParentID: parent1}
 		if k == 0 {
-			info.IdleAt = r.b.Now()
+			info.IdleAt = r.b.now()
 		}
 		return sessionReply{Call: c.Call, Info: info, Err: map[bool]error{true: fail}[k == 2]}
 	case readMessages:
@@ -121,7 +121,7 @@ func play(t tbT, sc scenario, choices []int, timerFirst bool) string {
 			if !hasTimer {
 				break
 			}
-			r.advance(due.Sub(r.b.Now()))
+			r.advance(due.Sub(r.b.now()))
 			continue
 		}
 		ev := answer(r, m.pending[id], c/4)
@@ -132,14 +132,14 @@ func play(t tbT, sc scenario, choices []int, timerFirst bool) string {
 		case 2: // exactly at the deadline instant
 			if hasTimer {
 				if timerFirst {
-					r.advance(due.Sub(r.b.Now()))
+					r.advance(due.Sub(r.b.now()))
 				} else {
 					r.clk.Set(due)
 				}
 			}
 		case 3:
 			if hasTimer {
-				r.advance(due.Sub(r.b.Now()) + time.Millisecond)
+				r.advance(due.Sub(r.b.now()) + time.Millisecond)
 			}
 		}
 		if _, still := m.pending[id]; still || !timerFirst {

@@ -29,13 +29,13 @@ func newReconcilePass(caps caps) *reconcilePass {
 
 // Start captures the running records and emits the read.
 func (m *reconcilePass) Start(b *Board) []command {
-	m.t = b.Timing()
-	m.start = b.Now()
+	m.t = b.timing()
+	m.start = b.now()
 	if !m.caps.StatusMap {
 		m.done = true
 		return nil
 	}
-	for _, r := range b.AllRecords() {
+	for _, r := range b.allRecords() {
 		if r.State == StateRunning {
 			m.targets = append(m.targets, trackKey{r.TaskID, r.Generation})
 		}
@@ -74,14 +74,14 @@ func (m *reconcilePass) Step(b *Board, ev event) []command {
 			case LiveBusy, LiveRetry:
 				b.markRunningFromLive(k.id, k.gen, m.start)
 			case LiveMalformed:
-				b.markStatusUncertain(k.id, k.gen, MsgMalformedEntry)
+				b.markStatusUncertain(k.id, k.gen, msgMalformedEntry)
 			case LiveIdle:
 				if r.LastLiveBusyAt.Before(m.start) {
-					b.stopCandidate(k.id, k.gen, m.start, MsgIdleUnconfirmed)
+					b.stopCandidate(k.id, k.gen, m.start, msgIdleUnconfirmed)
 				}
 			case LiveAbsent:
 				if r.LastLiveBusyAt.Before(m.start) {
-					b.stopCandidate(k.id, k.gen, m.start, MsgAbsentUnconfirmed)
+					b.stopCandidate(k.id, k.gen, m.start, msgAbsentUnconfirmed)
 				}
 			}
 		}
@@ -124,7 +124,7 @@ func newEvidence(taskID string, gen uint64, caps caps) *evidence {
 
 // Start emits the first read.
 func (m *evidence) Start(b *Board) []command {
-	m.t = b.Timing()
+	m.t = b.timing()
 	return m.read(b)
 }
 
@@ -152,7 +152,7 @@ func (m *evidence) failed(b *Board) []command {
 
 func (m *evidence) stopRule(b *Board) {
 	if r, ok := b.Get(m.id); ok && r.Generation == m.gen && r.State == StateRunning {
-		b.stopCandidate(m.id, m.gen, b.Now(), MsgIdleUnconfirmed)
+		b.stopCandidate(m.id, m.gen, b.now(), msgIdleUnconfirmed)
 	}
 }
 
@@ -177,7 +177,7 @@ func (m *evidence) Step(b *Board, ev event) []command {
 			return out
 		}
 		if st, text, ok := terminalEvidence(e.Entries, r.BaselineMessageID); ok {
-			b.commitTerminal(commitInput{TaskID: m.id, Generation: m.gen, State: st, Summary: text, ObservedAt: b.Now()})
+			b.commitTerminal(commitInput{TaskID: m.id, Generation: m.gen, State: st, Summary: text, ObservedAt: b.now()})
 			return out
 		}
 		m.stopRule(b)

@@ -17,7 +17,7 @@ func TestReconcileScenarios(t *testing.T) {
 			r.launch("ses_a", parent1, "explorer")
 			r.clk.Advance(time.Second)
 			pass(r).status(idle("ses_a"), nil)
-			if rec := r.get("ses_a"); rec.State != StateRunning || !rec.StatusUncertain || rec.LastStatusError != MsgIdleUnconfirmed {
+			if rec := r.get("ses_a"); rec.State != StateRunning || !rec.StatusUncertain || rec.LastStatusError != msgIdleUnconfirmed {
 				t.Fatalf("first reading: %+v", rec)
 			}
 			r.clk.Advance(5 * time.Second)
@@ -58,7 +58,7 @@ func TestReconcileScenarios(t *testing.T) {
 				r.clk.Advance(5 * time.Second)
 				pass(r).status(map[string]StatusEntry{"ses_a": {Status: "??"}}, nil)
 			}
-			if rec := r.get("ses_a"); rec.State != StateRunning || rec.LastStatusError != MsgMalformedEntry {
+			if rec := r.get("ses_a"); rec.State != StateRunning || rec.LastStatusError != msgMalformedEntry {
 				t.Fatalf("%+v", rec)
 			}
 		}},
@@ -78,7 +78,7 @@ func TestReconcileScenarios(t *testing.T) {
 			r.clk.Advance(5 * time.Second)
 			p := pass(r)
 			r.clk.Advance(time.Millisecond)
-			r.b.observeBusy("ses_a", nil, r.b.Now())
+			r.b.observeBusy("ses_a", nil, r.b.now())
 			p.status(idle("ses_a"), nil)
 			if r.get("ses_a").State != StateRunning {
 				t.Fatal("stopped despite a busy during the read")
@@ -105,7 +105,7 @@ func TestReconcileScenarios(t *testing.T) {
 			r.launch("ses_a", parent1, "explorer")
 			r.clk.Advance(time.Second)
 			pass(r).status(map[string]StatusEntry{}, nil)
-			if rec := r.get("ses_a"); rec.LastStatusError != MsgAbsentUnconfirmed || rec.State != StateRunning {
+			if rec := r.get("ses_a"); rec.LastStatusError != msgAbsentUnconfirmed || rec.State != StateRunning {
 				t.Fatalf("%+v", rec)
 			}
 			r.clk.Advance(5 * time.Second)

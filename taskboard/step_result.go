@@ -73,11 +73,11 @@ func (m *resultM) read(b *Board, phase resultPhase, c command, id callNo) []comm
 
 // Start resolves the reference and decides which reads are needed.
 func (m *resultM) Start(b *Board) []command {
-	m.t = b.Timing()
-	if err := guardCaller(b, ToolResult, m.caller, false); err != nil {
+	m.t = b.timing()
+	if err := guardCaller(b, toolResult, m.caller, false); err != nil {
 		return m.fail(err)
 	}
-	if err := guardRef(ToolResult, m.args.Ref); err != nil {
+	if err := guardRef(toolResult, m.args.Ref); err != nil {
 		return m.fail(err)
 	}
 	m.ref = m.args.Ref
@@ -99,7 +99,7 @@ func (m *resultM) Start(b *Board) []command {
 }
 
 // decide answers from the board state, or starts the reads of a completed result.
-func (m *resultM) decide(b *Board, live string) []command {
+func (m *resultM) decide(b *Board, live LiveStatus) []command {
 	r, ok := b.Get(m.rec.TaskID)
 	if !ok {
 		return m.fail(toolErr(ErrStale, fmt.Sprintf("Task %s changed generation while its result was being retrieved; call task_result again.", m.ref)))
@@ -164,11 +164,11 @@ func (m *resultM) handle(b *Board, ev event) []command {
 		if m.phase != resultLive {
 			return nil
 		}
-		live := string("")
+		var live LiveStatus
 		if e.Err == nil {
 			live = liveOf(e.Snapshot, m.rec.TaskID)
 			if live == LiveBusy || live == LiveRetry {
-				b.markRunningFromLive(m.rec.TaskID, m.rec.Generation, b.Now())
+				b.markRunningFromLive(m.rec.TaskID, m.rec.Generation, b.now())
 			}
 		}
 		if !m.fresh(b) {

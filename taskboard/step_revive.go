@@ -28,7 +28,7 @@ type reviveM struct {
 	prompt, ref, id string
 	gen, epoch      uint64
 	busyAt          time.Time
-	lease           Lease
+	lease           leaseGrant
 	held            bool
 	baseline        string
 	inner           *cancelM
@@ -115,8 +115,8 @@ func (m *reviveM) abandon(b *Board, err *ToolError) []command {
 
 // Start runs the checks that need no host call and emits the first one.
 func (m *reviveM) Start(b *Board) []command {
-	m.t = b.Timing()
-	if err := guardCaller(b, ToolRevive, m.caller, true); err != nil {
+	m.t = b.timing()
+	if err := guardCaller(b, toolRevive, m.caller, true); err != nil {
 		m.fail(err)
 		return nil
 	}
@@ -125,7 +125,7 @@ func (m *reviveM) Start(b *Board) []command {
 		m.fail(toolErr(ErrInvalidArgs, "task_revive requires prompt"))
 		return nil
 	}
-	if err := guardRef(ToolRevive, m.args.Ref); err != nil {
+	if err := guardRef(toolRevive, m.args.Ref); err != nil {
 		m.fail(err)
 		return nil
 	}
@@ -145,7 +145,7 @@ func (m *reviveM) Start(b *Board) []command {
 		m.fail(toolErr(ErrCapability, "task_revive idle-verification capability unavailable: the host must expose session.status or waitForSessionIdle; no abort or prompt was sent"))
 		return nil
 	}
-	if l, ok := b.liveLease(m.id); ok && l.Phase() != PhaseNone {
+	if l, ok := b.liveLease(m.id); ok && l.Phase() != phaseNone {
 		m.fail(toolErr(ErrUnsettled, fmt.Sprintf("Task %s cannot be revived: a previous revive is still unsettled (%s); do not retry task_revive. Use task_status to inspect it.", m.ref, l.Phase())))
 		return nil
 	}
@@ -240,8 +240,8 @@ func (m *reviveM) innerOwns(ev event) bool {
 		_, armed := m.inner.timers[f.Timer]
 		return armed
 	}
-	if id, ok := callOf(ev); ok {
-		return m.inner.pending[id] || m.inner.awaiting[id]
+	if rp, ok := ev.(reply); ok {
+		return m.inner.pending[rp.callID()] || m.inner.awaiting[rp.callID()]
 	}
 	return false
 }
@@ -285,9 +285,11 @@ func (m *reviveM) handle(b *Board, ev event) []command {
 			if err := m.stale(b); err != nil {
 				return append(out, m.abandon(b, err)...)
 			}
-			if n := len(e.Entries); n > 0 {
-				m.baseline = e.Entries[n-1].ID
+			baseline, err := baselineOf(m.id, e.Entries)
+			if err != nil {
+				return append(out, m.abandon(b, m.wrap(ErrHost, "baseline capture failed: "+err.Error()))...)
 			}
+			m.baseline = baseline
 			return append(out, m.verify(b)...)
 		case reviveObserve:
 			out := m.stop(m.readTimer)
@@ -336,10 +338,10 @@ func (m *reviveM) handle(b *Board, ev event) []command {
 			return m.withdraw(e.Call)
 		}
 		err := m.stale(b)
-		if err == nil && b.Disposed() {
+		if err == nil && b.isDisposed() {
 			err = m.wrap(ErrClosed, "the board was closed; the revive prompt was NOT sent")
 		}
-		var admitted Lease
+		var admitted leaseGrant
 		ok := err == nil
 		if ok {
 			admitted, ok = b.handOver(m.lease, OwnerAdmission)
@@ -459,19 +461,25 @@ func (m *reviveM) accept(b *Board) []command {
 // observe commits a fast terminal result found after the baseline.
 func (m *reviveM) observe(b *Board, entries []TranscriptEntry) {
 	if st, text, ok := terminalEvidence(entries, m.baseline); ok {
-		b.commitTerminal(commitInput{TaskID: m.id, Generation: m.newGen, State: st, Summary: text, ObservedAt: b.Now()})
+		b.commitTerminal(commitInput{TaskID: m.id, Generation: m.newGen, State: st, Summary: text, ObservedAt: b.now()})
 	}
 }
 
 // terminalEvidence looks, newest first, at the entries after baseline for a finished
-// assistant entry (completed, its text) or an error entry (error, its message).
+// assistant entry (completed, its text) or an error entry (error, its message). When the
+// baseline entry is not in the read (the host's IDs changed, or more entries than the read
+// returns were added since), nothing in it can be attributed to this run: no evidence.
 func terminalEvidence(entries []TranscriptEntry, baseline string) (State, string, bool) {
 	start := 0
 	if baseline != "" {
+		start = -1
 		for i, e := range entries {
 			if e.ID == baseline {
 				start = i + 1
 			}
+		}
+		if start < 0 {
+			return "", "", false
 		}
 	}
 	for i := len(entries) - 1; i >= start; i-- {
@@ -502,7 +510,7 @@ func (m *reviveM) finishObservation(b *Board) []command {
 	}
 	res := ReviveResult{TaskID: m.id, Generation: r.Generation, State: r.EffectiveState(), Status: ReviveStarted}
 	if r.EffectiveState() != StateRunning {
-		res.Status = string(r.EffectiveState())
+		res.Status = ReviveStatus(r.EffectiveState())
 	}
 	if r.StatusUncertain {
 		res.StatusUncertain = true

@@ -72,7 +72,7 @@ func TestReviveScenarios(t *testing.T) {
 			}, nil)
 			res, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
-			if res.State != StateCompleted || res.Status != string(StateCompleted) || res.Summary != "second answer" {
+			if res.State != StateCompleted || res.Status != ReviveStatus(StateCompleted) || res.Summary != "second answer" {
 				t.Fatalf("result %+v", res)
 			}
 			if want := "<task_result>\nsecond answer\n</task_result>"; !strings.Contains(res.Render(), want) {
@@ -177,21 +177,21 @@ func TestReviveScenarios(t *testing.T) {
 		{name: "E74_busy_drop_relaunch_replacement_during_reads", run: func(t *testing.T, r *rig) {
 			for _, tc := range []struct {
 				what string
-				do   func(r *rig, l Lease)
+				do   func(r *rig, l leaseGrant)
 				msg  string
 			}{
-				{"busy", func(r *rig, l Lease) {
+				{"busy", func(r *rig, l leaseGrant) {
 					r.clk.Advance(time.Millisecond)
-					r.b.markRunningFromLive("ses_r", r.get("ses_r").Generation, r.b.Now())
+					r.b.markRunningFromLive("ses_r", r.get("ses_r").Generation, r.b.now())
 				}, "became active again"},
-				{"drop", func(r *rig, l Lease) { r.b.Drop("ses_r") }, "Task ses_r is no longer tracked; refusing stale revive"},
-				{"relaunch", func(r *rig, l Lease) {
+				{"drop", func(r *rig, l leaseGrant) { r.b.Drop("ses_r") }, "Task ses_r is no longer tracked; refusing stale revive"},
+				{"relaunch", func(r *rig, l leaseGrant) {
 					r.b.release(l)
 					if _, err := r.b.registerLaunch(launchInput{TaskID: "ses_r", ParentID: parent1, Agent: "oracle"}); err != nil {
 						panic(err)
 					}
 				}, "Task ses_r run generation changed; refusing stale revive"},
-				{"replacement", func(r *rig, l Lease) {
+				{"replacement", func(r *rig, l leaseGrant) {
 					r.b.release(l)
 					r.b.acquire(LeaseRelaunch, "ses_r", r.get("ses_r").Generation, nil)
 				}, "relaunch lease is missing, stale, or belongs to another generation"},
@@ -363,7 +363,7 @@ func TestReviveScenarios(t *testing.T) {
 			m.prompt(nil)
 			g2 := r.get("ses_r").Generation
 			r.clk.Advance(time.Second)
-			r.b.markRunningFromLive("ses_r", g2, r.b.Now())
+			r.b.markRunningFromLive("ses_r", g2, r.b.now())
 			second := reviveRun(r, v1, "ses_r")
 			second.dispatch()
 			second.abort(true, nil)

@@ -36,12 +36,12 @@ func (m *statusM) Outcome() (StatusResult, error) {
 
 // Start resolves the reference and emits the status read (v1).
 func (m *statusM) Start(b *Board) []command {
-	m.t = b.Timing()
-	if err := guardCaller(b, ToolStatus, m.caller, false); err != nil {
+	m.t = b.timing()
+	if err := guardCaller(b, toolStatus, m.caller, false); err != nil {
 		m.err, m.replied = err, true
 		return nil
 	}
-	if err := guardRef(ToolStatus, m.args.Ref); err != nil {
+	if err := guardRef(toolStatus, m.args.Ref); err != nil {
 		m.err, m.replied = err, true
 		return nil
 	}
@@ -88,7 +88,7 @@ func (m *statusM) Step(b *Board, ev event) []command {
 	})
 }
 
-func (m *statusM) answer(b *Board, live string, statusErr string) {
+func (m *statusM) answer(b *Board, live LiveStatus, statusErr string) {
 	if m.replied {
 		return
 	}
@@ -100,7 +100,7 @@ func (m *statusM) answer(b *Board, live string, statusErr string) {
 	for _, t := range []time.Time{r.LastActivityAt, r.LastLiveBusyAt} {
 		last = maxTime(last, t)
 	}
-	idle := b.Now().Sub(last)
+	idle := b.now().Sub(last)
 	if idle < 0 {
 		idle = 0
 	}

@@ -1,8 +1,8 @@
 package taskboard
 
-// MsgAbortUnconfirmed is the uncertainty of a wall-clock timeout whose abort was not
+// msgAbortUnconfirmed is the uncertainty of a wall-clock timeout whose abort was not
 // confirmed within the grace.
-const MsgAbortUnconfirmed = "abort was not confirmed"
+const msgAbortUnconfirmed = "abort was not confirmed"
 
 // supervise is the opt-in wall-clock supervisor of one run. The driver starts one per
 // registration when Options.WallClock is set. When the limit elapses with the generation
@@ -39,7 +39,7 @@ func (m *supervise) Finalized() bool { return m.final }
 
 // Start arms the wall-clock timer (nothing when the supervisor is off).
 func (m *supervise) Start(b *Board) []command {
-	o := b.Options()
+	o := b.options()
 	if o.WallClock <= 0 {
 		return nil
 	}
@@ -58,11 +58,11 @@ func (m *supervise) Step(b *Board, ev event) []command {
 			}
 			m.claimed = true
 			m.abortCall = m.call(true)
-			g, st := m.timer(b, b.Options().AbortGrace)
+			g, st := m.timer(b, b.options().AbortGrace)
 			m.grace = g
 			return []command{abort{Call: m.abortCall, SessionID: m.id}, st}
 		case m.grace:
-			unc := MsgAbortUnconfirmed
+			unc := msgAbortUnconfirmed
 			if m.confirmed {
 				unc = ""
 			}
@@ -80,7 +80,7 @@ func (m *supervise) Step(b *Board, ev event) []command {
 			if e.Call != m.abortCall {
 				return nil
 			}
-			if r, ok := b.Get(m.id); !ok || r.Generation != m.gen || r.State != StateRunning || b.Disposed() {
+			if r, ok := b.Get(m.id); !ok || r.Generation != m.gen || r.State != StateRunning || b.isDisposed() {
 				return m.withdraw(e.Call)
 			}
 			return m.proceed(e.Call)

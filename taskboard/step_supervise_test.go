@@ -26,7 +26,7 @@ func TestSuperviseScenarios(t *testing.T) {
 			}
 			r.advance(2 * time.Second)
 			got := r.get("ses_w")
-			if got.State != StateError || !got.TimedOut || !got.StatusUncertain || got.LastStatusError != MsgAbortUnconfirmed {
+			if got.State != StateError || !got.TimedOut || !got.StatusUncertain || got.LastStatusError != msgAbortUnconfirmed {
 				t.Fatalf("after the grace: %+v", got)
 			}
 			if _, g := r.b.commitTerminal(commitInput{TaskID: "ses_w", Generation: rec.Generation, State: StateCompleted, Summary: "late"}); g != gateStale {
@@ -64,9 +64,9 @@ func TestSuperviseScenarios(t *testing.T) {
 // The driver arms a supervisor at each registration and stops it when the run ends.
 func TestDriverSupervisor(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b, _ := NewBoard(SystemClock{}, Options{WallClock: time.Minute})
+		b, _ := NewBoard(Options{Clock: SystemClock{}, WallClock: time.Minute})
 		h := &fakeHost{}
-		d, _ := NewDriver(b, Host{Aborter: h, Prompter: h, Sessions: h, Idle: h, Flavor: FlavorV2}, WithoutReconciliation())
+		d, _ := newDriverOn(b, Host{Aborter: h, Prompter: h, Sessions: h, Idle: h, Flavor: FlavorV2})
 		b.Manage(parent1)
 		plan, _ := d.Task(context.Background(), orch, TaskCall{Agent: "explorer"})
 		if _, err := d.FinishTask(plan, LaunchObservation{TaskID: "ses_1"}); err != nil {
@@ -77,11 +77,11 @@ func TestDriverSupervisor(t *testing.T) {
 		time.Sleep(time.Minute + 11*time.Second)
 		synctest.Wait()
 		var r1, r2 Record
-		d.Do(func(b *Board) { r1, _ = b.Get("ses_1"); r2, _ = b.Get("ses_2") })
+		d.Do("", func(b *Board) { r1, _ = b.Get("ses_1"); r2, _ = b.Get("ses_2") })
 		if r1.State != StateError || !r1.TimedOut || r2.State == StateError || h.count("abort ses_1") != 1 || h.count("abort ses_2") != 0 {
 			t.Fatalf("ses_1 %s timedOut=%t; ses_2 %s; calls %v", r1.State, r1.TimedOut, r2.State, h.calls)
 		}
-		if d.Pending() != 0 {
+		if d.pending() != 0 {
 			t.Fatalf("pending: %v", d.PendingKinds())
 		}
 		d.Close()

@@ -2,9 +2,9 @@ package taskboard
 
 import "time"
 
-// MessageQueued is the only success status of task_message: the write was queued in the
+// messageQueued is the only success status of task_message: the write was queued in the
 // transcript; it proves nothing about the task having read it.
-const MessageQueued string = "queued"
+const messageQueued string = "queued"
 
 // Tool arguments, as the step machines receive them from the Driver methods.
 type (
@@ -19,7 +19,7 @@ type (
 type StatusResult struct {
 	TaskID, Alias, Agent string
 	State                string // live value, or "<board state> (unconfirmed)"
-	Source               string
+	Source               StatusSource
 	LastActivityAt       time.Time
 	IdleForSeconds       int64
 	PossiblyStuck        bool
@@ -32,7 +32,7 @@ type ResultOutput struct {
 	TaskID     string
 	State      State
 	Running    bool
-	Live       string
+	Live       LiveStatus
 	Generation uint64
 	Text       string
 }
@@ -49,7 +49,7 @@ type MessageResult struct {
 // error text of a failed one.
 type CancelResult struct {
 	TaskID  string
-	State   string
+	State   CancelState
 	Reason  string
 	Message string
 }
@@ -59,7 +59,7 @@ type ReviveResult struct {
 	TaskID          string
 	Generation      uint64
 	State           State
-	Status          string
+	Status          ReviveStatus
 	StatusUncertain bool
 	Observation     string
 	Summary         string

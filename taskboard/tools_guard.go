@@ -12,13 +12,13 @@ type Caller struct{ SessionID, Agent string }
 
 // Tool names as the model sees them.
 const (
-	ToolTask        = "task"
-	ToolStatus      = "task_status"
-	ToolResult      = "task_result"
-	ToolMessage     = "task_message"
-	ToolCancel      = "task_cancel"
-	ToolRevive      = "task_revive"
-	ToolWaitForUser = "wait_for_user"
+	toolTask        = "task"
+	toolStatus      = "task_status"
+	toolResult      = "task_result"
+	toolMessage     = "task_message"
+	toolCancel      = "task_cancel"
+	toolRevive      = "task_revive"
+	toolWaitForUser = "wait_for_user"
 )
 
 // guardCaller applies the caller's session and orchestrator checks. Orchestrator-only tools also
@@ -30,10 +30,10 @@ func guardCaller(b *Board, tool string, c Caller, orchestratorOnly bool) *ToolEr
 	if !orchestratorOnly {
 		return nil
 	}
-	if c.Agent != "" && !slices.Contains(b.Options().OrchestratorAgents, c.Agent) {
+	if c.Agent != "" && !slices.Contains(b.options().OrchestratorAgents, c.Agent) {
 		return toolErr(ErrNotOrchestrator, tool+" can only be used by orchestrator")
 	}
-	if !b.Managed(c.SessionID) {
+	if !b.isManaged(c.SessionID) {
 		return toolErr(ErrUnmanaged, tool+" can only be used in orchestrator sessions")
 	}
 	return nil

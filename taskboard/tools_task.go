@@ -12,25 +12,25 @@ import (
 type TaskCall struct {
 	Agent, Description, Objective, Ref string
 	Background, UntrackedRunningChild  bool
-	Flavor                             string
+	flavor                             Flavor
 }
 
 // TaskPlan is what the before-hook decided. A resume carries the relaunch lease, which
-// [Board.FinishTask] or [Board.FailTask] releases.
+// [Board.finishTask] or [Board.failTask] releases.
 type TaskPlan struct {
-	Kind       string
+	Kind       PlanKind
 	TaskID     string // the task to resume or adopt
 	DroppedRef string // an unknown reference that was dropped for a fresh spawn
-	Lease      *Lease
-	// Agent, Description, Objective and Background are carried from the call for the
+	lease      *leaseGrant
+	// agent, description, objective and Background are carried from the call for the
 	// after-hook.
-	Agent, Description, Objective string
-	Background                    bool
-	ParentID                      string
-	// Baseline is the ID of the resumed session's last transcript entry when the plan was
+	agent, description, objective string
+	background                    bool
+	parentID                      string
+	// baseline is the ID of the resumed session's last transcript entry when the plan was
 	// made; the new run's result is looked for only after it. [Driver.Task] fills it; a
 	// host calling [Board.PrepareTask] itself reads the transcript and sets it.
-	Baseline string
+	baseline string
 
 	// planned is the board's generation counter when the plan was made: a record of a
 	// later generation was registered for this launch after planning.
@@ -59,7 +59,7 @@ var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 // normObjective trims, collapses whitespace and case-folds an objective.
 func normObjective(s string) string { return strings.ToLower(collapseSpace(s)) }
 
-// PrepareTask is the before-hook of task(). Unmanaged callers get PlanSpawn
+// prepareTask is the before-hook of task(). Unmanaged callers get PlanSpawn
 // unchanged. With a reference it resumes a reusable or recoverable record of the same
 // agent (taking the relaunch lease), or refuses with a message saying what to do instead;
 // an unknown random-UUID reference is dropped for a fresh spawn, an unknown ses_ ID on a v1
@@ -67,10 +67,10 @@ func normObjective(s string) string { return strings.ToLower(collapseSpace(s)) }
 // finished and its result was not read.
 //
 // Errors: ErrRefused, ErrLeaseUnavailable, ErrDuplicate (all *ToolError).
-func (b *Board) PrepareTask(c Caller, in TaskCall) (TaskPlan, error) {
-	plan := TaskPlan{Kind: PlanSpawn, Agent: in.Agent, Description: in.Description,
-		Objective: in.Objective, Background: in.Background, ParentID: c.SessionID, planned: b.nextGen}
-	if !b.Managed(c.SessionID) {
+func (b *Board) prepareTask(c Caller, in TaskCall) (TaskPlan, error) {
+	plan := TaskPlan{Kind: PlanSpawn, agent: in.Agent, description: in.Description,
+		objective: in.Objective, background: in.Background, parentID: c.SessionID, planned: b.nextGen}
+	if !b.isManaged(c.SessionID) {
 		return plan, nil
 	}
 	ref := strings.TrimSpace(in.Ref)
@@ -84,7 +84,7 @@ func (b *Board) PrepareTask(c Caller, in TaskCall) (TaskPlan, error) {
 		switch {
 		case uuidShape.MatchString(ref):
 			plan.DroppedRef = ref
-		case sessionShaped(ref) && in.Flavor != FlavorV2 && !b.Tombstoned(ref) && !foreignRecord(b, c, ref):
+		case sessionShaped(ref) && in.flavor != FlavorV2 && !b.tombstoned(ref) && !foreignRecord(b, c, ref):
 			plan.Kind, plan.TaskID = PlanAdoptCandidate, ref
 			return plan, nil
 		case in.UntrackedRunningChild:
@@ -109,13 +109,13 @@ func (b *Board) PrepareTask(c Caller, in TaskCall) (TaskPlan, error) {
 func (b *Board) prepareKnown(plan TaskPlan, r Record, in TaskCall) (TaskPlan, error) {
 	sameAgent := r.Agent == in.Agent
 	switch {
-	case sameAgent && (r.Reusable(b.opts.MaxContextLines) || r.Recoverable()):
+	case sameAgent && (r.Reusable(b.opts.MaxContextLines) || r.recoverable()):
 		l, ok := b.acquire(LeaseRelaunch, r.TaskID, r.Generation, nil)
 		if !ok {
 			return plan, leaseUnavailable(b, r.TaskID, fmt.Sprintf("Task %s cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.", r.Alias))
 		}
 		b.markUsed(r.ParentID, r.TaskID)
-		plan.Kind, plan.TaskID, plan.Lease = PlanResume, r.TaskID, &l
+		plan.Kind, plan.TaskID, plan.lease = PlanResume, r.TaskID, &l
 		return plan, nil
 	case r.State == StateRunning:
 		return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s is still running and cannot be resumed or amended with task(). Use task_message to add information, task_status to inspect it, or task_cancel if it is obsolete. No new session was created.", r.Alias))
@@ -133,28 +133,28 @@ func (b *Board) prepareKnown(plan TaskPlan, r Record, in TaskCall) (TaskPlan, er
 	return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s / %s: %s. Use task_revive with a new prompt. No new session was created.", r.Alias, r.TaskID, label(r)))
 }
 
-// FinishTask is the after-hook of task(): it registers the launch (with the plan's
+// finishTask is the after-hook of task(): it registers the launch (with the plan's
 // relaunch lease when resuming), commits a terminal observation, releases the plan's lease
 // and returns the result. Every launch is fenced against the state the plan was made in:
 //
 //   - a spawn whose record was registered after the plan (by a launch event, or by an
-//     earlier FinishTask of the same plan replayed) is the same run: the metadata is merged,
+//     earlier finishTask of the same plan replayed) is the same run: the metadata is merged,
 //     the generation stays, no second run is counted and an unread result is kept;
 //   - an output for a run that is no longer current (the record was relaunched since, or
 //     the resume's generation moved on) changes nothing and returns ErrStale naming the
 //     generation.
 //
 // A resumed run's evidence is read only after TaskPlan.Baseline.
-func (b *Board) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult, error) {
-	defer b.FailTask(p)
+func (b *Board) finishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult, error) {
+	defer b.failTask(p)
 	id := obs.TaskID
 	if id == "" {
 		id = p.TaskID
 	}
-	agent, desc, obj := firstNonEmpty(obs.Agent, p.Agent), firstNonEmpty(obs.Description, p.Description), firstNonEmpty(obs.Objective, p.Objective)
-	if p.Kind == PlanResume && p.Lease != nil {
-		if r, ok := b.Get(id); !ok || r.Generation != p.Lease.Generation || !b.validate(*p.Lease) {
-			return TaskLaunchResult{}, toolErr(ErrStale, fmt.Sprintf("Task %s: this output is for generation %d, which is no longer current; the output was ignored.", id, p.Lease.Generation))
+	agent, desc, obj := firstNonEmpty(obs.Agent, p.agent), firstNonEmpty(obs.Description, p.description), firstNonEmpty(obs.Objective, p.objective)
+	if p.Kind == PlanResume && p.lease != nil {
+		if r, ok := b.Get(id); !ok || r.Generation != p.lease.Generation || !b.validate(*p.lease) {
+			return TaskLaunchResult{}, toolErr(ErrStale, fmt.Sprintf("Task %s: this output is for generation %d, which is no longer current; the output was ignored.", id, p.lease.Generation))
 		}
 	} else if r, ok := b.records[id]; ok && r.Generation > p.planned {
 		if r.TaskGeneration > 1 {
@@ -162,14 +162,14 @@ func (b *Board) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult,
 		}
 		return b.mergeLaunch(r, obs, agent, desc, obj)
 	}
-	r, err := b.registerLaunch(launchInput{TaskID: id, ParentID: p.ParentID, Agent: agent,
-		Description: desc, Objective: obj, Background: obs.Background || p.Background, Lease: p.Lease,
-		BaselineMessageID: p.Baseline})
+	r, err := b.registerLaunch(launchInput{TaskID: id, ParentID: p.parentID, Agent: agent,
+		Description: desc, Objective: obj, Background: obs.Background || p.background, Lease: p.lease,
+		BaselineMessageID: p.baseline})
 	if err != nil {
 		return TaskLaunchResult{}, err
 	}
 	if obs.TerminalState != "" {
-		r, _ = b.commitTerminal(commitInput{TaskID: id, Generation: r.Generation, State: obs.TerminalState, Summary: obs.TerminalSummary, ObservedAt: b.Now()})
+		r, _ = b.commitTerminal(commitInput{TaskID: id, Generation: r.Generation, State: obs.TerminalState, Summary: obs.TerminalSummary, ObservedAt: b.now()})
 		b.markReconciled(id, r.Generation, r.TerminalRevision)
 		r, _ = b.Get(id)
 	}
@@ -192,18 +192,18 @@ func (b *Board) mergeLaunch(r *Record, obs LaunchObservation, agent, desc, obj s
 		r.Background = true
 	}
 	if obs.TerminalState != "" && r.State == StateRunning {
-		c, _ := b.commitTerminal(commitInput{TaskID: r.TaskID, Generation: r.Generation, State: obs.TerminalState, Summary: obs.TerminalSummary, ObservedAt: b.Now()})
+		c, _ := b.commitTerminal(commitInput{TaskID: r.TaskID, Generation: r.Generation, State: obs.TerminalState, Summary: obs.TerminalSummary, ObservedAt: b.now()})
 		b.markReconciled(r.TaskID, c.Generation, c.TerminalRevision)
 	}
 	out, _ := b.Get(r.TaskID)
 	return TaskLaunchResult{TaskID: out.TaskID, Alias: out.Alias, State: out.EffectiveState()}, nil
 }
 
-// FailTask releases the plan's relaunch lease after a host or handler error. It is
+// failTask releases the plan's relaunch lease after a host or handler error. It is
 // safe to call more than once.
-func (b *Board) FailTask(p TaskPlan) {
-	if p.Lease != nil {
-		b.release(*p.Lease)
+func (b *Board) failTask(p TaskPlan) {
+	if p.lease != nil {
+		b.release(*p.lease)
 	}
 }
 

@@ -16,12 +16,12 @@ func TestTaskToolScenarios(t *testing.T) {
 			r.launch("ses_t", parent1, "explorer")
 			r.complete("ses_t", "one")
 			r.ack("ses_t")
-			p1, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
+			p1, err := r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
 			noErr(t, err)
-			_, err = r.b.FinishTask(p1, LaunchObservation{TaskID: "ses_t"})
+			_, err = r.b.finishTask(p1, LaunchObservation{TaskID: "ses_t"})
 			noErr(t, err)
 			g2 := r.get("ses_t").Generation
-			_, err = r.b.FinishTask(p1, LaunchObservation{TaskID: "ses_t", TerminalState: StateCompleted, TerminalSummary: "late G1"})
+			_, err = r.b.finishTask(p1, LaunchObservation{TaskID: "ses_t", TerminalState: StateCompleted, TerminalSummary: "late G1"})
 			checkErr(t, err, ErrStale, "")
 			if rec := r.get("ses_t"); rec.Generation != g2 || rec.State != StateRunning {
 				t.Fatalf("record %s gen %d", rec.State, rec.Generation)
@@ -29,19 +29,19 @@ func TestTaskToolScenarios(t *testing.T) {
 		}},
 		{name: "E103_running_task_refused", run: func(t *testing.T, r *rig) {
 			r.launch("ses_t", parent1, "explorer")
-			_, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
+			_, err := r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
 			exactErr(t, err, ErrRefused, "Task exp-1 is still running and cannot be resumed or amended with task(). Use task_message to add information, task_status to inspect it, or task_cancel if it is obsolete. No new session was created.")
 		}},
 		{name: "E104_cancellation_lease_blocks_resume_and_early_registration", run: func(t *testing.T, r *rig) {
 			r.launch("ses_t", parent1, "explorer")
 			g := r.get("ses_t").Generation
 			r.b.markTimedOut("ses_t", g)
-			r.b.markRunningFromLive("ses_t", g, r.b.Now().Add(time.Second)) // recoverable
-			if !r.get("ses_t").Recoverable() {
+			r.b.markRunningFromLive("ses_t", g, r.b.now().Add(time.Second)) // recoverable
+			if !r.get("ses_t").recoverable() {
 				t.Fatal("setup: not recoverable")
 			}
 			r.b.acquire(LeaseCancellation, "ses_t", g, nil)
-			_, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
+			_, err := r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
 			leaseErr(t, err, "Task exp-1 cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.")
 			_, err = r.b.registerLaunch(launchInput{TaskID: "ses_t", ParentID: parent1, Agent: "explorer", Early: true})
 			checkErr(t, err, ErrLeaseHeld, "cancellation lease")
@@ -50,13 +50,13 @@ func TestTaskToolScenarios(t *testing.T) {
 			r.launch("ses_t", parent1, "explorer")
 			r.complete("ses_t", "one")
 			r.ack("ses_t")
-			p, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "exp-1"})
+			p, err := r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "exp-1"})
 			noErr(t, err)
-			if p.Kind != PlanResume || p.Lease == nil {
+			if p.Kind != PlanResume || p.lease == nil {
 				t.Fatalf("plan %+v", p)
 			}
 			r.hasLease("ses_t", LeaseRelaunch)
-			res, err := r.b.FinishTask(p, LaunchObservation{TaskID: "ses_t"})
+			res, err := r.b.finishTask(p, LaunchObservation{TaskID: "ses_t"})
 			noErr(t, err)
 			if res.Render() != "task_id: ses_t\nalias: exp-1\nstate: running" {
 				t.Fatalf("render %q", res.Render())
@@ -64,25 +64,25 @@ func TestTaskToolScenarios(t *testing.T) {
 			r.noLease("ses_t")
 			r.complete("ses_t", "two")
 			r.ack("ses_t")
-			p, err = r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
+			p, err = r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
 			noErr(t, err)
 			r.hasLease("ses_t", LeaseRelaunch)
-			r.b.FailTask(p)
+			r.b.failTask(p)
 			r.noLease("ses_t")
 		}},
 		{name: "E138_task_id_without_subagent_type", run: func(t *testing.T, r *rig) {
-			_, err := r.b.PrepareTask(orch, TaskCall{Ref: "ses_t"})
+			_, err := r.b.prepareTask(orch, TaskCall{Ref: "ses_t"})
 			exactErr(t, err, ErrRefused, "Task ses_t: task() requires a valid subagent_type with an explicit task_id. The task_id was not dropped; no new session was created.")
 		}},
 		{name: "E139_uuid_dropped_and_untracked_child_refused", run: func(t *testing.T, r *rig) {
-			p, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "123e4567-e89b-12d3-a456-426614174000"})
+			p, err := r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "123e4567-e89b-12d3-a456-426614174000"})
 			noErr(t, err)
 			if p.Kind != PlanSpawn || p.DroppedRef == "" {
 				t.Fatalf("plan %+v", p)
 			}
-			_, err = r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "exp-7", UntrackedRunningChild: true})
+			_, err = r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "exp-7", UntrackedRunningChild: true})
 			checkErr(t, err, ErrRefused, "Unknown task ID or alias: exp-7. The board may have lost its mapping")
-			p, err = r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_new", Flavor: FlavorV1})
+			p, err = r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_new", flavor: FlavorV1})
 			noErr(t, err)
 			if p.Kind != PlanAdoptCandidate || p.TaskID != "ses_new" {
 				t.Fatalf("plan %+v", p)
@@ -91,24 +91,24 @@ func TestTaskToolScenarios(t *testing.T) {
 		{name: "E140_duplicate_objective_until_result_read", run: func(t *testing.T, r *rig) {
 			r.launch("ses_t", parent1, "explorer")
 			r.complete("ses_t", "done")
-			_, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Objective: "  OBJECTIVE   ses_t "})
+			_, err := r.b.prepareTask(orch, TaskCall{Agent: "explorer", Objective: "  OBJECTIVE   ses_t "})
 			exactErr(t, err, ErrDuplicate, `A background task with the same objective already finished (exp-1 / ses_t, completed). Call task_result with task_id: "ses_t" before launching it again.`)
 			r.clk.Advance(time.Second)
 			r.b.markUsed(parent1, "ses_t")
-			_, err = r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Objective: "objective ses_t"})
+			_, err = r.b.prepareTask(orch, TaskCall{Agent: "explorer", Objective: "objective ses_t"})
 			noErr(t, err)
 		}},
 		{name: "known_record_refusals", run: func(t *testing.T, r *rig) {
 			r.launch("ses_s", parent1, "explorer")
 			r.clk.Advance(time.Second)
 			r.commit("ses_s", StateStopped, "")
-			_, err := r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_s"})
+			_, err := r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_s"})
 			exactErr(t, err, ErrRefused, `Task exp-1 / ses_s: stopped, unreconciled; task() cannot resume this session. Use task_revive with task_id: "ses_s". No new session was created.`)
-			_, err = r.b.PrepareTask(orch, TaskCall{Agent: "fixer", Ref: "ses_s"})
+			_, err = r.b.prepareTask(orch, TaskCall{Agent: "fixer", Ref: "ses_s"})
 			exactErr(t, err, ErrRefused, "Task exp-1 / ses_s: agent is explorer, not fixer. No new session was created.")
 			r.launch("ses_u", parent1, "explorer")
 			r.commit("ses_u", StateError, "boom")
-			_, err = r.b.PrepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_u"})
+			_, err = r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_u"})
 			exactErr(t, err, ErrRefused, "Task exp-2 / ses_u: error, cannot resume until acknowledgement. Use task_revive now, or wait for acknowledgement and call task() again. No new session was created.")
 		}},
 		{name: "E148_task_id_and_sessionID_disagree", run: func(t *testing.T, r *rig) {
@@ -140,7 +140,7 @@ func TestWaitScenarios(t *testing.T) {
 		run  func(t *testing.T, r *rig)
 	}{
 		{name: "E106_armed_output", run: func(t *testing.T, r *rig) {
-			res, err := r.b.WaitForUser(orch, "need the API key")
+			res, err := r.b.waitForUser(orch, "need the API key")
 			noErr(t, err)
 			if got, want := res.Render(), "state: waiting_for_user\nprotocol: harnesskit.wait_for_user.v1\nreason: need the API key\n\nEnd this turn now. Do not call more tools until the user responds."; got != want {
 				t.Fatalf("render %q", got)
@@ -150,11 +150,11 @@ func TestWaitScenarios(t *testing.T) {
 			}
 		}},
 		{name: "E107_replay_does_not_clear", run: func(t *testing.T, r *rig) {
-			r.b.WaitForUser(orch, "x")
+			r.b.waitForUser(orch, "x")
 			if !r.b.clearForMessage(userMsg(parent1, "msg-1")) || r.b.Waiting(parent1) {
 				t.Fatal("msg-1 did not clear")
 			}
-			r.b.WaitForUser(orch, "x")
+			r.b.waitForUser(orch, "x")
 			r.b.clearForMessage(userMsg(parent1, "msg-1"))
 			if !r.b.Waiting(parent1) {
 				t.Fatal("replay cleared")
@@ -165,22 +165,22 @@ func TestWaitScenarios(t *testing.T) {
 			}
 		}},
 		{name: "E108_deletion_clears_wait_and_identity", run: func(t *testing.T, r *rig) {
-			r.b.WaitForUser(orch, "x")
+			r.b.waitForUser(orch, "x")
 			r.b.clearForMessage(userMsg(parent1, "msg-1"))
-			r.b.WaitForUser(orch, "x")
+			r.b.waitForUser(orch, "x")
 			r.b.hostDeleted(deletionEvent{SessionID: parent1})
 			if r.b.Waiting(parent1) {
 				t.Fatal("deletion did not clear")
 			}
 			r.b.Manage(parent1)
-			r.b.WaitForUser(orch, "x")
+			r.b.waitForUser(orch, "x")
 			r.b.clearForMessage(userMsg(parent1, "msg-1"))
 			if r.b.Waiting(parent1) {
 				t.Fatal("forgotten identity did not clear")
 			}
 		}},
 		{name: "E109_synthetic_and_internal_keep_wait", run: func(t *testing.T, r *rig) {
-			r.b.WaitForUser(orch, "x")
+			r.b.waitForUser(orch, "x")
 			r.b.clearForMessage(userMsg(parent1, "s1", Part{Kind: "text", Synthetic: true}))
 			r.b.clearForMessage(userMsg(parent1, "s2", Part{Kind: "text"}, Part{Kind: "text", Internal: true}))
 			if !r.b.Waiting(parent1) {
@@ -197,33 +197,33 @@ func TestWaitScenarios(t *testing.T) {
 				{Caller{SessionID: parent1, Agent: "fixer"}, ErrNotOrchestrator, "wait_for_user can only be used by orchestrator"},
 				{Caller{SessionID: "parent-x", Agent: ""}, ErrUnmanaged, "wait_for_user can only be used in orchestrator sessions"},
 			} {
-				_, err := r.b.WaitForUser(tc.c, "x")
+				_, err := r.b.waitForUser(tc.c, "x")
 				exactErr(t, err, tc.kind, tc.msg)
 				if r.b.Waiting(tc.c.SessionID) {
 					t.Fatal("armed")
 				}
 			}
 			// An unmanaged session whose agent is an orchestrator agent is managed first.
-			if _, err := r.b.WaitForUser(Caller{SessionID: "parent-y", Agent: "orchestrator"}, "x"); err != nil || !r.b.Waiting("parent-y") {
+			if _, err := r.b.waitForUser(Caller{SessionID: "parent-y", Agent: "orchestrator"}, "x"); err != nil || !r.b.Waiting("parent-y") {
 				t.Fatalf("orchestrator session not managed: %v", err)
 			}
 		}},
 		{name: "E143_reason_collapsed_and_limited", run: func(t *testing.T, r *rig) {
-			res, err := r.b.WaitForUser(orch, "  a   b  ")
+			res, err := r.b.waitForUser(orch, "  a   b  ")
 			noErr(t, err)
 			if res.Reason != "a b" {
 				t.Fatalf("reason %q", res.Reason)
 			}
-			_, err = r.b.WaitForUser(orch, strings.Repeat("é ", 250)+"x")
+			_, err = r.b.waitForUser(orch, strings.Repeat("é ", 250)+"x")
 			exactErr(t, err, ErrInvalidArgs, "wait_for_user reason must be at most 500 characters")
-			_, err = r.b.WaitForUser(orch, strings.Repeat("é", 500))
+			_, err = r.b.waitForUser(orch, strings.Repeat("é", 500))
 			noErr(t, err)
-			_, err = r.b.WaitForUser(orch, " \n ")
+			_, err = r.b.waitForUser(orch, " \n ")
 			exactErr(t, err, ErrInvalidArgs, "wait_for_user requires a non-empty reason")
 		}},
 		{name: "E144_wait_guard_skips", opts: Options{WaitGuard: true}, run: func(t *testing.T, r *rig) {
 			r.launch("ses_c", parent1, "explorer")
-			res, err := r.b.WaitForUser(orch, "later")
+			res, err := r.b.waitForUser(orch, "later")
 			noErr(t, err)
 			if !res.Skipped || res.State != "waiting_for_user_skipped" || r.b.Waiting(parent1) {
 				t.Fatalf("res %+v", res)
@@ -233,7 +233,7 @@ func TestWaitScenarios(t *testing.T) {
 			}
 		}},
 		{name: "E149_reference_protocol_line", opts: Options{WaitProtocol: "oh-my-opencode-slim.wait_for_user.v1"}, run: func(t *testing.T, r *rig) {
-			res, err := r.b.WaitForUser(orch, "x")
+			res, err := r.b.waitForUser(orch, "x")
 			noErr(t, err)
 			if !strings.Contains(res.Render(), "\nprotocol: oh-my-opencode-slim.wait_for_user.v1\n") {
 				t.Fatal(res.Render())

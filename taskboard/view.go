@@ -16,14 +16,14 @@ type View struct {
 // maxViewResult bounds the result line under "Needs acknowledgement".
 const maxViewResult = 500
 
-// View renders parentID's records. Sections, each omitted when empty: Running:,
+// view renders parentID's records. Sections, each omitted when empty: Running:,
 // Needs acknowledgement:, Reusable:, Retained/Recovery:. A reusable record that read
 // context files gets a second line listing up to 8 of them; a reconciled record that
 // timed out is listed under Retained/Recovery. Provisional records, records
 // uncertain for longer than HideUncertainAfter, and reusable or retained records unused for
 // longer than HideAgedAfter are hidden. It reads the clock but changes nothing.
-func (b *Board) View(parentID string) View {
-	now := b.Now()
+func (b *Board) view(parentID string) View {
+	now := b.now()
 	t := b.opts.Timing
 	var running, needs, reusable, retained []string
 	var shown []shownEntry
@@ -115,14 +115,14 @@ func label(r Record) string {
 	return string(r.State)
 }
 
-// contextLine lists up to MaxContextFilesShown context files of a reusable record, most
+// contextLine lists up to maxContextFilesShown context files of a reusable record, most
 // recently read first: "  context: a.go (120 lines), b.go (30 lines)".
 func contextLine(files []contextFile) string {
 	if len(files) == 0 {
 		return ""
 	}
-	if len(files) > MaxContextFilesShown {
-		files = files[:MaxContextFilesShown]
+	if len(files) > maxContextFilesShown {
+		files = files[:maxContextFilesShown]
 	}
 	parts := make([]string, len(files))
 	for i, f := range files {

@@ -63,9 +63,9 @@ func TestViewGolden(t *testing.T) {
 	e.ack("ses_kept")
 	e.launch("ses_done", p1, "explorer")
 	for i := range 10 {
-		e.b.NoteContextFile("ses_done", fmt.Sprintf("pkg/file%d.go", i), 10+i, e.b.Now().Add(time.Duration(i)*time.Second))
+		e.b.NoteContextFile("ses_done", fmt.Sprintf("pkg/file%d.go", i), 10+i, e.b.now().Add(time.Duration(i)*time.Second))
 	}
-	e.b.NoteContextFile("ses_done", "tiny.go", 9, e.b.Now())
+	e.b.NoteContextFile("ses_done", "tiny.go", 9, e.b.now())
 	e.mustCommit("ses_done", StateCompleted, "done")
 	e.ack("ses_done")
 	tr := e.launch("ses_tr", p1, "fixer")
@@ -80,7 +80,7 @@ func TestViewGolden(t *testing.T) {
 	e.mustCommit("ses_long", StateCompleted, strings.Repeat("x", 600))
 	e.launch("ses_other", p2, "explorer") // another parent: never shown
 
-	v := e.b.View(p1)
+	v := e.b.view(p1)
 	viewGolden(t, "all_labels", v.Text)
 	var ids []string
 	for _, s := range v.shown {
@@ -89,7 +89,7 @@ func TestViewGolden(t *testing.T) {
 	if got := strings.Join(ids, ","); got != "ses_ct,ses_err,ses_stop,ses_long" {
 		t.Fatalf("Shown %s", got)
 	}
-	if e.b.View("nobody").Text != "" {
+	if e.b.view("nobody").Text != "" {
 		t.Fatal("empty parent rendered text")
 	}
 }

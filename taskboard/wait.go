@@ -10,8 +10,8 @@ const MaxWaitReasonChars = 500
 
 // Wait states.
 const (
-	WaitStateWaiting string = "waiting_for_user"
-	WaitStateSkipped string = "waiting_for_user_skipped"
+	waitStateWaiting string = "waiting_for_user"
+	waitStateSkipped string = "waiting_for_user_skipped"
 )
 
 // WaitResult is wait_for_user's answer.
@@ -21,7 +21,7 @@ type WaitResult struct {
 	Skipped          bool
 }
 
-// WaitForUser is the wait_for_user tool: orchestrator only (an unmanaged session
+// waitForUser is the wait_for_user tool: orchestrator only (an unmanaged session
 // whose agent is an orchestrator agent is managed first); the reason is collapsed to single
 // spaces and must be 1–500 characters. With Options.WaitGuard and outstanding children it
 // answers waiting_for_user_skipped without arming; otherwise it arms the session's latch,
@@ -29,11 +29,11 @@ type WaitResult struct {
 // or a genuine deletion clears.
 //
 // Errors: ErrInvalidArgs, ErrNotOrchestrator, ErrUnmanaged (all *ToolError).
-func (b *Board) WaitForUser(c Caller, reason string) (WaitResult, error) {
-	if c.SessionID != "" && !b.Managed(c.SessionID) && slices.Contains(b.opts.OrchestratorAgents, c.Agent) {
+func (b *Board) waitForUser(c Caller, reason string) (WaitResult, error) {
+	if c.SessionID != "" && !b.isManaged(c.SessionID) && slices.Contains(b.opts.OrchestratorAgents, c.Agent) {
 		b.Manage(c.SessionID)
 	}
-	if err := guardCaller(b, ToolWaitForUser, c, true); err != nil {
+	if err := guardCaller(b, toolWaitForUser, c, true); err != nil {
 		return WaitResult{}, err
 	}
 	r := collapseSpace(reason)
@@ -43,9 +43,9 @@ func (b *Board) WaitForUser(c Caller, reason string) (WaitResult, error) {
 	if utf8.RuneCountInString(r) > MaxWaitReasonChars {
 		return WaitResult{}, toolErr(ErrInvalidArgs, "wait_for_user reason must be at most 500 characters")
 	}
-	if b.opts.WaitGuard && (b.HasRunning(c.SessionID) || b.HasTerminalUnreconciled(c.SessionID)) {
-		return WaitResult{State: WaitStateSkipped, Reason: r, Skipped: true}, nil
+	if b.opts.WaitGuard && (b.hasRunning(c.SessionID) || b.hasTerminalUnreconciled(c.SessionID)) {
+		return WaitResult{State: waitStateSkipped, Reason: r, Skipped: true}, nil
 	}
 	b.armWait(c.SessionID)
-	return WaitResult{State: WaitStateWaiting, Protocol: b.opts.WaitProtocol, Reason: r}, nil
+	return WaitResult{State: waitStateWaiting, Protocol: b.opts.WaitProtocol, Reason: r}, nil
 }

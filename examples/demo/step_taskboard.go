@@ -17,16 +17,14 @@ import (
 func taskboardStep(ctx context.Context, e *env) error {
 	const parent = "ses_orchestrator"
 	host := taskboardtest.New(taskboard.FlavorV1, nil)
-	board, err := taskboard.NewBoard(taskboard.SystemClock{}, taskboard.Options{Timing: taskboard.Timing{IdleDelay: time.Millisecond}})
-	if err != nil {
-		return err
-	}
-	board.Manage(parent)
-	d, err := taskboard.NewDriver(board, host.Host(), taskboard.WithoutReconciliation())
+	d, err := taskboard.NewDriver(host.Host(), taskboard.Options{NoReconciliation: true, Timing: taskboard.Timing{IdleDelay: time.Millisecond}})
 	if err != nil {
 		return err
 	}
 	defer d.Close()
+	if err := d.Manage(parent); err != nil {
+		return err
+	}
 	me := taskboard.Caller{SessionID: parent, Agent: "orchestrator"}
 	finished := make(chan taskboard.Notice, 4)
 	d.OnTerminal(func(n taskboard.Notice) error { finished <- n; return nil })

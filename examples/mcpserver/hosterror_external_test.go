@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -10,9 +11,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestHostErrorIsProtocolError: a host fault (here the patch tool's directory handles,
-// closed under it) reaches the client as a JSON-RPC error, not as a tool result, and the
-// server keeps serving the other tools.
+// TestHostErrorIsProtocolError: a host fault (here the workspace root removed under the
+// server) reaches the client as a JSON-RPC error, not as a tool result, and the server
+// keeps serving once the root is back.
 func TestHostErrorIsProtocolError(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, sampleFiles)
@@ -20,8 +21,11 @@ func TestHostErrorIsProtocolError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer box.Close()
 	cs := connect(t, mcpserver.New(box, nil), nil)
-	box.Close()
+	if err := os.Rename(dir, dir+".away"); err != nil {
+		t.Fatal(err)
+	}
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "apply_patch", Arguments: map[string]any{
 		"patchText": "*** Begin Patch\n*** Update File: README.md\n-# Sample\n+# Example\n*** End Patch"}})
 	if err == nil {
@@ -29,6 +33,9 @@ func TestHostErrorIsProtocolError(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "apply_patch") {
 		t.Errorf("the protocol error does not name the tool: %v", err)
+	}
+	if err := os.Rename(dir+".away", dir); err != nil {
+		t.Fatal(err)
 	}
 	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"file_path": "README.md"}})
 	if err != nil || res.IsError {

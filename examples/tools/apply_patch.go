@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/wfs"
 )
 
 //go:embed descriptions/apply_patch.md
@@ -18,25 +17,23 @@ type applyPatchArgs struct {
 }
 
 func newApplyPatch(b *Toolbox, c *config) (*Tool, error) {
-	fsys, err := wfs.NewOSFS(b.bases...)
-	if err != nil {
-		return nil, fmt.Errorf("tools: apply_patch: %w", err)
-	}
-	opts := []patch.Option{patch.WithWorktrees(b.bases[1:]...), patch.WithContainment(b.contain)}
-	if c.formatter != nil {
-		opts = append(opts, patch.WithFormatter(c.formatter))
-	}
-	a, err := patch.New(fsys, b.root, opts...)
-	if err != nil {
-		fsys.Close()
-		return nil, fmt.Errorf("tools: apply_patch: %w", err)
-	}
-	b.closers = append(b.closers, fsys.Close)
 	return makeTool("apply_patch", applyPatchDescription, Annotations{Destructive: true}, nil,
-		func(ctx context.Context, in *applyPatchArgs, _ Progress) (string, error) {
+		func(ctx context.Context, w *workspace, in *applyPatchArgs, _ Progress) (string, error) {
 			if in.PatchText == "" {
 				return "", invalidf("apply_patch: patchText is empty; send the whole patch, from *** Begin Patch to *** End Patch")
 			}
+			// One write at a time per toolbox, on the directories as they are now.
+			b.writeMu.Lock()
+			defer b.writeMu.Unlock()
+			opts := []patch.Option{patch.WithWorktrees(w.bases[1:]...), patch.WithContainment(w.contain)}
+			if c.formatter != nil {
+				opts = append(opts, patch.WithFormatter(c.formatter))
+			}
+			a, err := patch.Open(w.root, opts...)
+			if err != nil {
+				return "", fmt.Errorf("apply_patch: %w", err)
+			}
+			defer a.Close()
 			res, err := a.Apply(ctx, in.PatchText)
 			if err != nil {
 				return "", err

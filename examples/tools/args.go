@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -23,11 +25,14 @@ type argSpec struct {
 // makeTool builds a Tool whose arguments are the struct In. adjust, when not nil, may
 // refine the generated schema (enums, minimums) before it is resolved.
 func makeTool[In any](name, description string, ann Annotations, adjust func(*jsonschema.Schema),
-	run func(ctx context.Context, in *In, p Progress) (string, error)) (*Tool, error) {
+	run func(ctx context.Context, w *workspace, in *In, p Progress) (string, error)) (*Tool, error) {
 	s, err := jsonschema.For[In](nil)
 	if err != nil {
 		return nil, fmt.Errorf("tools: %s: schema: %w", name, err)
 	}
+	// Hosts add arguments of their own to every tool (Gemini CLI's wait_for_previous) and
+	// send them; the schema does not forbid them and decode ignores them.
+	s.AdditionalProperties = nil
 	if adjust != nil {
 		adjust(s)
 	}
@@ -37,13 +42,13 @@ func makeTool[In any](name, description string, ann Annotations, adjust func(*js
 	}
 	spec := &argSpec{schema: s, resolved: r, decodeTo: func(data []byte) (any, error) {
 		in := new(In)
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		return in, dec.Decode(in)
+		return in, json.Unmarshal(data, in)
 	}}
 	return &Tool{
 		Name: name, Description: description, Annotations: ann, args: spec,
-		run: func(ctx context.Context, in any, p Progress) (string, error) { return run(ctx, in.(*In), p) },
+		run: func(ctx context.Context, w *workspace, in any, p Progress) (string, error) {
+			return run(ctx, w, in.(*In), p)
+		},
 	}, nil
 }
 
@@ -57,13 +62,17 @@ func (a *argSpec) decode(tool string, raw json.RawMessage) (any, error) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, a.invalid(tool, "the arguments are not valid JSON ("+err.Error()+")")
 	}
-	if _, ok := v.(map[string]any); !ok {
+	obj, ok := v.(map[string]any)
+	if !ok {
 		return nil, a.invalid(tool, "the arguments must be a JSON object")
+	}
+	if err := a.misspelt(tool, obj); err != nil {
+		return nil, err
 	}
 	// The validator words a minimum as "minimum: 0/1 is less than 1.000000"; say it plainly.
 	for _, name := range a.schema.PropertyOrder {
 		p := a.schema.Properties[name]
-		if n, ok := v.(map[string]any)[name].(float64); ok && p != nil && p.Minimum != nil && n < *p.Minimum {
+		if n, ok := obj[name].(float64); ok && p != nil && p.Minimum != nil && n < *p.Minimum {
 			return nil, a.invalid(tool, fmt.Sprintf("%s must be at least %g, got %g", name, *p.Minimum, n))
 		}
 	}
@@ -85,6 +94,28 @@ func (a *argSpec) decode(tool string, raw json.RawMessage) (any, error) {
 		return nil, a.invalid(tool, err.Error())
 	}
 	return in, nil
+}
+
+// misspelt refuses an unknown argument whose name is a known one written differently:
+// another case, with or without underscores or dashes, or with or without a final "s"
+// (filePath for file_path, path for paths). Such a call would otherwise run with the
+// argument silently missing. Any other unknown argument is ignored.
+func (a *argSpec) misspelt(tool string, obj map[string]any) error {
+	norm := func(s string) string {
+		s = strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(s))
+		return strings.TrimSuffix(s, "s")
+	}
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if _, known := a.schema.Properties[k]; known {
+			continue
+		}
+		for _, name := range a.schema.PropertyOrder {
+			if norm(name) == norm(k) {
+				return a.invalid(tool, fmt.Sprintf("unknown argument %q; did you mean %q?", k, name))
+			}
+		}
+	}
+	return nil
 }
 
 func (a *argSpec) invalid(tool, problem string) error {

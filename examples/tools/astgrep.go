@@ -86,13 +86,13 @@ func astSchema(s *jsonschema.Schema) {
 	}
 }
 
-func newAstGrepSearch(b *Toolbox, _ *config) (*Tool, error) {
+func newAstGrepSearch(_ *Toolbox, _ *config) (*Tool, error) {
 	if !AstGrepAvailable() {
 		return nil, nil
 	}
 	return makeTool("ast_grep_search", astGrepSearchDescription, Annotations{ReadOnly: true, Idempotent: true}, astSchema,
-		func(ctx context.Context, in *astGrepSearchArgs, p Progress) (string, error) {
-			q, err := b.astRequest(ctx, "ast_grep_search", in.Pattern, in.Lang, in.Paths, in.Globs, p)
+		func(ctx context.Context, w *workspace, in *astGrepSearchArgs, p Progress) (string, error) {
+			q, err := w.astRequest(ctx, "ast_grep_search", in.Pattern, in.Lang, in.Paths, in.Globs, p)
 			if err != nil {
 				return "", err
 			}
@@ -114,14 +114,9 @@ func newAstGrepReplace(b *Toolbox, c *config) (*Tool, error) {
 	if !AstGrepAvailable() {
 		return nil, nil
 	}
-	w, err := astsearch.NewOSFS(b.bases...)
-	if err != nil {
-		return nil, fmt.Errorf("tools: ast_grep_replace: %w", err)
-	}
-	b.closers = append(b.closers, w.Close)
 	return makeTool("ast_grep_replace", astGrepReplaceDescription, Annotations{Destructive: true}, astSchema,
-		func(ctx context.Context, in *astGrepReplaceArgs, p Progress) (string, error) {
-			q, err := b.astRequest(ctx, "ast_grep_replace", in.Pattern, in.Lang, in.Paths, in.Globs, p)
+		func(ctx context.Context, w *workspace, in *astGrepReplaceArgs, p Progress) (string, error) {
+			q, err := w.astRequest(ctx, "ast_grep_replace", in.Pattern, in.Lang, in.Paths, in.Globs, p)
 			if err != nil {
 				return "", err
 			}
@@ -133,22 +128,61 @@ func newAstGrepReplace(b *Toolbox, c *config) (*Tool, error) {
 			}
 			var applied *astsearch.Applied
 			if in.DryRun == nil || *in.DryRun {
-				return astsearch.FormatRewrite(q.displayPlan(plan), nil), nil
+				return boundReport(astsearch.FormatRewrite(q.displayPlan(plan), nil), "narrow paths or globs to see each diff"), nil
 			}
 			var opts []astsearch.ApplyOption
 			if c.formatter != nil {
 				opts = append(opts, astsearch.WithFormatter(c.formatter))
 			}
 			if len(plan.Files) > 0 {
-				applied, err = plan.Apply(ctx, w, q.base, opts...)
+				// One write at a time per toolbox, on the directories as they are now.
+				b.writeMu.Lock()
+				defer b.writeMu.Unlock()
+				dst, err := astsearch.NewOSFS(w.bases...)
+				if err != nil {
+					return "", fmt.Errorf("ast_grep_replace: %w", err)
+				}
+				defer dst.Close()
+				applied, err = plan.Apply(ctx, dst, q.base, opts...)
 				if err != nil {
 					return "", astError("ast_grep_replace", err)
 				}
 			} else {
 				applied = &astsearch.Applied{}
 			}
-			return astsearch.FormatRewrite(q.displayPlan(plan), applied) + q.formatReport(applied.Formatted), nil
+			return boundReport(astsearch.FormatRewrite(q.displayPlan(plan), applied), "every replacement was written") + q.formatReport(applied.Formatted), nil
 		})
+}
+
+// boundReport keeps a rewrite report within MaxOutputBytes: its head, cut at a line, then
+// a note saying how much was shown (and why, in what), then its closing totals ("[DRY RUN]
+// N replacements in M files …" or "[APPLIED] …"), which the model needs most.
+func boundReport(text, what string) string {
+	if len(text) <= MaxOutputBytes {
+		return text
+	}
+	tail := ""
+	for _, marker := range []string{"\n[DRY RUN] ", "\n[APPLIED] "} {
+		if i := strings.LastIndex(text, marker); i >= 0 && len(text)-i < 1024 {
+			tail = text[i+1:]
+			break
+		}
+	}
+	note := fmt.Sprintf("\n… (output cut: the first %%d of %d bytes shown; %s)\n\n", len(text), what)
+	head := cutAtLine(text, MaxOutputBytes-len(tail)-len(note)-16)
+	return head + fmt.Sprintf(note, len(head)) + tail
+}
+
+// cutAtLine returns the longest prefix of s of at most n bytes that ends with a newline
+// (or n bytes cut at a character, when the first line alone is longer).
+func cutAtLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:n], '\n'); i >= 0 {
+		return s[:i+1]
+	}
+	return strings.ToValidUTF8(s[:n], "")
 }
 
 // formatReport tells the model, per written file, what the formatter did to the rewritten
@@ -175,7 +209,7 @@ func (q *astQuery) formatReport(reps []astsearch.FormatReport) string {
 // astQuery is one search prepared for astsearch: the request, the fs of the base
 // directory every path lies in, and how to show its paths to the model.
 type astQuery struct {
-	b    *Toolbox
+	w    *workspace
 	req  astsearch.Request
 	base string // the real base directory (root or a worktree)
 	root *os.Root
@@ -187,7 +221,7 @@ func (q *astQuery) close() { q.root.Close() }
 // display renders a path relative to the base as the model sees paths: relative to the
 // workspace root when inside it, else absolute.
 func (q *astQuery) display(rel string) string {
-	return q.b.display(filepath.Join(q.base, filepath.FromSlash(rel)))
+	return q.w.display(filepath.Join(q.base, filepath.FromSlash(rel)))
 }
 
 // displayPlan returns a copy of p whose file paths are shown as display does.
@@ -203,7 +237,7 @@ func (q *astQuery) displayPlan(p *astsearch.Plan) *astsearch.Plan {
 // astRequest checks the arguments common to both tools and every path through the
 // containment guard. All paths must lie in one base (the root or one worktree), since a
 // search runs over one directory tree.
-func (b *Toolbox) astRequest(ctx context.Context, tool, pattern, lang string, paths, globs []string, p Progress) (*astQuery, error) {
+func (w *workspace) astRequest(ctx context.Context, tool, pattern, lang string, paths, globs []string, p Progress) (*astQuery, error) {
 	if strings.TrimSpace(pattern) == "" {
 		return nil, invalidf("%s: pattern is empty; give one complete piece of %s code, e.g. `$F($$$ARGS)` for every call", tool, orAny(lang))
 	}
@@ -220,17 +254,17 @@ func (b *Toolbox) astRequest(ctx context.Context, tool, pattern, lang string, pa
 		if path == "" {
 			return nil, invalidf("%s: paths contains an empty string; give a file or directory, or leave paths out to search the whole workspace", tool)
 		}
-		t, err := b.contained(path)
+		t, err := w.contained(path)
 		if err != nil {
 			return nil, err
 		}
 		if base == "" {
 			base = t.RealBase
 		} else if t.RealBase != base {
-			return nil, invalidf("%s: paths %s and %s lie in different trees (%s and %s); make one call per tree", tool, paths[0], path, b.display(base), b.display(t.RealBase))
+			return nil, invalidf("%s: paths %s and %s lie in different trees (%s and %s); make one call per tree", tool, paths[0], path, w.display(base), w.display(t.RealBase))
 		}
 		if _, err := os.Stat(t.Real); err != nil {
-			return nil, fmt.Errorf("%s: path %s does not exist or cannot be read (resolved to %s); check the spelling, or list its parent directory with glob: %w", tool, path, b.display(t.Real), err)
+			return nil, fmt.Errorf("%s: path %s does not exist or cannot be read (resolved to %s); check the spelling, or list its parent directory with glob: %w", tool, path, w.display(t.Real), err)
 		}
 		rel, err := filepath.Rel(t.RealBase, t.Real)
 		if err != nil {
@@ -243,8 +277,8 @@ func (b *Toolbox) astRequest(ctx context.Context, tool, pattern, lang string, pa
 		return nil, err
 	}
 	req := astsearch.Request{Pattern: pattern, Lang: l, Paths: rels, Globs: globs, Dir: base}
-	if base == b.root {
-		req.Guard = b.contain
+	if base == w.root {
+		req.Guard = w.contain
 	}
 	if p != nil {
 		req.Progress = func(done, total int) {
@@ -253,7 +287,7 @@ func (b *Toolbox) astRequest(ctx context.Context, tool, pattern, lang string, pa
 			}
 		}
 	}
-	return &astQuery{b: b, req: req, base: base, root: r, fsys: r.FS()}, ctx.Err()
+	return &astQuery{w: w, req: req, base: base, root: r, fsys: r.FS()}, ctx.Err()
 }
 
 func orAny(lang string) string {
@@ -281,10 +315,9 @@ func astError(tool string, err error) error {
 	switch {
 	case errors.Is(err, astsearch.ErrBadPattern):
 		return fmt.Errorf("%s: %w. A pattern must be one complete piece of code of the language (an expression, a statement or a declaration), with $NAME for one node and $$$NAME for any number", tool, err)
-	case errors.Is(err, astsearch.ErrUnknownLang), errors.Is(err, astsearch.ErrLangUnavailable):
+	case errors.Is(err, astsearch.ErrUnknownLang), errors.Is(err, astsearch.ErrLangUnavailable),
+		errors.Is(err, astsearch.ErrConflict): // its message says nothing was written and what to do
 		return fmt.Errorf("%s: %w", tool, err)
-	case errors.Is(err, astsearch.ErrConflict):
-		return fmt.Errorf("%s: %w; nothing was written. Run the call again to plan from the new contents", tool, err)
 	}
 	return err
 }

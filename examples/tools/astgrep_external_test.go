@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -247,5 +248,46 @@ func TestAstGrepLoop(t *testing.T) {
 				t.Errorf("%s call %d: notice %v, want it from the third call only:\n%s", name, i, notice, out)
 			}
 		}
+	}
+}
+
+// TestAstGrepOutputBounded: a rewrite that touches many lines gives a dry run of at most
+// MaxOutputBytes that still ends with the totals and says the diff was cut, and so does
+// the report of an applied rewrite.
+func TestAstGrepOutputBounded(t *testing.T) {
+	needAstGrep(t)
+	dir := t.TempDir()
+	var src strings.Builder
+	src.WriteString("package big\n\nimport \"strings\"\n\nfunc f(s string) {\n")
+	const n = 20000
+	for i := range n {
+		fmt.Fprintf(&src, "\t_ = strings.Index(s, \"needle number %05d\") != -1\n", i)
+	}
+	src.WriteString("}\n")
+	if err := os.WriteFile(filepath.Join(dir, "big.go"), []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := tools.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, dry := range []bool{true, false} {
+		args, _ := json.Marshal(map[string]any{"pattern": "strings.Index($S, $T) != -1", "rewrite": "strings.Contains($S, $T)", "lang": "go", "dryRun": dry})
+		out, err := b.Tool("ast_grep_replace").Call(context.Background(), args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out) > tools.MaxOutputBytes {
+			t.Errorf("dryRun=%v: %d bytes, over MaxOutputBytes (%d)", dry, len(out), tools.MaxOutputBytes)
+		}
+		total := fmt.Sprintf("%d replacements in 1 files", n)
+		if !strings.Contains(out, total) || !strings.Contains(out, "cut") {
+			t.Errorf("dryRun=%v: the result does not give the totals (%q) and say it was cut:\n…%s", dry, total, out[max(0, len(out)-600):])
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "big.go"))
+	if got := strings.Count(string(data), "strings.Contains(s, "); got != n {
+		t.Fatalf("%d of %d replacements written", got, n)
 	}
 }

@@ -35,6 +35,21 @@
 // Each tool is one file (its argument struct, description and builder) plus one line in
 // the registry.
 //
+// # Arguments
+//
+// A tool ignores arguments it does not know, and its schema does not forbid them: hosts add
+// their own to every tool and send them (Gemini CLI adds wait_for_previous, which models
+// set on a call that depends on the previous one). The one exception is an unknown name
+// that is a known one spelt another way (another case, with or without underscores or
+// dashes, with or without a final "s": filePath for file_path, path for paths): the call
+// is refused with ErrInvalidArgs naming the right argument, since it would otherwise run
+// with that argument missing.
+//
+// Glob patterns (glob's pattern, grep's glob) use slashes. On Windows a backslash is a
+// separator too (src\**\*.go is src/**/*.go), so a meta character is matched literally
+// with a class ([*]); elsewhere a backslash escapes the character after it, since a file
+// name may contain one.
+//
 // # Guards
 //
 // Every call goes through one loop guard (harnesskit/loopguard) shared by the whole
@@ -47,6 +62,12 @@
 // pre-check (a missing path, or one through a file, is refused with a message saying what
 // was resolved), then every path of every tool must lie inside the root or a worktree with
 // symlinks resolved. File I/O goes through an os.Root opened on the real base directory.
+//
+// The root and worktrees are resolved at the start of every call, the same way for every
+// tool, so a directory replaced at the root's path is seen by the next call of any tool. A
+// host whose client works in narrower directories (MCP roots) passes them in
+// Invocation.Roots: the call then touches only what lies in both, and relative paths
+// resolve against the first; the Toolbox's root and worktrees are the ceiling.
 //
 // # Errors
 //
@@ -61,7 +82,10 @@
 // changed while ast_grep_replace wrote, astsearch.ErrConflict). Show its message to the
 // model. Any other error is a host fault (a cancelled context, an I/O failure,
 // patch.ErrIO, no astsearch backend): another call would not help. Limits are not
-// errors: a result cut at its limit says so in its text.
+// errors: a result cut at its limit says so in its text. Every result and tool error is at
+// most MaxOutputBytes long, whatever limit the call asks for, and what a tool keeps in
+// memory while it works is bounded by what it can show (grep reads each file whole, up to
+// WithMaxSearchFileSize).
 //
 // The result texts and descriptions are prose for models, pinned by golden files but not
 // promised; the tool names, argument names and error channels are the contract.

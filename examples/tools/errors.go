@@ -67,7 +67,7 @@ func toolSentinels() []error {
 
 // hostSentinels are the exported sentinels that are host faults on purpose.
 func hostSentinels() []error {
-	return append(astHostSentinels(), patch.ErrIO, loopguard.ErrInvalidOption, loopguard.ErrInvalidCall,
+	return append(astHostSentinels(), ErrNoRoot, patch.ErrIO, loopguard.ErrInvalidOption, loopguard.ErrInvalidCall,
 		webfetch.ErrFilename, webfetch.ErrClosed)
 }
 

@@ -43,7 +43,7 @@ func FuzzDecodeArgs(f *testing.F) {
 	f.Add([]byte(`{"pattern":"x","bogus":true}`))
 	f.Add([]byte(`{"pattern":"x","limit":0}`))
 	f.Add([]byte(``))
-	tl, err := makeTool("grep", "", Annotations{}, nil, func(_ context.Context, in *grepArgs, _ Progress) (string, error) { return "", nil })
+	tl, err := makeTool("grep", "", Annotations{}, nil, func(_ context.Context, _ *workspace, in *grepArgs, _ Progress) (string, error) { return "", nil })
 	if err != nil {
 		f.Fatal(err)
 	}

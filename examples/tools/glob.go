@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -24,17 +25,31 @@ type globArgs struct {
 	Limit   int    `json:"limit,omitempty" jsonschema:"the most paths to show (default 100)"`
 }
 
-func newGlob(b *Toolbox, _ *config) (*Tool, error) {
+func newGlob(_ *Toolbox, _ *config) (*Tool, error) {
 	return makeTool("glob", globDescription, Annotations{ReadOnly: true, Idempotent: true},
 		func(s *jsonschema.Schema) {
 			one := 1.0
 			s.Properties["limit"].Minimum = &one
 		},
-		func(ctx context.Context, in *globArgs, p Progress) (string, error) { return b.glob(ctx, in, p) })
+		func(ctx context.Context, w *workspace, in *globArgs, p Progress) (string, error) {
+			return w.glob(ctx, in, p)
+		})
 }
 
-func (b *Toolbox) glob(ctx context.Context, in *globArgs, p Progress) (string, error) {
-	if in.Pattern == "" || strings.HasPrefix(in.Pattern, "/") || !doublestar.ValidatePattern(in.Pattern) {
+// globPattern returns a glob in the slash form the walk matches. On Windows `\` is a path
+// separator, as in the paths a model writes there (src\**\*.go), so it becomes `/`, and a
+// meta character is matched literally with a class instead ([*]). Elsewhere `\` stays the
+// pattern's escape character, since a file name may contain it.
+func globPattern(p string, windows bool) string {
+	if windows {
+		return strings.ReplaceAll(p, `\`, "/")
+	}
+	return p
+}
+
+func (w *workspace) glob(ctx context.Context, in *globArgs, p Progress) (string, error) {
+	in.Pattern = globPattern(in.Pattern, runtime.GOOS == "windows")
+	if in.Pattern == "" || strings.HasPrefix(in.Pattern, "/") || filepath.IsAbs(filepath.FromSlash(in.Pattern)) || !doublestar.ValidatePattern(in.Pattern) {
 		return "", invalidf("glob: pattern %q is not a valid relative glob; use e.g. **/*.go, and put the directory to search in path", in.Pattern)
 	}
 	// The walk yields clean paths: "./" segments would never match, ".." ones leave the
@@ -50,7 +65,7 @@ func (b *Toolbox) glob(ctx context.Context, in *globArgs, p Progress) (string, e
 		return "", invalidf("glob: pattern %q has a .. segment; put the directory to search in path (absolute, or relative to the workspace root) and keep the pattern below it", in.Pattern)
 	}
 	in.Pattern = pattern
-	r, dir, single, ancestors, err := b.searchRoot(ctx, "glob", in.Path)
+	r, dir, single, ancestors, err := w.searchRoot(ctx, "glob", in.Path)
 	if err != nil {
 		return "", err
 	}
@@ -78,7 +93,7 @@ func (b *Toolbox) glob(ctx context.Context, in *globArgs, p Progress) (string, e
 		}
 		if ok, _ := doublestar.Match(in.Pattern, rel); ok {
 			total++
-			if f := b.display(filepath.Join(dir, filepath.FromSlash(rel))); len(found) < limit && (len(found) == 0 || size+len(f)+1 <= MaxOutputBytes) && len(found) == total-1 {
+			if f := w.display(filepath.Join(dir, filepath.FromSlash(rel))); len(found) < limit && (len(found) == 0 || size+len(f)+1 <= MaxOutputBytes) && len(found) == total-1 {
 				found = append(found, f)
 				size += len(f) + 1
 			}

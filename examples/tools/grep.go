@@ -12,7 +12,9 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -41,15 +43,15 @@ type grepArgs struct {
 	Limit      int    `json:"limit,omitempty" jsonschema:"the most matching lines to show (default 100)"`
 }
 
-func newGrep(b *Toolbox, c *config) (*Tool, error) {
+func newGrep(_ *Toolbox, c *config) (*Tool, error) {
 	workers, maxSize := c.workers, c.maxFileSize
 	return makeTool("grep", grepDescription, Annotations{ReadOnly: true, Idempotent: true},
 		func(s *jsonschema.Schema) {
 			one := 1.0
 			s.Properties["limit"].Minimum = &one
 		},
-		func(ctx context.Context, in *grepArgs, p Progress) (string, error) {
-			return b.grep(ctx, in, workers, maxSize, p)
+		func(ctx context.Context, w *workspace, in *grepArgs, p Progress) (string, error) {
+			return w.grep(ctx, in, workers, maxSize, p)
 		})
 }
 
@@ -66,7 +68,7 @@ type fileMatches struct {
 	count int // matching lines, kept or not (only the first limit are kept)
 }
 
-func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize int64, p Progress) (string, error) {
+func (w *workspace) grep(ctx context.Context, in *grepArgs, workers int, maxSize int64, p Progress) (string, error) {
 	expr := in.Pattern
 	if in.IgnoreCase {
 		expr = "(?i)" + expr
@@ -75,10 +77,11 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize i
 	if err != nil {
 		return "", invalidf("grep: pattern %q is not a valid Go regular expression: %v. Escape regex metacharacters such as ( [ { . * + ? with a backslash to match them literally", in.Pattern, err)
 	}
+	in.Glob = globPattern(in.Glob, runtime.GOOS == "windows")
 	if in.Glob != "" && !doublestar.ValidatePattern(in.Glob) {
 		return "", invalidf("grep: glob %q is not a valid pattern; use * for any name, ** for any depth and {a,b} for alternatives", in.Glob)
 	}
-	r, dir, single, ancestors, err := b.searchRoot(ctx, "grep", in.Path)
+	r, dir, single, ancestors, err := w.searchRoot(ctx, "grep", in.Path)
 	if err != nil {
 		return "", err
 	}
@@ -99,7 +102,7 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize i
 		case err != nil:
 			return "", err
 		default:
-			lines, n, err := grepLines(ctx, re, data, limit, searchWindow)
+			lines, n, err := grepLines(ctx, re, data, limit, MaxOutputBytes, searchWindow)
 			if err != nil {
 				return "", err
 			}
@@ -113,7 +116,7 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize i
 			return "", err
 		}
 	}
-	return b.renderGrep(dir, found, limit, skipped, maxSize), nil
+	return w.renderGrep(dir, found, limit, skipped, maxSize), nil
 }
 
 // searchRoot runs the path guards on a grep or glob path and returns the directory to
@@ -121,12 +124,12 @@ func (b *Toolbox) grep(ctx context.Context, in *grepArgs, workers int, maxSize i
 // lead out of it (the caller closes it), its real path, the file name when the path is a
 // regular file, and the .gitignore rules of the directories between the workspace base
 // and the searched directory.
-func (b *Toolbox) searchRoot(ctx context.Context, tool, p string) (r *os.Root, dir, single string, ancestors *ignoreSet, err error) {
+func (w *workspace) searchRoot(ctx context.Context, tool, p string) (r *os.Root, dir, single string, ancestors *ignoreSet, err error) {
 	args := map[string]any{"path": p}
-	if err := b.search.Check(tool, args, b.root); err != nil {
+	if err := w.box.search.Check(tool, args, w.root); err != nil {
 		return nil, "", "", nil, err
 	}
-	t, err := b.contained(p)
+	t, err := w.contained(p)
 	if err != nil {
 		return nil, "", "", nil, err
 	}
@@ -184,8 +187,10 @@ func loadAncestors(t pathguard.Target, dir string) *ignoreSet {
 // workers goroutines reading and matching files while this one walks. All goroutines have
 // ended when it returns. The result is sorted by path.
 //
-// Files larger than maxSize bytes are skipped and counted. Of each file, the first keep
-// matching lines are kept (no more can be shown) and the rest only counted.
+// Files larger than maxSize bytes are skipped and counted. Only what can be shown is kept:
+// of each file the first keep matching lines, at most MaxOutputBytes of them, and of all
+// files only those whose lines can still be shown after the files before them in path
+// order (a matches collector); the other matching lines are counted.
 func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regexp.Regexp, glob string, workers int, maxSize int64, keep int, p Progress) ([]fileMatches, int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -194,7 +199,7 @@ func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regex
 		rel string
 	}
 	jobs := make(chan job, 256)
-	results := make([][]fileMatches, workers)
+	found := &matchCollector{keepLines: keep, keepBytes: MaxOutputBytes}
 	skipped := make([]int, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -215,8 +220,8 @@ func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regex
 				if err != nil {
 					continue // vanished or unreadable: skipped, as ripgrep does
 				}
-				if lines, n, _ := grepLines(ctx, re, buf, keep, searchWindow); n > 0 { // cancelled: reported below
-					results[w] = append(results[w], fileMatches{path: j.rel, lines: lines, count: n})
+				if lines, n, _ := grepLines(ctx, re, buf, keep, MaxOutputBytes, searchWindow); n > 0 { // cancelled: reported below
+					found.add(fileMatches{path: j.rel, lines: lines, count: n})
 				}
 			}
 		})
@@ -247,17 +252,74 @@ func searchTree(ctx context.Context, r *os.Root, ancestors *ignoreSet, re *regex
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	var all []fileMatches
-	for _, r := range results {
-		all = append(all, r...)
-	}
-	slices.SortFunc(all, func(a, b fileMatches) int { return cmp.Compare(a.path, b.path) })
 	n := 0
 	for _, k := range skipped {
 		n += k
 	}
-	return all, n, nil
+	return found.sorted(), n, nil
 }
+
+// matchCollector gathers the matches of the files of a search from its workers, keeping
+// the lines only of the files that can be shown: once the lines kept exceed twice what one
+// result shows, the files are sorted by path and the lines of every file that comes after
+// keepLines lines or keepBytes bytes of earlier files are dropped (their count stays). So
+// what a search keeps is bounded by about twice one result, whatever the limit and the
+// number of matching files.
+type matchCollector struct {
+	mu                   sync.Mutex
+	files                []fileMatches
+	keptBytes            int
+	keepLines, keepBytes int
+}
+
+func (c *matchCollector) add(f fileMatches) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.files = append(c.files, f)
+	c.keptBytes += f.size()
+	if c.keptBytes > 2*c.keepBytes {
+		c.trim()
+	}
+}
+
+// trim sorts the files and drops the lines that cannot be shown.
+func (c *matchCollector) trim() {
+	slices.SortFunc(c.files, func(a, b fileMatches) int { return cmp.Compare(a.path, b.path) })
+	lines, bytes := 0, 0
+	for i := range c.files {
+		f := &c.files[i]
+		if lines >= c.keepLines || bytes >= c.keepBytes {
+			c.keptBytes -= f.size()
+			f.lines = nil
+			continue
+		}
+		lines += len(f.lines)
+		bytes += f.size()
+	}
+}
+
+// sorted returns the files sorted by path, with only the lines that can be shown.
+func (c *matchCollector) sorted() []fileMatches {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.trim()
+	return c.files
+}
+
+// size is about what f's kept lines take in a result: its path header and each line.
+func (f *fileMatches) size() int {
+	if len(f.lines) == 0 {
+		return 0
+	}
+	n := len(f.path) + 3
+	for _, l := range f.lines {
+		n += l.size()
+	}
+	return n
+}
+
+// size is what l takes in a result: "  <n>: <text>\n".
+func (l lineMatch) size() int { return len(l.text) + len(strconv.Itoa(l.n)) + 5 }
 
 // globMatch matches a file filter the way ripgrep's -g does: a pattern without a slash
 // against the file name, one with a slash against the whole relative path.
@@ -275,7 +337,7 @@ func globMatch(glob, rel string) bool {
 // line alone, so a match never spans lines and the regexp runs once per matching line
 // rather than once per line.
 func grepBytes(re *regexp.Regexp, data []byte) []lineMatch {
-	lines, _, _ := grepLines(context.Background(), re, data, math.MaxInt, searchWindow)
+	lines, _, _ := grepLines(context.Background(), re, data, math.MaxInt, math.MaxInt, searchWindow)
 	return lines
 }
 
@@ -284,11 +346,12 @@ func grepBytes(re *regexp.Regexp, data []byte) []lineMatch {
 // a second per window at worst, so cancellation stops it soon.
 const searchWindow = 4 << 10
 
-// grepLines is grepBytes keeping only the first keep matching lines, and counting all:
-// a file where every line matches costs memory for what can be shown, not for its size.
+// grepLines is grepBytes keeping only the first keep matching lines, and no more once
+// they take keepBytes in a result (lineMatch.size), and counting all: a file where every
+// line matches costs memory for what can be shown, not for its size or the limit asked.
 // It searches window bytes of whole lines at a time and stops with ctx.Err() when ctx
 // is done.
-func grepLines(ctx context.Context, re *regexp.Regexp, data []byte, keep, window int) ([]lineMatch, int, error) {
+func grepLines(ctx context.Context, re *regexp.Regexp, data []byte, keep, keepBytes, window int) ([]lineMatch, int, error) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, 0, nil
 	}
@@ -297,6 +360,7 @@ func grepLines(ctx context.Context, re *regexp.Regexp, data []byte, keep, window
 	// checking its line is much faster than running the regexp over the whole buffer.
 	prefix, _ := re.LiteralPrefix()
 	var out []lineMatch
+	kept := 0         // bytes of the kept lines in a result
 	pos, line := 0, 1 // line is the number of the line that starts at pos
 	for pos < len(data) {
 		if err := ctx.Err(); err != nil {
@@ -348,8 +412,10 @@ func grepLines(ctx context.Context, re *regexp.Regexp, data []byte, keep, window
 		}
 		text := data[ls:le]
 		if re.Match(text) {
-			if count < keep {
-				out = append(out, lineMatch{n: line, text: cutLine(string(bytes.TrimSuffix(text, []byte{'\r'})))})
+			if count < keep && kept < keepBytes {
+				m := lineMatch{n: line, text: cutLine(string(bytes.TrimSuffix(text, []byte{'\r'})))}
+				out = append(out, m)
+				kept += m.size()
 			}
 			count++
 		}
@@ -373,7 +439,7 @@ func cutLine(s string) string {
 	return string(r[:DefaultMaxLineRune]) + " … [line cut]"
 }
 
-func (b *Toolbox) renderGrep(dir string, found []fileMatches, limit, skipped int, maxSize int64) string {
+func (w *workspace) renderGrep(dir string, found []fileMatches, limit, skipped int, maxSize int64) string {
 	total := 0
 	for _, f := range found {
 		total += f.count
@@ -392,7 +458,7 @@ files:
 		if shown == limit {
 			break
 		}
-		head := fmt.Sprintf("\n%s:\n", b.display(filepath.Join(dir, filepath.FromSlash(f.path))))
+		head := fmt.Sprintf("\n%s:\n", w.display(filepath.Join(dir, filepath.FromSlash(f.path))))
 		for i, l := range f.lines {
 			text := fmt.Sprintf("  %d: %s\n", l.n, l.text)
 			if i == 0 {

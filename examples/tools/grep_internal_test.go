@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"context"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -122,7 +123,7 @@ func TestGrepLinesKeepProperty(t *testing.T) {
 		keep := rapid.IntRange(0, 10).Draw(t, "keep")
 		window := rapid.IntRange(0, 20).Draw(t, "window")
 		all := naiveGrep(re, data)
-		got, n, err := grepLines(context.Background(), re, data, keep, window)
+		got, n, err := grepLines(context.Background(), re, data, keep, math.MaxInt, window)
 		if err != nil {
 			t.Fatal(err)
 		}

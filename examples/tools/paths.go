@@ -13,11 +13,11 @@ import (
 
 // contained resolves a path the model gave (absolute, or relative to the root) and
 // requires it to lie inside the root or a worktree, symlinks resolved.
-func (b *Toolbox) contained(p string) (pathguard.Target, error) {
+func (w *workspace) contained(p string) (pathguard.Target, error) {
 	if p == "" {
 		p = "."
 	}
-	return b.contain.Check(p)
+	return w.contain.Check(p)
 }
 
 // openBase opens an os.Root on the real base of t and returns it with t's real path
@@ -37,8 +37,8 @@ func openBase(t pathguard.Target) (*os.Root, string, error) {
 
 // display renders an absolute real path for the model: relative to the root
 // ('/'-separated) when inside it, else absolute.
-func (b *Toolbox) display(abs string) string {
-	rel, err := filepath.Rel(b.root, abs)
+func (w *workspace) display(abs string) string {
+	rel, err := filepath.Rel(w.root, abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return abs
 	}

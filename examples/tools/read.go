@@ -29,21 +29,23 @@ type readArgs struct {
 	Limit    int    `json:"limit,omitempty" jsonschema:"how many lines to return (default 2000)"`
 }
 
-func newRead(b *Toolbox, _ *config) (*Tool, error) {
+func newRead(_ *Toolbox, _ *config) (*Tool, error) {
 	return makeTool("read", readDescription, Annotations{ReadOnly: true, Idempotent: true},
 		func(s *jsonschema.Schema) {
 			one := 1.0
 			s.Properties["offset"].Minimum = &one
 			s.Properties["limit"].Minimum = &one
 		},
-		func(ctx context.Context, in *readArgs, _ Progress) (string, error) { return b.read(ctx, in) })
+		func(ctx context.Context, w *workspace, in *readArgs, _ Progress) (string, error) {
+			return w.read(ctx, in)
+		})
 }
 
-func (b *Toolbox) read(ctx context.Context, in *readArgs) (string, error) {
+func (w *workspace) read(ctx context.Context, in *readArgs) (string, error) {
 	if in.FilePath == "" {
 		return "", invalidf("read: file_path is empty; give the path of a file, absolute or relative to the workspace root")
 	}
-	t, err := b.contained(in.FilePath)
+	t, err := w.contained(in.FilePath)
 	if err != nil {
 		return "", err
 	}

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/harnesskit/harnesskit/loopguard"
@@ -43,6 +46,13 @@ type Invocation struct {
 	CallID string
 	// Args is the JSON argument object.
 	Args json.RawMessage
+	// Roots, when not empty, are the directories the host's client works in (MCP roots):
+	// absolute paths. The call may touch only what lies both inside one of them and inside
+	// the Toolbox's root or a worktree (the ceiling): a root inside the ceiling is used as
+	// is, a root that contains a ceiling directory yields that directory, and others are
+	// left out. The first directory left is the call's root, which relative paths resolve
+	// against. When none is left the call fails with ErrNoRoot (a host error).
+	Roots []string
 	// Progress, when not nil, receives progress reports from long calls (grep, glob).
 	Progress Progress
 }
@@ -57,7 +67,7 @@ type Tool struct {
 
 	box  *Toolbox
 	args *argSpec
-	run  func(ctx context.Context, in any, p Progress) (string, error)
+	run  func(ctx context.Context, w *workspace, in any, p Progress) (string, error)
 }
 
 // Call runs the tool with JSON arguments in DefaultSession with a fresh call id: the
@@ -90,7 +100,11 @@ func (t *Tool) Invoke(ctx context.Context, inv Invocation) (string, error) {
 		}
 		return "", fmt.Errorf("%s: loop guard: %w", t.Name, err)
 	}
-	out, err := t.call(ctx, inv)
+	var out string
+	w, err := b.workspace(inv.Roots)
+	if err == nil {
+		out, err = t.call(ctx, w, inv)
+	}
 	if err != nil && !isToolError(err) {
 		b.guard.Abandon(inv.Session, inv.CallID)
 		return "", fmt.Errorf("%s: %w", t.Name, err)
@@ -101,6 +115,7 @@ func (t *Tool) Invoke(ctx context.Context, inv Invocation) (string, error) {
 	if err != nil {
 		text = err.Error()
 	}
+	text = bound(text)
 	text, gerr := b.guard.AfterText(c, text)
 	if gerr != nil {
 		return "", fmt.Errorf("%s: loop guard: %w", t.Name, gerr)
@@ -111,7 +126,18 @@ func (t *Tool) Invoke(ctx context.Context, inv Invocation) (string, error) {
 	return text, nil
 }
 
-func (t *Tool) call(ctx context.Context, inv Invocation) (string, error) {
+// bound is the last guard on every result and tool error: each tool keeps its own text
+// within MaxOutputBytes and says how to get the rest; anything longer is cut here at a
+// line, with a note.
+func bound(text string) string {
+	if len(text) <= MaxOutputBytes {
+		return text
+	}
+	head := cutAtLine(text, MaxOutputBytes-128)
+	return head + fmt.Sprintf("\n… (output cut: the first %d of %d bytes shown)\n", len(head), len(text))
+}
+
+func (t *Tool) call(ctx context.Context, w *workspace, inv Invocation) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -119,21 +145,114 @@ func (t *Tool) call(ctx context.Context, inv Invocation) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return t.run(ctx, in, inv.Progress)
+	return t.run(ctx, w, in, inv.Progress)
 }
 
 // Toolbox holds the tools of one workspace and the guards they share: one loop guard for
 // every call, and the path guards over the workspace root and its worktrees. Build it with
 // New and Close it when done. It is safe for concurrent use.
+//
+// The root and worktrees are resolved (to absolute real paths) at the start of every call,
+// the same way for every tool: when the directory at the root's path is replaced while
+// the Toolbox is open (a fresh clone, another checkout), the next call of any tool works on
+// the new one. Writes (apply_patch, ast_grep_replace) are serialised per Toolbox.
 type Toolbox struct {
-	root    string   // the real path of the workspace root
-	bases   []string // root then worktrees, real paths
-	guard   *loopguard.Guard
-	search  *pathguard.SearchGuard
+	root      string   // the workspace root as given to New, absolute, not resolved
+	worktrees []string // the worktrees likewise
+	guard     *loopguard.Guard
+	search    *pathguard.SearchGuard
+	tools     []*Tool
+	closers   []func() error
+	calls     atomic.Uint64
+	writeMu   sync.Mutex // one write at a time
+}
+
+// workspace is the directories of one call, resolved when it starts: the root (or the
+// first client root) and every directory the call may touch, as real paths, and the
+// containment guard over them.
+type workspace struct {
+	box     *Toolbox
+	root    string
+	bases   []string // root first
 	contain *pathguard.Containment
-	tools   []*Tool
-	closers []func() error
-	calls   atomic.Uint64
+}
+
+// ErrNoRoot: the workspace root is gone, or none of the roots a call names lies in the
+// Toolbox's root or worktrees. A host error: another call would not help.
+var ErrNoRoot = errors.New("no usable workspace root")
+
+// workspace resolves the directories of one call (see Invocation.Roots).
+func (b *Toolbox) workspace(roots []string) (*workspace, error) {
+	ceiling := make([]string, 0, 1+len(b.worktrees))
+	for i, d := range append([]string{b.root}, b.worktrees...) {
+		real, err := realDir(d)
+		if err != nil {
+			if i == 0 {
+				return nil, fmt.Errorf("%w: the workspace root %s: %v", ErrNoRoot, d, err)
+			}
+			continue // a worktree removed meanwhile: nothing to touch there
+		}
+		ceiling = append(ceiling, real)
+	}
+	bases := ceiling
+	if len(roots) > 0 {
+		bases = nil
+		for _, r := range roots {
+			real, err := realDir(r)
+			if err != nil {
+				continue
+			}
+			for _, c := range ceiling {
+				switch {
+				case within(real, c):
+					bases = appendNew(bases, real)
+				case within(c, real):
+					bases = appendNew(bases, c)
+				}
+			}
+		}
+		if len(bases) == 0 {
+			return nil, fmt.Errorf("%w: none of the client's roots (%s) lies inside the server's root or worktrees (%s), nor contains one",
+				ErrNoRoot, strings.Join(roots, ", "), strings.Join(ceiling, ", "))
+		}
+	}
+	contain, err := pathguard.NewContainment(bases[0], pathguard.WithWorktrees(bases[1:]...))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoRoot, err)
+	}
+	return &workspace{box: b, root: bases[0], bases: bases, contain: contain}, nil
+}
+
+// realDir returns the absolute real path of the directory p.
+func realDir(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", p)
+	}
+	return abs, nil
+}
+
+// within reports whether the real path p is dir or below it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
 
 // An Option configures New.
@@ -184,8 +303,9 @@ func WithFormatter(f patch.Formatter) Option {
 	return func(c *config) { c.formatter = f }
 }
 
-// MaxOutputBytes bounds the text of one read or grep result, whatever limit the call
-// gives: past it the result stops at a whole line and says how to get the rest.
+// MaxOutputBytes bounds the text of every result and tool error, whatever limit the call
+// gives: read, grep and glob stop at a whole line and say how to get the rest,
+// ast_grep_replace keeps its totals, and any other text is cut at a line with a note.
 const MaxOutputBytes = 256 << 10
 
 // DefaultSearchWorkers is how many files grep searches in parallel by default.
@@ -217,42 +337,30 @@ func New(root string, opts ...Option) (*Toolbox, error) {
 	for _, o := range opts {
 		o(&c)
 	}
-	realDir := func(what, p string) (string, error) {
-		abs, err := filepath.Abs(p)
-		if err == nil {
-			abs, err = filepath.EvalSymlinks(abs)
-		}
-		if err != nil {
+	abs := func(what, p string) (string, error) {
+		if _, err := realDir(p); err != nil {
 			return "", fmt.Errorf("tools: %s: %w", what, err)
 		}
-		fi, err := os.Stat(abs)
-		if err != nil {
-			return "", fmt.Errorf("tools: %s: %w", what, err)
-		}
-		if !fi.IsDir() {
-			return "", fmt.Errorf("tools: %s %s is not a directory", what, p)
-		}
-		return abs, nil
+		return filepath.Abs(p)
 	}
-	root, err := realDir("root", root)
+	root, err := abs("root", root)
 	if err != nil {
 		return nil, err
 	}
-	b := &Toolbox{root: root, bases: []string{root}}
+	b := &Toolbox{root: root}
 	for _, w := range c.worktrees {
-		rw, err := realDir("worktree", w)
+		aw, err := abs("worktree", w)
 		if err != nil {
 			return nil, err
 		}
-		b.bases = append(b.bases, rw)
+		b.worktrees = append(b.worktrees, aw)
 	}
 	b.guard, err = loopguard.New(c.loop...)
 	if err != nil {
 		return nil, fmt.Errorf("tools: %w", err)
 	}
 	b.search = pathguard.NewSearchGuard(pathguard.WithHost(pathguard.HostV2))
-	b.contain, err = pathguard.NewContainment(root, pathguard.WithWorktrees(b.bases[1:]...))
-	if err != nil {
+	if _, err := b.workspace(nil); err != nil {
 		return nil, fmt.Errorf("tools: %w", err)
 	}
 	for _, build := range builders {
@@ -290,8 +398,14 @@ func (b *Toolbox) Tool(name string) *Tool {
 	return nil
 }
 
-// Root returns the workspace root as a real absolute path.
-func (b *Toolbox) Root() string { return b.root }
+// Root returns the workspace root as a real absolute path, resolved now (or as given to
+// New when it cannot be resolved).
+func (b *Toolbox) Root() string {
+	if real, err := realDir(b.root); err == nil {
+		return real
+	}
+	return b.root
+}
 
 // EndSession forgets the loop-guard state of one session (a conversation that ended).
 func (b *Toolbox) EndSession(session string) { b.guard.EndSession(session) }
@@ -302,8 +416,9 @@ func (b *Toolbox) UserMessage(session, messageID string) {
 	b.guard.UserMessage(session, messageID, true)
 }
 
-// Close releases what the tools hold open (the patch tool's directory handles). Calls
-// made after Close fail with a host error.
+// Close releases what the tools hold open (webfetch's cache and connections; the file
+// tools open their directories per call). webfetch calls made after Close fail with a host
+// error.
 func (b *Toolbox) Close() error {
 	var errs []error
 	for _, c := range b.closers {

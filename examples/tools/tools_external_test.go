@@ -54,7 +54,8 @@ func TestCalls(t *testing.T) {
 		{name: "read_missing_arg", tool: "read", args: `{}`, wantErr: tools.ErrInvalidArgs,
 			want: []string{"read: invalid arguments", "file_path", "Expected a JSON object with file_path (string, required), offset (integer), limit (integer)"}},
 		{name: "read_wrong_type", tool: "read", args: `{"file_path":7}`, wantErr: tools.ErrInvalidArgs, want: []string{"file_path"}},
-		{name: "read_unknown_field", tool: "read", args: `{"file_path":"a","bogus":1}`, wantErr: tools.ErrInvalidArgs, want: []string{"bogus"}},
+		{name: "read_unknown_field_ignored", tool: "read", args: `{"file_path":"README.md","bogus":1}`, want: []string{"     1\t# Workspace"}},
+		{name: "read_misspelt_field", tool: "read", args: `{"filePath":"README.md"}`, wantErr: tools.ErrInvalidArgs, want: []string{`"filePath"`, "file_path"}},
 		{name: "read_offset_zero", tool: "read", args: `{"file_path":"src/greet.go","offset":0}`, wantErr: tools.ErrInvalidArgs, want: []string{"offset"}},
 		{name: "read_offset_past_end", tool: "read", args: `{"file_path":"src/greet.go","offset":50}`, wantErr: tools.ErrInvalidArgs,
 			want: []string{"offset 50 is past the end", "has 6 lines"}},
@@ -409,5 +410,137 @@ func TestGlobBelowHonoursGitignoreAbove(t *testing.T) {
 		if err != nil || strings.Contains(out, "trace.log") || strings.Contains(out, "build") || !strings.Contains(out, "src/greet.go") {
 			t.Fatalf("%s: %v\n%s", args, err, out)
 		}
+	}
+}
+
+// TestUnknownArgumentsIgnored: hosts add arguments of their own to every tool's schema and
+// send them (Gemini CLI's wait_for_previous, which models set on dependent calls such as
+// apply_patch then read). A tool ignores arguments it does not know, and its schema does
+// not forbid them.
+func TestUnknownArgumentsIgnored(t *testing.T) {
+	b, dir := toolbox(t)
+	for _, tl := range b.Tools() {
+		var schema map[string]any
+		if err := json.Unmarshal(tl.InputSchema, &schema); err != nil {
+			t.Fatal(err)
+		}
+		if ap, ok := schema["additionalProperties"]; ok && ap == false {
+			t.Errorf("%s: the schema forbids additional properties, so a host that adds its own is refused", tl.Name)
+		}
+	}
+	calls := []struct{ tool, args, want string }{
+		{"apply_patch", `{"patchText":"*** Begin Patch\n*** Update File: src/greet.go\n@@ func Greet(name string) string {\n-\treturn \"Hello, \" + name\n+\treturn \"Hi, \" + name\n }\n*** End Patch\n","wait_for_previous":true}`, "M src/greet.go"},
+		{"read", `{"file_path":"src/greet.go","wait_for_previous":true}`, `return "Hi, " + name`},
+		{"grep", `{"pattern":"Hi, ","wait_for_previous":false,"x-host":{"trace":1}}`, "src/greet.go:"},
+		{"glob", `{"pattern":"**/*.go","wait_for_previous":true}`, "src/greet.go"},
+	}
+	for _, c := range calls {
+		out, err := b.Tool(c.tool).Call(context.Background(), json.RawMessage(c.args))
+		if err != nil || !strings.Contains(out, c.want) {
+			t.Fatalf("%s %s: %q, %v; want a result containing %q", c.tool, c.args, out, err, c.want)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "src/greet.go")); !strings.Contains(string(data), `"Hi, "`) {
+		t.Fatalf("the patch with wait_for_previous was not written:\n%s", data)
+	}
+}
+
+// TestRootReplaced: the workspace root is resolved the same way for every tool on every
+// call. When the directory at the root's path is replaced while the toolbox is open (a
+// fresh clone, a checkout swapped in), every tool works on the new directory, and the old
+// one is left alone.
+func TestRootReplaced(t *testing.T) {
+	parent := t.TempDir()
+	root := filepath.Join(parent, "ws")
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(root, "a.go"), "package a\n\nvar X = \"old\"\n")
+	b, err := tools.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if out, err := b.Tool("read").Call(context.Background(), json.RawMessage(`{"file_path":"a.go"}`)); err != nil || !strings.Contains(out, `"old"`) {
+		t.Fatalf("read before the swap: %q, %v", out, err)
+	}
+	if err := os.Rename(root, root+".old"); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(root, "a.go"), "package a\n\nvar X = \"new\"\n")
+	write(filepath.Join(root, "b.go"), "package a\n")
+	calls := []struct{ tool, args, want string }{
+		{"apply_patch", patchArgs("*** Begin Patch\n*** Update File: a.go\n-var X = \"new\"\n+var X = \"newer\"\n*** End Patch"), "M a.go"},
+		{"read", `{"file_path":"a.go"}`, `"newer"`},
+		{"grep", `{"pattern":"newer"}`, "a.go:"},
+		{"glob", `{"pattern":"*.go"}`, "b.go"},
+	}
+	if tools.AstGrepAvailable() {
+		calls = append(calls, struct{ tool, args, want string }{"ast_grep_replace", `{"pattern":"var X = $V","rewrite":"var Y = $V","lang":"go","dryRun":false}`, "[APPLIED] 1 replacements"})
+	}
+	for _, c := range calls {
+		out, err := b.Tool(c.tool).Call(context.Background(), json.RawMessage(c.args))
+		if err != nil || !strings.Contains(out, c.want) {
+			t.Errorf("%s after the swap: %q, %v; want %q", c.tool, out, err, c.want)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(root+".old", "a.go")); !strings.Contains(string(data), `var X = "old"`) {
+		t.Errorf("the replaced directory was written:\n%s", data)
+	}
+	want := `var X = "newer"`
+	if tools.AstGrepAvailable() {
+		want = `var Y = "newer"`
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "a.go")); !strings.Contains(string(data), want) {
+		t.Errorf("the new directory's a.go lacks %s:\n%s", want, data)
+	}
+}
+
+// TestInvocationRoots: a call limited to the client's roots touches only what lies both in
+// them and in the Toolbox's root (the ceiling), and resolves relative paths against the
+// first root left.
+func TestInvocationRoots(t *testing.T) {
+	b, dir := toolbox(t)
+	outside := t.TempDir()
+	read := func(roots []string, path string) (string, error) {
+		args, _ := json.Marshal(map[string]string{"file_path": path})
+		return b.Tool("read").Invoke(context.Background(), tools.Invocation{Session: t.Name(), Args: args, Roots: roots})
+	}
+	tests := []struct {
+		name    string
+		roots   []string
+		path    string
+		want    string
+		wantErr error
+	}{
+		{name: "root_inside_ceiling_is_the_base", roots: []string{filepath.Join(dir, "src")}, path: "greet.go", want: "package main"},
+		{name: "outside_the_client_root_refused", roots: []string{filepath.Join(dir, "src")}, path: "../README.md", wantErr: pathguard.ErrOutside},
+		{name: "root_above_ceiling_yields_ceiling", roots: []string{filepath.Dir(dir)}, path: "README.md", want: "# Workspace"},
+		{name: "outside_ceiling_left_out", roots: []string{outside, filepath.Join(dir, "src")}, path: "main.go", want: "func main"},
+		{name: "no_root_left", roots: []string{outside}, path: "README.md", wantErr: tools.ErrNoRoot},
+		{name: "missing_root_left_out", roots: []string{filepath.Join(dir, "nope"), dir}, path: "README.md", want: "# Workspace"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := read(tc.roots, tc.path)
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("got %q, %v; want %v", out, err, tc.wantErr)
+				}
+				if errors.Is(tc.wantErr, tools.ErrNoRoot) && tools.IsToolError(err) {
+					t.Fatalf("ErrNoRoot came back as a tool error: %v", err)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(out, tc.want) {
+				t.Fatalf("got %q, %v; want %q", out, err, tc.want)
+			}
+		})
 	}
 }

@@ -41,7 +41,7 @@ func newWebfetch(b *Toolbox, c *config) (*Tool, error) {
 			zero := 0.0
 			s.Properties["offset"].Minimum = &zero
 		},
-		func(ctx context.Context, in *webfetchArgs, p Progress) (string, error) {
+		func(ctx context.Context, _ *workspace, in *webfetchArgs, p Progress) (string, error) {
 			format := webfetch.Format(in.Format)
 			if format == "" {
 				format = webfetch.FormatMarkdown

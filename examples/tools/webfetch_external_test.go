@@ -108,7 +108,7 @@ func TestWebfetchCalls(t *testing.T) {
 			want: []string{"webfetch: invalid arguments", "url", "Expected a JSON object with url (string, required), format (string), offset (integer)"}},
 		{name: "bad_format", args: `{"url":"https://example.com/","format":"pdf"}`, wantErr: tools.ErrInvalidArgs, want: []string{"format"}},
 		{name: "negative_offset", args: `{"url":"https://example.com/","offset":-1}`, wantErr: tools.ErrInvalidArgs, want: []string{"offset must be at least 0"}},
-		{name: "unknown_field", args: `{"url":"https://example.com/","prompt":"summarise"}`, wantErr: tools.ErrInvalidArgs, want: []string{"prompt"}},
+		{name: "misspelt_field", args: `{"URL":"https://example.com/"}`, wantErr: tools.ErrInvalidArgs, want: []string{`"URL"`, `did you mean "url"`}},
 		{name: "relative_url", args: `{"url":"/guide/install"}`, wantErr: webfetch.ErrInvalidURL, want: []string{"/guide/install"}},
 		{name: "ftp_url", args: `{"url":"ftp://example.com/file"}`, wantErr: webfetch.ErrInvalidURL, want: []string{"ftp"}},
 		{name: "private_refused_by_default", args: `{"url":"http://10.0.0.1/admin"}`, wantErr: webfetch.ErrBlocked,

@@ -44,7 +44,7 @@ const (
 
 // Host is the fake host. The zero value is not usable; call [New].
 type Host struct {
-	flavor string
+	flavor taskboard.Flavor
 	clock  taskboard.Clock
 
 	mu       sync.Mutex
@@ -69,7 +69,7 @@ type session struct {
 // New returns an empty fake host of the given flavour: FlavorV1 offers the status map,
 // FlavorV2 the idle waiter. clock stamps idle times and transcript entries; nil means
 // [taskboard.SystemClock].
-func New(flavor string, clock taskboard.Clock) *Host {
+func New(flavor taskboard.Flavor, clock taskboard.Clock) *Host {
 	if clock == nil {
 		clock = taskboard.SystemClock{}
 	}
@@ -394,3 +394,31 @@ func (h *Host) WaitIdle(ctx context.Context, sessionID string) error {
 		}
 	}
 }
+
+// Clock is a [taskboard.Clock] that moves only when told to, for tests and simulations. It
+// is safe for concurrent use.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock returns a clock that reads start until it is advanced.
+func NewClock(start time.Time) *Clock { return &Clock{t: start} }
+
+// Now returns the clock's reading.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock forward by d (a negative d is ignored: clocks never go back).
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d > 0 {
+		c.t = c.t.Add(d)
+	}
+}
+
+var _ taskboard.Clock = (*Clock)(nil)

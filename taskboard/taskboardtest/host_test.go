@@ -119,7 +119,7 @@ func TestHostBehaviour(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.run(t, taskboardtest.New(taskboard.FlavorV1, taskboard.NewManualClock(t0)))
+			tc.run(t, taskboardtest.New(taskboard.FlavorV1, taskboardtest.NewClock(t0)))
 		})
 	}
 }
@@ -133,7 +133,7 @@ func TestHostCapabilitiesFollowFlavour(t *testing.T) {
 }
 
 func Example() {
-	clock := taskboard.NewManualClock(time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC))
+	clock := taskboardtest.NewClock(time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC))
 	h := taskboardtest.New(taskboard.FlavorV2, clock)
 	h.Start("ses_1", "orch", "go")
 	ev := h.Finish("ses_1", "the answer")
