@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/wfs"
 	"pgregory.net/rapid"
 )
 
@@ -223,13 +224,13 @@ func rewriteFixture(t *testing.T, files map[string]string, pattern, tmpl string)
 
 // MemFSRoot is a MemFS holding a tree under Root.
 type MemFSRoot struct {
-	FS   WriteFS
+	FS   wfs.FS
 	Root string
 }
 
 func newMemRoot(t *testing.T, files map[string]string) *MemFSRoot {
 	t.Helper()
-	mem := NewMemFS()
+	mem := wfs.NewMemFS()
 	root := "/w"
 	mk := func(dir string) {
 		parts := strings.Split(strings.TrimPrefix(dir, "/"), "/")

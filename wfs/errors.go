@@ -21,8 +21,8 @@ var (
 	ErrTooLarge = errors.New("file too large")
 	// ErrReadOnly: the process may not write the target (no write permission for it, or no
 	// write bit at all, like mode 0444, also for a superuser); it also matches
-	// fs.ErrPermission. Nothing was written.
-	ErrReadOnly = errors.New("file is read-only")
+	// fs.ErrPermission, and so does any error wrapping it. Nothing was written.
+	ErrReadOnly error = readOnly{}
 	// ErrSpecial: the target is a FIFO, socket or device; it was not opened.
 	ErrSpecial = errors.New("not a regular file (a FIFO, socket or device)")
 	// ErrLocked: [LockFS.TryLock] found the lock held.
@@ -78,10 +78,11 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is makes ErrReadOnly match fs.ErrPermission.
-func (e *Error) Is(target error) bool {
-	return target == fs.ErrPermission && errors.Is(e.Err, ErrReadOnly)
-}
+// readOnly is ErrReadOnly's type: a sentinel that also matches fs.ErrPermission.
+type readOnly struct{}
+
+func (readOnly) Error() string        { return "file is read-only" }
+func (readOnly) Is(target error) bool { return target == fs.ErrPermission }
 
 // existsError is the Err of a Create whose name exists: it matches ErrChanged and
 // fs.ErrExist.

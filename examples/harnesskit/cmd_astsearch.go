@@ -13,6 +13,7 @@ import (
 	"github.com/harnesskit/harnesskit/astsearch"
 	"github.com/harnesskit/harnesskit/format"
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 const astsearchUsage = `usage: harnesskit astsearch search --pattern P --lang L [--selector KIND] [--strictness S] [--globs G]... [--json] [PATH...]
@@ -181,7 +182,7 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 		std.out.Write(plan.Diff())
 		return exitOK
 	}
-	w, err := astsearch.NewOSFS(cwd)
+	w, err := wfs.NewOSFS(cwd)
 	if err != nil {
 		return fail("io", err)
 	}

@@ -1,0 +1,54 @@
+package astsearch
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/harnesskit/harnesskit/wfs"
+	"github.com/harnesskit/harnesskit/wfs/wfstest"
+)
+
+// TestApplyMetadata runs the write layer's metadata table (owner, xattr, ACL, hard link,
+// setuid/setgid/sticky, 0444, symbolic link, FIFO, 243-byte name, a file grown past the limit
+// between Rewrite and Apply) through Rewrite + Plan.Apply on a real directory.
+func TestApplyMetadata(t *testing.T) {
+	plan := func(dir, name string) (*Plan, error) {
+		p, err := Rewrite(context.Background(), os.DirFS(dir), Request{Pattern: "console.log($A)", Lang: JavaScript,
+			Backend: fixtureBackend, Paths: []string{filepath.Base(name)}}, "logger.info($A)")
+		if err == nil && len(p.Files) == 0 {
+			err = errors.New("nothing to rewrite (the file was not searched)")
+		}
+		return p, err
+	}
+	apply := func(p *Plan, dir string) error {
+		w, err := wfs.NewOSFS(dir)
+		if err != nil {
+			return err
+		}
+		defer w.Close()
+		_, err = p.Apply(context.Background(), w, dir)
+		return err
+	}
+	wfstest.Metadata(t, wfstest.Writer{
+		Name:   "file.js",
+		Before: []byte(srcThree),
+		Edit: func(t *testing.T, dir, name string) error {
+			p, err := plan(dir, name)
+			if err != nil {
+				return err
+			}
+			return apply(p, dir)
+		},
+		Plan: func(t *testing.T, dir, name string) func() error {
+			p, err := plan(dir, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func() error { return apply(p, dir) }
+		},
+		Limit: wfs.DefaultMaxFileSize,
+	})
+}
