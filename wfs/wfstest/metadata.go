@@ -118,10 +118,7 @@ func commonCases() []metaCase {
 			}
 			return link
 		}, check: func(t *testing.T, w *Writer, dir, file string, err error) {
-			if err != nil {
-				t.Fatalf("edit through a symbolic link: %v", err)
-			}
-			changed(t, w, file)
+			edited(t, w, file, err)
 			link := filepath.Join(dir, "link-"+w.Name)
 			fi, lerr := os.Lstat(link)
 			target, rerr := os.Readlink(link)
@@ -137,10 +134,7 @@ func commonCases() []metaCase {
 		}, check: func(t *testing.T, w *Writer, dir, file string, err error) {
 			ext := filepath.Ext(w.Name)
 			long := filepath.Join(dir, strings.Repeat("n", 243-len(ext))+ext)
-			if err != nil {
-				t.Fatalf("edit of a file with a 243-byte name: %v", err)
-			}
-			changed(t, w, long)
+			edited(t, w, long, err)
 		}},
 		{name: "grown_past_limit", setup: func(t *testing.T, w *Writer, dir, file string) string {
 			if w.Plan == nil || w.Limit <= 0 || w.Limit > 256<<20 {
@@ -168,6 +162,15 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// edited asserts that the edit succeeded and changed file.
+func edited(t *testing.T, w *Writer, file string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("edit of %s: %v", filepath.Base(file), err)
+	}
+	changed(t, w, file)
 }
 
 func changed(t *testing.T, w *Writer, file string) {

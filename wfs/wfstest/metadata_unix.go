@@ -28,10 +28,7 @@ func systemCases() []metaCase {
 			must(t, os.Chown(file, 1000, 1000))
 			return file
 		}, check: func(t *testing.T, w *Writer, dir, file string, err error) {
-			if err != nil {
-				t.Fatalf("edit: %v", err)
-			}
-			changed(t, w, file)
+			edited(t, w, file, err)
 			fi, _ := os.Stat(file)
 			if st := fi.Sys().(*syscall.Stat_t); st.Uid != 1000 || st.Gid != 1000 {
 				t.Errorf("owner %d:%d, want 1000:1000 kept", st.Uid, st.Gid)
@@ -44,10 +41,7 @@ func systemCases() []metaCase {
 			}
 			return file
 		}, check: func(t *testing.T, w *Writer, dir, file string, err error) {
-			if err != nil {
-				t.Fatalf("edit: %v", err)
-			}
-			changed(t, w, file)
+			edited(t, w, file, err)
 			if v := getxattr(file, "user.harnesskit"); string(v) != "kept" {
 				t.Errorf("user.harnesskit = %q, want %q kept", v, "kept")
 			}
@@ -63,10 +57,7 @@ func systemCases() []metaCase {
 			}
 			return file
 		}, check: func(t *testing.T, w *Writer, dir, file string, err error) {
-			if err != nil {
-				t.Fatalf("edit: %v", err)
-			}
-			changed(t, w, file)
+			edited(t, w, file, err)
 			if v := getxattr(file, aclName); !bytes.Equal(v, accessACL()) {
 				t.Errorf("%s = %x, want %x kept (the user:1000:r-- entry)", aclName, v, accessACL())
 			}
@@ -78,10 +69,7 @@ func systemCases() []metaCase {
 			}
 			return file
 		}, check: func(t *testing.T, w *Writer, dir, file string, err error) {
-			if err != nil {
-				t.Fatalf("edit: %v", err)
-			}
-			changed(t, w, file)
+			edited(t, w, file, err)
 			a, _ := os.ReadFile(file)
 			b, _ := os.ReadFile(file + ".link")
 			fa, _ := os.Stat(file)
@@ -102,10 +90,7 @@ func systemCases() []metaCase {
 			}
 			return file
 		}, check: func(t *testing.T, w *Writer, dir, file string, err error) {
-			if err != nil {
-				t.Fatalf("edit: %v", err)
-			}
-			changed(t, w, file)
+			edited(t, w, file, err)
 			wantMode(t, file, fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky|0o755)
 		}},
 		{name: "fifo", setup: func(t *testing.T, w *Writer, dir, file string) string {
