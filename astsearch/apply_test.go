@@ -52,3 +52,36 @@ func TestApplyMetadata(t *testing.T) {
 		Limit: wfs.DefaultMaxFileSize,
 	})
 }
+
+// TestApplyCrashAtEveryStep stops a two-file Apply after every one of its calls, and every
+// recovery after every one of its calls: the tree is always the one before or the one after
+// the rewrite, with nothing left behind.
+func TestApplyCrashAtEveryStep(t *testing.T) {
+	const root = "/w"
+	tree := func(t *testing.T) *wfs.MemFS {
+		m := wfs.NewMemFS()
+		for name, data := range map[string]string{"a.js": srcUtil, "sub/b.js": srcThree, "keep.js": srcUtil} {
+			if err := m.WriteFile(root+"/"+name, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return m
+	}
+	n := wfstest.CrashAtEveryStep(t, wfstest.CrashCase{
+		Root: root,
+		Tree: tree,
+		Commit: func(t *testing.T, fsys wfs.FS) error {
+			p, err := Rewrite(context.Background(), wfs.DirFS(fsys, root), Request{Pattern: "console.log($A)", Lang: JavaScript,
+				Backend: fixtureBackend, Paths: []string{"a.js", "sub/b.js"}}, "logger.info($A)")
+			if err != nil {
+				return err
+			}
+			if len(p.Files) != 2 {
+				return errors.New("the rewrite does not plan two files")
+			}
+			_, err = p.Apply(context.Background(), fsys, root)
+			return err
+		},
+	})
+	t.Logf("%d stop points", n)
+}

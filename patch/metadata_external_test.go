@@ -3,9 +3,11 @@ package patch_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/wfs"
 	"github.com/harnesskit/harnesskit/wfs/wfstest"
 )
 
@@ -53,4 +55,58 @@ func TestMetadata(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestCommitCrashAtEveryStep stops a multi-file commit (an update, an add in a new
+// directory, a move and a delete) after every one of its calls, and every recovery after
+// every one of its calls: the tree is always the one before or the one after the patch, with
+// nothing left behind. Atomic and section-by-section (Codex compatibility) commits.
+func TestCommitCrashAtEveryStep(t *testing.T) {
+	sections := [][]string{
+		{"*** Update File: a.txt", "@@", "-a", "+A"},
+		{"*** Add File: new/dir/n.txt", "+n"},
+		{"*** Update File: b.txt", "*** Move to: c.txt", "@@", "-b", "+C"},
+		{"*** Delete File: d.txt"},
+	}
+	text := apText(slices.Concat(sections...)...)
+	tree := func(t *testing.T) *wfs.MemFS {
+		return apTree(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "d.txt": "d\n", "keep.txt": "k\n"})
+	}
+	// The trees once the first k sections are written: section by section, a crash may
+	// leave any of them.
+	between := func(t *testing.T) []map[string]wfs.Entry {
+		var out []map[string]wfs.Entry
+		for k := 1; k < len(sections); k++ {
+			m := tree(t)
+			a, _ := patch.New(m, apRoot)
+			if _, err := a.Apply(context.Background(), apText(slices.Concat(sections[:k]...)...)); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, m.TreeUnder(apRoot))
+		}
+		return out
+	}
+	total := 0
+	for _, mode := range []struct {
+		name    string
+		opts    []patch.Option
+		between func(t *testing.T) []map[string]wfs.Entry
+	}{{name: "atomic"}, {name: "codex_compat", opts: []patch.Option{patch.WithCodexCompat()}, between: between}} {
+		t.Run(mode.name, func(t *testing.T) {
+			total += wfstest.CrashAtEveryStep(t, wfstest.CrashCase{
+				Root:    apRoot,
+				Tree:    tree,
+				Between: mode.between,
+				Commit: func(t *testing.T, fsys wfs.FS) error {
+					a, err := patch.New(fsys, apRoot, mode.opts...)
+					if err != nil {
+						return err
+					}
+					_, err = a.Apply(context.Background(), text)
+					return err
+				},
+			})
+		})
+	}
+	t.Logf("%d stop points in all", total)
 }

@@ -235,33 +235,31 @@ func recoverJournal(ctx context.Context, fsys FS, name string, cfg txConfig) (*R
 			conflict, err := back(ctx, fsys, p.ops[i], cfg.limit)
 			note(p.ops[i], conflict, err)
 		}
-	default:
-		// Nothing was switched, except by a commit of one step, whose one rename either
-		// happened or not: drop what was staged.
+	case len(p.ops) == 1 && !p.ops[0].InPlace:
+		// A commit of one step has no commit mark: its temporary was complete before its
+		// switch began. A name that no longer holds its old state was being switched (or was
+		// switched, and the commit reported its success before its clean-up failed): finish
+		// the switch. Otherwise nothing happened: drop what was staged.
+		o := p.ops[0]
 		r.Outcome = RolledBack
-		done := len(p.ops) > 0
-		for _, o := range p.ops {
-			if o.New == nil {
-				done = false
-				continue
-			}
-			if ok, err := matches(ctx, fsys, o.Name, *o.New, cfg.limit); err != nil || !ok {
-				done = false
-			}
+		old, err := matches(ctx, fsys, o.Name, o.Old, cfg.limit)
+		if err != nil {
+			errs = append(errs, err)
+			break
 		}
-		if done && len(p.ops) == 1 {
+		if !old || o.Keep == keepMove && !exists(fsys, o.Name) && exists(fsys, o.Aside) {
 			r.Outcome = RolledForward
+			conflict, err := forward(ctx, fsys, o, cfg.limit)
+			note(o, conflict, err)
 		}
+		if err := removeIfExists(fsys, o.Aside); err != nil && !slices.Contains(r.Conflicts, o.Name) {
+			errs = append(errs, err)
+		}
+	default:
+		// Nothing was switched: a commit of several steps switches only after its commit
+		// mark. Drop what was staged.
+		r.Outcome = RolledBack
 		for _, o := range p.ops {
-			if o.Placeholder && exists(fsys, o.Temp) && isPlaceholder(fsys, o.Name) {
-				// A commit of one step was switching: its placeholder stands where the
-				// new file goes. Finish the switch.
-				if err := fsys.Rename(o.Temp, o.Name); err != nil {
-					errs = append(errs, err)
-				} else {
-					r.Outcome = RolledForward
-				}
-			}
 			if o.Keep == keepMove {
 				continue // the name itself would have been moved, at the switch only
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/harnesskit/harnesskit/wfs"
+	"github.com/harnesskit/harnesskit/wfs/wfstest"
 )
 
 var ctx = context.Background()
@@ -162,14 +163,16 @@ func TestTxOrderOfOperations(t *testing.T) {
 	}
 }
 
-// TestTxCrashAtEveryStep stops the commit after each of its mutating calls in turn (every
-// later call fails, as when the process dies there), then recovers: the tree is always
-// either the before or the after tree, with no temporary left. Recovery itself is then
-// interrupted at every step and run again.
+// TestTxCrashAtEveryStep stops a three-file commit after each of its calls in turn, and each
+// recovery after each of its calls (wfstest.CrashAtEveryStep, which also runs it without
+// hard links): the tree is always the before or the after tree, with nothing left behind.
 func TestTxCrashAtEveryStep(t *testing.T) {
-	t.Run("links", func(t *testing.T) { crashAtEveryStep(t, func(m *wfs.MemFS) wfs.FS { return m }) })
-	t.Run("no_links", func(t *testing.T) { crashAtEveryStep(t, func(m *wfs.MemFS) wfs.FS { return noLinks{m} }) })
-	t.Run("no_link_support", func(t *testing.T) { crashAtEveryStep(t, func(m *wfs.MemFS) wfs.FS { return noLinkFS{m} }) })
+	n := wfstest.CrashAtEveryStep(t, wfstest.CrashCase{
+		Root:   memRoot(),
+		Tree:   func(t *testing.T) *wfs.MemFS { return txTree(t, beforeTree) },
+		Commit: func(t *testing.T, fsys wfs.FS) error { _, err := threeFileCommit(t, fsys); return err },
+	})
+	t.Logf("%d stop points", n)
 }
 
 // noLinks is a MemFS whose Link fails as on a file system without hard links (FAT, exFAT).
@@ -186,70 +189,6 @@ type fsOnly interface {
 	wfs.FS
 	wfs.ReadDirFS
 	wfs.LockFS
-}
-
-func crashAtEveryStep(t *testing.T, wrap func(*wfs.MemFS) wfs.FS) {
-	m := txTree(t, beforeTree)
-	var calls atomic.Int64
-	m.InjectFault(func(op, name string) bool { calls.Add(1); return false }, syscall.EIO)
-	if _, err := threeFileCommit(t, wrap(m)); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(afterTree, files(m)); diff != "" {
-		t.Fatalf("commit without faults (-want +got):\n%s", diff)
-	}
-	steps := int(calls.Load()) // every call that changes the tree, writes, syncs or closes
-	if steps < 10 {
-		t.Fatalf("only %d steps", steps)
-	}
-	outcomes := map[string]int{}
-	for k := 0; k <= steps; k++ {
-		m := txTree(t, beforeTree)
-		var n atomic.Int64
-		m.InjectFault(func(op, name string) bool { return n.Add(1) > int64(k) }, syscall.EIO)
-		_, _ = threeFileCommit(t, wrap(m))
-		m.ClearFaults()
-		recs, err := wfs.Recover(ctx, wrap(m), memRoot())
-		if err != nil {
-			t.Fatalf("crash after step %d: Recover: %v", k, err)
-		}
-		got := files(m)
-		switch {
-		case cmp.Equal(got, beforeTree):
-			outcomes["before"]++
-		case cmp.Equal(got, afterTree):
-			outcomes["after"]++
-		default:
-			t.Errorf("crash after step %d: mixed tree after recovery %v: %v", k, recs, got)
-		}
-		// Recovery interrupted at each of its own steps, then run again.
-		for r := 0; ; r++ {
-			m := txTree(t, beforeTree)
-			var n atomic.Int64
-			m.InjectFault(func(op, name string) bool { return n.Add(1) > int64(k) }, syscall.EIO)
-			_, _ = threeFileCommit(t, wrap(m))
-			m.ClearFaults()
-			var rn atomic.Int64
-			m.InjectFault(func(op, name string) bool { return rn.Add(1) > int64(r) }, syscall.EIO)
-			_, _ = wfs.Recover(ctx, wrap(m), memRoot())
-			used := rn.Load()
-			m.ClearFaults()
-			if _, err := wfs.Recover(ctx, wrap(m), memRoot()); err != nil {
-				t.Fatalf("crash after step %d, recovery stopped after %d: Recover: %v", k, r, err)
-			}
-			got := files(m)
-			if !cmp.Equal(got, beforeTree) && !cmp.Equal(got, afterTree) {
-				t.Errorf("crash after step %d, recovery stopped after %d: mixed tree %v", k, r, got)
-			}
-			if used <= int64(r) {
-				break // recovery needed fewer steps than r: every stop point was tried
-			}
-		}
-	}
-	if outcomes["before"] == 0 || outcomes["after"] == 0 {
-		t.Errorf("outcomes %v: want both before and after states reached", outcomes)
-	}
-	t.Logf("%d stop points: %v", steps+1, outcomes)
 }
 
 func TestTxRefusals(t *testing.T) {
