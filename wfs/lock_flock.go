@@ -14,7 +14,9 @@ import (
 // tryLock takes flock(2)'s exclusive lock, without waiting, on rel opened read-only (a
 // directory is locked itself: no lock file is made). The lock belongs to the open file
 // description, so two TryLocks of one process exclude each other too, and the kernel drops
-// it when the process dies.
+// it when the process dies. A lock taken on a file the name no longer leads to (it was
+// removed or replaced meanwhile) is given back: ErrLocked, or the error saying the name is
+// gone.
 func tryLock(root *os.Root, rel string) (func(), error) {
 	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -33,6 +35,21 @@ func tryLock(root *os.Root, rel string) (func(), error) {
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			return nil, ErrLocked
 		}
+		return nil, err
+	}
+	// The name may have been removed (or replaced) between the open and the lock, by the
+	// holder that just let go: the lock is then on a file nobody else will lock again. Only a
+	// lock on the file the name still leads to counts.
+	held, err := f.Stat()
+	if err == nil {
+		var now os.FileInfo
+		now, err = root.Stat(rel)
+		if err == nil && !os.SameFile(held, now) {
+			err = ErrLocked
+		}
+	}
+	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	return sync.OnceFunc(func() { f.Close() }), nil

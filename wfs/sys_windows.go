@@ -40,16 +40,23 @@ func removeFallback(name string, err error) error {
 }
 
 // inUse marks a failed switch of name as ErrInUse when another program holds the file open
-// without sharing it: a sharing or lock violation, or an access denial that a re-open for
-// writing (sharing everything) shows to be a sharing violation rather than a permission.
+// without sharing delete access, which replacing or removing it needs: a sharing or lock
+// violation, or an access denial that a re-open asking for exactly DELETE access (sharing
+// everything) shows to be a sharing violation rather than a permission.
 func inUse(name string, err error) error {
 	switch {
 	case errors.Is(err, windows.ERROR_SHARING_VIOLATION), errors.Is(err, windows.ERROR_LOCK_VIOLATION):
 		return fmt.Errorf("%w: %w", ErrInUse, err)
 	case errors.Is(err, windows.ERROR_ACCESS_DENIED):
-		f, oerr := os.OpenFile(name, os.O_WRONLY, 0)
+		p, perr := windows.UTF16PtrFromString(name)
+		if perr != nil {
+			return err
+		}
+		h, oerr := windows.CreateFile(p, windows.DELETE,
+			windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil,
+			windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS|windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
 		if oerr == nil {
-			f.Close()
+			windows.CloseHandle(h)
 			return err
 		}
 		if errors.Is(oerr, windows.ERROR_SHARING_VIOLATION) {
