@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/harnesskit/harnesskit/internal/fmtreport"
 	"github.com/harnesskit/harnesskit/wfs"
 )
 
@@ -84,24 +85,9 @@ func (p *Plan) Apply(ctx context.Context, w wfs.FS, root string, opts ...ApplyOp
 		}
 		data := fp.Content
 		if cfg.formatter != nil {
-			rep := FormatReport{Path: fp.Path}
-			out, name, ferr := cfg.formatter.Format(ctx, abs, data)
-			switch {
-			case ferr != nil:
-				rep.Formatter, rep.Note = name, "formatter failed, the edit is written as is: "+ferr.Error()
-			case name != "":
-				rep.Formatter = name
-				if string(out) != string(data) {
-					d := lineDiff(fp.Path, data, out)
-					if strings.Count(d, "\n") <= 40 {
-						rep.Diff = d
-					} else {
-						rep.Note = "the formatter changed more than 40 lines; re-read the file"
-					}
-					data = out
-				}
-			}
-			applied.Formatted = append(applied.Formatted, rep)
+			o := fmtreport.Run(ctx, cfg.formatter.Format, abs, fp.Path, "rewrite", data)
+			applied.Formatted = append(applied.Formatted, FormatReport{Path: fp.Path, Formatter: o.Formatter, Diff: o.Diff, Note: o.Note})
+			data = o.Out
 		}
 		tx.Write(snap, data)
 		written = append(written, fp)
@@ -151,22 +137,4 @@ func applyErr(err error, root string, written []*FilePlan) error {
 		names = append(names, fp.Path)
 	}
 	return &FileError{Op: "write", Path: path, Err: fmt.Errorf("%w (files of the rewrite: %s)", err, strings.Join(names, ", "))}
-}
-
-// lineDiff is a unified diff of two versions of a file: the differing middle, after the
-// common leading and trailing lines, as one replacement.
-func lineDiff(name string, a, b []byte) string {
-	al, bl := splitLines(a), splitLines(b)
-	pre := 0
-	for pre < len(al) && pre < len(bl) && al[pre] == bl[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(al)-pre && suf < len(bl)-pre && al[len(al)-1-suf] == bl[len(bl)-1-suf] {
-		suf++
-	}
-	start := len(strings.Join(al[:pre], ""))
-	end := len(a) - len(strings.Join(al[len(al)-suf:], ""))
-	repl := strings.Join(bl[pre:len(bl)-suf], "")
-	return unifiedDiff(name, a, b, []Edit{{Start: start, End: end, Replacement: repl}})
 }

@@ -2,19 +2,11 @@ package astsearch
 
 import (
 	"bytes"
-	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/harnesskit/harnesskit/internal/udiff"
 )
-
-// diffContext is the number of unchanged lines around each hunk.
-const diffContext = 3
-
-// region is a run of whole old lines [a, b) replaced by new lines.
-type region struct {
-	a, b     int
-	newLines []string
-}
 
 // splitLines splits s into lines that keep their '\n'.
 func splitLines(s []byte) []string {
@@ -59,11 +51,11 @@ func (x lineIndex) line(off int) int {
 }
 
 // unifiedDiff builds the diff of applying edits (sorted, disjoint) to old, from the edit
-// list alone: each edit is widened to whole lines and edits sharing a line are merged.
+// list alone: each edit is widened to whole lines and edits sharing a line are merged. The
+// text is written by the module's one diff writer (internal/udiff).
 func unifiedDiff(name string, old, new []byte, edits []Edit) string {
 	idx := newLineIndex(old)
 	lineOf := idx.line
-	var regs []region
 	type span struct{ a, b int } // line range
 	var spans []span
 	var groups [][]Edit
@@ -84,6 +76,7 @@ func unifiedDiff(name string, old, new []byte, edits []Edit) string {
 		groups = append(groups, []Edit{e})
 	}
 	oldLines, starts := idx.lines, idx.starts
+	changes := make([]udiff.Change, 0, len(spans))
 	for i, sp := range spans {
 		if sp.b > len(oldLines) {
 			sp.b = len(oldLines)
@@ -99,63 +92,10 @@ func unifiedDiff(name string, old, new []byte, edits []Edit) string {
 		if pos < hi {
 			nb = append(nb, old[pos:hi]...)
 		}
-		regs = append(regs, region{a: sp.a, b: sp.b, newLines: splitLines(nb)})
+		changes = append(changes, udiff.Change{A: sp.a, B: sp.b, New: splitLines(nb)})
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", name, name)
-	delta := 0 // new line number minus old line number before the current hunk
-	for i := 0; i < len(regs); {
-		j := i
-		for j+1 < len(regs) && regs[j+1].a-regs[j].b <= 2*diffContext {
-			j++
-		}
-		first := max(regs[i].a-diffContext, 0)
-		last := min(regs[j].b+diffContext, len(oldLines))
-		var body strings.Builder
-		oldN, newN := 0, 0
-		ctx := func(from, to int) {
-			for k := from; k < to; k++ {
-				writeLine(&body, ' ', oldLines[k])
-				oldN++
-				newN++
-			}
-		}
-		ctx(first, regs[i].a)
-		hunkDelta := 0
-		for k := i; k <= j; k++ {
-			if k > i {
-				ctx(regs[k-1].b, regs[k].a)
-			}
-			for _, l := range oldLines[regs[k].a:regs[k].b] {
-				writeLine(&body, '-', l)
-				oldN++
-			}
-			for _, l := range regs[k].newLines {
-				writeLine(&body, '+', l)
-				newN++
-			}
-			hunkDelta += len(regs[k].newLines) - (regs[k].b - regs[k].a)
-		}
-		ctx(regs[j].b, last)
-		oldStart, newStart := first+1, first+1+delta
-		if oldN == 0 {
-			oldStart--
-		}
-		if newN == 0 {
-			newStart--
-		}
-		fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", oldStart, oldN, newStart, newN)
-		b.WriteString(body.String())
-		delta += hunkDelta
-		i = j + 1
+	if len(changes) == 0 {
+		return "--- a/" + name + "\n+++ b/" + name + "\n"
 	}
-	return b.String()
-}
-
-func writeLine(b *strings.Builder, tag byte, l string) {
-	b.WriteByte(tag)
-	b.WriteString(l)
-	if !strings.HasSuffix(l, "\n") {
-		b.WriteString("\n\\ No newline at end of file\n")
-	}
+	return udiff.Write(name, oldLines, changes)
 }

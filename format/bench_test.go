@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/harnesskit/harnesskit/format"
+	"github.com/harnesskit/harnesskit/internal/testenv"
 )
 
 // benchProject is a monorepo-shaped tree: the file is five directories deep, and the
@@ -80,7 +81,7 @@ func BenchmarkRunnerCat(b *testing.B) {
 	})
 	b.Run("runner", func(b *testing.B) {
 		reg := []format.Def{{Name: "cat", Extensions: []string{".txt"}, Args: []string{cat}, Mode: format.Stdin}}
-		env := format.Env{Root: b.TempDir(), FS: fstest.MapFS{}, LookPath: fakePath()}
+		env := format.Env{Root: testenv.TempDir(b), FS: fstest.MapFS{}, LookPath: fakePath()}
 		var r format.Runner
 		cfg := format.Config{Enabled: format.On()}
 		b.ReportAllocs()

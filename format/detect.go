@@ -55,21 +55,34 @@ func (env Env) getenv(name string) string {
 }
 
 // locate turns path (absolute, or relative to Root) into its slash path relative to Root
-// and its absolute OS path. inside is false for a path outside Root.
+// and its absolute OS path. inside is false for a path outside Root. On Windows a path rooted
+// without a drive letter (\x\a.go, /x/a.go) is read on the root's drive, and a path that
+// names a drive without being absolute (C:a.go, relative to that drive's current
+// directory) is outside, as is any relative path that leaves the root or is not a valid
+// slash path once cleaned.
 func (env Env) locate(p string) (rel, abs string, inside bool) {
-	if filepath.IsAbs(p) {
-		abs = filepath.Clean(p)
-		r, err := filepath.Rel(env.Root, abs)
-		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
-			return "", abs, false
+	if !filepath.IsAbs(p) {
+		r := filepath.Clean(p)
+		switch {
+		case filepath.VolumeName(r) != "":
+			return "", r, false
+		case r != "" && os.IsPathSeparator(r[0]):
+			p = filepath.VolumeName(env.Root) + r
+		default:
+			// Clean keeps a leading ".\" on Windows where dropping it would leave a drive
+			// (".\C:"); such a name is no file under the root.
+			if rel := filepath.ToSlash(r); fs.ValidPath(rel) {
+				return rel, filepath.Join(env.Root, r), true
+			}
+			return "", filepath.Join(env.Root, r), false
 		}
-		return filepath.ToSlash(r), abs, true
 	}
-	r := filepath.Clean(p)
-	if r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return "", filepath.Join(env.Root, r), false
+	abs = filepath.Clean(p)
+	r, err := filepath.Rel(env.Root, abs)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
+		return "", abs, false
 	}
-	return filepath.ToSlash(r), filepath.Join(env.Root, r), true
+	return filepath.ToSlash(r), abs, true
 }
 
 // Cache remembers which files exist and what they contain, per directory and name under the
@@ -218,15 +231,18 @@ func (p *probe) hasDep(dir, name, dep string, sections []string) bool {
 	return false
 }
 
-// dirsUp lists dir and its parents up to the root ".", nearest first.
+// dirsUp lists dir (a slash path relative to the root) and its parents up to the root ".",
+// nearest first. It stops at a directory that is its own parent, so a rooted path cannot
+// make it loop.
 func dirsUp(dir string) []string {
 	var out []string
 	for {
 		out = append(out, dir)
-		if dir == "." || dir == "" {
+		up := path.Dir(dir)
+		if dir == "." || dir == "" || up == dir {
 			return out
 		}
-		dir = path.Dir(dir)
+		dir = up
 	}
 }
 

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"io/fs"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/harnesskit/harnesskit/format"
@@ -276,6 +278,35 @@ func TestConfigValidate(t *testing.T) {
 			err := c.Validate(format.Builtins())
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, format.ErrConfig) {
 				t.Errorf("Validate = %v, want ErrConfig mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestDetectRootedPathWithoutDrive: on Windows `\x\a.go` and `/x/a.go` are rooted on the
+// current drive without naming it; Detect used to walk up from "/" forever (23 GB). They are
+// read on the root's drive; everywhere, Detect returns (a hang fails the test after a minute
+// instead of eating memory).
+func TestDetectRootedPathWithoutDrive(t *testing.T) {
+	root := "/x"
+	if runtime.GOOS == "windows" {
+		root = `C:\x`
+	}
+	env := format.Env{Root: root, FS: fstest.MapFS{"go.mod": {Data: []byte("module x\n")}}, LookPath: fakePath(), Getenv: func(string) string { return "" }}
+	for _, p := range []string{`\x\a.go`, `/x/a.go`, `\a.go`, `/`, `\`, `C:a.go`} {
+		t.Run(p, func(t *testing.T) {
+			done := make(chan []format.Plan, 1)
+			go func() {
+				plans, _ := format.Detect(env, format.Config{}, format.Builtins(), p)
+				done <- plans
+			}()
+			select {
+			case plans := <-done:
+				if strings.HasSuffix(p, "a.go") && p != "C:a.go" && (len(plans) != 1 || plans[0].Def.Name != "gofmt") {
+					t.Errorf("plans = %v, want gofmt", plans)
+				}
+			case <-time.After(time.Minute):
+				t.Fatalf("Detect(%q) did not return", p)
 			}
 		})
 	}

@@ -52,29 +52,54 @@
 // nixfmt), so the formatter never touches a file; the others rewrite a temporary copy made in
 // the file's directory (so they find the same configuration), which is read back and removed,
 // and the directory's other entries are compared before and after: a formatter that changed
-// a sibling file is reported in [Result.Others]. Each run has a timeout ([DefaultTimeout],
-// and [DefaultFileTimeout] for all formatters of one file); on timeout or cancellation the
-// whole process group is killed, and whatever is left in the group after the formatter exits
-// is killed too. stderr is kept up to [DefaultMaxStderr] bytes in the error.
+// a sibling file is reported in [Result.Others]. The copy is hidden and keeps the file's
+// suffix (app.rb → .app.rb.hk-<16 hex>.rb), so the formatter knows the language while builds
+// and autoloaders, which skip hidden files, never pick it up; it is the write layer's
+// temporary-name scheme, so a copy left by a host that was killed is recognised as a
+// leftover and removed by recovery. What a formatter prints, or leaves in its copy, is read
+// up to [DefaultMaxOutput] bytes; more is a failure. Each run has a timeout
+// ([DefaultTimeout], and [DefaultFileTimeout] for all formatters of one file); see
+// "Formatter processes" below for what is killed when. stderr is kept up to
+// [DefaultMaxStderr] bytes in the error.
 //
 // A UTF-8 BOM the formatter dropped is put back, and so are CRLF line breaks when the input
 // used only CRLF and the formatter returned LF (not for Go, whose canonical form is LF).
-// [Runner.File] writes back only when the output differs: atomically (a temporary file
-// renamed over the original, keeping its mode), through an os.Root on the project root, and
-// only if the file still holds what was read; otherwise the other writer's bytes stay and the
-// result carries [ErrConcurrentChange]. [Runner.Edit] can keep only the formatter's changes
-// near the lines an edit touched ([ScopeTouched]).
+//
+// [Runner.File] formats a file on disk, through an os.Root on the project root. A symbolic
+// link is followed inside the root (the file it names is formatted, the link stays a link).
+// Refused before anything is written: a FIFO, socket or device (decided before opening, so
+// File never blocks on one), a file the process may not write (no write bit for its class;
+// for root, no write bit at all, as in 0444), a file with several hard links, and a file over
+// [Runner.MaxFileSize] ([DefaultMaxFileSize]) or one that grows past it while it is read.
+// File writes back only when the output differs: atomically (a temporary file, fsynced,
+// renamed over the original, keeping its whole mode with setuid and setgid, and its owner
+// where the process may set it; then the directory is fsynced), and only if the file still
+// holds what was read — checked by size, time and identity before any byte is read again;
+// otherwise the other writer's bytes stay and the result carries [ErrConcurrentChange].
+// Temporary names fit 255 bytes for every valid file name.
+//
+// [Runner.Edit] can keep only the formatter's changes near the lines an edit touched
+// ([ScopeTouched]). Such a partial result is kept only when it is verified: the formatter,
+// run again on it, must print exactly what it printed for the whole edit — for Go the mix
+// therefore parses and is the same program, and for every other language the formatter
+// itself is the judge. A mix it refuses or formats differently (part of a re-indentation,
+// an import moved but not added) is never written: the edit stays as written and
+// [Result.Note] says why. So the result is the formatter's whole output, a verified part of
+// it, or none of it.
 //
 // # Results and errors
 //
 // A [Result] carries the formatter's name, Before and After, a unified [Unified] diff that
 // turns Before into After, the skipped formatters, the elapsed time and Others;
-// [Result.Report] is the text for the model ("formatted by gofmt, 3 lines changed" with the
-// diff up to [DefaultMaxReportDiffLines] lines, else a request to re-read the file). A failure
-// never fails the edit: Result.Err is set and the content stays as written. Every error is an
-// [*Error] (formatter, exit code, stderr) that unwraps to one sentinel: [ErrFormatter],
-// [ErrTimeout], [ErrNotRunnable], [ErrSyntax], [ErrConcurrentChange], [ErrConfig],
-// [ErrOutside] or [ErrIO].
+// [Result.Report] is the text for the model ("formatted by gofmt, 6 lines changed (+4 -2)"
+// with the diff when its text has at most [DefaultMaxReportDiffLines] lines, headers and
+// context counted, else a request to re-read the file; lines changed are the lines added
+// plus the lines removed). patch and astsearch word their formatter reports by the same
+// rule. A failure never fails the edit: Result.Err is set and the content stays as written.
+// Every error is an [*Error] (formatter, exit code, stderr) that unwraps to one sentinel:
+// [ErrFormatter], [ErrTimeout], [ErrNotRunnable], [ErrSyntax], [ErrConcurrentChange],
+// [ErrConfig], [ErrOutside] or [ErrIO]; a refusal of File also unwraps to fs.ErrPermission
+// (read-only) or fs.ErrInvalid (not a regular file).
 //
 // # Security Considerations
 //
@@ -89,9 +114,43 @@
 //
 // Formatters run with the project root as working directory and the host's environment plus
 // the formatter's own variables; their output is capped ([DefaultMaxOutput]). The original
-// file is written only by this package, and [Runner.File] refuses paths outside the root. On
-// systems without process groups (Windows) cancellation kills the formatter itself, and
-// children it started may outlive it. In-place formatters see a temporary copy next to the
-// file, so a tool that formats other files it finds (rustfmt's out-of-line modules, cargo
-// fmt) is run in stdin mode or reported through Others.
+// file is written only by this package, and [Runner.File] refuses paths outside the root.
+//
+// On Windows a formatter installed as a batch file (.cmd or .bat, as npm installs prettier
+// and biome in node_modules/.bin) runs under cmd.exe, which reads its command line by rules of
+// its own that Go's quoting does not follow: a file named x&ver&echo.ts would run ver. A batch
+// file is therefore never given a file name: an npm shim is replaced by the program it starts
+// (node with the package's script, or the executable it names), and any other batch file runs
+// only when every argument is made of characters cmd.exe reads literally; otherwise the
+// formatter does not run and the error is [ErrNotRunnable].
+//
+// # Formatter processes
+//
+// A formatter runs in a process group of its own, which is killed when the formatter exits,
+// times out or is cancelled, so the children it forks die with it. Children that leave the
+// group (setsid, or a daemon's double fork) are handled on Linux: every process of a run
+// carries a token in its environment (HARNESSKIT_FORMAT_RUN), and before the call returns
+// every live process that carries it is killed, looking again until none is left (a process
+// that keeps forking is outrun), through a pidfd so that a reused pid is never signalled.
+// The formatter itself also gets SIGKILL from the kernel when the host dies.
+//
+// format does not make the host a child subreaper (PR_SET_CHILD_SUBREAPER). That attribute
+// belongs to the whole process: while it is set, every orphan of every subprocess the host
+// runs, not only formatters, becomes the host's child, and a library cannot tell those from
+// the children the host started itself: reaping them would steal exit statuses the host is
+// waiting for, not reaping them leaves zombies. The processes format kills are therefore
+// reaped by their reaper (init, or the container's); when the host is PID 1 or has made
+// itself a subreaper, format reaps exactly the processes it killed, which carry its token,
+// and never waits for any other child.
+//
+// What remains: on Linux, a descendant that both leaves the group and replaces its
+// environment (env -i) is not found; if the host itself is killed, the formatter dies but
+// its children that left the group live on, and a temporary copy of an in-place run stays
+// until the write layer's recovery removes it. On macOS and the BSDs only the process group
+// is killed. On Windows there are no process groups here: cancellation kills the formatter
+// itself, and children it started may outlive it (a job object would be needed).
+//
+// In-place formatters see a temporary copy next to the file, so a tool that formats other
+// files it finds (rustfmt's out-of-line modules, cargo fmt) is run in stdin mode or reported
+// through Others.
 package format

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/harnesskit/harnesskit/format"
+	"github.com/harnesskit/harnesskit/internal/testenv"
 )
 
 // edgeCase is one row of the edge-case table: a project on disk, fake or real formatters, a
@@ -58,9 +59,7 @@ func marker(name string) string { return script("cat; echo '# formatted by " + n
 const pgidLine = `echo $$ > "{{root}}/.pgid"`
 
 func TestEdgeCases(t *testing.T) {
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("these cases run fake formatters as /bin/sh scripts")
-	}
+	needShell(t)
 	badGo := "package main\nfunc main(){\nprintln( 1 )\n}\n"
 	tests := []edgeCase{
 		{
@@ -211,6 +210,46 @@ func TestEdgeCases(t *testing.T) {
 			wantErrText:   []string{"removed or replaced its input"},
 		},
 		{
+			name:          "fault_in_place_formatter_killed_mid_write",
+			files:         map[string]string{"docs/a.txt": "hello\n"},
+			bins:          map[string]string{"halfway": script(pgidLine + "\nprintf 'hal' > \"$1\"\nkill -9 $$")},
+			cfg:           `{"halfway": {"command": ["halfway", "$FILE"], "extensions": [".txt"]}}`,
+			file:          "docs/a.txt",
+			wantFormatter: "halfway",
+			wantErr:       format.ErrFormatter,
+			wantErrText:   []string{"ended abnormally (signal: killed)"},
+		},
+		{
+			name:          "fault_in_place_formatter_leaves_a_fifo_for_its_copy",
+			files:         map[string]string{"docs/a.txt": "hello\n"},
+			bins:          map[string]string{"piper": script(pgidLine + "\nrm -f \"$1\"\nmkfifo \"$1\"")},
+			cfg:           `{"piper": {"command": ["piper", "$FILE"], "extensions": [".txt"]}}`,
+			file:          "docs/a.txt",
+			wantFormatter: "piper",
+			wantErr:       format.ErrFormatter,
+			wantErrText:   []string{"it is now a FIFO"},
+		},
+		{
+			name:          "fault_in_place_copy_grown_past_the_output_limit",
+			files:         map[string]string{"docs/a.txt": "hello\n"},
+			bins:          map[string]string{"bloat": script(pgidLine + "\nhead -c 70000000 /dev/zero > \"$1\"")},
+			cfg:           `{"bloat": {"command": ["bloat", "$FILE"], "extensions": [".txt"]}}`,
+			file:          "docs/a.txt",
+			wantFormatter: "bloat",
+			wantErr:       format.ErrFormatter,
+			wantErrText:   []string{"grew past the 67108864 bytes"},
+		},
+		{
+			name:          "fault_stdout_past_the_output_limit",
+			files:         map[string]string{"run.sh": "echo hi\n"},
+			bins:          map[string]string{"shfmt": script(pgidLine + "\nhead -c 70000000 /dev/zero")},
+			cfg:           `true`,
+			file:          "run.sh",
+			wantFormatter: "shfmt",
+			wantErr:       format.ErrFormatter,
+			wantErrText:   []string{"printed more than 67108864 bytes"},
+		},
+		{
 			name:  "E12_file_changed_during_formatting_their_bytes_survive",
 			files: map[string]string{"run.sh": "echo hi\n"},
 			bins: map[string]string{"shfmt": script(
@@ -316,7 +355,7 @@ func TestEdgeCases(t *testing.T) {
 // runEdgeCase builds the row's project, formats its file with Runner.File and checks the
 // result. It reports whether the diff was checked with the patch package.
 func runEdgeCase(t *testing.T, tc edgeCase) bool {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	root, _ = filepath.EvalSymlinks(root)
 	sub := func(s string) string { return strings.ReplaceAll(s, "{{root}}", root) }
 	for name, content := range tc.files {
@@ -328,7 +367,7 @@ func runEdgeCase(t *testing.T, tc edgeCase) bool {
 			t.Fatal(err)
 		}
 	}
-	bin := t.TempDir()
+	bin := testenv.TempDir(t)
 	for name, body := range tc.bins {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(sub(body)), 0o755); err != nil {
 			t.Fatal(err)
@@ -434,9 +473,12 @@ func runEdgeCase(t *testing.T, tc edgeCase) bool {
 		}
 	}
 	// No temporary file is left next to the file.
-	leftovers, _ := filepath.Glob(filepath.Join(root, "*", "*hkfmt*"))
-	top, _ := filepath.Glob(filepath.Join(root, "*hkfmt*"))
-	if l := append(leftovers, top...); len(l) > 0 {
+	var l []string
+	for _, pattern := range []string{"*hkfmt*", ".*.hk-*", filepath.Join("*", "*hkfmt*"), filepath.Join("*", ".*.hk-*")} {
+		m, _ := filepath.Glob(filepath.Join(root, pattern))
+		l = append(l, m...)
+	}
+	if len(l) > 0 {
 		t.Errorf("temporary files left: %v", l)
 	}
 	if res.Err == nil && res.Changed {
@@ -449,8 +491,9 @@ func runEdgeCase(t *testing.T, tc edgeCase) bool {
 // TestTimeoutIsNotAContextError: a formatter's own timeout does not look like the caller's
 // context ending (adapters send context errors to the host channel).
 func TestTimeoutIsNotAContextError(t *testing.T) {
-	root := t.TempDir()
-	bin := filepath.Join(t.TempDir(), "slow")
+	needShell(t)
+	root := testenv.TempDir(t)
+	bin := filepath.Join(testenv.TempDir(t), "slow")
 	os.WriteFile(bin, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755)
 	os.WriteFile(filepath.Join(root, "a.sh"), []byte("echo hi\n"), 0o644)
 	env := format.Env{Root: root, FS: os.DirFS(root), LookPath: func(string) (string, error) { return bin, nil }}

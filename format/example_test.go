@@ -42,7 +42,7 @@ func Example() {
 	fmt.Println(res.Report())
 	// Output:
 	// "as  written\n" "" <nil>
-	// formatted by gofmt, 3 lines changed (+3 -2):
+	// formatted by gofmt, 5 lines changed (+3 -2):
 	// --- a/main.go
 	// +++ b/main.go
 	// @@ -1,4 +1,5 @@

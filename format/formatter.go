@@ -2,11 +2,14 @@ package format
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -69,8 +72,15 @@ func New(root string, opts ...Option) (*Formatter, error) {
 	if err != nil {
 		return nil, &Error{Kind: ErrIO, Path: root, Err: err}
 	}
-	if fi, err := os.Stat(given); err != nil || !fi.IsDir() {
-		return nil, &Error{Kind: ErrIO, Path: root, Err: err, Msg: "the root is not a directory"}
+	switch fi, err := os.Stat(given); {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &Error{Kind: ErrIO, Path: root, Err: err,
+			Msg: "the root " + given + " does not exist; pass the project's directory (check the spelling, or create it first)"}
+	case err != nil:
+		return nil, &Error{Kind: ErrIO, Path: root, Err: err, Msg: "cannot use " + given + " as the root: " + err.Error()}
+	case !fi.IsDir():
+		return nil, &Error{Kind: ErrIO, Path: root, Err: syscall.ENOTDIR,
+			Msg: "the root " + given + " is a file, not a directory; pass the directory that holds the project"}
 	}
 	abs, err := filepath.EvalSymlinks(given)
 	if err != nil {
@@ -85,9 +95,13 @@ func New(root string, opts ...Option) (*Formatter, error) {
 		exe = RunProcess
 	}
 	env.RunProbe = func(argv []string) ([]byte, error) {
+		argv, extra, err := command(o.runner.sys.get(), argv)
+		if err != nil {
+			return nil, err
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		out, errOut, err := exe(ctx, argv, abs, nil, nil)
+		out, errOut, err := exe(ctx, argv, abs, extra, nil)
 		return append(out, errOut...), err
 	}
 	f := &Formatter{env: env, cfg: o.cfg, reg: o.reg, runner: o.runner}

@@ -3,6 +3,7 @@ package format_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/harnesskit/harnesskit/format"
+	"github.com/harnesskit/harnesskit/internal/testenv"
 )
 
 // Formatter is the seam patch and astsearch declare, copied here word for word: a host passes
@@ -25,7 +27,7 @@ var _ Formatter = (*format.Formatter)(nil)
 
 // TestSeam checks the seam's three outcomes and that it writes nothing.
 func TestSeam(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	f, err := format.New(root, format.WithLookPath(fakePath()))
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +58,7 @@ func TestSeam(t *testing.T) {
 
 // TestSeamConcurrent formats from several goroutines at once (run with -race).
 func TestSeamConcurrent(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	os.WriteFile(filepath.Join(root, "biome.json"), []byte("{}"), 0o644)
 	f, err := format.New(root, format.WithLookPath(fakePath()))
 	if err != nil {
@@ -80,15 +82,22 @@ func TestSeamConcurrent(t *testing.T) {
 
 // TestNew checks the constructor's errors.
 func TestNew(t *testing.T) {
-	if _, err := format.New(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, format.ErrIO) {
+	missing := filepath.Join(testenv.TempDir(t), "missing")
+	if _, err := format.New(missing); !errors.Is(err, format.ErrIO) || !errors.Is(err, fs.ErrNotExist) ||
+		!strings.Contains(err.Error(), missing+" does not exist") || strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("missing root: %v", err)
 	}
+	file := filepath.Join(testenv.TempDir(t), "file")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := format.New(file); !errors.Is(err, format.ErrIO) || !strings.Contains(err.Error(), "is a file, not a directory") {
+		t.Errorf("file as root: %v", err)
+	}
 	bad := format.Config{Overrides: map[string]format.Override{"deno": {Extensions: []string{".md"}}}}
-	if _, err := format.New(t.TempDir(), format.WithConfig(bad)); !errors.Is(err, format.ErrConfig) {
+	if _, err := format.New(testenv.TempDir(t), format.WithConfig(bad)); !errors.Is(err, format.ErrConfig) {
 		t.Errorf("bad config: %v", err)
 	}
 	// WithExec and WithTimeout reach the runner.
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	os.WriteFile(filepath.Join(root, "a.sh"), []byte("echo hi\n"), 0o644)
 	var gotArgv []string
 	f, err := format.New(root, format.WithConfig(format.Config{Enabled: format.On()}),
@@ -114,10 +123,11 @@ func TestNew(t *testing.T) {
 // TestSymlinkedRoot: a root reached through a symlink accepts absolute paths in either
 // spelling.
 func TestSymlinkedRoot(t *testing.T) {
-	real := t.TempDir()
-	link := filepath.Join(t.TempDir(), "link")
+	testenv.Symlinks(t)
+	real := testenv.TempDir(t)
+	link := filepath.Join(testenv.TempDir(t), "link")
 	if err := os.Symlink(real, link); err != nil {
-		t.Skip("no symlinks here:", err)
+		t.Fatal(err)
 	}
 	f, err := format.New(link, format.WithLookPath(fakePath()))
 	if err != nil {

@@ -6,12 +6,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/harnesskit/harnesskit/format"
+	"github.com/harnesskit/harnesskit/internal/testenv"
+	"github.com/harnesskit/harnesskit/internal/udiff"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/wfs"
 )
@@ -84,21 +87,21 @@ type fatalT interface {
 func applyWithPatch(t fatalT, before []byte, diff string) []byte {
 	t.Helper()
 	m := wfs.NewMemFS()
-	if err := m.WriteFile("/w/f.txt", before, 0o644); err != nil {
+	if err := m.WriteFile(testenv.Abs("/w/f.txt"), before, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	text, err := codexFromUnified("f.txt", diff, strings.Count(string(before), "\n")+boolInt(!strings.HasSuffix(string(before), "\n") && len(before) > 0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := patch.New(m, "/w")
+	a, err := patch.New(m, testenv.Abs("/w"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Apply(context.Background(), text); err != nil {
 		t.Fatalf("patch did not apply the formatter's diff: %v\n%s", err, text)
 	}
-	out, err := m.ReadFile("/w/f.txt")
+	out, err := m.ReadFile(testenv.Abs("/w/f.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +119,7 @@ func boolInt(b bool) int {
 // line must match exactly, "\ No newline at end of file" honoured). It is the exact check
 // for changes a Codex patch cannot carry (final newline, CRLF, BOM).
 func applyUnified(before []byte, diff string) ([]byte, error) {
-	old := splitKeep(string(before))
+	old := udiff.Lines(string(before))
 	var out []string
 	next := 0 // index in old of the next line not yet copied
 	lines := strings.SplitAfter(diff, "\n")
@@ -174,17 +177,6 @@ func at(s []string, i int) string {
 		return s[i]
 	}
 	return "<end of file>"
-}
-
-func splitKeep(s string) []string {
-	if s == "" {
-		return nil
-	}
-	l := strings.SplitAfter(s, "\n")
-	if l[len(l)-1] == "" {
-		l = l[:len(l)-1]
-	}
-	return l
 }
 
 // checkDiff checks that the result's diff turns Before into After: strictly always, and with
@@ -249,6 +241,14 @@ func waitGroupGone(pgid int, within time.Duration) int {
 			return n
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// needShell skips t where the fake formatters, /bin/sh scripts, cannot run.
+func needShell(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("sh"); err != nil || runtime.GOOS == "windows" {
+		t.Skip("skipped: the fake formatters are /bin/sh scripts, which this system does not run")
 	}
 }
 

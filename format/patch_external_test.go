@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/harnesskit/harnesskit/format"
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/wfs"
 )
@@ -43,7 +44,7 @@ func TestPatchWithFormatter(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root, err := filepath.EvalSymlinks(t.TempDir())
+			root, err := filepath.EvalSymlinks(testenv.TempDir(t))
 			if err != nil {
 				t.Fatal(err)
 			}

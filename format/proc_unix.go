@@ -11,6 +11,7 @@ import (
 // kill the whole group, so the children a formatter forks (npx, mix) die with it.
 func startInGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setDeathSignal(cmd.SysProcAttr)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 }
 

@@ -3,7 +3,6 @@ package format
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	goformat "go/format"
@@ -16,7 +15,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/harnesskit/harnesskit/internal/fmtreport"
+	"github.com/harnesskit/harnesskit/internal/udiff"
 )
 
 // Limits and defaults of the runner.
@@ -32,9 +35,10 @@ const (
 	// DefaultWaitDelay is how long the runner waits for a formatter's pipes to close after
 	// it exited or was killed.
 	DefaultWaitDelay = 100 * time.Millisecond
-	// DefaultMaxReportDiffLines is the longest diff [Result.Report] includes; past it the
-	// report asks the model to re-read the file.
-	DefaultMaxReportDiffLines = 40
+	// DefaultMaxReportDiffLines is the longest diff, in lines of text, [Result.Report]
+	// includes; past it the report asks the model to re-read the file. patch and astsearch
+	// apply the same limit to their formatter reports.
+	DefaultMaxReportDiffLines = fmtreport.MaxDiffLines
 )
 
 // Scope says which of a formatter's changes are kept.
@@ -67,6 +71,10 @@ type Runner struct {
 	Scope Scope
 	// Now reads the clock for Result.Elapsed (nil: time.Now).
 	Now func() time.Time
+	// MaxFileSize is the largest file [Runner.File] reads (0: DefaultMaxFileSize).
+	MaxFileSize int64
+
+	sys *hostOS // nil: the running system (tests set it to check Windows rules anywhere)
 }
 
 // Result is what formatting one file did.
@@ -82,37 +90,51 @@ type Result struct {
 	Elapsed   time.Duration // time spent detecting and formatting
 	Others    []string      // other files an in-place formatter changed in the same directory
 	Partial   bool          // ScopeTouched dropped some of the formatter's changes
+	Note      string        // why ScopeTouched kept none of the changes, when it could not verify the partial result
 }
 
-// Report is the text to tell the model: which formatter changed what, with the diff when
-// it has at most DefaultMaxReportDiffLines lines and otherwise a request to re-read the file
-// before the next edit; or why formatting failed. It returns "" when nothing applied and
-// nothing failed.
+// Report is the text to tell the model: which formatter changed what, or why formatting
+// failed. It follows the rule patch and astsearch follow for their formatter reports: the
+// diff is included when its text has at most DefaultMaxReportDiffLines lines (headers and
+// context counted); otherwise the report gives the number of changed lines (added plus
+// removed) and asks the model to re-read the file before the next edit. It returns "" when
+// nothing applied and nothing failed.
 func (r Result) Report() string {
 	switch {
 	case r.Err != nil:
 		return fmt.Sprintf("not formatted, left as written: %v", r.Err)
 	case r.Formatter == "":
 		return ""
+	case r.Note != "" && !r.Changed:
+		return fmt.Sprintf("not formatted by %s: %s", r.Formatter, r.Note)
+	case !r.Changed && r.Partial:
+		return fmt.Sprintf("formatted by %s: no changes near the edit (its changes elsewhere were left out)", r.Formatter)
 	case !r.Changed:
 		return fmt.Sprintf("formatted by %s: no changes", r.Formatter)
 	}
-	added, removed := changedLines(r.Diff)
+	added, removed := udiff.Count(r.Diff)
 	var b strings.Builder
-	fmt.Fprintf(&b, "formatted by %s, %d lines changed (+%d -%d)", r.Formatter, max(added, removed), added, removed)
+	fmt.Fprintf(&b, "formatted by %s, %d %s changed (+%d -%d)", r.Formatter, added+removed, plural(added+removed, "line", "lines"), added, removed)
 	if r.Partial {
 		b.WriteString(", only near the edit (partial)")
 	}
-	if n := strings.Count(r.Diff, "\n"); n <= DefaultMaxReportDiffLines {
+	if shown, _ := fmtreport.Describe(r.Formatter, r.Diff); shown != "" {
 		b.WriteString(":\n")
-		b.WriteString(r.Diff)
+		b.WriteString(shown)
 	} else {
-		fmt.Fprintf(&b, "; the diff has %d lines, so re-read %s before editing it again", n, r.Path)
+		fmt.Fprintf(&b, "; the diff has %d lines, so re-read %s before editing it again", fmtreport.Lines(r.Diff), r.Path)
 	}
 	if len(r.Others) > 0 {
 		fmt.Fprintf(&b, "\nthe formatter also changed: %s", strings.Join(r.Others, ", "))
 	}
 	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func (r *Runner) now() time.Time {
@@ -236,9 +258,13 @@ func (r *Runner) runPlan(caller, ctx context.Context, pl Plan, file, abs string,
 		exe = RunProcess
 	}
 	run := func(argv []string, stdin []byte) ([]byte, error) {
+		argv, extra, err := command(r.sys.get(), argv)
+		if err != nil {
+			return nil, &Error{Kind: ErrNotRunnable, Path: file, Formatter: name, Err: err, Msg: "refused to run it: " + err.Error()}
+		}
 		tctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		stdout, stderr, err := exe(tctx, argv, pl.Dir, pl.Env, stdin)
+		stdout, stderr, err := exe(tctx, argv, pl.Dir, append(slices.Clip(pl.Env), extra...), stdin)
 		if len(stderr) > DefaultMaxStderr {
 			stderr = stderr[:DefaultMaxStderr]
 		}
@@ -257,7 +283,7 @@ func (r *Runner) runPlan(caller, ctx context.Context, pl Plan, file, abs string,
 		}
 		return out, nil, nil
 	}
-	return r.inPlace(pl, file, abs, src, run)
+	return r.inPlace(ctx, pl, file, abs, src, run)
 }
 
 // gofmt formats a Go source file as the gofmt binary does. go/format.Source also accepts a
@@ -303,39 +329,76 @@ func processError(parent, tctx context.Context, file, name string, timeout time.
 }
 
 // inPlace runs an in-place formatter on a temporary copy of the file in the same directory
-// and reads the copy back. It compares the directory's other entries before and after to
-// report files the formatter changed besides its own.
-func (r *Runner) inPlace(pl Plan, file, abs string, src []byte, run func([]string, []byte) ([]byte, error)) ([]byte, []string, error) {
+// and reads the copy back. The copy is hidden and keeps the file's suffix (app.rb →
+// .app.rb.hk-<16 hex>.rb), so the formatter knows the language and finds the same
+// configuration, while builds and autoloaders, which skip hidden files, do not pick it up;
+// the write layer's IsLeftover recognises the name. It compares the directory's other
+// entries before and after to report files the formatter changed besides its own.
+func (r *Runner) inPlace(ctx context.Context, pl Plan, file, abs string, src []byte, run func([]string, []byte) ([]byte, error)) ([]byte, []string, error) {
 	dir, base := filepath.Split(abs)
-	ext := path.Ext(base)
-	if i := strings.Index(base[1:], "."); i >= 0 {
-		ext = base[i+1:] // the whole suffix, so ".html.erb" survives
+	suffix := ""
+	if i := strings.IndexByte(base[1:], '.'); i >= 0 {
+		suffix = base[i+1:] // the whole suffix, so ".html.erb" survives
 	}
-	stem := strings.TrimSuffix(base, ext)
-	tmp, err := os.CreateTemp(dir, stem+".hkfmt-*"+ext)
+	if len(suffix) > 32 {
+		suffix = path.Ext(base)
+	}
+	fail := func(err error, msg string) ([]byte, []string, error) {
+		return nil, nil, &Error{Kind: ErrIO, Path: file, Formatter: pl.Def.Name, Err: err, Msg: msg + err.Error()}
+	}
+	name, err := tempName(base, suffix)
 	if err != nil {
-		return nil, nil, &Error{Kind: ErrIO, Path: file, Formatter: pl.Def.Name, Err: err, Msg: "could not make a temporary copy next to the file: " + err.Error()}
+		return fail(err, "could not name a temporary copy: ")
 	}
-	tmpName := tmp.Name()
+	tmpName := filepath.Join(dir, name)
+	tmp, err := os.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fail(err, "could not make a temporary copy next to the file: ")
+	}
 	defer os.Remove(tmpName)
 	_, werr := tmp.Write(src)
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
 	}
 	if werr != nil {
-		return nil, nil, &Error{Kind: ErrIO, Path: file, Formatter: pl.Def.Name, Err: werr, Msg: "could not write the temporary copy: " + werr.Error()}
+		return fail(werr, "could not write the temporary copy: ")
 	}
-	before := snapshot(dir, filepath.Base(tmpName))
+	before := snapshot(dir, name)
 	_, err = run(pl.argv(tmpName), nil)
-	others := changedSiblings(before, snapshot(dir, filepath.Base(tmpName)), dir)
+	others := changedSiblings(before, snapshot(dir, name), dir)
 	if err != nil {
 		return nil, others, err
 	}
-	out, err := os.ReadFile(tmpName)
+	out, err := readCopy(ctx, tmpName)
 	if err != nil {
 		return nil, others, &Error{Kind: ErrFormatter, Path: file, Formatter: pl.Def.Name, Err: err, Msg: "removed or replaced its input instead of rewriting it: " + err.Error()}
 	}
 	return out, others, nil
+}
+
+// readCopy reads back the copy an in-place formatter rewrote: a regular file (a FIFO or a
+// link put in its place is not followed or opened), of at most DefaultMaxOutput bytes.
+func readCopy(ctx context.Context, name string) ([]byte, error) {
+	fi, err := os.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("it is now a %s", kindOf(fi.Mode()))
+	}
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if now, err := f.Stat(); err != nil || !now.Mode().IsRegular() {
+		return nil, fmt.Errorf("it was replaced while being read")
+	}
+	out, e := readBounded(ctx, f, DefaultMaxOutput)
+	if e != nil {
+		return nil, e
+	}
+	return out, nil
 }
 
 type fileStamp struct {
@@ -381,15 +444,22 @@ func changedSiblings(before, after map[string]fileStamp, dir string) []string {
 
 // RunProcess is the default [ExecFunc]: the command runs in its own process group (on
 // Unix), and when ctx ends the whole group is killed; after the command exits, whatever is
-// left in its group is killed too. stdout is limited to DefaultMaxOutput bytes and stderr
-// keeps its first DefaultMaxStderr bytes. Pipes still held open DefaultWaitDelay after the
-// command exited are closed.
+// left in its group is killed too. On Linux every process of the run also carries a token
+// in its environment (HARNESSKIT_FORMAT_RUN), and after the run every process still alive
+// that carries it is killed: the children that left the group (setsid, a daemon's double
+// fork); the formatter itself dies with the host's thread that started it. stdout is
+// limited to DefaultMaxOutput bytes and stderr keeps its first DefaultMaxStderr bytes. Pipes
+// still held open DefaultWaitDelay after the command exited are closed.
 func RunProcess(ctx context.Context, argv []string, dir string, env []string, stdin []byte) ([]byte, []byte, error) {
 	if len(argv) == 0 {
 		return nil, nil, exec.ErrNotFound
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
+	token := runToken()
+	if token != "" {
+		env = append(slices.Clip(env), runTokenVar+"="+token)
+	}
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
 	}
@@ -401,13 +471,24 @@ func RunProcess(ctx context.Context, argv []string, dir string, env []string, st
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	startInGroup(cmd)
 	cmd.WaitDelay = DefaultWaitDelay
+	unpin := pinThread()
 	err := cmd.Run()
+	unpin()
 	killGroup(cmd)
+	if token != "" && cmd.Process != nil {
+		sweep(token, cmd.Process.Pid)
+	}
 	if err == nil && stdout.over {
 		err = fmt.Errorf("printed more than %d bytes", DefaultMaxOutput)
 	}
 	return stdout.buf.Bytes(), stderr.buf.Bytes(), err
 }
+
+// runTokenVar is the environment variable that marks every process of one formatter run
+// (on Linux): the formatter and everything it starts inherit it, also the children that
+// leave its process group (setsid) or lose their parent, so that after the run the ones
+// still alive can be found and killed.
+const runTokenVar = "HARNESSKIT_FORMAT_RUN"
 
 // capBuffer keeps the first max bytes written to it and drops the rest.
 type capBuffer struct {
@@ -424,91 +505,4 @@ func (c *capBuffer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return c.buf.Write(p)
-}
-
-// File formats the file at path (absolute, or relative to env.Root; it must be inside the
-// root) and writes the result back: only if it differs, atomically (a temporary file renamed
-// over it, keeping the mode), and only if the file still holds what was read before
-// formatting; otherwise Result.Err is [ErrConcurrentChange] and the other writer's bytes
-// stay. I/O goes through an os.Root opened on env.Root. Result.After is what is on disk
-// afterwards. A formatting failure leaves the file untouched.
-func (r *Runner) File(ctx context.Context, env Env, cfg Config, reg []Def, file string) Result {
-	rel, _, inside := env.locate(file)
-	if !inside {
-		return Result{Path: file, Err: &Error{Kind: ErrOutside, Path: file, Msg: "the file is outside the root " + env.Root + "; format only files inside it"}}
-	}
-	root, err := os.OpenRoot(env.Root)
-	if err != nil {
-		return Result{Path: file, Err: &Error{Kind: ErrIO, Path: file, Err: err}}
-	}
-	defer root.Close()
-	osRel := filepath.FromSlash(rel)
-	before, err := root.ReadFile(osRel)
-	if err != nil {
-		return Result{Path: file, Err: &Error{Kind: ErrIO, Path: file, Err: err, Msg: "could not read the file: " + err.Error()}}
-	}
-	res := r.Bytes(ctx, env, cfg, reg, file, before)
-	if res.Err != nil || !res.Changed {
-		return res
-	}
-	cur, err := writeBack(root, osRel, before, res.After)
-	if err != nil {
-		res.Err = &Error{Kind: ErrIO, Path: file, Formatter: res.Formatter, Err: err, Msg: "could not write the formatted file: " + err.Error()}
-		if errors.Is(err, ErrConcurrentChange) {
-			res.Err = &Error{Kind: ErrConcurrentChange, Path: file, Formatter: res.Formatter,
-				Msg: "the file changed while it was being formatted; the other change was kept and the formatting dropped (re-read the file)"}
-		}
-		if cur != nil {
-			res.After = cur
-		} else {
-			res.After = before
-		}
-		res.Changed = !bytes.Equal(before, res.After)
-		res.Diff = ""
-	}
-	return res
-}
-
-// writeBack replaces name with data if it still holds before. On a concurrent change it
-// returns the current content and ErrConcurrentChange.
-func writeBack(root *os.Root, name string, before, data []byte) ([]byte, error) {
-	fi, err := root.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if cur, err := root.ReadFile(name); err != nil {
-		return nil, err
-	} else if !bytes.Equal(cur, before) {
-		return cur, ErrConcurrentChange
-	}
-	dir, base := filepath.Split(name)
-	tmp := filepath.Join(dir, "."+base+".hkfmt-"+rand.Text())
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
-	if err != nil {
-		return nil, err
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = root.Chmod(tmp, fi.Mode().Perm())
-	}
-	if werr != nil {
-		root.Remove(tmp)
-		return nil, werr
-	}
-	// Check again right before the rename: the window left is the rename itself.
-	if cur, err := root.ReadFile(name); err != nil || !bytes.Equal(cur, before) {
-		root.Remove(tmp)
-		if err != nil {
-			return nil, err
-		}
-		return cur, ErrConcurrentChange
-	}
-	if err := root.Rename(tmp, name); err != nil {
-		root.Remove(tmp)
-		return nil, err
-	}
-	return nil, nil
 }

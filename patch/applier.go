@@ -297,10 +297,11 @@ func (a *Applier) admit(p *Patch) (paths map[string]resolved, parents map[string
 }
 
 // twoNames returns the refusal of the first section that reaches a file an earlier section
-// named another way (a symbolic link and its target, or two hard links), or nil.
+// named another way (a symbolic link and its target, two hard links, or two Unicode
+// normalisations of one name), or nil.
 func (a *Applier) twoNames(p *Patch, paths map[string]resolved) *Error {
 	var first *Error
-	for _, err := range []error{oneSpelling(p, paths), a.oneFile(p, paths)} {
+	for _, err := range []error{oneSpelling(p, paths), a.oneFile(p, paths), oneNormalization(p, paths, foldsCase)} {
 		var e *Error
 		if errors.As(err, &e) && (first == nil || e.Section < first.Section) {
 			first = e

@@ -102,12 +102,14 @@
 // is refused ([KindPathConflict]) from its type, before it is ever opened, so nothing blocks.
 // A commit that another writer holds the lock of a target for longer than the lock wait is
 // refused with [KindBusy]. One patch may not reach one file through two names (a symbolic
-// link and its target, or two hard links), and a Move onto another name of its source is a
-// Move onto an existing file. Delete of a symbolic link removes the link; a later section
-// naming that path means what took the link's place, never its old target. Temporary files
-// are hidden and recognised by [wfs.IsLeftover]; a commit removes its own, recovery removes
-// those of a crashed commit, and Plan reports (never deletes) any left in the directories it
-// touches.
+// link and its target, two hard links, or two spellings that differ only in Unicode
+// normalisation, such as "café" precomposed and decomposed, which macOS stores as one file:
+// refused on every system, also where case is folded as well), and a Move onto another name
+// of its source is a Move onto an existing file. Delete of a symbolic link removes the link;
+// a later section naming that path means what took the link's place, never its old target.
+// Temporary files are hidden and recognised by [wfs.IsLeftover]; a commit removes its own,
+// recovery removes those of a crashed commit, and Plan reports (never deletes) any left in
+// the directories it touches.
 //
 // # Formatting
 //

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -34,9 +36,17 @@ func pathguardTree(t *testing.T) string {
 
 // TestPathguardCLIGolden runs each verb on testdata/pathguard/<verb>.jsonl and compares
 // the output with <verb>.golden ($TMP stands for the temp workspace; -update rewrites).
+// The check and contains inputs are POSIX paths on a disk tree with symbolic links, so on
+// Windows only resolve, which touches no disk, runs.
 func TestPathguardCLIGolden(t *testing.T) {
-	tmp := pathguardTree(t)
-	for _, verb := range []string{"check", "resolve", "contains"} {
+	verbs := []string{"check", "resolve", "contains"}
+	tmp := "/no-temp-tree"
+	if runtime.GOOS == "windows" {
+		verbs = []string{"resolve"}
+	} else {
+		tmp = pathguardTree(t)
+	}
+	for _, verb := range verbs {
 		t.Run(verb, func(t *testing.T) {
 			in, err := os.ReadFile(filepath.Join("testdata/pathguard", verb+".jsonl"))
 			if err != nil {
@@ -53,6 +63,30 @@ func TestPathguardCLIGolden(t *testing.T) {
 			}
 			checkGolden(t, filepath.Join("testdata/pathguard", verb+".golden"), got)
 		})
+	}
+}
+
+// TestPathguardCLIDefaultCwd: without "cwd", resolve falls back to the process's working
+// directory for the native flavour and to C:\ for the Windows flavour on another OS.
+func TestPathguardCLIDefaultCwd(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"windows": `C:\proj\m`, "posix": filepath.ToSlash(wd) + "/proj/m"}
+	if runtime.GOOS == "windows" {
+		want = map[string]string{"windows": filepath.Join(wd, "proj", "m")}
+	}
+	for flavor, w := range want {
+		var out, errb bytes.Buffer
+		in := `{"op":"resolve","flavor":"` + flavor + `","base":"proj","path":"m"}`
+		if code := run(t.Context(), []string{"pathguard", "resolve"}, strings.NewReader(in), &out, &errb); code != exitOK {
+			t.Fatalf("%s: exit %d, stderr %q", flavor, code, errb.String())
+		}
+		var got struct{ Result string }
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.Result != w {
+			t.Errorf("%s: resolve(proj, m) = %q (%v), want %q", flavor, got.Result, err, w)
+		}
 	}
 }
 

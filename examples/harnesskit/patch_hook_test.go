@@ -11,11 +11,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/wfs"
 )
 
-const hookRoot = "/w/ws"
+// hookRoot is the workspace of the in-memory tree, absolute in the OS's own form.
+var hookRoot = testenv.Abs("/w/ws")
 
 // hookApplier returns an Applier over an in-memory workspace holding files.
 func hookApplier(t *testing.T, files map[string]string) *patch.Applier {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/harnesskit/harnesskit/internal/testenv"
 )
 
 func list(t *testing.T, fsys fstest.MapFS, roots []string, opt Options) []string {
@@ -106,6 +108,7 @@ func TestIgnoreAgainstGit(t *testing.T) {
 
 // E47: symbolic links are skipped unless FollowSymlinks; with it, a loop is cut.
 func TestE47_symlinks(t *testing.T) {
+	testenv.Symlinks(t)
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "real"), 0o755)
 	os.WriteFile(filepath.Join(dir, "real", "a.js"), []byte("x"), 0o644)
@@ -133,6 +136,7 @@ func TestE47_symlinks(t *testing.T) {
 // TestHeldSymlinkInputs holds inputs that once made the walk leave the fs root or run
 // without end, on a real tree through os.DirFS (which itself follows any link).
 func TestHeldSymlinkInputs(t *testing.T) {
+	testenv.Symlinks(t)
 	tests := []struct {
 		name  string
 		setup func(t *testing.T, dir, outside string)
