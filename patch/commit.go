@@ -48,7 +48,7 @@ func (a *Applier) commitEntries(ctx context.Context, entries []*entry) (map[*ent
 			if e.sameAs != nil {
 				opts = append(opts, wfs.CheckAtTurn())
 			}
-			if m := e.movedFrom; m != nil && !e.orig.exists && m.orig.exists {
+			if m := e.movedFrom; m != nil && e.inherit && !e.orig.exists && m.orig.exists {
 				opts = append(opts, wfs.MetaFrom(m.key)) // a move keeps its source's owner and attributes
 			}
 			tx.Write(prev, e.data, opts...)

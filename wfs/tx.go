@@ -86,7 +86,8 @@ func ExactMode(mode fs.FileMode) WriteOption {
 
 // MetaFrom gives the written file the mode, owner, group and extended attributes of the file
 // src (a move's source, which the same transaction may delete): the destination of a move
-// keeps what its source carried. ExactMode still wins for the mode.
+// keeps what its source carried. ExactMode still wins for the mode; with NewMode nothing is
+// taken from src.
 func MetaFrom(src string) WriteOption { return func(o *op) { o.metaFrom = src } }
 
 // ReplaceLink allows prev to be a symbolic link: the link itself is replaced by the new file
@@ -646,7 +647,7 @@ func (tx *Tx) prepare(multi bool) error {
 			j.Temp = t
 			j.InPlace = o.prev.Type == TypeFile && links(o.cur) > 1
 			switch {
-			case o.metaFrom != "":
+			case o.metaFrom != "" && !o.fresh:
 				// A source that is not a regular file now (created by a commit that has not
 				// happened) gives nothing: the mode options decide.
 				if fi, err := tx.fsys.Lstat(o.metaFrom); err == nil && fi.Mode().IsRegular() {
