@@ -11,10 +11,10 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// LockFileName is the file a directory's lock is taken on under Windows, where a directory
+// lockFileName is the file a directory's lock is taken on under Windows, where a directory
 // handle cannot be locked: "<dir>\.hkwfs.lock", created when first needed and left in place
 // (an empty file; removing it while no commit runs is harmless).
-const LockFileName = ".hkwfs.lock"
+const lockFileName = ".hkwfs.lock"
 
 // tryLock takes LockFileEx's exclusive lock, without waiting, on the first byte of rel (a
 // file), or of rel's lock file (a directory). Windows drops the lock when the process dies.
@@ -23,7 +23,7 @@ func tryLock(root *os.Root, rel string) (func(), error) {
 	if fi, err := root.Stat(rel); err != nil {
 		return nil, err
 	} else if fi.IsDir() {
-		name = filepath.Join(rel, LockFileName)
+		name = filepath.Join(rel, lockFileName)
 	}
 	f, err := root.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
