@@ -116,6 +116,14 @@
 // with no temporary left. The journal goes last. When nothing is pending, recovery costs one
 // Lstat.
 //
+// Trees nested in one another: every commit also recovers the journals in <d>/.hkwfs for
+// each directory d between its root and its targets, so a writer of an outer tree finishes or
+// undoes an inner tree's interrupted commit before it touches the inner files. A writer whose
+// root lies inside another writer's tree cannot read that tree's journals (they lie outside
+// its bases): an interrupted commit of the outer tree is finished by the outer writer's next
+// open or commit, and since recovery never overwrites a later change, what the inner writer
+// wrote meanwhile is kept (that file is listed in Conflicts).
+//
 // The journal is JSON lines: a header {"wfs":1,"id","pid","root"}, then records {"scratch"}
 // (a [Tx.Scratch] copy), {"mkdir":[…]} (directories the commit creates), {"op":{…}} (one per
 // target: kind "write" or "delete", name, temp, aside, how the old file is kept ("link",
@@ -172,9 +180,13 @@
 // Every failure of Read, Tx.Commit and Recover is an [*Error] (Op, Name, and the details of
 // the failure) that unwraps to one of the sentinels ErrChanged (a Create onto a name that
 // exists also matches fs.ErrExist), ErrBusy, ErrTooLarge, ErrReadOnly (also fs.ErrPermission),
-// ErrSpecial, or to the file system's error; a context that ends before the switch returns
+// ErrSpecial, ErrInUse (Windows: another program holds a target open without sharing it), or
+// to the file system's error; a context that ends before the switch returns
 // ctx.Err(). Errors of the FS methods themselves are the os package's, with ErrOutside (also
-// fs.ErrPermission) for a name outside an OSFS's bases and ErrNotAbs for a relative name.
+// fs.ErrPermission) for a name outside an OSFS's bases and ErrNotAbs for a relative name. On
+// Windows an OSFS returns Windows' own errors: errors.Is with the io/fs sentinels holds, but
+// comparisons with POSIX errnos such as syscall.ENOTEMPTY do not (the package never renames
+// directories, where they would differ).
 //
 // # Differences between MemFS and OSFS
 //

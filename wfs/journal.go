@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // The journal is a file of JSON lines in root/.hkwfs: a header, then records appended as the
@@ -152,9 +154,11 @@ func parseJournal(b []byte) (*parsed, error) {
 		}
 		switch {
 		case r.Scratch != "":
-			p.scratch = append(p.scratch, r.Scratch)
+			p.scratch = append(p.scratch, decPath(r.Scratch))
 		case r.Mkdir != nil:
-			p.mkdir = append(p.mkdir, r.Mkdir...)
+			for _, d := range r.Mkdir {
+				p.mkdir = append(p.mkdir, decPath(d))
+			}
 		case r.Op != nil:
 			p.ops = append(p.ops, *r.Op)
 		case r.Keep != nil:
@@ -197,6 +201,8 @@ func createJournal(fsys FS, root string, durable bool) (*journalFile, error) {
 		if err := fsys.Mkdir(dir, 0o700); err == nil {
 			created = true
 		} else if !errorsIsExist(err) {
+			return nil, err
+		} else if err := ownFile(fsys, dir, fs.ModeDir|0o700); err != nil && !isNotExist(err) {
 			return nil, err
 		}
 		if created && durable {
@@ -273,6 +279,14 @@ func (j *journalFile) append(b []byte, durable bool) error {
 func (j *journalFile) record(durable bool, recs ...jRecord) error {
 	var b bytes.Buffer
 	for _, r := range recs {
+		r.Scratch = encPath(r.Scratch)
+		if r.Mkdir != nil {
+			dirs := make([]string, len(r.Mkdir))
+			for i, d := range r.Mkdir {
+				dirs[i] = encPath(d)
+			}
+			r.Mkdir = dirs
+		}
 		line, err := json.Marshal(r)
 		if err != nil {
 			return err
@@ -301,4 +315,111 @@ func (j *journalFile) finish(fsys FS, keep bool) {
 
 func isJournal(base string) bool {
 	return strings.HasSuffix(base, ".journal") && !strings.HasPrefix(base, ".")
+}
+
+// errForeign is the error for a journal directory or journal that no writer of this user
+// made: a journal directory is a directory (not a link) of mode 0700 and a journal a regular
+// file of mode 0600, both owned by the process's user. A tree copied from elsewhere (a
+// checkout, an archive) does not make its content look like this, so a recovery does not act
+// on a journal planted in a repository.
+var errForeign = errors.New("not made by a harnesskit writer of this user (a journal directory is a 0700 directory, a journal a 0600 file, both the user's own); a copy from elsewhere? Remove it if no writer is running")
+
+// ownFile checks that name is of type and permissions mode (Lstat: a link is not followed)
+// and, where the FileInfo says, owned by the process's user.
+func ownFile(fsys FS, name string, mode fs.FileMode) error {
+	fi, err := fsys.Lstat(name)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&(fs.ModeType|fs.ModePerm) != mode || !ownedByUs(fi) {
+		return fmt.Errorf("%w: mode %v", errForeign, fi.Mode())
+	}
+	return nil
+}
+
+// validate refuses a journal whose temporaries, kept files or scratch copies are not named as
+// a commit names them next to their targets: recovery renames and removes those names, and
+// must only ever touch a commit's own.
+func (p *parsed) validate() error {
+	bad := func(what, name string) error {
+		return fmt.Errorf("%w: the %s %q is not a temporary name of this package", errForeign, what, name)
+	}
+	for _, o := range p.ops {
+		if !filepath.IsAbs(o.Name) || filepath.Clean(o.Name) != o.Name {
+			return bad("target", o.Name)
+		}
+		for _, t := range []struct{ what, name string }{{"temporary", o.Temp}, {"kept file", o.Aside}} {
+			if t.name != "" && !tempOf(o.Name, t.name) {
+				return bad(t.what, t.name)
+			}
+		}
+	}
+	for _, s := range p.scratch {
+		if !filepath.IsAbs(s) || !strings.Contains(filepath.Base(s), ".hk-") || !IsLeftover(filepath.Base(s)) {
+			return bad("scratch copy", s)
+		}
+	}
+	for _, d := range p.mkdir {
+		if !filepath.IsAbs(d) || filepath.Clean(d) != d {
+			return bad("directory", d)
+		}
+	}
+	return nil
+}
+
+// tempOf reports whether temp is a TempName of target: in its directory, named after it.
+func tempOf(target, temp string) bool {
+	base := filepath.Base(temp)
+	stem := filepath.Base(target)
+	if len(stem) > maxStem {
+		cut := maxStem
+		for cut > 0 && !utf8.RuneStart(stem[cut]) {
+			cut--
+		}
+		stem = stem[:cut]
+	}
+	return filepath.Dir(temp) == filepath.Dir(target) && strings.HasPrefix(base, "."+stem+".hk-") && IsLeftover(base)
+}
+
+// Names are bytes on most systems and need not be UTF-8, which a JSON string must be (the
+// encoder would replace the bytes it cannot keep). A name that is not valid UTF-8 is written
+// as "b64:" and its bytes in base64: no absolute name starts with "b64:".
+const b64Prefix = "b64:"
+
+func encPath(s string) string {
+	if utf8.ValidString(s) && !strings.HasPrefix(s, b64Prefix) {
+		return s
+	}
+	return b64Prefix + base64.StdEncoding.EncodeToString([]byte(s))
+}
+
+func decPath(s string) string {
+	if rest, ok := strings.CutPrefix(s, b64Prefix); ok {
+		if b, err := base64.StdEncoding.DecodeString(rest); err == nil {
+			return string(b)
+		}
+	}
+	return s
+}
+
+// MarshalJSON writes an operation with its names encoded by encPath.
+func (o jOp) MarshalJSON() ([]byte, error) {
+	type plain jOp
+	c := plain(o)
+	c.Name, c.Temp, c.Aside = encPath(c.Name), encPath(c.Temp), encPath(c.Aside)
+	c.Old.Target = encPath(c.Old.Target)
+	return json.Marshal(c)
+}
+
+// UnmarshalJSON reads an operation written by MarshalJSON.
+func (o *jOp) UnmarshalJSON(b []byte) error {
+	type plain jOp
+	var c plain
+	if err := json.Unmarshal(b, &c); err != nil {
+		return err
+	}
+	c.Name, c.Temp, c.Aside = decPath(c.Name), decPath(c.Temp), decPath(c.Aside)
+	c.Old.Target = decPath(c.Old.Target)
+	*o = jOp(c)
+	return nil
 }

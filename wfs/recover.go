@@ -124,6 +124,9 @@ func recoverDir(ctx context.Context, fsys FS, dir string, cfg txConfig, own stri
 	} else if err != nil {
 		return nil, &Error{Op: "recover", Name: dir, Err: err}
 	}
+	if err := ownFile(fsys, dir, fs.ModeDir|0o700); err != nil {
+		return nil, &Error{Op: "recover", Name: dir, Err: err}
+	}
 	rd, ok := fsys.(ReadDirFS)
 	if !ok {
 		return nil, nil // no way to list the journals
@@ -183,6 +186,12 @@ func recoverJournal(ctx context.Context, fsys FS, name string, cfg txConfig) (*R
 		return nil, nil
 	}
 	defer unlock()
+	if err := ownFile(fsys, name, 0o600); err != nil {
+		if isNotExist(err) {
+			return nil, nil // finished meanwhile
+		}
+		return nil, &Error{Op: "recover", Name: name, Err: err}
+	}
 	b, err := fsys.ReadFile(name)
 	if isNotExist(err) {
 		return nil, nil // finished meanwhile
@@ -191,6 +200,9 @@ func recoverJournal(ctx context.Context, fsys FS, name string, cfg txConfig) (*R
 		return nil, &Error{Op: "recover", Name: name, Err: err}
 	}
 	p, err := parseJournal(b)
+	if err == nil {
+		err = p.validate()
+	}
 	if err != nil {
 		return nil, &Error{Op: "recover", Name: name, Err: err}
 	}

@@ -70,3 +70,10 @@ func removeFallback(name string, err error) error { return err }
 // inUse is Windows' classification of a switch that another program's open handle blocks;
 // here an open file never blocks a rename.
 func inUse(name string, err error) error { return err }
+
+// ownedByUs reports whether the file fi describes belongs to the process's user (a MemFS file
+// always does).
+func ownedByUs(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return !ok || st.Uid == uint32(os.Geteuid())
+}

@@ -65,3 +65,6 @@ func inUse(name string, err error) error {
 	}
 	return err
 }
+
+// ownedByUs: a file's owner is not in os.Stat's result here; the mode checks stand alone.
+func ownedByUs(fi fs.FileInfo) bool { return true }

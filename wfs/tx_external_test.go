@@ -326,3 +326,23 @@ func visible(tree map[string]string) map[string]string {
 	}
 	return out
 }
+
+// TestTxCrashNonUTF8Names: names that are not UTF-8 (bytes, on most systems) survive the
+// journal, so a crash at every step still recovers to before or after.
+func TestTxCrashNonUTF8Names(t *testing.T) {
+	bad := "b\xffad\xfe.txt"
+	before := map[string]string{bad: "x\n", "dir\xc3/keep": "k\n"}
+	n := wfstest.CrashAtEveryStep(t, wfstest.CrashCase{
+		Root: memRoot(),
+		Tree: func(t *testing.T) *wfs.MemFS { return txTree(t, before) },
+		Commit: func(t *testing.T, fsys wfs.FS) error {
+			s := read(t, fsys, bad)
+			tx, _ := wfs.Begin(fsys, memRoot())
+			tx.Write(s, []byte("y\n"))
+			tx.Create(rp("dir\xc3/new\xff"), []byte("n\n"), 0o644)
+			_, err := tx.Commit(ctx)
+			return err
+		},
+	})
+	t.Logf("%d stop points", n)
+}
