@@ -63,7 +63,7 @@
 //     ([WithMaxFileSize], default [DefaultMaxFileSize] = 64 MiB) with ErrTooLarge, whose
 //     [Error] names the limit. Nothing has been written yet.
 //  4. Journal. A journal file naming every target, its temporary, the old file kept aside
-//     and the before and after states (size and SHA-256, or a link's target) is written to
+//     and the before and after states (size and CRC-32C checksum, or a link's target) is written to
 //     root/.hkwfs/<16 hex>.journal. It is written under a ".new" name, locked by its writer
 //     for as long as the commit runs, and renamed into place, so that a journal found by a
 //     recovery always belongs to a writer that locked it. A commit of more than one step
@@ -129,7 +129,7 @@
 // target: kind "write" or "delete", name, temp, aside, how the old file is kept ("link",
 // "copy" or "move"), whether it is written in place or linked into place, and the "old" and
 // "new" states), {"mark":"commit"} and {"mark":"rollback"}. A state is {"type":"absent"},
-// {"type":"file","size","sha256"} (no hash for a file over the size limit, compared by size)
+// {"type":"file","size","crc32c"} (no checksum for a file over the size limit, compared by size)
 // or {"type":"symlink","target"}. The format is versioned by the header's "wfs" field.
 //
 // # Files

@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -32,7 +33,7 @@ import (
 //	{"placeholder":{"op":1}}                                          op 1's name is created empty, then replaced
 //	{"mark":"rollback"}                                               the commit is being undone
 //
-// A state ("old", "new") is {"type":"absent"}, {"type":"file","size":N,"sha256":"…"} (no hash
+// A state ("old", "new") is {"type":"absent"}, {"type":"file","size":N,"crc32c":"…"} (no sum
 // for a file over the size limit) or {"type":"symlink","target":"…"}.
 
 const journalVersion = 1
@@ -84,7 +85,7 @@ type jOp struct {
 type jState struct {
 	Type   string `json:"type"` // "absent", "file", "symlink"
 	Size   int64  `json:"size,omitempty"`
-	SHA256 string `json:"sha256,omitempty"`
+	CRC32C string `json:"crc32c,omitempty"`
 	Target string `json:"target,omitempty"`
 }
 
@@ -93,7 +94,7 @@ func stateOf(s Snapshot) jState {
 	case TypeFile:
 		st := jState{Type: "file", Size: s.Info.Size()}
 		if !s.Large {
-			st.SHA256 = sum(s.Data)
+			st.CRC32C = sum(s.Data)
 		}
 		return st
 	case TypeSymlink:
@@ -102,12 +103,19 @@ func stateOf(s Snapshot) jState {
 	return jState{Type: "absent"}
 }
 
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
 func fileState(data []byte) *jState {
-	return &jState{Type: "file", Size: int64(len(data)), SHA256: sum(data)}
+	return &jState{Type: "file", Size: int64(len(data)), CRC32C: sum(data)}
 }
 
+// sum is a state's checksum: CRC-32C (Castagnoli), which the processor computes at several
+// GB/s, so that journaling a large file costs little. With the size beside it, it tells the
+// commit's own before and after states apart from each other and from a later change; it is
+// not meant to resist someone forging a collision, which would gain nothing (a journal is
+// only ever the writer's own, and recovery keeps whatever it does not recognise).
 func sum(b []byte) string {
-	h := sha256.Sum256(b)
+	h := binary.BigEndian.AppendUint32(nil, crc32.Checksum(b, castagnoli))
 	return hex.EncodeToString(h[:])
 }
 

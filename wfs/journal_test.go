@@ -9,8 +9,8 @@ import (
 // commit's records).
 const journalSeed = `{"wfs":1,"id":"00112233445566ff","pid":7,"root":"/w"}
 {"mkdir":["/w/new","/w/new/dir"]}
-{"op":{"kind":"write","name":"/w/a.txt","temp":"/w/.a.txt.hk-0000000000000001.tmp","aside":"/w/.a.txt.hk-0000000000000002.old","keep":"link","old":{"type":"file","size":2,"sha256":"aa"},"new":{"type":"file","size":3,"sha256":"bb"}}}
-{"op":{"kind":"delete","name":"/w/c.txt","aside":"/w/.c.txt.hk-0000000000000003.old","keep":"link","old":{"type":"file","size":2,"sha256":"cc"}}}
+{"op":{"kind":"write","name":"/w/a.txt","temp":"/w/.a.txt.hk-0000000000000001.tmp","aside":"/w/.a.txt.hk-0000000000000002.old","keep":"link","old":{"type":"file","size":2,"crc32c":"aa"},"new":{"type":"file","size":3,"crc32c":"bb"}}}
+{"op":{"kind":"delete","name":"/w/c.txt","aside":"/w/.c.txt.hk-0000000000000003.old","keep":"link","old":{"type":"file","size":2,"crc32c":"cc"}}}
 {"keep":{"op":1,"how":"move"}}
 {"mark":"commit"}
 {"placeholder":{"op":0}}

@@ -323,7 +323,7 @@ func recoverJournal(ctx context.Context, fsys FS, name string, cfg txConfig) (*R
 }
 
 // matches reports whether name now holds the state st: absent; a symbolic link to the same
-// target; a regular file of the same size and SHA-256 (of the same size only, for a file that
+// target; a regular file of the same size and checksum (of the same size only, for a file that
 // was over the size limit and never read).
 func matches(ctx context.Context, fsys FS, name string, st jState, limit int64) (bool, error) {
 	fi, err := fsys.Lstat(name)
@@ -344,7 +344,7 @@ func matches(ctx context.Context, fsys FS, name string, st jState, limit int64) 
 		if !fi.Mode().IsRegular() || fi.Size() != st.Size {
 			return false, nil
 		}
-		if st.SHA256 == "" {
+		if st.CRC32C == "" {
 			return true, nil
 		}
 		if fi.Size() > limit {
@@ -357,7 +357,7 @@ func matches(ctx context.Context, fsys FS, name string, st jState, limit int64) 
 		if err != nil {
 			return false, err
 		}
-		return sum(data) == st.SHA256, nil
+		return sum(data) == st.CRC32C, nil
 	}
 	return false, nil
 }
@@ -385,7 +385,7 @@ func readStaged(ctx context.Context, fsys FS, name string, st *jState, limit int
 		return nil, false
 	}
 	data, _, err := readFile(ctx, fsys, name, fi, fi.Size())
-	if err != nil || sum(data) != st.SHA256 {
+	if err != nil || sum(data) != st.CRC32C {
 		return nil, false
 	}
 	return data, true

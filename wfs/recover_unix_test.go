@@ -48,7 +48,7 @@ func TestRecoverRefusesForeignJournals(t *testing.T) {
 			must(os.Mkdir(jdir, tc.dirMode))
 			must(os.Chmod(jdir, tc.dirMode))
 			j := `{"wfs":1,"id":"0000000000000009","pid":1,"root":"` + dir + `"}` + "\n" +
-				`{"op":{"kind":"write","name":"` + filepath.Join(dir, hooks) + `","temp":"` + filepath.Join(dir, tc.temp) + `","create":true,"old":{"type":"absent"},"new":{"type":"file","size":1,"sha256":"00"}}}` + "\n"
+				`{"op":{"kind":"write","name":"` + filepath.Join(dir, hooks) + `","temp":"` + filepath.Join(dir, tc.temp) + `","create":true,"old":{"type":"absent"},"new":{"type":"file","size":1,"crc32c":"00"}}}` + "\n"
 			if tc.scratch != "" {
 				j += `{"scratch":"` + filepath.Join(dir, tc.scratch) + `"}` + "\n"
 			}

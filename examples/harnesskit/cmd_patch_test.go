@@ -2,9 +2,10 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -315,7 +316,9 @@ func TestPatchRecoveryReport(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	sum := func(s string) string {
+		return hex.EncodeToString(binary.BigEndian.AppendUint32(nil, crc32.Checksum([]byte(s), crc32.MakeTable(crc32.Castagnoli))))
+	}
 	write("a.txt", "old\n")
 	write("b.txt", "b\n")
 	write(".a.txt.hk-00000000000000aa.tmp", "new\n")
@@ -325,9 +328,16 @@ func TestPatchRecoveryReport(t *testing.T) {
 		t.Skipf("hard links unavailable: %v", err)
 	}
 	op, _ := json.Marshal(map[string]any{"op": map[string]any{"kind": "write", "name": a, "temp": tmp, "aside": aside, "keep": "link",
-		"old": map[string]any{"type": "file", "size": 4, "sha256": sum("old\n")},
-		"new": map[string]any{"type": "file", "size": 4, "sha256": sum("new\n")}}})
+		"old": map[string]any{"type": "file", "size": 4, "crc32c": sum("old\n")},
+		"new": map[string]any{"type": "file", "size": 4, "crc32c": sum("new\n")}}})
+	// The journal as a writer leaves it: in a 0700 directory, mode 0600.
 	write(".hkwfs/00000000000000cc.journal", `{"wfs":1,"id":"00000000000000cc","pid":1,"root":"`+root+`"}`+"\n"+string(op)+"\n"+`{"mark":"commit"}`+"\n")
+	if err := os.Chmod(filepath.Join(root, ".hkwfs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(root, ".hkwfs", "00000000000000cc.journal"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	var out, errb bytes.Buffer
 	code := run(t.Context(), []string{"patch", "apply", "--root", root}, strings.NewReader("*** Begin Patch\n*** Update File: b.txt\n@@\n-b\n+B\n*** End Patch\n"), &out, &errb)
