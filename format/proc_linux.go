@@ -138,10 +138,13 @@ func hasToken(pid int, needle []byte) bool {
 	return bytes.Contains(env, needle)
 }
 
-// awaitDeath waits, for at most DefaultWaitDelay, until the killed process pid is gone or a
-// zombie, and reaps it when it is a child of self.
+// deathWait bounds how long awaitDeath waits for one killed process.
+const deathWait = time.Second
+
+// awaitDeath waits, for at most deathWait, until the killed process pid is gone or a zombie,
+// and reaps it when it is a child of self.
 func awaitDeath(pid, self int) {
-	deadline := time.Now().Add(DefaultWaitDelay)
+	deadline := time.Now().Add(deathWait)
 	for {
 		state, ppid := procState(pid)
 		switch {

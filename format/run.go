@@ -8,6 +8,7 @@ import (
 	goformat "go/format"
 	"go/parser"
 	"go/token"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -32,9 +34,10 @@ const (
 	DefaultMaxStderr = 4 << 10
 	// DefaultMaxOutput is the most a formatter may print on stdout; more is a failure.
 	DefaultMaxOutput = 64 << 20
-	// DefaultWaitDelay is how long the runner waits for a formatter's pipes to close after
-	// it exited or was killed.
-	DefaultWaitDelay = 100 * time.Millisecond
+	// DefaultWaitDelay is how long the runner waits for a formatter's output to end once the
+	// formatter exited and its processes were killed: only a process that escaped the killing
+	// can still hold the pipes open, and then the run fails.
+	DefaultWaitDelay = 2 * time.Second
 	// DefaultMaxReportDiffLines is the longest diff, in lines of text, [Result.Report]
 	// includes; past it the report asks the model to re-read the file. patch and astsearch
 	// apply the same limit to their formatter reports.
@@ -310,7 +313,7 @@ func processError(parent, tctx context.Context, file, name string, timeout time.
 		// take this for one.
 		e.Kind, e.Err = ErrTimeout, nil
 		e.Msg = fmt.Sprintf("did not finish in time (its timeout is %v); its process group was killed and the file left as written (raise its timeout or disable it)", timeout)
-	case errors.Is(err, exec.ErrWaitDelay):
+	case errors.Is(err, errPipesHeld), errors.Is(err, exec.ErrWaitDelay):
 		e.Kind = ErrFormatter
 		e.Msg = "exited but left a process holding its output open; the output was discarded"
 	case errors.As(err, &ee):
@@ -448,8 +451,13 @@ func changedSiblings(before, after map[string]fileStamp, dir string) []string {
 // in its environment (HARNESSKIT_FORMAT_RUN), and after the run every process still alive
 // that carries it is killed: the children that left the group (setsid, a daemon's double
 // fork); the formatter itself dies with the host's thread that started it. stdout is
-// limited to DefaultMaxOutput bytes and stderr keeps its first DefaultMaxStderr bytes. Pipes
-// still held open DefaultWaitDelay after the command exited are closed.
+// limited to DefaultMaxOutput bytes and stderr keeps its first DefaultMaxStderr bytes.
+//
+// The output is read until its end, which comes once every process holding the pipes is
+// gone: so a busy machine that is slow to copy it never loses output, and a background
+// child the formatter left holding them is killed first. Only a process that escaped the
+// killing (see the package documentation) can keep the pipes open; DefaultWaitDelay after
+// the kill they are closed and the run fails, its output discarded.
 func RunProcess(ctx context.Context, argv []string, dir string, env []string, stdin []byte) ([]byte, []byte, error) {
 	if len(argv) == 0 {
 		return nil, nil, exec.ErrNotFound
@@ -463,25 +471,122 @@ func RunProcess(ctx context.Context, argv []string, dir string, env []string, st
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
+	p, err := openPipes(stdin != nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer p.close()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.childIn, p.childOut, p.childErr
+	startInGroup(cmd)
+	unpin := pinThread()
+	err = cmd.Start()
+	p.closeChildEnds()
+	if err != nil {
+		unpin()
+		return nil, nil, err
 	}
 	stdout := &capBuffer{max: DefaultMaxOutput}
 	stderr := &capBuffer{max: DefaultMaxStderr}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	startInGroup(cmd)
-	cmd.WaitDelay = DefaultWaitDelay
-	unpin := pinThread()
-	err := cmd.Run()
+	read := p.read(stdout, stderr, stdin)
+	err = cmd.Wait()
 	unpin()
 	killGroup(cmd)
-	if token != "" && cmd.Process != nil {
+	if token != "" {
 		sweep(token, cmd.Process.Pid)
+	}
+	if !read(DefaultWaitDelay) && err == nil {
+		err = errPipesHeld
 	}
 	if err == nil && stdout.over {
 		err = fmt.Errorf("printed more than %d bytes", DefaultMaxOutput)
 	}
 	return stdout.buf.Bytes(), stderr.buf.Bytes(), err
+}
+
+// errPipesHeld: the formatter exited, but a process that escaped the killing held its
+// output open past DefaultWaitDelay.
+var errPipesHeld = errors.New("a process still held the formatter's output open")
+
+// pipes connects the formatter's stdin, stdout and stderr to this process. The child's ends
+// are *os.File, so exec starts no copying goroutine of its own and cmd.Wait returns when the
+// process exits; this process reads its ends itself, to the end.
+type pipes struct {
+	childIn, childOut, childErr *os.File // the child's ends (childIn nil: no input)
+	in, out, err                *os.File // ours
+}
+
+func openPipes(input bool) (*pipes, error) {
+	p := &pipes{}
+	var err error
+	if p.out, p.childOut, err = os.Pipe(); err != nil {
+		return nil, err
+	}
+	if p.err, p.childErr, err = os.Pipe(); err != nil {
+		p.close()
+		return nil, err
+	}
+	if input {
+		if p.childIn, p.in, err = os.Pipe(); err != nil {
+			p.close()
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// closeChildEnds closes this process's copies of the child's ends, once the child has them.
+func (p *pipes) closeChildEnds() {
+	for _, f := range []*os.File{p.childIn, p.childOut, p.childErr} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+func (p *pipes) close() {
+	p.closeChildEnds()
+	for _, f := range []*os.File{p.in, p.out, p.err} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// read starts feeding stdin and copying stdout and stderr. The function it returns waits
+// for the copies to reach the end of the output, at most d once called (after the
+// formatter's processes were killed), then closes the pipes; it reports whether the end was
+// reached.
+func (p *pipes) read(stdout, stderr io.Writer, stdin []byte) func(d time.Duration) bool {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); io.Copy(stdout, p.out) }()
+	go func() { defer wg.Done(); io.Copy(stderr, p.err) }()
+	if p.in != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.in.Write(stdin) // fails once nobody can read it any more (EPIPE, or closed below)
+			p.in.Close()
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+	return func(d time.Duration) bool {
+		if p.in != nil {
+			p.in.Close() // the formatter is gone: input nobody reads any more
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-done:
+			return true
+		case <-t.C:
+			p.out.Close()
+			p.err.Close()
+			<-done
+			return false
+		}
+	}
 }
 
 // runTokenVar is the environment variable that marks every process of one formatter run

@@ -250,3 +250,56 @@ func TestCancelledBeforeStart(t *testing.T) {
 		t.Errorf("res %+v", res)
 	}
 }
+
+// TestOutputReadToTheEnd: the runner reads a formatter's output until its end, however slow
+// the copy, and a background child left holding the pipes is killed rather than taken for a
+// failure; only a holder that escaped the killing (it left the session and cleared its
+// environment) fails the run, DefaultWaitDelay after the kill.
+func TestOutputReadToTheEnd(t *testing.T) {
+	needShell(t)
+	big := strings.Repeat("0123456789abcdef\n", 1<<18) // 4.25 MiB, far more than a pipe holds
+	tests := []struct {
+		name    string
+		body    string
+		stdin   string
+		want    string
+		wantErr string
+	}{
+		{name: "big_output_at_exit", body: "cat", stdin: big, want: big},
+		{name: "in_group_child_holding_stdout_is_killed", body: "cat\n(sleep 30; echo late) &", stdin: "x\n", want: "x\n"},
+		{name: "stdin_not_read", body: "echo done", stdin: big, want: "done\n"},
+		{
+			name: "escaped_holder_fails_the_run", stdin: "x\n", wantErr: "left a process holding its output open",
+			body: `setsid env -i /bin/sh -c ': > "$0"; exec sleep 4' "$0.held" &` + "\nuntil [ -e \"$0.held\" ]; do sleep 0.01; done\ncat",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := testenv.TempDir(t)
+			bin := filepath.Join(dir, "fmt.sh")
+			os.WriteFile(bin, []byte("#!/bin/sh\n"+tc.body+"\n"), 0o755)
+			stdin := format.Stdin
+			cfg := format.Config{Overrides: map[string]format.Override{"f": {Args: []string{bin}, Extensions: []string{".txt"}, Mode: &stdin}}}
+			env := format.Env{Root: dir, FS: os.DirFS(dir), LookPath: exec.LookPath, Getenv: os.Getenv}
+			r := format.Runner{Timeout: time.Minute}
+			start := time.Now()
+			res := r.Bytes(context.Background(), env, cfg, format.Builtins(), "a.txt", []byte(tc.stdin))
+			took := time.Since(start)
+			if tc.wantErr != "" {
+				if !errors.Is(res.Err, format.ErrFormatter) || !strings.Contains(res.Err.Error(), tc.wantErr) {
+					t.Fatalf("Err = %v, want %q", res.Err, tc.wantErr)
+				}
+				if took < format.DefaultWaitDelay {
+					t.Errorf("returned after %v, before the wait for the holder (%v)", took, format.DefaultWaitDelay)
+				}
+				return
+			}
+			if res.Err != nil {
+				t.Fatalf("Err = %v", res.Err)
+			}
+			if string(res.After) != tc.want {
+				t.Errorf("After has %d bytes, want %d", len(res.After), len(tc.want))
+			}
+		})
+	}
+}

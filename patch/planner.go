@@ -617,3 +617,46 @@ func netChanges(order []*entry) ([]FileChange, summaryLines) {
 	}
 	return out, sum
 }
+
+// reportWritten records on e the net changes of the first n sections of a non-atomic plan,
+// which the commit wrote before section n+1 failed, and names them in the message (the
+// commit's own message already says which sections were written; a planning failure's does
+// not, so say is set for it).
+func (pl *planner) reportWritten(e *Error, n int, say bool) {
+	at := map[*entry]*entry{}
+	for _, sp := range pl.sections[:min(n, len(pl.sections))] {
+		for i, live := range sp.live {
+			c := sp.after[i]
+			at[live] = &c
+		}
+	}
+	var order []*entry
+	for _, live := range pl.order {
+		if c, ok := at[live]; ok {
+			order = append(order, c)
+		}
+	}
+	for _, c := range order {
+		if m, ok := at[c.movedFrom]; ok {
+			c.movedFrom = m
+		}
+	}
+	var sum summaryLines
+	e.Written, sum = netChanges(order)
+	if len(e.Written) == 0 {
+		return
+	}
+	var b strings.Builder
+	if say {
+		if n == 1 {
+			b.WriteString(" (in section 2; section 1 was written and stays)")
+		} else {
+			fmt.Fprintf(&b, " (in section %d; sections 1-%d were written and stay)", n+1, n)
+		}
+	}
+	fmt.Fprintf(&b, "\nAlready written, do not send again (send only section %d and those after it):", n+1)
+	for _, l := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(sum.String(), "Success. Updated the following files:\n"), "\n"), "\n") {
+		b.WriteString("\n" + l)
+	}
+	e.Msg += b.String()
+}
