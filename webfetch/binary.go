@@ -19,6 +19,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // Saved file names have at most 180 characters and 200 bytes (room for a "-999" suffix and
@@ -66,7 +68,7 @@ func (f *Fetcher) readBinary(ctx context.Context, c *call, st *stored, final *ur
 	if err := ctx.Err(); err != nil {
 		return nil, readErr(ctx, final, err)
 	}
-	p, err := saveFile(f.cfg.binaryDir, st.filename, data)
+	p, err := f.saveFile(ctx, st.filename, data)
 	if err != nil {
 		return nil, err
 	}
@@ -77,14 +79,14 @@ func (f *Fetcher) readBinary(ctx context.Context, c *call, st *stored, final *ur
 
 // reuseSaved makes sure a cached saved binary still exists on disk, writing it again under a
 // new unique name when it was removed or changed.
-func (f *Fetcher) reuseSaved(st *stored) error {
+func (f *Fetcher) reuseSaved(ctx context.Context, st *stored) error {
 	if st.binary == nil || !st.binary.Saved {
 		return nil
 	}
 	if fi, err := os.Stat(st.binary.SavedPath); err == nil && fi.Size() == int64(len(st.binBytes)) {
 		return nil
 	}
-	p, err := saveFile(f.cfg.binaryDir, st.filename, st.binBytes)
+	p, err := f.saveFile(ctx, st.filename, st.binBytes)
 	if err != nil {
 		return err
 	}
@@ -92,62 +94,79 @@ func (f *Fetcher) reuseSaved(st *stored) error {
 	return nil
 }
 
-// openBinaryDir opens the binary directory, creating it (0700) when missing. It refuses a
-// directory that is a symbolic link, is not a directory, belongs to another user or is open
-// to group or others (where the platform has owners and mode bits), and checks that the
-// directory it opened is the one it inspected.
-func openBinaryDir(dir string) (*os.Root, error) {
-	refuse := func(why string, cause error) error {
-		return &Error{Err: ErrFilename, Msg: "Cannot save binaries in " + dir + ": " + why, Cause: cause}
-	}
+// prepareBinaryDir makes sure the binary directory exists (creating it 0700 when missing)
+// and is private: it refuses a directory that is a symbolic link, is not a directory,
+// belongs to another user or is open to group or others (where the platform has owners and
+// mode bits). It returns what it inspected.
+func prepareBinaryDir(dir string) (fs.FileInfo, error) {
 	fi, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
-			return nil, refuse("creating its parent failed: "+err.Error(), err)
+			return nil, dirErr(dir, "creating its parent failed: "+err.Error(), err)
 		}
 		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return nil, refuse("creating it failed: "+err.Error(), err)
+			return nil, dirErr(dir, "creating it failed: "+err.Error(), err)
 		}
 		fi, err = os.Lstat(dir)
 	}
 	if err != nil {
-		return nil, refuse(err.Error(), err)
+		return nil, dirErr(dir, err.Error(), err)
 	}
 	if why := notPrivate(fi); why != "" {
-		return nil, refuse(why+"; binaries are saved only in a private directory (owned by this user, mode 0700, not a link): remove it or configure another directory", nil)
+		return nil, dirErr(dir, why+"; binaries are saved only in a private directory (owned by this user, mode 0700, not a link): remove it or configure another directory", nil)
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, refuse("opening it failed: "+err.Error(), err)
-	}
-	if opened, err := root.Stat("."); err != nil || !os.SameFile(fi, opened) {
-		root.Close()
-		return nil, refuse("it was replaced while being opened", err)
-	}
-	return root, nil
+	return fi, nil
 }
 
-// saveFile writes data under dir with a unique name derived from name. The bytes go to a
-// temporary file first, which is then linked under the final name (exclusive) through an
-// os.Root, so the file is complete or absent and no name can leave dir.
-func saveFile(dir, name string, data []byte) (string, error) {
-	root, err := openBinaryDir(dir)
+func dirErr(dir, why string, cause error) error {
+	return &Error{Err: ErrFilename, Msg: "Cannot save binaries in " + dir + ": " + why, Cause: cause}
+}
+
+// openSaveFS is how saves reach the binary directory: through the write layer, over an
+// os.Root opened on it. Tests replace it.
+type openSaveFS func(dir string) (wfs.FS, func() error, error)
+
+func osSaveFS(dir string) (wfs.FS, func() error, error) {
+	fsys, err := wfs.NewOSFS(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fsys, fsys.Close, nil
+}
+
+// saveFile writes data in the binary directory under a unique name derived from name. The
+// bytes go to a temporary file first, which is then linked under the final name (exclusive),
+// so the file is complete or absent and no name can leave the directory.
+func (f *Fetcher) saveFile(ctx context.Context, name string, data []byte) (string, error) {
+	dir := f.cfg.binaryDir
+	checked, err := prepareBinaryDir(dir)
 	if err != nil {
 		return "", err
 	}
-	defer root.Close()
+	fsys, closeFS, err := f.cfg.saveFS(dir)
+	if err != nil {
+		return "", dirErr(dir, "opening it failed: "+err.Error(), err)
+	}
+	defer closeFS()
+	if opened, err := fsys.Stat(dir); err != nil || !os.SameFile(checked, opened) {
+		return "", dirErr(dir, "it was replaced while being opened", err)
+	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := ".webfetch-" + hex.EncodeToString(rnd[:]) + ".tmp"
-	fh, err := root.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	tmp := filepath.Join(dir, ".webfetch-"+hex.EncodeToString(rnd[:])+".tmp")
+	fh, err := fsys.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return "", &Error{Err: ErrFilename, Msg: "Cannot write in " + dir + ": " + err.Error(), Cause: err}
 	}
 	_, werr := fh.Write(data)
 	cerr := fh.Close()
-	defer func() { _ = root.Remove(tmp) }()
+	defer func() { _ = fsys.Remove(tmp) }()
 	if werr != nil || cerr != nil {
 		return "", &Error{Err: ErrFilename, Msg: "Writing the binary to " + dir + " failed: " + errors.Join(werr, cerr).Error()}
+	}
+	lf, ok := fsys.(wfs.LinkFS)
+	if !ok {
+		return "", &Error{Err: ErrFilename, Msg: "Saving in " + dir + " failed: the file system has no hard links"}
 	}
 	ext := path.Ext(name)
 	stem := strings.TrimSuffix(name, ext)
@@ -156,7 +175,7 @@ func saveFile(dir, name string, data []byte) (string, error) {
 		if i > 0 {
 			cand = uniqueName(stem, ext, i)
 		}
-		err := root.Link(tmp, cand)
+		err := lf.Link(tmp, filepath.Join(dir, cand))
 		if err == nil {
 			return filepath.Join(dir, cand), nil
 		}

@@ -135,6 +135,7 @@ type config struct {
 	permission     PermissionFunc
 	logger         *slog.Logger
 	progress       ProgressFunc
+	saveFS         openSaveFS
 	errs           []error
 }
 
@@ -333,6 +334,9 @@ func (c *config) finish() error {
 	}
 	if c.rawDial == nil {
 		c.rawDial = newRawDialer(&c.policy)
+	}
+	if c.saveFS == nil {
+		c.saveFS = osSaveFS
 	}
 	c.fingerprint = c.policyFingerprint()
 	return nil

@@ -61,7 +61,7 @@ func (f *Fetcher) present(ctx context.Context, c *call, st *stored) (*Result, er
 	maxOut := f.cfg.limits.MaxOutputChars
 	if st.binary != nil {
 		if st.cacheHit {
-			if err := f.reuseSaved(st); err != nil {
+			if err := f.reuseSaved(ctx, st); err != nil {
 				return nil, err
 			}
 		}
