@@ -11,8 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // pdfSite serves a small PDF under the given Content-Disposition.
@@ -286,5 +289,65 @@ func TestSaveConcurrentSameName(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != n || len(seen) != n {
 		t.Errorf("%d entries for %d saves", len(entries), n)
+	}
+}
+
+// linkless is the binary directory on a file system without hard links (FAT, exFAT, some
+// network shares): Link fails as unsupported.
+type linkless struct{ *wfs.OSFS }
+
+func (linkless) Link(oldname, newname string) error {
+	return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: syscall.EPERM}
+}
+
+// nolinks has no Link at all.
+type nolinks struct{ wfs.FS }
+
+func withSaveFS(wrap func(*wfs.OSFS) wfs.FS) Option {
+	return func(c *config) {
+		c.saveFS = func(dir string) (wfs.FS, func() error, error) {
+			o, err := wfs.NewOSFS(dir)
+			if err != nil {
+				return nil, nil, err
+			}
+			return wrap(o), o.Close, nil
+		}
+	}
+}
+
+// Issue 26: saves went through hard links, which FAT and exFAT lack, so no binary could be
+// saved there. The final file is created without a link, still never replacing a file that
+// exists and still complete or absent.
+func TestSaveWithoutHardLinks(t *testing.T) {
+	for name, wrap := range map[string]func(*wfs.OSFS) wfs.FS{
+		"link_unsupported": func(o *wfs.OSFS) wfs.FS { return linkless{o} },
+		"no_link_method":   func(o *wfs.OSFS) wfs.FS { return nolinks{o} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(privateDir(t), "bin")
+			mkdir(t, dir, 0o700)
+			writeFile(t, filepath.Join(dir, "report.pdf"), "theirs")
+			s := pdfSite(t, `attachment; filename="report.pdf"`)
+			f, _, _ := testFetcher(t, WithBinaryDir(dir), withSaveFS(wrap))
+			r, err := f.Fetch(context.Background(), Request{URL: s.URL + "/r", SaveBinary: true, LLMS: LLMSNever})
+			if err != nil || r.Binary == nil || !r.Binary.Saved {
+				t.Fatalf("err %v result %+v", err, r)
+			}
+			if r.Binary.SavedPath != filepath.Join(dir, "report-1.pdf") {
+				t.Errorf("saved as %s", r.Binary.SavedPath)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "report.pdf")); string(b) != "theirs" {
+				t.Errorf("the existing file now holds %q", b)
+			}
+			if b, _ := os.ReadFile(r.Binary.SavedPath); !strings.HasPrefix(string(b), "%PDF-1.7") {
+				t.Errorf("saved %q", b)
+			}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if n := e.Name(); n != "report.pdf" && n != "report-1.pdf" {
+					t.Errorf("left %s behind", n)
+				}
+			}
+		})
 	}
 }
