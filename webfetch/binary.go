@@ -3,8 +3,6 @@ package webfetch
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
@@ -134,9 +132,10 @@ func osSaveFS(dir string) (wfs.FS, func() error, error) {
 	return fsys, fsys.Close, nil
 }
 
-// saveFile writes data in the binary directory under a unique name derived from name. The
-// bytes go to a temporary file first, which is then linked under the final name (exclusive),
-// so the file is complete or absent and no name can leave the directory.
+// saveFile writes data in the binary directory under a unique name derived from name, as
+// one write-layer transaction per candidate name: the file is created new (never replacing
+// anything, without needing hard links), with mode 0600, complete or absent. A name that
+// exists (a file, a directory, a link, a FIFO) moves on to the next candidate.
 func (f *Fetcher) saveFile(ctx context.Context, name string, data []byte) (string, error) {
 	dir := f.cfg.binaryDir
 	checked, err := prepareBinaryDir(dir)
@@ -151,23 +150,6 @@ func (f *Fetcher) saveFile(ctx context.Context, name string, data []byte) (strin
 	if opened, err := fsys.Stat(dir); err != nil || !os.SameFile(checked, opened) {
 		return "", dirErr(dir, "it was replaced while being opened", err)
 	}
-	var rnd [8]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(dir, ".webfetch-"+hex.EncodeToString(rnd[:])+".tmp")
-	fh, err := fsys.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return "", &Error{Err: ErrFilename, Msg: "Cannot write in " + dir + ": " + err.Error(), Cause: err}
-	}
-	_, werr := fh.Write(data)
-	cerr := fh.Close()
-	defer func() { _ = fsys.Remove(tmp) }()
-	if werr != nil || cerr != nil {
-		return "", &Error{Err: ErrFilename, Msg: "Writing the binary to " + dir + " failed: " + errors.Join(werr, cerr).Error()}
-	}
-	lf, ok := fsys.(wfs.LinkFS)
-	if !ok {
-		return "", &Error{Err: ErrFilename, Msg: "Saving in " + dir + " failed: the file system has no hard links"}
-	}
 	ext := path.Ext(name)
 	stem := strings.TrimSuffix(name, ext)
 	for i := 0; i <= 999; i++ {
@@ -175,15 +157,30 @@ func (f *Fetcher) saveFile(ctx context.Context, name string, data []byte) (strin
 		if i > 0 {
 			cand = uniqueName(stem, ext, i)
 		}
-		err := lf.Link(tmp, filepath.Join(dir, cand))
-		if err == nil {
-			return filepath.Join(dir, cand), nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
+		target := filepath.Join(dir, cand)
+		err := createFile(ctx, fsys, dir, target, data)
+		switch {
+		case err == nil:
+			return target, nil
+		case ctx.Err() != nil:
+			return "", &Error{Err: ErrFilename, Msg: "Saving " + cand + " in " + dir + " was interrupted: " + ctx.Err().Error(), Cause: ctx.Err()}
+		case !errors.Is(err, fs.ErrExist):
 			return "", &Error{Err: ErrFilename, Msg: "Saving " + cand + " in " + dir + " failed: " + err.Error(), Cause: err}
 		}
 	}
 	return "", &Error{Err: ErrFilename, Msg: "Unable to allocate unique filename for binary content"}
+}
+
+// createFile commits one new file.
+func createFile(ctx context.Context, fsys wfs.FS, dir, target string, data []byte) error {
+	tx, err := wfs.Begin(fsys, dir)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Abort() }()
+	tx.Create(target, data, 0o600)
+	_, err = tx.Commit(ctx)
+	return err
 }
 
 var extByKind = map[string]string{

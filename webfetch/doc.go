@@ -149,11 +149,13 @@
 // binary, only inside the binary directory, which must be private: by default a directory
 // of the user's own under the temporary directory, created 0700; one that is a symbolic
 // link, belongs to another user or is open to group or others is refused, so another local
-// user cannot plant it. The file goes in through an os.Root opened on that directory (and
-// checked to be the directory inspected), under a sanitised name of at most 180 characters
-// and 200 bytes that cannot escape it, is never a Windows device name and carries no control
-// or bidirectional formatting characters, created exclusively, complete or absent. The
-// package reads no files,
+// user cannot plant it. The file goes in through the write layer (package wfs, over an
+// os.Root opened on that directory and checked to be the directory inspected), in one
+// transaction that creates it new — never replacing a file, link, directory or FIFO that
+// has the name, and without needing hard links, which FAT and exFAT lack — with mode 0600,
+// complete or absent; its name is sanitised, at most 180 characters and 200 bytes, cannot
+// escape the directory, is never a Windows device name and carries no control or
+// bidirectional formatting characters. The package reads no files,
 // no environment and no configuration while fetching, and never writes to stdout or stderr:
 // the extraction library's log output is discarded, and the package's own diagnostics (why
 // an llms.txt candidate was rejected, why the https attempt fell back to http) go to the

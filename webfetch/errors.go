@@ -27,7 +27,8 @@ var (
 	ErrMissingLocation = errors.New("webfetch: redirect without location")
 	// ErrStatus: the final response had a non-2xx status; the error is a *StatusError.
 	ErrStatus = errors.New("webfetch: unsuccessful status")
-	// ErrFilename: no unique file name could be allocated for a binary.
+	// ErrFilename: a binary could not be saved: the binary directory is not private or
+	// cannot be created or opened, the write failed, or no unique file name was left.
 	ErrFilename = errors.New("webfetch: no unique file name")
 	// ErrTransport: the connection or the body read failed.
 	ErrTransport = errors.New("webfetch: transport error")
