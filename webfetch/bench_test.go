@@ -186,7 +186,7 @@ func BenchmarkMarkdown(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, n := range nodes {
-			if _, err := extract.Markdown(n, base); err != nil {
+			if _, err := extract.Markdown(context.Background(), n, extract.MarkdownOptions{Base: base}); err != nil {
 				b.Fatal(err)
 			}
 		}

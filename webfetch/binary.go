@@ -3,8 +3,6 @@ package webfetch
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
@@ -19,9 +17,17 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
-const maxFilenameLen = 180
+// Saved file names have at most 180 characters and 200 bytes (room for a "-999" suffix and
+// the write layer's temporary names within the 255 bytes file systems allow).
+const (
+	maxFilenameLen   = 180
+	maxFilenameBytes = 200
+	maxExtBytes      = 32
+)
 
 // readBinary handles a binary body. Without SaveBinary nothing beyond the sniff window is
 // read. With it, the body is read up to MaxBinaryBytes and saved; over the limit only the
@@ -60,7 +66,7 @@ func (f *Fetcher) readBinary(ctx context.Context, c *call, st *stored, final *ur
 	if err := ctx.Err(); err != nil {
 		return nil, readErr(ctx, final, err)
 	}
-	p, err := saveFile(f.cfg.binaryDir, st.filename, data)
+	p, err := f.saveFile(ctx, st.filename, data)
 	if err != nil {
 		return nil, err
 	}
@@ -71,14 +77,14 @@ func (f *Fetcher) readBinary(ctx context.Context, c *call, st *stored, final *ur
 
 // reuseSaved makes sure a cached saved binary still exists on disk, writing it again under a
 // new unique name when it was removed or changed.
-func (f *Fetcher) reuseSaved(st *stored) error {
+func (f *Fetcher) reuseSaved(ctx context.Context, st *stored) error {
 	if st.binary == nil || !st.binary.Saved {
 		return nil
 	}
 	if fi, err := os.Stat(st.binary.SavedPath); err == nil && fi.Size() == int64(len(st.binBytes)) {
 		return nil
 	}
-	p, err := saveFile(f.cfg.binaryDir, st.filename, st.binBytes)
+	p, err := f.saveFile(ctx, st.filename, st.binBytes)
 	if err != nil {
 		return err
 	}
@@ -86,47 +92,95 @@ func (f *Fetcher) reuseSaved(st *stored) error {
 	return nil
 }
 
-// saveFile writes data under dir with a unique name derived from name. The bytes go to a
-// temporary file first, which is then linked under the final name (exclusive) through an
-// os.Root, so the file is complete or absent and no name can leave dir.
-func saveFile(dir, name string, data []byte) (string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", &Error{Err: ErrFilename, Msg: "Cannot create the binary directory " + dir + ": " + err.Error(), Cause: err}
+// prepareBinaryDir makes sure the binary directory exists (creating it 0700 when missing)
+// and is private: it refuses a directory that is a symbolic link, is not a directory,
+// belongs to another user or is open to group or others (where the platform has owners and
+// mode bits). It returns what it inspected.
+func prepareBinaryDir(dir string) (fs.FileInfo, error) {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+			return nil, dirErr(dir, "creating its parent failed: "+err.Error(), err)
+		}
+		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, dirErr(dir, "creating it failed: "+err.Error(), err)
+		}
+		fi, err = os.Lstat(dir)
 	}
-	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return "", &Error{Err: ErrFilename, Msg: "Cannot open the binary directory " + dir + ": " + err.Error(), Cause: err}
+		return nil, dirErr(dir, err.Error(), err)
 	}
-	defer root.Close()
-	var rnd [8]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := ".webfetch-" + hex.EncodeToString(rnd[:]) + ".tmp"
-	fh, err := root.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if why := notPrivate(fi); why != "" {
+		return nil, dirErr(dir, why+"; binaries are saved only in a private directory (owned by this user, mode 0700, not a link): remove it or configure another directory", nil)
+	}
+	return fi, nil
+}
+
+func dirErr(dir, why string, cause error) error {
+	return &Error{Err: ErrFilename, Msg: "Cannot save binaries in " + dir + ": " + why, Cause: cause}
+}
+
+// openSaveFS is how saves reach the binary directory: through the write layer, over an
+// os.Root opened on it. Tests replace it.
+type openSaveFS func(dir string) (wfs.FS, func() error, error)
+
+func osSaveFS(dir string) (wfs.FS, func() error, error) {
+	fsys, err := wfs.NewOSFS(dir)
 	if err != nil {
-		return "", &Error{Err: ErrFilename, Msg: "Cannot write in " + dir + ": " + err.Error(), Cause: err}
+		return nil, nil, err
 	}
-	_, werr := fh.Write(data)
-	cerr := fh.Close()
-	defer func() { _ = root.Remove(tmp) }()
-	if werr != nil || cerr != nil {
-		return "", &Error{Err: ErrFilename, Msg: "Writing the binary to " + dir + " failed: " + errors.Join(werr, cerr).Error()}
+	return fsys, fsys.Close, nil
+}
+
+// saveFile writes data in the binary directory under a unique name derived from name, as
+// one write-layer transaction per candidate name: the file is created new (never replacing
+// anything, without needing hard links), with mode 0600, complete or absent. A name that
+// exists (a file, a directory, a link, a FIFO) moves on to the next candidate.
+func (f *Fetcher) saveFile(ctx context.Context, name string, data []byte) (string, error) {
+	dir := f.cfg.binaryDir
+	checked, err := prepareBinaryDir(dir)
+	if err != nil {
+		return "", err
+	}
+	fsys, closeFS, err := f.cfg.saveFS(dir)
+	if err != nil {
+		return "", dirErr(dir, "opening it failed: "+err.Error(), err)
+	}
+	defer closeFS()
+	if opened, err := fsys.Stat(dir); err != nil || !os.SameFile(checked, opened) {
+		return "", dirErr(dir, "it was replaced while being opened", err)
 	}
 	ext := path.Ext(name)
 	stem := strings.TrimSuffix(name, ext)
 	for i := 0; i <= 999; i++ {
 		cand := name
 		if i > 0 {
-			cand = fitName(stem+"-"+strconv.Itoa(i), ext)
+			cand = uniqueName(stem, ext, i)
 		}
-		err := root.Link(tmp, cand)
-		if err == nil {
-			return filepath.Join(dir, cand), nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
+		target := filepath.Join(dir, cand)
+		err := createFile(ctx, fsys, dir, target, data)
+		switch {
+		case err == nil:
+			return target, nil
+		case ctx.Err() != nil:
+			return "", &Error{Err: ErrFilename, Msg: "Saving " + cand + " in " + dir + " was interrupted: " + ctx.Err().Error(), Cause: ctx.Err()}
+		case !errors.Is(err, fs.ErrExist):
 			return "", &Error{Err: ErrFilename, Msg: "Saving " + cand + " in " + dir + " failed: " + err.Error(), Cause: err}
 		}
 	}
 	return "", &Error{Err: ErrFilename, Msg: "Unable to allocate unique filename for binary content"}
+}
+
+// createFile commits one new file.
+func createFile(ctx context.Context, fsys wfs.FS, dir, target string, data []byte) error {
+	tx, err := wfs.Begin(fsys, dir)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Abort() }()
+	tx.Create(target, data, 0o600)
+	_, err = tx.Commit(ctx)
+	return err
 }
 
 var extByKind = map[string]string{
@@ -228,25 +282,36 @@ func sanitizeFilename(name string) string {
 		name = "_" + name
 	}
 	ext := path.Ext(name)
-	if utf8.RuneCountInString(ext) > 20 {
+	if utf8.RuneCountInString(ext) > 20 || len(ext) > maxExtBytes {
 		ext = ""
 	}
-	return fitName(strings.TrimSuffix(name, ext), ext)
+	return fitName(strings.TrimSuffix(name, ext), "", ext)
 }
 
-// fitName joins stem and ext, shortening the stem so the result has at most 180 characters.
-func fitName(stem, ext string) string {
-	room := maxFilenameLen - utf8.RuneCountInString(ext)
-	if r := []rune(stem); len(r) > room {
-		stem = strings.TrimRight(string(r[:max(room, 0)]), ". ")
+// uniqueName is the i-th alternative to stem+ext: "stem-i.ext", the stem shortened so the
+// suffix is never cut off.
+func uniqueName(stem, ext string, i int) string {
+	return fitName(stem, "-"+strconv.Itoa(i), ext)
+}
+
+// fitName joins stem, suffix and ext, shortening the stem (on a character boundary) so the
+// result has at most 180 characters and 200 bytes.
+func fitName(stem, suffix, ext string) string {
+	roomChars := maxFilenameLen - utf8.RuneCountInString(suffix+ext)
+	roomBytes := maxFilenameBytes - len(suffix+ext)
+	cut, chars := 0, 0
+	for i, r := range stem {
+		if chars == roomChars || i+utf8.RuneLen(r) > roomBytes {
+			break
+		}
+		cut, chars = i+utf8.RuneLen(r), chars+1
 	}
-	name := stem + ext
-	name = strings.Trim(name, ". ")
-	if name == "" {
-		name = "download"
+	if cut < len(stem) {
+		stem = strings.TrimRight(stem[:cut], ". ")
 	}
-	if utf8.RuneCountInString(name) > maxFilenameLen {
-		name = string([]rune(name)[:maxFilenameLen])
+	name := strings.Trim(stem+suffix+ext, ". ")
+	if name == "" || name == strings.Trim(ext, ".") && stem == "" && suffix == "" {
+		name = "download" + ext
 	}
 	return name
 }

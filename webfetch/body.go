@@ -114,7 +114,7 @@ func (f *Fetcher) readBody(ctx context.Context, c *call, resp *http.Response, ho
 	if cls.html {
 		dec := decodeBody(raw, ct, true, st.truncated)
 		dec.text = scrubControls(dec.text)
-		ex, err := extractDecoded(dec, final, c.req.WholePage, f.cfg.limits.MaxHeadings)
+		ex, err := extractDecoded(ctx, dec, final, c.req.WholePage, f.cfg.limits.MaxHeadings)
 		if err != nil {
 			return nil, newErr(ErrTransport, final.String(), "Parsing %s failed: %v", final, err)
 		}
@@ -124,6 +124,11 @@ func (f *Fetcher) readBody(ctx context.Context, c *call, resp *http.Response, ho
 		st.canonical, st.headings, st.extractedMain = ex.canonical, ex.headings, ex.extractedMain
 		st.setDecode(dec)
 		st.finishText(len(raw))
+		if ex.complex {
+			st.quality = append(st.quality, SignalComplexMarkup)
+		}
+		// A result the deadline cut would come out better with more time: not cached.
+		st.noStore = st.noStore || ex.stopped
 		return st, nil
 	}
 	dec := decodeBody(raw, ct, false, st.truncated)

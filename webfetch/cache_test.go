@@ -202,7 +202,7 @@ func FuzzCacheEntry(f *testing.F) {
 func TestCacheStorePolicyFingerprint(t *testing.T) {
 	s := newTLSSite(t, plainHandler("shared "+words(30)))
 	shared := NewMemoryCache(0)
-	dir := WithBinaryDir(t.TempDir()) // the binary directory is part of the policy
+	dir := WithBinaryDir(privateDir(t)) // the binary directory is part of the policy
 	strict, _, _ := testFetcher(t, WithHTTPClient(s.Client()), WithCacheStore(shared), dir)
 	twin, _, _ := testFetcher(t, WithHTTPClient(s.Client()), WithCacheStore(shared), dir)
 	private, _, _ := testFetcher(t, WithHTTPClient(s.Client()), WithCacheStore(shared), dir, WithSSRFPolicy(SSRFPolicy{AllowLoopback: true, AllowPrivate: true}))

@@ -73,8 +73,10 @@
 //  9. HTML is parsed once; the main content is found with Mozilla's Readability algorithm
 //     (the whole sanitised <body> when Request.WholePage is set or nothing was found) and
 //     rendered three ways: Markdown (ATX headings, "-" bullets, fenced code keeping the
-//     language, GFM tables, absolute links, images with their alt text, permalink anchors
-//     removed), structured plain text, and HTML. Metadata: title, language, byline, site
+//     language, GFM tables, absolute links, images with their alt text unless it repeats
+//     what the page shows — a figure's caption, the page title, the text around the image —
+//     permalink anchors removed; a table whose cells hold lists or paragraphs is written cell
+//     by cell), structured plain text, and HTML. Metadata: title, language, byline, site
 //     name, published time, canonical URL, and the article's h1–h3 headings.
 //  10. Binaries: without Request.SaveBinary nothing beyond the sniff window is downloaded and
 //     the result says "<KIND> content detected but not saved."; with it the body (at most
@@ -87,9 +89,15 @@
 //     Entries are keyed by Request.Tenant, a fingerprint of the Fetcher's policy and the
 //     normalised request ([CacheKey]): tenants never read each other's entries, and a
 //     Fetcher never reads entries stored by one with another network policy.
-//  12. The selected rendering is windowed: at most [DefaultMaxOutputChars] code points from
-//     Request.Offset, cut at a line break near the end, with a marker naming next_offset;
-//     paging a cached page makes no request.
+//  12. The output is windowed: the whole rendering ([Render]: metadata block, content,
+//     markers) has at most [Limits.MaxOutputChars] code points (default
+//     [DefaultMaxOutputChars], at least [MinOutputChars]). Each metadata value has its own
+//     cap (URLs 2,048 characters, titles 500, header values 256) and the block takes at most
+//     half the window, its longest values cut first (a cut value ends with "…"); the content
+//     fills the rest from Request.Offset, cut at a line break near the end, with a marker
+//     naming next_offset; paging a cached page makes no request. Messages and summarizer
+//     answers are cut to the window too. Header values are written with C1 controls (NEL
+//     among them), U+2028 and U+2029 escaped, so no value adds a line for any line reader.
 //  13. With a prompt and a [Summarizer], the summarizer answers from the first 100,000
 //     characters of the Markdown (the gate: a non-blank prompt, a summarizer, non-blank
 //     content of at least 25 words, counting each CJK character as a word). Any failure —
@@ -131,15 +139,23 @@
 // address check then sees the proxy, and enforcing the policy becomes the proxy's job.
 // [WithHTTPClient] accepts only an *http.Transport without its own TLS dialer (it is cloned
 // and its dialer replaced); any other round tripper must be passed through
-// [WithUnsafeTransport], which keeps only the up-front name and literal checks.
+// [WithUnsafeTransport], which keeps the name and literal checks (numeric IPv4 spellings
+// included) before every request, redirect hops too.
 //
 // Requests carry no cookies, no Authorization and no Referer; URLs with credentials are
 // refused. Every size is bounded (URL length, text and binary bytes after decompression,
 // output window, summarizer input, redirects, probe time, the call's deadline), and hitting
 // a bound is reported, never silent. Files are written only when a request asks to save a
-// binary, only inside the binary directory (through an os.Root, under a sanitised name that
-// cannot escape it, is never a Windows device name and carries no control or bidirectional
-// formatting characters, created exclusively, complete or absent). The package reads no files,
+// binary, only inside the binary directory, which must be private: by default a directory
+// of the user's own under the temporary directory, created 0700; one that is a symbolic
+// link, belongs to another user or is open to group or others is refused, so another local
+// user cannot plant it. The file goes in through the write layer (package wfs, over an
+// os.Root opened on that directory and checked to be the directory inspected), in one
+// transaction that creates it new — never replacing a file, link, directory or FIFO that
+// has the name, and without needing hard links, which FAT and exFAT lack — with mode 0600,
+// complete or absent; its name is sanitised, at most 180 characters and 200 bytes, cannot
+// escape the directory, is never a Windows device name and carries no control or
+// bidirectional formatting characters. The package reads no files,
 // no environment and no configuration while fetching, and never writes to stdout or stderr:
 // the extraction library's log output is discarded, and the package's own diagnostics (why
 // an llms.txt candidate was rejected, why the https attempt fell back to http) go to the

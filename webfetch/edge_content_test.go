@@ -127,7 +127,7 @@ func TestEdgeBinaries(t *testing.T) {
 	t.Run("E52_not_saved_not_downloaded", func(t *testing.T) {
 		s := newTLSSite(t, serve(ptr("image/png"), png, "Content-Length", strconv.Itoa(len(png))))
 		var maxRead atomic.Int64
-		dir := t.TempDir()
+		dir := privateDir(t)
 		f, _, _ := testFetcher(t, WithHTTPClient(s.Client()), WithBinaryDir(dir), WithProgress(func(_ string, read, _ int64) { maxRead.Store(read) }))
 		r := fetch(t, f, Request{URL: s.URL + "/pic.png"})
 		if r.Kind != KindBinary || r.Content != "IMAGE content detected but not saved. Re-run with save_binary=true to persist it." {
@@ -143,7 +143,7 @@ func TestEdgeBinaries(t *testing.T) {
 	})
 	t.Run("E53_saved", func(t *testing.T) {
 		s := newTLSSite(t, serve(ptr("image/png"), png))
-		dir := t.TempDir()
+		dir := privateDir(t)
 		f, _, _ := testFetcher(t, WithHTTPClient(s.Client()), WithBinaryDir(dir))
 		r := fetch(t, f, Request{URL: s.URL + "/pic.png", SaveBinary: true})
 		want := filepath.Join(dir, "pic.png")
@@ -166,7 +166,7 @@ func TestEdgeBinaries(t *testing.T) {
 				w.(http.Flusher).Flush()
 			}
 		})
-		dir := t.TempDir()
+		dir := privateDir(t)
 		f, _, _ := testFetcher(t, WithHTTPClient(s.Client()), WithBinaryDir(dir), WithLimits(Limits{MaxBinaryBytes: 100_000}))
 		r := fetch(t, f, Request{URL: s.URL + "/big.pdf", SaveBinary: true})
 		if r.Content != "PDF content omitted because it exceeds the download limit." || !r.BodyTruncated || !r.Binary.MetadataOnly {
@@ -187,7 +187,7 @@ func TestEdgeBinaries(t *testing.T) {
 	for _, tc := range names {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newTLSSite(t, serve(ptr("application/pdf"), []byte("%PDF-1.4 body"), "Content-Disposition", tc.disposition))
-			dir := t.TempDir()
+			dir := privateDir(t)
 			f, _, _ := testFetcher(t, WithHTTPClient(s.Client()), WithBinaryDir(dir))
 			r := fetch(t, f, Request{URL: s.URL + tc.path, SaveBinary: true})
 			if r.Binary == nil || r.Binary.SavedPath != filepath.Join(dir, tc.want) {
@@ -197,7 +197,7 @@ func TestEdgeBinaries(t *testing.T) {
 	}
 	t.Run("E57_collision_suffix", func(t *testing.T) {
 		s := newTLSSite(t, serve(ptr("application/pdf"), []byte("%PDF-1.4 body")))
-		dir := t.TempDir()
+		dir := privateDir(t)
 		f, _, _ := testFetcher(t, WithHTTPClient(s.Client()), WithBinaryDir(dir))
 		a := fetch(t, f, Request{URL: s.URL + "/a/name.pdf", SaveBinary: true})
 		b := fetch(t, f, Request{URL: s.URL + "/b/name.pdf", SaveBinary: true})

@@ -333,7 +333,7 @@ func TestEdgeSSRF(t *testing.T) {
 	}{
 		{name: "E71_loopback_without_allowance", url: "http://127.0.0.1:%s/", wantMsg: "127.0.0.1 is a refused address (loopback)"},
 		{name: "E72_name_resolving_to_private", url: "http://intranet.example:%s/", resolve: map[string]string{"intranet.example": "10.0.0.5"}, wantMsg: "intranet.example resolves to 10.0.0.5 (private network)"},
-		{name: "E73_metadata_address", url: "http://169.254.169.254/latest/meta-data/", wantMsg: "169.254.169.254 is a refused address (link-local)"},
+		{name: "E73_metadata_address", url: "http://169.254.169.254/latest/meta-data/", wantMsg: "169.254.169.254 is a refused address (cloud metadata)"},
 		{name: "E74_ipv6_loopback", url: "http://[::1]:%s/", wantMsg: "(loopback)"},
 		{name: "E74_ipv4_mapped_loopback", url: "http://[::ffff:127.0.0.1]:%s/", wantMsg: "(loopback)"},
 		{name: "E74_nat64_private", url: "http://[64:ff9b::a00:1]/", wantMsg: "(private network)"},
@@ -501,7 +501,7 @@ func TestEdgeDeadlines(t *testing.T) {
 			cancel()
 			<-r.Context().Done()
 		})
-		dir := t.TempDir()
+		dir := privateDir(t)
 		f, _, _ := testFetcher(t, WithHTTPClient(s.Client()), WithBinaryDir(dir))
 		_, err := f.Fetch(ctx, Request{URL: s.URL + "/doc.pdf", SaveBinary: true})
 		if !errors.Is(err, context.Canceled) {

@@ -159,7 +159,7 @@ func TestEdgeRender(t *testing.T) {
 		if !strings.HasPrefix(out, "<?xml version=\"1.0\"?>\n<!--\n---") && !strings.HasPrefix(out, "<?xml version=\"1.0\"?>\n<!--\nrequested_url") {
 			t.Errorf("render:\n%s", out)
 		}
-		if !strings.HasSuffix(out, "-->\n<svg/>") {
+		if !strings.HasSuffix(out, "-->\n<svg/>\n") {
 			t.Errorf("content not intact:\n%s", out)
 		}
 	})
@@ -201,7 +201,7 @@ func TestEdgeRender(t *testing.T) {
 	t.Run("E132_without_metadata", func(t *testing.T) {
 		r := base()
 		r.IncludeMetadata = false
-		if out := Render(r); out != "body" {
+		if out := Render(r); out != "body\n" {
 			t.Errorf("render %q", out)
 		}
 	})

@@ -216,41 +216,6 @@ func TestEdgePermission(t *testing.T) {
 	})
 }
 
-func TestEdgeParseArgs(t *testing.T) {
-	tests := []struct {
-		name    string
-		json    string
-		wantErr string
-		want    Request
-	}{
-		{name: "E88_timeout_zero", json: `{"url":"https://x.org","timeout":0}`, wantErr: "timeout"},
-		{name: "E88_timeout_121", json: `{"url":"https://x.org","timeout":121}`, wantErr: "timeout"},
-		{name: "E88_format_pdf", json: `{"url":"https://x.org","format":"pdf"}`, wantErr: "format"},
-		{name: "E88_llms_maybe", json: `{"url":"https://x.org","prefer_llms_txt":"maybe"}`, wantErr: "prefer_llms_txt"},
-		{name: "E88_offset_negative", json: `{"url":"https://x.org","offset":-1}`, wantErr: "offset"},
-		{name: "E88_defaults", json: `{"url":"https://x.org"}`, want: Request{URL: "https://x.org", Format: FormatMarkdown, Timeout: 30 * time.Second, LLMS: LLMSAuto}},
-		{name: "E88_all_fields", json: `{"url":"https://x.org","format":"text","timeout":5,"prompt":"p","extract_main":false,"prefer_llms_txt":"never","include_metadata":false,"save_binary":true,"offset":7}`,
-			want: Request{URL: "https://x.org", Format: FormatText, Timeout: 5 * time.Second, Prompt: "p", WholePage: true, LLMS: LLMSNever, OmitMetadata: true, SaveBinary: true, Offset: 7}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseArgs([]byte(tc.json))
-			if tc.wantErr != "" {
-				if !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err %v, want ErrInvalidRequest naming %q", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
-			}
-		})
-	}
-}
-
-// TestRequestHeaders: every request carries exactly User-Agent, Accept, Accept-Language (and
-// the transport's Accept-Encoding); no cookies, credentials or Referer, even when the server
-// sets a cookie on an earlier response.
 func TestRequestHeaders(t *testing.T) {
 	s := newTLSSite(t, func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "session", Value: "secret"})

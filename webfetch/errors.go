@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Sentinels for errors.Is. Every error returned by [Fetcher.Fetch], [New] and [ParseArgs]
+// Sentinels for errors.Is. Every error returned by [Fetcher.Fetch] and [New]
 // wraps exactly one of them (transport failures wrap ErrTransport).
 var (
 	// ErrInvalidURL: the URL is not an absolute http(s) URL, carries credentials, is too long,
@@ -27,7 +27,8 @@ var (
 	ErrMissingLocation = errors.New("webfetch: redirect without location")
 	// ErrStatus: the final response had a non-2xx status; the error is a *StatusError.
 	ErrStatus = errors.New("webfetch: unsuccessful status")
-	// ErrFilename: no unique file name could be allocated for a binary.
+	// ErrFilename: a binary could not be saved: the binary directory is not private or
+	// cannot be created or opened, the write failed, or no unique file name was left.
 	ErrFilename = errors.New("webfetch: no unique file name")
 	// ErrTransport: the connection or the body read failed.
 	ErrTransport = errors.New("webfetch: transport error")
@@ -42,6 +43,11 @@ type Error struct {
 	URL   string
 	Msg   string
 	Cause error
+	// Range, for ErrBlocked, names what the policy refused: the address range ("loopback",
+	// "private network", "carrier-grade NAT", "unique local address", "link-local",
+	// "cloud metadata", …), or "port" for a port outside SSRFPolicy.Ports. Loopback names
+	// such as localhost report "loopback". Empty for other errors.
+	Range string
 }
 
 func (e *Error) Error() string { return e.Msg }

@@ -32,7 +32,7 @@ func Example() {
 		panic(err)
 	}
 	fmt.Println(res.Title, res.ExtractedMain)
-	fmt.Println(webfetch.Render(res))
+	fmt.Print(webfetch.Render(res))
 
 	// Private addresses are refused before any connection.
 	_, err = f.Fetch(context.Background(), webfetch.Request{URL: "http://10.0.0.1/admin"})

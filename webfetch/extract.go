@@ -2,8 +2,11 @@ package webfetch
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/harnesskit/harnesskit/webfetch/internal/extract"
 	"golang.org/x/net/html"
@@ -23,16 +26,42 @@ type extracted struct {
 	canonical     string
 	headings      []string
 	extractedMain bool
+	complex       bool // main content skipped for size, or Markdown replaced by the text
+	stopped       bool // the deadline cut the extraction: do not cache
 	dec           decoded
 }
 
 // extractHTML decodes and parses an HTML body once, then produces the renderings from the
 // main content (or from the sanitised <body> when wholePage is set or nothing was found).
 func extractHTML(body []byte, contentType string, base *url.URL, wholePage bool, maxHeadings int) (*extracted, error) {
-	return extractDecoded(decodeBody(body, contentType, true, false), base, wholePage, maxHeadings)
+	return extractDecoded(context.Background(), decodeBody(body, contentType, true, false), base, wholePage, maxHeadings)
 }
 
-func extractDecoded(dec decoded, base *url.URL, wholePage bool, maxHeadings int) (*extracted, error) {
+// extractRate is a conservative rate of main-content extraction, in elements per second: a
+// document with more elements than the time left allows at this rate is rendered whole
+// instead (the extractor cannot be interrupted).
+const extractRate = 10_000
+
+// elementBudget is how many elements main-content extraction may take on before ctx's
+// deadline: 0 means no limit, negative means no time is left.
+func elementBudget(ctx context.Context) int {
+	if ctx.Err() != nil {
+		return -1
+	}
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return 0
+	}
+	return max(int(time.Until(dl).Seconds()*extractRate), -1)
+}
+
+// extractDecoded parses once and renders. It keeps within ctx's deadline as far as the
+// libraries allow: main-content extraction is skipped when the document has more elements
+// than the time left allows, and the Markdown conversion stops at the deadline; either way,
+// and when the Markdown would be more than four times the document, the Markdown rendering
+// is the structured text and the result is marked complex (and, when the deadline cut it,
+// not to be cached).
+func extractDecoded(ctx context.Context, dec decoded, base *url.URL, wholePage bool, maxHeadings int) (*extracted, error) {
 	doc, err := extract.Parse(strings.NewReader(dec.text))
 	if err != nil {
 		return nil, err
@@ -41,7 +70,13 @@ func extractDecoded(dec decoded, base *url.URL, wholePage bool, maxHeadings int)
 	var art extract.Article
 	ok := false
 	if !wholePage {
-		art, ok = extract.MainContent(doc, base)
+		budget := elementBudget(ctx)
+		if budget < 0 || budget > 0 && extract.CountElements(doc, budget+1) > budget {
+			ex.complex, ex.stopped = true, budget < 0
+			art.Title = extract.DocumentTitle(doc)
+		} else {
+			art, ok = extract.MainContent(doc, base, budget)
+		}
 	}
 	if ok {
 		ex.node = art.Node
@@ -64,12 +99,17 @@ func extractDecoded(dec decoded, base *url.URL, wholePage bool, maxHeadings int)
 		return nil, err
 	}
 	ex.html = buf.String()
-	ex.markdown, err = extract.Markdown(ex.node, base)
-	if err != nil {
-		return nil, err
-	}
 	ex.text = extract.Text(ex.node)
 	ex.headings = extract.Headings(ex.node, maxHeadings)
+	ex.markdown, err = extract.Markdown(ctx, ex.node, extract.MarkdownOptions{Base: base, Limit: 4*len(dec.text) + 64<<10, Title: ex.title})
+	switch {
+	case errors.Is(err, extract.ErrStopped):
+		ex.markdown, ex.complex, ex.stopped = ex.text, true, true
+	case errors.Is(err, extract.ErrTooLarge):
+		ex.markdown, ex.complex = ex.text, true
+	case err != nil:
+		return nil, err
+	}
 	return ex, nil
 }
 

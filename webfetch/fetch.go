@@ -178,6 +178,8 @@ func (f *Fetcher) Fetch(ctx context.Context, req Request) (*Result, error) {
 		return nil, f.ctxErr(ctx, c, err)
 	}
 	if msg != nil {
+		capFields(msg)
+		boundMessage(msg, f.cfg.limits.MaxOutputChars)
 		return msg, nil
 	}
 	return f.present(ctx, c, st)
@@ -399,6 +401,13 @@ func (f *Fetcher) follow(ctx context.Context, start *url.URL, accept string, con
 	cur := start
 	hops := []Hop{}
 	for {
+		if f.cfg.unsafeRT != nil {
+			// No dial-time check sees this transport's connections: names and literals are
+			// checked before every request, the first and each redirect target.
+			if err := f.cfg.policy.precheck(cur.Hostname()); err != nil {
+				return nil, hops, nil, err
+			}
+		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, wire(cur), nil)
 		if err != nil {
 			return nil, hops, nil, newErr(ErrInvalidURL, cur.String(), "Invalid URL %q: %v", cur.String(), err)
@@ -484,7 +493,7 @@ func blockedResult(c *call, b *blockedHop, hops []Hop, upgraded bool) *Result {
 	r.Content = messageContent(c.format, strings.Join([]string{
 		"Redirect was blocked by policy.",
 		"Original URL: " + c.req.URL,
-		"Redirect URL: " + b.hop.To,
+		"Redirect URL: " + elide(b.hop.To, maxURLChars),
 		"Status: " + itoa(b.hop.Status),
 		"Reason: " + b.reason,
 		"",

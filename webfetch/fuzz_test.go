@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -83,11 +85,21 @@ func FuzzFilename(f *testing.F) {
 	f.Add("", "/con.txt")
 	f.Add("", "/"+strings.Repeat("é", 300)+".tar.gz")
 	f.Add(`inline; filename=" . "`, "/")
-	f.Fuzz(func(t *testing.T, header, path string) {
-		u := &url.URL{Scheme: "https", Host: "x", Path: path}
+	f.Add("attachment; filename*=UTF-8''"+strings.Repeat("%E6%BC%A2", 100)+".pdf", "/")
+	f.Add(`attachment; filename="`+strings.Repeat("a", 243)+`.pdf"`, "/")
+	f.Fuzz(func(t *testing.T, header, urlPath string) {
+		u := &url.URL{Scheme: "https", Host: "x", Path: urlPath}
 		name := chooseFilename(header, u, "application/pdf", 1)
-		if name == "" || utf8.RuneCountInString(name) > maxFilenameLen {
+		if name == "" || utf8.RuneCountInString(name) > maxFilenameLen || len(name) > maxFilenameBytes {
 			t.Fatalf("bad length %q", name)
+		}
+		// Every alternative name keeps its suffix and stays within the limits.
+		ext := path.Ext(name)
+		for _, i := range []int{1, 999} {
+			alt := uniqueName(strings.TrimSuffix(name, ext), ext, i)
+			if !strings.Contains(alt, "-"+strconv.Itoa(i)) || len(alt) > maxFilenameBytes || utf8.RuneCountInString(alt) > maxFilenameLen || alt == name {
+				t.Fatalf("alternative %d of %q is %q", i, name, alt)
+			}
 		}
 		if strings.ContainsAny(name, `<>:"/\|?*`) || strings.IndexFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
 			t.Fatalf("unsafe character in %q", name)

@@ -16,8 +16,10 @@ import (
 //
 // Order of decisions for one address: an address in Deny is refused; an address in Allow is
 // admitted; IPv4-mapped, IPv4-compatible and NAT64 IPv6 addresses are judged by their
-// embedded IPv4 address; loopback is admitted only with AllowLoopback; RFC 1918, CGNAT
-// (100.64.0.0/10) and unique-local IPv6 (fc00::/7) only with AllowPrivate; every other
+// embedded IPv4 address; cloud metadata services (169.254.169.254, 169.254.170.2,
+// 100.100.100.200, fd00:ec2::/32) are refused whatever AllowPrivate says; loopback is
+// admitted only with AllowLoopback; RFC 1918, CGNAT (100.64.0.0/10) and unique-local IPv6
+// (fc00::/7) only with AllowPrivate; every other
 // special-purpose range (link-local, metadata, multicast, documentation, reserved, and IPv6
 // outside 2000::/3) needs an explicit Allow prefix. Ports, when non-empty, lists the only
 // ports that may be dialled.
@@ -69,6 +71,16 @@ var (
 		np("2620:4f:8000::/48", "AS112"),
 		np("3fff::/20", "documentation"),
 	}
+	// metadataRanges are cloud instance-metadata services. Some sit inside ranges that
+	// AllowPrivate admits (AWS's IPv6 service range is unique-local, Alibaba's address is
+	// carrier-grade NAT), so they are refused before loopback and private ranges are
+	// considered; only an explicit Allow prefix admits them.
+	metadataRanges = []namedPrefix{
+		np("169.254.169.254/32", "cloud metadata"),
+		np("169.254.170.2/32", "cloud metadata"), // container task metadata
+		np("100.100.100.200/32", "cloud metadata"),
+		np("fd00:ec2::/32", "cloud metadata"), // AWS: metadata ::254, DNS ::253, time ::123
+	}
 	globalUnicast = netip.MustParsePrefix("2000::/3")
 	nat64         = []netip.Prefix{netip.MustParsePrefix("64:ff9b::/96"), netip.MustParsePrefix("64:ff9b:1::/48")}
 	v4compat      = netip.MustParsePrefix("::/96")
@@ -116,6 +128,11 @@ func (p *SSRFPolicy) denyReason(addr netip.Addr) string {
 			return p.denyReason(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
 		}
 	}
+	for _, r := range metadataRanges {
+		if r.p.Contains(addr) {
+			return r.name
+		}
+	}
 	for _, r := range loopbackRanges {
 		if r.p.Contains(addr) {
 			if p.AllowLoopback {
@@ -146,7 +163,9 @@ func (p *SSRFPolicy) denyReason(addr netip.Addr) string {
 // check decides whether host (as named by the caller) may be reached at ap.
 func (p *SSRFPolicy) check(host string, ap netip.AddrPort) error {
 	if len(p.Ports) > 0 && !slices.Contains(p.Ports, ap.Port()) {
-		return newErr(ErrBlocked, "", "Blocked by network policy: %s port %d is not allowed (allowed ports: %s); webfetch only connects to public internet addresses", host, ap.Port(), portList(p.Ports))
+		e := newErr(ErrBlocked, "", "Blocked by network policy: %s port %d is not allowed (allowed ports: %s); webfetch only connects to public internet addresses", host, ap.Port(), portList(p.Ports))
+		e.Range = "port"
+		return e
 	}
 	if reason := p.denyReason(ap.Addr()); reason != "" {
 		return blockedErr(host, ap.Addr().WithZone("").String(), reason)
@@ -155,7 +174,9 @@ func (p *SSRFPolicy) check(host string, ap netip.AddrPort) error {
 }
 
 func blockedErr(host, ip, reason string) *Error {
-	return newErr(ErrBlocked, "", "Blocked by network policy: %s resolves to %s (%s); webfetch only connects to public internet addresses", host, ip, reason)
+	e := newErr(ErrBlocked, "", "Blocked by network policy: %s resolves to %s (%s); webfetch only connects to public internet addresses", host, ip, reason)
+	e.Range = reason
+	return e
 }
 
 func portList(ports []uint16) string {
@@ -169,21 +190,93 @@ func portList(ports []uint16) string {
 // refusedName reports host names refused before any DNS query.
 func refusedName(host string) bool {
 	h := strings.TrimSuffix(strings.ToLower(host), ".")
-	return h == "localhost" || strings.HasSuffix(h, ".localhost") ||
-		h == "localhost.localdomain" || h == "metadata.google.internal"
+	return h == "localhost" || strings.HasSuffix(h, ".localhost") || h == "localhost.localdomain"
 }
 
 // precheck refuses names and IP literals that can never be dialled under p, without DNS.
+// Literals include the numeric IPv4 spellings a C resolver accepts (2130706433, 0x7f.1,
+// 0177.0.0.1, 127.1), so a transport that resolves names itself cannot be steered by them.
 func (p *SSRFPolicy) precheck(host string) error {
-	if refusedName(host) && !p.AllowLoopback {
-		return newErr(ErrBlocked, "", "Blocked by network policy: %s is a local host name; webfetch only connects to public internet addresses", host)
+	h := strings.ToLower(host)
+	switch {
+	case refusedMetadataName(h):
+		e := newErr(ErrBlocked, "", "Blocked by network policy: %s is a cloud metadata host name; webfetch only connects to public internet addresses", host)
+		e.Range = "cloud metadata"
+		return e
+	case refusedName(h) && !p.AllowLoopback:
+		e := newErr(ErrBlocked, "", "Blocked by network policy: %s is a local host name; webfetch only connects to public internet addresses", host)
+		e.Range = "loopback"
+		return e
 	}
-	if addr, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
-		if reason := p.denyReason(addr); reason != "" {
-			return newErr(ErrBlocked, "", "Blocked by network policy: %s is a refused address (%s); webfetch only connects to public internet addresses", addr.WithZone("").String(), reason)
+	addr, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	if err != nil {
+		var ok bool
+		if addr, ok = legacyIPv4(host); !ok {
+			return nil
 		}
 	}
+	if reason := p.denyReason(addr); reason != "" {
+		e := newErr(ErrBlocked, "", "Blocked by network policy: %s is a refused address (%s); webfetch only connects to public internet addresses", addr.WithZone("").String(), reason)
+		e.Range = reason
+		return e
+	}
 	return nil
+}
+
+// refusedMetadataName reports the host names of cloud metadata services, refused whatever
+// the policy admits (they resolve to refused addresses anyway; naming them gives a clear
+// message before any DNS query).
+func refusedMetadataName(host string) bool {
+	switch strings.TrimSuffix(host, ".") {
+	case "metadata.google.internal", "metadata.goog", "instance-data", "instance-data.ec2.internal":
+		return true
+	}
+	return false
+}
+
+// legacyIPv4 parses the numeric host spellings inet_aton accepts: one to four dot-separated
+// parts in decimal, octal (leading 0) or hex (0x), the last part filling the remaining
+// bytes, with an optional trailing dot.
+func legacyIPv4(host string) (netip.Addr, bool) {
+	host = strings.TrimSuffix(host, ".")
+	parts := strings.Split(host, ".")
+	if host == "" || len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	vals := make([]uint64, len(parts))
+	for i, part := range parts {
+		base, digits := 10, part
+		switch {
+		case len(part) > 1 && (part[:2] == "0x" || part[:2] == "0X"):
+			base, digits = 16, part[2:]
+			if digits == "" {
+				digits = "0"
+			}
+		case len(part) > 1 && part[0] == '0':
+			base, digits = 8, part[1:]
+		}
+		if digits == "" || strings.ContainsAny(digits, "+-_") {
+			return netip.Addr{}, false
+		}
+		v, err := strconv.ParseUint(digits, base, 32)
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		vals[i] = v
+	}
+	last := len(vals) - 1
+	var n uint64
+	for i, v := range vals[:last] {
+		if v > 255 {
+			return netip.Addr{}, false
+		}
+		n |= v << (24 - 8*i)
+	}
+	if vals[last] >= 1<<(32-8*last) {
+		return netip.Addr{}, false
+	}
+	n |= vals[last]
+	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true
 }
 
 // Resolver looks up the addresses of a host name; *net.Resolver implements it.

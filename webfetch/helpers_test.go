@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -149,7 +150,7 @@ func testFetcher(t *testing.T, opts ...Option) (*Fetcher, *fakeClock, *fakeResol
 	t.Helper()
 	clk := newClock()
 	res := &fakeResolver{}
-	all := append([]Option{AllowLoopbackForTests(), WithClock(clk), WithResolver(res), WithBinaryDir(t.TempDir())}, opts...)
+	all := append([]Option{AllowLoopbackForTests(), WithClock(clk), WithResolver(res), WithBinaryDir(privateDir(t))}, opts...)
 	f, err := New(all...)
 	if err != nil {
 		t.Fatal(err)
@@ -183,4 +184,15 @@ func words(n int) string {
 		w[i] = "word"
 	}
 	return strings.Join(w, " ")
+}
+
+// privateDir is a new empty directory that passes the binary directory's checks (t.TempDir
+// makes its directories 0755).
+func privateDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

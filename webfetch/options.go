@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -50,7 +49,7 @@ const (
 type Limits struct {
 	MaxTextBytes         int64         // text body bytes read (after decompression); default 10 MiB
 	MaxBinaryBytes       int64         // binary bytes downloaded with SaveBinary; default 10 MiB
-	MaxOutputChars       int           // window size in code points; default 100,000; -1 = unlimited
+	MaxOutputChars       int           // whole rendering in code points; default 100,000; at least 1,000; -1 = unlimited
 	MaxSummaryInputChars int           // summarizer input in code points; default 100,000
 	MaxURLLength         int           // default 2,048 bytes
 	MaxHeadings          int           // default 12
@@ -96,8 +95,8 @@ func (l Limits) validate() error {
 		return optionErr("WithLimits", "MaxTextBytes %d is negative", l.MaxTextBytes)
 	case l.MaxBinaryBytes < 0:
 		return optionErr("WithLimits", "MaxBinaryBytes %d is negative", l.MaxBinaryBytes)
-	case l.MaxOutputChars < -1:
-		return optionErr("WithLimits", "MaxOutputChars %d must be positive or -1 (unlimited)", l.MaxOutputChars)
+	case l.MaxOutputChars < -1 || l.MaxOutputChars > 0 && l.MaxOutputChars < MinOutputChars:
+		return optionErr("WithLimits", "MaxOutputChars %d must be at least %d, or -1 (unlimited)", l.MaxOutputChars, MinOutputChars)
 	case l.MaxSummaryInputChars < 0:
 		return optionErr("WithLimits", "MaxSummaryInputChars %d is negative", l.MaxSummaryInputChars)
 	case l.MaxURLLength < 0:
@@ -136,6 +135,7 @@ type config struct {
 	permission     PermissionFunc
 	logger         *slog.Logger
 	progress       ProgressFunc
+	saveFS         openSaveFS
 	errs           []error
 }
 
@@ -234,8 +234,12 @@ func WithDocsHosts(hosts ...string) Option {
 	return func(o *config) { o.docsHosts = append(o.docsHosts, hosts...) }
 }
 
-// WithBinaryDir sets where saved binaries are written (default
-// <os.TempDir()>/harnesskit-webfetch). Nothing is created until a binary is saved.
+// WithBinaryDir sets where saved binaries are written (default: a directory of this user's
+// own under the temporary directory, <os.TempDir()>/harnesskit-webfetch-<uid> on Unix). The
+// directory must be private: owned by this process's user, closed to group and others (no
+// bits in 0077), not a symbolic link; it is created 0700 when missing, and a save into one
+// that is not private is refused (ErrFilename) with nothing written. Nothing is created
+// until a binary is saved.
 func WithBinaryDir(dir string) Option { return func(o *config) { o.binaryDir = dir } }
 
 // WithSummarizer enables the secondary model for requests with a prompt.
@@ -301,7 +305,7 @@ func (c *config) finish() error {
 		}
 	}
 	if c.binaryDir == "" {
-		c.binaryDir = filepath.Join(os.TempDir(), "harnesskit-webfetch")
+		c.binaryDir = defaultBinaryDir()
 	}
 	if !filepath.IsAbs(c.binaryDir) {
 		abs, err := filepath.Abs(c.binaryDir)
@@ -330,6 +334,9 @@ func (c *config) finish() error {
 	}
 	if c.rawDial == nil {
 		c.rawDial = newRawDialer(&c.policy)
+	}
+	if c.saveFS == nil {
+		c.saveFS = osSaveFS
 	}
 	c.fingerprint = c.policyFingerprint()
 	return nil

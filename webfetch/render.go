@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"html"
 	"strings"
 	"unicode"
@@ -58,9 +57,11 @@ func (f *Fetcher) present(ctx context.Context, c *call, st *stored) (*Result, er
 	if r.Redirects == nil {
 		r.Redirects = []Hop{}
 	}
+	capFields(r)
+	maxOut := f.cfg.limits.MaxOutputChars
 	if st.binary != nil {
 		if st.cacheHit {
-			if err := f.reuseSaved(st); err != nil {
+			if err := f.reuseSaved(ctx, st); err != nil {
 				return nil, err
 			}
 		}
@@ -77,11 +78,12 @@ func (f *Fetcher) present(ctx context.Context, c *call, st *stored) (*Result, er
 			line = kind + " content detected but not saved. Re-run with save_binary=true to persist it."
 		}
 		r.Content = messageContent(c.format, line)
+		boundMessage(r, maxOut)
 		return r, nil
 	}
-	r.Title = st.title
+	r.Title = elide(st.title, maxNameChars)
 	if r.Title == "" {
-		r.Title = st.finalURL
+		r.Title = elide(st.finalURL, maxURLChars)
 	}
 	sel := st.markdown
 	switch {
@@ -98,18 +100,27 @@ func (f *Fetcher) present(ctx context.Context, c *call, st *stored) (*Result, er
 		return nil, newErr(ErrInvalidRequest, c.req.URL, "Invalid offset %d: the content has %d characters", c.req.Offset, total)
 	}
 	if f.summarize(ctx, c, st, r) {
+		boundMessage(r, maxOut)
 		return r, nil
 	}
-	win, end := window(sel, c.req.Offset, f.cfg.limits.MaxOutputChars)
-	escape := c.format == FormatHTML && st.source != SourceHTML
-	if escape {
-		win = "<pre>" + html.EscapeString(win) + "</pre>"
+	// Every rendered character counts against the window: the metadata takes at most half
+	// of it, the content the rest (less room for the paging marker).
+	limit := -1
+	if maxOut >= 0 {
+		boundMetadata(r, maxOut/2)
+		limit = contentBudget(r, maxOut, total)
+	}
+	var win string
+	var end int
+	if c.format == FormatHTML && st.source != SourceHTML {
+		win, end = escapedWindow(sel, c.req.Offset, limit)
+	} else {
+		win, end = window(sel, c.req.Offset, limit)
 	}
 	switch {
 	case end < total:
 		r.OutputTruncated, r.NextOffset = true, end
-		msg := fmt.Sprintf("[..content truncated: showing characters %d-%d of %d; re-run webfetch with offset=%d to read more..]", c.req.Offset, end, total, end)
-		win += marker(c.format, msg)
+		win += pagingMarker(c.format, c.req.Offset, end, total)
 	case st.truncated:
 		win += marker(c.format, plainMarker)
 	}
@@ -179,11 +190,21 @@ func byteIndex(s string, n int) int {
 }
 
 // Render returns the text shown to the model: the frontmatter block (unless the request
-// omitted metadata) and the result's content. It depends only on r.
+// omitted metadata) and the result's content, ending with a newline. It depends only on r.
+// For a result from [Fetcher.Fetch], the rendering has at most [Limits.MaxOutputChars] code
+// points.
 func Render(r *Result) string {
 	if r == nil {
 		return ""
 	}
+	out := render(r)
+	if !strings.HasSuffix(out, "\n") {
+		out += "\n"
+	}
+	return out
+}
+
+func render(r *Result) string {
 	if !r.IncludeMetadata {
 		return r.Content
 	}
@@ -226,8 +247,31 @@ func (w *fm) enc(v any) string {
 	if w.html {
 		s = strings.ReplaceAll(s, "--", `-\u002d`)
 	}
-	return s
+	return escapeLineBreaks(s)
 }
+
+// escapeLineBreaks writes the C1 control characters (NEL among them) that JSON leaves as
+// they are as \u escapes, so no value can start a line for a reader that splits at them
+// (JSON already escapes C0 controls, U+2028 and U+2029).
+func escapeLineBreaks(s string) string {
+	if !strings.ContainsFunc(s, isC1) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isC1(r) {
+			const hex = "0123456789abcdef"
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[r>>4])
+			b.WriteByte(hex[r&0xf])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
 
 func (w *fm) str(key, v string) {
 	if v != "" {

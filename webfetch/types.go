@@ -88,6 +88,11 @@ const (
 	SignalVeryShort   QualitySignal = "very_short_content"
 	SignalPaywall     QualitySignal = "possible_paywall"
 	SignalBoilerplate QualitySignal = "high_boilerplate_ratio"
+	// SignalComplexMarkup: the page was too large or too deeply structured to extract and
+	// convert within the limits and the time left, so its whole body was rendered, or its
+	// Markdown rendering is the plain text (or both). A longer timeout may give a better
+	// rendering.
+	SignalComplexMarkup QualitySignal = "complex_markup"
 )
 
 // SkipReason says why the summarizer was not used.

@@ -29,7 +29,8 @@ Flags:
   --json             print the whole result as one JSON object instead of the rendered text
   --llms M           llms.txt probing: auto (docs sites only, default), always or never
   --raw              skip main-content extraction: render the whole page body
-  --allow-private    allow loopback and private addresses (local servers, tests)
+  --allow-private    allow loopback and private addresses (local servers, tests);
+                     cloud metadata addresses stay refused
   --save-binary DIR  download binary files and save them under DIR
   --url BASE         (extract) the page's URL, used to resolve relative links
 
@@ -124,6 +125,9 @@ func webfetchRun(ctx context.Context, args []string, std stdio) int {
 		SaveBinary: *saveDir != "",
 	})
 	if err != nil {
+		if !*allowPrivate && allowPrivateWouldAdmit(err) {
+			err = fmt.Errorf("%w; to fetch from a local or private server, pass --allow-private (cloud metadata addresses stay refused)", err)
+		}
 		return reportError(std, "webfetch", webfetchErrorKind(err), err)
 	}
 	if *asJSON {
@@ -139,6 +143,20 @@ func webfetchRun(ctx context.Context, args []string, std stdio) int {
 	}
 	fmt.Fprint(std.out, out)
 	return exitOK
+}
+
+// allowPrivateWouldAdmit reports a refusal that --allow-private lifts: a loopback or
+// private address (not cloud metadata, link-local or a refused port).
+func allowPrivateWouldAdmit(err error) bool {
+	var e *webfetch.Error
+	if !errors.As(err, &e) || !errors.Is(err, webfetch.ErrBlocked) {
+		return false
+	}
+	switch e.Range {
+	case "loopback", "private network", "carrier-grade NAT", "unique local address":
+		return true
+	}
+	return false
 }
 
 // maxExtractInput bounds the document read by "webfetch extract".

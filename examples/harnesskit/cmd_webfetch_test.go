@@ -110,3 +110,40 @@ func TestWebfetchExtractCLI(t *testing.T) {
 	}
 	checkGolden(t, filepath.Join("testdata", "webfetch", "extract.golden"), out.String())
 }
+
+// Issue 23: the CLI's refusal of a loopback or private address did not say how to allow it.
+// It names --allow-private where that flag would help, and only there (metadata stays
+// refused with it).
+func TestWebfetchCLIRefusalNamesAllowPrivate(t *testing.T) {
+	s := webfetchServer(t)
+	tests := []struct {
+		name string
+		args []string
+		hint bool
+	}{
+		{name: "loopback", args: []string{s.URL + "/notes"}, hint: true},
+		{name: "localhost_name", args: []string{"http://localhost:1/"}, hint: true},
+		{name: "private", args: []string{"http://10.0.0.1/"}, hint: true},
+		{name: "unique_local", args: []string{"http://[fd00::1]/"}, hint: true},
+		{name: "metadata", args: []string{"http://169.254.169.254/latest/meta-data/"}, hint: false},
+		{name: "metadata_with_flag", args: []string{"--allow-private", "http://100.100.100.200/"}, hint: false},
+		{name: "metadata_name", args: []string{"http://metadata.google.internal/"}, hint: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(t.Context(), append([]string{"webfetch"}, tc.args...), strings.NewReader(""), &out, &errb); code != exitRefused {
+				t.Fatalf("exit %d, want %d; stdout %q stderr %q", code, exitRefused, out.String(), errb.String())
+			}
+			var doc struct {
+				Error struct{ Kind, Message string }
+			}
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc.Error.Kind != "blocked" {
+				t.Fatalf("stdout %q: %v", out.String(), err)
+			}
+			if got := strings.Contains(doc.Error.Message, "--allow-private"); got != tc.hint {
+				t.Errorf("message %q: mentions --allow-private %v, want %v", doc.Error.Message, got, tc.hint)
+			}
+		})
+	}
+}

@@ -74,7 +74,7 @@ func TestWebfetchEndToEnd(t *testing.T) {
 		{name: "invalid_scheme", cs: allowed, args: `{"url":"file:///etc/passwd"}`, isError: true,
 			want: []string{"file"}},
 		{name: "metadata_refused_even_allowed", cs: allowed, args: `{"url":"http://169.254.169.254/latest/meta-data/"}`, isError: true,
-			want: []string{"Blocked by network policy", "link-local"}},
+			want: []string{"Blocked by network policy", "cloud metadata"}},
 		{name: "loopback_refused_by_default", cs: strict, args: `{"url":"` + web.URL + `/notes"}`, isError: true,
 			want: []string{"Blocked by network policy", "127.0.0.1"}},
 		{name: "private_refused_by_default", cs: strict, args: `{"url":"http://192.168.1.1/admin"}`, isError: true,

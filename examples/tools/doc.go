@@ -25,7 +25,8 @@
 //   - webfetch: one web page as Markdown, text or HTML under a metadata block
 //     (harnesskit/webfetch), paged by offset, cached. It refuses loopback, private and
 //     metadata addresses unless WithWebFetch passes a policy that allows them, and reports
-//     download progress.
+//     download progress. Its secondary model is the host's: ChainSummarizers,
+//     NewSessionSummarizer and the ModelRef helpers build one from the host's models.
 //   - ast_grep_search: code by syntax-tree shape with an ast-grep pattern
 //     (harnesskit/astsearch), over paths that all lie in the root or all in one worktree.
 //   - ast_grep_replace: the same search, each match rewritten from a template; a dry run

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	"golang.org/x/net/html"
@@ -31,11 +32,15 @@ type Article struct {
 var discard = slog.New(slog.DiscardHandler)
 
 // MainContent runs main-content extraction on a copy of doc with base as the page URL. It
-// reports false when the extractor found nothing or the article text is blank. Metadata (title,
-// language, byline, site name, published time) is returned even when the article is blank.
-func MainContent(doc *html.Node, base *url.URL) (Article, bool) {
+// reports false when the extractor found nothing, the article text is blank, or the document
+// has more than maxElems elements (maxElems > 0), which bounds the extractor's time.
+// Metadata (title, language, byline, site name, published time) is returned even when the
+// article is blank.
+func MainContent(doc *html.Node, base *url.URL, maxElems int) (Article, bool) {
+	capMetadata(doc)
 	p := readability.NewParser()
 	p.Logger = discard
+	p.MaxElemsToParse = maxElems
 	p.ClassesToPreserve = append(p.ClassesToPreserve, codeLanguageClasses(doc)...)
 	a, err := p.ParseDocument(doc, base)
 	if err != nil {
@@ -57,6 +62,52 @@ func MainContent(doc *html.Node, base *url.URL) (Article, bool) {
 		return art, false
 	}
 	return art, true
+}
+
+// maxMetaBytes bounds the <title> text and <meta> contents the extractor sees: it compares
+// the title with every heading, so a 4 MiB title made extraction take seconds.
+const maxMetaBytes = 2048
+
+// capMetadata cuts doc's <title> text and <meta> content attributes to maxMetaBytes (on a
+// character boundary). Titles that long are never shown whole anyway.
+func capMetadata(doc *html.Node) {
+	walk(doc, func(n *html.Node) bool {
+		if n.Type != html.ElementNode {
+			return true
+		}
+		switch tagAtom(n) {
+		case atom.Title:
+			left := maxMetaBytes
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				if c.Type == html.TextNode {
+					c.Data = cutBytes(c.Data, left)
+					left -= len(c.Data)
+				}
+			}
+			return false
+		case atom.Meta:
+			for i := range n.Attr {
+				if n.Attr[i].Key == "content" {
+					n.Attr[i].Val = cutBytes(n.Attr[i].Val, maxMetaBytes)
+				}
+			}
+		case atom.Body:
+			return false
+		}
+		return true
+	})
+}
+
+// cutBytes returns s cut to at most n bytes on a character boundary.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	n = max(n, 0)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // codeLanguageClasses lists the language-x / lang-x classes of <pre> and <code> elements, so
@@ -82,6 +133,21 @@ func publishedRaw(a readability.Article) string {
 		return ""
 	}
 	return t.UTC().Format("2006-01-02T15:04:05Z07:00")
+}
+
+// CountElements counts the element nodes under n, stopping at limit.
+func CountElements(n *html.Node, limit int) int {
+	count := 0
+	walk(n, func(c *html.Node) bool {
+		if count >= limit {
+			return false
+		}
+		if c.Type == html.ElementNode {
+			count++
+		}
+		return true
+	})
+	return count
 }
 
 // DocumentTitle returns the text of the document's first <title> element.

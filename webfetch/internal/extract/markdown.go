@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"context"
+	"errors"
 	"net/url"
 	"regexp"
 	"strings"
@@ -17,16 +19,24 @@ import (
 // newConverter builds the Markdown converter: base, CommonMark (ATX headings, "-" bullets,
 // fenced code), GFM tables and strikethrough. A converter is cheap and not shared, so
 // concurrent calls never contend.
-func newConverter() *converter.Converter {
+func newConverter(ctx context.Context) *converter.Converter {
 	conv := converter.NewConverter(converter.WithPlugins(
 		base.NewBasePlugin(),
-		commonmark.NewCommonmarkPlugin(commonmark.WithHorizontalRule("---")),
-		table.NewTablePlugin(table.WithSkipEmptyRows(true)),
+		// No "<!--THE END-->" between adjacent lists: it reads as words to a model.
+		commonmark.NewCommonmarkPlugin(commonmark.WithHorizontalRule("---"), commonmark.WithListEndComment(false)),
+		// Minimal padding: aligned columns repeat a wide cell's width in every row.
+		table.NewTablePlugin(table.WithSkipEmptyRows(true), table.WithCellPaddingBehavior(table.CellPaddingBehaviorMinimal)),
 		strikethrough.NewStrikethroughPlugin(),
 	))
+	conv.Register.Renderer(stopAt(ctx), priorityFirst)
 	conv.Register.RendererFor("img", converter.TagTypeInline, renderDataImage, converter.PriorityEarly)
 	for _, tag := range []string{"script", "style", "noscript", "template", "meta", "link", "head"} {
 		conv.Register.TagType(tag, converter.TagTypeRemove, converter.PriorityEarly)
+	}
+	// A table that cannot be a Markdown table (a cell holds a list, paragraphs or line
+	// breaks) is written row by row; its cells are blocks, so their texts stay apart.
+	for _, tag := range []string{"td", "th"} {
+		conv.Register.TagType(tag, converter.TagTypeBlock, converter.PriorityEarly)
 	}
 	return conv
 }
@@ -45,23 +55,77 @@ func renderDataImage(_ converter.Context, w converter.Writer, n *html.Node) conv
 	return converter.RenderSuccess
 }
 
+// MarkdownOptions are Markdown's parameters; zero values mean none.
+type MarkdownOptions struct {
+	Base  *url.URL // links and images are made absolute against it
+	Limit int      // the largest result, in bytes
+	Title string   // the page's title
+}
+
+// Errors of Markdown.
+var (
+	// ErrStopped: the context ended during the conversion.
+	ErrStopped = errors.New("extract: conversion stopped at the deadline")
+	// ErrTooLarge: the Markdown would be larger than the limit.
+	ErrTooLarge = errors.New("extract: Markdown larger than the limit")
+)
+
+// priorityFirst runs the deadline check before every other renderer.
+const priorityFirst = converter.PriorityEarly - 50
+
+// stopAt is a renderer that, once ctx has ended, renders every remaining element as nothing,
+// so the conversion finishes at once. It looks at ctx every 64 elements.
+func stopAt(ctx context.Context) converter.HandleRenderFunc {
+	seen, stopped := 0, false
+	return func(converter.Context, converter.Writer, *html.Node) converter.RenderStatus {
+		if !stopped {
+			if seen++; seen%64 == 0 && ctx.Err() != nil {
+				stopped = true
+			}
+		}
+		if stopped {
+			return converter.RenderSuccess
+		}
+		return converter.RenderTryNext
+	}
+}
+
 // Markdown converts n to Markdown with links and images made absolute against base.
-// Permalink anchors are dropped first; afterwards, outside code fences, blank-line runs are
-// collapsed and the result is trimmed.
-func Markdown(n *html.Node, base *url.URL) (string, error) {
+// Permalink anchors are dropped first, and structures whose Markdown grows faster than
+// their HTML are simplified (quotes and lists nested more than 8 deep become plain blocks,
+// table spans are clamped); afterwards, outside code fences, blank-line runs are collapsed
+// and the result is trimmed.
+//
+// Images keep their alt text unless it repeats what the reader has: in a captioned figure,
+// equal to the page title, or found in the text around the image.
+//
+// When ctx ends during the conversion, Markdown returns ErrStopped (and what it converted);
+// when the result is longer than o.Limit bytes (o.Limit > 0), it returns ErrTooLarge.
+func Markdown(ctx context.Context, n *html.Node, o MarkdownOptions) (string, error) {
 	if n == nil {
 		return "", nil
 	}
+	if err := ctx.Err(); err != nil {
+		return "", ErrStopped
+	}
 	c := clone(n)
 	dropPermalinks(c)
-	conv := newConverter()
+	simplify(c)
+	quietImages(c, o.Title)
+	conv := newConverter(ctx)
 	var opts []converter.ConvertOptionFunc
-	if base != nil {
-		opts = append(opts, converter.WithDomain(base.String()))
+	if o.Base != nil {
+		opts = append(opts, converter.WithDomain(o.Base.String()))
 	}
 	out, err := conv.ConvertNode(c, opts...)
 	if err != nil {
 		return "", err
+	}
+	if ctx.Err() != nil {
+		return PostClean(string(out)), ErrStopped
+	}
+	if o.Limit > 0 && len(out) > o.Limit {
+		return "", ErrTooLarge
 	}
 	return PostClean(string(out)), nil
 }

@@ -9,26 +9,45 @@ import (
 )
 
 // maxNesting is how deep elements are kept when a document is too deep for the HTML parser
-// (which refuses more than 512 open elements). Deeper start and end tags are dropped; their
-// text is kept.
-const maxNesting = 256
+// (which refuses more than 512 open elements), and it bounds the cost of the walks the
+// main-content extractor makes up a node's ancestors (real pages nest about 40 deep). Deeper
+// start and end tags are dropped; their text is kept.
+const maxNesting = 128
 
-// Parse parses decoded UTF-8 HTML. A document nested too deeply for the parser is flattened
-// below 256 levels and parsed again, so such pages still yield their text instead of an
-// error.
+// Parse parses decoded UTF-8 HTML. A document nested deeper than 128 levels is flattened
+// below that depth, so such pages still yield their text and stay cheap to extract.
 func Parse(r io.Reader) (*html.Node, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
 	}
 	doc, err := html.Parse(bytes.NewReader(data))
-	if err == nil {
+	if err == nil && depth(doc) <= maxNesting+8 {
 		return doc, nil
 	}
 	if doc, ferr := html.Parse(bytes.NewReader(flatten(data, maxNesting))); ferr == nil {
 		return doc, nil
 	}
 	return nil, err
+}
+
+// depth is the nesting depth of the tree under n.
+func depth(n *html.Node) int {
+	type item struct {
+		n *html.Node
+		d int
+	}
+	deepest := 0
+	stack := []item{{n, 0}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		deepest = max(deepest, it.d)
+		for c := it.n.FirstChild; c != nil; c = c.NextSibling {
+			stack = append(stack, item{c, it.d + 1})
+		}
+	}
+	return deepest
 }
 
 type openTag struct {
