@@ -267,7 +267,7 @@ func (r *Runner) runPlan(caller, ctx context.Context, pl Plan, file, abs string,
 		}
 		tctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		stdout, stderr, err := exe(tctx, argv, pl.Dir, append(slices.Clip(pl.Env), extra...), stdin)
+		stdout, stderr, err := safeExec(exe, tctx, argv, pl.Dir, append(slices.Clip(pl.Env), extra...), stdin)
 		if len(stderr) > DefaultMaxStderr {
 			stderr = stderr[:DefaultMaxStderr]
 		}
@@ -288,6 +288,19 @@ func (r *Runner) runPlan(caller, ctx context.Context, pl Plan, file, abs string,
 	}
 	return r.inPlace(ctx, pl, file, abs, src, run)
 }
+
+// safeExec calls exe, turning a panic (a host's ExecFunc) into an error, so that a failing
+// formatter never fails the edit.
+func safeExec(exe ExecFunc, ctx context.Context, argv []string, dir string, env []string, stdin []byte) (stdout, stderr []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			stdout, stderr, err = nil, nil, fmt.Errorf("%w: the formatter's ExecFunc panicked: %v", errPanicked, p)
+		}
+	}()
+	return exe(ctx, argv, dir, env, stdin)
+}
+
+var errPanicked = errors.New("panic")
 
 // gofmt formats a Go source file as the gofmt binary does. go/format.Source also accepts a
 // bare list of declarations or statements, which gofmt refuses; the package clause is
@@ -313,6 +326,9 @@ func processError(parent, tctx context.Context, file, name string, timeout time.
 		// take this for one.
 		e.Kind, e.Err = ErrTimeout, nil
 		e.Msg = fmt.Sprintf("did not finish in time (its timeout is %v); its process group was killed and the file left as written (raise its timeout or disable it)", timeout)
+	case errors.Is(err, errPanicked):
+		e.Kind = ErrFormatter
+		e.Msg = err.Error() + "; the file was left as written"
 	case errors.Is(err, errPipesHeld), errors.Is(err, exec.ErrWaitDelay):
 		e.Kind = ErrFormatter
 		e.Msg = "exited but left a process holding its output open; the output was discarded"
