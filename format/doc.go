@@ -132,7 +132,12 @@
 // carries a token in its environment (HARNESSKIT_FORMAT_RUN), and before the call returns
 // every live process that carries it is killed, looking again until none is left (a process
 // that keeps forking is outrun), through a pidfd so that a reused pid is never signalled.
-// The formatter itself also gets SIGKILL from the kernel when the host dies.
+// The formatter itself also gets SIGKILL from the kernel when the host dies. A daemon that
+// a formatter starts to outlive it (eslint_d, prettierd, a Gradle daemon) is therefore
+// killed after every run; run such tools as a service of the host instead. The output is
+// read to its end, which comes once every holder of the pipes is gone, so a busy machine
+// never loses a formatter's output; only a process that escaped the killing can keep them
+// open, and [DefaultWaitDelay] later the run fails.
 //
 // format does not make the host a child subreaper (PR_SET_CHILD_SUBREAPER). That attribute
 // belongs to the whole process: while it is set, every orphan of every subprocess the host
