@@ -1,9 +1,11 @@
 package harnesskit_test
 
 import (
+	"bufio"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -50,6 +52,9 @@ func TestDependencyDAG(t *testing.T) {
 			if p != "." && (name == "testdata" || name == "examples" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
 				return filepath.SkipDir
 			}
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); p != "." && err == nil {
+				return filepath.SkipDir // a nested module: TestNestedModules checks it
+			}
 			return nil
 		}
 		if !strings.HasSuffix(name, ".go") {
@@ -94,3 +99,81 @@ func TestDependencyDAG(t *testing.T) {
 		t.Fatal("found no Go file in the module")
 	}
 }
+
+// nested lists, for each nested module, the packages of the root module it may import
+// (with their sub-packages) and the module paths its go.mod may require directly besides
+// the root module. Nothing imports a nested module; the root module's go.mod names none
+// of their dependencies, so a one-process host never downloads etcd or Redis clients.
+var nested = map[string]struct {
+	imports []string
+	modules []string
+}{
+	"cluster":     {imports: []string{"taskboard", "webfetch"}, modules: []string{"go.etcd.io/etcd/client/v3", "github.com/redis/go-redis/v9"}},
+	"cluster/e2e": {imports: []string{"taskboard", "webfetch", "cluster"}, modules: []string{"github.com/harnesskit/harnesskit/cluster", "go.etcd.io/etcd/client/v3", "go.etcd.io/etcd/server/v3", "github.com/anishathalye/porcupine", "github.com/redis/go-redis/v9", "go.uber.org/zap"}},
+}
+
+// TestNestedModules checks each nested module's own rules: which root packages its files
+// import, which modules its go.mod requires directly, and that the root go.mod requires
+// none of them.
+func TestNestedModules(t *testing.T) {
+	rootMod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir, rule := range nested {
+		for _, m := range rule.modules {
+			if strings.Contains(string(rootMod), m+" ") {
+				t.Errorf("the root go.mod requires %s, a dependency of the nested module %s", m, dir)
+			}
+		}
+		f, err := os.Open(filepath.Join(dir, "go.mod"))
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			if strings.HasSuffix(line, "// indirect") || !strings.Contains(line, " v") || strings.HasPrefix(line, "module") || strings.HasPrefix(line, "go ") || strings.Contains(line, "=>") {
+				continue
+			}
+			mod := strings.Fields(strings.TrimPrefix(line, "require "))[0]
+			if mod != module && !slices.Contains(rule.modules, mod) {
+				t.Errorf("%s/go.mod requires %s directly: not in its rules", dir, mod)
+			}
+		}
+		f.Close()
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() && p != dir && (d.Name() == "testdata" || fileExists(filepath.Join(p, "go.mod"))) {
+				if err == nil {
+					return filepath.SkipDir
+				}
+				return err
+			}
+			if d.IsDir() || !strings.HasSuffix(p, ".go") {
+				return nil
+			}
+			pf, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+			if err != nil {
+				return err
+			}
+			for _, spec := range pf.Imports {
+				imp, _ := strconv.Unquote(spec.Path.Value)
+				dep, ok := strings.CutPrefix(imp, module+"/")
+				if !ok {
+					continue
+				}
+				top, _, _ := strings.Cut(dep, "/")
+				if dep == dir || strings.HasPrefix(dep, dir+"/") || slices.Contains(rule.imports, top) || slices.Contains(rule.imports, dep) {
+					continue
+				}
+				if top == "taskboard" && strings.HasPrefix(dep, "taskboard/taskboardtest") && slices.Contains(rule.imports, "taskboard") {
+					continue
+				}
+				t.Errorf("%s imports %s: not allowed for the nested module %s", p, imp, dir)
+			}
+			return nil
+		})
+	}
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }

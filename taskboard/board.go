@@ -16,13 +16,14 @@ const (
 	DefaultHostCallDeadline    = 10 * time.Minute
 	DefaultMaxTombstones       = 4096
 	DefaultOrchestratorAgent   = "orchestrator"
+)
 
-	// MinWallClock and MaxWallClock bound Options.WallClock when it is not 0 (off).
-	MinWallClock = 60 * time.Second
-	MaxWallClock = 2_147_483_647 * time.Millisecond
-	// MinAbortGrace and MaxAbortGrace bound Options.AbortGrace.
-	MinAbortGrace = 1 * time.Second
-	MaxAbortGrace = 60 * time.Second
+// Bounds of Options.WallClock (when not 0) and Options.AbortGrace.
+const (
+	minWallClock  = 60 * time.Second
+	maxWallClock  = 2_147_483_647 * time.Millisecond
+	minAbortGrace = 1 * time.Second
+	maxAbortGrace = 60 * time.Second
 )
 
 // Options configures a [Board] and the [Driver] that runs it; [NewBoard], [NewDriver] and
@@ -127,16 +128,16 @@ func (o Options) withDefaults() (Options, error) {
 	if o.WaitProtocol == "" {
 		o.WaitProtocol = DefaultWaitProtocol
 	}
-	if o.WallClock != 0 && (o.WallClock < MinWallClock || o.WallClock > MaxWallClock) {
+	if o.WallClock != 0 && (o.WallClock < minWallClock || o.WallClock > maxWallClock) {
 		return o, fmt.Errorf("taskboard: Options.WallClock must be 0 (off) or between %d and %d ms, got %d ms",
-			MinWallClock.Milliseconds(), MaxWallClock.Milliseconds(), o.WallClock.Milliseconds())
+			minWallClock.Milliseconds(), maxWallClock.Milliseconds(), o.WallClock.Milliseconds())
 	}
 	if o.AbortGrace == 0 {
 		o.AbortGrace = DefaultAbortGrace
 	}
-	if o.AbortGrace < MinAbortGrace || o.AbortGrace > MaxAbortGrace {
+	if o.AbortGrace < minAbortGrace || o.AbortGrace > maxAbortGrace {
 		return o, fmt.Errorf("taskboard: Options.AbortGrace must be between %d and %d ms, got %d ms",
-			MinAbortGrace.Milliseconds(), MaxAbortGrace.Milliseconds(), o.AbortGrace.Milliseconds())
+			minAbortGrace.Milliseconds(), maxAbortGrace.Milliseconds(), o.AbortGrace.Milliseconds())
 	}
 	if o.MaxTombstones < 0 {
 		return o, fmt.Errorf("taskboard: Options.MaxTombstones must be ≥ 0, got %d", o.MaxTombstones)
@@ -247,15 +248,18 @@ type Board struct {
 	waits    map[string]bool   // armed wait_for_user latches
 	lastUser map[string]string // last real user message identity per session
 
+	tracked map[string]uint64       // runs a revive registered: the parent is notified when they finish
+	shown   map[string][]shownEntry // per parent, the "Needs acknowledgement" lines last shown
+
+	self     string // the incarnation that holds new leases (shared boards)
 	notices  []Notice
 	disposed bool
 }
 
 type aliasKey struct{ parent, prefix string }
 
-// NewBoard returns an empty board. It fails when an option is out of range; the error
-// names the field. A host normally lets [NewDriver] build the board; a bare board serves
-// simulations and tests.
+// NewBoard returns an empty board (for simulations and tests; a host uses [NewDriver]).
+// An option out of range is an error naming the field.
 func NewBoard(o Options) (*Board, error) {
 	o, err := o.withDefaults()
 	if err != nil {
@@ -275,6 +279,8 @@ func NewBoard(o Options) (*Board, error) {
 		managed:    map[string]bool{},
 		waits:      map[string]bool{},
 		lastUser:   map[string]string{},
+		tracked:    map[string]uint64{},
+		shown:      map[string][]shownEntry{},
 	}, nil
 }
 
@@ -331,4 +337,19 @@ type Notice struct {
 	Generation       uint64
 	TerminalRevision uint64
 	State            State
+}
+
+// prune forgets per-task bookkeeping for records that are gone or moved on, so memory
+// follows the retention caps, not the history of the process.
+func (b *Board) prune() {
+	for id, gen := range b.tracked {
+		if r, ok := b.records[id]; !ok || r.Generation != gen {
+			delete(b.tracked, id)
+		}
+	}
+	for parent := range b.shown {
+		if len(b.children[parent]) == 0 {
+			delete(b.shown, parent)
+		}
+	}
 }

@@ -56,9 +56,7 @@ const (
 // leaseKinds is every lease kind, in a fixed order.
 var leaseKinds = [...]LeaseKind{LeaseCancellation, LeaseMessage, LeaseRelaunch, LeaseNotification}
 
-// LeaseOwner is who holds a lease. Ownership moves only caller → admission →
-// compensation, keeping the token. The phase of [Lease] names the last two
-// sent_unknown and compensating.
+// LeaseOwner is who holds a lease; it moves only caller → admission → compensation.
 type LeaseOwner string
 
 // Lease owners.
@@ -87,8 +85,8 @@ const (
 	OriginAdopted  Origin = "adopted"
 )
 
-// PlanKind is what task()'s before-hook decided ([TaskPlan].Kind): spawn a new session,
-// resume the referenced one, or let the host adopt an unknown session it can verify.
+// PlanKind is what task()'s before-hook decided: spawn, resume, or let the host adopt an
+// unknown session it can verify.
 type PlanKind string
 
 // Plan kinds.
@@ -108,8 +106,7 @@ const (
 	NoticeLeaseReleased NoticeKind = "lease_released"
 )
 
-// CancelState is task_cancel's answer ([CancelResult].State): unknown, or the task's
-// state after the call.
+// CancelState is task_cancel's state line: unknown, or the task's state after the call.
 type CancelState string
 
 // Cancel states besides the task states (running, cancelled, …) converted with
@@ -126,8 +123,7 @@ const (
 	ReviveAdmissionUnknown ReviveStatus = "admission_unknown"
 )
 
-// StatusSource says where task_status's state came from: the host (live) or, when the
-// host gave no usable reading, the board.
+// StatusSource says whether task_status's state came from the host or the board.
 type StatusSource string
 
 // Status sources.

@@ -6,8 +6,7 @@ import "time"
 // the driver passes a real clock, tests pass a clock that moves only when told to (taskboardtest.NewClock).
 type Clock interface{ Now() time.Time }
 
-// SystemClock is the [Clock] a production board uses: it reads time.Now. Only the host
-// wires it in; the board itself never reads the wall clock.
+// SystemClock is the default [Clock]: time.Now.
 type SystemClock struct{}
 
 // Now returns time.Now().

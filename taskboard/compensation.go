@@ -114,6 +114,7 @@ func (m *compensation) handle(b *Board, ev event) []command {
 			return append(m.withdraw(e.Call), m.lost()...)
 		}
 		m.abortStart = b.now()
+		b.noteDispatch(m.lease)
 		return m.proceed(e.Call)
 	case abortReply:
 		if !m.owned(b) {

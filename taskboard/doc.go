@@ -26,14 +26,11 @@
 //
 // # Layers
 //
-//   - [Board]: a pure, deterministic value (records, aliases, generations, leases,
-//     tombstones, wait latches). No I/O, no goroutines, time only from [Options].Clock,
-//     memory bounded by the retention caps. Hosts reach it only inside [Driver.Do].
-//   - Step machines (unexported): sans-IO protocols for the tools. They read the board,
-//     return host calls as commands and consume replies and timer firings as events.
-//   - [Driver]: runs the machines' host calls, each with a context cancelled at
-//     Timing.HostCallDeadline, and delivers replies under one lock. Subscribers receive
-//     notices in emission order, one at a time, never after [Driver.Close] returns.
+// [Board] is pure (no I/O, no goroutines, time only from [Options].Clock, memory bounded by
+// the retention caps); hosts reach it only inside [Driver.Do]. Unexported sans-IO step
+// machines run each tool's protocol on it. [Driver] performs their host calls and delivers
+// replies under one lock; [NewSharedDriver] keeps the board in a [Store] shared by several
+// host processes (the cluster module puts it on etcd).
 //
 // # Life cycle
 //
@@ -61,22 +58,15 @@
 // operator to break one (the old holder's late settlement is then stale; the risk is that
 // the abandoned call still acts on the session).
 //
-// # Errors
+// Refusals are *[ToolError] values: Kind is a sentinel for errors.Is, Message the exact
+// model-facing text.
 //
-// Refusals are *[ToolError] values: Kind is a sentinel usable with errors.Is and Message
-// is the exact model-facing text.
-//
-// # Choices where the specification is silent
-//
-//   - A cancelled commit's summary is "cancelled" or "cancelled: <reason>"; it keeps
-//     StatusUncertain, so a task whose first abort timed out reads "cancelled, status
-//     uncertain" and is revivable only after the parent acknowledges it.
-//   - A relaunch clears FallbackRecovering; [Board.Drop] of an ID without a record does
-//     not tombstone it; adopting a terminal session records it unacknowledged.
-//   - Every new run (not a metadata merge) emits a Launched notice.
-//   - Under "Needs acknowledgement" the result line is always printed; a reusable record
-//     lists up to 8 context files; a reconciled record that timed out is listed under
-//     Retained/Recovery.
+// Choices where no rule applies: a cancelled commit ("cancelled[: reason]") keeps
+// StatusUncertain, so it is revivable only once acknowledged; a relaunch clears
+// FallbackRecovering; [Board.Drop] of an ID without a record tombstones nothing; every new
+// run (not a metadata merge) emits a Launched notice; the view always prints the result
+// line, lists up to 8 context files of a reusable record, and shows a reconciled record
+// that timed out under Retained/Recovery.
 //
 // # Security Considerations
 //

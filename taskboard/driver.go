@@ -41,12 +41,12 @@ type Driver struct {
 	wg     sync.WaitGroup
 
 	runs       map[*run]struct{}
-	tracked    map[trackKey]bool
-	shown      map[string][]shownEntry
 	onTerminal []func(Notice) error
 	onLaunched []func(Notice) error
 	outbox     []func() // log lines to run after unlocking
 	reconcile  *reconcileState
+
+	sh *shared // nil for a one-process driver
 
 	// Subscriber delivery: one goroutine at a time drains subQ in emission order.
 	subMu      sync.Mutex
@@ -69,6 +69,7 @@ type run struct {
 	replied chan struct{}
 	closed  bool          // replied channel closed
 	forgot  chan struct{} // closed when a genuine deletion makes the driver forget the call
+	scope   []string      // shared driver: the shards the machine's steps load
 }
 
 // sessionsOf is implemented by tool machines: the caller's session and the task they act
@@ -91,10 +92,17 @@ func (d *Driver) forget(deleted map[string]bool) {
 		}
 		for _, s := range so.sessions() {
 			if s != "" && deleted[s] {
-				select {
-				case <-r.forgot:
-				default:
-					close(r.forgot)
+				f := func() {
+					select {
+					case <-r.forgot:
+					default:
+						close(r.forgot)
+					}
+				}
+				if d.sh != nil && d.sh.fx != nil {
+					d.sh.fx = append(d.sh.fx, f)
+				} else {
+					f()
 				}
 				break
 			}
@@ -120,7 +128,7 @@ func NewDriver(h Host, o Options) (*Driver, error) {
 
 func newDriver(b *Board, h Host) *Driver {
 	return &Driver{b: b, h: h, caps: h.capsOf(), cfg: b.opts, done: make(chan struct{}),
-		runs: map[*run]struct{}{}, tracked: map[trackKey]bool{}, shown: map[string][]shownEntry{}}
+		runs: map[*run]struct{}{}}
 }
 
 // check refuses a host whose capabilities do not match its flavour.
@@ -142,22 +150,21 @@ func (h Host) check() error {
 	return nil
 }
 
-// Do runs f with the board under the driver's lock, then processes the notices f caused:
-// the one way to inspect the board ([Board.Records], [Board.LiveLeases], …) or to call
-// its few host-level mutators ([Board.Drop], [Board.ForceRelease], …). f sees parentID's
-// tasks, their leases and parentID's own wait latch; on a one-process driver the board
-// holds every parent and parentID may be empty. After [Driver.Close] it returns ErrClosed
-// without calling f. A panic in f releases the lock and reaches the caller; the driver
-// stays usable.
+// Do runs f on the board under the driver's lock: the one way to inspect it or to call its
+// host-level mutators. f sees parentID's tasks and wait latch (a one-process board holds
+// every parent; parentID may be empty). A panic in f reaches the caller; the driver stays
+// usable. After [Driver.Close] it returns ErrClosed.
 func (d *Driver) Do(parentID string, f func(b *Board)) error {
 	d.mu.Lock()
 	defer d.unlock()
 	if d.closed {
 		return toolErr(ErrClosed, "the task board was closed; no action was taken")
 	}
-	f(d.b)
-	d.drain()
-	return nil
+	return d.step(context.Background(), []string{parentID}, func() error {
+		f(d.b)
+		d.drain()
+		return nil
+	})
 }
 
 // Manage marks sessionID as an orchestrator session whose tasks the board tracks.
@@ -178,29 +185,23 @@ func (d *Driver) unlock() {
 // start registers a machine and runs its Start (lock held).
 func (d *Driver) start(m machine) *run {
 	r := &run{m: m, calls: map[callNo]context.CancelFunc{}, timers: map[timerID]func() bool{},
-		replied: make(chan struct{}), forgot: make(chan struct{})}
+		replied: make(chan struct{}), forgot: make(chan struct{}), scope: d.scope()}
 	d.runs[r] = struct{}{}
 	d.exec(r, m.Start(d.b))
 	d.settle(r)
 	return r
 }
 
-// exec carries out commands (lock held).
+// exec carries out commands (lock held). Timers and host calls are effects: a shared
+// driver performs them only after the step's write committed.
 func (d *Driver) exec(r *run, cmds []command) {
 	for _, c := range cmds {
 		switch c := c.(type) {
-		case startTimer:
-			id := c.Timer
-			r.timers[id] = d.cfg.timers.AfterFunc(c.After, func() { d.deliver(r, fired{Timer: id}) })
-		case stopTimer:
-			if stop, ok := r.timers[c.Timer]; ok {
-				stop()
-				delete(r.timers, c.Timer)
-			}
-		case cancelCall:
-			if cancel, ok := r.calls[c.Call]; ok {
-				cancel()
-				delete(r.calls, c.Call)
+		case startTimer, stopTimer, cancelCall:
+			if d.sh != nil && d.sh.fx != nil {
+				d.sh.fx = append(d.sh.fx, func() { d.effect(r, c) })
+			} else {
+				d.effect(r, c)
 			}
 		case logLine:
 			l := c
@@ -212,10 +213,31 @@ func (d *Driver) exec(r *run, cmds []command) {
 			d.start(c.Machine)
 		case proceed, withdraw:
 			// answers to a Dispatch are read by dispatch()
-		default:
-			if hc, ok := c.(hostCall); ok {
-				d.launch(r, hc)
+		case hostCall:
+			if d.sh != nil && d.sh.fx != nil {
+				d.sh.fx = append(d.sh.fx, func() { d.launch(r, c) })
+			} else {
+				d.launch(r, c)
 			}
+		}
+	}
+}
+
+// effect carries out a timer command (lock held).
+func (d *Driver) effect(r *run, c command) {
+	switch c := c.(type) {
+	case startTimer:
+		id := c.Timer
+		r.timers[id] = d.cfg.timers.AfterFunc(c.After, func() { d.deliver(r, fired{Timer: id}) })
+	case stopTimer:
+		if stop, ok := r.timers[c.Timer]; ok {
+			stop()
+			delete(r.timers, c.Timer)
+		}
+	case cancelCall:
+		if cancel, ok := r.calls[c.Call]; ok {
+			cancel()
+			delete(r.calls, c.Call)
 		}
 	}
 }
@@ -255,6 +277,22 @@ func (d *Driver) dispatch(r *run, id callNo) bool {
 		d.mu.Unlock()
 		return false
 	}
+	var ok bool
+	if d.sh == nil {
+		ok = d.dispatchStep(r, id)
+	} else {
+		ok = d.sharedDispatch(r, id)
+	}
+	if !ok {
+		delete(r.calls, id)
+	}
+	d.unlock()
+	return ok
+}
+
+// dispatchStep delivers Dispatch and reports whether the machine answered Proceed (lock
+// held, inside a step).
+func (d *Driver) dispatchStep(r *run, id callNo) bool {
 	cmds := r.m.Step(d.b, dispatch{Call: id})
 	ok := false
 	for _, c := range cmds {
@@ -262,13 +300,20 @@ func (d *Driver) dispatch(r *run, id callNo) bool {
 			ok = true
 		}
 	}
-	if !ok {
-		delete(r.calls, id)
-	}
 	d.exec(r, cmds)
 	d.settle(r)
-	d.unlock()
 	return ok
+}
+
+// sharedDispatch is dispatchStep as one step of a shared driver: no call is made unless
+// the step committed.
+func (d *Driver) sharedDispatch(r *run, id callNo) bool {
+	ok := false
+	err := d.step(nil, r.scope, func() error {
+		ok = d.dispatchStep(r, id)
+		return nil
+	})
+	return err == nil && ok
 }
 
 // deliver hands one event to a machine under the lock. After Close nothing is delivered.
@@ -288,33 +333,53 @@ func (d *Driver) deliver(r *run, ev event) {
 	if f, ok := ev.(fired); ok {
 		delete(r.timers, f.Timer)
 	}
-	d.exec(r, r.m.Step(d.b, ev))
-	d.settle(r)
+	if d.sh == nil {
+		d.exec(r, r.m.Step(d.b, ev))
+		d.settle(r)
+	} else {
+		d.sharedDeliver(r, ev)
+	}
 	d.unlock()
+}
+
+func (d *Driver) sharedDeliver(r *run, ev event) {
+	d.step(nil, r.scope, func() error {
+		d.exec(r, r.m.Step(d.b, ev))
+		d.settle(r)
+		return nil
+	})
 }
 
 // settle publishes a reply, retires a finished machine and processes notices (lock held).
 func (d *Driver) settle(r *run) {
 	if r.m.Replied() && !r.closed {
 		r.closed = true
-		close(r.replied)
-	}
-	if rv, ok := r.m.(*reviveM); ok {
-		if gen, ok := rv.Registered(); ok {
-			d.tracked[trackKey{rv.id, gen}] = true
+		if d.sh != nil && d.sh.fx != nil {
+			d.sh.fx = append(d.sh.fx, func() { close(r.replied) })
+		} else {
+			close(r.replied)
 		}
 	}
 	if r.m.Done() {
-		if _, ok := r.m.(*reconcilePass); ok && d.reconcile != nil {
-			d.reconcile.inFlight = false
-		}
 		delete(d.runs, r)
-		for id, stop := range r.timers {
-			stop()
-			delete(r.timers, id)
+		if d.sh != nil && d.sh.fx != nil {
+			d.sh.fx = append(d.sh.fx, func() { d.retire(r) })
+		} else {
+			d.retire(r)
 		}
 	}
 	d.drain()
+}
+
+// retire stops a finished machine's timers (lock held).
+func (d *Driver) retire(r *run) {
+	if _, ok := r.m.(*reconcilePass); ok && d.reconcile != nil {
+		d.reconcile.inFlight = false
+	}
+	for id, stop := range r.timers {
+		stop()
+		delete(r.timers, id)
+	}
 }
 
 // drain processes the board's notices (lock held): subscribers are queued to run after
@@ -336,7 +401,7 @@ func (d *Driver) drain() {
 						d.settle(r)
 					}
 				}
-				if (n.State == StateCompleted || n.State == StateError) && (d.cfg.NotifyAll || d.tracked[trackKey{n.TaskID, n.Generation}]) {
+				if (n.State == StateCompleted || n.State == StateError) && (d.cfg.NotifyAll || d.b.tracked[n.TaskID] == n.Generation) {
 					d.start(newNotify(n.ParentID, n, d.caps))
 				}
 			case NoticeLaunched:
@@ -355,22 +420,7 @@ func (d *Driver) drain() {
 			}
 		}
 	}
-	d.prune()
-}
-
-// prune forgets bookkeeping for records that are gone or moved on (lock held), so the
-// driver's memory follows the board's retention caps, not the history of the process.
-func (d *Driver) prune() {
-	for k := range d.tracked {
-		if r, ok := d.b.records[k.id]; !ok || r.Generation != k.gen {
-			delete(d.tracked, k)
-		}
-	}
-	for parent := range d.shown {
-		if len(d.b.children[parent]) == 0 {
-			delete(d.shown, parent)
-		}
-	}
+	d.b.prune()
 }
 
 // queue hands n to the subscribers (lock held). Notices enter one FIFO in emission order;
@@ -379,6 +429,14 @@ func (d *Driver) queue(subs []func(Notice) error, n Notice) {
 	if len(subs) == 0 {
 		return
 	}
+	if d.sh != nil && d.sh.fx != nil {
+		d.sh.fx = append(d.sh.fx, func() { d.enqueue(subs, n) })
+		return
+	}
+	d.enqueue(subs, n)
+}
+
+func (d *Driver) enqueue(subs []func(Notice) error, n Notice) {
 	d.subMu.Lock()
 	defer d.subMu.Unlock()
 	if d.subClosed {
@@ -418,87 +476,119 @@ func (d *Driver) deliverNotices() {
 }
 
 // runTool starts a tool machine and waits for its reply, the caller's context, or Close.
-func (d *Driver) runTool(ctx context.Context, m machine) error {
+func (d *Driver) runTool(ctx context.Context, m machine) (machine, error) {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
-		return toolErr(ErrClosed, "the task board was closed; no action was taken")
+		return nil, toolErr(ErrClosed, "the task board was closed; no action was taken")
 	}
-	r := d.start(m)
+	var r *run
+	if d.sh == nil {
+		r = d.start(m)
+	} else {
+		var err error
+		if r, err = d.sharedStart(ctx, m); err != nil {
+			d.unlock()
+			return nil, err
+		}
+	}
 	d.unlock()
 	select {
 	case <-r.replied:
-		return nil
+		return d.replied(r), nil
 	default:
 	}
 	select {
 	case <-r.replied:
-		return nil
+		return d.replied(r), nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	case <-r.forgot:
-		return toolErr(ErrStale, "The session was deleted while this call was in progress; no result is available. Any lease it holds is released when its host call settles.")
+		return nil, toolErr(ErrStale, "The session was deleted while this call was in progress; no result is available. Any lease it holds is released when its host call settles.")
 	case <-d.done:
-		return toolErr(ErrClosed, "the task board was closed while the call was in progress")
+		return nil, toolErr(ErrClosed, "the task board was closed while the call was in progress")
 	}
+}
+
+// sharedStart starts m in one step of a shared driver; every attempt starts a fresh copy.
+func (d *Driver) sharedStart(ctx context.Context, m machine) (*run, error) {
+	var r *run
+	err := d.step(ctx, []string{callerScope(m)}, func() error {
+		r = d.start(m.clone())
+		return nil
+	})
+	return r, err
+}
+
+// replied returns the machine whose outcome a caller reads: on a shared driver the copy
+// the committed steps advanced (its outcome no longer changes once it replied).
+func (d *Driver) replied(r *run) machine {
+	if d.sh == nil {
+		return r.m
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return r.m
 }
 
 // Status runs task_status for ref, a task ID, alias or session ID of the caller's tasks.
 func (d *Driver) Status(ctx context.Context, c Caller, ref string) (StatusResult, error) {
 	m := newStatus(c, statusArgs{Ref: ref}, d.caps)
-	if err := d.runTool(ctx, m); err != nil {
+	mm, err := d.runTool(ctx, m)
+	if err != nil {
 		return StatusResult{}, err
 	}
-	return m.Outcome()
+	return mm.(*statusM).Outcome()
 }
 
 // Result runs task_result for ref.
 func (d *Driver) Result(ctx context.Context, c Caller, ref string) (ResultOutput, error) {
 	m := newResult(c, resultArgs{Ref: ref}, d.caps)
-	if err := d.runTool(ctx, m); err != nil {
+	mm, err := d.runTool(ctx, m)
+	if err != nil {
 		return ResultOutput{}, err
 	}
-	return m.Outcome()
+	return mm.(*resultM).Outcome()
 }
 
 // Message runs task_message: it writes text to the transcript of the running task ref
 // without starting a turn.
 func (d *Driver) Message(ctx context.Context, c Caller, ref, text string) (MessageResult, error) {
 	m := newMessage(c, messageArgs{Ref: ref, Text: text}, d.caps)
-	if err := d.runTool(ctx, m); err != nil {
+	mm, err := d.runTool(ctx, m)
+	if err != nil {
 		return MessageResult{}, err
 	}
-	return m.Outcome()
+	return mm.(*messaging).Outcome()
 }
 
 // Cancel runs task_cancel for ref; reason (may be empty) becomes the cancelled result's
 // text.
 func (d *Driver) Cancel(ctx context.Context, c Caller, ref, reason string) (CancelResult, error) {
 	m := newCancel(c, cancelArgs{Ref: ref, Reason: reason}, d.caps)
-	if err := d.runTool(ctx, m); err != nil {
+	mm, err := d.runTool(ctx, m)
+	if err != nil {
 		return CancelResult{}, err
 	}
-	return m.Outcome()
+	return mm.(*cancelM).Outcome()
 }
 
 // Revive runs task_revive: it resumes the finished task ref with prompt as the new
 // turn.
 func (d *Driver) Revive(ctx context.Context, c Caller, ref, prompt string) (ReviveResult, error) {
 	m := newRevive(c, reviveArgs{Ref: ref, Prompt: prompt}, d.caps)
-	if err := d.runTool(ctx, m); err != nil {
+	mm, err := d.runTool(ctx, m)
+	if err != nil {
 		return ReviveResult{}, err
 	}
-	return m.Outcome()
+	return mm.(*reviveM).Outcome()
 }
 
-// Task runs task()'s before-hook: call it before the host launches the task, then give
-// the plan to [Driver.FinishTask] with the host's output (or to [Driver.FailTask] when the
-// launch failed). A resume takes the task's relaunch lease and reads the session's
-// transcript once (bounded by Timing.BaselineTimeout) to record where the new run starts,
-// so the previous run's answer is never taken for the new one's.
+// Task runs task()'s before-hook; give the plan to [Driver.FinishTask] with the host's
+// output, or to [Driver.FailTask]. A resume takes the relaunch lease and reads the
+// transcript once to record where the new run starts.
 //
-// Errors: ErrRefused, ErrLeaseUnavailable, ErrDuplicate, ErrHost (the baseline read
-// failed; the lease is released and nothing changed), ErrClosed.
+// Errors: ErrRefused, ErrLeaseUnavailable, ErrDuplicate, ErrHost (nothing changed), ErrClosed.
 func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, error) {
 	if err := ctx.Err(); err != nil {
 		return TaskPlan{}, err
@@ -511,11 +601,19 @@ func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, err
 		d.unlock()
 		return TaskPlan{}, toolErr(ErrClosed, "the task board was closed; no action was taken")
 	}
-	p, err := d.b.prepareTask(c, in)
-	d.drain()
+	var p TaskPlan
+	var err error
+	serr := d.step(ctx, []string{c.SessionID}, func() error {
+		p, err = d.b.prepareTask(c, in)
+		d.drain()
+		return nil
+	})
 	timeout := d.b.timing().BaselineTimeout
 	limit := d.b.timing().ResultHistory
 	d.unlock()
+	if serr != nil {
+		return TaskPlan{}, serr
+	}
 	if err != nil || p.Kind != PlanResume {
 		return p, err
 	}
@@ -543,13 +641,35 @@ func (d *Driver) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult
 	d.mu.Lock()
 	defer d.unlock()
 	if d.closed {
-		d.b.failTask(p)
-		d.b.drain()
+		d.afterClose(p)
 		return TaskLaunchResult{}, toolErr(ErrClosed, "the task board was closed; the launch was not recorded")
 	}
-	res, err := d.b.finishTask(p, obs)
-	d.drain()
+	var res TaskLaunchResult
+	var err error
+	if serr := d.step(context.Background(), []string{p.parentID}, func() error {
+		res, err = d.b.finishTask(p, obs)
+		d.drain()
+		return nil
+	}); serr != nil {
+		return TaskLaunchResult{}, serr
+	}
 	return res, err
+}
+
+// afterClose releases a plan's lease after Close (lock held), changing nothing else.
+func (d *Driver) afterClose(p TaskPlan) {
+	if d.sh == nil {
+		d.b.failTask(p)
+		d.b.drain()
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d.sh.opTimeout)
+	defer cancel()
+	d.step(ctx, []string{p.parentID}, func() error {
+		d.b.failTask(p)
+		d.b.drain()
+		return nil
+	})
 }
 
 // FailTask releases a plan's lease after a host or handler error. After [Driver.Close] it
@@ -557,13 +677,15 @@ func (d *Driver) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult
 func (d *Driver) FailTask(p TaskPlan) error {
 	d.mu.Lock()
 	defer d.unlock()
-	d.b.failTask(p)
 	if d.closed {
-		d.b.drain()
+		d.afterClose(p)
 		return toolErr(ErrClosed, "the task board was closed; the plan's lease was released")
 	}
-	d.drain()
-	return nil
+	return d.step(context.Background(), []string{p.parentID}, func() error {
+		d.b.failTask(p)
+		d.drain()
+		return nil
+	})
 }
 
 // WaitForUser runs wait_for_user under the lock. After [Driver.Close] it returns ErrClosed.
@@ -573,7 +695,15 @@ func (d *Driver) WaitForUser(c Caller, reason string) (WaitResult, error) {
 	if d.closed {
 		return WaitResult{}, toolErr(ErrClosed, "the task board was closed; no action was taken")
 	}
-	return d.b.waitForUser(c, reason)
+	var res WaitResult
+	var err error
+	if serr := d.step(context.Background(), []string{c.SessionID}, func() error {
+		res, err = d.b.waitForUser(c, reason)
+		return nil
+	}); serr != nil {
+		return WaitResult{}, serr
+	}
+	return res, err
 }
 
 // View renders a parent's prompt view and remembers its Shown entries for the parent-idle
@@ -584,19 +714,21 @@ func (d *Driver) View(parentID string) (View, error) {
 	if d.closed {
 		return View{}, toolErr(ErrClosed, "the task board was closed")
 	}
-	v := d.b.view(parentID)
-	if len(v.shown) > 0 {
-		d.shown[parentID] = v.shown
-	} else {
-		delete(d.shown, parentID)
-	}
-	return v, nil
+	var v View
+	err := d.step(context.Background(), []string{parentID}, func() error {
+		v = d.b.view(parentID)
+		if len(v.shown) > 0 {
+			d.b.shown[parentID] = v.shown
+		} else {
+			delete(d.b.shown, parentID)
+		}
+		return nil
+	})
+	return v, err
 }
 
-// OnTerminal subscribes fn to Terminal notices. Subscribers run outside the lock on one
-// delivery goroutine, one at a time, in the order the notices were emitted (a slow
-// subscriber delays later notices, never reorders them); an error is logged and does not
-// stop the others. No subscriber is called after [Driver.Close] returns.
+// OnTerminal subscribes fn to Terminal notices, delivered outside the lock one at a time in
+// emission order; an error is logged. None is delivered after [Driver.Close] returns.
 func (d *Driver) OnTerminal(fn func(Notice) error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -615,6 +747,9 @@ func (d *Driver) OnLaunched(fn func(Notice) error) {
 // progress and every later call return ErrClosed and change nothing. Close waits for the
 // subscriber in progress and the host-call goroutines.
 func (d *Driver) Close() error {
+	if d.sh != nil {
+		d.sh.cancel() // a step blocked on the store gives up
+	}
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
@@ -633,8 +768,6 @@ func (d *Driver) Close() error {
 		}
 	}
 	d.runs = map[*run]struct{}{}
-	d.tracked = map[trackKey]bool{}
-	d.shown = map[string][]shownEntry{}
 	d.stopReconcile()
 	close(d.done)
 	d.mu.Unlock()

@@ -19,8 +19,7 @@ const (
 	EventActivity    EventKind = "activity"
 )
 
-// HostEvent is one event the host reports. Generation is nil when the host gave
-// none; At is when the host observed it (zero means now).
+// HostEvent is one host event; Generation nil means none given, At zero means now.
 type HostEvent struct {
 	Kind             EventKind
 	SessionID        string
@@ -50,6 +49,22 @@ func (d *Driver) Observe(ev HostEvent) {
 	if d.closed {
 		return
 	}
+	if d.sh == nil {
+		d.observe(ev)
+		return
+	}
+	scope := d.eventScope(ev)
+	if len(scope) == 0 {
+		return // a shared board that never tracked the session: nothing to apply
+	}
+	d.step(nil, scope, func() error {
+		d.observe(ev)
+		return nil
+	})
+}
+
+// observe applies ev to the board (lock held, inside a step).
+func (d *Driver) observe(ev HostEvent) {
 	b := d.b
 	at := ev.At
 	if at.IsZero() {
@@ -88,9 +103,9 @@ func (d *Driver) Observe(ev HostEvent) {
 	case EventParentIdle:
 		parent := ev.SessionID
 		d.after(d.b.timing().IdleDelay, func() {
-			if shown := d.shown[parent]; len(shown) > 0 {
+			if shown := d.b.shown[parent]; len(shown) > 0 {
 				d.b.acknowledgeShown(parent, shown)
-				delete(d.shown, parent)
+				delete(d.b.shown, parent)
 			}
 		})
 	}
@@ -156,6 +171,11 @@ func (d *Driver) reconcileTick() {
 		return
 	}
 	d.reconcile.stop = nil
+	if d.sh != nil {
+		d.reconcileShards()
+		d.armReconcile()
+		return
+	}
 	running := false
 	for _, r := range d.b.allRecords() {
 		if r.State == StateRunning {

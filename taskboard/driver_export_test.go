@@ -35,7 +35,7 @@ func (d *Driver) SizesForTest() map[string]int {
 		"records": len(b.records), "children": len(b.children), "aliasIdx": len(b.aliasIdx),
 		"leases": len(b.leases), "leaseSince": len(b.leaseSince), "tombs": len(b.tombs),
 		"epochs": len(b.epochs), "tombQ": len(b.tombQ), "waits": len(b.waits),
-		"runs": len(d.runs), "tracked": len(d.tracked), "shown": len(d.shown),
+		"runs": len(d.runs), "tracked": len(b.tracked), "shown": len(b.shown),
 	}
 }
 

@@ -16,6 +16,8 @@ type leaseGrant struct {
 	TerminalRevision uint64 // fenced revision of a notification lease; 0 for other kinds
 	Token            uint64 // unique for the board's life
 	Owner            LeaseOwner
+	Holder           string // incarnation that holds it (shared boards; "" on one process)
+	Dispatched       bool   // its guarded host call was dispatched (or may have been)
 }
 
 // String renders background-job-<kind>-lease-<token>.
@@ -53,7 +55,7 @@ func (b *Board) acquire(kind LeaseKind, taskID string, gen uint64, terminalRev *
 	if !ok || r.Generation != gen {
 		return leaseGrant{}, false
 	}
-	l := leaseGrant{TaskID: taskID, Kind: kind, Generation: gen, Owner: OwnerCaller}
+	l := leaseGrant{TaskID: taskID, Kind: kind, Generation: gen, Owner: OwnerCaller, Holder: b.self}
 	switch kind {
 	case LeaseCancellation, LeaseMessage:
 		if r.State != StateRunning {
@@ -214,3 +216,13 @@ func (b *Board) ForceRelease(taskID, reason string) (Lease, error) {
 // ForcedReleases returns the most recent [Board.ForceRelease] calls (at most 64), oldest
 // first; each Reason says when, why, and what the lease was held for.
 func (b *Board) ForcedReleases() []Lease { return append([]Lease(nil), b.forced...) }
+
+// noteDispatch records that the guarded host call protected by l is about to be made: from
+// now on the lease is never released automatically, even if its holder dies (the call may
+// still act on the session).
+func (b *Board) noteDispatch(l leaseGrant) {
+	if live, ok := b.leases[l.TaskID]; ok && live.Token == l.Token && !live.Dispatched {
+		live.Dispatched = true
+		b.leases[l.TaskID] = live
+	}
+}

@@ -32,6 +32,7 @@ type machine interface {
 	Step(b *Board, ev event) []command
 	Replied() bool
 	Done() bool
+	clone() machine
 }
 
 // caps tells a machine what the host offers: its flavour, whether it has a v1 status map,
@@ -40,6 +41,7 @@ type caps struct {
 	Flavor     Flavor
 	StatusMap  bool
 	IdleWaiter bool
+	shared     bool // the board is shared: a parked notification polls
 }
 
 // Host-call commands. Abort, WriteMessage and SendPrompt are guarded: the runner

@@ -71,8 +71,7 @@ func (r Record) contextLines() int {
 	return n
 }
 
-// Reusable reports whether task() may resume the record: canonical terminal (directly or
-// reconciled), acknowledged, not uncertain, and within maxContextLines.
+// Reusable reports whether task() may resume the record (canonical terminal, acknowledged, certain, within maxContextLines).
 func (r Record) Reusable(maxContextLines int) bool {
 	return r.reusableIgnoringBudget() && r.contextLines() <= maxContextLines
 }

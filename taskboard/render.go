@@ -33,8 +33,7 @@ func (r StatusResult) Render() string {
 	return sb.String()
 }
 
-// Render gives task_result's text: the running answer, or the final text in a
-// <task_result> block.
+// Render gives task_result's text.
 func (r ResultOutput) Render() string {
 	if r.Running {
 		live := r.Live
@@ -46,14 +45,12 @@ func (r ResultOutput) Render() string {
 	return fmt.Sprintf("task_id: %s\nstate: %s\ngeneration: %d\n\n<task_result>\n%s\n</task_result>", r.TaskID, r.State, r.Generation, r.Text)
 }
 
-// Render gives task_message's success text. It says "queued" and never "delivered",
-// "admitted" or "nudge": a queued transcript write proves nothing about the task's reading.
+// Render gives task_message's text ("queued": nothing proves it was read).
 func (r MessageResult) Render() string {
 	return fmt.Sprintf("Message queued for %s (%s) without launching or resuming it.", r.Alias, r.TaskID)
 }
 
-// Render gives task_cancel's text: the cancelled block, a note for an unknown task, or the
-// current state with the error.
+// Render gives task_cancel's text.
 func (r CancelResult) Render() string {
 	switch {
 	case r.State == CancelState(StateCancelled) && r.Message == "":

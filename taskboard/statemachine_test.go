@@ -1420,15 +1420,6 @@ func (s *sm) checkPools(t *rapid.T) {
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // ---------------------------------------------------------------------------------------
 // The protocol state machine: the same board, now driven through the step machines of the
 // tools (cancel, message, revive with its compensation, notification, status, result) by a

@@ -246,6 +246,7 @@ func (m *cancelM) handle(b *Board, ev event) []command {
 			return out
 		}
 		m.abortStart = b.now()
+		b.noteDispatch(m.lease)
 		return m.proceed(e.Call)
 	case abortReply:
 		if m.phase == cancelAbortLate {

@@ -242,6 +242,7 @@ func (m *messaging) handle(b *Board, ev event) []command {
 			m.phase = msgFinished
 			return append(out, m.stop(m.budget)...)
 		}
+		b.noteDispatch(m.lease)
 		return m.proceed(e.Call)
 	case writeReply:
 		if m.phase == msgWriteLate {

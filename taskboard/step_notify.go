@@ -89,6 +89,11 @@ func (m *notifyM) try(b *Board) []command {
 	if !ok {
 		if _, live := b.liveLease(m.n.TaskID); live {
 			m.state, m.hold = notifyParked, true
+			if m.caps.shared { // the release may happen in another process: poll
+				t, st := m.timer(b, m.t.NotifyRetryDelay)
+				m.retryTimer = t
+				return []command{st}
+			}
 			return nil
 		}
 		m.state = notifyDiscarded
@@ -131,6 +136,7 @@ func (m *notifyM) handle(b *Board, ev event) []command {
 			m.state = notifyDiscarded
 			return m.withdraw(e.Call)
 		}
+		b.noteDispatch(m.lease)
 		out := m.proceed(e.Call)
 		t, st := m.timer(b, m.t.NotifyTimeout)
 		m.sendTimer = t

@@ -353,6 +353,7 @@ func (m *reviveM) handle(b *Board, ev event) []command {
 			return append(m.withdraw(e.Call), m.abandon(b, err)...)
 		}
 		m.lease = admitted
+		b.noteDispatch(admitted)
 		r, _ := b.Get(m.id)
 		m.preGen, m.preState, m.preRev = r.Generation, r.EffectiveState(), r.TerminalRevision
 		m.phase = reviveAdmission
@@ -449,6 +450,7 @@ func (m *reviveM) accept(b *Board) []command {
 		return nil
 	}
 	m.newGen = nr.Generation
+	b.tracked[m.id] = m.newGen
 	b.markQueuedContinuation(m.id, m.newGen, m.baseline)
 	m.release(b)
 	// One observation read for a fast terminal result; no lease is held.

@@ -114,6 +114,7 @@ func (b *Board) prepareKnown(plan TaskPlan, r Record, in TaskCall) (TaskPlan, er
 		if !ok {
 			return plan, leaseUnavailable(b, r.TaskID, fmt.Sprintf("Task %s cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.", r.Alias))
 		}
+		b.noteDispatch(l) // the host launches the resumed run itself: treat it as in flight
 		b.markUsed(r.ParentID, r.TaskID)
 		plan.Kind, plan.TaskID, plan.lease = PlanResume, r.TaskID, &l
 		return plan, nil

@@ -264,25 +264,21 @@ func BenchmarkRender(b *testing.B) {
 	}
 }
 
-// BenchmarkCache: get and put with byte accounting under the Fetcher's mutex (run with
+// BenchmarkCache: get and put with byte accounting in the in-process cache (run with
 // -cpu 1,4).
 func BenchmarkCache(b *testing.B) {
-	f, err := New()
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := newMemoryCache(DefaultCacheBytes)
 	body := strings.Repeat("x", 4096)
 	now := time.Unix(0, 0)
+	ctx := context.Background()
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		i := 0
 		for pb.Next() {
-			key := "k" + strconv.Itoa(i%512)
-			f.mu.Lock()
-			if _, state := f.cache.lookup(key, now); state == cacheMiss {
-				f.cache.put(key, &stored{markdown: body, text: body}, now)
+			key := CacheKey{Target: "k" + strconv.Itoa(i%512)}
+			if e, _ := c.Get(ctx, key); e == nil {
+				_ = c.Put(ctx, key, newEntry(&stored{markdown: body, text: body}, now, time.Minute, time.Hour))
 			}
-			f.mu.Unlock()
 			i++
 		}
 	})

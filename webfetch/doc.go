@@ -81,7 +81,12 @@
 //     [DefaultMaxBinaryBytes]) is saved under the binary directory with a sanitised, unique
 //     name, or reported as over the download limit with nothing written.
 //  11. The result is cached (unless the response says no-store) under the typed URL and,
-//     after a redirect, the final URL, charged by the bytes of its distinct renderings.
+//     after a redirect, the final URL. The in-process cache ([NewMemoryCache], the default)
+//     charges every byte an entry keeps (renderings, metadata, saved bytes, its key); a
+//     host with several processes can share one store instead ([WithCacheStore], [Cache]).
+//     Entries are keyed by Request.Tenant, a fingerprint of the Fetcher's policy and the
+//     normalised request ([CacheKey]): tenants never read each other's entries, and a
+//     Fetcher never reads entries stored by one with another network policy.
 //  12. The selected rendering is windowed: at most [DefaultMaxOutputChars] code points from
 //     Request.Offset, cut at a line break near the end, with a marker naming next_offset;
 //     paging a cached page makes no request.
@@ -139,6 +144,11 @@
 // the extraction library's log output is discarded, and the package's own diagnostics (why
 // an llms.txt candidate was rejected, why the https attempt fell back to http) go to the
 // [WithLogger] logger at Debug level.
+//
+// Cached results are isolated per tenant (Request.Tenant) and per policy, but tenants share
+// one cache budget: in a shared store one tenant's fetches can evict another's entries (only
+// availability crosses tenants, never content). A host that needs a budget per tenant gives
+// each tenant its own store.
 //
 // Fetched content is data written by a third party. It can contain instructions aimed at the
 // model; hosts should present it as untrusted content.

@@ -26,22 +26,23 @@ func TestEdgeCacheCharges(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.st.charge(); got != tc.want {
-				t.Errorf("charge %d, want %d", got, tc.want)
+			// Every entry also pays a fixed overhead for its bookkeeping.
+			if got := tc.st.size(); got != tc.want+entryOverhead {
+				t.Errorf("charge %d, want %d + %d overhead", got, tc.want, entryOverhead)
 			}
 		})
 	}
 	t.Run("E13_budget_eviction", func(t *testing.T) {
-		c := newCache(20<<20, time.Minute, time.Hour)
+		c := newMemoryCache(20 << 20)
 		now := time.Now()
 		body := strings.Repeat("x", 128<<10)
 		for i := range 500 {
-			c.put(fmt.Sprint("k", i), &stored{markdown: body, text: body}, now)
+			_ = c.Put(context.Background(), CacheKey{Target: fmt.Sprint("k", i)}, newEntry(&stored{markdown: body, text: body}, now, time.Minute, time.Hour))
 			if c.total > c.budget {
 				t.Fatalf("total %d over budget after insert %d", c.total, i)
 			}
 		}
-		if n := c.lru.Len(); n < 150 || n > 161 {
+		if n := c.len(); n < 150 || n > 161 {
 			t.Errorf("%d entries remain, want 150–161", n)
 		}
 	})
@@ -236,9 +237,10 @@ func TestEdgeRevalidation(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		f.mu.Lock()
-		total := f.cache.total
-		f.mu.Unlock()
+		m := mem(f)
+		m.mu.Lock()
+		total := m.total
+		m.mu.Unlock()
 		if bad.Load() != 0 || total > budget {
 			t.Errorf("%d bad results, cache total %d > %d", bad.Load(), total, budget)
 		}

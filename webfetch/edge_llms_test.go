@@ -121,12 +121,9 @@ func TestEdgeLLMS(t *testing.T) {
 	t.Run("E70_poisoned_llms_entry_evicted", func(t *testing.T) {
 		f, s := docsSite(t, routes(map[string]http.HandlerFunc{"/llms-full.txt": plainHandler("# Docs\nbody")}))
 		fetch(t, f, Request{URL: "https://docs.example.com/"})
-		f.mu.Lock()
-		for _, k := range f.cache.lru.Keys() {
-			e, _ := f.cache.lru.Peek(k)
+		for _, e := range mem(f).entries() {
 			e.st.finalURL = "https://docs.example.com/index.html"
 		}
-		f.mu.Unlock()
 		r := fetch(t, f, Request{URL: "https://docs.example.com/"})
 		if r.CacheHit || s.count("/llms-full.txt") != 2 || r.FinalURL != "https://docs.example.com/llms-full.txt" {
 			t.Errorf("hit %v requests %d final %q", r.CacheHit, s.count("/llms-full.txt"), r.FinalURL)

@@ -487,9 +487,7 @@ func TestEdgeDeadlines(t *testing.T) {
 		if !errors.Is(err, ErrTimeout) || err.Error() != "timeout after 150ms" {
 			t.Fatalf("err %v", err)
 		}
-		f.mu.Lock()
-		n := f.cache.lru.Len()
-		f.mu.Unlock()
+		n := mem(f).len()
 		if n != 0 {
 			t.Errorf("%d cache entries after a timeout", n)
 		}
@@ -509,9 +507,7 @@ func TestEdgeDeadlines(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err %v, want context.Canceled", err)
 		}
-		f.mu.Lock()
-		n := f.cache.lru.Len()
-		f.mu.Unlock()
+		n := mem(f).len()
 		if n != 0 {
 			t.Errorf("%d cache entries after cancellation", n)
 		}

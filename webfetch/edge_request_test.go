@@ -44,6 +44,9 @@ func TestEdgeCacheKeys(t *testing.T) {
 		{name: "E7_extract_main_llms_save_binary_each_change_key", requests: 4, reqs: func(b string) []Request {
 			return []Request{{URL: b + "/doc"}, {URL: b + "/doc", WholePage: true}, {URL: b + "/doc", LLMS: LLMSNever}, {URL: b + "/doc", SaveBinary: true}}
 		}},
+		{name: "tenants_never_share_entries", requests: 3, reqs: func(b string) []Request {
+			return []Request{{URL: b + "/doc", Tenant: "a"}, {URL: b + "/doc", Tenant: "b"}, {URL: b + "/doc"}, {URL: b + "/doc", Tenant: "a"}}
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,7 +154,7 @@ func TestEdgeRequestNormalisation(t *testing.T) {
 			t.Errorf("lookups %v, want xn--bcher-kva.example", res.lookups)
 		}
 		c, err := f.prepare(Request{URL: "https://bücher.example/x"})
-		if err != nil || !strings.HasPrefix(c.key, "https://xn--bcher-kva.example/x") {
+		if err != nil || !strings.HasPrefix(c.key.Target, "https://xn--bcher-kva.example/x") {
 			t.Errorf("cache key %q err %v", c.key, err)
 		}
 	})

@@ -24,8 +24,9 @@ type Fetcher struct {
 	cfg    config
 	client *http.Client
 
-	mu     sync.Mutex // guards cache and closed
-	cache  *cache
+	cache Cache // nil: no cache
+
+	mu     sync.Mutex // guards closed
 	closed bool
 }
 
@@ -44,8 +45,12 @@ func New(opts ...Option) (*Fetcher, error) {
 		return nil, err
 	}
 	f := &Fetcher{cfg: c, client: client}
-	if !c.noCache {
-		f.cache = newCache(c.cacheBytes, c.cacheTTL, c.staleCap)
+	switch {
+	case c.noCache:
+	case c.store != nil:
+		f.cache = c.store
+	default:
+		f.cache = newMemoryCache(c.cacheBytes)
 	}
 	return f, nil
 }
@@ -68,7 +73,7 @@ type call struct {
 	mode     LLMSMode
 	format   Format
 	timeout  time.Duration
-	key      string
+	key      CacheKey
 	probe    bool
 	cands    []probeCandidate
 }
@@ -114,7 +119,7 @@ func (f *Fetcher) prepare(req Request) (*call, error) {
 		c.target = withScheme(&noFrag, "https")
 		c.fallback = &noFrag
 	}
-	c.key = cacheKey(u, req.WholePage, c.mode, req.SaveBinary)
+	c.key = CacheKey{Tenant: req.Tenant, Policy: f.cfg.fingerprint, Target: cacheTarget(u, req.WholePage, c.mode, req.SaveBinary)}
 	c.cands, c.probe = f.cfg.candidates(c)
 	return c, nil
 }
@@ -198,24 +203,11 @@ func (f *Fetcher) now() time.Time { return f.cfg.clock.Now() }
 
 // obtain returns the stored outcome (from the cache, a probe or the page) or a message result.
 func (f *Fetcher) obtain(ctx context.Context, c *call) (*stored, *Result, error) {
-	var stale *cacheEntry
-	if f.cache != nil {
-		f.mu.Lock()
-		e, state := f.cache.lookup(c.key, f.now())
-		switch {
-		case state != cacheMiss && e.st.usedLLMS && !llmsStillValid(e.st):
-			f.cache.remove(c.key)
-		case state == cacheFresh:
-			st := e.st.clone()
-			st.cacheHit = true
-			f.mu.Unlock()
-			return st, nil, nil
-		case state == cacheStale && e.st.usedLLMS:
-			f.cache.remove(c.key)
-		case state == cacheStale:
-			stale = e
-		}
-		f.mu.Unlock()
+	stale := f.lookup(ctx, c)
+	if stale != nil && stale.fresh {
+		st := stale.e.outcome()
+		st.cacheHit = true
+		return st, nil, nil
 	}
 	var probeErr string
 	if stale == nil && c.probe {
@@ -232,7 +224,11 @@ func (f *Fetcher) obtain(ctx context.Context, c *call) (*stored, *Result, error)
 		}
 		probeErr = reason
 	}
-	st, blocked, err := f.fetchPage(ctx, c, stale)
+	var cond *CacheEntry
+	if stale != nil {
+		cond = stale.e
+	}
+	st, blocked, err := f.fetchPage(ctx, c, cond)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -241,16 +237,60 @@ func (f *Fetcher) obtain(ctx context.Context, c *call) (*stored, *Result, error)
 	}
 	st.llmsProbeError = probeErr
 	if st.cacheRevalidated {
-		if f.cache != nil && ctx.Err() == nil {
-			f.mu.Lock()
-			stale.st.etag, stale.st.lastModified = st.etag, st.lastModified
-			f.cache.refresh(c.key, stale, f.now())
-			f.mu.Unlock()
+		if ctx.Err() == nil {
+			now := f.now()
+			keep := newEntry(st, now, f.cfg.cacheTTL, f.cfg.staleCap).KeepUntil
+			f.cacheErr("refresh", c.key, f.cache.Refresh(ctx, c.key, CacheRefresh{
+				StoredAt: now, KeepUntil: keep, ETag: st.etag, LastModified: st.lastModified,
+				OldETag: cond.ETag, OldLastModified: cond.LastModified,
+			}))
 		}
 		return st, nil, nil
 	}
 	f.store(ctx, c, st)
 	return st, nil, nil
+}
+
+// hit is a usable cache entry: fresh, or stale with validators.
+type hit struct {
+	e     *CacheEntry
+	fresh bool
+}
+
+// lookup returns the call's usable cache entry, or nil. Entries past KeepUntil, stale
+// entries without validators, stale llms results and llms results that no longer pass the
+// probe rules are misses (a later Put replaces them).
+func (f *Fetcher) lookup(ctx context.Context, c *call) *hit {
+	if f.cache == nil {
+		return nil
+	}
+	e, err := f.cache.Get(ctx, c.key)
+	if err != nil || e == nil || e.st == nil {
+		f.cacheErr("get", c.key, err)
+		return nil
+	}
+	now := f.now()
+	if now.Before(e.StoredAt.Add(f.cfg.cacheTTL)) {
+		if e.st.usedLLMS && !llmsStillValid(e.st) {
+			return nil
+		}
+		return &hit{e: e, fresh: true}
+	}
+	// Stale: usable only for revalidation, within both this Fetcher's stale cap and the
+	// entry's own KeepUntil.
+	switch {
+	case e.st.usedLLMS, e.ETag == "" && e.LastModified == "":
+		return nil
+	case !now.Before(e.KeepUntil), !now.Before(e.StoredAt.Add(f.cfg.staleCap)):
+		return nil
+	}
+	return &hit{e: e}
+}
+
+func (f *Fetcher) cacheErr(op string, key CacheKey, err error) {
+	if err != nil {
+		f.cfg.logger.Debug("webfetch: cache "+op+" failed", "target", key.Target, "error", err.Error())
+	}
 }
 
 // store caches st under the call's key and, when a redirect changed the URL, under the final
@@ -259,18 +299,18 @@ func (f *Fetcher) store(ctx context.Context, c *call, st *stored) {
 	if f.cache == nil || st.noStore || ctx.Err() != nil {
 		return
 	}
-	now := f.now()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.cache.put(c.key, st, now)
+	e := newEntry(st, f.now(), f.cfg.cacheTTL, f.cfg.staleCap)
+	f.cacheErr("put", c.key, f.cache.Put(ctx, c.key, e))
 	if fu, err := url.Parse(st.finalURL); err == nil && wire(fu) != wire(c.typed) && !st.usedLLMS {
-		f.cache.put(cacheKey(fu, c.req.WholePage, c.mode, c.req.SaveBinary), st, now)
+		k := c.key
+		k.Target = cacheTarget(fu, c.req.WholePage, c.mode, c.req.SaveBinary)
+		f.cacheErr("put", k, f.cache.Put(ctx, k, e))
 	}
 }
 
 // fetchPage fetches the page: https first for a typed http:// URL with the typed URL as the
 // fallback, redirects by policy, conditional headers when revalidating a stale entry.
-func (f *Fetcher) fetchPage(ctx context.Context, c *call, stale *cacheEntry) (*stored, *Result, error) {
+func (f *Fetcher) fetchPage(ctx context.Context, c *call, stale *CacheEntry) (*stored, *Result, error) {
 	attempts := []*url.URL{c.target}
 	if c.fallback != nil {
 		attempts = append(attempts, c.fallback)
@@ -278,11 +318,7 @@ func (f *Fetcher) fetchPage(ctx context.Context, c *call, stale *cacheEntry) (*s
 	for i, u := range attempts {
 		last := i == len(attempts)-1
 		upgraded := i == 0 && c.fallback != nil
-		var cond *stored
-		if stale != nil {
-			cond = stale.st
-		}
-		resp, hops, blk, err := f.follow(ctx, u, acceptPage, cond, true)
+		resp, hops, blk, err := f.follow(ctx, u, acceptPage, stale, true)
 		if err != nil {
 			if last || !fallbackable(ctx, err) {
 				return nil, nil, err
@@ -300,7 +336,7 @@ func (f *Fetcher) fetchPage(ctx context.Context, c *call, stale *cacheEntry) (*s
 		code := resp.StatusCode
 		if code == http.StatusNotModified && stale != nil {
 			drain(resp)
-			st := stale.st.clone()
+			st := stale.outcome()
 			st.cacheHit, st.cacheRevalidated, st.upstreamStatus = true, true, http.StatusNotModified
 			if v := resp.Header.Get("ETag"); v != "" {
 				st.etag = v
@@ -359,7 +395,7 @@ type blockedHop struct {
 
 // follow sends the request and follows redirects hop by hop. It returns the final response
 // (body open), the hops followed, or the refused hop.
-func (f *Fetcher) follow(ctx context.Context, start *url.URL, accept string, cond *stored, page bool) (*http.Response, []Hop, *blockedHop, error) {
+func (f *Fetcher) follow(ctx context.Context, start *url.URL, accept string, cond *CacheEntry, page bool) (*http.Response, []Hop, *blockedHop, error) {
 	cur := start
 	hops := []Hop{}
 	for {
@@ -371,11 +407,11 @@ func (f *Fetcher) follow(ctx context.Context, start *url.URL, accept string, con
 		req.Header.Set("Accept", accept)
 		req.Header.Set("Accept-Language", f.cfg.acceptLanguage)
 		if cond != nil {
-			if cond.etag != "" {
-				req.Header.Set("If-None-Match", cond.etag)
+			if cond.ETag != "" {
+				req.Header.Set("If-None-Match", cond.ETag)
 			}
-			if cond.lastModified != "" {
-				req.Header.Set("If-Modified-Since", cond.lastModified)
+			if cond.LastModified != "" {
+				req.Header.Set("If-Modified-Since", cond.LastModified)
 			}
 		}
 		resp, err := f.client.Do(req)

@@ -1,6 +1,8 @@
 package webfetch
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
@@ -120,6 +122,8 @@ type config struct {
 	cacheTTL       time.Duration
 	staleCap       time.Duration
 	noCache        bool
+	store          Cache
+	fingerprint    string
 	clock          Clock
 	limits         Limits
 	llms           LLMSMode
@@ -194,8 +198,23 @@ func WithCache(maxBytes int64, ttl time.Duration) Option {
 	}
 }
 
-// WithoutCache disables the cache.
+// WithoutCache disables the cache. It wins over [WithCache] and [WithCacheStore].
 func WithoutCache() Option { return func(o *config) { o.noCache = true } }
+
+// WithCacheStore keeps results in c instead of the in-process LRU, for example a store
+// shared by several host processes. WithCache's byte budget then does not apply (the store
+// keeps its own); its TTL does, as does [WithStaleCap]. Entries are keyed by
+// Request.Tenant, a fingerprint of this Fetcher's policy and the normalised request (see
+// [CacheKey]), so tenants and differently configured Fetchers never read each other's
+// entries; they do share the store's budget.
+func WithCacheStore(c Cache) Option {
+	return func(o *config) {
+		o.store = c
+		if c == nil {
+			o.errs = append(o.errs, optionErr("WithCacheStore", "the cache is nil (use WithoutCache to disable caching)"))
+		}
+	}
+}
 
 // WithStaleCap sets how long a stale entry is kept for revalidation (default 24 h).
 func WithStaleCap(d time.Duration) Option { return func(o *config) { o.staleCap = d } }
@@ -312,7 +331,23 @@ func (c *config) finish() error {
 	if c.rawDial == nil {
 		c.rawDial = newRawDialer(&c.policy)
 	}
+	c.fingerprint = c.policyFingerprint()
 	return nil
+}
+
+// policyFingerprint hashes everything in the configuration that changes what a fetch may
+// reach or what it stores, so that differently configured Fetchers sharing one cache never
+// share entries. Not in it: TTL, stale cap, output window, timeouts, the summarizer.
+func (c *config) policyFingerprint() string {
+	h := sha256.New()
+	p := c.policy
+	fmt.Fprintf(h, "%s\x00loopback=%v private=%v allow=%v deny=%v ports=%v\x00", entryMagic, p.AllowLoopback, p.AllowPrivate, p.Allow, p.Deny, p.Ports)
+	fmt.Fprintf(h, "proxy=%v unsafe=%v\x00", c.proxy != nil, c.unsafeRT != nil)
+	fmt.Fprintf(h, "allow=%q\x00docs=%q\x00", c.allow, c.docsHosts)
+	l := c.limits
+	fmt.Fprintf(h, "text=%d binary=%d headings=%d url=%d\x00", l.MaxTextBytes, l.MaxBinaryBytes, l.MaxHeadings, l.MaxURLLength)
+	fmt.Fprintf(h, "ua=%q lang=%q dir=%q\x00", c.userAgent, c.acceptLanguage, c.binaryDir)
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // buildClient returns the client used for every request: redirects are returned to the

@@ -189,24 +189,37 @@ func TestPropertyBodyBound(t *testing.T) {
 func TestPropertyCacheBudget(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		budget := rapid.Int64Range(1, 5000).Draw(t, "budget")
-		c := newCache(budget, time.Minute, time.Hour)
+		c := newMemoryCache(budget)
+		ctx := context.Background()
 		now := time.Unix(0, 0)
 		for i := range rapid.IntRange(1, 60).Draw(t, "ops") {
-			key := fmt.Sprint("k", rapid.IntRange(0, 10).Draw(t, "key"))
-			switch rapid.IntRange(0, 3).Draw(t, "op") {
+			key := CacheKey{Tenant: rapid.SampledFrom([]string{"", "a"}).Draw(t, "tenant"), Target: fmt.Sprint("k", rapid.IntRange(0, 10).Draw(t, "key"))}
+			switch rapid.IntRange(0, 4).Draw(t, "op") {
 			case 0, 1:
 				body := strings.Repeat("x", rapid.IntRange(0, 3000).Draw(t, "n"))
-				c.put(key, &stored{markdown: body, text: body, html: body + "<"}, now)
+				st := &stored{markdown: body, text: body, html: body + "<", title: strings.Repeat("t", rapid.IntRange(0, 2000).Draw(t, "title")),
+					etag: strings.Repeat("e", rapid.IntRange(0, 2000).Draw(t, "etag"))}
+				_ = c.Put(ctx, key, newEntry(st, now, time.Minute, time.Hour))
 			case 2:
-				c.lookup(key, now)
+				_, _ = c.Get(ctx, key)
 			case 3:
+				if e, _ := c.Get(ctx, key); e != nil {
+					_ = c.Refresh(ctx, key, CacheRefresh{StoredAt: now, KeepUntil: now.Add(time.Hour),
+						ETag: strings.Repeat("n", rapid.IntRange(0, 3000).Draw(t, "new")), OldETag: e.ETag, OldLastModified: e.LastModified})
+				}
+			case 4:
 				now = now.Add(time.Duration(rapid.IntRange(0, 120).Draw(t, "sec")) * time.Second)
 			}
 			var sum int64
+			c.mu.Lock()
 			for _, k := range c.lru.Keys() {
 				e, _ := c.lru.Peek(k)
-				sum += e.charge
+				sum += charge(k, e)
+				if e.Size < keptBytes(e.st) {
+					t.Fatalf("op %d: entry charged %d but keeps %d bytes", i, e.Size, keptBytes(e.st))
+				}
 			}
+			c.mu.Unlock()
 			if c.total > budget || c.total != sum {
 				t.Fatalf("op %d: total %d, live sum %d, budget %d", i, c.total, sum, budget)
 			}

@@ -115,6 +115,9 @@ type Request struct {
 	SaveBinary   bool          // download and save binary bodies
 	Offset       int           // first character of the window, in code points
 	SessionID    string        // the caller's session, passed to the summarizer
+	// Tenant partitions the cache: results are shared only between requests of one tenant
+	// (and one Fetcher policy). "" is a tenant like any other.
+	Tenant string
 }
 
 // Hop is one followed or refused redirect.

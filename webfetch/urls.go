@@ -153,21 +153,20 @@ func (c *config) redirectVerdict(from, to *url.URL, usePatterns bool) string {
 	return reasonCrossOrigin
 }
 
-// cacheKey is the typed URL normalised (scheme and host lower-case, default port and
-// fragment removed) plus the options that change what is fetched.
-func cacheKey(u *url.URL, wholePage bool, mode LLMSMode, saveBinary bool) string {
+// cacheTarget is the typed URL normalised (scheme and host lower-case, default port and
+// fragment removed) plus the options that change what is fetched, separated by spaces (a
+// URL on the wire has none).
+func cacheTarget(u *url.URL, wholePage bool, mode LLMSMode, saveBinary bool) string {
 	var b strings.Builder
 	b.WriteString(wire(u))
-	b.WriteString("\x00")
 	if wholePage {
-		b.WriteString("whole")
+		b.WriteString(" whole ")
 	} else {
-		b.WriteString("main")
+		b.WriteString(" main ")
 	}
-	b.WriteString("\x00")
 	b.WriteString(string(mode))
 	if saveBinary {
-		b.WriteString("\x00save")
+		b.WriteString(" save")
 	}
 	return b.String()
 }

@@ -86,6 +86,7 @@ var sentinels = map[string]struct {
 	"taskboard.ErrStaleLease":       {taskboard.ErrStaleLease, toolError},
 	"taskboard.ErrTombstoned":       {taskboard.ErrTombstoned, toolError},
 	"taskboard.ErrExists":           {taskboard.ErrExists, toolError},
+	"taskboard.ErrUncertain":        {taskboard.ErrUncertain, hostError},
 
 	"webfetch.ErrInvalidURL":       {webfetch.ErrInvalidURL, toolError},
 	"webfetch.ErrInvalidRequest":   {webfetch.ErrInvalidRequest, toolError},
