@@ -108,7 +108,7 @@ func TestFormatSearchNothingKept(t *testing.T) {
 		want   []string
 		unwant string
 	}{
-		{name: "giant_match", r: r, want: []string{"Found 1 matches in 0 files", "max_output_bytes"}, unwant: "No matches found"},
+		{name: "giant_match", r: r, want: []string{"Found 1 match in 0 files", "max_output_bytes"}, unwant: "No matches found"},
 		{name: "E52_timeout_before_any_match", r: &Result{Truncated: true, TruncatedReason: "timeout"}, want: []string{"timeout"}},
 		{name: "nothing", r: &Result{}, want: []string{"No matches found."}},
 	}

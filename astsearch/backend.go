@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -106,7 +108,12 @@ func (b *nativeBackend) Find(ctx context.Context, q Query, files []Source) ([][]
 	return out, nil
 }
 
-type cliBackend struct{ exe string }
+type cliBackend struct {
+	exe  string
+	goos string // the OS whose rules for running programs apply: runtime.GOOS (tests set another)
+	// command makes the process to run: exec.CommandContext (tests record the program).
+	command func(ctx context.Context, name string, arg ...string) *exec.Cmd
+}
 
 // CLI returns the backend that runs the ast-grep executable (never `sg`, never a
 // download). executable "" means "ast-grep" looked up on PATH when a search runs; a
@@ -115,7 +122,7 @@ func CLI(executable string) Backend {
 	if executable == "" {
 		executable = "ast-grep"
 	}
-	return &cliBackend{exe: executable}
+	return &cliBackend{exe: executable, goos: runtime.GOOS, command: exec.CommandContext}
 }
 
 // Default returns the native backend for the languages it has, and the ast-grep CLI
@@ -146,12 +153,14 @@ func (d *defaultBackend) Find(ctx context.Context, q Query, files []Source) ([][
 func (c *cliBackend) Name() string         { return "ast-grep" }
 func (c *cliBackend) Supports(l Lang) bool { return l.valid() }
 
-func (c *cliBackend) path() (string, error) {
+// program returns the program to run and the arguments that go before ast-grep's own
+// (see resolveProgram: on Windows never a batch file).
+func (c *cliBackend) program() (string, []string, error) {
 	p, err := exec.LookPath(c.exe)
 	if err != nil {
-		return "", fmt.Errorf("%w: the ast-grep executable %q was not found (%v); install it with `npm install @ast-grep/cli` or build with cgo for the native backend", ErrUnavailable, c.exe, err)
+		return "", nil, fmt.Errorf("%w: the ast-grep executable %q was not found (%v); install it with `npm install @ast-grep/cli` or build with cgo for the native backend", ErrUnavailable, c.exe, err)
 	}
-	return p, nil
+	return resolveProgram(p, c.goos)
 }
 
 func (c *cliBackend) args(q Query) []string {
@@ -171,8 +180,8 @@ func (c *cliBackend) args(q Query) []string {
 }
 
 // run executes ast-grep and parses its stream output.
-func (c *cliBackend) run(ctx context.Context, exe string, args []string, stdin []byte) ([]Match, error) {
-	cmd := exec.CommandContext(ctx, exe, args...)
+func (c *cliBackend) run(ctx context.Context, exe string, pre, args []string, stdin []byte) ([]Match, error) {
+	cmd := c.command(ctx, exe, append(slices.Clip(pre), args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if stdin != nil {
@@ -216,7 +225,7 @@ func (c *cliBackend) run(ctx context.Context, exe string, args []string, stdin [
 }
 
 func (c *cliBackend) Find(ctx context.Context, q Query, files []Source) ([][]Match, error) {
-	exe, err := c.path()
+	exe, pre, err := c.program()
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +241,7 @@ func (c *cliBackend) Find(ctx context.Context, q Query, files []Source) ([][]Mat
 				continue
 			}
 		}
-		ms, err := c.run(ctx, exe, append(c.args(q), "--stdin"), f.Data)
+		ms, err := c.run(ctx, exe, pre, append(c.args(q), "--stdin"), f.Data)
 		if err != nil {
 			return nil, err
 		}
@@ -244,7 +253,7 @@ func (c *cliBackend) Find(ctx context.Context, q Query, files []Source) ([][]Mat
 	for len(onDisk) > 0 {
 		batch := onDisk[:min(len(onDisk), 200)]
 		onDisk = onDisk[len(batch):]
-		ms, err := c.run(ctx, exe, append(c.args(q), batch...), nil)
+		ms, err := c.run(ctx, exe, pre, append(c.args(q), batch...), nil)
 		if err != nil {
 			return nil, err
 		}

@@ -80,5 +80,8 @@ func TestSideBySide(t *testing.T) {
 		t.Logf("%-22q native 2 workers %8v cpu %8v (%d matches) | ast-grep -j 2 %8v cpu %8v (%d matches) | ratio wall %.2f cpu %.2f",
 			p, tn.Round(time.Millisecond), cn.Round(time.Millisecond), mn, ts.Round(time.Millisecond), cs.Round(time.Millisecond), ms,
 			tn.Seconds()/ts.Seconds(), cn.Seconds()/cs.Seconds())
+		if mn != ms {
+			t.Errorf("%q: %d matches natively, %d on ast-grep", p, mn, ms)
+		}
 	}
 }

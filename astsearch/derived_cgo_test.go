@@ -3,15 +3,19 @@
 package astsearch
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/harnesskit/harnesskit/astsearch/internal/match"
 )
 
 var allDerived = flag.Bool("astsearch.derived", false, "derive every pattern from the testdata/langs samples, at four strictness levels (minutes)")
@@ -147,29 +151,119 @@ func TestCandidatesDerivedPatterns(t *testing.T) {
 	t.Logf("%d searches compared (%d with matches), %d differ", compared, withMatches, bad)
 }
 
-// derivedSkew lists the derived patterns whose matches differ from ast-grep 0.51.1's
-// through grammar version skew (see the notes of testdata/known-differences.json): php
-// 0.23.12 gives the `self` of `new self()` and a `void` return type a keyword child that
-// ast-grep's php 0.24 does not have, which `self` and the every-node `$$A` (also as the
-// ERROR pattern `array $$A`) find; solidity's `$A++` is lexed differently.
-var derivedSkew = map[string]bool{"php|self": true, "php|$$A": true, "php|array $$A": true, "solidity|$A++": true}
+// derivedSkew lists the derived patterns whose matches differ from ast-grep 0.51.1's, each
+// for a reason given in the notes of testdata/known-differences.json:
+// grammar skew. Solidity 1.2.11 lexes `$A++` differently from 1.2.13; swift and kotlin
+// come from other releases of their grammars than ast-grep's (see the package doc); with
+// scala 0.26.0 a block-comment pattern finds every block comment, where ast-grep's 0.26.4
+// finds the equal one only. Patterns that parse only through
+// error recovery are not listed: their differences come from the runtime and are counted
+// (see recovered).
+var derivedSkew = map[string]bool{
+	"solidity|$A++": true,
+	"swift|$A":      true, "swift|$A + Double($1.count) * $1": true, "swift|$1.$A": true,
+	"scala|/* NSC -- new Scala compiler\n * Copyright 2006-2013 LAMP/EPFL\n * @author  Paul Phillips\n */": true,
+	"scala|/** pretty print class path */":                                                  true,
+	"scala|/** Values found solely by inspecting environment or property variables.\n   */": true,
+	"scala|path $A \"lib\" / jarName":                                                       true,
+}
+
+// derivedSamples returns the files patterns are cut from for TestDerivedPatternsOracle, at
+// least one per language: the samples written for this project in testdata/langs, and the
+// largest example file (at most maxDerivedSample) of the language that each grammar module ships in its examples
+// directory (real code: jQuery, CPython's grammar, Go's standard library...), found in the
+// module cache through the go command.
+func derivedSamples(t *testing.T) []string {
+	files, err := filepath.Glob(filepath.Join("testdata", "langs", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return files
+	}
+	mods := map[Lang]string{Bash: "tree-sitter/tree-sitter-bash", C: "tree-sitter/tree-sitter-c", Cpp: "tree-sitter/tree-sitter-cpp",
+		CSS: "tree-sitter/tree-sitter-css", Go: "tree-sitter/tree-sitter-go", Haskell: "tree-sitter/tree-sitter-haskell",
+		HTML: "tree-sitter/tree-sitter-html", JavaScript: "tree-sitter/tree-sitter-javascript", Python: "tree-sitter/tree-sitter-python",
+		Rust: "tree-sitter/tree-sitter-rust", Scala: "tree-sitter/tree-sitter-scala", TypeScript: "tree-sitter/tree-sitter-typescript",
+		YAML: "tree-sitter-grammars/tree-sitter-yaml"}
+	for _, l := range Langs() {
+		m, ok := mods[l]
+		if !ok {
+			continue
+		}
+		out, err := exec.Command(gobin, "list", "-m", "-f", "{{.Dir}}", "github.com/"+m).Output()
+		if err != nil {
+			t.Logf("%s: %v", m, err)
+			continue
+		}
+		ex, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "examples", "*"))
+		best, size := "", int64(0)
+		for _, f := range ex {
+			fi, err := os.Stat(f)
+			if fl, ok := LangForPath(f); ok && fl == l && err == nil && fi.Mode().IsRegular() && fi.Size() <= maxDerivedSample && fi.Size() > size {
+				best, size = f, fi.Size()
+			}
+		}
+		if best == "" {
+			// Every example is larger: the smallest one, cut to its first lines.
+			for _, f := range ex {
+				fi, err := os.Stat(f)
+				if fl, ok := LangForPath(f); ok && fl == l && err == nil && fi.Mode().IsRegular() && (best == "" || fi.Size() < size) {
+					best, size = f, fi.Size()
+				}
+			}
+		}
+		if best != "" {
+			files = append(files, best)
+		}
+	}
+	return files
+}
+
+// recovered reports whether pattern p parses only through error recovery (an ERROR or
+// MISSING node anywhere in its tree, above its effective root included): such a tree
+// depends on the runtime's recovery, which differs between go-tree-sitter's tree-sitter
+// 0.25.0 and ast-grep's 0.27.1 even with the same grammar.
+func recovered(t *testing.T, l Lang, p string) bool {
+	tp, err := fullFactory(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tp.Close()
+	tr, err := tp.Parse([]byte(match.Preprocess(p, tp.Grammar().Expando)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range tr.Nodes {
+		if tr.Nodes[i].Kind == match.ErrorKind || tr.Nodes[i].Missing() {
+			return true
+		}
+	}
+	return false
+}
+
+// maxDerivedPerFile caps the patterns cut from one sample (every k-th is taken), and
+// maxDerivedSample the size of a grammar's example file taken as a sample.
+const (
+	maxDerivedPerFile = 120
+	maxDerivedSample  = 96 << 10
+)
 
 // TestDerivedPatternsOracle: with -astsearch.derived and ast-grep present, every pattern
-// cut from the testdata/langs samples finds the same set of byte ranges natively as on
-// ast-grep 0.51.1 in the sample it was cut from (2,434 patterns; four listed skews).
+// cut from real files in each of the 25 languages (derivedSamples) finds the same set of
+// byte ranges natively as on ast-grep 0.51.1 in the file it was cut from, except the skews
+// listed in derivedSkew.
 func TestDerivedPatternsOracle(t *testing.T) {
 	if !*allDerived {
-		t.Skip("runs with -astsearch.derived (about 15 s with ast-grep)")
+		t.Skip("runs with -astsearch.derived (minutes with ast-grep)")
 	}
 	exe := astGrep(t)
 	nb, err := Native()
 	if err != nil {
 		t.Skip(err)
 	}
-	files, err := filepath.Glob(filepath.Join("testdata", "langs", "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := derivedSamples(t)
 	set := func(ms [][]Match, err error) string {
 		if err != nil {
 			return "error"
@@ -181,7 +275,8 @@ func TestDerivedPatternsOracle(t *testing.T) {
 		slices.Sort(rs) // nodes sharing a range may come in either order
 		return strings.Join(rs, ",")
 	}
-	total, skewed := 0, 0
+	total, skewed, recoveredDiffs := 0, 0, 0
+	perLang := map[Lang]int{}
 	for _, f := range files {
 		l, ok := LangForPath(f)
 		if !ok {
@@ -191,19 +286,42 @@ func TestDerivedPatternsOracle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range derivedPatterns(t, l, src, 1) {
+		if len(src) > maxDerivedSample {
+			src = src[:bytes.LastIndexByte(src[:maxDerivedSample], '\n')+1]
+		}
+		ps := derivedPatterns(t, l, src, 1)
+		if k := (len(ps) + maxDerivedPerFile - 1) / maxDerivedPerFile; k > 1 {
+			var every []string
+			for i := 0; i < len(ps); i += k {
+				every = append(every, ps[i])
+			}
+			ps = every
+		}
+		for _, p := range ps {
 			q := Query{Pattern: p, Lang: l}
 			in := []Source{{Path: "x", Data: src}}
 			got, want := set(nb.Find(context.Background(), q, in)), set(CLI(exe).Find(context.Background(), q, in))
 			total++
+			perLang[l]++
 			switch {
+			case got == want && derivedSkew[string(l)+"|"+p]:
+				t.Errorf("%s %s %q is listed in derivedSkew but no longer differs: remove it", f, l, p)
 			case got == want:
 			case derivedSkew[string(l)+"|"+p]:
 				skewed++
+			case recovered(t, l, p):
+				// Runtime skew in error recovery (listed in known-differences.json): counted.
+				recoveredDiffs++
+				t.Logf("%s %s %q (parses through error recovery): native %.80s, ast-grep %.80s", f, l, p, got, want)
 			default:
 				t.Errorf("%s %s %q: native %s, ast-grep %s", f, l, p, got, want)
 			}
 		}
 	}
-	t.Logf("%d patterns compared, %d listed skews", total, skewed)
+	for _, l := range Langs() {
+		if perLang[l] == 0 {
+			t.Errorf("no pattern was cut for %s", l)
+		}
+	}
+	t.Logf("%d patterns compared in %d languages (%v): %d listed skews, %d differences of patterns that parse through error recovery", total, len(perLang), perLang, skewed, recoveredDiffs)
 }

@@ -3,6 +3,9 @@ package astsearch
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/harnesskit/harnesskit/pathguard"
 )
 
 var (
@@ -63,3 +66,44 @@ func (e *FileError) Error() string { return e.Op + " " + e.Path + ": " + e.Err.E
 
 // Unwrap returns the underlying error.
 func (e *FileError) Unwrap() error { return e.Err }
+
+// blockedPathError is a requested path that does not exist or passes through a file: it
+// wraps [ErrBlocked] and pathguard's *Error (for errors.As), with a message of its own.
+type blockedPathError struct{ pe *pathguard.Error }
+
+func (e *blockedPathError) Error() string {
+	p := e.pe.Path
+	var b strings.Builder
+	if e.pe.Kind == pathguard.KindNotDirectory {
+		fmt.Fprintf(&b, "astsearch: search path %q: a component of it is a file, not a directory; nothing was searched", p)
+	} else {
+		fmt.Fprintf(&b, "astsearch: search path %q does not exist under the search root; nothing was searched", p)
+	}
+	if slash, ok := windowsStyle(p); ok {
+		fmt.Fprintf(&b, ". It is written the Windows way: search paths are slash paths relative to the project root, such as %q", slash)
+	} else {
+		b.WriteString(". Check the path (relative to the project root), or list its parent directory to find the right one")
+	}
+	return b.String()
+}
+
+func (e *blockedPathError) Unwrap() []error { return []error{ErrBlocked, e.pe} }
+
+// windowsStyle reports whether p looks like a Windows path (a backslash, a drive letter)
+// rather than a slash path under the root, and gives the slash path it most likely means:
+// backslashes made slashes, a drive or leading separator dropped.
+func windowsStyle(p string) (string, bool) {
+	drive := len(p) >= 2 && p[1] == ':' && ('a' <= p[0]|0x20 && p[0]|0x20 <= 'z')
+	if !drive && !strings.Contains(p, `\`) {
+		return "", false
+	}
+	s := strings.ReplaceAll(p, `\`, "/")
+	if drive {
+		s = s[2:]
+	}
+	s = strings.TrimLeft(s, "/")
+	if s == "" {
+		s = "."
+	}
+	return s, true
+}

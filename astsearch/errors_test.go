@@ -5,8 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/harnesskit/harnesskit/pathguard"
 )
 
 // failFS fails reads of one file.
@@ -65,5 +71,43 @@ func TestUnavailableBackends(t *testing.T) {
 	_, err = Search(context.Background(), fsys, Request{Pattern: "x", Lang: JSON, Backend: noJSON})
 	if !errors.Is(err, ErrLangUnavailable) {
 		t.Errorf("json without its grammar: err = %v, want ErrLangUnavailable", err)
+	}
+}
+
+// TestBlockedPathMessages: a missing requested path says so in astsearch's words (it used
+// to say the search was "blocked before ripgrep ran", and astsearch never runs ripgrep), a
+// path written the Windows way gets the slash path it most likely means, and the error
+// still wraps ErrBlocked and pathguard's typed error.
+func TestBlockedPathMessages(t *testing.T) {
+	dir := t.TempDir() // a real disk, where a path through a file fails with ENOTDIR
+	if err := os.WriteFile(filepath.Join(dir, "a.js"), []byte("f(1)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fsys := os.DirFS(dir)
+	tests := []struct {
+		name, path string
+		kind       pathguard.Kind
+		want       string
+	}{
+		{name: "E45_missing", path: "nope", kind: pathguard.KindMissing, want: `astsearch: search path "nope" does not exist under the search root; nothing was searched. Check the path`},
+		{name: "not_directory", path: "a.js/x", kind: pathguard.KindNotDirectory, want: `search path "a.js/x": a component of it is a file, not a directory`},
+		{name: "backslashes", path: `src\main.go`, kind: pathguard.KindMissing, want: `It is written the Windows way: search paths are slash paths relative to the project root, such as "src/main.go"`},
+		{name: "drive_letter", path: `C:\work\proj\src`, kind: pathguard.KindMissing, want: `such as "work/proj/src"`},
+		{name: "drive_letter_slashes", path: `d:/src`, kind: pathguard.KindMissing, want: `such as "src"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.kind == pathguard.KindNotDirectory && runtime.GOOS == "windows" {
+				t.Skip("Windows reports a path through a file as missing, not ENOTDIR")
+			}
+			_, err := Search(context.Background(), fsys, Request{Pattern: "console.log($A)", Lang: JavaScript, Paths: []string{tc.path}, Backend: fixtureBackend})
+			var pe *pathguard.Error
+			if !errors.Is(err, ErrBlocked) || !errors.As(err, &pe) || pe.Kind != tc.kind {
+				t.Fatalf("got %v, want ErrBlocked with a pathguard error of kind %v", err, tc.kind)
+			}
+			if msg := err.Error(); !strings.Contains(msg, tc.want) || strings.Contains(msg, "ripgrep") {
+				t.Fatalf("message %q, want it to contain %q and not mention ripgrep", msg, tc.want)
+			}
+		})
 	}
 }

@@ -57,7 +57,7 @@ func Example() {
 	// main.go:
 	//   4: fmt.Println("hello", 42)
 	//
-	// Found 1 matches in 1 files
+	// Found 1 match in 1 file
 	// --- a/main.go
 	// +++ b/main.go
 	// @@ -1,5 +1,5 @@
@@ -70,7 +70,7 @@ func Example() {
 	// main.go:
 	//   4: "fmt.Println(\"hello\", 42)" → "fmt.Printf(\"%v %v\\n\", \"hello\", 42)"
 	//
-	// [APPLIED] 1 replacements in 1 files
+	// [APPLIED] 1 replacement in 1 file
 }
 
 // Compile a pattern once and match it against source in memory.

@@ -18,6 +18,14 @@ func cut(s string, n int) string {
 	return string(r[:n]) + "..."
 }
 
+// count writes n with the singular or the plural noun: "1 match", "0 matches".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
 // FormatSearch renders a search result as text for a model, in the layout of the
 // oh-my-opencode-slim plugin's ast_grep_search tool, plus context lines when context > 0
 // (`  <line>- <text>` around `  <line>: <text>`). The text is prose, not a contract.
@@ -25,7 +33,7 @@ func FormatSearch(r *Result, context int) string {
 	if len(r.Matches) == 0 && r.Truncated {
 		// Say what cut the result: "No matches found." would be false.
 		if r.TotalMatches > 0 {
-			s := fmt.Sprintf("Found %d matches in 0 files (output truncated: %s)", r.TotalMatches, r.TruncatedReason)
+			s := fmt.Sprintf("Found %s in 0 files (output truncated: %s)", count(r.TotalMatches, "match", "matches"), r.TruncatedReason)
 			if r.TruncatedReason == "max_output_bytes" {
 				s += "; none is shown: the first one alone exceeds the output limit, so narrow the pattern or the paths"
 			}
@@ -62,11 +70,21 @@ func FormatSearch(r *Result, context int) string {
 		}
 		fmt.Fprintf(&b, "  %d: %s\n", m.Range.Start.Line+1, cut(m.Text, 100))
 	}
-	fmt.Fprintf(&b, "\nFound %d matches in %d files", r.TotalMatches, r.Files)
+	fmt.Fprintf(&b, "\nFound %s in %s", count(r.TotalMatches, "match", "matches"), count(r.Files, "file", "files"))
 	if r.Truncated {
 		fmt.Fprintf(&b, " (output truncated: %s)", r.TruncatedReason)
+		b.WriteString(truncatedAdvice(r))
 	}
 	return b.String()
+}
+
+// truncatedAdvice says, after a truncated result's count, how many matches the text holds
+// and what to do for the rest, so that a cap is never taken for the whole answer.
+func truncatedAdvice(r *Result) string {
+	if r.TruncatedReason == "timeout" {
+		return fmt.Sprintf("; the search stopped at its time limit and left files unsearched (%d shown); search fewer paths", len(r.Matches))
+	}
+	return fmt.Sprintf("; only the first %d are shown: narrow the pattern or the paths to see the rest", len(r.Matches))
 }
 
 // FormatRewrite renders a rewrite plan as text for a model: per file the replacements
@@ -94,10 +112,10 @@ func FormatRewrite(p *Plan, a *Applied) string {
 		b.WriteByte('\n')
 	}
 	if a == nil {
-		fmt.Fprintf(&b, "[DRY RUN] %d replacements in %d files\nRun again with dryRun=false to apply the changes.", edits, len(p.Files))
+		fmt.Fprintf(&b, "[DRY RUN] %s in %s\nRun again with dryRun=false to apply the changes.", count(edits, "replacement", "replacements"), count(len(p.Files), "file", "files"))
 		return b.String()
 	}
-	fmt.Fprintf(&b, "[APPLIED] %d replacements in %d files", a.Edits, len(a.Files))
+	fmt.Fprintf(&b, "[APPLIED] %s in %s", count(a.Edits, "replacement", "replacements"), count(len(a.Files), "file", "files"))
 	return b.String()
 }
 

@@ -4,7 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/harnesskit/harnesskit/astsearch/internal/match"
 )
 
 func checkGolden(t *testing.T, name, got string) {
@@ -81,5 +84,44 @@ func TestEmptyResultHint(t *testing.T) {
 				t.Errorf("hint %q, want prefix %q", got, tc.wantPrefix)
 			}
 		})
+	}
+}
+
+// TestFormatPlurals: one match, file or replacement is written in the singular ("Found 1
+// matches in 1 files" before).
+func TestFormatPlurals(t *testing.T) {
+	one := &Result{Matches: []Match{{Text: "f(1)", File: "a.go"}}, TotalMatches: 1, Files: 1}
+	if got := FormatSearch(one, 0); !strings.HasSuffix(got, "\nFound 1 match in 1 file") {
+		t.Errorf("one match: %q", got)
+	}
+	two := &Result{Matches: []Match{{Text: "f(1)", File: "a.go"}, {Text: "f(2)", File: "b.go"}}, TotalMatches: 2, Files: 2}
+	if got := FormatSearch(two, 0); !strings.HasSuffix(got, "\nFound 2 matches in 2 files") {
+		t.Errorf("two matches: %q", got)
+	}
+	cut := &Result{TotalMatches: 1, Truncated: true, TruncatedReason: "max_output_bytes"}
+	if got := FormatSearch(cut, 0); !strings.HasPrefix(got, "Found 1 match in 0 files") {
+		t.Errorf("one match, none kept: %q", got)
+	}
+	plan := &Plan{Files: []FilePlan{{Path: "a.go", Edits: []Edit{{Original: "f(1)", Replacement: "g(1)"}}}}}
+	if got := FormatRewrite(plan, nil); !strings.Contains(got, "[DRY RUN] 1 replacement in 1 file\n") {
+		t.Errorf("dry run: %q", got)
+	}
+	if got := FormatRewrite(plan, &Applied{Files: []string{"a.go"}, Edits: 1}); !strings.HasSuffix(got, "[APPLIED] 1 replacement in 1 file") {
+		t.Errorf("applied: %q", got)
+	}
+	if got := FormatRewrite(plan, &Applied{Files: []string{"a.go", "b.go"}, Edits: 3}); !strings.HasSuffix(got, "[APPLIED] 3 replacements in 2 files") {
+		t.Errorf("applied, several: %q", got)
+	}
+}
+
+// TestStrictnessMatchesMatcher: the exported levels are converted to the matcher's by value.
+func TestStrictnessMatchesMatcher(t *testing.T) {
+	for _, c := range []struct {
+		s    Strictness
+		want match.Strictness
+	}{{Smart, match.Smart}, {CST, match.CST}, {AST, match.AST}, {Relaxed, match.Relaxed}, {Signature, match.Signature}, {Template, match.Template}} {
+		if match.Strictness(c.s) != c.want {
+			t.Errorf("%v is %d, the matcher's %d", c.s, c.s, c.want)
+		}
 	}
 }

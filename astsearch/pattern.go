@@ -19,12 +19,12 @@ type Strictness uint8
 // pattern; relaxed also skips comments; signature ignores the text of named leaves;
 // template ignores kinds and compares text.
 const (
-	Smart     = Strictness(match.Smart)
-	CST       = Strictness(match.CST)
-	AST       = Strictness(match.AST)
-	Relaxed   = Strictness(match.Relaxed)
-	Signature = Strictness(match.Signature)
-	Template  = Strictness(match.Template)
+	Smart Strictness = iota
+	CST
+	AST
+	Relaxed
+	Signature
+	Template
 )
 
 var strictnessNames = []string{"smart", "cst", "ast", "relaxed", "signature", "template"}

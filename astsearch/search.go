@@ -161,12 +161,17 @@ func checkPaths(fsys fs.FS, req *Request) ([]string, error) {
 		}
 		if err != nil {
 			kind := pathguard.KindMissing
-			if errors.Is(err, syscall.ENOTDIR) {
+			_, windowsy := windowsStyle(p)
+			switch {
+			case errors.Is(err, syscall.ENOTDIR):
 				kind = pathguard.KindNotDirectory
-			} else if !errors.Is(err, fs.ErrNotExist) {
+			case windowsy:
+				// A Windows-style path that cannot be opened as given (os.DirFS on Windows
+				// refuses `\` and ':' as invalid): say which slash path it likely means.
+			case !errors.Is(err, fs.ErrNotExist):
 				return nil, &FileError{Op: "stat", Path: clean, Err: err}
 			}
-			return nil, fmt.Errorf("%w: %w", ErrBlocked, &pathguard.Error{Kind: kind, Tool: "astsearch", Path: p, Resolved: clean, Err: err})
+			return nil, &blockedPathError{&pathguard.Error{Kind: kind, Tool: "astsearch", Path: p, Resolved: clean, Err: err}}
 		}
 		out = append(out, clean)
 	}

@@ -485,6 +485,9 @@ func (a *Applier) Commit(ctx context.Context, pl *Plan) (*Result, error) {
 // read refuse the whole patch in every mode: an invalid or empty patch, and a path outside the
 // workspace ([KindBlocked]) or one that cannot be resolved.
 //
+// When earlier sections were written, the error's Written lists their net changes and its
+// message names them, so that a model does not send them again.
+//
 // Errors: those of [Applier.PlanPatch] and [Applier.Commit].
 func (a *Applier) Apply(ctx context.Context, text string) (*Result, error) {
 	p, err := Parse(text)
@@ -530,9 +533,17 @@ func (a *Applier) ApplyPatch(ctx context.Context, p *Patch) (*Result, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.commitSections(ctx, pl.sections); err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Section > 1 {
+			pl.reportWritten(e, e.Section-1, false)
+		}
 		return nil, err
 	}
 	if planErr != nil {
+		var e *Error
+		if errors.As(planErr, &e) && len(pl.sections) > 0 {
+			pl.reportWritten(e, len(pl.sections), true)
+		}
 		return nil, planErr
 	}
 	changes, sum := netChanges(pl.order)

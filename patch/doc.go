@@ -24,8 +24,8 @@
 // results of earlier ones; Rewrite plans through the same planner and never reads a file
 // itself; every section it renders is checked against a model of Codex's applier and, when
 // the model would not reach the planned lines, rendered as a plain line difference instead.
-// [Applier.Commit] re-checks each file's SHA-256, stages temporary files, renames them
-// into place and rolls back everything if a step fails.
+// [Applier.Commit] re-reads each file and compares it with the bytes it was planned from,
+// stages temporary files, renames them into place and rolls back everything if a step fails.
 //
 // # Locating a chunk
 //
@@ -46,11 +46,11 @@
 // match where the patch did not mean it); a removed blank line, or a blank context line
 // followed by added lines, is never dropped.
 //
-// When no level matches, two bounded rescues may place a chunk whose context drifted:
+// When no level matches, three bounded rescues may place a chunk whose context drifted:
 // prefix/suffix (context edges around a middle of the same length, whose removed lines equal
-// the file and whose context lines may differ a little) and LCS (a window of about the
-// chunk's length that keeps most of its lines, applied through the alignment, with a margin
-// over the runner-up). Whatever the strategy, a file line is removed only when it is paired
+// the file and whose context lines may differ a little), LCS (a window of about the chunk's
+// length that keeps most of its lines, applied through the alignment, with a margin over the
+// runner-up, and no other window as few line edits away), and stale edges (below). Whatever the strategy, a file line is removed only when it is paired
 // with a removed line of the patch that it equals at a ladder level; file lines the patch does
 // not name are kept. Added lines keep their place among the context: a drifted context line
 // next to them is paired with the file line it resembles, and when they would have to go on a
@@ -61,9 +61,36 @@
 // rescuing and the not-found diagnostic each stop at a deterministic work limit
 // ([WithWorkLimit]).
 //
+// The stale-edges rescue is for context that another edit changed after the model read the
+// file: a line near the change rewritten, added or removed. It leaves out up to three context
+// lines at each end of the chunk, never the one next to a change, and places the chunk by the
+// rest only when that rest (every removed line as written included) matches exactly one place
+// in the file, no other place holds a block that resembles it line by line, no other place
+// holds as many of the chunk's lines in order, and every best alignment of the chunk with the
+// lines around that place puts the change between the same file lines. The lines left out are
+// kept as the file has them. It is a fuzz (as GNU patch's) that takes no guess: where
+// fuzz writes the first place that fits, this refuses whenever a second reading exists.
+//
+// Every rescue also follows one rule for a change next to lines that the file has changed
+// (where a 3-way merge would report a conflict). Lines a change replaces must still be there
+// as written and next to each other, and a context line beside them that drifted is kept as
+// the file has it; added lines that replace nothing go between the two file lines that the
+// context lines on either side of them are paired with, which must be adjacent. A context line
+// the file no longer has there, or a line the file has among or beside the changed lines that
+// the patch does not show, would make the place of the added lines a guess: refused.
+//
 // A change that is already in the file — a patch sent twice, or added lines already at their
 // place — is refused with [KindAlreadyApplied] and nothing is written (adding a blank line
-// twice is allowed).
+// twice is allowed). So is a chunk whose added lines right above or below the lines it matched
+// (next to a kept line, with a letter or digit among them) are already the file's lines there:
+// the change looks partly applied, and adding them again would repeat them.
+//
+// Lines copied from a read tool with their line numbers ("    12\t…" or "    12→…") are applied
+// with the numbers removed when every context and removed line of the chunk has one, the
+// numbers are consecutive, no added line has one, and the lines match where the first number
+// says (the numbers also choose among equal places). Any other chunk with such numbers that
+// matches nowhere is refused with a message saying that line numbers are not part of the file.
+// A file whose lines really look like that matches as written first.
 //
 // Context and removed lines always keep the file's bytes; added lines are the model's bytes.
 // Each line keeps its terminator, inserted lines get the file's dominant one, and the
@@ -80,11 +107,15 @@
 // a unified-diff header is an ordinary anchor, a chunk with "*** End of File" fails when the
 // end of the file is above where the previous chunk or its anchor left the search, and a change
 // already applied is applied again.
-// The loose levels' uniqueness rule, anchors, rescues and containment stay on.
+// The loose levels' uniqueness rule, anchors, the prefix/suffix and LCS rescues and
+// containment stay on; the stale-edges rescue and the read-tool line numbers are default-mode
+// only (the first relies on the checks for changes already applied, which Codex leaves out).
 //
 // Without atomicity the sections are still planned in one pass over the overlay, up to the
 // first one that fails; the sections before it are then committed one at a time, each all or
-// nothing, and the error's Section says where writing stopped.
+// nothing, and the error's Section says where writing stopped. Its Written lists what those
+// sections wrote, and its message names those files and asks for only the failing section
+// and those after it, so that a model does not send the written ones again.
 //
 // # Files
 //

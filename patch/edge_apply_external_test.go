@@ -221,9 +221,23 @@ func TestApplyLocateEdgeCases(t *testing.T) {
 		{
 			// Inside the file the retry is not made at all: without the blank, the remaining
 			// lines may match where the patch did not mean them (Codex's retry is for the
-			// final newline of a chunk that reaches the end of the file).
+			// final newline of a chunk that reaches the end of the file). The blank is an
+			// outer context line the file no longer has, though, and the stale-edges rescue
+			// places the chunk by the rest, which is unique, with "c" still next to the change.
 			name: "E45_trailing_blank_retry_not_made_inside_the_file", files: map[string]string{"a.txt": "a\nb\nc\nd\ne\n"},
 			patch: "*** Begin Patch\n*** Update File: a.txt\n@@\n a\n-b\n+B\n c\n \n*** End Patch\n",
+			want:  map[string]string{"a.txt": "a\nB\nc\nd\ne\n"},
+			check: func(t *testing.T, res *patch.Result, err error) {
+				if r := res.Report[0]; r.BlankRetry || r.Strategy != patch.StrategyStaleEdges {
+					t.Errorf("report = %+v, want the stale-edges rescue and no trailing-blank retry", r)
+				}
+			},
+		},
+		{
+			// With added lines right before the blank, the blank is the changed lines'
+			// neighbour: it is never left out, and nothing is written.
+			name: "E45_trailing_blank_after_added_lines_inside_the_file", files: map[string]string{"a.txt": "a\nb\nc\nd\ne\n"},
+			patch: "*** Begin Patch\n*** Update File: a.txt\n@@\n a\n-b\n+B\n c\n+new\n \n*** End Patch\n",
 			kind:  patch.KindNotFound,
 		},
 		{

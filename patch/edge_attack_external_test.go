@@ -70,11 +70,13 @@ func TestAttackEdgeCases(t *testing.T) {
 		{
 			// A removed blank line at the end of a chunk is a named removal, not the trailing
 			// newline artefact Codex's retry drops: dropping it would report success without
-			// removing the line. (The LCS rescue reads "# end" as a left-out context line.)
+			// removing the line. The file has "# end" among the lines the chunk replaces, so
+			// whether "return 1" goes before or after it is a guess: refused, nothing written.
 			name:  "trailing_removed_blank_line_not_dropped",
 			files: map[string]string{"m.py": "def f():\n    pass\n# end\n\nx = 1\n"},
 			patch: apText("*** Update File: m.py", "@@", " def f():", "-    pass", "+    return 1", "-"),
-			want:  map[string]string{"m.py": "def f():\n    return 1\n# end\nx = 1\n"},
+			kind:  patch.KindNotFound,
+			msg:   []string{"the place of the added lines among them would be a guess"},
 			check: func(t *testing.T, res *patch.Result, err error) {
 				if res != nil && len(res.Report) == 1 && res.Report[0].BlankRetry {
 					t.Errorf("the removed blank line was dropped by the trailing-blank retry")

@@ -148,6 +148,10 @@ type Error struct {
 	Paths      []string // all offending paths (Blocked)
 	Msg        string   // message without the class prefix
 	Err        error    // cause, may be nil
+	// Written lists what was written before the failure, by net effect per path as in
+	// [Result.Changes]: only without atomicity ([WithAtomic](false), [WithCodexCompat]), where
+	// the sections before the failing one are committed. Empty when nothing was written.
+	Written []FileChange
 }
 
 // Error returns the class prefix followed by Msg, for example

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -277,6 +278,9 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 		if line > 0 {
 			applied = append(applied, appliedChunk{k + 1, line})
 			continue
+		}
+		if err := s.besideAlready(k+1, ch, p); err != nil {
+			return fail(k+1, err)
 		}
 		places = append(places, p)
 		s.placed = append(s.placed, p)
@@ -567,6 +571,9 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 				beyond.level, beyond.pos+1, s.cfg.maxTol)
 			return placement{}, 0, s.notFound(k, ch, body, cursor, []string{note})
 		}
+	}
+	if p, handled, err := s.lineNumbered(k, ch, body, cursor, uniqueExact, rep); handled {
+		return p, 0, err
 	}
 	rs := &rescuer{s: s, ch: ch, body: body, cursor: cursor, budget: s.cfg.workLimit}
 	p, ok, err := rs.run(k, rep)
@@ -927,4 +934,67 @@ func (s *sectionLocator) nearest(old []string, cursor int, eof bool, w *workBudg
 		}
 	}
 	return best, best >= 0
+}
+
+// besideAlready refuses a placed chunk whose added lines before its first old line (or after
+// its last), when that line is a kept one, are already the file lines right above (or below)
+// its window, with a letter or
+// digit among them: the same lines would be added a second time, which is what a change that
+// is partly applied already looks like (git's 3-way merge takes such lines once). Codex
+// compatibility mode does not check.
+func (s *sectionLocator) besideAlready(k int, ch Chunk, p placement) *Error {
+	if s.cfg.codex {
+		return nil
+	}
+	first, last := -1, -1
+	for i, e := range p.edits {
+		if e.op != Insert {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return nil // a pure insertion: insertedAlready decides
+	}
+	check := func(run []edit, at int, where string) *Error {
+		texts := make([]string, len(run))
+		for i, e := range run {
+			texts[i] = e.text
+		}
+		if len(texts) == 0 || !significantLines(texts) || !s.matchesAnyLevel(texts, at) {
+			return nil
+		}
+		e := s.newErr(KindAlreadyApplied, k, ch.Line, fmt.Sprintf(
+			"Chunk %d adds, %s, %s that %s already has there (%s):\n%s\n"+
+				"The change may be partly applied already; nothing was written. Remove those lines from the chunk, "+
+				"or, if they must appear twice, add the file's lines there as context.",
+			k, where, plural(len(texts), "a line", fmt.Sprint(len(texts))+" lines"), s.path, fileSpan(at, at+len(texts)), joinLines(texts)))
+		e.FileLine = at + 1
+		return e
+	}
+	// Added lines next to a removed line replace it; only added lines beside a kept line are
+	// checked.
+	if p.edits[first].op == Context {
+		if err := check(p.edits[:first], p.start-first, "right above the lines it was matched on"); err != nil {
+			return err
+		}
+	}
+	if p.edits[last].op == Context {
+		return check(p.edits[last+1:], p.end, "right below the lines it was matched on")
+	}
+	return nil
+}
+
+// significantLines reports whether some line has a letter or a digit.
+func significantLines(lines []string) bool {
+	for _, l := range lines {
+		for _, c := range l {
+			if unicode.IsLetter(c) || unicode.IsDigit(c) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -109,9 +109,10 @@ func naCompare(t naT, tr naTree, text string, opts []patch.Option) error {
 		if ge == nil || we == nil {
 			t.Fatalf("errors are not *patch.Error: %v / %v", gotErr, wantErr)
 		}
-		if ge.Kind != we.Kind || ge.Msg != we.Msg || ge.Path != we.Path || ge.Line != we.Line || ge.Section != failed {
+		if ge.Kind != we.Kind || !strings.HasPrefix(ge.Msg, we.Msg) || ge.Path != we.Path || ge.Line != we.Line || ge.Section != failed {
 			t.Fatalf("non-atomic error %+v\nwant as the model's %+v in section %d", ge, we, failed)
 		}
+		naCheckWritten(t, tr.build(t), m, ge, ge.Msg[len(we.Msg):])
 		if res != nil {
 			t.Fatalf("a failed Apply returned a Result: %+v", res)
 		}
@@ -287,7 +288,8 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 				a, _ := patch.New(naTree{fold: true}.build(t), apRoot, patch.WithCodexCompat())
 				_, err := a.Apply(context.Background(), apText("*** Add File: a.txt", "+first", "*** Add File: A.TXT", "+second"))
 				want := "A.TXT is the file a.txt that an earlier section wrote (the volume ignores case); name each file one way in a patch (in section 2; section 1 was written and stays)"
-				if pe := apErr(err); pe == nil || pe.Msg != want || pe.Section != 2 {
+				want += "\nAlready written, do not send again (send only section 2 and those after it):\nA a.txt"
+				if pe := apErr(err); pe == nil || pe.Msg != want || pe.Section != 2 || len(pe.Written) != 1 || pe.Written[0].Path != "a.txt" {
 					t.Errorf("err = %v, want section 2 and the message %q", err, want)
 				}
 			},
@@ -672,5 +674,43 @@ func TestNonAtomicReportsLeftovers(t *testing.T) {
 	}
 	if got := apFiles(m)[".a.txt.hkpatch-0badc0de.tmp"]; got != "half\n" {
 		t.Errorf("leftover = %q, want it left as it was", got)
+	}
+}
+
+// naCheckWritten checks what a failed non-atomic apply says it wrote (rest is its message
+// after the failing section's own): Error.Written names exactly the files that differ between
+// the tree before and after, and the message lists each of them.
+func naCheckWritten(t naT, before, after *patchtest.MemFS, pe *patch.Error, rest string) {
+	t.Helper()
+	b, a := naFiles(before), naFiles(after)
+	changed := map[string]bool{}
+	for k, e := range b {
+		if f, ok := a[k]; !ok || !bytes.Equal(f.Data, e.Data) || f.Symlink != e.Symlink {
+			changed[k] = true
+		}
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			changed[k] = true
+		}
+	}
+	named := map[string]bool{}
+	for _, c := range pe.Written {
+		named[c.Path] = true
+		if c.From != "" {
+			named[c.From] = true
+		}
+		letter := map[patch.ChangeOp]string{patch.Added: "A", patch.Modified: "M", patch.Moved: "M", patch.Deleted: "D"}[c.Op]
+		if !strings.Contains(rest, "\n"+letter+" "+c.Path) {
+			t.Fatalf("the message does not list %s %s as written:%s", letter, c.Path, rest)
+		}
+	}
+	for k := range changed {
+		if !named[k] {
+			t.Fatalf("%s was written but Error.Written does not name it: %+v", k, pe.Written)
+		}
+	}
+	if len(pe.Written) == 0 && rest != "" || len(pe.Written) > 0 && !strings.Contains(rest, fmt.Sprintf("Already written, do not send again (send only section %d and those after it):", pe.Section)) {
+		t.Fatalf("message tail %q for %d written changes", rest, len(pe.Written))
 	}
 }

@@ -110,6 +110,13 @@ const (
 	StrategyAnchor         Strategy = "anchor"
 	StrategyPrefixSuffix   Strategy = "prefix-suffix"
 	StrategyLCS            Strategy = "lcs"
+	// StrategyStaleEdges: a rescue that left out outer context lines the file no longer has
+	// (see [WithStaleEdgesRescue]).
+	StrategyStaleEdges Strategy = "stale-edges"
+	// StrategyLineNumbers: the chunk's lines carried the line numbers a read tool shows
+	// ("    12\t…" or "    12→…"), numbered as the file's own lines where they match; the
+	// numbers were removed.
+	StrategyLineNumbers Strategy = "line-numbers"
 )
 
 // config is the immutable configuration of an Applier.
@@ -123,6 +130,7 @@ type config struct {
 	maxTol        Level
 	prefixSuffix  bool
 	lcs           bool
+	staleEdges    bool
 	lcsMaxLines   int
 	lcsMaxCands   int
 	lcsThreshold  float64
@@ -144,6 +152,7 @@ func defaultConfig() config {
 		maxTol:       LevelUnicodeTrim,
 		prefixSuffix: true,
 		lcs:          true,
+		staleEdges:   true,
 		lcsMaxLines:  DefaultLCSMaxLines,
 		lcsMaxCands:  DefaultLCSMaxCandidates,
 		lcsThreshold: DefaultLCSThreshold,
@@ -163,10 +172,10 @@ func defaultMargin(m int) int { return max(1, (m+9)/10) }
 // GoString makes table-test failures readable.
 func (c config) GoString() string {
 	return fmt.Sprintf("patch.config{worktrees:%q outside:%v overwrite:%v eol:%v atomic:%v maxTol:%v "+
-		"prefixSuffix:%v lcs:%v lcsLimits:%d/%d/%.2f workLimit:%d maxFileSize:%d "+
+		"prefixSuffix:%v lcs:%v staleEdges:%v lcsLimits:%d/%d/%.2f workLimit:%d maxFileSize:%d "+
 		"modes:%v/%v relPaths:%v merge:%v}",
 		c.worktrees, c.outside, c.overwrite, c.eol, c.atomic, c.maxTol, c.prefixSuffix,
-		c.lcs, c.lcsMaxLines, c.lcsMaxCands, c.lcsThreshold,
+		c.lcs, c.staleEdges, c.lcsMaxLines, c.lcsMaxCands, c.lcsThreshold,
 		c.workLimit, c.maxFileSize, c.fileMode, c.dirMode, c.relPaths, c.mergeRepeated)
 }
 
@@ -245,6 +254,13 @@ func WithPrefixSuffixRescue(on bool) Option { return func(c *config) { c.prefixS
 
 // WithLCSRescue turns the LCS rescue on or off (default on).
 func WithLCSRescue(on bool) Option { return func(c *config) { c.lcs = on } }
+
+// WithStaleEdgesRescue turns the stale-edges rescue on or off (default on): a chunk whose outer
+// context lines the file no longer has is placed by the rest of its lines when they match
+// exactly one place, no other place resembles them, and the context line next to each change
+// is still there. It runs after prefix/suffix and LCS, in the default mode only: its guards
+// include the checks for changes already applied, which Codex compatibility leaves out.
+func WithStaleEdgesRescue(on bool) Option { return func(c *config) { c.staleEdges = on } }
 
 // WithLCSLimits sets the LCS rescue's bounds: the largest chunk (old lines), the most
 // candidate windows, and the share of old lines a window must keep (defaults 48, 64, 0.70).

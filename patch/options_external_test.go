@@ -83,7 +83,7 @@ func TestOptionEffects(t *testing.T) {
 		},
 		{
 			name: "lcs_limits_too_small", files: map[string]string{"a.txt": "top\nA\nB\nC\nD\nE\nbottom\n"},
-			opts:  []patch.Option{patch.WithLCSLimits(4, 64, 0.7)},
+			opts:  []patch.Option{patch.WithLCSLimits(4, 64, 0.7), patch.WithStaleEdgesRescue(false)},
 			patch: apText("*** Update File: a.txt", "@@", " A", " Bx", " C", " D", "-E", "+X"), kind: patch.KindNotFound,
 		},
 		{

@@ -3,7 +3,6 @@ package patch
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,7 +25,6 @@ type snapshot struct {
 	other   bool // a FIFO, socket or device: never opened
 	data    []byte
 	mode    fs.FileMode
-	sum     [32]byte
 	target  string // symlink target
 }
 
@@ -178,7 +176,6 @@ func (pl *planner) look(key, abs, path string, section int) (*entry, error) {
 				return nil, pl.ioErr(path, section, fmt.Sprintf("File too large to patch: %s (%d bytes)", path, len(data)), nil)
 			}
 			e.orig.data = data
-			e.orig.sum = sha256.Sum256(data)
 		}
 	case isNotExist(err):
 	default:
@@ -647,7 +644,51 @@ func (a *Applier) unchanged(e *entry) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	// The snapshot keeps the bytes the SHA-256 was taken of: equal bytes are an equal hash,
-	// and comparing them directly saves hashing the file again on every re-check.
+	// The snapshot keeps the bytes it was planned from: comparing them directly is exact and
+	// needs no hash (a SHA-256 of every file read cost 5 % of a whole `patch apply` process
+	// on a 6 MB file).
 	return bytes.Equal(data, o.data), nil
+}
+
+// reportWritten records on e the net changes of the first n sections of a non-atomic plan,
+// which the commit wrote before section n+1 failed, and names them in the message (the
+// commit's own message already says which sections were written; a planning failure's does
+// not, so say is set for it).
+func (pl *planner) reportWritten(e *Error, n int, say bool) {
+	at := map[*entry]*entry{}
+	for _, sp := range pl.sections[:min(n, len(pl.sections))] {
+		for i, live := range sp.live {
+			c := sp.after[i]
+			at[live] = &c
+		}
+	}
+	var order []*entry
+	for _, live := range pl.order {
+		if c, ok := at[live]; ok {
+			order = append(order, c)
+		}
+	}
+	for _, c := range order {
+		if m, ok := at[c.movedFrom]; ok {
+			c.movedFrom = m
+		}
+	}
+	var sum summaryLines
+	e.Written, sum = netChanges(order)
+	if len(e.Written) == 0 {
+		return
+	}
+	var b strings.Builder
+	if say {
+		if n == 1 {
+			b.WriteString(" (in section 2; section 1 was written and stays)")
+		} else {
+			fmt.Fprintf(&b, " (in section %d; sections 1-%d were written and stay)", n+1, n)
+		}
+	}
+	fmt.Fprintf(&b, "\nAlready written, do not send again (send only section %d and those after it):", n+1)
+	for _, l := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(sum.String(), "Success. Updated the following files:\n"), "\n"), "\n") {
+		b.WriteString("\n" + l)
+	}
+	e.Msg += b.String()
 }

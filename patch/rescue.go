@@ -88,6 +88,16 @@ func (r *rescuer) run(k int, rep *ChunkReport) (placement, bool, error) {
 		}
 		if r.spent {
 			r.notes = append(r.notes, noteWorkLimit)
+			return placement{}, false, nil
+		}
+	}
+	if cfg.staleEdges && !cfg.codex {
+		p, ok, err := r.staleEdges(k, rep)
+		if err != nil || ok {
+			return p, ok, err
+		}
+		if r.spent {
+			r.notes = append(r.notes, noteWorkLimit)
 		}
 	}
 	return placement{}, false, nil
@@ -264,6 +274,10 @@ func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error)
 	}
 	for i := range suf {
 		pair[len(old)-suf+i] = l + pre + span + i
+	}
+	if !r.changesSettled(pair) {
+		r.notes = append(r.notes, noteGuessedInsertion)
+		return placement{}, false, nil
 	}
 	p := r.s.placeAligned(r.body, l, l+width, pair, StrategyPrefixSuffix, k, rep)
 	drifted := 0
@@ -447,6 +461,58 @@ func (r *rescuer) lcs(k int, rep *ChunkReport) (placement, bool, error) {
 		r.notes = append(r.notes, note)
 		return placement{}, false, nil
 	}
+	// The score counts the chunk's lines a window keeps, so a window that holds them all with
+	// an extra line inside beats one that lost a line, though both are one edit away from the
+	// chunk. Counted in edits (old lines left unaligned plus window lines left unaligned), no
+	// window with another effect may be as close as the best one.
+	bestDist := m + b.length - 2*b.score
+	for i := range cands {
+		c := &cands[i]
+		if i == best || c.length-m > bestDist || m-c.length > bestDist {
+			continue
+		}
+		if c.score < 0 { // pruned by the bound: score it now if it could be as close
+			if !r.spend(int64(c.length)) {
+				return placement{}, false, nil
+			}
+			win := make([]string, c.length)
+			for j := range win {
+				win[j] = r.s.ix.normLine(LevelUnicodeTrim, c.start+j)
+			}
+			if ub := upperBound(oldCount, win); m+c.length-2*ub > bestDist {
+				continue
+			}
+			if !r.spend(int64(m * c.length)) {
+				return placement{}, false, nil
+			}
+			r.align(c, on, win)
+		}
+		if c.key != b.key && m+c.length-2*c.score <= bestDist {
+			e := r.s.newErr(KindAmbiguous, k, r.ch.Line, fmt.Sprintf(
+				"LCS rescue was ambiguous in %s:\n%s\nThe window at file line %d and the one at file line %d are as many line edits away from the chunk.",
+				r.s.path, joinLines(old), b.start+1, c.start+1))
+			e.FileLine = b.start + 1
+			return placement{}, false, e
+		}
+	}
+	if !r.changesSettled(b.pair) {
+		r.notes = append(r.notes, noteGuessedInsertion)
+		return placement{}, false, nil
+	}
+	// The candidates start and end on lines like the chunk's first and last; the place the
+	// chunk was written for may have lost one of those to the other edit. Windows that start
+	// on the chunk's second line or end on its last but one compete too (they are never
+	// taken, only compared).
+	if c, ok, err := r.closerWithoutEdge(on, oldCount, from, b, bestDist, cands); err || ok {
+		if ok {
+			e := r.s.newErr(KindAmbiguous, k, r.ch.Line, fmt.Sprintf(
+				"LCS rescue was ambiguous in %s:\n%s\nThe window at file line %d and the one at file line %d are as many line edits away from the chunk.",
+				r.s.path, joinLines(old), b.start+1, c+1))
+			e.FileLine = b.start + 1
+			return placement{}, false, e
+		}
+		return placement{}, false, nil // the work limit
+	}
 	p := r.s.placeAligned(r.body, b.start, b.start+b.length, b.pair, StrategyLCS, k, rep)
 	rep.Notes = append(rep.Notes, fmt.Sprintf("LCS %d/%d, runner-up %d", b.score, m, second))
 	if kept := b.length - b.score; kept > 0 {
@@ -544,6 +610,38 @@ func (r *rescuer) align(c *lcsCand, on, win []string) {
 		return b.String()
 	}
 	c.sound = r.settleGaps(c.start, c.start+c.length, c.pair) && r.settleGaps(c.start, c.start+c.length, right)
+	// An alignment as long that leaves a removed line unaligned reads the file as not having
+	// that line any more (the other edit removed it too, or another line like it): removing
+	// the line it would be paired with is then a guess.
+	removedLines := 0
+	for _, op := range ops {
+		if op == Remove {
+			removedLines++
+		}
+	}
+	if removedLines > 0 {
+		pen := make([]int, w+1)
+		prev := make([]int, w+1)
+		for i := 1; i <= m; i++ {
+			for j := 1; j <= w; j++ {
+				v := max(prev[j], pen[j-1])
+				if on[i-1] == win[j-1] {
+					g := unit
+					if ops[i-1] == Remove {
+						g-- // prefer leaving removed lines unaligned
+					}
+					v = max(v, prev[j-1]+g)
+				}
+				pen[j] = v
+			}
+			prev, pen = pen, prev
+			clear(pen)
+		}
+		best := prev[w]
+		if most := (best + unit - 1) / unit; most == c.score && unit*most-best < removedLines {
+			c.sound, c.missing = false, true
+		}
+	}
 	for i, q := range c.pair {
 		if ops[i] == Remove && (q < 0 || !r.ladderEqual(r.body.oldText(i), q)) {
 			c.sound, c.missing = false, true
@@ -660,4 +758,129 @@ func lcsLen[E comparable](a, b []E) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// noteGuessedInsertion is the note of a rescue refused by changesSettled.
+const noteGuessedInsertion = "the file has lines the patch does not show next to or among the lines it changes, so the place of the added lines among them would be a guess; add the file's current lines there as context"
+
+// changesSettled is the rule for writing a change next to lines that the file no longer has
+// as the patch shows them (where git's 3-way merge reports a conflict: the other edit touched
+// the lines next to this one). A group of changed lines that removes lines replaces them where
+// they are: every rescue pairs each removed line with a file line it equals, and those file
+// lines must be consecutive (a line the other edit put among them would end up on a guessed
+// side of the added lines); a drifted context line beside the group is kept as the file has it. A group that only adds lines has no place
+// of its own: the context lines on both sides of it must be paired with file lines (equal or,
+// after drift, resembling), and those two file lines must be adjacent, so that the added lines
+// go between the same two lines the model saw. A context line the file does not have there
+// (unpaired) or a gap of file lines the patch does not show would make the place a guess.
+// pair gives the 0-based file line of each old line (-1 unpaired).
+func (r *rescuer) changesSettled(pair []int) bool {
+	lines := r.body.lines
+	oldIdx := make([]int, len(lines)) // body line → old index (-1 for added lines)
+	oi := 0
+	for i, l := range lines {
+		oldIdx[i] = -1
+		if l.Op != Insert {
+			oldIdx[i] = oi
+			oi++
+		}
+	}
+	for i := 0; i < len(lines); {
+		if lines[i].Op == Context {
+			i++
+			continue
+		}
+		j, removes, prev := i, false, -1
+		for ; j < len(lines) && lines[j].Op != Context; j++ {
+			if lines[j].Op != Remove {
+				continue
+			}
+			q := pair[oldIdx[j]]
+			if removes && q != prev+1 {
+				return false // a file line the patch does not show among the lines it replaces
+			}
+			removes, prev = true, q
+		}
+		if !removes {
+			before, after := -1, -1
+			if i > 0 {
+				if before = pair[oldIdx[i-1]]; before < 0 {
+					return false
+				}
+			}
+			if j < len(lines) {
+				if after = pair[oldIdx[j]]; after < 0 {
+					return false
+				}
+			}
+			if before >= 0 && after >= 0 && after != before+1 {
+				return false
+			}
+		}
+		i = j
+	}
+	return true
+}
+
+// closerWithoutEdge looks for a window, not among the LCS candidates, that starts on a line
+// like the chunk's first or second old line and ends on one like its last or last but one,
+// with another effect than the best candidate b and at most bestDist line edits from the
+// chunk. It returns that window's start; exhausted reports that the work limit ended the
+// search (the caller then refuses).
+func (r *rescuer) closerWithoutEdge(on []string, oldCount map[string]int, from int, b lcsCand, bestDist int, cands []lcsCand) (start int, found, exhausted bool) {
+	old, _ := r.body.old()
+	m, n := len(old), r.s.n()
+	if m < 2 || r.ch.EOF {
+		return 0, false, false
+	}
+	known := map[[2]int]bool{}
+	for _, c := range cands {
+		known[[2]int{c.start, c.length}] = true
+	}
+	heads, tails := [][]string{old[:1], old[1:2]}, [][]string{old[m-1:], old[m-2 : m-1]}
+	hn := [][][]string{r.normLevels(heads[0]), r.normLevels(heads[1])}
+	tn := [][][]string{r.normLevels(tails[0]), r.normLevels(tails[1])}
+	matchAny := func(pats [][]string, ns [][][]string, x int) bool {
+		for i := range pats {
+			if _, ok := r.edgeMatch(pats[i], ns[i], x); ok {
+				return true
+			}
+		}
+		return false
+	}
+	for p := from; p < n; p++ {
+		if !matchAny(heads, hn, p) {
+			if r.spent {
+				return 0, false, true
+			}
+			continue
+		}
+		for length := max(1, m-bestDist); length <= m+bestDist && p+length <= n; length++ {
+			if known[[2]int{p, length}] || !matchAny(tails, tn, p+length-1) {
+				if r.spent {
+					return 0, false, true
+				}
+				continue
+			}
+			if !r.spend(int64(length)) {
+				return 0, false, true
+			}
+			win := make([]string, length)
+			for j := range win {
+				win[j] = r.s.ix.normLine(LevelUnicodeTrim, p+j)
+			}
+			if ub := upperBound(oldCount, win); m+length-2*ub > bestDist {
+				continue
+			}
+			if !r.spend(int64(m * length)) {
+				return 0, false, true
+			}
+			c := lcsCand{start: p, length: length}
+			r.align(&c, on, win)
+			if c.key != b.key && m+length-2*c.score <= bestDist {
+				return p, true, false
+			}
+		}
+	}
+	return 0, false, false
 }

@@ -327,8 +327,8 @@ func (d *Driver) deliver(r *run, ev event) {
 		d.mu.Unlock()
 		return
 	}
-	if rp, ok := ev.(reply); ok {
-		delete(r.calls, rp.callID())
+	if id, ok := ev.call(); ok {
+		delete(r.calls, id)
 	}
 	if f, ok := ev.(fired); ok {
 		delete(r.timers, f.Timer)

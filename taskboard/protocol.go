@@ -20,8 +20,9 @@ type timerID uint64
 type command interface{ command() }
 
 // An event is what a runner feeds back to a machine: a host reply, a timer firing, a
-// [dispatch] before a guarded call, or a board notice.
-type event interface{ event() }
+// [dispatch] before a guarded call, or a board notice. call names the host call a reply
+// or dispatch is about (false for the others).
+type event interface{ call() (callNo, bool) }
 
 // machine is a sans-IO protocol. Start returns the first commands; Step consumes one
 // event and returns the next commands. Replied reports that the caller-facing outcome is
@@ -177,16 +178,8 @@ type (
 	noticeEvent struct{ Notice Notice }
 )
 
-func (abortReply) event()    {}
-func (statusReply) event()   {}
-func (sessionReply) event()  {}
-func (messagesReply) event() {}
-func (idleReply) event()     {}
-func (writeReply) event()    {}
-func (promptReply) event()   {}
-func (fired) event()         {}
-func (dispatch) event()      {}
-func (noticeEvent) event()   {}
+func (fired) call() (callNo, bool)       { return 0, false }
+func (noticeEvent) call() (callNo, bool) { return 0, false }
 
 // hostCall is a command the driver performs against the host, each in its own goroutine.
 // Guarded calls (abort, writeMessage, sendPrompt) are performed only after the machine
@@ -196,12 +189,6 @@ type hostCall interface {
 	callID() callNo
 	guarded() bool
 	perform(ctx context.Context, h Host) event
-}
-
-// reply is an event about one host call: its settlement, or the dispatch before it.
-type reply interface {
-	event
-	callID() callNo
 }
 
 var (
@@ -268,11 +255,11 @@ func (c sendPrompt) perform(ctx context.Context, h Host) event {
 	return promptReply{Call: c.Call, Err: h.Prompter.PromptAsync(ctx, c.SessionID, c.Prompt)}
 }
 
-func (e abortReply) callID() callNo    { return e.Call }
-func (e statusReply) callID() callNo   { return e.Call }
-func (e sessionReply) callID() callNo  { return e.Call }
-func (e messagesReply) callID() callNo { return e.Call }
-func (e idleReply) callID() callNo     { return e.Call }
-func (e writeReply) callID() callNo    { return e.Call }
-func (e promptReply) callID() callNo   { return e.Call }
-func (e dispatch) callID() callNo      { return e.Call }
+func (e abortReply) call() (callNo, bool)    { return e.Call, true }
+func (e statusReply) call() (callNo, bool)   { return e.Call, true }
+func (e sessionReply) call() (callNo, bool)  { return e.Call, true }
+func (e messagesReply) call() (callNo, bool) { return e.Call, true }
+func (e idleReply) call() (callNo, bool)     { return e.Call, true }
+func (e writeReply) call() (callNo, bool)    { return e.Call, true }
+func (e promptReply) call() (callNo, bool)   { return e.Call, true }
+func (e dispatch) call() (callNo, bool)      { return e.Call, true }

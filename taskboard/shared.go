@@ -297,7 +297,11 @@ func (s *shared) run(d *Driver, ctx context.Context, scope []string, body func()
 	for {
 		var writeID string
 		var home map[string]string
-		err := s.st.Update(ctx, keys, func(vals map[string][]byte) (map[string][]byte, error) {
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if background {
+			actx, cancel = context.WithTimeout(ctx, s.opTimeout) // a hung store call gives up and is retried
+		}
+		err := s.st.Update(actx, keys, func(vals map[string][]byte) (map[string][]byte, error) {
 			d.restore(snap, true)
 			s.fx, s.cur, s.vals = []func(){}, scope, vals
 			s.seq++
@@ -306,6 +310,7 @@ func (s *shared) run(d *Driver, ctx context.Context, scope []string, body func()
 			home = h
 			return w, err
 		})
+		cancel()
 		d.b, s.cur, s.vals = s.base, nil, nil
 		var nk needKeys
 		switch {

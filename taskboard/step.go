@@ -152,11 +152,10 @@ func (c *core) step(b *Board, ev event, fire func(timerID) []command, handle fun
 	case noticeEvent:
 		out = handle(ev)
 	default:
-		rp, ok := ev.(reply)
-		if !ok || !c.pending[rp.callID()] {
+		id, ok := ev.call()
+		if !ok || !c.pending[id] {
 			return nil
 		}
-		id := rp.callID()
 		if t, ok := c.guard[id]; ok {
 			if due, armed := c.timers[t]; armed && !b.now().Before(due) {
 				delete(c.timers, t)

@@ -240,8 +240,8 @@ func (m *reviveM) innerOwns(ev event) bool {
 		_, armed := m.inner.timers[f.Timer]
 		return armed
 	}
-	if rp, ok := ev.(reply); ok {
-		return m.inner.pending[rp.callID()] || m.inner.awaiting[rp.callID()]
+	if id, ok := ev.call(); ok {
+		return m.inner.pending[id] || m.inner.awaiting[id]
 	}
 	return false
 }

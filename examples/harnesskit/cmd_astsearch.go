@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 	"github.com/harnesskit/harnesskit/pathguard"
 )
 
-const astsearchUsage = `usage: harnesskit astsearch search --pattern P --lang L [--selector KIND] [--strictness S] [--globs G]... [--json] [PATH...]
+const astsearchUsage = `usage: harnesskit astsearch search --pattern P --lang L [--selector KIND] [--strictness S] [--globs G]... [--json] [--max-matches N] [PATH...]
        harnesskit astsearch rewrite --pattern P --rewrite R --lang L [--selector KIND] [--apply [--format]] [PATH...]
 
 Structural search and rewrite with ast-grep's pattern language. PATHs are files or
@@ -32,6 +33,12 @@ search    prints the matches plugin-style ("<file>:" then "  <line>: <text>", th
           metaVariables.single/multi/transformed).
           --strictness cst|smart|ast|relaxed|signature|template (default smart)
           --globs G    override glob, repeatable: "!" excludes, the last match wins
+          --max-matches N  keep only the first N matches (in walk order; 0: no cap). With
+                       --json there is no cap by default, as with ast-grep; the text
+                       keeps the first 500 matches and 1 MiB by default. A cap that cut
+                       the output, or the 300 s timeout, is said on stderr (and in the
+                       text's last line): "harnesskit astsearch search: output truncated
+                       (max_matches): 500 of 9415 matches shown; ...".
 rewrite   prints the unified diff of replacing every match by the template R ($NAME,
           $$NAME, $$$NAME are substituted); with --apply it writes the files atomically
           (all or nothing) and prints what was replaced.
@@ -73,6 +80,7 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 	var globs multiFlag
 	var strictness, tmpl *string
 	var asJSON, apply, formatOn *bool
+	var maxMatches *int
 	if rewrite {
 		tmpl = fset.String("rewrite", "", "the rewrite template")
 		apply = fset.Bool("apply", false, "write the files")
@@ -81,6 +89,7 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 		strictness = fset.String("strictness", "", "the strictness")
 		fset.Var(&globs, "globs", "override glob (repeatable)")
 		asJSON = fset.Bool("json", false, "print ast-grep's JSON")
+		maxMatches = fset.Int("max-matches", -1, "keep the first N matches (0: no cap)")
 	}
 	fset.SetOutput(io.Discard)
 	if err := fset.Parse(args); err != nil {
@@ -97,6 +106,10 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 			need = "--pattern, --rewrite and --lang"
 		}
 		usageError(std, fset.Name(), "%s are required", need)
+		return exitUsage
+	}
+	if maxMatches != nil && flagSet(fset, "max-matches") && *maxMatches < 0 {
+		usageError(std, fset.Name(), "--max-matches %d: give a number of matches, or 0 for no cap", *maxMatches)
 		return exitUsage
 	}
 	if rewrite && *formatOn && !*apply {
@@ -120,6 +133,16 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 		return fail("unknown_lang", err)
 	}
 	req := astsearch.Request{Pattern: *pattern, Lang: l, Globs: globs, Selector: *selector}
+	switch {
+	case maxMatches != nil && *maxMatches > 0:
+		req.MaxMatches = *maxMatches
+		if jsonOut {
+			req.MaxOutputBytes = math.MaxInt // the N asked for, however large
+		}
+	case maxMatches != nil && *maxMatches == 0, jsonOut:
+		// No cap: every match, as ast-grep prints them (--json by default, or asked for).
+		req.MaxMatches, req.MaxOutputBytes = math.MaxInt, math.MaxInt
+	}
 	if strictness != nil {
 		if req.Strictness, err = astsearch.ParseStrictness(*strictness); err != nil {
 			return fail("bad_pattern", err)
@@ -155,6 +178,9 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 		res, err := astsearch.Search(ctx, fsys, req)
 		if err != nil {
 			return fail(astsearchKind(err), err)
+		}
+		if res.Truncated {
+			fmt.Fprintf(std.err, "harnesskit astsearch search: %s\n", truncationNote(res))
 		}
 		if jsonOut {
 			ms := res.Matches
@@ -222,6 +248,21 @@ func astsearchFormatText(reps []astsearch.FormatReport, dir string) string {
 		}
 	}
 	return b.String()
+}
+
+// truncationNote says on stderr what cut a search's output, so that a script reading the
+// JSON is not silently given part of the answer.
+func truncationNote(res *astsearch.Result) string {
+	shown := fmt.Sprintf("%d of %d matches shown", len(res.Matches), res.TotalMatches)
+	switch res.TruncatedReason {
+	case "max_matches":
+		return "output truncated (max_matches): " + shown + "; raise --max-matches, or pass --max-matches 0 for every match"
+	case "max_output_bytes":
+		return "output truncated (max_output_bytes): " + shown + ", the text's 1 MiB limit; use --json for every match, or narrow the pattern or the paths"
+	case "timeout":
+		return "output truncated (timeout): the search stopped after 300 s with " + shown + " (more files were not searched); narrow the paths"
+	}
+	return "output truncated (" + res.TruncatedReason + "): " + shown
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {

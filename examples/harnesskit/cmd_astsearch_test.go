@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,5 +113,70 @@ func TestAstsearchCLIApply(t *testing.T) {
 	hidden, _ := os.ReadFile(filepath.Join(dir, ".hidden/x.js"))
 	if string(hidden) != "console.log('hidden');\n" {
 		t.Errorf("a hidden file was rewritten: %q", hidden)
+	}
+}
+
+// TestAstsearchCLIMaxMatches: `search --json` prints every match by default (it printed
+// 500 and said nothing), --max-matches N keeps the first N, and a cap that was hit is said
+// on stderr in both modes.
+func TestAstsearchCLIMaxMatches(t *testing.T) {
+	dir := astsearchTree(t)
+	var many strings.Builder
+	for i := range 600 {
+		fmt.Fprintf(&many, "console.log(%d);\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "src", "many.js"), []byte(many.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		args      []string
+		json      bool
+		want      int    // matches printed
+		wantNote  string // on stderr; "" for none
+		wantCode  int
+		wantUsage string
+	}{
+		{name: "json_uncapped_by_default", args: []string{"--json"}, json: true, want: 602},
+		{name: "json_capped", args: []string{"--json", "--max-matches", "10"}, json: true, want: 10, wantNote: "output truncated (max_matches): 10 of 602 matches shown"},
+		{name: "json_cap_not_hit", args: []string{"--json", "--max-matches", "602"}, json: true, want: 602},
+		{name: "json_cap_one_below", args: []string{"--json", "--max-matches", "601"}, json: true, want: 601, wantNote: "601 of 602 matches shown"},
+		{name: "text_default_cap", args: nil, want: 500, wantNote: "output truncated (max_matches): 500 of 602 matches shown"},
+		{name: "text_capped", args: []string{"--max-matches", "3"}, want: 3, wantNote: "3 of 602 matches shown"},
+		{name: "text_no_cap", args: []string{"--max-matches", "0"}, want: 602},
+		{name: "negative", args: []string{"--max-matches", "-2"}, wantCode: exitUsage, wantUsage: "--max-matches -2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"astsearch", "search", "--pattern", "console.log($A)", "--lang", "js"}, tc.args...)
+			var out, errb bytes.Buffer
+			code := run(t.Context(), args, strings.NewReader(""), &out, &errb)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tc.wantCode, errb.String())
+			}
+			if tc.wantUsage != "" {
+				if !strings.Contains(errb.String(), tc.wantUsage) {
+					t.Errorf("stderr %q, want it to name %q", errb.String(), tc.wantUsage)
+				}
+				return
+			}
+			got := strings.Count(out.String(), "\n  ")
+			if tc.json {
+				var ms []astsearch.Match
+				if err := json.Unmarshal(out.Bytes(), &ms); err != nil {
+					t.Fatal(err)
+				}
+				got = len(ms)
+			}
+			if got != tc.want {
+				t.Errorf("%d matches printed, want %d", got, tc.want)
+			}
+			if tc.wantNote == "" && errb.Len() > 0 || !strings.Contains(errb.String(), tc.wantNote) {
+				t.Errorf("stderr %q, want %q", errb.String(), tc.wantNote)
+			}
+			if !tc.json && tc.wantNote != "" && !strings.Contains(out.String(), "(output truncated: max_matches)") {
+				t.Errorf("the text does not say it was truncated: ...%s", out.String()[max(0, out.Len()-120):])
+			}
+		})
 	}
 }

@@ -57,11 +57,15 @@ Flags:
      "rescues":[{"path":"…","section":N,"chunk":N,"strategy":"…"}],
      "error":{"kind":"…","path":"…","line":N,"message":"…"}}
     "changes" lists the net effect per path ("path" is the source of a move, "move_to" its
-    destination, "" for other ops); "error" is present only when ok is false, its "path"
+    destination, "" for other ops); when ok is false it lists what was written before the
+    failure (only --codex-compat writes sections before a failing one; the message names
+    them too), else it is empty. "error" is present only when ok is false, its "path"
     is "" and "line" 0 when the failure has none; "line" is the 1-based patch line.
     "rescues" lists every chunk placed other than by an exact match: "section" is the
     1-based file section of the patch, "chunk" the 1-based chunk in it, "strategy" one of
-    trim-end, unicode, unicode-trim-end, trim, unicode-trim, prefix-suffix or lcs.
+    trim-end, unicode, unicode-trim-end, trim, unicode-trim, prefix-suffix, lcs,
+    stale-edges (outer context lines the file no longer has were left out) or line-numbers
+    (line numbers copied from a read tool were removed from the chunk's lines).
 
 Input: stdin up to 256 MiB (more is refused: "input exceeds 256 MiB"). apply and rewrite
 read patch text; --json changes only what apply prints. hook reads and writes JSON.
@@ -232,11 +236,13 @@ func refuse(std stdio, name string, err error, asJSON bool) int {
 	}
 	if asJSON {
 		ej := &patchErrorJSON{Kind: "io", Message: err.Error()}
+		written := []patchChangeJSON{}
 		var pe *patch.Error
 		if errors.As(err, &pe) {
 			ej.Kind, ej.Path, ej.Line = patchKind(pe.Kind), pe.Path, pe.Line
+			written = changesJSON(pe.Written)
 		}
-		if werr := writeJSON(std.out, patchApplyJSON{Changes: []patchChangeJSON{}, Rescues: []patchRescueJSON{}, Error: ej}); werr != nil {
+		if werr := writeJSON(std.out, patchApplyJSON{Changes: written, Rescues: []patchRescueJSON{}, Error: ej}); werr != nil {
 			code = exitUsage
 		}
 		if code == exitUsage {

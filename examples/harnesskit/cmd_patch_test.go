@@ -108,6 +108,15 @@ func TestPatchCLI(t *testing.T) {
 			want:     map[string]string{"a.txt": "a\n", "created.txt": "hello\n"},
 		},
 		{
+			// Sections 1 and 2 are written before section 3 fails: "changes" lists them, and
+			// the message says not to send them again.
+			name: "apply_json_codex_compat_partial", files: map[string]string{"a.txt": "a\n"},
+			args:     []string{"apply", "--codex-compat", "--json"},
+			stdin:    "*** Begin Patch\n*** Add File: created.txt\n+hello\n*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: a.txt\n@@\n-missing\n+new\n*** End Patch\n",
+			wantCode: exitRefused,
+			want:     map[string]string{"a.txt": "A\n", "created.txt": "hello\n"},
+		},
+		{
 			name: "apply_dry_run", files: map[string]string{"a.txt": "one\n"},
 			args:     []string{"apply", "--dry-run", "--json"},
 			stdin:    "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Delete File: a.txt\n*** Add File: b.txt\n+b\n*** End Patch\n",

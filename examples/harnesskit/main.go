@@ -16,11 +16,28 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "patch" {
+		oneShotGC()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// oneShotGC turns the garbage collector off below 1 GiB of memory for the patch verbs, unless
+// GOGC or GOMEMLIMIT say otherwise. A patch verb is one short process over bounded input (at
+// most 256 MiB of patch, files of at most 64 MiB): it exits before collected memory could be
+// reused, so collecting only costs time. Applying 1,000 chunks to a 100,000-line file ran four
+// collections, which took about a sixth of the process's CPU time.
+func oneShotGC() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(1 << 30)
 }

@@ -74,9 +74,9 @@ try {
     const astCalls = [
       ["ast_grep_search valid", "ast_grep_search", { pattern: "return $A + $B", lang: "go" }, false, "src/greet.go:\n  4: return"],
       ["ast_grep_search invalid", "ast_grep_search", { pattern: "$$$X", lang: "go" }, true, "one complete piece of code"],
-      ["ast_grep_replace dry run", "ast_grep_replace", sum, false, "[DRY RUN] 1 replacements in 1 files"],
+      ["ast_grep_replace dry run", "ast_grep_replace", sum, false, "[DRY RUN] 1 replacement in 1 file"],
       ["ast_grep_replace invalid", "ast_grep_replace", { pattern: "x", lang: "go" }, true, "rewrite (string, required)"],
-      ["ast_grep_replace apply", "ast_grep_replace", { ...sum, dryRun: false }, false, "[APPLIED] 1 replacements in 1 files"],
+      ["ast_grep_replace apply", "ast_grep_replace", { ...sum, dryRun: false }, false, "[APPLIED] 1 replacement in 1 file"],
     ];
     for (const [name, tool, args, isError, want] of astCalls) {
       const before = readFileSync(join(root, "src", "greet.go"), "utf8");

@@ -186,7 +186,7 @@ func TestAstGrepReplaceFormats(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("tool error: %s", out)
 	}
-	for _, w := range []string{"[APPLIED] 1 replacements in 1 files", "src/calc.go: formatted by gofmt:", "-\treturn 1+ 2", "+\treturn 1 + 2"} {
+	for _, w := range []string{"[APPLIED] 1 replacement in 1 file", "src/calc.go: formatted by gofmt:", "-\treturn 1+ 2", "+\treturn 1 + 2"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("result lacks %q:\n%s", w, out)
 		}

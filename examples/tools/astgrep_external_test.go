@@ -37,11 +37,11 @@ func TestAstGrepCalls(t *testing.T) {
 		nativeWant []string
 	}{
 		{name: "search_valid", tool: "ast_grep_search", args: `{"pattern":"return $A + $B","lang":"go"}`,
-			want: []string{"src/greet.go:\n  5: return \"Hello, \" + name\n", "Found 1 matches in 1 files"}},
+			want: []string{"src/greet.go:\n  5: return \"Hello, \" + name\n", "Found 1 match in 1 file"}},
 		{name: "search_context", tool: "ast_grep_search", args: `{"pattern":"return $A + $B","lang":"go","context":1}`,
 			want: []string{"  4- func Greet(name string) string {\n  5: \treturn \"Hello, \" + name\n  6- }\n"}},
 		{name: "search_file_path", tool: "ast_grep_search", args: `{"pattern":"Greet($$$)","lang":"go","paths":["src/main.go"]}`,
-			want: []string{"src/main.go:\n  6: Greet(\"world\")", "Found 1 matches in 1 files"}},
+			want: []string{"src/main.go:\n  6: Greet(\"world\")", "Found 1 match in 1 file"}},
 		{name: "search_absolute_path", tool: "ast_grep_search", args: `{"pattern":"Greet($$$)","lang":"go","paths":["ROOT/src"]}`,
 			want: []string{"src/main.go:\n  6: Greet(\"world\")"}},
 		{name: "search_globs_exclude", tool: "ast_grep_search", args: `{"pattern":"func $F($$$) $$$","lang":"go","globs":["!build/**"]}`,
@@ -69,13 +69,13 @@ func TestAstGrepCalls(t *testing.T) {
 		{name: "search_unknown_arg", tool: "ast_grep_search", args: `{"pattern":"x","lang":"go","path":"src"}`, wantErr: tools.ErrInvalidArgs,
 			want: []string{"path", "paths (array)"}},
 		{name: "search_selector", tool: "ast_grep_search", args: `{"pattern":"func t() { return $A + $B }","selector":"return_statement","lang":"go"}`,
-			want: []string{"src/greet.go:\n  5: return \"Hello, \" + name\n", "Found 1 matches in 1 files"}},
+			want: []string{"src/greet.go:\n  5: return \"Hello, \" + name\n", "Found 1 match in 1 file"}},
 		{name: "search_selector_absent", tool: "ast_grep_search", args: `{"pattern":"func t() { return $A + $B }","selector":"call_expression","lang":"go"}`, wantErr: astsearch.ErrBadPattern,
 			want: []string{"call_expression"}, nativeWant: []string{"return_statement", "binary_expression"}},
 		{name: "replace_selector_dry_run", tool: "ast_grep_replace", args: `{"pattern":"func t() { fmt.Println($A) }","selector":"call_expression","rewrite":"log.Print($A)","lang":"go"}`,
-			want: []string{"+\tlog.Print(Greet(\"world\"))", "[DRY RUN] 1 replacements in 1 files"}},
+			want: []string{"+\tlog.Print(Greet(\"world\"))", "[DRY RUN] 1 replacement in 1 file"}},
 		{name: "replace_dry_run", tool: "ast_grep_replace", args: `{"pattern":"Greet($$$A)","rewrite":"Welcome($$$A)","lang":"go"}`,
-			want: []string{"src/main.go:\n  6: \"Greet(\\\"world\\\")\" → \"Welcome(\\\"world\\\")\"", "+\tfmt.Println(Welcome(\"world\"))", "[DRY RUN] 1 replacements in 1 files"}},
+			want: []string{"src/main.go:\n  6: \"Greet(\\\"world\\\")\" → \"Welcome(\\\"world\\\")\"", "+\tfmt.Println(Welcome(\"world\"))", "[DRY RUN] 1 replacement in 1 file"}},
 		{name: "replace_no_match", tool: "ast_grep_replace", args: `{"pattern":"Nope($$$A)","rewrite":"x","lang":"go"}`,
 			want: []string{"No matches found for replacement."}},
 		{name: "replace_missing_rewrite", tool: "ast_grep_replace", args: `{"pattern":"x","lang":"go"}`, wantErr: tools.ErrInvalidArgs,
@@ -154,7 +154,7 @@ func TestAstGrepReplaceApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "[APPLIED] 1 replacements in 1 files") {
+	if !strings.Contains(out, "[APPLIED] 1 replacement in 1 file") {
 		t.Errorf("result %q", out)
 	}
 	got, _ := os.ReadFile(filepath.Join(dir, "src", "greet.go"))
@@ -281,7 +281,7 @@ func TestAstGrepOutputBounded(t *testing.T) {
 		if len(out) > tools.MaxOutputBytes {
 			t.Errorf("dryRun=%v: %d bytes, over MaxOutputBytes (%d)", dry, len(out), tools.MaxOutputBytes)
 		}
-		total := fmt.Sprintf("%d replacements in 1 files", n)
+		total := fmt.Sprintf("%d replacements in 1 file", n)
 		if !strings.Contains(out, total) || !strings.Contains(out, "cut") {
 			t.Errorf("dryRun=%v: the result does not give the totals (%q) and say it was cut:\n…%s", dry, total, out[max(0, len(out)-600):])
 		}

@@ -482,7 +482,7 @@ func TestRootReplaced(t *testing.T) {
 		{"glob", `{"pattern":"*.go"}`, "b.go"},
 	}
 	if tools.AstGrepAvailable() {
-		calls = append(calls, struct{ tool, args, want string }{"ast_grep_replace", `{"pattern":"var X = $V","rewrite":"var Y = $V","lang":"go","dryRun":false}`, "[APPLIED] 1 replacements"})
+		calls = append(calls, struct{ tool, args, want string }{"ast_grep_replace", `{"pattern":"var X = $V","rewrite":"var Y = $V","lang":"go","dryRun":false}`, "[APPLIED] 1 replacement in 1 file"})
 	}
 	for _, c := range calls {
 		out, err := b.Tool(c.tool).Call(context.Background(), json.RawMessage(c.args))

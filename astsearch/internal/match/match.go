@@ -212,9 +212,6 @@ func (m *matcher) matchNode(p *PNode, c int32, st *state) outcome {
 	if m.s != Template && p.Kind != m.t.Nodes[c].Kind && p.Kind != ErrorKind {
 		return noMatch
 	}
-	if p.Kind != ErrorKind && m.s != Signature && m.s != Template && p.Uncovered != nil && !m.t.UncoveredEqual(c, p.Uncovered) {
-		return noMatch
-	}
 	if m.matchChildren(p.Children, m.t.Nodes[c].FirstChild, st) {
 		return matchedBoth
 	}

@@ -38,11 +38,6 @@ type PNode struct {
 	Text     string // Terminal text
 	Internal bool
 	Children []PNode
-	// Uncovered, when not nil, holds the texts of an internal node that no child covers
-	// (Tree.Uncovered), compared exactly like a leaf's text: set only for the kinds whose
-	// content ast-grep's newer grammar gives a node of its own and ours does not
-	// (Grammar.ComparesUncovered).
-	Uncovered []string
 }
 
 func (p *PNode) isEllipsis() bool { return p.Meta == Multiple || p.Meta == MultiCapture }
@@ -235,9 +230,6 @@ func (p *Pattern) convert(t *Tree, g *Grammar, i int32) PNode {
 		return PNode{Kind: n.Kind, Named: n.Named(), Text: string(t.Text(i))}
 	}
 	out := PNode{Kind: n.Kind, Named: n.Named(), Internal: true}
-	if g.ComparesUncovered(n.Kind) {
-		out.Uncovered = t.Uncovered(i)
-	}
 	for c := n.FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
 		if t.Nodes[c].Missing() {
 			continue

@@ -49,26 +49,6 @@ type Grammar struct {
 	Expando rune
 }
 
-// ComparesUncovered reports whether the text no child covers is compared for nodes of kind
-// k, as if it were a leaf: for the kinds whose content ast-grep 0.51.1's grammar gives a
-// node of its own and ours does not (smacker's tree-sitter-go has no node for the content
-// of an interpreted_string_literal, nor its tree-sitter-css for that of a string_value), so
-// that "Hello" does not match "Hi" nor "Hel lo". Elsewhere ast-grep compares an internal
-// node by its children alone, and so does the matcher: a Python string differing from the
-// pattern's only in content hidden by the grammar matches.
-func (g *Grammar) ComparesUncovered(k uint16) bool {
-	var kind string
-	switch g.Name {
-	case "go":
-		kind = "interpreted_string_literal"
-	case "css":
-		kind = "string_value"
-	default:
-		return false
-	}
-	return g.KindName(k) == kind
-}
-
 // KindName returns the name of symbol k ("ERROR" for the error symbol).
 func (g *Grammar) KindName(k uint16) string {
 	if k == ErrorKind {
@@ -109,33 +89,4 @@ func (t *Tree) Children(i int32) []int32 {
 func (t *Tree) Text(i int32) []byte {
 	n := &t.Nodes[i]
 	return t.Src[n.Start:n.End]
-}
-
-// Uncovered returns the texts of node i that none of its children covers: before its
-// first child, between each two, and after its last, one text per place (the content of a
-// string literal whose grammar has no node for it).
-func (t *Tree) Uncovered(i int32) []string {
-	n := &t.Nodes[i]
-	out := make([]string, 0, n.ChildCount+1)
-	pos := n.Start
-	for c := n.FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
-		out = append(out, string(t.Src[pos:max(pos, t.Nodes[c].Start)]))
-		pos = max(pos, t.Nodes[c].End)
-	}
-	return append(out, string(t.Src[pos:max(pos, n.End)]))
-}
-
-// UncoveredEqual reports whether Uncovered(i) equals want, without allocating.
-func (t *Tree) UncoveredEqual(i int32, want []string) bool {
-	n := &t.Nodes[i]
-	k := 0
-	pos := n.Start
-	for c := n.FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
-		if k >= len(want) || string(t.Src[pos:max(pos, t.Nodes[c].Start)]) != want[k] {
-			return false
-		}
-		k++
-		pos = max(pos, t.Nodes[c].End)
-	}
-	return k == len(want)-1 && string(t.Src[pos:max(pos, n.End)]) == want[k]
 }

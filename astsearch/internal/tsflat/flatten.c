@@ -141,3 +141,5 @@ void hk_flag_set(size_t *flag) {
 }
 
 void hk_flag_free(size_t *flag) { free(flag); }
+
+void hk_use_libc_allocator(void) { ts_set_allocator(NULL, NULL, NULL, NULL); }

@@ -2,87 +2,67 @@
 
 package tsflat
 
-/*
-#include "flatten.h"
-const TSLanguage *tree_sitter_bash(void);
-const TSLanguage *tree_sitter_c(void);
-const TSLanguage *tree_sitter_cpp(void);
-const TSLanguage *tree_sitter_c_sharp(void);
-const TSLanguage *tree_sitter_css(void);
-const TSLanguage *tree_sitter_elixir(void);
-const TSLanguage *tree_sitter_go(void);
-const TSLanguage *tree_sitter_html(void);
-const TSLanguage *tree_sitter_java(void);
-const TSLanguage *tree_sitter_javascript(void);
-const TSLanguage *tree_sitter_kotlin(void);
-const TSLanguage *tree_sitter_python(void);
-const TSLanguage *tree_sitter_ruby(void);
-const TSLanguage *tree_sitter_rust(void);
-const TSLanguage *tree_sitter_scala(void);
-const TSLanguage *tree_sitter_swift(void);
-const TSLanguage *tree_sitter_typescript(void);
-const TSLanguage *tree_sitter_tsx(void);
-const TSLanguage *tree_sitter_yaml(void);
-*/
-import "C"
-
 import (
 	"unsafe"
 
-	// The runtime and the grammars' compiled C; their Go APIs are not used.
-	_ "github.com/smacker/go-tree-sitter"
-	_ "github.com/smacker/go-tree-sitter/bash"
-	_ "github.com/smacker/go-tree-sitter/c"
-	_ "github.com/smacker/go-tree-sitter/cpp"
-	_ "github.com/smacker/go-tree-sitter/csharp"
-	_ "github.com/smacker/go-tree-sitter/css"
-	_ "github.com/smacker/go-tree-sitter/elixir"
-	_ "github.com/smacker/go-tree-sitter/golang"
-	_ "github.com/smacker/go-tree-sitter/html"
-	_ "github.com/smacker/go-tree-sitter/java"
-	_ "github.com/smacker/go-tree-sitter/javascript"
-	_ "github.com/smacker/go-tree-sitter/kotlin"
-	_ "github.com/smacker/go-tree-sitter/python"
-	_ "github.com/smacker/go-tree-sitter/ruby"
-	_ "github.com/smacker/go-tree-sitter/rust"
-	_ "github.com/smacker/go-tree-sitter/scala"
-	_ "github.com/smacker/go-tree-sitter/swift"
-	_ "github.com/smacker/go-tree-sitter/typescript/tsx"
-	_ "github.com/smacker/go-tree-sitter/typescript/typescript"
-	_ "github.com/smacker/go-tree-sitter/yaml"
-
-	// Grammars smacker's module lacks (haskell, json, nix, solidity), or has in a form that
-	// parses patterns differently from ast-grep (php: only the HTML-embedding grammar; lua:
-	// `$` not accepted in identifiers). They come from the grammars' own Go packages, cgo
-	// packages that compile only the grammar's C (never a second tree-sitter runtime, so
-	// github.com/tree-sitter/go-tree-sitter must not be imported), all generated for ABI 14,
-	// the newest smacker's runtime loads. Each exposes its TSLanguage as an unsafe.Pointer.
+	// Each grammar's own Go package: cgo packages that compile only the grammar's C (its
+	// parser tables and external scanner) and hand out its TSLanguage as an unsafe.Pointer.
+	// The runtime is github.com/tree-sitter/go-tree-sitter's (imported in tsflat.go).
+	// Versions, and why some differ from ast-grep 0.51.1's, are in the package doc of
+	// astsearch and in versions_test.go.
+	elixir "github.com/alexaandru/go-sitter-forest/elixir"
+	kotlin "github.com/alexaandru/go-sitter-forest/kotlin"
 	nix "github.com/alexaandru/go-sitter-forest/nix"
 	solidity "github.com/alexaandru/go-sitter-forest/solidity"
+	swift "github.com/alexaandru/go-sitter-forest/swift"
 	lua "github.com/tree-sitter-grammars/tree-sitter-lua/bindings/go"
+	yaml "github.com/tree-sitter-grammars/tree-sitter-yaml/bindings/go"
+	bash "github.com/tree-sitter/tree-sitter-bash/bindings/go"
+	csharp "github.com/tree-sitter/tree-sitter-c-sharp/bindings/go"
+	c "github.com/tree-sitter/tree-sitter-c/bindings/go"
+	cpp "github.com/tree-sitter/tree-sitter-cpp/bindings/go"
+	css "github.com/tree-sitter/tree-sitter-css/bindings/go"
+	golang "github.com/tree-sitter/tree-sitter-go/bindings/go"
 	haskell "github.com/tree-sitter/tree-sitter-haskell/bindings/go"
+	html "github.com/tree-sitter/tree-sitter-html/bindings/go"
+	java "github.com/tree-sitter/tree-sitter-java/bindings/go"
+	javascript "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
 	json "github.com/tree-sitter/tree-sitter-json/bindings/go"
 	php "github.com/tree-sitter/tree-sitter-php/bindings/go"
+	python "github.com/tree-sitter/tree-sitter-python/bindings/go"
+	ruby "github.com/tree-sitter/tree-sitter-ruby/bindings/go"
+	rust "github.com/tree-sitter/tree-sitter-rust/bindings/go"
+	scala "github.com/tree-sitter/tree-sitter-scala/bindings/go"
+	typescript "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 )
 
-// moduleGrammar returns the function giving the TSLanguage pointer of a grammar linked
-// through its own Go package rather than smacker's, or nil.
-func moduleGrammar(name string) func() unsafe.Pointer {
-	switch name {
-	case "haskell":
-		return haskell.Language
-	case "json":
-		return json.Language
-	case "lua":
-		return lua.Language
-	case "nix":
-		return nix.GetLanguage
-	case "php":
-		return php.LanguagePHPOnly // ast-grep's php is the php_only grammar (no HTML around it)
-	case "solidity":
-		return solidity.GetLanguage
-	}
-	return nil
+// entryPoints maps each canonical language name to its grammar's TSLanguage.
+var entryPoints = map[string]func() unsafe.Pointer{
+	"bash":       bash.Language,
+	"c":          c.Language,
+	"cpp":        cpp.Language,
+	"csharp":     csharp.Language,
+	"css":        css.Language,
+	"elixir":     elixir.GetLanguage,
+	"go":         golang.Language,
+	"haskell":    haskell.Language,
+	"html":       html.Language,
+	"java":       java.Language,
+	"javascript": javascript.Language,
+	"json":       json.Language,
+	"kotlin":     kotlin.GetLanguage,
+	"lua":        lua.Language,
+	"nix":        nix.GetLanguage,
+	"php":        php.LanguagePHPOnly, // ast-grep's php is the php_only grammar (no HTML around it)
+	"python":     python.Language,
+	"ruby":       ruby.Language,
+	"rust":       rust.Language,
+	"scala":      scala.Language,
+	"solidity":   solidity.GetLanguage,
+	"swift":      swift.GetLanguage,
+	"tsx":        typescript.LanguageTSX,
+	"typescript": typescript.LanguageTypescript,
+	"yaml":       yaml.Language,
 }
 
 // Languages lists the canonical names of the languages with a grammar here, sorted.
@@ -92,49 +72,9 @@ func Languages() []string {
 		"scala", "solidity", "swift", "tsx", "typescript", "yaml"}
 }
 
-func languagePtr(name string) *C.TSLanguage {
-	if f := moduleGrammar(name); f != nil {
-		return (*C.TSLanguage)(f())
-	}
-	switch name {
-	case "bash":
-		return C.tree_sitter_bash()
-	case "c":
-		return C.tree_sitter_c()
-	case "cpp":
-		return C.tree_sitter_cpp()
-	case "csharp":
-		return C.tree_sitter_c_sharp()
-	case "css":
-		return C.tree_sitter_css()
-	case "elixir":
-		return C.tree_sitter_elixir()
-	case "go":
-		return C.tree_sitter_go()
-	case "html":
-		return C.tree_sitter_html()
-	case "java":
-		return C.tree_sitter_java()
-	case "javascript":
-		return C.tree_sitter_javascript()
-	case "kotlin":
-		return C.tree_sitter_kotlin()
-	case "python":
-		return C.tree_sitter_python()
-	case "ruby":
-		return C.tree_sitter_ruby()
-	case "rust":
-		return C.tree_sitter_rust()
-	case "scala":
-		return C.tree_sitter_scala()
-	case "swift":
-		return C.tree_sitter_swift()
-	case "typescript":
-		return C.tree_sitter_typescript()
-	case "tsx":
-		return C.tree_sitter_tsx()
-	case "yaml":
-		return C.tree_sitter_yaml()
+func languagePtr(name string) unsafe.Pointer {
+	if f := entryPoints[name]; f != nil {
+		return f()
 	}
 	return nil
 }

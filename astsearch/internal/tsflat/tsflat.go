@@ -1,16 +1,20 @@
 //go:build cgo
 
-// Package tsflat parses source with tree-sitter (the grammars and runtime compiled by
-// github.com/smacker/go-tree-sitter) and flattens each tree into a match.Tree, usually in
-// one cgo call: the C side parses, walks the tree with a cursor, writes one fixed-size
-// record per node (or only per node of the candidate subtrees a pattern can match) into a
-// Go buffer and deletes the tree before it returns. When the buffer is too small the tree
-// stays alive, the buffer grows, and a second call flattens the same tree and deletes it.
+// Package tsflat parses source with tree-sitter (the runtime compiled by
+// github.com/tree-sitter/go-tree-sitter, the grammars by their own Go packages, see
+// langs.go) and flattens each tree into a match.Tree, usually in one cgo call: the C side
+// parses, walks the tree with a cursor, writes one fixed-size record per node (or only per
+// node of the candidate subtrees a pattern can match) into a Go buffer and deletes the
+// tree before it returns. When the buffer is too small the tree stays alive, the buffer
+// grows, and a second call flattens the same tree and deletes it.
 //
-// smacker's *sitter.Language keeps its C pointer unexported, so instead of going through
-// its Go API this package declares the runtime functions and each grammar's
-// tree_sitter_<lang>() entry point itself (flatten.h); blank imports of smacker's packages
-// link their compiled C. Only one tree-sitter runtime is ever linked.
+// The walk is C because walking a tree node by node through cgo costs about a microsecond
+// a node. The binding keeps its C pointers unexported and its header cannot be included
+// from here, so flatten.h declares the runtime functions the walk calls; a test compiles
+// those declarations against the binding's own header. Grammar symbol tables are read
+// through the binding's Go API. Parsers and trees are C memory that the garbage collector
+// does not see: every Parser must be closed (a cleanup frees a forgotten one), and no tree
+// outlives the call that made it.
 package tsflat
 
 /*
@@ -23,9 +27,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"unsafe"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
 
 	"github.com/harnesskit/harnesskit/astsearch/internal/match"
 )
@@ -51,20 +58,44 @@ func grammarFor(name string) (*match.Grammar, *C.TSLanguage) {
 		return nil, nil
 	}
 	grammarOnce.Do(buildGrammars)
-	return grammars[name], l
+	return grammars[name], (*C.TSLanguage)(l)
 }
 
 func buildGrammars() {
+	// Before the first parser allocates anything: see hk_use_libc_allocator.
+	C.hk_use_libc_allocator()
 	grammars = make(map[string]*match.Grammar)
 	for _, name := range Languages() {
-		l := languagePtr(name)
-		n := int(C.ts_language_symbol_count(l))
-		kinds := make([]string, n)
-		for i := range n {
-			kinds[i] = C.GoString(C.ts_language_symbol_name(l, C.TSSymbol(i)))
+		l := sitter.NewLanguage(languagePtr(name))
+		kinds := make([]string, l.NodeKindCount())
+		for i := range kinds {
+			kinds[i] = l.NodeKindForId(uint16(i))
 		}
 		grammars[name] = &match.Grammar{Name: name, Kinds: kinds, Expando: expando(name)}
 	}
+}
+
+// Info describes a language's grammar: the tree-sitter ABI it was generated for, its own
+// version when it records one (ABI 15 grammars do; "" otherwise), and the sizes of its
+// tables, which tell two releases of a grammar apart.
+type Info struct {
+	ABI             uint32
+	Version         string
+	Symbols, States uint32
+}
+
+// GrammarInfo returns the Info of a language, and false when it has no grammar here.
+func GrammarInfo(name string) (Info, bool) {
+	p := languagePtr(name)
+	if p == nil {
+		return Info{}, false
+	}
+	l := sitter.NewLanguage(p)
+	in := Info{ABI: l.AbiVersion(), Symbols: l.NodeKindCount(), States: l.ParseStateCount()}
+	if m := l.Metadata(); m != nil && in.ABI >= 15 {
+		in.Version = fmt.Sprintf("%d.%d.%d", m.MajorVersion, m.MinorVersion, m.PatchVersion)
+	}
+	return in, true
 }
 
 // Grammar returns the symbol table of a language, or nil when it has no grammar here.
@@ -82,6 +113,19 @@ type Parser struct {
 	buf     []match.Node // flat records, reused from file to file
 	cands   []int32      // candidate indices, as long as buf
 	occ     []uint32     // offsets of the filtering literal in the source being parsed
+	cleanup runtime.Cleanup
+}
+
+// cParser is the C memory of a Parser, freed by Close or, for a Parser dropped without
+// Close, by a cleanup.
+type cParser struct {
+	p    *C.TSParser
+	flag *C.size_t
+}
+
+func (c cParser) free() {
+	C.ts_parser_delete(c.p)
+	C.hk_flag_free(c.flag)
 }
 
 // NewParser returns a parser for the language, or an error if it has no grammar here.
@@ -103,7 +147,9 @@ func NewParser(name string, timeoutMicros uint64) (*Parser, error) {
 		return nil, errors.New("tsflat: out of memory for a parser's cancellation flag")
 	}
 	C.ts_parser_set_cancellation_flag(p, flag)
-	return &Parser{p: p, flag: flag, grammar: g}, nil
+	q := &Parser{p: p, flag: flag, grammar: g}
+	q.cleanup = runtime.AddCleanup(q, cParser.free, cParser{p, flag})
+	return q, nil
 }
 
 // Cancel makes the parse in progress, if any, and every later parse of p give up with
@@ -111,7 +157,10 @@ func NewParser(name string, timeoutMicros uint64) (*Parser, error) {
 // stops within microseconds). It may be called from any goroutine while a parse runs, but
 // not concurrently with Close (after Close it does nothing). A cancelled parser stays
 // cancelled: make a new one.
-func (p *Parser) Cancel() { C.hk_flag_set(p.flag) }
+func (p *Parser) Cancel() {
+	C.hk_flag_set(p.flag)
+	runtime.KeepAlive(p) // the cleanup must not free the flag during the call
+}
 
 // Grammar returns the parser's symbol table.
 func (p *Parser) Grammar() *match.Grammar { return p.grammar }
@@ -119,8 +168,8 @@ func (p *Parser) Grammar() *match.Grammar { return p.grammar }
 // Close frees the C parser.
 func (p *Parser) Close() {
 	if p.p != nil {
-		C.ts_parser_delete(p.p)
-		C.hk_flag_free(p.flag)
+		p.cleanup.Stop()
+		cParser{p.p, p.flag}.free()
 		p.p, p.flag = nil, nil
 	}
 }
@@ -188,6 +237,7 @@ func (p *Parser) occurrences(src []byte, lits [][]byte) []byte {
 // (a second call, which frees it). lit, when set, is the literal whose offsets are in p.occ;
 // want is the first guess of the record count.
 func (p *Parser) parse(src []byte, kinds []byte, lit []byte, want int) (*match.Tree, error) {
+	defer runtime.KeepAlive(p) // the cleanup must not free the parser during a C call
 	if uint64(len(src)) >= 1<<32-1 {
 		return nil, ErrTooLarge
 	}
@@ -255,13 +305,21 @@ func Clone(t *match.Tree) *match.Tree {
 // recordSize is checked against the Go struct by a test.
 const recordSize = C.sizeof_hk_node
 
+// The layout of the runtime's value types as flatten.h declares them, checked against the
+// runtime's header by TestRuntimeDeclarations.
+var declaredLayout = fmt.Sprintf("TSPoint %d TSNode %d %d %d TSTreeCursor %d %d %d",
+	C.sizeof_TSPoint, C.sizeof_TSNode, unsafe.Offsetof(C.TSNode{}.id), unsafe.Offsetof(C.TSNode{}.tree),
+	C.sizeof_TSTreeCursor, unsafe.Offsetof(C.TSTreeCursor{}.id), unsafe.Offsetof(C.TSTreeCursor{}.context))
+
 // parseOnly parses src and frees the tree, for measuring what flattening adds.
 func (p *Parser) parseOnly(src []byte) error {
 	var sp *C.char
 	if len(src) > 0 {
 		sp = (*C.char)(unsafe.Pointer(&src[0]))
 	}
-	if C.hk_parse_only(p.p, sp, C.uint32_t(len(src))) < 0 {
+	rc := C.hk_parse_only(p.p, sp, C.uint32_t(len(src)))
+	runtime.KeepAlive(p)
+	if rc < 0 {
 		return ErrCancelled
 	}
 	return nil

@@ -421,10 +421,9 @@ func TestEveryGrammarLoadsAndParses(t *testing.T) {
 	}
 }
 
-// Only smacker's tree-sitter runtime is linked: the grammar packages of other modules must
-// not bring github.com/tree-sitter/go-tree-sitter (a second runtime whose parsers would be
-// handed this one's languages) into the build. Test binaries carry no dependency list, so
-// this asks the go command.
+// One tree-sitter runtime is linked, go-tree-sitter's: the grammar packages compile only
+// their grammars, and smacker's binding (a second runtime, whose parsers cannot load ABI-15
+// grammars) is gone. Test binaries carry no dependency list, so this asks the go command.
 func TestOneRuntimeLinked(t *testing.T) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
@@ -434,17 +433,17 @@ func TestOneRuntimeLinked(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	var smacker bool
+	var official bool
 	for _, p := range strings.Fields(string(out)) {
-		if strings.HasPrefix(p, "github.com/tree-sitter/go-tree-sitter") {
+		if strings.HasPrefix(p, "github.com/smacker/") {
 			t.Errorf("%s is linked: a second tree-sitter runtime", p)
 		}
-		if p == "github.com/smacker/go-tree-sitter" {
-			smacker = true
+		if p == "github.com/tree-sitter/go-tree-sitter" {
+			official = true
 		}
 	}
-	if !smacker {
-		t.Error("github.com/smacker/go-tree-sitter is not linked")
+	if !official {
+		t.Error("github.com/tree-sitter/go-tree-sitter is not linked")
 	}
 }
 
@@ -513,5 +512,66 @@ func TestCloneKeepsPartialTree(t *testing.T) {
 		if got := string(c.Text(i)); got != "g(h(1))" && got != "h(1)" {
 			t.Fatalf("candidate %d is %q", i, got)
 		}
+	}
+}
+
+// TestRuntimeDeclarations: flatten.h declares the runtime functions the C walk calls, as
+// the runtime's header cannot be included from this module. This compiles those
+// declarations after go-tree-sitter's own tree_sitter/api.h, so a function whose
+// declaration differs from the linked runtime's is a compile error, and compares the layout
+// of the value types flatten.h defines with the header's. It needs the go command and the C
+// compiler cgo uses (both present wherever this package builds).
+func TestRuntimeDeclarations(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH")
+	}
+	out, err := exec.Command(gobin, "list", "-m", "-f", "{{.Dir}}", "github.com/tree-sitter/go-tree-sitter").Output()
+	if err != nil {
+		t.Fatalf("go list -m: %v", err)
+	}
+	inc := filepath.Join(strings.TrimSpace(string(out)), "include")
+	if _, err := os.Stat(filepath.Join(inc, "tree_sitter", "api.h")); err != nil {
+		t.Fatalf("the runtime's header: %v", err)
+	}
+	ccOut, err := exec.Command(gobin, "env", "CC").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := strings.Fields(string(ccOut))
+	if len(cc) == 0 {
+		cc = []string{"cc"}
+	}
+	here, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "check.c")
+	prog := `#include <stdio.h>
+#include <stddef.h>
+#include <tree_sitter/api.h>
+#include "flatten.h"
+int main(void) {
+	printf("TSPoint %zu TSNode %zu %zu %zu TSTreeCursor %zu %zu %zu",
+		sizeof(TSPoint), sizeof(TSNode), offsetof(TSNode, id), offsetof(TSNode, tree),
+		sizeof(TSTreeCursor), offsetof(TSTreeCursor, id), offsetof(TSTreeCursor, context));
+	return 0;
+}
+`
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "check")
+	args := append(cc[1:], "-std=c11", "-Werror", "-I", inc, "-I", here, "-o", bin, src)
+	if b, err := exec.Command(cc[0], args...).CombinedOutput(); err != nil {
+		t.Fatalf("flatten.h does not agree with the runtime's tree_sitter/api.h:\n%s", b)
+	}
+	got, err := exec.Command(bin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != declaredLayout {
+		t.Fatalf("value types: the runtime's header gives %q, flatten.h %q", got, declaredLayout)
 	}
 }

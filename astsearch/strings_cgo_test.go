@@ -12,15 +12,15 @@ import (
 	"pgregory.net/rapid"
 )
 
-// uncoveredCases: string literals whose content some grammars give no node of its own.
-// The ranges are what ast-grep 0.51.1 reports (checked against it when it is present):
-// where ast-grep's newer grammar has a content node (Go's interpreted_string_literal, CSS's
-// string_value) the content must be equal, blanks and their place included; where its
-// grammar hides the content too (Python, Lua, YAML), ast-grep compares the children alone
-// and strings differing only in hidden content match. (Scala is left out: smacker's
-// tree-sitter-scala makes a string with an escape one leaf, compared whole, where
-// ast-grep's has an escape_sequence child, so `f("a\n")` matches only itself natively.)
-var uncoveredCases = []struct {
+// stringCases: string literal patterns. The ranges are what ast-grep 0.51.1 reports
+// (checked against it when it is present): where the grammar gives the content a node (Go's
+// interpreted_string_literal, CSS's string_value) the content must be equal, blanks and
+// their place included, and a metavariable can stand for it; where the grammar hides the
+// content (Python, Lua, YAML, Scala), an internal node is compared by its children alone and
+// strings differing only in hidden content match. (With smacker's older Go and CSS grammars,
+// which had no content node, the matcher had to compare the text no child covered; the
+// grammars ast-grep uses make that unnecessary.)
+var stringCases = []struct {
 	name     string
 	lang     Lang
 	pat, src string
@@ -46,6 +46,12 @@ var uncoveredCases = []struct {
 		src: "f(\"b\\n\")\nf(\"a\\n\")\nf(\"a \\n\")\n", want: "0-8,9-17,18-27"},
 	{name: "yaml_hidden_content_ignored", lang: YAML, pat: `k: "a\n"`,
 		src: "k: \"b\\n\"\n---\nk: \"a\\n\"\n---\nk: \"a \\n\"\n", want: "0-8,13-21,26-35"},
+	{name: "go_metavariable_as_content", lang: Go, pat: `g(x, "$NAME")`,
+		src: "package p\nfunc f() { g(x, \"hello\"); g(x, \"\"); g(y, \"a\") }\n", want: "21-34"},
+	{name: "css_metavariable_as_content", lang: CSS, pat: `a { content: "$C"; }`,
+		src: "a { content: \"x\"; }\nb { content: \"y\"; }\n", want: "0-19"},
+	{name: "scala_hidden_content_ignored", lang: Scala, pat: `f("a\n")`,
+		src: "object O { f(\"a\\n\"); f(\"b\\n\"); f(\"a\\t\") }\n", want: "11-19,21-29"},
 }
 
 func byteRanges(ms []Match) string {
@@ -56,10 +62,10 @@ func byteRanges(ms []Match) string {
 	return strings.Join(s, ",")
 }
 
-// TestUncoveredStringContent: the native backend finds ast-grep's matches for string
-// patterns, with and without the prefilter, whatever its grammar does with string content.
-func TestUncoveredStringContent(t *testing.T) {
-	for _, tc := range uncoveredCases {
+// TestStringContent: the native backend finds ast-grep's matches for string patterns, with
+// and without the prefilter.
+func TestStringContent(t *testing.T) {
+	for _, tc := range stringCases {
 		t.Run(tc.name, func(t *testing.T) {
 			fsys := fstest.MapFS{"x." + tc.lang.Extensions()[0]: {Data: []byte(tc.src), Mode: 0o644}}
 			for _, off := range []bool{false, true} {
@@ -75,10 +81,10 @@ func TestUncoveredStringContent(t *testing.T) {
 	}
 }
 
-// TestUncoveredStringContentOracle checks the table against ast-grep itself.
-func TestUncoveredStringContentOracle(t *testing.T) {
+// TestStringContentOracle checks the table against ast-grep itself.
+func TestStringContentOracle(t *testing.T) {
 	exe := astGrep(t)
-	for _, tc := range uncoveredCases {
+	for _, tc := range stringCases {
 		ms, err := CLI(exe).Find(context.Background(), Query{Pattern: tc.pat, Lang: tc.lang}, []Source{{Path: "x", Data: []byte(tc.src)}})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
@@ -89,10 +95,10 @@ func TestUncoveredStringContentOracle(t *testing.T) {
 	}
 }
 
-// TestUncoveredStringProperty: with ast-grep's grammars a Go or CSS string's content is
+// TestStringProperty: with ast-grep's grammars a Go or CSS string's content is
 // leaves (content and escape sequences) compared exactly, so a string pattern matches a
 // string exactly when their texts are equal, blanks and escapes included.
-func TestUncoveredStringProperty(t *testing.T) {
+func TestStringProperty(t *testing.T) {
 	pieces := []string{"a", "b", " ", "  ", `\t`, `\n`, `\\`, "x y"}
 	matched := 0
 	rapid.Check(t, func(t *rapid.T) {
@@ -115,13 +121,6 @@ func TestUncoveredStringProperty(t *testing.T) {
 			{Go, `g(x, "` + a + `")`, "package p\nfunc f() { g(x, \"" + b + "\") }\n"},
 			{CSS, `a { content: "` + a + `"; }`, "a { content: \"" + b + "\"; }\n"},
 		} {
-			// smacker's tree-sitter-css cannot parse a string that ends in an escaped
-			// backslash (`"a\\"`): the whole rule becomes one ERROR node, which matches
-			// any rule that breaks the same way (ast-grep's grammar parses it); listed in
-			// testdata/known-differences.json.
-			if tc.lang == CSS && (strings.HasSuffix(a, `\\`) || strings.HasSuffix(b, `\\`)) {
-				continue
-			}
 			p, err := Compile(tc.pat, tc.lang)
 			if err != nil {
 				t.Fatalf("%s %q: %v", tc.lang, tc.pat, err)
