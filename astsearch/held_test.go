@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/harnesskit/harnesskit/internal/testenv"
 )
 
 // TestHeldApplyInputs holds trees that change between Rewrite and Apply on a real disk:
@@ -16,6 +18,7 @@ func TestHeldApplyInputs(t *testing.T) {
 		change func(t *testing.T, dir string) // after planning, before Apply
 	}{
 		{name: "target_became_link_to_same_content", change: func(t *testing.T, dir string) {
+			testenv.Symlinks(t)
 			os.WriteFile(filepath.Join(dir, "copy.txt"), []byte(srcThree), 0o644)
 			os.Remove(filepath.Join(dir, "b.js"))
 			if err := os.Symlink("copy.txt", filepath.Join(dir, "b.js")); err != nil {

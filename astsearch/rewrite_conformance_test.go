@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"testing/fstest"
+
+	"github.com/harnesskit/harnesskit/internal/testenv"
 )
 
 // checkRewrite plans and applies one rewrite case; "" when it conforms.
@@ -37,8 +39,8 @@ func checkRewrite(t *testing.T, c confCase, b Backend) string {
 		}
 	}
 	mem := NewMemFS()
-	root := "/w"
-	if err := mem.Mkdir(root, 0o755); err != nil {
+	root := testenv.Abs("/w")
+	if err := mem.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := writeTemp(mem, filepath.Join(root, "x"), nil, 0o644); err != nil {

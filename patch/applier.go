@@ -17,7 +17,7 @@ import (
 
 // Applier applies patches to one file system under one root (plus optional worktrees). Its
 // configuration is immutable; its methods are safe for concurrent use, and its commits are
-// serialised by a mutex. Create one with [New].
+// serialised by a mutex. Create one with [Open] (a directory on disk) or [New] (any FS).
 //
 // Life cycle: New → Plan (or PlanPatch) → Commit, or Apply = Plan + Commit; Rewrite plans and
 // returns canonical text for a host's own applier instead of writing.
@@ -170,11 +170,7 @@ func resolverFor(fsys FS) pathguard.Resolver {
 // Errors: *Error of KindBlocked when dir is outside the bases, KindIO when it cannot be
 // resolved.
 func (a *Applier) In(dir string) (*Applier, error) {
-	abs := dir
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(a.base, dir)
-	}
-	abs = filepath.Clean(abs)
+	abs := a.abs(dir)
 	if _, err := a.ct.Check(abs); err != nil {
 		return nil, a.containErr(dir, err)
 	}
@@ -202,10 +198,22 @@ func (a *Applier) containErr(path string, err error) *Error {
 		Msg: fmt.Sprintf("Failed to resolve real path: %s: %v", path, cause)}
 }
 
-// abs returns the lexical absolute form of a patch path.
+// rooted reports whether the patch path p names its file from a file-system root: an
+// absolute path, or on Windows one with a leading separator and no drive (see abs).
+func rooted(p string) bool {
+	return filepath.IsAbs(p) || p != "" && os.IsPathSeparator(p[0])
+}
+
+// abs returns the lexical absolute form of a patch path. On Windows a path with a leading
+// separator and no drive ("\x", "/x") is rooted on the drive of the base, as Windows opens
+// it, not joined below the base: "/outside/x" names C:\outside\x, which containment then
+// judges, rather than a file inside the root.
 func (a *Applier) abs(p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
+	}
+	if p != "" && os.IsPathSeparator(p[0]) {
+		return filepath.Clean(filepath.VolumeName(a.base) + p)
 	}
 	return filepath.Join(a.base, filepath.FromSlash(p))
 }

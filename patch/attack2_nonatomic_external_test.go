@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestNonAtomicTwoNamesKeepsEarlierSections(t *testing.T) {
 	}{
 		{
 			name:  "symlink_then_target",
-			setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", apRoot+"/l") },
+			setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", filepath.Join(apRoot, "l")) },
 			body: []string{
 				"*** Update File: a.txt", "@@", "-a", "+A",
 				"*** Update File: l", "@@", "-r", "+R",
@@ -38,7 +39,7 @@ func TestNonAtomicTwoNamesKeepsEarlierSections(t *testing.T) {
 		},
 		{
 			name:  "delete_of_target_after_link_update",
-			setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", apRoot+"/l") },
+			setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", filepath.Join(apRoot, "l")) },
 			body: []string{
 				"*** Update File: l", "@@", "-r", "+R",
 				"*** Delete File: real.txt",

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/internal/wfs"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/patch/patchtest"
@@ -471,7 +472,7 @@ func oracleDisk(t *rapid.T, base string, c oracleCase) string {
 func TestCodexOracleRandom(t *testing.T) {
 	bin := oracleBinary(t)
 	base := t.TempDir()
-	const root = "/w/root"
+	root := testenv.Abs("/w/root")
 	var rewrites, defaults, directs, refused, defaultRefused int
 	rapid.Check(t, func(rt *rapid.T) {
 		c := genOracleCase(rt)
@@ -605,7 +606,7 @@ func TestCodexOracleAnchorLine(t *testing.T) {
 				t.Fatalf("Codex applied %q as %q; this test expects %q (output: %s)", text, got, tc.codex, out)
 			}
 
-			const root = "/w/root"
+			root := testenv.Abs("/w/root")
 			m := patchtest.NewMemFS()
 			m.WriteFile(root+"/a.txt", []byte(tc.file), 0o644)
 			a, err := patch.New(m, root, patch.WithCodexCompat())
@@ -711,7 +712,7 @@ func TestCodexOracleReference(t *testing.T) {
 				t.Fatalf("the Codex binary behaves differently than pinned (-pinned +binary):\n%s\noutput: %s", diff, out)
 			}
 
-			const root = "/w/root"
+			root := testenv.Abs("/w/root")
 			newMem := func() *patchtest.MemFS {
 				m := patchtest.NewMemFS()
 				m.MkdirAll(root, 0o755)
@@ -806,7 +807,7 @@ func TestCodexOracleRewriteCases(t *testing.T) {
 			patch: "*** Update File: a.py\n@@ def f():\n+# end\n*** End of File\n",
 		},
 	}
-	const root = "/w/root"
+	root := testenv.Abs("/w/root")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			text := "*** Begin Patch\n" + tc.patch + "*** End Patch\n"
@@ -886,7 +887,7 @@ func TestCodexOracleCompatCases(t *testing.T) {
 			patch: "*** Update File: a.txt\n@@ A\n A\n-q\n+Q\n*** End of File\n",
 		},
 	}
-	const root = "/w/root"
+	root := testenv.Abs("/w/root")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			text := "*** Begin Patch\n" + tc.patch + "*** End Patch\n"

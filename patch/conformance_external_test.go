@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/internal/wfs"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/patch/patchtest"
@@ -55,7 +56,7 @@ type backend struct {
 var backends = []backend{
 	{name: "memfs", setup: func(t *testing.T, input string) (patch.FS, string, func() map[string]treeNode) {
 		m := patchtest.NewMemFS()
-		root := "/w/root"
+		root := testenv.Abs("/w/root")
 		if err := m.MkdirAll(root, 0o755); err != nil {
 			t.Fatal(err)
 		}

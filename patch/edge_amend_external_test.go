@@ -273,7 +273,7 @@ func TestE139SymlinkAndTargetOneFile(t *testing.T) {
 	ctx := context.Background()
 	setup := func(t *testing.T) (*patchtest.MemFS, *patch.Applier) {
 		m := apTree(t, map[string]string{"real.txt": "real\n"})
-		if err := m.Symlink("real.txt", apRoot+"/l"); err != nil {
+		if err := m.Symlink("real.txt", filepath.Join(apRoot, "l")); err != nil {
 			t.Fatal(err)
 		}
 		a, err := patch.New(m, apRoot, patch.WithOverwrite(true))
@@ -288,10 +288,10 @@ func TestE139SymlinkAndTargetOneFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		tree := m.Tree()
-		if e := tree[apRoot+"/real.txt"]; string(e.Data) != "real\n" {
+		if e := tree[filepath.Join(apRoot, "real.txt")]; string(e.Data) != "real\n" {
 			t.Errorf("real.txt = %q, want it untouched", e.Data)
 		}
-		if e := tree[apRoot+"/l"]; e.Symlink || string(e.Data) != "new\n" {
+		if e := tree[filepath.Join(apRoot, "l")]; e.Symlink || string(e.Data) != "new\n" {
 			t.Errorf("l = %+v, want a regular file holding new", e)
 		}
 	})
@@ -319,10 +319,10 @@ func TestE139SymlinkAndTargetOneFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		tree := m.Tree()
-		if _, ok := tree[apRoot+"/l"]; ok {
+		if _, ok := tree[filepath.Join(apRoot, "l")]; ok {
 			t.Errorf("the link is still there")
 		}
-		if e := tree[apRoot+"/real.txt"]; string(e.Data) != "real\n" {
+		if e := tree[filepath.Join(apRoot, "real.txt")]; string(e.Data) != "real\n" {
 			t.Errorf("real.txt = %q", e.Data)
 		}
 	})
@@ -354,10 +354,10 @@ func TestCommitLeftovers(t *testing.T) {
 	if temps == 0 {
 		t.Fatal("no temporary was created")
 	}
-	left := apRoot + "/.a.txt.hkpatch-0a1b2c3d.tmp"
+	left := filepath.Join(apRoot, ".a.txt.hkpatch-0a1b2c3d.tmp")
 	_ = m.WriteFile(left, []byte("half"), 0o644)
-	_ = m.WriteFile(apRoot+"/.a.txt.tmp", []byte("someone else's"), 0o644)
-	_ = m.WriteFile(apRoot+"/sub/.b.txt.hkpatch-00000000.tmp", []byte("not touched"), 0o644)
+	_ = m.WriteFile(filepath.Join(apRoot, ".a.txt.tmp"), []byte("someone else's"), 0o644)
+	_ = m.WriteFile(filepath.Join(apRoot, "sub/.b.txt.hkpatch-00000000.tmp"), []byte("not touched"), 0o644)
 	pl, err := a.Plan(ctx, apText("*** Update File: a.txt", "@@", "-A", "+a"))
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/internal/wfs"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/patch/patchtest"
@@ -484,7 +485,7 @@ func TestPathEdgeCases(t *testing.T) {
 		{name: "E58_absolute_inside_root_rendered_relative", run: func(t *testing.T) {
 			m := apTree(t, map[string]string{"a.txt": "x\nold\ny\n"})
 			a, _ := patch.New(m, apRoot)
-			text := apText("*** Update File: "+apRoot+"/a.txt", "@@", " x", "-old  ", "+new", " y")
+			text := apText("*** Update File: "+filepath.Join(apRoot, "a.txt"), "@@", " x", "-old  ", "+new", " y")
 			rw, err := a.Rewrite(ctx, text)
 			if err != nil {
 				t.Fatal(err)
@@ -493,15 +494,15 @@ func TestPathEdgeCases(t *testing.T) {
 				t.Errorf("rewrite = %q, want a relative path", rw.Text)
 			}
 			pl, err := a.Plan(ctx, text)
-			if err != nil || pl.Changes[0].Abs != apRoot+"/a.txt" {
+			if err != nil || pl.Changes[0].Abs != filepath.Join(apRoot, "a.txt") {
 				t.Errorf("plan = %+v, %v; want Abs absolute", pl, err)
 			}
 		}},
 		{name: "E59_worktree_sibling_rendered_dotdot", run: func(t *testing.T) {
 			m := patchtest.NewMemFS()
-			_ = m.MkdirAll("/w/tree/sub", 0o755)
-			_ = m.WriteFile("/w/tree/shared.txt", []byte("s\n"), 0o644)
-			a, err := patch.New(m, "/w/tree/sub", patch.WithWorktrees("/w/tree"))
+			_ = m.MkdirAll(testenv.Abs("/w/tree/sub"), 0o755)
+			_ = m.WriteFile(testenv.Abs("/w/tree/shared.txt"), []byte("s\n"), 0o644)
+			a, err := patch.New(m, testenv.Abs("/w/tree/sub"), patch.WithWorktrees(testenv.Abs("/w/tree")))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -518,8 +519,8 @@ func TestPathEdgeCases(t *testing.T) {
 		}},
 		{name: "E60_absolute_outside_blocked_or_passed", run: func(t *testing.T) {
 			m := apTree(t, map[string]string{"a.txt": "a\n"})
-			_ = m.MkdirAll("/etc", 0o755)
-			_ = m.WriteFile("/etc/passwd", []byte("root\n"), 0o644)
+			_ = m.MkdirAll(testenv.Abs("/etc"), 0o755)
+			_ = m.WriteFile(testenv.Abs("/etc/passwd"), []byte("root\n"), 0o644)
 			a, _ := patch.New(m, apRoot)
 			text := apText("*** Update File: /etc/passwd", "@@", "-root", "+evil")
 			_, err := a.Apply(ctx, text)

@@ -9,11 +9,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/patch/patchtest"
 )
 
-const apRoot = "/w/root"
+// apRoot is the root of the in-memory trees, absolute in the OS's own form.
+var apRoot = testenv.Abs("/w/root")
 
 // pt builds patch text from body lines.
 func apText(lines ...string) string {

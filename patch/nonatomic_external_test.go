@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -42,8 +42,8 @@ func (tr naTree) build(t naT) *patchtest.MemFS {
 	m := patchtest.NewMemFS()
 	m.SetCaseInsensitive(tr.fold)
 	for rel, data := range tr.files {
-		p := apRoot + "/" + rel
-		if err := m.MkdirAll(path.Dir(p), 0o755); err != nil {
+		p := filepath.Join(apRoot, filepath.FromSlash(rel))
+		if err := m.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := m.WriteFile(p, []byte(data), 0o644); err != nil {
@@ -186,7 +186,7 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 		},
 		{
 			name: "delete_then_add", tree: naTree{files: map[string]string{"a.txt": "old\n"},
-				setup: func(m *patchtest.MemFS) { _ = m.Chmod(apRoot+"/a.txt", 0o664) }},
+				setup: func(m *patchtest.MemFS) { _ = m.Chmod(filepath.Join(apRoot, "a.txt"), 0o664) }},
 			patch: apText("*** Delete File: a.txt", "*** Add File: a.txt", "+new"),
 			check: naMode("a.txt", 0o644),
 		},
@@ -203,7 +203,7 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 		},
 		{
 			name: "move_chain_back_to_source", tree: naTree{files: map[string]string{"a.txt": "a\n"},
-				setup: func(m *patchtest.MemFS) { _ = m.Chmod(apRoot+"/a.txt", 0o664) }},
+				setup: func(m *patchtest.MemFS) { _ = m.Chmod(filepath.Join(apRoot, "a.txt"), 0o664) }},
 			patch: apText("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-a", "+b",
 				"*** Update File: b.txt", "*** Move to: a.txt", "@@", "-b", "+back"),
 			check: naMode("a.txt", 0o664),
@@ -237,7 +237,7 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 		},
 		{
 			name: "symlink_deleted_then_added", tree: naTree{files: map[string]string{"real.txt": "target\n"},
-				setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", apRoot+"/l") }},
+				setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", filepath.Join(apRoot, "l")) }},
 			patch: apText("*** Delete File: l", "*** Add File: l", "+regular"),
 			check: func(t *testing.T, m *patchtest.MemFS) {
 				tree := m.TreeUnder(apRoot)
@@ -296,14 +296,14 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 		},
 		{
 			name: "symlink_deleted_then_updated", tree: naTree{files: map[string]string{"real.txt": "target\n"},
-				setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", apRoot+"/l") }},
+				setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", filepath.Join(apRoot, "l")) }},
 			patch: apText("*** Delete File: l", "*** Update File: l", "@@", "-target", "+changed"),
 			kind:  patch.KindMissingFile,
 			check: func(t *testing.T, m *patchtest.MemFS) {
 				// The atomic mode refuses the same patch whole: the link's old target is not
 				// what l names once l is deleted.
 				ma := naTree{files: map[string]string{"real.txt": "target\n"}}.build(t)
-				_ = ma.Symlink("real.txt", apRoot+"/l")
+				_ = ma.Symlink("real.txt", filepath.Join(apRoot, "l"))
 				a, _ := patch.New(ma, apRoot)
 				_, err := a.Apply(context.Background(), apText("*** Delete File: l", "*** Update File: l", "@@", "-target", "+changed"))
 				if pe := apErr(err); pe == nil || pe.Kind != patch.KindMissingFile || pe.Section != 2 {
@@ -316,7 +316,7 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 		},
 		{
 			name: "symlink_replaced_then_updated", tree: naTree{files: map[string]string{"real.txt": "target\n"},
-				setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", apRoot+"/l") }},
+				setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", filepath.Join(apRoot, "l")) }},
 			patch: apText("*** Delete File: l", "*** Add File: l", "+regular",
 				"*** Update File: l", "@@", "-regular", "+changed"),
 			check: func(t *testing.T, m *patchtest.MemFS) {
@@ -654,7 +654,7 @@ func TestNonAtomicFaultMatchesSectionPrefix(t *testing.T) {
 // TestNonAtomicReportsLeftovers: the non-atomic Result reports the temporaries of an
 // interrupted commit in the directories it touches, as the atomic one does, and leaves them.
 func TestNonAtomicReportsLeftovers(t *testing.T) {
-	left := apRoot + "/.a.txt.hkpatch-0badc0de.tmp"
+	left := filepath.Join(apRoot, ".a.txt.hkpatch-0badc0de.tmp")
 	tr := naTree{files: map[string]string{"a.txt": "a\n", ".a.txt.hkpatch-0badc0de.tmp": "half\n"}}
 	text := apText("*** Update File: a.txt", "@@", "-a", "+A", "*** Add File: d/n.txt", "+n")
 	if err := naCompare(t, tr, text, []patch.Option{patch.WithCodexCompat()}); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/internal/wfs"
 )
 
@@ -671,10 +672,10 @@ func wfsDiff(a, b map[string]wfs.Entry) string {
 func propContainment(t *rapid.T) {
 	m := wfs.NewMemFS()
 	_ = m.MkdirAll(itRoot+"/in", 0o755)
-	_ = m.MkdirAll("/w/outside", 0o755)
+	_ = m.MkdirAll(testenv.Abs("/w/outside"), 0o755)
 	_ = m.WriteFile(itRoot+"/in/a.txt", []byte("a\n"), 0o644)
-	_ = m.WriteFile("/w/outside/o.txt", []byte("o\n"), 0o644)
-	_ = m.Symlink("/w/outside", itRoot+"/out")
+	_ = m.WriteFile(testenv.Abs("/w/outside/o.txt"), []byte("o\n"), 0o644)
+	_ = m.Symlink(testenv.Abs("/w/outside"), itRoot+"/out")
 	_ = m.Symlink("in", itRoot+"/inlink")
 	_ = m.Symlink("../outside/o.txt", itRoot+"/olink")
 	paths := []string{"in/a.txt", "inlink/a.txt", "out/o.txt", "out/new.txt", "olink", "../outside/o.txt",
@@ -707,7 +708,7 @@ func propContainment(t *rapid.T) {
 	}
 	for _, c := range calls {
 		for _, name := range []string{c.Name, c.Name2} {
-			if name != "" && !strings.HasPrefix(name, itRoot+"/") {
+			if name != "" && !strings.HasPrefix(name, itRoot+string(filepath.Separator)) {
 				t.Fatalf("mutating call outside the root: %+v\n%s", c, b.String())
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/patch/patchtest"
 )
@@ -40,7 +41,7 @@ func TestCodexOracleRewriteDefaultOnlyCases(t *testing.T) {
 			patch: "*** Update File: a.txt\n@@\n   x  \n-z\n+Z\n",
 		},
 	}
-	const root = "/w/root"
+	root := testenv.Abs("/w/root")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			text := "*** Begin Patch\n" + tc.patch + "*** End Patch\n"

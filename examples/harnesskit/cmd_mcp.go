@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,19 +18,23 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const mcpUsage = `usage: harnesskit mcp --root DIR [--worktree DIR]... [--allow-private] [--format] [--http ADDR [--token TOKEN]] [--log-level LEVEL]
+const mcpUsage = `usage: harnesskit mcp --root DIR [--worktree DIR]... [--allow-private] [--format] [--http ADDR [--token TOKEN] [--allow-origin ORIGIN]... [--max-sessions N] [--session-idle DURATION]] [--log-level LEVEL]
 
-Serves the harnesskit tools (apply_patch, read, grep, glob, webfetch) to an MCP client.
-Every call goes through one loop guard, and every path must lie inside --root or a
---worktree. webfetch refuses loopback, private and metadata addresses unless
---allow-private is given.
+Serves the harnesskit tools to an MCP client: apply_patch, read, grep, glob and webfetch,
+and ast_grep_search and ast_grep_replace when an astsearch backend exists (a cgo build,
+or the ast-grep executable: $HARNESSKIT_AST_GREP, else ast-grep on PATH). Every call goes
+through one loop guard, and every path must lie inside --root or a --worktree; when the
+client offers its roots (MCP roots), a call may touch only what lies in them too.
+webfetch refuses loopback, private and metadata addresses unless --allow-private is
+given. Arguments a tool does not know are ignored (hosts add their own).
 
 Without --http the server speaks MCP over stdin and stdout (the client starts it as a
 subprocess); with --http it serves the Streamable HTTP transport at http://ADDR/ until
 interrupted. The log goes to stderr only.
 
 Flags:
-  --root DIR          the workspace root (required)
+  --root DIR          the workspace root (required); resolved again on every call, so a
+                      directory replaced there while the server runs is seen
   --worktree DIR      a further directory the tools may read and write (repeatable)
   --allow-private     let webfetch reach loopback and private addresses (local servers,
                       tests); link-local and metadata addresses stay refused. Never give
@@ -43,8 +48,19 @@ Flags:
                       be a loopback address (127.0.0.1:PORT, [::1]:PORT, localhost:PORT).
   --token TOKEN       require "Authorization: Bearer TOKEN" on every HTTP request (401
                       otherwise); allows a non-loopback ADDR. Default: the environment
-                      variable HARNESSKIT_MCP_TOKEN.
-  --log-level LEVEL   debug, info (default), warn or error
+                      variable HARNESSKIT_MCP_TOKEN (the server says so at start).
+  --allow-origin ORIGIN
+                      accept HTTP requests whose Origin header is ORIGIN, e.g.
+                      http://localhost:6274 for a client in that web page (repeatable).
+                      Requests with any other Origin get 403; clients that are not web
+                      pages send none
+  --max-sessions N    HTTP sessions open at once (default 64); when full, idle ones are
+                      closed first, else the new session gets 503
+  --session-idle DURATION
+                      close an HTTP session that has made no request for this long
+                      (default 30m; the client then starts a new one)
+  --log-level LEVEL   debug, info (default), warn or error. Refused HTTP requests are
+                      logged at warn
 
 Exit codes: 0 when the client disconnects (stdio) or on interrupt (HTTP), 2 on bad usage,
 an unusable root, a refused address or a transport failure (the reason on stderr).
@@ -68,13 +84,17 @@ func mcpServe(ctx context.Context, args []string, std stdio) int {
 	allowPrivate := fs.Bool("allow-private", false, "webfetch may reach private addresses")
 	formatOn := fs.Bool("format", false, "apply_patch formats written files")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on this address")
-	token := fs.String("token", os.Getenv("HARNESSKIT_MCP_TOKEN"), "bearer token")
+	token := fs.String("token", "", "bearer token")
+	var origins multiFlag
+	fs.Var(&origins, "allow-origin", "accepted Origin header value")
+	maxSessions := fs.Int("max-sessions", mcpserver.DefaultMaxSessions, "HTTP sessions open at once")
+	idle := fs.Duration("session-idle", mcpserver.DefaultIdleTimeout, "close idle HTTP sessions after this long")
 	level := fs.String("log-level", "info", "log level")
 	if code, ok := parseFlags(fs, mcpUsage, args, std); !ok {
 		return code
 	}
 	if *root == "" {
-		fmt.Fprintf(std.err, "harnesskit %s: --root is required\n\n%s", name, mcpUsage)
+		usageError(std, name, "--root DIR is required: the workspace the tools may read and write")
 		return exitUsage
 	}
 	var lvl slog.Level
@@ -82,9 +102,22 @@ func mcpServe(ctx context.Context, args []string, std stdio) int {
 		fmt.Fprintf(std.err, "harnesskit %s: --log-level: %v\n", name, err)
 		return exitUsage
 	}
+	tokenFromEnv := false
+	if *token == "" {
+		if v := os.Getenv("HARNESSKIT_MCP_TOKEN"); v != "" {
+			*token, tokenFromEnv = v, true
+		}
+	}
+	if *maxSessions < 1 || *idle <= 0 {
+		usageError(std, name, "--max-sessions must be at least 1 and --session-idle positive")
+		return exitUsage
+	}
 	if *httpAddr != "" {
 		// Refuse a reachable address before anything else is set up.
-		if err := mcpserver.ListenAddr(*httpAddr, *token); err != nil {
+		if err := mcpserver.ListenAddr(*httpAddr, *token); errors.Is(err, mcpserver.ErrNotLoopback) {
+			fmt.Fprintf(std.err, "harnesskit %s: refusing to serve HTTP on %s, a non-loopback address, without a token: anyone who can reach that address could read and change the workspace. Listen on 127.0.0.1:PORT, or require a token with --token TOKEN (or the environment variable HARNESSKIT_MCP_TOKEN)\n", name, *httpAddr)
+			return exitUsage
+		} else if err != nil {
 			fmt.Fprintf(std.err, "harnesskit %s: %v\n", name, err)
 			return exitUsage
 		}
@@ -110,7 +143,11 @@ func mcpServe(ctx context.Context, args []string, std stdio) int {
 	defer box.Close()
 	srv := mcpserver.New(box, &mcpserver.Options{Logger: log, Context: ctx})
 	if *httpAddr != "" {
-		err = mcpserver.ServeHTTP(ctx, srv, *httpAddr, *token, log, 5*time.Second, func(a net.Addr) {
+		if tokenFromEnv {
+			fmt.Fprintf(std.err, "harnesskit %s: every request must carry the bearer token read from the environment variable HARNESSKIT_MCP_TOKEN\n", name)
+		}
+		opts := &mcpserver.HTTPOptions{Token: *token, AllowedOrigins: origins, MaxSessions: *maxSessions, IdleTimeout: *idle, Logger: log}
+		err = mcpserver.ServeHTTP(ctx, srv, *httpAddr, opts, 5*time.Second, func(a net.Addr) {
 			fmt.Fprintf(std.err, "harnesskit mcp: serving %s over Streamable HTTP at http://%s/\n", box.Root(), a)
 		})
 	} else {

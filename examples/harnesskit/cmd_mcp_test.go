@@ -57,9 +57,9 @@ func TestMCPUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{name: "no_root", args: []string{"mcp"}, want: "--root is required"},
+		{name: "no_root", args: []string{"mcp"}, want: "--root DIR is required"},
 		{name: "missing_root", args: []string{"mcp", "--root", filepath.Join(dir, "nope")}, want: "root"},
-		{name: "http_all_interfaces_without_token", args: []string{"mcp", "--root", dir, "--http", "0.0.0.0:0"}, want: "refusing to serve HTTP on a non-loopback address without a token"},
+		{name: "http_all_interfaces_without_token", args: []string{"mcp", "--root", dir, "--http", "0.0.0.0:0"}, want: "refusing to serve HTTP on 0.0.0.0:0, a non-loopback address, without a token"},
 		{name: "http_empty_host_without_token", args: []string{"mcp", "--root", dir, "--http", ":8765"}, want: "non-loopback"},
 		{name: "bad_log_level", args: []string{"mcp", "--root", dir, "--log-level", "loud"}, want: "--log-level"},
 		{name: "stray_argument", args: []string{"mcp", "--root", dir, "extra"}, want: "unexpected argument"},
@@ -137,3 +137,71 @@ func TestMCPHTTP(t *testing.T) {
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestMCPMessages: the messages a newcomer meets first. A missing --root is one line
+// naming the flag (not the whole usage); the refusal of a reachable address names both
+// ways to give a token; -h lists every tool the server can serve.
+func TestMCPMessages(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HARNESSKIT_MCP_TOKEN", "")
+	t.Run("missing_root_one_line", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		if c := run(context.Background(), []string{"mcp"}, strings.NewReader(""), &stdout, &stderr); c != exitUsage {
+			t.Fatalf("exit %d", c)
+		}
+		got := strings.TrimSuffix(stderr.String(), "\n")
+		if strings.Contains(got, "\n") || !strings.Contains(got, "--root") || !strings.Contains(got, "-h") {
+			t.Fatalf("want one line naming --root and -h, got:\n%s", stderr.String())
+		}
+	})
+	t.Run("non_loopback_names_token_ways", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		if c := run(context.Background(), []string{"mcp", "--root", dir, "--http", "0.0.0.0:8765"}, strings.NewReader(""), &stdout, &stderr); c != exitUsage {
+			t.Fatalf("exit %d", c)
+		}
+		for _, w := range []string{"--token", "HARNESSKIT_MCP_TOKEN", "127.0.0.1"} {
+			if !strings.Contains(stderr.String(), w) {
+				t.Errorf("the refusal does not name %s:\n%s", w, stderr.String())
+			}
+		}
+	})
+	t.Run("usage_lists_every_tool", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		run(context.Background(), []string{"mcp", "-h"}, strings.NewReader(""), &stdout, &stderr)
+		usage := stdout.String() + stderr.String()
+		for _, name := range []string{"apply_patch", "read", "grep", "glob", "webfetch", "ast_grep_search", "ast_grep_replace"} {
+			if !strings.Contains(usage, name) {
+				t.Errorf("mcp -h does not mention %s", name)
+			}
+		}
+	})
+}
+
+// TestMCPTokenFromEnvironment: a token read from HARNESSKIT_MCP_TOKEN (no --token) is said
+// at start, so that a server is never protected, or exposed, without its user knowing.
+func TestMCPTokenFromEnvironment(t *testing.T) {
+	t.Setenv("HARNESSKIT_MCP_TOKEN", "from-env")
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errR, errW := io.Pipe()
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"mcp", "--root", dir, "--http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, errW)
+		errW.Close()
+	}()
+	var lines []string
+	sc := bufio.NewScanner(errR)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), "over Streamable HTTP at ") {
+			break
+		}
+	}
+	go io.Copy(io.Discard, errR)
+	cancel()
+	<-code
+	if got := strings.Join(lines, "\n"); !strings.Contains(got, "HARNESSKIT_MCP_TOKEN") || strings.Contains(got, "from-env") {
+		t.Fatalf("the start lines must say the token comes from HARNESSKIT_MCP_TOKEN, without printing it:\n%s", got)
+	}
+}

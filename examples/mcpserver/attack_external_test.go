@@ -22,7 +22,7 @@ const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proto
 // places, other methods and an empty bearer never get past the token check.
 func TestHTTPTokenBypass(t *testing.T) {
 	srv, _ := newServer(t)
-	ts := httptest.NewServer(mcpserver.Handler(srv, "s3cret", nil))
+	ts := httptest.NewServer(mcpserver.Handler(srv, &mcpserver.HTTPOptions{Token: "s3cret"}))
 	defer ts.Close()
 	for _, tc := range []struct {
 		name, method, query string
@@ -78,7 +78,7 @@ func TestHTTPTokenBypass(t *testing.T) {
 // server still serves a well-formed client afterwards.
 func TestHTTPMalformedBodies(t *testing.T) {
 	srv, _ := newServer(t)
-	ts := httptest.NewServer(mcpserver.Handler(srv, "", nil))
+	ts := httptest.NewServer(mcpserver.Handler(srv, nil))
 	defer ts.Close()
 	for _, body := range []string{
 		``, `{`, `null`, `[]`, `[{}]`, `"x"`, `{"jsonrpc":"2.0"}`,
@@ -154,7 +154,7 @@ func TestMalformedArgumentsInMemory(t *testing.T) {
 // refused.
 func TestHTTPRebinding(t *testing.T) {
 	srv, _ := newServer(t)
-	ts := httptest.NewServer(mcpserver.Handler(srv, "", nil))
+	ts := httptest.NewServer(mcpserver.Handler(srv, nil))
 	defer ts.Close()
 	for _, tc := range []struct {
 		host string
@@ -197,7 +197,7 @@ func TestHTTPShutdownStopsCallInFlight(t *testing.T) {
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- mcpserver.ServeHTTP(ctx, srv, "127.0.0.1:0", "", nil, 10*time.Second, func(a net.Addr) { addrc <- a })
+		done <- mcpserver.ServeHTTP(ctx, srv, "127.0.0.1:0", nil, 10*time.Second, func(a net.Addr) { addrc <- a })
 	}()
 	tr := &http.Transport{}
 	cs := httpClient(t, "http://"+(<-addrc).String(), &http.Client{Transport: tr})

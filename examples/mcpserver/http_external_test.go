@@ -42,7 +42,7 @@ func httpClient(t testing.TB, url string, hc *http.Client) *mcp.ClientSession {
 
 func TestHTTPToken(t *testing.T) {
 	srv, _ := newServer(t)
-	ts := httptest.NewServer(mcpserver.Handler(srv, "s3cret", nil))
+	ts := httptest.NewServer(mcpserver.Handler(srv, &mcpserver.HTTPOptions{Token: "s3cret"}))
 	defer ts.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
 	for _, tc := range []struct {
@@ -115,7 +115,7 @@ func TestListenAddr(t *testing.T) {
 	}
 	// ServeHTTP refuses at start, before listening.
 	srv, _ := newServer(t)
-	err := mcpserver.ServeHTTP(context.Background(), srv, "0.0.0.0:0", "", nil, time.Second, func(net.Addr) { t.Error("listened") })
+	err := mcpserver.ServeHTTP(context.Background(), srv, "0.0.0.0:0", nil, time.Second, func(net.Addr) { t.Error("listened") })
 	if !errors.Is(err, mcpserver.ErrNotLoopback) {
 		t.Fatalf("ServeHTTP on 0.0.0.0 without a token: %v", err)
 	}
@@ -131,7 +131,7 @@ func TestHTTPLoad(t *testing.T) {
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- mcpserver.ServeHTTP(ctx, srv, "127.0.0.1:0", "tok", slog.New(slog.DiscardHandler), 5*time.Second, func(a net.Addr) { addrc <- a })
+		done <- mcpserver.ServeHTTP(ctx, srv, "127.0.0.1:0", &mcpserver.HTTPOptions{Token: "tok", Logger: slog.New(slog.DiscardHandler)}, 5*time.Second, func(a net.Addr) { addrc <- a })
 	}()
 	url := "http://" + (<-addrc).String()
 	tr := &http.Transport{MaxIdleConnsPerHost: 64}

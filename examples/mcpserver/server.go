@@ -2,12 +2,9 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/subtle"
-	"errors"
-	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
+	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,14 +40,17 @@ func New(box *tools.Toolbox, opts *Options) *mcp.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	sessions := &sessions{box: box, ids: map[*mcp.ServerSession]string{}}
+	sessions := &sessions{box: box, log: log, state: map[*mcp.ServerSession]*sessionState{}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "harnesskit", Title: "harnesskit tools", Version: Version},
 		&mcp.ServerOptions{
 			Instructions: "File tools over the workspace " + box.Root() + ": read, grep and glob to look, apply_patch to edit; webfetch reads a web page. Paths are relative to the workspace root or absolute inside it.",
 			Logger:       log,
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 			InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
-				sessions.id(req.Session)
+				sessions.get(req.Session)
+			},
+			RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
+				sessions.rootsChanged(req.Session)
 			},
 		})
 	for _, t := range box.Tools() {
@@ -82,7 +82,7 @@ func handler(t *tools.Tool, sessions *sessions, log *slog.Logger, bound context.
 			defer cancel()
 			defer context.AfterFunc(bound, cancel)()
 		}
-		inv := tools.Invocation{Session: sessions.id(req.Session), Args: req.Params.Arguments}
+		inv := tools.Invocation{Session: sessions.id(req.Session), Args: req.Params.Arguments, Roots: sessions.roots(ctx, req.Session)}
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 			ss := req.Session
 			inv.Progress = func(done, total float64, msg string) {
@@ -109,130 +109,149 @@ func handler(t *tools.Tool, sessions *sessions, log *slog.Logger, bound context.
 	}
 }
 
-// sessions names the loop-guard session of each MCP session: "mcp-<n>" from a counter,
-// since stdio and in-memory sessions have no id of their own. When an MCP session ends,
-// its loop-guard state is dropped.
+// sessions keeps what the server knows of each MCP session: its loop-guard session, named
+// "mcp-<n>" from a counter (stdio and in-memory sessions have no id of their own), and the
+// client's roots when it offers them. When an MCP session ends, its loop-guard state is
+// dropped.
 type sessions struct {
-	box *tools.Toolbox
-	mu  sync.Mutex
-	n   int
-	ids map[*mcp.ServerSession]string
+	box   *tools.Toolbox
+	log   *slog.Logger
+	mu    sync.Mutex
+	n     int
+	state map[*mcp.ServerSession]*sessionState
+}
+
+type sessionState struct {
+	id    string
+	roots []string      // the client's roots as directories; nil: the server's root and worktrees
+	ready chan struct{} // closed when the roots being read are known
+	gen   int           // counts the reads of the roots
+}
+
+// get returns the state of ss, created on first sight (when the client offers roots, they
+// are read then).
+func (s *sessions) get(ss *mcp.ServerSession) *sessionState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.state[ss]; ok {
+		return st
+	}
+	s.n++
+	st := &sessionState{id: "mcp-" + strconv.Itoa(s.n)}
+	s.state[ss] = st
+	if p := ss.InitializeParams(); p != nil {
+		var client string
+		if p.ClientInfo != nil {
+			client = p.ClientInfo.Name + " " + p.ClientInfo.Version
+		}
+		s.log.Info("client connected", "session", st.id, "client", client, "protocol", p.ProtocolVersion, "roots", offersRoots(ss))
+	}
+	if offersRoots(ss) {
+		s.readRoots(ss, st)
+	}
+	go func() { // ends with the session
+		ss.Wait()
+		s.box.EndSession(st.id)
+		s.mu.Lock()
+		delete(s.state, ss)
+		s.mu.Unlock()
+	}()
+	return st
 }
 
 func (s *sessions) id(ss *mcp.ServerSession) string {
 	if ss == nil {
 		return tools.DefaultSession
 	}
+	return s.get(ss).id
+}
+
+// offersRoots reports whether the client of ss declared the roots capability on a protocol
+// version that lets the server ask for them: from 2026-07-28 on a server may not send
+// roots/list (the feature is deprecated there), and such a session uses the server's root.
+func offersRoots(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p != nil && p.Capabilities != nil && p.Capabilities.RootsV2 != nil && p.ProtocolVersion < "2026-07-28"
+}
+
+// rootsChanged reads the client's roots again; calls wait for the new list.
+func (s *sessions) rootsChanged(ss *mcp.ServerSession) {
+	st := s.get(ss)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if id, ok := s.ids[ss]; ok {
-		return id
-	}
-	s.n++
-	id := "mcp-" + strconv.Itoa(s.n)
-	s.ids[ss] = id
-	go func() { // ends with the session
-		ss.Wait()
-		s.box.EndSession(id)
+	s.readRoots(ss, st)
+}
+
+// readRoots asks the client for its roots, in a goroutine: a server may not send a request
+// to the client while it serves one of the client's (protocol 2026-07-28 and later), so
+// they are read when the session starts and when the client says they changed, and a
+// tool call waits for the read in flight. A client that fails to list them (logged) gets
+// the server's root. Called with s.mu held.
+func (s *sessions) readRoots(ss *mcp.ServerSession, st *sessionState) {
+	st.gen++
+	gen, ready := st.gen, make(chan struct{})
+	st.ready = ready
+	go func() {
+		defer close(ready)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		var roots []string
+		res, err := ss.ListRoots(ctx, nil)
+		if err != nil {
+			s.log.Warn("listing the client's roots failed; the server's root is used", "session", st.id, "error", err)
+		} else {
+			for _, r := range res.Roots {
+				if dir, ok := rootDir(r.URI); ok {
+					roots = append(roots, dir)
+				} else {
+					s.log.Warn("a client root that is not a local directory is left out", "session", st.id, "uri", r.URI)
+				}
+			}
+			s.log.Info("client roots", "session", st.id, "roots", roots, "ceiling", s.box.Root())
+		}
 		s.mu.Lock()
-		delete(s.ids, ss)
-		s.mu.Unlock()
+		defer s.mu.Unlock()
+		if st.gen == gen { // not superseded by a later read
+			st.roots = roots
+		}
 	}()
-	return id
+}
+
+// roots returns the client's roots for a call of ss, waiting for a read in flight; nil
+// when the client offers none: the call then uses the server's root and worktrees.
+func (s *sessions) roots(ctx context.Context, ss *mcp.ServerSession) []string {
+	if ss == nil {
+		return nil
+	}
+	st := s.get(ss)
+	s.mu.Lock()
+	ready := st.ready
+	s.mu.Unlock()
+	if ready != nil {
+		select {
+		case <-ready:
+		case <-ctx.Done():
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return st.roots
+}
+
+// rootDir turns a file:// root URI into a local path.
+func rootDir(uri string) (string, bool) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
+		return "", false
+	}
+	p := u.Path
+	if len(p) >= 3 && p[0] == '/' && p[2] == ':' { // /C:/dir on Windows
+		p = p[1:]
+	}
+	return filepath.FromSlash(p), true
 }
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
-}
-
-// ErrNotLoopback is returned by ListenAddr for an address that other machines can reach
-// when no token is set.
-var ErrNotLoopback = errors.New("mcpserver: refusing to serve HTTP on a non-loopback address without a token")
-
-// ListenAddr checks an HTTP listen address: without a token it must be a loopback address
-// (127.0.0.0/8, ::1 or localhost); an empty host (all interfaces) or any other name
-// counts as not loopback. With a token any address is allowed.
-func ListenAddr(addr, token string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("mcpserver: listen address %q: %w (want host:port, e.g. 127.0.0.1:8765)", addr, err)
-	}
-	if token != "" || isLoopback(host) {
-		return nil
-	}
-	return fmt.Errorf("%w: %q; listen on 127.0.0.1:PORT, or set a token so that every request must carry it", ErrNotLoopback, addr)
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// Handler serves srv over Streamable HTTP. With a non-empty token, every request must
-// carry "Authorization: Bearer <token>"; others get 401.
-func Handler(srv *mcp.Server, token string, log *slog.Logger) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Logger: log})
-	if token == "" {
-		return h
-	}
-	want := []byte("Bearer " + token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="harnesskit"`)
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-// ServeHTTP listens on addr (checked with ListenAddr) and serves srv until ctx is done,
-// then shuts the listener down, waiting up to grace for calls in flight. Build srv with
-// Options.Context set to ctx (or a context ending with it) so that those calls are
-// cancelled rather than waited for. ready, when not
-// nil, is called with the bound address once listening (useful with port 0).
-func ServeHTTP(ctx context.Context, srv *mcp.Server, addr, token string, log *slog.Logger, grace time.Duration, ready func(net.Addr)) error {
-	if err := ListenAddr(addr, token); err != nil {
-		return err
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("mcpserver: %w", err)
-	}
-	hs := &http.Server{Handler: Handler(srv, token, log), ReadHeaderTimeout: 10 * time.Second}
-	if ready != nil {
-		ready(ln.Addr())
-	}
-	log.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "token", token != "")
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("mcpserver: %w", err)
-	case <-ctx.Done():
-	}
-	// Close the sessions still open so that their streams end and Shutdown need not wait.
-	var open []*mcp.ServerSession
-	for ss := range srv.Sessions() {
-		open = append(open, ss)
-	}
-	log.Info("shutting down", "open sessions", len(open))
-	for _, ss := range open {
-		ss.Close()
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	err = hs.Shutdown(sctx)
-	hs.Close() // streams still open after the grace period
-	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	return err
 }
