@@ -14,6 +14,7 @@ import (
 
 	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/wfs"
 	"pgregory.net/rapid"
 )
 
@@ -224,13 +225,13 @@ func rewriteFixture(t *testing.T, files map[string]string, pattern, tmpl string)
 
 // MemFSRoot is a MemFS holding a tree under Root.
 type MemFSRoot struct {
-	FS   WriteFS
+	FS   wfs.FS
 	Root string
 }
 
 func newMemRoot(t *testing.T, files map[string]string) *MemFSRoot {
 	t.Helper()
-	mem := NewMemFS()
+	mem := wfs.NewMemFS()
 	root := testenv.Abs("/w")
 	mk := func(dir string) { mem.MkdirAll(dir, 0o755) }
 	mk(root)

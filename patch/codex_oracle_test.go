@@ -20,9 +20,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/harnesskit/harnesskit/internal/testenv"
-	"github.com/harnesskit/harnesskit/internal/wfs"
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/patch/patchtest"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 const oracleInstall = `the Codex oracle is not installed; to run this differential test:
@@ -180,7 +179,7 @@ func TestCodexOracleScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, err := patch.NewOSFS(root)
+			o, err := wfs.NewOSFS(root)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -426,8 +425,8 @@ func writeOracleUpdate(t *rapid.T, w *strings.Builder, f oracleFile) (after []st
 }
 
 // oracleMem builds a MemFS holding the case's files under root.
-func oracleMem(t *rapid.T, root string, c oracleCase) *patchtest.MemFS {
-	m := patchtest.NewMemFS()
+func oracleMem(t *rapid.T, root string, c oracleCase) *wfs.MemFS {
+	m := wfs.NewMemFS()
 	if err := m.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -607,7 +606,7 @@ func TestCodexOracleAnchorLine(t *testing.T) {
 			}
 
 			root := testenv.Abs("/w/root")
-			m := patchtest.NewMemFS()
+			m := wfs.NewMemFS()
 			m.WriteFile(root+"/a.txt", []byte(tc.file), 0o644)
 			a, err := patch.New(m, root, patch.WithCodexCompat())
 			if err != nil {
@@ -713,8 +712,8 @@ func TestCodexOracleReference(t *testing.T) {
 			}
 
 			root := testenv.Abs("/w/root")
-			newMem := func() *patchtest.MemFS {
-				m := patchtest.NewMemFS()
+			newMem := func() *wfs.MemFS {
+				m := wfs.NewMemFS()
 				m.MkdirAll(root, 0o755)
 				for name, data := range tc.files {
 					m.WriteFile(root+"/"+name, []byte(data), 0o644)
@@ -811,8 +810,8 @@ func TestCodexOracleRewriteCases(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			text := "*** Begin Patch\n" + tc.patch + "*** End Patch\n"
-			newMem := func() *patchtest.MemFS {
-				m := patchtest.NewMemFS()
+			newMem := func() *wfs.MemFS {
+				m := wfs.NewMemFS()
 				m.MkdirAll(root, 0o755)
 				for name, data := range tc.files {
 					m.MkdirAll(filepath.Dir(root+"/"+name), 0o755)
@@ -898,7 +897,7 @@ func TestCodexOracleCompatCases(t *testing.T) {
 				}
 			}
 			out := runOracle(t, bin, dir, text)
-			m := patchtest.NewMemFS()
+			m := wfs.NewMemFS()
 			m.MkdirAll(root, 0o755)
 			for name, data := range tc.files {
 				m.WriteFile(root+"/"+name, []byte(data), 0o644)

@@ -13,11 +13,12 @@ import (
 	"io/fs"
 
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // A MemFS stands in for the disk in tests and in hosts without one.
-func ExampleMemFS() {
-	m := patch.NewMemFS()
+func Example_memFS() {
+	m := wfs.NewMemFS()
 	m.WriteFile("/w/greeting.txt", []byte("hello\n"), 0o644)
 	a, err := patch.New(m, "/w")
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/harnesskit/harnesskit/internal/testenv"
-	"github.com/harnesskit/harnesskit/internal/wfs"
+	"github.com/harnesskit/harnesskit/wfs"
 	"strings"
 	"testing"
 )

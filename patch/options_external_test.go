@@ -10,16 +10,16 @@ import (
 
 	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/patch/patchtest"
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 func TestNewRejectsBadConfiguration(t *testing.T) {
-	m := patchtest.NewMemFS()
+	m := wfs.NewMemFS()
 	_ = m.MkdirAll(apRoot, 0o755)
 	cases := []struct {
 		name string
-		fsys patch.FS
+		fsys wfs.FS
 		root string
 		opts []patch.Option
 		want string
@@ -70,13 +70,13 @@ func TestOptionEffects(t *testing.T) {
 			name: "overwrite_keeps_replaced_mode", files: map[string]string{"a.txt": "old\n"},
 			opts:  []patch.Option{patch.WithOverwrite(true)},
 			patch: apText("*** Add File: a.txt", "+new"), want: map[string]string{"a.txt": "new\n"},
-			setup: func(m *patchtest.MemFS) { _ = m.Chmod(filepath.Join(apRoot, "a.txt"), 0o664) },
+			setup: func(m *wfs.MemFS) { _ = m.Chmod(filepath.Join(apRoot, "a.txt"), 0o664) },
 			check: func(t *testing.T, res *patch.Result, err error) {
 				if got := res.Changes[0].Mode; got != 0o664 {
 					t.Errorf("planned mode = %v, want 0664", got)
 				}
 			},
-			checkFS: func(t *testing.T, m *patchtest.MemFS) {
+			checkFS: func(t *testing.T, m *wfs.MemFS) {
 				if got := m.Tree()[filepath.Join(apRoot, "a.txt")].Mode; got != 0o664 {
 					t.Errorf("written mode = %v, want the replaced file's 0664 (a 022 umask would give 0644)", got)
 				}
@@ -107,7 +107,7 @@ func TestOptionEffects(t *testing.T) {
 			name: "new_file_mode", files: map[string]string{},
 			opts:  []patch.Option{patch.WithNewFileMode(0o640, 0o750)},
 			patch: apText("*** Add File: d/n.txt", "+n"), want: map[string]string{"d/n.txt": "n\n"},
-			checkFS: func(t *testing.T, m *patchtest.MemFS) {
+			checkFS: func(t *testing.T, m *wfs.MemFS) {
 				tree := m.Tree()
 				if got := tree[filepath.Join(apRoot, "d/n.txt")].Mode; got != 0o640 {
 					t.Errorf("written file mode = %v, want 0640 (not the default 0644)", got)
@@ -152,7 +152,7 @@ func TestOptionEffects(t *testing.T) {
 
 // A root that does not exist is reported when the Applier is made, not at the first Apply.
 func TestMissingRootAtConstruction(t *testing.T) {
-	m := patch.NewMemFS()
+	m := wfs.NewMemFS()
 	if _, err := patch.New(m, testenv.Abs("/nowhere")); err == nil || !strings.Contains(err.Error(), testenv.Abs("/nowhere")) {
 		t.Errorf("New on a missing root: %v, want an error naming it", err)
 	}

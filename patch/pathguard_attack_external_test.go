@@ -9,7 +9,7 @@ import (
 
 	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/patch/patchtest"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // TestApplyNeverWritesOutsideThroughLinks keeps, as regressions, patches that try to
@@ -37,7 +37,7 @@ func TestApplyNeverWritesOutsideThroughLinks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := patchtest.NewMemFS()
+			m := wfs.NewMemFS()
 			must := func(err error) {
 				t.Helper()
 				if err != nil {
@@ -61,7 +61,7 @@ func TestApplyNeverWritesOutsideThroughLinks(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Errorf("Apply = %v, want %v", err, tc.want)
 			}
-			if after := m.TreeUnder(testenv.Abs("/outside")); !maps.EqualFunc(before, after, func(a, b patchtest.Entry) bool {
+			if after := m.TreeUnder(testenv.Abs("/outside")); !maps.EqualFunc(before, after, func(a, b wfs.Entry) bool {
 				return a.Dir == b.Dir && a.Symlink == b.Symlink && string(a.Data) == string(b.Data) && a.Target == b.Target
 			}) {
 				t.Errorf("outside the root changed: before %v, after %v", before, after)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/patch/patchtest"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // TestCodexOracleRewriteDefaultOnlyCases: patches that only the default mode places (Codex,
@@ -45,8 +45,8 @@ func TestCodexOracleRewriteDefaultOnlyCases(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			text := "*** Begin Patch\n" + tc.patch + "*** End Patch\n"
-			newMem := func() *patchtest.MemFS {
-				m := patchtest.NewMemFS()
+			newMem := func() *wfs.MemFS {
+				m := wfs.NewMemFS()
 				m.MkdirAll(root, 0o755)
 				for name, data := range tc.files {
 					m.WriteFile(root+"/"+name, []byte(data), 0o644)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 func TestGenerate(t *testing.T) {
@@ -45,7 +46,7 @@ func TestGenerate(t *testing.T) {
 				t.Fatalf("patch has %d chunks, want %d", n, tc.spec.chunks)
 			}
 			// The patch applies exactly, chunk by chunk, and yields expected.txt.
-			m := patch.NewMemFS()
+			m := wfs.NewMemFS()
 			root := testenv.Abs("/w")
 			m.WriteFile(filepath.Join(root, "file.txt"), []byte(file), 0o644)
 			a, err := patch.New(m, root)
