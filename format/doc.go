@@ -55,8 +55,8 @@
 // a sibling file is reported in [Result.Others]. The copy is hidden and keeps the file's
 // suffix (app.rb → .app.rb.hk-<16 hex>.rb), so the formatter knows the language while builds
 // and autoloaders, which skip hidden files, never pick it up; it is the write layer's
-// temporary-name scheme, so a copy left by a host that was killed is recognised as a
-// leftover and removed by recovery. What a formatter prints, or leaves in its copy, is read
+// temporary-name scheme and journaled (see File below), so a copy left by a host that was
+// killed is recognised by wfs.IsLeftover and removed by the next writer's recovery. What a formatter prints, or leaves in its copy, is read
 // up to [DefaultMaxOutput] bytes; more is a failure. Each run has a timeout
 // ([DefaultTimeout], and [DefaultFileTimeout] for all formatters of one file); see
 // "Formatter processes" below for what is killed when. stderr is kept up to
@@ -65,18 +65,24 @@
 // A UTF-8 BOM the formatter dropped is put back, and so are CRLF line breaks when the input
 // used only CRLF and the formatter returned LF (not for Go, whose canonical form is LF).
 //
-// [Runner.File] formats a file on disk, through an os.Root on the project root. A symbolic
+// [Runner.File] formats a file on disk and writes it back through the module's write layer
+// (package wfs) on an os.Root of the project root, as one transaction that every harnesskit
+// writer in any process respects: the file's directory is locked, the file is checked to
+// still hold what was read (size, mode, time and identity first, then the content, bounded),
+// a journal is written, the new content is staged, fsynced and renamed into place and the
+// directory fsynced; the file keeps its whole mode (setuid, setgid, sticky), its owner and
+// group where the process may set them, its extended attributes and ACLs, and a file with
+// several hard links is written in place, so its names stay one file. When the file changed
+// meanwhile, or another writer holds the lock past the wait, the other writer's bytes stay
+// and the result carries [ErrConcurrentChange]. Before reading, File finishes or undoes the
+// commits that dead writers left interrupted in the tree ([Result.Recovered]). A symbolic
 // link is followed inside the root (the file it names is formatted, the link stays a link).
 // Refused before anything is written: a FIFO, socket or device (decided before opening, so
-// File never blocks on one), a file the process may not write (no write bit for its class;
-// for root, no write bit at all, as in 0444), a file with several hard links, and a file over
-// [Runner.MaxFileSize] ([DefaultMaxFileSize]) or one that grows past it while it is read.
-// File writes back only when the output differs: atomically (a temporary file, fsynced,
-// renamed over the original, keeping its whole mode with setuid and setgid, and its owner
-// where the process may set it; then the directory is fsynced), and only if the file still
-// holds what was read — checked by size, time and identity before any byte is read again;
-// otherwise the other writer's bytes stay and the result carries [ErrConcurrentChange].
-// Temporary names fit 255 bytes for every valid file name.
+// File never blocks on one), a file the process may not write (no write bit for its class,
+// or none at all as in 0444, also for root), and a file over [Runner.MaxFileSize]
+// ([DefaultMaxFileSize]), also one that grows past it before the write-back. The in-place
+// copy is one of the transaction's journaled scratch files: recovery removes one left by a
+// host that was killed.
 //
 // [Runner.Edit] can keep only the formatter's changes near the lines an edit touched
 // ([ScopeTouched]). Such a partial result is kept only when it is verified: the formatter,
@@ -98,8 +104,9 @@
 // rule. A failure never fails the edit: Result.Err is set and the content stays as written.
 // Every error is an [*Error] (formatter, exit code, stderr) that unwraps to one sentinel:
 // [ErrFormatter], [ErrTimeout], [ErrNotRunnable], [ErrSyntax], [ErrConcurrentChange],
-// [ErrConfig], [ErrOutside] or [ErrIO]; a refusal of File also unwraps to fs.ErrPermission
-// (read-only) or fs.ErrInvalid (not a regular file).
+// [ErrConfig], [ErrOutside] or [ErrIO]; a refusal or write failure of File also unwraps to
+// the write layer's sentinel (wfs.ErrReadOnly, which matches fs.ErrPermission, wfs.ErrSpecial,
+// wfs.ErrTooLarge, wfs.ErrChanged, wfs.ErrBusy).
 //
 // # Security Considerations
 //
@@ -132,7 +139,12 @@
 // carries a token in its environment (HARNESSKIT_FORMAT_RUN), and before the call returns
 // every live process that carries it is killed, looking again until none is left (a process
 // that keeps forking is outrun), through a pidfd so that a reused pid is never signalled.
-// The formatter itself also gets SIGKILL from the kernel when the host dies.
+// The formatter itself also gets SIGKILL from the kernel when the host dies. A daemon that
+// a formatter starts to outlive it (eslint_d, prettierd, a Gradle daemon) is therefore
+// killed after every run; run such tools as a service of the host instead. The output is
+// read to its end, which comes once every holder of the pipes is gone, so a busy machine
+// never loses a formatter's output; only a process that escaped the killing can keep them
+// open, and [DefaultWaitDelay] later the run fails.
 //
 // format does not make the host a child subreaper (PR_SET_CHILD_SUBREAPER). That attribute
 // belongs to the whole process: while it is set, every orphan of every subprocess the host

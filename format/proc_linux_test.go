@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harnesskit/harnesskit/format"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // procStat returns the state letter, parent and session of process pid from /proc; state 0
@@ -239,13 +240,32 @@ func TestHostKilledDuringInPlaceFormat(t *testing.T) {
 		t.Errorf("app.rb = %q, want it as it was", b)
 	}
 	ents, _ := os.ReadDir(dir)
+	copies := 0
 	for _, e := range ents {
 		switch n := e.Name(); n {
-		case "app.rb", "slow.sh", "formatter.pid":
+		case "app.rb", "slow.sh", "formatter.pid", wfs.JournalDir:
 		default:
-			if !strings.HasPrefix(n, ".app.rb.hk-") || !strings.HasSuffix(n, ".rb") {
-				t.Errorf("left %q: want only a hidden copy named .app.rb.hk-<hex>.rb", n)
+			if !strings.HasPrefix(n, ".app.rb.hk-") || !strings.HasSuffix(n, ".rb") || !wfs.IsLeftover(n) {
+				t.Errorf("left %q: want only a hidden copy named .app.rb.hk-<hex>.rb that wfs.IsLeftover knows", n)
 			}
+			copies++
 		}
 	}
+	// The next writer's recovery (format, patch and astsearch run it first) removes the copy
+	// and its journal: here the next File. (A journal that holds only scratch copies is no
+	// commit: Result.Recovered does not list it.)
+	f, err := format.New(dir, format.WithLookPath(fakePath()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := f.File(context.Background(), "app.rb"); res.Err != nil { // no formatter for .rb here
+		t.Errorf("the next File: %v", res.Err)
+	}
+	ents, _ = os.ReadDir(dir)
+	for _, e := range ents {
+		if n := e.Name(); wfs.IsLeftover(n) || n == wfs.JournalDir {
+			t.Errorf("after recovery %q is left", n)
+		}
+	}
+	t.Logf("%d copy left by the killed host, removed by the next File's recovery", copies)
 }

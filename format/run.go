@@ -22,6 +22,7 @@ import (
 
 	"github.com/harnesskit/harnesskit/internal/fmtreport"
 	"github.com/harnesskit/harnesskit/internal/udiff"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // Limits and defaults of the runner.
@@ -82,18 +83,19 @@ type Runner struct {
 
 // Result is what formatting one file did.
 type Result struct {
-	Path      string        // the path as given
-	Formatter string        // the formatter that ran (or failed); "" = none applies; a chain is joined with "+"
-	Changed   bool          // After differs from Before
-	Before    []byte        // the content the edit wrote
-	After     []byte        // the formatted content (File: what is on disk now)
-	Diff      string        // unified diff Before→After, "" when unchanged
-	Skipped   []Skip        // matching formatters that did not run, with the reason
-	Err       error         // why formatting failed; the content stays Before
-	Elapsed   time.Duration // time spent detecting and formatting
-	Others    []string      // other files an in-place formatter changed in the same directory
-	Partial   bool          // ScopeTouched dropped some of the formatter's changes
-	Note      string        // why ScopeTouched kept none of the changes, when it could not verify the partial result
+	Path      string         // the path as given
+	Formatter string         // the formatter that ran (or failed); "" = none applies; a chain is joined with "+"
+	Changed   bool           // After differs from Before
+	Before    []byte         // the content the edit wrote
+	After     []byte         // the formatted content (File: what is on disk now)
+	Diff      string         // unified diff Before→After, "" when unchanged
+	Skipped   []Skip         // matching formatters that did not run, with the reason
+	Err       error          // why formatting failed; the content stays Before
+	Elapsed   time.Duration  // time spent detecting and formatting
+	Others    []string       // other files an in-place formatter changed in the same directory
+	Partial   bool           // ScopeTouched dropped some of the formatter's changes
+	Recovered []wfs.Recovery // File: interrupted commits of dead writers it finished or undid first
+	Note      string         // why ScopeTouched kept none of the changes, when it could not verify the partial result
 }
 
 // Report is the text to tell the model: which formatter changed what, or why formatting
@@ -149,10 +151,42 @@ func (r *Runner) now() time.Time {
 
 // Bytes formats src as the content of path (absolute, or relative to env.Root) and returns
 // the result. It never writes path: a stdin-mode formatter gets src on stdin, an in-place
-// one rewrites a temporary copy made in path's directory (which must exist). On failure
+// one rewrites a hidden copy made in path's directory (which must exist inside env.Root):
+// a journaled scratch file of the write layer, removed before Bytes returns. On failure
 // Result.Err is an [*Error] (kind [ErrFormatter], [ErrTimeout], [ErrNotRunnable],
 // [ErrSyntax] or [ErrIO]) and After equals src.
 func (r *Runner) Bytes(ctx context.Context, env Env, cfg Config, reg []Def, file string, src []byte) Result {
+	var fsys *wfs.OSFS
+	var tx *wfs.Tx
+	defer func() {
+		if tx != nil {
+			tx.Abort()
+		}
+		if fsys != nil {
+			fsys.Close()
+		}
+	}()
+	scratch := func(target, suffix string, data []byte) (string, error) {
+		if tx == nil {
+			var err error
+			if fsys, err = wfs.NewOSFS(env.Root); err != nil {
+				return "", err
+			}
+			if tx, err = wfs.Begin(fsys, env.Root); err != nil {
+				return "", err
+			}
+		}
+		return tx.Scratch(target, suffix, data)
+	}
+	return r.run(ctx, env, cfg, reg, file, src, scratch)
+}
+
+// scratchFunc makes the hidden copy an in-place formatter rewrites, next to target: a
+// journaled scratch file of a write-layer transaction, removed when the transaction ends.
+type scratchFunc func(target, suffix string, data []byte) (string, error)
+
+// run is Bytes with the scratch copies made by scratch.
+func (r *Runner) run(ctx context.Context, env Env, cfg Config, reg []Def, file string, src []byte, scratch scratchFunc) Result {
 	start := r.now()
 	plans, skipped := Detect(env, cfg, reg, file)
 	res := Result{Path: file, Before: src, After: src, Skipped: skipped}
@@ -182,7 +216,7 @@ func (r *Runner) Bytes(ctx context.Context, env Env, cfg Config, reg []Def, file
 			res.Elapsed = r.now().Sub(start)
 			return res
 		}
-		out, others, err := r.runPlan(caller, ctx, pl, file, abs, cur)
+		out, others, err := r.runPlan(caller, ctx, pl, file, abs, cur, scratch)
 		res.Others = append(res.Others, others...)
 		if err != nil {
 			res.Formatter, res.Err = strings.Join(names, "+"), err
@@ -233,7 +267,7 @@ func allCRLF(s []byte) bool {
 // runPlan runs one formatter on src and returns its output and, in place, the other files
 // it changed.
 // caller is the caller's context, ctx the same with the file's time cap.
-func (r *Runner) runPlan(caller, ctx context.Context, pl Plan, file, abs string, src []byte) ([]byte, []string, error) {
+func (r *Runner) runPlan(caller, ctx context.Context, pl Plan, file, abs string, src []byte, scratch scratchFunc) ([]byte, []string, error) {
 	name := pl.Def.Name
 	if pl.Def.InProcess == InProcessGo {
 		out, err := gofmt(src)
@@ -267,7 +301,7 @@ func (r *Runner) runPlan(caller, ctx context.Context, pl Plan, file, abs string,
 		}
 		tctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		stdout, stderr, err := exe(tctx, argv, pl.Dir, append(slices.Clip(pl.Env), extra...), stdin)
+		stdout, stderr, err := safeExec(exe, tctx, argv, pl.Dir, append(slices.Clip(pl.Env), extra...), stdin)
 		if len(stderr) > DefaultMaxStderr {
 			stderr = stderr[:DefaultMaxStderr]
 		}
@@ -286,8 +320,21 @@ func (r *Runner) runPlan(caller, ctx context.Context, pl Plan, file, abs string,
 		}
 		return out, nil, nil
 	}
-	return r.inPlace(ctx, pl, file, abs, src, run)
+	return r.inPlace(ctx, pl, file, abs, src, run, scratch)
 }
+
+// safeExec calls exe, turning a panic (a host's ExecFunc) into an error, so that a failing
+// formatter never fails the edit.
+func safeExec(exe ExecFunc, ctx context.Context, argv []string, dir string, env []string, stdin []byte) (stdout, stderr []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			stdout, stderr, err = nil, nil, fmt.Errorf("%w: the formatter's ExecFunc panicked: %v", errPanicked, p)
+		}
+	}()
+	return exe(ctx, argv, dir, env, stdin)
+}
+
+var errPanicked = errors.New("panic")
 
 // gofmt formats a Go source file as the gofmt binary does. go/format.Source also accepts a
 // bare list of declarations or statements, which gofmt refuses; the package clause is
@@ -313,6 +360,9 @@ func processError(parent, tctx context.Context, file, name string, timeout time.
 		// take this for one.
 		e.Kind, e.Err = ErrTimeout, nil
 		e.Msg = fmt.Sprintf("did not finish in time (its timeout is %v); its process group was killed and the file left as written (raise its timeout or disable it)", timeout)
+	case errors.Is(err, errPanicked):
+		e.Kind = ErrFormatter
+		e.Msg = err.Error() + "; the file was left as written"
 	case errors.Is(err, errPipesHeld), errors.Is(err, exec.ErrWaitDelay):
 		e.Kind = ErrFormatter
 		e.Msg = "exited but left a process holding its output open; the output was discarded"
@@ -337,35 +387,23 @@ func processError(parent, tctx context.Context, file, name string, timeout time.
 // configuration, while builds and autoloaders, which skip hidden files, do not pick it up;
 // the write layer's IsLeftover recognises the name. It compares the directory's other
 // entries before and after to report files the formatter changed besides its own.
-func (r *Runner) inPlace(ctx context.Context, pl Plan, file, abs string, src []byte, run func([]string, []byte) ([]byte, error)) ([]byte, []string, error) {
+func (r *Runner) inPlace(ctx context.Context, pl Plan, file, abs string, src []byte, run func([]string, []byte) ([]byte, error), scratch scratchFunc) ([]byte, []string, error) {
 	dir, base := filepath.Split(abs)
 	suffix := ""
 	if i := strings.IndexByte(base[1:], '.'); i >= 0 {
 		suffix = base[i+1:] // the whole suffix, so ".html.erb" survives
 	}
-	if len(suffix) > 32 {
+	if len(suffix) > wfs.MaxSuffix || strings.ContainsAny(suffix, `/\`) {
 		suffix = path.Ext(base)
 	}
-	fail := func(err error, msg string) ([]byte, []string, error) {
-		return nil, nil, &Error{Kind: ErrIO, Path: file, Formatter: pl.Def.Name, Err: err, Msg: msg + err.Error()}
+	if len(suffix) > wfs.MaxSuffix {
+		suffix = ""
 	}
-	name, err := tempName(base, suffix)
+	tmpName, err := scratch(abs, suffix, src)
 	if err != nil {
-		return fail(err, "could not name a temporary copy: ")
+		return nil, nil, &Error{Kind: ErrIO, Path: file, Formatter: pl.Def.Name, Err: err, Msg: "could not make a temporary copy next to the file: " + err.Error()}
 	}
-	tmpName := filepath.Join(dir, name)
-	tmp, err := os.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fail(err, "could not make a temporary copy next to the file: ")
-	}
-	defer os.Remove(tmpName)
-	_, werr := tmp.Write(src)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fail(werr, "could not write the temporary copy: ")
-	}
+	name := filepath.Base(tmpName)
 	before := snapshot(dir, name)
 	_, err = run(pl.argv(tmpName), nil)
 	others := changedSiblings(before, snapshot(dir, name), dir)
@@ -397,11 +435,29 @@ func readCopy(ctx context.Context, name string) ([]byte, error) {
 	if now, err := f.Stat(); err != nil || !now.Mode().IsRegular() {
 		return nil, fmt.Errorf("it was replaced while being read")
 	}
-	out, e := readBounded(ctx, f, DefaultMaxOutput)
-	if e != nil {
-		return nil, e
+	return readBounded(ctx, f, DefaultMaxOutput)
+}
+
+// readBounded reads f to its end, failing when it holds more than limit bytes or ctx ends.
+func readBounded(ctx context.Context, f io.Reader, limit int64) ([]byte, error) {
+	var buf bytes.Buffer
+	chunk := make([]byte, 256<<10)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, err := f.Read(chunk)
+		buf.Write(chunk[:n])
+		if int64(buf.Len()) > limit {
+			return nil, fmt.Errorf("it grew past the %d bytes format reads", limit)
+		}
+		if err == io.EOF {
+			return buf.Bytes(), nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	return out, nil
 }
 
 type fileStamp struct {
@@ -417,7 +473,7 @@ func snapshot(dir, skip string) map[string]fileStamp {
 	}
 	m := make(map[string]fileStamp, len(ents))
 	for _, e := range ents {
-		if e.Name() == skip {
+		if e.Name() == skip || e.Name() == wfs.JournalDir {
 			continue
 		}
 		if fi, err := e.Info(); err == nil {

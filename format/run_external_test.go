@@ -303,3 +303,26 @@ func TestOutputReadToTheEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestExecPanics: a host's ExecFunc that panics is a formatter failure, not a crash: the
+// content stays as written, and File leaves the file untouched.
+func TestExecPanics(t *testing.T) {
+	dir := testenv.TempDir(t)
+	p := filepath.Join(dir, "a.txt")
+	os.WriteFile(p, []byte("as written\n"), 0o644)
+	stdin := format.Stdin
+	cfg := format.Config{Overrides: map[string]format.Override{"boom": {Args: []string{"boom"}, Extensions: []string{".txt"}, Mode: &stdin}}}
+	r := format.Runner{Exec: func(context.Context, []string, string, []string, []byte) ([]byte, []byte, error) { panic("boom") }}
+	env := format.Env{Root: dir, FS: os.DirFS(dir), LookPath: fakePath(), Getenv: os.Getenv}
+	for _, res := range []format.Result{
+		r.Bytes(context.Background(), env, cfg, format.Builtins(), "a.txt", []byte("as written\n")),
+		r.File(context.Background(), env, cfg, format.Builtins(), "a.txt"),
+	} {
+		if !errors.Is(res.Err, format.ErrFormatter) || !strings.Contains(res.Err.Error(), "panicked: boom") || string(res.After) != "as written\n" {
+			t.Errorf("Err %v, After %q", res.Err, res.After)
+		}
+	}
+	if b, _ := os.ReadFile(p); string(b) != "as written\n" {
+		t.Errorf("file = %q", b)
+	}
+}

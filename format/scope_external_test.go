@@ -160,3 +160,29 @@ func TestScopeTouchedRealBlack(t *testing.T) {
 		t.Errorf("black accepted the mix %q: %v", mixed, res.Err)
 	}
 }
+
+// TestScopeTouchedRealPrettier: with a canonical formatter, a part near the edit is verified
+// and kept: prettier, run on the mix, prints what it printed for the whole file.
+func TestScopeTouchedRealPrettier(t *testing.T) {
+	bin := needBinary(t, "prettier")
+	root := testenv.TempDir(t)
+	os.WriteFile(filepath.Join(root, "package.json"), []byte(`{"devDependencies":{"prettier":"3"}}`), 0o644)
+	env := format.Env{Root: root, FS: os.DirFS(root), Getenv: os.Getenv, LookPath: func(name string) (string, error) {
+		if name == "prettier" {
+			return bin, nil
+		}
+		return "", exec.ErrNotFound
+	}}
+	untouched := "function far( a,b ) {\n  return a+b\n}\n"
+	old := "function edited() {\n  return 1;\n}\n\n" + untouched
+	src := "function edited() {\n  return   2\n}\n\n" + untouched
+	r := format.Runner{Scope: format.ScopeTouched, Timeout: time.Minute}
+	res := r.Edit(context.Background(), env, format.Config{}, format.Builtins(), "a.js", []byte(old), []byte(src))
+	if res.Formatter != "prettier" || res.Err != nil {
+		t.Fatalf("formatter %q, err %v, skipped %v", res.Formatter, res.Err, res.Skipped)
+	}
+	want := "function edited() {\n  return 2;\n}\n\n" + untouched
+	if !res.Partial || string(res.After) != want || res.Note != "" {
+		t.Fatalf("Partial %v, Note %q, After:\n%s\nwant\n%s", res.Partial, res.Note, res.After, want)
+	}
+}

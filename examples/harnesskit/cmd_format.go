@@ -182,6 +182,7 @@ func formatRun(ctx context.Context, args []string, std stdio) int {
 			return exitUsage
 		}
 		res := f.File(ctx, file)
+		reportRecovered(std, "format", res.Recovered)
 		if res.Err != nil {
 			if classify(res.Err) == hostError {
 				code = exitUsage
