@@ -508,6 +508,12 @@ func TestRootReplaced(t *testing.T) {
 func TestInvocationRoots(t *testing.T) {
 	b, dir := toolbox(t)
 	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "x.txt"), []byte("outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "escape")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
 	read := func(roots []string, path string) (string, error) {
 		args, _ := json.Marshal(map[string]string{"file_path": path})
 		return b.Tool("read").Invoke(context.Background(), tools.Invocation{Session: t.Name(), Args: args, Roots: roots})
@@ -525,6 +531,8 @@ func TestInvocationRoots(t *testing.T) {
 		{name: "outside_ceiling_left_out", roots: []string{outside, filepath.Join(dir, "src")}, path: "main.go", want: "func main"},
 		{name: "no_root_left", roots: []string{outside}, path: "README.md", wantErr: tools.ErrNoRoot},
 		{name: "missing_root_left_out", roots: []string{filepath.Join(dir, "nope"), dir}, path: "README.md", want: "# Workspace"},
+		{name: "link_to_outside_left_out", roots: []string{filepath.Join(dir, "escape")}, path: "x.txt", wantErr: tools.ErrNoRoot},
+		{name: "relative_root_left_out", roots: []string{"src"}, path: "README.md", wantErr: tools.ErrNoRoot},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
