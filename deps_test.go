@@ -21,13 +21,14 @@ const module = "github.com/harnesskit/harnesskit"
 // one; a package may import its own sub-packages.
 var allowed = map[string][]string{
 	".":         nil, // the doc-only root package
-	"patch":     {"pathguard"},
-	"astsearch": {"pathguard"},
+	"patch":     {"pathguard", "wfs"},
+	"astsearch": {"pathguard", "wfs"},
 	"pathguard": nil,
 	"loopguard": nil,
 	"taskboard": nil,
-	"webfetch":  nil,
-	"format":    nil,
+	"webfetch":  {"wfs"},
+	"format":    {"wfs"},
+	"wfs":       nil,
 }
 
 // testOnly lists edges allowed only from a package's external tests (package x_test), which

@@ -48,6 +48,13 @@
 // A formatting failure never fails the edit; the result carries the unified diff to tell the
 // model. patch and astsearch take it through their WithFormatter options.
 //
+// [github.com/harnesskit/harnesskit/wfs] is the one write layer every package above writes
+// through: a small file-system seam (an in-memory tree for tests, real directories through
+// os.Root), and one commit transaction that locks each target against every other writer in
+// any process, re-checks it against what the writer read, journals, stages, switches and
+// syncs, keeps mode, owner, extended attributes and hard links, and recovers a commit that a
+// crash interrupted, so a tree is only ever seen before or after it.
+//
 // # Examples
 //
 // The nested module github.com/harnesskit/harnesskit/examples holds the adapters: the

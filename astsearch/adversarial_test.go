@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/harnesskit/harnesskit/internal/testenv"
 )
 
 // A requested path that is (or passes through) a symbolic link leading outside the fs root
@@ -24,6 +26,7 @@ func TestRequestedPathLinks(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(out, "secret.js"), []byte(srcUtil), 0o644)
 	os.WriteFile(filepath.Join(proj, "src", "a.js"), []byte(srcUtil), 0o644)
+	testenv.Symlinks(t)
 	links := map[string]string{"link": "../outside", "abslink": out, "filelink.js": "../outside/secret.js", "inlink": "src", "src/up": "../../outside", "loop": "loop"}
 	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(proj, name)); err != nil {

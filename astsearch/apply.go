@@ -1,68 +1,37 @@
 package astsearch
 
 import (
+	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/harnesskit/harnesskit/internal/fmtreport"
-	"github.com/harnesskit/harnesskit/internal/wfs"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
-// WriteFS is the file-system seam of [Plan.Apply], with the same methods as the patch
-// package's: every name is an absolute, OS-native path and errors come in the os
-// package's shape. [NewOSFS] and [NewMemFS] implement it.
-type WriteFS interface {
-	Stat(name string) (fs.FileInfo, error)
-	Lstat(name string) (fs.FileInfo, error)
-	Readlink(name string) (string, error)
-	ReadFile(name string) ([]byte, error)
-	OpenFile(name string, flag int, perm fs.FileMode) (wfs.File, error)
-	Rename(oldname, newname string) error
-	Remove(name string) error
-	Mkdir(name string, perm fs.FileMode) error
-	Chmod(name string, mode fs.FileMode) error
-}
-
-// NewOSFS returns a WriteFS over real directories, one os.Root per base; names outside
-// every base are refused. Close it when done.
-func NewOSFS(bases ...string) (*wfs.OSFS, error) { return wfs.NewOSFS(bases...) }
-
-// NewMemFS returns an empty in-memory WriteFS, for tests and hosts without a disk.
-func NewMemFS() *wfs.MemFS { return wfs.NewMemFS() }
-
-var (
-	_ WriteFS = (*wfs.OSFS)(nil)
-	_ WriteFS = (*wfs.MemFS)(nil)
-)
-
-type stagedFile struct {
-	fp   *FilePlan
-	abs  string
-	tmp  string
-	mode fs.FileMode
-	data []byte
-}
-
-// Apply writes the plan into w, where root is the absolute OS directory the plan's paths
-// are relative to (the directory the searched fs.FS was rooted at). It is all or nothing:
-// every file is checked against the content it was planned from (ErrConflict if one
-// changed, and nothing is written), the new contents are staged as temporary files next to
-// their targets, and the temporaries are renamed into place; if a rename fails, the files
-// already replaced are restored from the plan's original bytes and every temporary is
-// removed. File modes are kept. A read-only target fails the apply before any rename, and
-// a target that is no longer a regular file (a symbolic link, say) is a conflict.
+// Apply writes the plan through w, where root is the absolute OS directory the plan's paths
+// are relative to (the directory the searched fs.FS was rooted at), as one [wfs.Tx]: all files
+// or none. Each file is read again (a symbolic link is followed to its target, which must lie
+// inside root: the target is written, the link stays) and compared with the content it was
+// planned from ([ErrConflict] if one changed, or is no longer a regular file); a file the
+// process may not write (0444, also for a superuser), a FIFO, socket or device, and a file
+// over the size limit are refused before anything is written. The transaction then locks the
+// files' directories against every other harnesskit writer in any process, checks each file
+// again, journals, stages the new contents next to their targets keeping each file's whole
+// mode, owner, group, extended attributes and ACLs (a file with several hard links is
+// written in place), switches them in and syncs; a failure restores every file, and a crash
+// is finished or undone by the next commit or [wfs.Recover] on root. [WithFormatter] formats
+// each new content before it is written.
 //
-// Errors: ErrConflict, a *FileError for a write failure (its message says which files
-// were restored), ctx.Err() before the first rename.
-func (p *Plan) Apply(ctx context.Context, w WriteFS, root string, opts ...ApplyOption) (*Applied, error) {
+// Errors: [ErrBlocked] (root not absolute, a link leading out of root), ErrConflict (changed,
+// not a regular file, two paths of one file), a [*FileError] wrapping the write layer's
+// refusal (errors.Is with wfs.ErrBusy, wfs.ErrReadOnly and fs.ErrPermission, wfs.ErrTooLarge,
+// wfs.ErrSpecial) or an I/O failure (its message says whether everything was rolled back),
+// ctx.Err() before anything was written.
+func (p *Plan) Apply(ctx context.Context, w wfs.FS, root string, opts ...ApplyOption) (*Applied, error) {
 	var cfg applyConfig
 	for _, o := range opts {
 		o(&cfg)
@@ -70,35 +39,49 @@ func (p *Plan) Apply(ctx context.Context, w WriteFS, root string, opts ...ApplyO
 	if !filepath.IsAbs(root) {
 		return nil, fmt.Errorf("%w: Apply needs the absolute directory of the searched tree, got %q", ErrBlocked, root)
 	}
-	var st []stagedFile
-	cleanup := func() {
-		for _, s := range st {
-			if s.tmp != "" {
-				_ = w.Remove(s.tmp)
-			}
-		}
+	root = filepath.Clean(root)
+	realRoot, err := wfs.Follow(w, root)
+	if err != nil {
+		return nil, &FileError{Op: "resolve", Path: root, Err: err}
 	}
+	tx, err := wfs.Begin(w, root)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Abort()
 	applied := &Applied{}
-	// 1. Check every file before writing anything.
+	byReal := map[string]string{} // real path → the plan path that named it
+	var written []*FilePlan
 	for i := range p.Files {
 		fp := &p.Files[i]
 		abs := filepath.Join(root, filepath.FromSlash(fp.Path))
-		info, err := w.Lstat(abs)
+		real, err := wfs.Follow(w, abs)
 		if err != nil {
-			return nil, &FileError{Op: "stat", Path: fp.Path, Err: err}
+			return nil, &FileError{Op: "resolve", Path: fp.Path, Err: err}
 		}
-		if !info.Mode().IsRegular() {
-			return nil, fmt.Errorf("%w: %s is not a regular file (%s); nothing was written. Plan the rewrite again on the file it names, not on a link", ErrConflict, fp.Path, info.Mode().Type())
+		if !inside(realRoot, real) && !inside(root, real) {
+			return nil, fmt.Errorf("%w: %s is a symbolic link to %s, outside the searched tree %s; nothing was written", ErrBlocked, fp.Path, real, root)
 		}
-		if info.Mode().Perm()&0o200 == 0 {
-			return nil, &FileError{Op: "write", Path: fp.Path, Err: fmt.Errorf("%w: the file is read-only; nothing was written", fs.ErrPermission)}
+		if first, ok := byReal[real]; ok {
+			return nil, fmt.Errorf("%w: %s and %s are the same file (through a symbolic link); nothing was written. Rewrite one of the two names", ErrConflict, first, fp.Path)
 		}
-		cur, err := w.ReadFile(abs)
-		if err != nil {
+		byReal[real] = fp.Path
+		snap, err := wfs.Read(ctx, w, real, wfs.DefaultMaxFileSize)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
 			return nil, &FileError{Op: "read", Path: fp.Path, Err: err}
-		}
-		if sha256.Sum256(cur) != fp.hash {
+		case snap.Type == wfs.TypeSpecial:
+			return nil, &FileError{Op: "write", Path: fp.Path, Err: fmt.Errorf("%w; nothing was written", wfs.ErrSpecial)}
+		case snap.Type != wfs.TypeFile:
+			return nil, fmt.Errorf("%w: %s is no longer a regular file (%s); nothing was written. Plan the rewrite again", ErrConflict, fp.Path, snap.Type)
+		case snap.Large:
+			return nil, &FileError{Op: "write", Path: fp.Path, Err: fmt.Errorf("%w (%d bytes; the limit is %d bytes); nothing was written", wfs.ErrTooLarge, snap.Info.Size(), wfs.DefaultMaxFileSize)}
+		case !bytes.Equal(snap.Data, fp.original):
 			return nil, fmt.Errorf("%w: %s changed since the rewrite was planned; nothing was written. Plan the rewrite again", ErrConflict, fp.Path)
+		case !snap.Writable():
+			return nil, &FileError{Op: "write", Path: fp.Path, Err: fmt.Errorf("%w (no write permission); nothing was written. Make it writable first if it is meant to be edited", wfs.ErrReadOnly)}
 		}
 		data := fp.Content
 		if cfg.formatter != nil {
@@ -106,113 +89,52 @@ func (p *Plan) Apply(ctx context.Context, w WriteFS, root string, opts ...ApplyO
 			applied.Formatted = append(applied.Formatted, FormatReport{Path: fp.Path, Formatter: o.Formatter, Diff: o.Diff, Note: o.Note})
 			data = o.Out
 		}
-		st = append(st, stagedFile{fp: fp, abs: abs, mode: info.Mode().Perm(), data: data})
+		tx.Write(snap, data)
+		written = append(written, fp)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// 2. Stage.
-	for i := range st {
-		tmp, err := writeTemp(w, st[i].abs, st[i].data, st[i].mode)
-		if err != nil {
-			cleanup()
-			return nil, &FileError{Op: "stage", Path: st[i].fp.Path, Err: fmt.Errorf("%w; nothing was written", err)}
-		}
-		st[i].tmp = tmp
+	if _, err := tx.Commit(ctx); err != nil {
+		return nil, applyErr(err, root, written)
 	}
-	// 3. Switch, re-checking each file right before its rename.
-	for i := range st {
-		s := &st[i]
-		cur, err := w.ReadFile(s.abs)
-		if err == nil && sha256.Sum256(cur) != s.fp.hash {
-			err = fmt.Errorf("%w: %s changed while applying", ErrConflict, s.fp.Path)
-		}
-		if err == nil {
-			if info, lerr := w.Lstat(s.abs); lerr != nil {
-				err = lerr
-			} else if !info.Mode().IsRegular() {
-				err = fmt.Errorf("%w: %s became a %s while applying", ErrConflict, s.fp.Path, info.Mode().Type())
-			}
-		}
-		if err == nil {
-			err = w.Rename(s.tmp, s.abs)
-		}
-		if err != nil {
-			restored := restore(w, st[:i])
-			cleanup()
-			return nil, &FileError{Op: "rename", Path: s.fp.Path, Err: fmt.Errorf("%w; %s; not written: %s", err, restored, names(st[i:]))}
-		}
-		s.tmp = ""
-		applied.Files = append(applied.Files, s.fp.Path)
-		applied.Edits += len(s.fp.Edits)
+	for _, fp := range written {
+		applied.Files = append(applied.Files, fp.Path)
+		applied.Edits += len(fp.Edits)
 	}
 	return applied, nil
 }
 
-func names(st []stagedFile) string {
-	var ns []string
-	for _, s := range st {
-		ns = append(ns, s.fp.Path)
+// inside reports whether the clean absolute path p is dir or lies below it.
+func inside(dir, p string) bool {
+	if p == dir {
+		return true
 	}
-	return strings.Join(ns, ", ")
+	return strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
-// restore writes the original bytes back into the files already replaced and says how
-// that went.
-func restore(w WriteFS, done []stagedFile) string {
-	if len(done) == 0 {
-		return "no file had been replaced"
-	}
-	var ok, bad []string
-	for _, s := range done {
-		tmp, err := writeTemp(w, s.abs, s.fp.original, s.mode)
-		if err == nil {
-			err = w.Rename(tmp, s.abs)
-			if err != nil {
-				_ = w.Remove(tmp)
-			}
-		}
-		if err != nil {
-			bad = append(bad, s.fp.Path+" ("+err.Error()+")")
-		} else {
-			ok = append(ok, s.fp.Path)
+// applyErr turns a failed commit into the package's errors, naming the file as the plan
+// does.
+func applyErr(err error, root string, written []*FilePlan) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		if !errors.As(err, new(*wfs.Error)) {
+			return err
 		}
 	}
-	msg := "restored to their original content: " + strings.Join(ok, ", ")
-	if len(bad) > 0 {
-		msg += "; COULD NOT RESTORE (now holds the new content): " + strings.Join(bad, ", ")
+	path := ""
+	var we *wfs.Error
+	if errors.As(err, &we) {
+		path = we.Name
+		if rel, rerr := filepath.Rel(root, we.Name); rerr == nil && !strings.HasPrefix(rel, "..") {
+			path = filepath.ToSlash(rel)
+		}
 	}
-	return msg
-}
-
-func writeTemp(w WriteFS, abs string, data []byte, mode fs.FileMode) (string, error) {
-	for attempt := 0; ; attempt++ {
-		var b [4]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return "", err
-		}
-		tmp := filepath.Join(filepath.Dir(abs), "."+filepath.Base(abs)+"."+hex.EncodeToString(b[:])+".tmp")
-		f, err := w.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
-		if errors.Is(err, fs.ErrExist) && attempt < 8 {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		_, werr := f.Write(data)
-		if werr == nil {
-			werr = f.Sync()
-		}
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr == nil {
-			werr = w.Chmod(tmp, mode)
-		}
-		if werr != nil {
-			_ = w.Remove(tmp)
-			return "", werr
-		}
-		return tmp, nil
+	if errors.Is(err, wfs.ErrChanged) {
+		return fmt.Errorf("%w: %s changed while applying; nothing was written. Plan the rewrite again", ErrConflict, path)
 	}
+	var names []string
+	for _, fp := range written {
+		names = append(names, fp.Path)
+	}
+	return &FileError{Op: "write", Path: path, Err: fmt.Errorf("%w (files of the rewrite: %s)", err, strings.Join(names, ", "))}
 }

@@ -9,7 +9,7 @@
 // Life cycle:
 //
 //	Search(fsys, Request)                      → Result {Matches, TotalMatches, Truncated, Hint, Stats}
-//	Rewrite(fsys, Request, template) → Plan {Diff} → Plan.Apply(WriteFS, root) → Applied
+//	Rewrite(fsys, Request, template) → Plan {Diff} → Plan.Apply(wfs.FS, root) → Applied
 //	Compile(pattern, lang) → Pattern.FindAll(src)   (in memory)
 //
 // # Patterns
@@ -112,12 +112,16 @@
 // dropped (the outer match wins; [FilePlan.Dropped] lists it); a file whose content would
 // not change is left out, and every count is of edits actually written. Each file's
 // unified diff (3 lines of context, `\ No newline at end of file` where needed) is built
-// from the edits and applies with `git apply`. Apply is all or nothing: every file is
-// re-read and compared with the content it was planned from ([ErrConflict] if one
-// changed or is not a regular file: Apply never writes through or replaces a symbolic link), a read-only target fails before anything is written, the new contents are
-// staged as temporaries next to their targets (mode kept) and renamed into place, and if a
-// rename fails the files already replaced are restored and the error says which are in
-// which state. [WithFormatter] formats each new content before it is written; a formatter
+// from the edits and applies with `git apply`. Apply is all or nothing, as one transaction of
+// package wfs (whose documentation is the whole write contract): every file is re-read and
+// compared with the content it was planned from ([ErrConflict] if one changed or is no longer
+// a regular file); a symbolic link is followed to its target inside the tree, which is
+// written while the link stays ([ErrBlocked] for a target outside); a read-only target, a
+// FIFO, socket or device and a file over the size limit fail before anything is written; the
+// files' directories are locked against every other harnesskit writer, in any process; the
+// new contents keep each file's whole mode, owner, group, extended attributes and ACLs (a file
+// with several hard links is written in place); and a failure, or a crash, leaves every file
+// as it was before or, once all were staged, as planned. [WithFormatter] formats each new content before it is written; a formatter
 // error leaves the edit as written and is reported in [Applied.Formatted].
 //
 // # Backends

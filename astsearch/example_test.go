@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/harnesskit/harnesskit/astsearch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // Search a project for a pattern, look at the dry-run diff of a rewrite, then apply it.
@@ -43,7 +44,7 @@ func Example() {
 	}
 	fmt.Print(string(plan.Diff()))
 
-	w, err := astsearch.NewOSFS(dir)
+	w, err := wfs.NewOSFS(dir)
 	if err != nil {
 		log.Fatal(err)
 	}

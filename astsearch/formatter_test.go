@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -40,7 +41,7 @@ func TestWithFormatter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _ := mem.FS.ReadFile("/w/u.js")
+			got, _ := mem.FS.ReadFile(filepath.Join(mem.Root, "u.js"))
 			if string(got) != tc.wantFile {
 				t.Errorf("file %q, want %q", got, tc.wantFile)
 			}

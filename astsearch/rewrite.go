@@ -2,7 +2,6 @@ package astsearch
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -28,7 +27,6 @@ type FilePlan struct {
 	Content []byte
 
 	original []byte
-	hash     [32]byte
 }
 
 // Plan is a rewrite computed by [Rewrite]; nothing has been written. Apply writes it.
@@ -71,7 +69,7 @@ func Rewrite(ctx context.Context, fsys fs.FS, req Request, template string) (*Pl
 }
 
 func planFile(fo fileOut) *FilePlan {
-	fp := &FilePlan{Path: fo.path, original: fo.src, hash: sha256.Sum256(fo.src)}
+	fp := &FilePlan{Path: fo.path, original: fo.src}
 	lastEnd := -1
 	for _, m := range fo.matches {
 		if m.Replacement == nil || m.ReplacementOffsets == nil {

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 	"testing/fstest"
+
+	"github.com/harnesskit/harnesskit/internal/testenv"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // checkRewrite plans and applies one rewrite case; "" when it conforms.
@@ -36,12 +39,9 @@ func checkRewrite(t *testing.T, c confCase, b Backend) string {
 			return fmt.Sprintf("match %d: replacement %s, want %q %d-%d", i, got, *w.Replacement, w.ReplacementByteStart, w.ReplacementByteEnd)
 		}
 	}
-	mem := NewMemFS()
-	root := "/w"
-	if err := mem.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := writeTemp(mem, filepath.Join(root, "x"), nil, 0o644); err != nil {
+	mem := wfs.NewMemFS()
+	root := testenv.Abs("/w")
+	if err := mem.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	f, err := mem.OpenFile(filepath.Join(root, c.FileName), 0o1|0o100, 0o644) // O_WRONLY|O_CREATE

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/wfs"
 	"pgregory.net/rapid"
 )
 
@@ -223,25 +225,18 @@ func rewriteFixture(t *testing.T, files map[string]string, pattern, tmpl string)
 
 // MemFSRoot is a MemFS holding a tree under Root.
 type MemFSRoot struct {
-	FS   WriteFS
+	FS   wfs.FS
 	Root string
 }
 
 func newMemRoot(t *testing.T, files map[string]string) *MemFSRoot {
 	t.Helper()
-	mem := NewMemFS()
-	root := "/w"
-	mk := func(dir string) {
-		parts := strings.Split(strings.TrimPrefix(dir, "/"), "/")
-		p := ""
-		for _, s := range parts {
-			p += "/" + s
-			mem.Mkdir(p, 0o755)
-		}
-	}
+	mem := wfs.NewMemFS()
+	root := testenv.Abs("/w")
+	mk := func(dir string) { mem.MkdirAll(dir, 0o755) }
 	mk(root)
 	for name, data := range files {
-		abs := root + "/" + name
+		abs := filepath.Join(root, filepath.FromSlash(name))
 		mk(filepath.Dir(abs))
 		f, err := mem.OpenFile(abs, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {
@@ -266,25 +261,25 @@ func TestRewriteEdgeCases(t *testing.T) {
 	t.Run("E33_conflict_writes_nothing", func(t *testing.T) {
 		files := map[string]string{"a.js": srcUtil, "b.js": srcThree}
 		plan, mem := rewriteFixture(t, files, "console.log($A)", "logger.info($A)")
-		f, _ := mem.FS.OpenFile("/w/b.js", os.O_WRONLY|os.O_TRUNC, 0o644)
+		f, _ := mem.FS.OpenFile(filepath.Join(mem.Root, "b.js"), os.O_WRONLY|os.O_TRUNC, 0o644)
 		f.Write([]byte("changed\n"))
 		f.Close()
 		if _, err := plan.Apply(context.Background(), mem.FS, mem.Root); !errors.Is(err, ErrConflict) {
 			t.Fatalf("err = %v, want ErrConflict", err)
 		}
-		if got, _ := mem.FS.ReadFile("/w/a.js"); string(got) != srcUtil {
+		if got, _ := mem.FS.ReadFile(filepath.Join(mem.Root, "a.js")); string(got) != srcUtil {
 			t.Errorf("a.js written despite the conflict: %q", got)
 		}
 	})
 	t.Run("E34_read_only_target_fails_before_any_rename", func(t *testing.T) {
 		plan, mem := rewriteFixture(t, map[string]string{"a.js": srcUtil, "b.js": srcThree}, "console.log($A)", "logger.info($A)")
-		if err := mem.FS.Chmod("/w/b.js", 0o444); err != nil {
+		if err := mem.FS.Chmod(filepath.Join(mem.Root, "b.js"), 0o444); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := plan.Apply(context.Background(), mem.FS, mem.Root); !errors.Is(err, fs.ErrPermission) {
 			t.Fatalf("err = %v, want a permission error", err)
 		}
-		if got, _ := mem.FS.ReadFile("/w/a.js"); string(got) != srcUtil {
+		if got, _ := mem.FS.ReadFile(filepath.Join(mem.Root, "a.js")); string(got) != srcUtil {
 			t.Errorf("a.js written: %q", got)
 		}
 	})
@@ -293,7 +288,7 @@ func TestRewriteEdgeCases(t *testing.T) {
 		if _, err := plan.Apply(context.Background(), mem.FS, mem.Root); err != nil {
 			t.Fatal(err)
 		}
-		got, _ := mem.FS.ReadFile("/w/w.js")
+		got, _ := mem.FS.ReadFile(filepath.Join(mem.Root, "w.js"))
 		if want := "if (a) {\r\n  a(x)\r\n  b(x);\r\n}\r\n"; string(got) != want {
 			t.Errorf("got %q, want %q", got, want)
 		}
@@ -304,7 +299,7 @@ func TestRewriteEdgeCases(t *testing.T) {
 		if err != nil || applied.Edits != 3 {
 			t.Fatalf("%v %+v", err, applied)
 		}
-		if got, _ := mem.FS.ReadFile("/w/t.js"); string(got) != ";\n;\n;\n" {
+		if got, _ := mem.FS.ReadFile(filepath.Join(mem.Root, "t.js")); string(got) != ";\n;\n;\n" {
 			t.Errorf("got %q", got)
 		}
 	})

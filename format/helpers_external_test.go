@@ -16,6 +16,7 @@ import (
 	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/internal/udiff"
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // codexFromUnified turns a unified diff of one file into a Codex apply_patch text that
@@ -85,7 +86,7 @@ type fatalT interface {
 // applyWithPatch applies diff to before with our own patch package and returns the result.
 func applyWithPatch(t fatalT, before []byte, diff string) []byte {
 	t.Helper()
-	m := patch.NewMemFS()
+	m := wfs.NewMemFS()
 	if err := m.WriteFile(testenv.Abs("/w/f.txt"), before, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/harnesskit/harnesskit/format"
 	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // TestPatchWithFormatter runs the seam end to end: patch applies a two-file patch with a
@@ -52,7 +53,7 @@ func TestPatchWithFormatter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fsys, err := patch.NewOSFS(root)
+			fsys, err := wfs.NewOSFS(root)
 			if err != nil {
 				t.Fatal(err)
 			}

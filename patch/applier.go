@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // Applier applies patches to one file system under one root (plus optional worktrees). Its
@@ -22,7 +23,7 @@ import (
 // Life cycle: New → Plan (or PlanPatch) → Commit, or Apply = Plan + Commit; Rewrite plans and
 // returns canonical text for a host's own applier instead of writing.
 type Applier struct {
-	fsys FS
+	fsys wfs.FS
 	root string // absolute, cleaned
 	base string // directory relative patch paths resolve against
 	cfg  config
@@ -30,15 +31,19 @@ type Applier struct {
 	mu   *sync.Mutex // shared with appliers derived by In: one tree, one commit at a time
 	fam  *family
 	own  io.Closer // the file system Open made, closed by Close
+	// recovered lists the interrupted commits Open finished or undid.
+	recovered []wfs.Recovery
 }
 
 // Open returns an Applier over the real directory root: it resolves root and the worktrees
 // given with [WithWorktrees] to absolute paths without symbolic links (nor, on Windows,
-// junctions), opens an [OSFS] over
-// them and builds the Applier with [New]. Close the Applier when done (it closes the OSFS).
+// junctions), opens a [wfs.OSFS] over them and builds the Applier with [New]. Then it recovers
+// the tree: a commit that a crash interrupted (of this package or any other harnesskit writer
+// on the tree) is finished or undone, and [Applier.Recovered] says which. Close the Applier
+// when done (it closes the OSFS).
 //
-// Open fails when root (or a worktree) does not exist or is not a directory, or when an
-// option is invalid.
+// Open fails when root (or a worktree) does not exist or is not a directory, when an option
+// is invalid, or when an interrupted commit's journal cannot be read or recovered.
 func Open(root string, opts ...Option) (*Applier, error) {
 	real := func(what, p string) (string, error) {
 		abs, err := filepath.Abs(p)
@@ -68,7 +73,7 @@ func Open(root string, opts ...Option) (*Applier, error) {
 		}
 		bases = append(bases, rw)
 	}
-	fsys, err := NewOSFS(bases...)
+	fsys, err := wfs.NewOSFS(bases...)
 	if err != nil {
 		return nil, fmt.Errorf("patch: Open: %w", err)
 	}
@@ -79,8 +84,19 @@ func Open(root string, opts ...Option) (*Applier, error) {
 		return nil, err
 	}
 	a.own = fsys
+	rec, err := wfs.Recover(context.Background(), fsys, r)
+	a.recovered = rec
+	if err != nil {
+		fsys.Close()
+		return nil, fmt.Errorf("patch: Open: recovering an interrupted commit: %w", err)
+	}
 	return a, nil
 }
+
+// Recovered returns the interrupted commits [Open] finished or undid before it returned (see
+// [wfs.Recover]); a host shows them to its user (the harnesskit CLI prints each on stderr).
+// Commits finish or undo a dead writer's journal too, and report it in Result.Recovered.
+func (a *Applier) Recovered() []wfs.Recovery { return slices.Clone(a.recovered) }
 
 // realDir returns where the kernel opens the absolute directory abs, resolved as the
 // containment resolves targets: every symbolic link and, on Windows, every junction
@@ -117,7 +133,7 @@ func (a *Applier) Close() error {
 // New returns an error when fsys is nil, root is not absolute, root is not an existing
 // directory of fsys (one Stat), an option is out of range, or the containment cannot be
 // built. It starts no goroutines.
-func New(fsys FS, root string, opts ...Option) (*Applier, error) {
+func New(fsys wfs.FS, root string, opts ...Option) (*Applier, error) {
 	if fsys == nil {
 		return nil, errors.New("patch: New: nil FS")
 	}
@@ -151,11 +167,11 @@ func New(fsys FS, root string, opts ...Option) (*Applier, error) {
 	return &Applier{fsys: fsys, root: root, base: root, cfg: cfg, ct: ct, mu: &sync.Mutex{}, fam: &family{}}, nil
 }
 
-// resolverFor picks the containment's resolver: the operating system's for an [*OSFS] (whose
-// own methods refuse every path outside its bases, which containment must still be able to
-// resolve to say "outside"), else fsys itself.
-func resolverFor(fsys FS) pathguard.Resolver {
-	if _, ok := fsys.(*OSFS); ok {
+// resolverFor picks the containment's resolver: the operating system's for a [*wfs.OSFS]
+// (whose own methods refuse every path outside its bases, which containment must still be
+// able to resolve to say "outside"), else fsys itself.
+func resolverFor(fsys wfs.FS) pathguard.Resolver {
+	if _, ok := fsys.(*wfs.OSFS); ok {
 		return pathguard.OSResolver()
 	}
 	return fsys
@@ -170,11 +186,7 @@ func resolverFor(fsys FS) pathguard.Resolver {
 // Errors: *Error of KindBlocked when dir is outside the bases, KindIO when it cannot be
 // resolved.
 func (a *Applier) In(dir string) (*Applier, error) {
-	abs := dir
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(a.base, dir)
-	}
-	abs = filepath.Clean(abs)
+	abs := a.abs(dir)
 	if _, err := a.ct.Check(abs); err != nil {
 		return nil, a.containErr(dir, err)
 	}
@@ -202,10 +214,22 @@ func (a *Applier) containErr(path string, err error) *Error {
 		Msg: fmt.Sprintf("Failed to resolve real path: %s: %v", path, cause)}
 }
 
-// abs returns the lexical absolute form of a patch path.
+// rooted reports whether the patch path p names its file from a file-system root: an
+// absolute path, or on Windows one with a leading separator and no drive (see abs).
+func rooted(p string) bool {
+	return filepath.IsAbs(p) || p != "" && os.IsPathSeparator(p[0])
+}
+
+// abs returns the lexical absolute form of a patch path. On Windows a path with a leading
+// separator and no drive ("\x", "/x") is rooted on the drive of the base, as Windows opens
+// it, not joined below the base: "/outside/x" names C:\outside\x, which containment then
+// judges, rather than a file inside the root.
 func (a *Applier) abs(p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
+	}
+	if p != "" && os.IsPathSeparator(p[0]) {
+		return filepath.Clean(filepath.VolumeName(a.base) + p)
 	}
 	return filepath.Join(a.base, filepath.FromSlash(p))
 }
@@ -419,7 +443,7 @@ func (a *Applier) PlanPatch(ctx context.Context, p *Patch) (*Plan, error) {
 // leftovers lists the temporaries of interrupted commits in the directories of entries, when
 // the file system can list directories.
 func (a *Applier) leftovers(entries []*entry) []string {
-	dr, ok := a.fsys.(DirReader)
+	dr, ok := a.fsys.(wfs.ReadDirFS)
 	if !ok {
 		return nil
 	}
@@ -436,7 +460,7 @@ func (a *Applier) leftovers(entries []*entry) []string {
 			continue // a directory the plan creates, or one that cannot be listed
 		}
 		for _, d := range ents {
-			if IsLeftover(d.Name()) {
+			if wfs.IsLeftover(d.Name()) {
 				out = append(out, filepath.Join(dir, d.Name()))
 			}
 		}
@@ -445,17 +469,22 @@ func (a *Applier) leftovers(entries []*entry) []string {
 }
 
 // Commit writes a plan made by this Applier (or one derived from it by In): all changes or
-// none. It first re-reads every file the plan read and compares it with the snapshot; then it
-// stages every new file as a temporary sibling, and renames them into place in patch order,
-// re-checking each file's hash right before its rename; deletes and move sources go last. If
-// any step fails, every completed step is undone from the snapshots. Because files are
-// replaced by rename, a second hard link to an updated file keeps the old content, and a
-// symbolic link that was patched stays a link to its (updated) target.
+// none, as one [wfs.Tx]. The transaction locks the directory of every file it writes
+// against every other harnesskit writer (other Appliers, other processes, format and
+// astsearch), re-checks every file the plan read against its snapshot, journals, stages
+// every new file as a temporary sibling, switches them into place in patch order (deletes
+// and move sources included), and syncs; if a step fails, every switched file is restored.
+// A file with more than one hard link is written in place (every name sees the change), and
+// a symbolic link that was patched stays a link to its (updated) target. Before it checks,
+// the commit finishes or undoes commits of dead writers (Result.Recovered).
 //
 // Errors (*Error): KindInvalid (a plan of another Applier, or nil), KindChanged (a file
-// changed since planning; nothing written), KindIO ("Failed to apply changes; rolled back: …",
-// or "… rollback was incomplete …" naming what could not be restored, or a cancelled ctx
-// before anything was written). A plan with PassedThrough set commits nothing.
+// changed since planning; nothing written), KindBusy (another writer held a lock too long),
+// KindReadOnly, KindTooLarge (a file or its new content over the limit), KindPathConflict (a
+// name that turned out to be a file the patch also writes, on a volume that ignores case),
+// KindIO ("Failed to apply changes; rolled back: …", or "… rollback was incomplete …" naming
+// what could not be restored, or a cancelled ctx before anything was written). A plan with
+// PassedThrough set commits nothing.
 func (a *Applier) Commit(ctx context.Context, pl *Plan) (*Result, error) {
 	if pl == nil || pl.owner != a.fam {
 		return nil, &Error{Kind: KindInvalid, Msg: "Invalid plan: commit a plan with the Applier that made it"}
@@ -468,10 +497,12 @@ func (a *Applier) Commit(ctx context.Context, pl *Plan) (*Result, error) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := a.commitEntries(ctx, pl.entries); err != nil {
+	_, res, err := a.commitEntries(ctx, pl.entries)
+	if err != nil {
 		return nil, err
 	}
-	return &Result{Changes: pl.Changes, Report: pl.Report, Summary: pl.Summary(), Leftovers: pl.Leftovers}, nil
+	return &Result{Changes: pl.Changes, Report: pl.Report, Summary: pl.Summary(), Leftovers: pl.Leftovers,
+		Recovered: res.Recovered}, nil
 }
 
 // Apply parses text, plans it and commits it (Plan + Commit). In the default (atomic) mode
@@ -532,7 +563,8 @@ func (a *Applier) ApplyPatch(ctx context.Context, p *Patch) (*Result, error) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := a.commitSections(ctx, pl.sections); err != nil {
+	recovered, err := a.commitSections(ctx, pl.sections)
+	if err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Section > 1 {
 			pl.reportWritten(e, e.Section-1, false)
@@ -547,5 +579,6 @@ func (a *Applier) ApplyPatch(ctx context.Context, p *Patch) (*Result, error) {
 		return nil, planErr
 	}
 	changes, sum := netChanges(pl.order)
-	return &Result{Changes: changes, Report: pl.report, Summary: sum.String(), Leftovers: leftovers}, nil
+	return &Result{Changes: changes, Report: pl.report, Summary: sum.String(), Leftovers: leftovers,
+		Recovered: recovered}, nil
 }

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/patch/patchtest"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // TestNonAtomicTwoNamesKeepsEarlierSections: without atomicity, the error's Section says
@@ -19,14 +20,14 @@ import (
 func TestNonAtomicTwoNamesKeepsEarlierSections(t *testing.T) {
 	tests := []struct {
 		name    string
-		setup   func(m *patchtest.MemFS)
+		setup   func(m *wfs.MemFS)
 		body    []string
 		section int               // the section the error names
 		want    map[string]string // regular files afterwards
 	}{
 		{
 			name:  "symlink_then_target",
-			setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", apRoot+"/l") },
+			setup: func(m *wfs.MemFS) { _ = m.Symlink("real.txt", filepath.Join(apRoot, "l")) },
 			body: []string{
 				"*** Update File: a.txt", "@@", "-a", "+A",
 				"*** Update File: l", "@@", "-r", "+R",
@@ -38,7 +39,7 @@ func TestNonAtomicTwoNamesKeepsEarlierSections(t *testing.T) {
 		},
 		{
 			name:  "delete_of_target_after_link_update",
-			setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", apRoot+"/l") },
+			setup: func(m *wfs.MemFS) { _ = m.Symlink("real.txt", filepath.Join(apRoot, "l")) },
 			body: []string{
 				"*** Update File: l", "@@", "-r", "+R",
 				"*** Delete File: real.txt",
@@ -117,7 +118,7 @@ func TestNonAtomicCancelledMidCommitSaysWhatWasWritten(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m.InjectFault(func(op, name string) bool {
-		if op == "rename" {
+		if (op == "rename" || op == "link") && name == apRoot+"/a.txt" {
 			cancel() // the first section's switch: the commit is cancelled from here on
 		}
 		return false

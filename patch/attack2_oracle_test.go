@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
 )
 
@@ -118,7 +119,7 @@ func genSectionCase(t *rapid.T) oracleCase {
 func TestCodexOracleSections(t *testing.T) {
 	bin := oracleBinary(t)
 	base := t.TempDir()
-	const root = "/w/root"
+	root := testenv.Abs("/w/root")
 	var compared, defaults, refused int
 	rapid.Check(t, func(rt *rapid.T) {
 		c := genSectionCase(rt)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // Benchmarks of spec §8 for the applier. Run with -benchmem; rescue benchmarks also report the
@@ -235,7 +237,7 @@ func BenchmarkCommit(b *testing.B) {
 		}
 		fwd.WriteString("*** End Patch\n")
 		back.WriteString("*** End Patch\n")
-		o, err := NewOSFS(root)
+		o, err := wfs.NewOSFS(root)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -19,9 +19,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
-	"github.com/harnesskit/harnesskit/internal/wfs"
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/patch/patchtest"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 const oracleInstall = `the Codex oracle is not installed; to run this differential test:
@@ -179,7 +179,7 @@ func TestCodexOracleScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, err := patch.NewOSFS(root)
+			o, err := wfs.NewOSFS(root)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -425,8 +425,8 @@ func writeOracleUpdate(t *rapid.T, w *strings.Builder, f oracleFile) (after []st
 }
 
 // oracleMem builds a MemFS holding the case's files under root.
-func oracleMem(t *rapid.T, root string, c oracleCase) *patchtest.MemFS {
-	m := patchtest.NewMemFS()
+func oracleMem(t *rapid.T, root string, c oracleCase) *wfs.MemFS {
+	m := wfs.NewMemFS()
 	if err := m.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -471,7 +471,7 @@ func oracleDisk(t *rapid.T, base string, c oracleCase) string {
 func TestCodexOracleRandom(t *testing.T) {
 	bin := oracleBinary(t)
 	base := t.TempDir()
-	const root = "/w/root"
+	root := testenv.Abs("/w/root")
 	var rewrites, defaults, directs, refused, defaultRefused int
 	rapid.Check(t, func(rt *rapid.T) {
 		c := genOracleCase(rt)
@@ -605,8 +605,8 @@ func TestCodexOracleAnchorLine(t *testing.T) {
 				t.Fatalf("Codex applied %q as %q; this test expects %q (output: %s)", text, got, tc.codex, out)
 			}
 
-			const root = "/w/root"
-			m := patchtest.NewMemFS()
+			root := testenv.Abs("/w/root")
+			m := wfs.NewMemFS()
 			m.WriteFile(root+"/a.txt", []byte(tc.file), 0o644)
 			a, err := patch.New(m, root, patch.WithCodexCompat())
 			if err != nil {
@@ -711,9 +711,9 @@ func TestCodexOracleReference(t *testing.T) {
 				t.Fatalf("the Codex binary behaves differently than pinned (-pinned +binary):\n%s\noutput: %s", diff, out)
 			}
 
-			const root = "/w/root"
-			newMem := func() *patchtest.MemFS {
-				m := patchtest.NewMemFS()
+			root := testenv.Abs("/w/root")
+			newMem := func() *wfs.MemFS {
+				m := wfs.NewMemFS()
 				m.MkdirAll(root, 0o755)
 				for name, data := range tc.files {
 					m.WriteFile(root+"/"+name, []byte(data), 0o644)
@@ -806,12 +806,12 @@ func TestCodexOracleRewriteCases(t *testing.T) {
 			patch: "*** Update File: a.py\n@@ def f():\n+# end\n*** End of File\n",
 		},
 	}
-	const root = "/w/root"
+	root := testenv.Abs("/w/root")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			text := "*** Begin Patch\n" + tc.patch + "*** End Patch\n"
-			newMem := func() *patchtest.MemFS {
-				m := patchtest.NewMemFS()
+			newMem := func() *wfs.MemFS {
+				m := wfs.NewMemFS()
 				m.MkdirAll(root, 0o755)
 				for name, data := range tc.files {
 					m.MkdirAll(filepath.Dir(root+"/"+name), 0o755)
@@ -886,7 +886,7 @@ func TestCodexOracleCompatCases(t *testing.T) {
 			patch: "*** Update File: a.txt\n@@ A\n A\n-q\n+Q\n*** End of File\n",
 		},
 	}
-	const root = "/w/root"
+	root := testenv.Abs("/w/root")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			text := "*** Begin Patch\n" + tc.patch + "*** End Patch\n"
@@ -897,7 +897,7 @@ func TestCodexOracleCompatCases(t *testing.T) {
 				}
 			}
 			out := runOracle(t, bin, dir, text)
-			m := patchtest.NewMemFS()
+			m := wfs.NewMemFS()
 			m.MkdirAll(root, 0o755)
 			for name, data := range tc.files {
 				m.WriteFile(root+"/"+name, []byte(data), 0o644)

@@ -2,268 +2,149 @@ package patch
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"iter"
-	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
-	"github.com/harnesskit/harnesskit/internal/wfs"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
-// The commit: re-check every snapshot, stage each new file as a temporary sibling,
-// then switch in patch order — re-checking each file's hash right before its rename — and
-// undo every completed step from the snapshots if anything fails.
+// The commit: every changed entry becomes one operation of a wfs transaction, which locks the
+// targets' directories against every other harnesskit writer, re-checks each file against
+// the plan's snapshot, journals, stages, switches and syncs (see package wfs), and undoes
+// everything if a step fails.
 
-// undo kinds
-const (
-	stepReplaced = iota // a temporary was renamed over key
-	stepAside           // key was renamed to aside (a delete or a move source)
-)
-
-type step struct {
-	kind  int
-	e     *entry
-	aside string
-}
-
-type committer struct {
-	a       *Applier
-	temps   map[*entry]string // staged temporaries by entry
-	created []string          // directories created, in creation order
-	done    []step
-	asides  []step
-}
-
-func (a *Applier) randomHex() (string, error) {
-	var b [4]byte
-	r := a.cfg.random
-	if r == nil {
-		r = rand.Reader
-	}
-	if _, err := io.ReadFull(r, b[:]); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b[:]), nil
-}
-
-// sibling returns a fresh temporary name next to key (see [IsLeftover] for the pattern).
-func (c *committer) sibling(key string) (string, error) {
-	h, err := c.a.randomHex()
+// commitEntries writes the plan's entries all or nothing. It returns the state each written
+// entry left on disk, by entry.
+func (a *Applier) commitEntries(ctx context.Context, entries []*entry) (map[*entry]wfs.Snapshot, *wfs.Committed, error) {
+	tx, err := wfs.Begin(a.fsys, a.root, wfs.WithMaxFileSize(a.cfg.maxFileSize),
+		wfs.WithDirMode(a.cfg.dirMode), wfs.WithRandom(a.cfg.random))
 	if err != nil {
-		return "", err
+		return nil, nil, &Error{Kind: KindIO, Err: err, Msg: "Failed to apply changes: " + err.Error()}
 	}
-	return filepath.Join(filepath.Dir(key), "."+filepath.Base(key)+tempMark+h+".tmp"), nil
-}
-
-// tempMark is the part of every temporary name that says who made it.
-const tempMark = ".hkpatch-"
-
-// leftoverName matches the temporaries a commit creates next to the files it writes.
-var leftoverName = regexp.MustCompile(`^\..+\.hkpatch-[0-9a-f]{8}\.tmp$`)
-
-// IsLeftover reports whether base is the name of a temporary file a commit creates next to a
-// file it writes: ".<name>.hkpatch-<8 hex digits>.tmp". A commit removes its temporaries, also
-// when it fails; one is left only when the process dies mid-commit. [Applier.Plan] reports
-// such files in the directories a plan touches (Plan.Leftovers) and never deletes them: a
-// host may remove them once no commit is running.
-func IsLeftover(base string) bool { return leftoverName.MatchString(base) }
-
-// asideName returns a free temporary sibling name for setting key aside. A rename replaces
-// whatever holds the new name, so the name is checked first: on a case-insensitive volume
-// the aside of "Readme.md" and the staged temporary of "README.md" could otherwise be one
-// file when the random source repeats itself.
-func (c *committer) asideName(key string) (string, error) {
-	for attempt := 0; ; attempt++ {
-		n, err := c.sibling(key)
-		if err != nil {
-			return "", err
-		}
-		_, err = c.a.fsys.Lstat(n)
-		switch {
-		case isNotExist(err):
-			return n, nil
-		case err != nil:
-			return "", err
-		case attempt >= 8:
-			return "", fmt.Errorf("no free temporary name next to %s (last tried %s)", key, n)
-		}
-	}
-}
-
-// writeTemp writes data to a new temporary sibling of key with mode (set exactly when
-// exact), synced and closed.
-func (c *committer) writeTemp(key string, data []byte, mode fs.FileMode, exact bool) (string, error) {
-	var name string
-	var f File
-	for attempt := 0; ; attempt++ {
-		n, err := c.sibling(key)
-		if err != nil {
-			return "", err
-		}
-		f, err = c.a.fsys.OpenFile(n, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode.Perm())
-		if err == nil {
-			name = n
-			break
-		}
-		if !errors.Is(err, fs.ErrExist) || attempt >= 8 {
-			return "", err
-		}
-	}
-	// The order: write, sync, set an inherited mode exactly (the umask cannot narrow it),
-	// close.
-	_, err := f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if err == nil && exact {
-		err = c.a.fsys.Chmod(name, mode)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = c.a.fsys.Remove(name)
-		return "", err
-	}
-	return name, nil
-}
-
-// mkdirs creates the missing parents of key, recording them.
-func (c *committer) mkdirs(key string) error {
-	var missing []string
-	for dir := filepath.Dir(key); ; dir = filepath.Dir(dir) {
-		info, err := c.a.fsys.Lstat(dir)
-		if err == nil {
-			if !info.IsDir() {
-				return fmt.Errorf("%s is not a directory", dir)
-			}
-			break
-		}
-		if !isNotExist(err) {
-			return err
-		}
-		missing = append(missing, dir)
-		if filepath.Dir(dir) == dir {
-			break
-		}
-	}
-	for i := len(missing) - 1; i >= 0; i-- {
-		if err := c.a.fsys.Mkdir(missing[i], c.a.cfg.dirMode); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				continue
-			}
-			return err
-		}
-		c.created = append(c.created, missing[i])
-	}
-	return nil
-}
-
-func changedErr(e *entry) *Error {
-	return &Error{Kind: KindChanged, Path: e.path,
-		Msg: fmt.Sprintf("File changed on disk since the patch was planned: %s", e.path)}
-}
-
-// commit writes the plan's entries all or nothing.
-func (a *Applier) commitEntries(ctx context.Context, entries []*entry) error {
-	// Every snapshot still holds. The destination of a case-only rename is skipped: its
-	// name leads to the source's file (checked through the source) until the switch sets that
-	// file aside, and the switch re-checks that the name is free right before its rename.
-	for _, e := range entries {
-		if e.sameAs != nil {
-			continue
-		}
-		ok, err := a.unchanged(e)
-		if err != nil {
-			return &Error{Kind: KindIO, Path: e.path, Msg: fmt.Sprintf("Failed to re-read %s: %v", e.path, err), Err: err}
-		}
-		if !ok {
-			return changedErr(e)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return &Error{Kind: KindIO, Msg: "Patch commit was cancelled before anything was written: " + err.Error(), Err: err}
-	}
-	c := &committer{a: a, temps: map[*entry]string{}}
-	// Staging.
-	for _, e := range entries {
-		if !e.touched || !e.exists {
-			continue
-		}
-		if err := c.mkdirs(e.key); err != nil {
-			return c.fail(err)
-		}
-		name, err := c.writeTemp(e.key, e.data, e.mode, e.inherit)
-		if err != nil {
-			return c.fail(err)
-		}
-		c.temps[e] = name
-	}
-	// Switch, in order.
+	var ops []*entry
 	for _, e := range entries {
 		if !e.touched {
 			continue
 		}
-		if ok, err := a.unchanged(e); err != nil || !ok {
-			if err == nil {
-				if w := c.writtenAs(e); w != nil {
-					return c.failWith(&Error{Kind: KindPathConflict, Path: e.path,
-						Msg: fmt.Sprintf("%s is the file %s that the patch also writes (the volume ignores case); name each file one way in a patch; nothing was written", e.path, w.path)})
-				}
-				return c.failWith(changedErr(e))
-			}
-			return c.fail(err)
+		prev := e.orig.snap
+		if prev.Name == "" {
+			prev = wfs.Absent(e.key) // the new spelling of a case-only rename
 		}
-		if e.exists {
-			if err := a.fsys.Rename(c.temps[e], e.key); err != nil {
-				return c.fail(err)
+		switch {
+		case e.exists:
+			var opts []wfs.WriteOption
+			if e.inherit {
+				opts = append(opts, wfs.ExactMode(e.mode))
+			} else {
+				opts = append(opts, wfs.NewMode(e.mode))
 			}
-			delete(c.temps, e)
-			c.done = append(c.done, step{kind: stepReplaced, e: e})
-			continue
-		}
-		if !e.orig.exists {
+			if e.orig.symlink {
+				opts = append(opts, wfs.ReplaceLink()) // the patch deleted the link, then added a file there
+			}
+			if e.sameAs != nil {
+				opts = append(opts, wfs.CheckAtTurn())
+			}
+			if m := e.movedFrom; m != nil && e.inherit && !e.orig.exists && m.orig.exists {
+				opts = append(opts, wfs.MetaFrom(m.key)) // a move keeps its source's owner and attributes
+			}
+			tx.Write(prev, e.data, opts...)
+		case e.orig.exists:
+			tx.Delete(prev)
+		default:
 			continue // created and deleted by the same patch
 		}
-		aside, err := c.asideName(e.key)
-		if err != nil {
-			return c.fail(err)
-		}
-		if err := a.fsys.Rename(e.key, aside); err != nil {
-			return c.fail(err)
-		}
-		s := step{kind: stepAside, e: e, aside: aside}
-		c.done = append(c.done, s)
-		c.asides = append(c.asides, s)
+		ops = append(ops, e)
 	}
-	// Cleanup: the set-aside entries go for good.
-	for i, s := range c.asides {
-		if err := a.fsys.Remove(s.aside); err != nil {
-			// Entries already removed can only be restored from their snapshots.
-			for _, r := range c.asides[:i] {
-				idx := slices.IndexFunc(c.done, func(d step) bool { return d.aside == r.aside })
-				c.done[idx].aside = ""
+	res, err := tx.Commit(ctx)
+	if err != nil {
+		return nil, nil, a.commitErr(ops, err)
+	}
+	after := make(map[*entry]wfs.Snapshot, len(ops))
+	for i, e := range ops {
+		after[e] = res.After[i]
+	}
+	return after, res, nil
+}
+
+// commitErr turns a failed transaction into the package's error, naming the path as the
+// patch wrote it.
+func (a *Applier) commitErr(ops []*entry, err error) *Error {
+	var we *wfs.Error
+	if !errors.As(err, &we) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return &Error{Kind: KindIO, Msg: "Patch commit was cancelled before anything was written: " + err.Error(), Err: err}
+		}
+		return &Error{Kind: KindIO, Err: err, Msg: "Failed to apply changes: " + err.Error()}
+	}
+	byKey := func(key string) string {
+		for _, e := range ops {
+			if e.key == key {
+				return e.path
 			}
-			return c.fail(err)
 		}
+		return key
 	}
-	return nil
+	path := byKey(we.Name)
+	switch {
+	case we.SameAs != "":
+		return &Error{Kind: KindPathConflict, Path: path, Err: err,
+			Msg: fmt.Sprintf("%s is the file %s that the patch also writes (the volume ignores case); name each file one way in a patch; nothing was written", path, byKey(we.SameAs))}
+	case errors.Is(err, wfs.ErrInUse):
+		return &Error{Kind: KindBusy, Path: path, Err: err,
+			Msg: fmt.Sprintf("%s is in use by another program: close it there and apply again; nothing was written", path)}
+	case errors.Is(err, wfs.ErrBusy):
+		return &Error{Kind: KindBusy, Path: path, Err: err,
+			Msg: fmt.Sprintf("%s is being written by another writer (the lock of its directory stayed held); nothing was written. Apply the patch again in a moment", path)}
+	case errors.Is(err, wfs.ErrTooLarge):
+		return &Error{Kind: KindTooLarge, Path: path, Err: err, Msg: tooLargeMsg(path, we.Size, we.Limit)}
+	case errors.Is(err, wfs.ErrReadOnly):
+		return &Error{Kind: KindReadOnly, Path: path, Err: err, Msg: readOnlyMsg(path)}
+	case errors.Is(err, wfs.ErrSpecial):
+		return &Error{Kind: KindPathConflict, Path: path, Err: err,
+			Msg: fmt.Sprintf("%s is not a regular file (a FIFO, socket or device); only regular files can be patched", path)}
+	case errors.Is(err, wfs.ErrChanged):
+		return &Error{Kind: KindChanged, Path: path, Err: err,
+			Msg: fmt.Sprintf("File changed on disk since the patch was planned: %s", path)}
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return &Error{Kind: KindIO, Path: path, Err: err,
+			Msg: "Patch commit was cancelled before anything was written: " + err.Error()}
+	}
+	cause := we.Err
+	if len(we.NotRestored) > 0 {
+		var names []string
+		for _, n := range we.NotRestored {
+			names = append(names, byKey(n))
+		}
+		slices.Sort(names)
+		return &Error{Kind: KindIO, Path: path, Err: err,
+			Msg: fmt.Sprintf("Failed to apply changes and rollback was incomplete: %v; not restored: %s", cause, strings.Join(names, ", "))}
+	}
+	if we.RolledBack {
+		return &Error{Kind: KindIO, Path: path, Err: err, Msg: fmt.Sprintf("Failed to apply changes; rolled back: %v", cause)}
+	}
+	// A failure while staging: what was staged is removed, nothing was switched.
+	return &Error{Kind: KindIO, Path: path, Err: err, Msg: fmt.Sprintf("Failed to apply changes; rolled back: %v", we)}
+}
+
+func tooLargeMsg(path string, size, limit int64) string {
+	return fmt.Sprintf("File too large to patch: %s (%d bytes; the limit is %d bytes). Edit it with another tool, or split it", path, size, limit)
+}
+
+func readOnlyMsg(path string) string {
+	return fmt.Sprintf("File is read-only: %s (no write permission); nothing was written. Make it writable first if it is meant to be edited", path)
 }
 
 // commitSections writes the sections of a non-atomic plan one at a time, each all or
 // nothing with commitEntries. A section's entries are checked against the state the sections
 // before it left: the plan's snapshot for an entry no earlier section wrote, else what that
-// section wrote (its mode read back, as the umask may have narrowed it). When a section
-// fails, the sections before it stay written and the error names the failing one.
-func (a *Applier) commitSections(ctx context.Context, secs []sectionPlan) error {
+// section wrote. When a section fails, the sections before it stay written and the error
+// names the failing one.
+func (a *Applier) commitSections(ctx context.Context, secs []sectionPlan) ([]wfs.Recovery, error) {
+	var recovered []wfs.Recovery
 	disk := map[*entry]snapshot{} // the state the written sections left, by planner entry
 	for k, sp := range secs {
 		es := make([]*entry, len(sp.after))
@@ -275,27 +156,44 @@ func (a *Applier) commitSections(ctx context.Context, secs []sectionPlan) error 
 			es[i] = &c
 		}
 		if err := a.sameFileAsWritten(es, disk); err != nil {
-			return sectionErr(err, k+1)
+			return recovered, sectionErr(err, k+1)
 		}
 		if err := ctx.Err(); err != nil && k > 0 {
-			return sectionErr(&Error{Kind: KindIO, Err: err,
+			return recovered, sectionErr(&Error{Kind: KindIO, Err: err,
 				Msg: fmt.Sprintf("Patch commit was cancelled before section %d was written: %v", k+1, err)}, k+1)
 		}
-		if err := a.commitEntries(ctx, es); err != nil {
-			return sectionErr(err, k+1)
+		after, res, err := a.commitEntries(ctx, es)
+		if err != nil {
+			return recovered, sectionErr(err, k+1)
 		}
+		recovered = append(recovered, res.Recovered...)
 		for i, c := range es {
-			d := snapshot{exists: c.exists}
-			if c.exists {
-				d.data, d.mode = c.data, c.mode&wfs.ModeBits
-				if info, err := a.fsys.Lstat(c.key); err == nil {
-					d.mode = info.Mode() & wfs.ModeBits
-				}
+			if s, ok := after[c]; ok {
+				disk[sp.live[i]] = snapshotOf(s)
 			}
-			disk[sp.live[i]] = d
 		}
 	}
-	return nil
+	return recovered, nil
+}
+
+// snapshotOf is the planner's view of a wfs snapshot.
+func snapshotOf(s wfs.Snapshot) snapshot {
+	o := snapshot{snap: s}
+	switch s.Type {
+	case wfs.TypeAbsent:
+		return o
+	case wfs.TypeDir:
+		o.dir = true
+	case wfs.TypeSymlink:
+		o.symlink, o.target = true, s.Target
+	case wfs.TypeSpecial:
+		o.other = true
+	case wfs.TypeFile:
+		o.data = s.Data
+	}
+	o.exists = true
+	o.mode = s.Info.Mode() & wfs.ModeBits
+	return o
 }
 
 // sameFileAsWritten refuses a section that creates a name which, on a case-insensitive
@@ -362,81 +260,4 @@ func sectionErr(err error, section int) error {
 		e.Msg += fmt.Sprintf(" (in section %d; sections 1-%d were written and stay)", section, section-1)
 	}
 	return e
-}
-
-// writtenAs is caseTwin over the entries this commit already renamed into place.
-func (c *committer) writtenAs(e *entry) *entry {
-	return c.a.caseTwin(e, func(yield func(*entry) bool) {
-		for _, s := range c.done {
-			if s.kind == stepReplaced && !yield(s.e) {
-				return
-			}
-		}
-	})
-}
-
-func (c *committer) fail(cause error) error {
-	return c.failWith(&Error{Kind: KindIO, Err: cause})
-}
-
-// failWith undoes every completed step in reverse order and returns the error to report:
-// the KindChanged error itself, or KindIO "Failed to apply changes; rolled back: …", or the
-// incomplete-rollback error.
-func (c *committer) failWith(e *Error) error {
-	fsys := c.a.fsys
-	var notRestored []string
-	var undoErr error
-	for i := len(c.done) - 1; i >= 0; i-- {
-		s := c.done[i]
-		var err error
-		switch {
-		case s.kind == stepAside && s.aside != "":
-			err = fsys.Rename(s.aside, s.e.key)
-		case s.e.orig.exists && !s.e.orig.symlink:
-			var tmp string
-			tmp, err = c.writeTemp(s.e.key, s.e.orig.data, s.e.orig.mode, true)
-			if err == nil {
-				if err = fsys.Rename(tmp, s.e.key); err != nil {
-					_ = fsys.Remove(tmp)
-				}
-			}
-		case s.e.orig.exists:
-			err = fmt.Errorf("cannot recreate symbolic link %s", s.e.path)
-		default:
-			err = fsys.Remove(s.e.key)
-		}
-		if err != nil {
-			notRestored = append(notRestored, s.e.path)
-			if undoErr == nil {
-				undoErr = err
-			}
-		}
-	}
-	for _, t := range c.temps {
-		if err := fsys.Remove(t); err != nil && !isNotExist(err) {
-			notRestored = append(notRestored, t)
-		}
-	}
-	for i := len(c.created) - 1; i >= 0; i-- {
-		_ = fsys.Remove(c.created[i]) // only succeeds when empty, as wanted
-	}
-	cause := e.Err
-	causeText := ""
-	if cause != nil {
-		causeText = cause.Error()
-	}
-	if e.Kind != KindIO {
-		causeText = e.Msg
-	}
-	if len(notRestored) > 0 {
-		slices.Sort(notRestored)
-		return &Error{Kind: KindIO, Path: e.Path, Err: errors.Join(cause, undoErr),
-			Msg: fmt.Sprintf("Failed to apply changes and rollback was incomplete: %s; not restored: %s",
-				causeText, strings.Join(notRestored, ", "))}
-	}
-	if e.Kind != KindIO {
-		return e // a refusal found at the switch (changed on disk, one file under two names)
-	}
-	return &Error{Kind: KindIO, Path: e.Path, Err: cause,
-		Msg: "Failed to apply changes; rolled back: " + causeText}
 }

@@ -12,9 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/harnesskit/harnesskit/internal/wfs"
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/patch/patchtest"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 const scenarioDir = "testdata/codex-apply-patch"
@@ -49,13 +49,13 @@ func readFixture(t *testing.T, dir string) map[string]treeNode {
 // backend is one FS under test with a root holding a copy of a fixture's input.
 type backend struct {
 	name  string
-	setup func(t *testing.T, input string) (patch.FS, string, func() map[string]treeNode)
+	setup func(t *testing.T, input string) (wfs.FS, string, func() map[string]treeNode)
 }
 
 var backends = []backend{
-	{name: "memfs", setup: func(t *testing.T, input string) (patch.FS, string, func() map[string]treeNode) {
-		m := patchtest.NewMemFS()
-		root := "/w/root"
+	{name: "memfs", setup: func(t *testing.T, input string) (wfs.FS, string, func() map[string]treeNode) {
+		m := wfs.NewMemFS()
+		root := testenv.Abs("/w/root")
 		if err := m.MkdirAll(root, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ var backends = []backend{
 		}
 		return m, root, func() map[string]treeNode { return simplify(m.TreeUnder(root)) }
 	}},
-	{name: "osfs", setup: func(t *testing.T, input string) (patch.FS, string, func() map[string]treeNode) {
+	{name: "osfs", setup: func(t *testing.T, input string) (wfs.FS, string, func() map[string]treeNode) {
 		root := filepath.Join(t.TempDir(), "root")
 		if err := os.MkdirAll(root, 0o755); err != nil {
 			t.Fatal(err)
@@ -101,7 +101,7 @@ var backends = []backend{
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := patch.NewOSFS(root)
+		o, err := wfs.NewOSFS(root)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,15 +17,17 @@
 //
 // [Parse] reads the text strictly inside a lenient envelope (CRLF, padded markers, a heredoc
 // wrapper, stacked "@@" lines) and reports errors with the patch line. [Open] builds an
-// [Applier] over a real directory (an [OSFS] over the root and worktrees; Close it when done);
-// [New] takes any [FS] ([NewMemFS] for tests and hosts without a disk) and checks that the
-// root exists. [Applier.Plan] checks every path for containment before anything is read,
+// [Applier] over a real directory (a [wfs.OSFS] over the root and worktrees; Close it when
+// done) and first recovers the tree: a commit a crash interrupted is finished or undone
+// ([Applier.Recovered] says which). [New] takes any [wfs.FS] ([wfs.NewMemFS] for tests and
+// hosts without a disk) and checks that the root exists. [Applier.Plan] checks every path for containment before anything is read,
 // then plans every section in memory over an overlay of the tree, so later sections see the
 // results of earlier ones; Rewrite plans through the same planner and never reads a file
 // itself; every section it renders is checked against a model of Codex's applier and, when
 // the model would not reach the planned lines, rendered as a plain line difference instead.
-// [Applier.Commit] re-reads each file and compares it with the bytes it was planned from,
-// stages temporary files, renames them into place and rolls back everything if a step fails.
+// [Applier.Commit] writes all files or none through one [wfs.Tx]: it locks the directories
+// against every other harnesskit writer (in any process), re-checks each file against the
+// plan, journals, stages, switches, syncs, and rolls back everything if a step fails.
 //
 // # Locating a chunk
 //
@@ -119,19 +121,26 @@
 //
 // # Files
 //
-// An update keeps the file's whole mode (permissions, setuid, setgid, sticky); a file the
-// patch creates gets the configured mode ([WithNewFileMode]) under the umask, also when a
-// later section rewrites or moves it. A FIFO, socket or device is refused
-// ([KindPathConflict]) from its type, before it is ever opened, so nothing blocks. One patch
-// may not reach one file through two names (a symbolic link and its target, two hard links,
-// or two spellings that differ only in Unicode normalisation, such as "café" precomposed and
-// decomposed, which macOS stores as one file: refused on every system, also where case is
-// folded as well), and a Move onto another name of its source is a Move onto an existing
-// file. Delete
-// of a symbolic link removes the link; a later section naming that path means what took the
-// link's place, never its old target. Temporary files are named ".<name>.hkpatch-<8 hex>.tmp"
-// ([IsLeftover]); a commit removes its own, and Plan reports (never deletes) those an
-// interrupted commit left in the directories it touches.
+// Every commit goes through package wfs, whose documentation is the whole write contract;
+// in short: an update keeps the file's whole mode (permissions, setuid, setgid, sticky), its
+// owner and group where the process may set them, and its extended attributes and ACLs; a
+// file the patch creates gets the configured mode ([WithNewFileMode]) under the umask, also
+// when a later section rewrites or moves it, and a moved file keeps what its source carried.
+// A file with several hard links is written in place, so every name sees the update. A file
+// the process may not write (0444, also for a superuser) is refused ([KindReadOnly]), and so
+// is one over the size limit ([KindTooLarge], naming the limit; it can still be deleted) and
+// an Add File whose content is over it, before anything is written. A FIFO, socket or device
+// is refused ([KindPathConflict]) from its type, before it is ever opened, so nothing blocks.
+// A commit that another writer holds the lock of a target for longer than the lock wait is
+// refused with [KindBusy]. One patch may not reach one file through two names (a symbolic
+// link and its target, two hard links, or two spellings that differ only in Unicode
+// normalisation, such as "café" precomposed and decomposed, which macOS stores as one file:
+// refused on every system, also where case is folded as well), and a Move onto another name
+// of its source is a Move onto an existing file. Delete of a symbolic link removes the link;
+// a later section naming that path means what took the link's place, never its old target.
+// Temporary files are hidden and recognised by [wfs.IsLeftover]; a commit removes its own,
+// recovery removes those of a crashed commit, and Plan reports (never deletes) any left in
+// the directories it touches.
 //
 // # Formatting
 //
@@ -157,7 +166,7 @@
 // segment-aware) over the root and the worktrees before any content is read; a patch naming
 // any outside path is refused whole ([KindBlocked]), or passed through untouched with
 // [WithOutsidePolicy]([PassThrough]) for hosts with their own permission flow. All I/O uses
-// the resolved real paths, and [OSFS] performs it through one os.Root per base, so a path
+// the resolved real paths, and [wfs.OSFS] performs it through one os.Root per base, so a path
 // swapped for a symlink after the check cannot escape. Files larger than [DefaultMaxFileSize]
 // are refused, rescues are bounded by a deterministic work limit, and a file changed on disk
 // between planning and commit is never overwritten ([KindChanged]).

@@ -1,6 +1,7 @@
 package patch_test
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ func TestApplyLocateEdgeCases(t *testing.T) {
 		},
 		{
 			name: "E9_absolute_update_path_inside_root", files: map[string]string{"a.txt": "a\n"},
-			patch: apText("*** Update File: "+apRoot+"/a.txt", "@@", "-a", "+b", "*** Delete File: "+apRoot+"/a.txt", "*** Add File: c.txt", "+c"),
+			patch: apText("*** Update File: "+filepath.Join(apRoot, "a.txt"), "@@", "-a", "+b", "*** Delete File: "+filepath.Join(apRoot, "a.txt"), "*** Add File: c.txt", "+c"),
 			want:  map[string]string{"c.txt": "c\n"},
 		},
 		{

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/patch/patchtest"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // Adversarial inputs from a review of the removal-soundness rules: each row is an input that
@@ -89,7 +89,7 @@ func TestAttackEdgeCases(t *testing.T) {
 			// Move said to remove.
 			name:  "move_onto_a_symlink_to_itself_refused",
 			files: map[string]string{"f.txt": "a\nb\n"},
-			setup: func(m *patchtest.MemFS) {
+			setup: func(m *wfs.MemFS) {
 				if err := m.Symlink("f.txt", filepath.Join(apRoot, "link.txt")); err != nil {
 					panic(err)
 				}

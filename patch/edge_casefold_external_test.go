@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/patch/patchtest"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // cfCase is one row of the case-insensitive volume table (edge case 91).
@@ -32,7 +32,7 @@ type cfCase struct {
 	// (Op, Path, From only).
 	summary string
 	changes []cfChange
-	check   func(t *testing.T, m *patchtest.MemFS, res *patch.Result)
+	check   func(t *testing.T, m *wfs.MemFS, res *patch.Result)
 }
 
 type cfChange struct {
@@ -41,9 +41,9 @@ type cfChange struct {
 }
 
 // cfTree builds a MemFS (case-insensitive unless sensitive) holding files under apRoot.
-func cfTree(t *testing.T, sensitive bool, files map[string]string, modes map[string]fs.FileMode) *patchtest.MemFS {
+func cfTree(t *testing.T, sensitive bool, files map[string]string, modes map[string]fs.FileMode) *wfs.MemFS {
 	t.Helper()
-	m := patchtest.NewMemFS()
+	m := wfs.NewMemFS()
 	m.SetCaseInsensitive(!sensitive)
 	if err := m.MkdirAll(apRoot, 0o755); err != nil {
 		t.Fatal(err)
@@ -134,6 +134,9 @@ func TestCaseOnlyRename(t *testing.T) {
 	isTemp := func(name, base string) bool {
 		return strings.HasPrefix(filepath.Base(name), "."+base+".") && strings.HasSuffix(name, ".tmp")
 	}
+	isAside := func(name, base string) bool {
+		return strings.HasPrefix(filepath.Base(name), "."+base+".") && strings.HasSuffix(name, ".old")
+	}
 	cases := []cfCase{
 		{
 			name: "E91_case_only_rename_new_spelling_and_content", files: one, patch: rename,
@@ -151,7 +154,7 @@ func TestCaseOnlyRename(t *testing.T) {
 		{
 			name: "E91_source_mode_kept", files: one, modes: map[string]fs.FileMode{"Readme.md": 0o750}, patch: rename,
 			want: renamed,
-			check: func(t *testing.T, m *patchtest.MemFS, _ *patch.Result) {
+			check: func(t *testing.T, m *wfs.MemFS, _ *patch.Result) {
 				if got := m.Tree()[p("README.md")].Mode; got != 0o750 {
 					t.Errorf("README.md mode = %v, want 0750", got)
 				}
@@ -159,28 +162,34 @@ func TestCaseOnlyRename(t *testing.T) {
 		},
 		{
 			name: "E91_source_set_aside_before_new_name_is_written", files: one, patch: rename, want: renamed,
-			check: func(t *testing.T, m *patchtest.MemFS, _ *patch.Result) {
-				// The mutating calls, in order: stage the new content, set Readme.md aside,
-				// rename the staged file to README.md, remove the set-aside file. Neither
-				// spelling is ever removed, and nothing is renamed onto README.md while
-				// Readme.md still leads to the user's file.
+			check: func(t *testing.T, m *wfs.MemFS, _ *patch.Result) {
+				// The mutating calls on the two names and their temporaries, in order: keep
+				// the user's file aside (a hard link), stage the new content, remove the old
+				// spelling, link the staged file in as README.md (a link never replaces
+				// anything), drop the staged name, drop the kept link. The user's file has a
+				// name at every step, and nothing is written onto README.md while Readme.md
+				// still leads to it. (Journal and sync calls are left out.)
 				var got []string
 				for _, c := range m.Calls() {
 					switch {
 					case c.Op == "open" && isTemp(c.Name, "README.md"):
 						got = append(got, "stage")
-					case c.Op == "rename" && c.Name == p("Readme.md") && isTemp(c.Name2, "Readme.md"):
+					case c.Op == "link" && c.Name == p("Readme.md") && isAside(c.Name2, "Readme.md"):
 						got = append(got, "aside")
-					case c.Op == "rename" && isTemp(c.Name, "README.md") && c.Name2 == p("README.md"):
+					case c.Op == "remove" && c.Name == p("Readme.md"):
+						got = append(got, "remove old spelling")
+					case c.Op == "link" && isTemp(c.Name, "README.md") && c.Name2 == p("README.md"):
 						got = append(got, "switch")
-					case c.Op == "remove" && isTemp(c.Name, "Readme.md"):
+					case c.Op == "remove" && isTemp(c.Name, "README.md"):
+						got = append(got, "drop staged name")
+					case c.Op == "remove" && isAside(c.Name, "Readme.md"):
 						got = append(got, "cleanup")
-					case c.Op == "chmod":
+					case c.Op == "chmod", c.Op == "sync", strings.Contains(c.Name, wfs.JournalDir):
 					default:
 						got = append(got, "unexpected "+c.Op+" "+c.Name+" "+c.Name2)
 					}
 				}
-				if diff := cmp.Diff([]string{"stage", "aside", "switch", "cleanup"}, got); diff != "" {
+				if diff := cmp.Diff([]string{"aside", "stage", "remove old spelling", "switch", "drop staged name", "cleanup"}, got); diff != "" {
 					t.Errorf("commit calls (-want +got):\n%s", diff)
 				}
 			},
@@ -262,24 +271,24 @@ func TestCaseOnlyRename(t *testing.T) {
 			kind:  patch.KindIO, msg: []string{"Failed to apply changes; rolled back: "},
 		},
 		{
-			name: "E91_fault_rename_source_aside", files: one, patch: rename,
-			fault: func(op, name string) bool { return op == "rename" && isTemp(name, "Readme.md") },
+			name: "E91_fault_keeping_source_aside", files: one, patch: rename,
+			fault: func(op, name string) bool { return op == "link" && isAside(name, "Readme.md") },
 			kind:  patch.KindIO, msg: []string{"Failed to apply changes; rolled back: "},
 		},
 		{
-			name: "E91_fault_rename_new_content_into_place", files: one, patch: rename,
-			fault: func(op, name string) bool { return op == "rename" && name == p("README.md") },
+			name: "E91_fault_linking_new_content_into_place", files: one, patch: rename,
+			fault: func(op, name string) bool { return op == "link" && name == p("README.md") },
 			kind:  patch.KindIO, msg: []string{"Failed to apply changes; rolled back: "},
 		},
 		{
-			name: "E91_fault_remove_set_aside_file", files: one, patch: rename,
-			fault: func(op, name string) bool { return op == "remove" && isTemp(name, "Readme.md") },
+			name: "E91_fault_removing_old_spelling", files: one, patch: rename,
+			fault: func(op, name string) bool { return op == "remove" && name == p("Readme.md") },
 			kind:  patch.KindIO, msg: []string{"Failed to apply changes; rolled back: "},
 		},
 		{
-			name: "E91_compat_fault_rename_new_content_into_place", files: one, patch: rename,
+			name: "E91_compat_fault_linking_new_content_into_place", files: one, patch: rename,
 			opts:  []patch.Option{patch.WithCodexCompat()},
-			fault: func(op, name string) bool { return op == "rename" && name == p("README.md") },
+			fault: func(op, name string) bool { return op == "link" && name == p("README.md") },
 			kind:  patch.KindIO, msg: []string{"Failed to apply changes; rolled back: "},
 		},
 		{
@@ -291,11 +300,20 @@ func TestCaseOnlyRename(t *testing.T) {
 		},
 		{
 			// A random source that repeats itself gives the staged README.md temporary and
-			// the aside of Readme.md the same name but for case — one file on this volume.
-			// The aside must not replace the staged file: the commit refuses and rolls back.
-			name: "E91_colliding_temporary_names_refused", files: one, patch: rename,
+			// the aside of Readme.md the same random part: their suffixes (".tmp", ".old")
+			// still tell them apart on this volume, and the rename goes through.
+			name: "E91_repeating_random_names_still_distinct", files: one, patch: rename,
 			opts: []patch.Option{patch.WithRandom(bytes.NewReader(bytes.Repeat([]byte{7, 1, 2, 3}, 100)))},
-			kind: patch.KindIO, msg: []string{"rolled back: no free temporary name next to"},
+			want: renamed, changes: moved,
+		},
+		{
+			// Two new names that differ only in case, with a random source that repeats
+			// itself: their temporaries would be one file on this volume; the commit
+			// refuses before it writes anything.
+			name: "E91_colliding_temporary_names_refused", files: map[string]string{},
+			patch: apText("*** Add File: B.txt", "+one", "*** Add File: b.TXT", "+two"),
+			opts:  []patch.Option{patch.WithRandom(bytes.NewReader(bytes.Repeat([]byte{7, 1, 2, 3}, 100)))},
+			kind:  patch.KindIO, msg: []string{"no free temporary name next to"},
 		},
 		{
 			name: "E91_contrast_case_sensitive_volume_is_a_plain_move", sensitive: true, files: one, patch: rename,
@@ -319,9 +337,9 @@ func TestCaseOnlyRenamePlanCommit(t *testing.T) {
 	rename := apText("*** Update File: Readme.md", "*** Move to: README.md", "@@", "-old", "+new")
 	cases := []struct {
 		name string
-		run  func(t *testing.T, m *patchtest.MemFS, a *patch.Applier)
+		run  func(t *testing.T, m *wfs.MemFS, a *patch.Applier)
 	}{
-		{name: "E91_edit_between_plan_and_commit_changed", run: func(t *testing.T, m *patchtest.MemFS, a *patch.Applier) {
+		{name: "E91_edit_between_plan_and_commit_changed", run: func(t *testing.T, m *wfs.MemFS, a *patch.Applier) {
 			pl, err := a.Plan(ctx, rename)
 			if err != nil {
 				t.Fatal(err)
@@ -337,7 +355,7 @@ func TestCaseOnlyRenamePlanCommit(t *testing.T) {
 				t.Errorf("files (-want +got):\n%s", diff)
 			}
 		}},
-		{name: "E91_plan_reports_move_and_writes_nothing", run: func(t *testing.T, m *patchtest.MemFS, a *patch.Applier) {
+		{name: "E91_plan_reports_move_and_writes_nothing", run: func(t *testing.T, m *wfs.MemFS, a *patch.Applier) {
 			m.ResetCalls()
 			pl, err := a.Plan(ctx, rename)
 			if err != nil {
@@ -351,7 +369,7 @@ func TestCaseOnlyRenamePlanCommit(t *testing.T) {
 				t.Errorf("changes = %+v, want one move Readme.md → README.md", pl.Changes)
 			}
 		}},
-		{name: "E91_rewrite_drops_the_move_onto_the_same_file", run: func(t *testing.T, m *patchtest.MemFS, a *patch.Applier) {
+		{name: "E91_rewrite_drops_the_move_onto_the_same_file", run: func(t *testing.T, m *wfs.MemFS, a *patch.Applier) {
 			rw, err := a.Rewrite(ctx, rename)
 			if err != nil {
 				t.Fatal(err)

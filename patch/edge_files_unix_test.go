@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // The amendment's file cases on a real file system: whole modes kept (E137) and special files
@@ -24,7 +25,7 @@ func osApplier(t *testing.T, opts ...patch.Option) (string, *patch.Applier) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fsys, err := patch.NewOSFS(dir)
+	fsys, err := wfs.NewOSFS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harnesskit/harnesskit/internal/wfs"
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/patch/patchtest"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // TestApplyFileEdgeCases covers the spec's numbered edge cases about file operations, content
@@ -244,12 +244,39 @@ func TestApplyFileEdgeCases(t *testing.T) {
 			name: "E124_file_too_large", files: map[string]string{"a.txt": big},
 			opts:  []patch.Option{patch.WithMaxFileSize(int64(len(big)) - 1)},
 			patch: apText("*** Update File: a.txt", "@@", "-x", "+y"),
-			kind:  patch.KindIO, msg: []string{"File too large to patch: a.txt (12 bytes)"},
+			kind:  patch.KindTooLarge, msg: []string{"File too large to patch: a.txt (12 bytes; the limit is 11 bytes)"},
 		},
 		{
 			name: "E124_file_at_limit_accepted", files: map[string]string{"a.txt": big},
 			opts:  []patch.Option{patch.WithMaxFileSize(int64(len(big)))},
 			patch: apText("*** Update File: a.txt", "@@", "-x", "+y", " x", " x", " x", " x", " x", "*** End of File"), want: map[string]string{"a.txt": "y\n" + big[2:]},
+		},
+		{
+			name: "E124_add_over_limit_refused_at_plan", files: map[string]string{},
+			opts:  []patch.Option{patch.WithMaxFileSize(5)},
+			patch: apText("*** Add File: n.txt", "+12345"),
+			kind:  patch.KindTooLarge, msg: []string{"File too large to patch: n.txt (6 bytes; the limit is 5 bytes)"},
+		},
+		{
+			name: "E124_add_at_limit_accepted", files: map[string]string{},
+			opts:  []patch.Option{patch.WithMaxFileSize(6)},
+			patch: apText("*** Add File: n.txt", "+12345"), want: map[string]string{"n.txt": "12345\n"},
+		},
+		{
+			name: "E124_add_under_limit_accepted", files: map[string]string{},
+			opts:  []patch.Option{patch.WithMaxFileSize(7)},
+			patch: apText("*** Add File: n.txt", "+12345"), want: map[string]string{"n.txt": "12345\n"},
+		},
+		{
+			name: "E124_delete_over_limit_works", files: map[string]string{"a.txt": big},
+			opts:  []patch.Option{patch.WithMaxFileSize(int64(len(big)) - 1)},
+			patch: apText("*** Delete File: a.txt"), want: map[string]string{},
+		},
+		{
+			name: "E124_update_grown_past_limit_by_edit_refused", files: map[string]string{"a.txt": "x\n"},
+			opts:  []patch.Option{patch.WithMaxFileSize(4)},
+			patch: apText("*** Update File: a.txt", "@@", "-x", "+xxxxx"),
+			kind:  patch.KindTooLarge, msg: []string{"File too large to patch: a.txt (6 bytes; the limit is 4 bytes)"},
 		},
 		{
 			name: "E125_empty_add", files: map[string]string{},
@@ -484,7 +511,7 @@ func TestPathEdgeCases(t *testing.T) {
 		{name: "E58_absolute_inside_root_rendered_relative", run: func(t *testing.T) {
 			m := apTree(t, map[string]string{"a.txt": "x\nold\ny\n"})
 			a, _ := patch.New(m, apRoot)
-			text := apText("*** Update File: "+apRoot+"/a.txt", "@@", " x", "-old  ", "+new", " y")
+			text := apText("*** Update File: "+filepath.Join(apRoot, "a.txt"), "@@", " x", "-old  ", "+new", " y")
 			rw, err := a.Rewrite(ctx, text)
 			if err != nil {
 				t.Fatal(err)
@@ -493,15 +520,15 @@ func TestPathEdgeCases(t *testing.T) {
 				t.Errorf("rewrite = %q, want a relative path", rw.Text)
 			}
 			pl, err := a.Plan(ctx, text)
-			if err != nil || pl.Changes[0].Abs != apRoot+"/a.txt" {
+			if err != nil || pl.Changes[0].Abs != filepath.Join(apRoot, "a.txt") {
 				t.Errorf("plan = %+v, %v; want Abs absolute", pl, err)
 			}
 		}},
 		{name: "E59_worktree_sibling_rendered_dotdot", run: func(t *testing.T) {
-			m := patchtest.NewMemFS()
-			_ = m.MkdirAll("/w/tree/sub", 0o755)
-			_ = m.WriteFile("/w/tree/shared.txt", []byte("s\n"), 0o644)
-			a, err := patch.New(m, "/w/tree/sub", patch.WithWorktrees("/w/tree"))
+			m := wfs.NewMemFS()
+			_ = m.MkdirAll(testenv.Abs("/w/tree/sub"), 0o755)
+			_ = m.WriteFile(testenv.Abs("/w/tree/shared.txt"), []byte("s\n"), 0o644)
+			a, err := patch.New(m, testenv.Abs("/w/tree/sub"), patch.WithWorktrees(testenv.Abs("/w/tree")))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -518,8 +545,8 @@ func TestPathEdgeCases(t *testing.T) {
 		}},
 		{name: "E60_absolute_outside_blocked_or_passed", run: func(t *testing.T) {
 			m := apTree(t, map[string]string{"a.txt": "a\n"})
-			_ = m.MkdirAll("/etc", 0o755)
-			_ = m.WriteFile("/etc/passwd", []byte("root\n"), 0o644)
+			_ = m.MkdirAll(testenv.Abs("/etc"), 0o755)
+			_ = m.WriteFile(testenv.Abs("/etc/passwd"), []byte("root\n"), 0o644)
 			a, _ := patch.New(m, apRoot)
 			text := apText("*** Update File: /etc/passwd", "@@", "-root", "+evil")
 			_, err := a.Apply(ctx, text)
@@ -592,7 +619,9 @@ func TestPathEdgeCases(t *testing.T) {
 				t.Fatalf("err = %v, want Blocked", err)
 			}
 		}},
-		{name: "E114_hard_link_keeps_old_content", run: func(t *testing.T) {
+		{name: "E114_hard_link_written_in_place", run: func(t *testing.T) {
+			// Amended by the write layer: a file with two links is written in place, so
+			// both names see the new content and stay one file (it used to be split).
 			root, err := filepath.EvalSymlinks(t.TempDir())
 			if err != nil {
 				t.Fatal(err)
@@ -603,7 +632,7 @@ func TestPathEdgeCases(t *testing.T) {
 			if err := os.Link(filepath.Join(root, "a.txt"), filepath.Join(root, "b.txt")); err != nil {
 				t.Skipf("hard links unavailable: %v", err)
 			}
-			o, err := patch.NewOSFS(root)
+			o, err := wfs.NewOSFS(root)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -614,8 +643,16 @@ func TestPathEdgeCases(t *testing.T) {
 			}
 			ga, _ := os.ReadFile(filepath.Join(root, "a.txt"))
 			gb, _ := os.ReadFile(filepath.Join(root, "b.txt"))
-			if string(ga) != "new\n" || string(gb) != "old\n" {
-				t.Errorf("a.txt = %q, b.txt = %q", ga, gb)
+			if string(ga) != "new\n" || string(gb) != "new\n" {
+				t.Errorf("a.txt = %q, b.txt = %q; want both new", ga, gb)
+			}
+			fa, _ := os.Stat(filepath.Join(root, "a.txt"))
+			fb, _ := os.Stat(filepath.Join(root, "b.txt"))
+			if !os.SameFile(fa, fb) {
+				t.Errorf("the hard link was split")
+			}
+			if left, _ := filepath.Glob(filepath.Join(root, ".*")); len(left) != 0 {
+				t.Errorf("left behind: %v", left)
 			}
 		}},
 	}

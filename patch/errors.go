@@ -33,12 +33,22 @@ const (
 	KindOverlap
 	// KindChanged: a file changed on disk between planning and commit.
 	KindChanged
-	// KindIO: an I/O failure, an oversized file, a cancelled context or a failed commit
-	// (internal class).
+	// KindIO: an I/O failure, a cancelled context or a failed commit (internal class).
 	KindIO
 	// KindAlreadyApplied: the change is already in the file (a patch sent twice, or lines
 	// already inserted); nothing was written (verification class).
 	KindAlreadyApplied
+	// KindTooLarge: a file to update or move, or the content of an Add File, is over the size
+	// limit ([WithMaxFileSize]); the message names the limit. Such a file can still be
+	// deleted (verification class).
+	KindTooLarge
+	// KindBusy: another writer (another process or Applier) held the lock of a target's
+	// directory for longer than the commit waits, or (on Windows) another program holds a
+	// target open; nothing was written (verification class).
+	KindBusy
+	// KindReadOnly: a file to update has no write permission for the process (mode 0444 is
+	// refused for a superuser too); nothing was written (verification class).
+	KindReadOnly
 )
 
 // One sentinel per [Kind]; an [*Error] of that kind unwraps to it.
@@ -56,6 +66,9 @@ var (
 	ErrIO           = errors.New("patch: i/o failure")
 	// ErrAlreadyApplied is the sentinel of KindAlreadyApplied.
 	ErrAlreadyApplied = errors.New("patch: change already applied")
+	ErrTooLarge       = errors.New("patch: file too large")
+	ErrBusy           = errors.New("patch: being written by another writer")
+	ErrReadOnly       = errors.New("patch: file is read-only")
 )
 
 // Sentinels returned by [ParseCommand].
@@ -84,9 +97,12 @@ var kindInfo = [...]struct {
 	KindChanged:        {"changed", "verification", ErrChanged},
 	KindIO:             {"io", "internal", ErrIO},
 	KindAlreadyApplied: {"already_applied", "verification", ErrAlreadyApplied},
+	KindTooLarge:       {"too_large", "verification", ErrTooLarge},
+	KindBusy:           {"busy", "verification", ErrBusy},
+	KindReadOnly:       {"read_only", "verification", ErrReadOnly},
 }
 
-func (k Kind) valid() bool { return k >= KindInvalid && k <= KindAlreadyApplied }
+func (k Kind) valid() bool { return k >= KindInvalid && k <= KindReadOnly }
 
 // String returns the kind's snake_case name ("invalid", "missing_file", "not_found", …), the
 // value adapters put in a JSON "kind" field. An unknown kind gives "kind(<n>)".
@@ -98,8 +114,8 @@ func (k Kind) String() string {
 }
 
 // Class returns the kind's class: "validation" (Invalid, Empty), "blocked" (Blocked),
-// "verification" (MissingFile, Exists, PathConflict, NotFound, Ambiguous, Overlap, Changed)
-// or "internal" (IO and unknown kinds).
+// "verification" (MissingFile, Exists, PathConflict, NotFound, Ambiguous, Overlap, Changed,
+// AlreadyApplied, TooLarge, Busy, ReadOnly) or "internal" (IO and unknown kinds).
 func (k Kind) Class() string {
 	if !k.valid() {
 		return "internal"

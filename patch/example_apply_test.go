@@ -1,3 +1,9 @@
+//go:build !windows
+
+// The examples root their in-memory trees at POSIX paths such as /work, which Windows does
+// not take as absolute (a Windows host uses C:\work); the table tests run the same
+// behaviour on Windows with OS-native roots.
+
 package patch_test
 
 import (
@@ -6,12 +12,13 @@ import (
 	"fmt"
 
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // exampleTree returns a MemFS with one Go file under /work (keep in sync with FuzzApply's
 // first seed).
-func exampleTree() *patch.MemFS {
-	m := patch.NewMemFS()
+func exampleTree() *wfs.MemFS {
+	m := wfs.NewMemFS()
 	_ = m.MkdirAll("/work/src", 0o755)
 	_ = m.WriteFile("/work/src/greet.go", []byte("package main\n\nfunc greet() string {\n\treturn \"hello\"\n}\n"), 0o644)
 	return m
@@ -107,7 +114,7 @@ func ExampleApplier_Apply_changedLine() {
 
 // An ambiguous location is refused, never guessed, and nothing is written.
 func ExampleApplier_Apply_ambiguous() {
-	m := patch.NewMemFS()
+	m := wfs.NewMemFS()
 	_ = m.MkdirAll("/work", 0o755)
 	_ = m.WriteFile("/work/config.yaml", []byte("a:\n  enabled: false\nb:\n    enabled: false\n"), 0o644)
 	a, _ := patch.New(m, "/work")

@@ -1,3 +1,9 @@
+//go:build !windows
+
+// The examples root their in-memory trees at POSIX paths such as /work, which Windows does
+// not take as absolute (a Windows host uses C:\work); the table tests run the same
+// behaviour on Windows with OS-native roots.
+
 package patch_test
 
 import (
@@ -7,11 +13,12 @@ import (
 	"io/fs"
 
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // A MemFS stands in for the disk in tests and in hosts without one.
-func ExampleMemFS() {
-	m := patch.NewMemFS()
+func Example_memFS() {
+	m := wfs.NewMemFS()
 	m.WriteFile("/w/greeting.txt", []byte("hello\n"), 0o644)
 	a, err := patch.New(m, "/w")
 	if err != nil {

@@ -9,11 +9,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/patch/patchtest"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
-const apRoot = "/w/root"
+// apRoot is the root of the in-memory trees, absolute in the OS's own form.
+var apRoot = testenv.Abs("/w/root")
 
 // pt builds patch text from body lines.
 func apText(lines ...string) string {
@@ -21,9 +23,9 @@ func apText(lines ...string) string {
 }
 
 // apTree creates a MemFS holding files (slash paths relative to apRoot) with mode 0o644.
-func apTree(t testing.TB, files map[string]string) *patchtest.MemFS {
+func apTree(t testing.TB, files map[string]string) *wfs.MemFS {
 	t.Helper()
-	m := patchtest.NewMemFS()
+	m := wfs.NewMemFS()
 	if err := m.MkdirAll(apRoot, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +48,7 @@ func apTree(t testing.TB, files map[string]string) *patchtest.MemFS {
 }
 
 // apFiles returns the regular files under apRoot (slash paths) and their contents.
-func apFiles(m *patchtest.MemFS) map[string]string {
+func apFiles(m *wfs.MemFS) map[string]string {
 	out := map[string]string{}
 	for rel, e := range m.TreeUnder(apRoot) {
 		if !e.Dir && !e.Symlink {
@@ -67,8 +69,8 @@ type apCase struct {
 	msg     []string          // substrings of the error text
 	summary string            // exact Result.Summary when set
 	check   func(t *testing.T, res *patch.Result, err error)
-	setup   func(m *patchtest.MemFS)               // after the files are written
-	checkFS func(t *testing.T, m *patchtest.MemFS) // the tree after Apply
+	setup   func(m *wfs.MemFS)               // after the files are written
+	checkFS func(t *testing.T, m *wfs.MemFS) // the tree after Apply
 }
 
 func apRun(t *testing.T, cases []apCase) {

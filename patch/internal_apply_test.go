@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/harnesskit/harnesskit/internal/wfs"
+	"github.com/harnesskit/harnesskit/internal/testenv"
+	"github.com/harnesskit/harnesskit/wfs"
 	"strings"
 	"testing"
 )
 
-const itRoot = "/w/root"
+var itRoot = testenv.Abs("/w/root")
 
 // itApplier returns a MemFS with files (relative paths) and an Applier over it.
 func itApplier(t testing.TB, files map[string]string, opts ...Option) (*wfs.MemFS, *Applier) {

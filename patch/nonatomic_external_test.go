@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +15,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/patch/patchtest"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // The non-atomic mode (WithAtomic(false), part of WithCodexCompat) must do what applying the
@@ -27,7 +27,7 @@ type naTree struct {
 	files map[string]string
 	umask fs.FileMode // 0: the MemFS default (022)
 	fold  bool        // a case-insensitive volume
-	setup func(m *patchtest.MemFS)
+	setup func(m *wfs.MemFS)
 }
 
 // naT is what these checks need of a *testing.T or a *rapid.T.
@@ -37,13 +37,13 @@ type naT interface {
 	Fatalf(format string, args ...any)
 }
 
-func (tr naTree) build(t naT) *patchtest.MemFS {
+func (tr naTree) build(t naT) *wfs.MemFS {
 	t.Helper()
-	m := patchtest.NewMemFS()
+	m := wfs.NewMemFS()
 	m.SetCaseInsensitive(tr.fold)
 	for rel, data := range tr.files {
-		p := apRoot + "/" + rel
-		if err := m.MkdirAll(path.Dir(p), 0o755); err != nil {
+		p := filepath.Join(apRoot, filepath.FromSlash(rel))
+		if err := m.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := m.WriteFile(p, []byte(data), 0o644); err != nil {
@@ -65,7 +65,7 @@ func (tr naTree) build(t naT) *patchtest.MemFS {
 // sectionModel applies p's sections to m one at a time, each as a patch of its own with the
 // atomic applier, and stops at the first that fails: it returns that error and the 1-based
 // section (0 when every section applied).
-func sectionModel(t naT, m *patchtest.MemFS, p *patch.Patch, opts []patch.Option) (error, int) {
+func sectionModel(t naT, m *wfs.MemFS, p *patch.Patch, opts []patch.Option) (error, int) {
 	t.Helper()
 	for i, h := range p.Hunks {
 		a, err := patch.New(m, apRoot, append(slices.Clone(opts), patch.WithAtomic(true))...)
@@ -151,7 +151,7 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 		// the outcome is then pinned by want (the files afterwards) and kind.
 		diverge string
 		want    map[string]string
-		check   func(t *testing.T, m *patchtest.MemFS)
+		check   func(t *testing.T, m *wfs.MemFS)
 	}{
 		{
 			name: "update_then_update", tree: naTree{files: map[string]string{"a.txt": "1\n2\n3\n4\n"}},
@@ -186,7 +186,7 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 		},
 		{
 			name: "delete_then_add", tree: naTree{files: map[string]string{"a.txt": "old\n"},
-				setup: func(m *patchtest.MemFS) { _ = m.Chmod(apRoot+"/a.txt", 0o664) }},
+				setup: func(m *wfs.MemFS) { _ = m.Chmod(filepath.Join(apRoot, "a.txt"), 0o664) }},
 			patch: apText("*** Delete File: a.txt", "*** Add File: a.txt", "+new"),
 			check: naMode("a.txt", 0o644),
 		},
@@ -203,7 +203,7 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 		},
 		{
 			name: "move_chain_back_to_source", tree: naTree{files: map[string]string{"a.txt": "a\n"},
-				setup: func(m *patchtest.MemFS) { _ = m.Chmod(apRoot+"/a.txt", 0o664) }},
+				setup: func(m *wfs.MemFS) { _ = m.Chmod(filepath.Join(apRoot, "a.txt"), 0o664) }},
 			patch: apText("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-a", "+b",
 				"*** Update File: b.txt", "*** Move to: a.txt", "@@", "-b", "+back"),
 			check: naMode("a.txt", 0o664),
@@ -237,9 +237,9 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 		},
 		{
 			name: "symlink_deleted_then_added", tree: naTree{files: map[string]string{"real.txt": "target\n"},
-				setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", apRoot+"/l") }},
+				setup: func(m *wfs.MemFS) { _ = m.Symlink("real.txt", filepath.Join(apRoot, "l")) }},
 			patch: apText("*** Delete File: l", "*** Add File: l", "+regular"),
-			check: func(t *testing.T, m *patchtest.MemFS) {
+			check: func(t *testing.T, m *wfs.MemFS) {
 				tree := m.TreeUnder(apRoot)
 				if e := tree["l"]; e.Symlink || string(e.Data) != "regular\n" || string(tree["real.txt"].Data) != "target\n" {
 					t.Errorf("l = %+v, real.txt = %q; want a regular file and the target untouched", e, tree["real.txt"].Data)
@@ -251,7 +251,7 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 			opts: []patch.Option{patch.WithCodexCompat(), patch.WithFormatter(fakeFormatter{"upper", ".go", naUpper})},
 			patch: apText("*** Add File: a.go", "+x", "*** Update File: a.go", "@@", "-X", "+y",
 				"*** Add File: b.go", "+b", "*** Delete File: b.go"),
-			check: func(t *testing.T, m *patchtest.MemFS) {
+			check: func(t *testing.T, m *wfs.MemFS) {
 				if got := apFiles(m)["a.go"]; got != "Y\n" {
 					t.Errorf("a.go = %q, want each section formatted before the next: \"Y\\n\"", got)
 				}
@@ -284,7 +284,7 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 				"commit of section 2 finds that A.TXT is a.txt and refuses it (the atomic mode refuses the " +
 				"whole patch the same way), where section 2 planned alone overwrites a.txt",
 			want: map[string]string{"a.txt": "first\n"}, kind: patch.KindPathConflict,
-			check: func(t *testing.T, m *patchtest.MemFS) {
+			check: func(t *testing.T, m *wfs.MemFS) {
 				a, _ := patch.New(naTree{fold: true}.build(t), apRoot, patch.WithCodexCompat())
 				_, err := a.Apply(context.Background(), apText("*** Add File: a.txt", "+first", "*** Add File: A.TXT", "+second"))
 				want := "A.TXT is the file a.txt that an earlier section wrote (the volume ignores case); name each file one way in a patch (in section 2; section 1 was written and stays)"
@@ -296,14 +296,14 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 		},
 		{
 			name: "symlink_deleted_then_updated", tree: naTree{files: map[string]string{"real.txt": "target\n"},
-				setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", apRoot+"/l") }},
+				setup: func(m *wfs.MemFS) { _ = m.Symlink("real.txt", filepath.Join(apRoot, "l")) }},
 			patch: apText("*** Delete File: l", "*** Update File: l", "@@", "-target", "+changed"),
 			kind:  patch.KindMissingFile,
-			check: func(t *testing.T, m *patchtest.MemFS) {
+			check: func(t *testing.T, m *wfs.MemFS) {
 				// The atomic mode refuses the same patch whole: the link's old target is not
 				// what l names once l is deleted.
 				ma := naTree{files: map[string]string{"real.txt": "target\n"}}.build(t)
-				_ = ma.Symlink("real.txt", apRoot+"/l")
+				_ = ma.Symlink("real.txt", filepath.Join(apRoot, "l"))
 				a, _ := patch.New(ma, apRoot)
 				_, err := a.Apply(context.Background(), apText("*** Delete File: l", "*** Update File: l", "@@", "-target", "+changed"))
 				if pe := apErr(err); pe == nil || pe.Kind != patch.KindMissingFile || pe.Section != 2 {
@@ -316,10 +316,10 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 		},
 		{
 			name: "symlink_replaced_then_updated", tree: naTree{files: map[string]string{"real.txt": "target\n"},
-				setup: func(m *patchtest.MemFS) { _ = m.Symlink("real.txt", apRoot+"/l") }},
+				setup: func(m *wfs.MemFS) { _ = m.Symlink("real.txt", filepath.Join(apRoot, "l")) }},
 			patch: apText("*** Delete File: l", "*** Add File: l", "+regular",
 				"*** Update File: l", "@@", "-regular", "+changed"),
-			check: func(t *testing.T, m *patchtest.MemFS) {
+			check: func(t *testing.T, m *wfs.MemFS) {
 				if got := apFiles(m); got["l"] != "changed\n" || got["real.txt"] != "target\n" {
 					t.Errorf("files %q; want l updated and real.txt untouched", got)
 				}
@@ -372,8 +372,8 @@ func TestNonAtomicSameFileTwice(t *testing.T) {
 func naUpper(src []byte) ([]byte, error) { return bytes.ToUpper(src), nil }
 
 // naFiles returns the regular files under apRoot with their modes.
-func naFiles(m *patchtest.MemFS) map[string]patchtest.Entry {
-	out := map[string]patchtest.Entry{}
+func naFiles(m *wfs.MemFS) map[string]wfs.Entry {
+	out := map[string]wfs.Entry{}
 	for rel, e := range m.TreeUnder(apRoot) {
 		if !e.Dir {
 			out[rel] = e
@@ -382,8 +382,8 @@ func naFiles(m *patchtest.MemFS) map[string]patchtest.Entry {
 	return out
 }
 
-func naMode(rel string, want fs.FileMode) func(t *testing.T, m *patchtest.MemFS) {
-	return func(t *testing.T, m *patchtest.MemFS) {
+func naMode(rel string, want fs.FileMode) func(t *testing.T, m *wfs.MemFS) {
+	return func(t *testing.T, m *wfs.MemFS) {
 		t.Helper()
 		if e, ok := m.TreeUnder(apRoot)[rel]; !ok || e.Mode != want {
 			t.Errorf("%s: mode %v (present %v), want %v", rel, e.Mode, ok, want)
@@ -408,7 +408,7 @@ func TestNonAtomicCommitFault(t *testing.T) {
 		t.Fatal(err)
 	}
 	// after[s] is the tree once sections 1..s are written.
-	var after []map[string]patchtest.Entry
+	var after []map[string]wfs.Entry
 	for s := 0; s <= len(p.Hunks); s++ {
 		m := tr.build(t)
 		if err, _ := sectionModel(t, m, &patch.Patch{Hunks: p.Hunks[:s]}, []patch.Option{patch.WithCodexCompat()}); err != nil {
@@ -416,7 +416,7 @@ func TestNonAtomicCommitFault(t *testing.T) {
 		}
 		after = append(after, m.TreeUnder(apRoot))
 	}
-	apply := func(m *patchtest.MemFS) (*patch.Result, error) {
+	apply := func(m *wfs.MemFS) (*patch.Result, error) {
 		a, err := patch.New(m, apRoot, patch.WithCodexCompat())
 		if err != nil {
 			t.Fatal(err)
@@ -433,6 +433,7 @@ func TestNonAtomicCommitFault(t *testing.T) {
 		t.Fatalf("tree without faults (-model +got):\n%s", diff)
 	}
 	failedIn := map[int]int{} // section → faults that stopped the commit there
+	succeeded := 0            // faults after the last switch of a section
 	for n := 1; n <= calls; n++ {
 		t.Run(fmt.Sprintf("call_%02d", n), func(t *testing.T) {
 			m := tr.build(t)
@@ -447,6 +448,19 @@ func TestNonAtomicCommitFault(t *testing.T) {
 				return false
 			}, errors.New("injected fault"))
 			res, err := apply(m)
+			if err == nil {
+				// A fault in a step after the last switch (closing a file only read, removing
+				// a temporary, the journal) does not undo a commit that is done; what it
+				// leaves is the journal's, and the next recovery removes it.
+				if _, err := wfs.Recover(context.Background(), m, apRoot); err != nil {
+					t.Fatalf("fault at %s: Recover: %v", hit, err)
+				}
+				if diff := cmp.Diff(after[len(p.Hunks)], m.TreeUnder(apRoot)); diff != "" {
+					t.Errorf("fault at %s, commit succeeded: tree after recovery (-all sections +got):\n%s", hit, diff)
+				}
+				succeeded++
+				return
+			}
 			pe := apErr(err)
 			if pe == nil || pe.Kind != patch.KindIO || !errors.Is(err, patch.ErrIO) {
 				t.Fatalf("fault at %s: err = %v, res = %+v; want an I/O error", hit, err, res)
@@ -479,6 +493,7 @@ func TestNonAtomicCommitFault(t *testing.T) {
 			t.Errorf("no fault stopped the commit in section %d (faults per section: %v)", s, failedIn)
 		}
 	}
+	t.Logf("%d calls: faults per failing section %v, %d after the last switch", calls, failedIn, succeeded)
 }
 
 // TestNonAtomicMatchesSectionModel generates small trees and patches of up to six sections
@@ -622,10 +637,20 @@ func TestNonAtomicFaultMatchesSectionPrefix(t *testing.T) {
 		}
 		_, err = a.Apply(context.Background(), text)
 		if !errors.Is(err, injected) {
-			if seen >= n {
+			if pe := apErr(err); seen >= n && pe != nil && pe.Kind == patch.KindIO {
 				t.Fatalf("the fault was injected but the error is %v", err)
 			}
-			naCompare(t, tr, text, opts) // no fault: the plain comparison
+			if seen >= n {
+				// The fault hit a step that does not undo a done commit (a close of a file
+				// only read, a cleanup): recovery removes what it left.
+				if _, err := wfs.Recover(context.Background(), m, apRoot); err != nil {
+					t.Fatal(err)
+				}
+				if len(leftovers(m)) > 0 {
+					t.Fatalf("left after recovery: %v", leftovers(m))
+				}
+			}
+			naCompare(t, tr, text, opts) // the plain comparison
 			return
 		}
 		hits++
@@ -654,7 +679,7 @@ func TestNonAtomicFaultMatchesSectionPrefix(t *testing.T) {
 // TestNonAtomicReportsLeftovers: the non-atomic Result reports the temporaries of an
 // interrupted commit in the directories it touches, as the atomic one does, and leaves them.
 func TestNonAtomicReportsLeftovers(t *testing.T) {
-	left := apRoot + "/.a.txt.hkpatch-0badc0de.tmp"
+	left := filepath.Join(apRoot, ".a.txt.hkpatch-0badc0de.tmp")
 	tr := naTree{files: map[string]string{"a.txt": "a\n", ".a.txt.hkpatch-0badc0de.tmp": "half\n"}}
 	text := apText("*** Update File: a.txt", "@@", "-a", "+A", "*** Add File: d/n.txt", "+n")
 	if err := naCompare(t, tr, text, []patch.Option{patch.WithCodexCompat()}); err != nil {
@@ -677,10 +702,21 @@ func TestNonAtomicReportsLeftovers(t *testing.T) {
 	}
 }
 
+// leftovers lists the temporaries and journals in m.
+func leftovers(m *wfs.MemFS) []string {
+	var out []string
+	for k := range m.Tree() {
+		if wfs.IsLeftover(filepath.Base(k)) || strings.Contains(k, wfs.JournalDir) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // naCheckWritten checks what a failed non-atomic apply says it wrote (rest is its message
 // after the failing section's own): Error.Written names exactly the files that differ between
 // the tree before and after, and the message lists each of them.
-func naCheckWritten(t naT, before, after *patchtest.MemFS, pe *patch.Error, rest string) {
+func naCheckWritten(t naT, before, after *wfs.MemFS, pe *patch.Error, rest string) {
 	t.Helper()
 	b, a := naFiles(before), naFiles(after)
 	changed := map[string]bool{}

@@ -20,7 +20,8 @@ const (
 	DefaultLCSThreshold = 0.70
 	// DefaultWorkLimit bounds the rescue work of one chunk (line comparisons and LCS cells).
 	DefaultWorkLimit int64 = 4_000_000
-	// DefaultMaxFileSize: larger files are refused with KindIO.
+	// DefaultMaxFileSize: larger files, and Add File contents, are refused with KindTooLarge
+	// (such a file can still be deleted).
 	DefaultMaxFileSize int64 = 64 << 20
 	// DefaultFileMode and DefaultDirMode are the permissions of created files and directories
 	// (the process umask applies on real file systems).
@@ -276,7 +277,8 @@ func WithRescueMargin(f func(oldLines int) int) Option { return func(c *config) 
 // cell each; default [DefaultWorkLimit]). A rescue that reaches it is a miss.
 func WithWorkLimit(units int64) Option { return func(c *config) { c.workLimit = units } }
 
-// WithMaxFileSize refuses to patch files larger than n bytes (default 64 MiB).
+// WithMaxFileSize refuses to update or move files larger than n bytes, and Add File contents
+// larger than n, with KindTooLarge (default 64 MiB); such a file can still be deleted.
 func WithMaxFileSize(n int64) Option { return func(c *config) { c.maxFileSize = n } }
 
 // WithNewFileMode sets the permissions of created files and directories (defaults 0o644 and

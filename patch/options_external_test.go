@@ -8,17 +8,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/patch/patchtest"
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 func TestNewRejectsBadConfiguration(t *testing.T) {
-	m := patchtest.NewMemFS()
+	m := wfs.NewMemFS()
 	_ = m.MkdirAll(apRoot, 0o755)
 	cases := []struct {
 		name string
-		fsys patch.FS
+		fsys wfs.FS
 		root string
 		opts []patch.Option
 		want string
@@ -69,14 +70,14 @@ func TestOptionEffects(t *testing.T) {
 			name: "overwrite_keeps_replaced_mode", files: map[string]string{"a.txt": "old\n"},
 			opts:  []patch.Option{patch.WithOverwrite(true)},
 			patch: apText("*** Add File: a.txt", "+new"), want: map[string]string{"a.txt": "new\n"},
-			setup: func(m *patchtest.MemFS) { _ = m.Chmod(apRoot+"/a.txt", 0o664) },
+			setup: func(m *wfs.MemFS) { _ = m.Chmod(filepath.Join(apRoot, "a.txt"), 0o664) },
 			check: func(t *testing.T, res *patch.Result, err error) {
 				if got := res.Changes[0].Mode; got != 0o664 {
 					t.Errorf("planned mode = %v, want 0664", got)
 				}
 			},
-			checkFS: func(t *testing.T, m *patchtest.MemFS) {
-				if got := m.Tree()[apRoot+"/a.txt"].Mode; got != 0o664 {
+			checkFS: func(t *testing.T, m *wfs.MemFS) {
+				if got := m.Tree()[filepath.Join(apRoot, "a.txt")].Mode; got != 0o664 {
 					t.Errorf("written mode = %v, want the replaced file's 0664 (a 022 umask would give 0644)", got)
 				}
 			},
@@ -106,12 +107,12 @@ func TestOptionEffects(t *testing.T) {
 			name: "new_file_mode", files: map[string]string{},
 			opts:  []patch.Option{patch.WithNewFileMode(0o640, 0o750)},
 			patch: apText("*** Add File: d/n.txt", "+n"), want: map[string]string{"d/n.txt": "n\n"},
-			checkFS: func(t *testing.T, m *patchtest.MemFS) {
+			checkFS: func(t *testing.T, m *wfs.MemFS) {
 				tree := m.Tree()
-				if got := tree[apRoot+"/d/n.txt"].Mode; got != 0o640 {
+				if got := tree[filepath.Join(apRoot, "d/n.txt")].Mode; got != 0o640 {
 					t.Errorf("written file mode = %v, want 0640 (not the default 0644)", got)
 				}
-				if got := tree[apRoot+"/d"].Mode; got != 0o750 {
+				if got := tree[filepath.Join(apRoot, "d")].Mode; got != 0o750 {
 					t.Errorf("created directory mode = %v, want 0750 (not the default 0755)", got)
 				}
 			},
@@ -122,15 +123,15 @@ func TestOptionEffects(t *testing.T) {
 	t.Run("relative_paths_off_keeps_absolute", func(t *testing.T) {
 		m := apTree(t, map[string]string{"a.txt": "x\nold\ny\n"})
 		a, _ := patch.New(m, apRoot, patch.WithRelativePaths(false))
-		rw, err := a.Rewrite(context.Background(), apText("*** Update File: "+apRoot+"/a.txt", "@@", " x", "-old  ", "+new", " y"))
-		if err != nil || !strings.Contains(rw.Text, "*** Update File: "+apRoot+"/a.txt\n") {
+		rw, err := a.Rewrite(context.Background(), apText("*** Update File: "+filepath.Join(apRoot, "a.txt"), "@@", " x", "-old  ", "+new", " y"))
+		if err != nil || !strings.Contains(rw.Text, "*** Update File: "+filepath.Join(apRoot, "a.txt\n")) {
 			t.Errorf("rewrite = %+v, %v", rw, err)
 		}
 	})
 	t.Run("custom_containment", func(t *testing.T) {
 		m := apTree(t, map[string]string{"a.txt": "a\n"})
-		_ = m.MkdirAll("/w/other", 0o755)
-		ct, err := pathguard.NewContainment(apRoot, pathguard.WithWorktrees("/w/other"), pathguard.WithResolver(m))
+		_ = m.MkdirAll(testenv.Abs("/w/other"), 0o755)
+		ct, err := pathguard.NewContainment(apRoot, pathguard.WithWorktrees(testenv.Abs("/w/other")), pathguard.WithResolver(m))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,12 +152,12 @@ func TestOptionEffects(t *testing.T) {
 
 // A root that does not exist is reported when the Applier is made, not at the first Apply.
 func TestMissingRootAtConstruction(t *testing.T) {
-	m := patch.NewMemFS()
-	if _, err := patch.New(m, "/nowhere"); err == nil || !strings.Contains(err.Error(), "/nowhere") {
+	m := wfs.NewMemFS()
+	if _, err := patch.New(m, testenv.Abs("/nowhere")); err == nil || !strings.Contains(err.Error(), testenv.Abs("/nowhere")) {
 		t.Errorf("New on a missing root: %v, want an error naming it", err)
 	}
-	_ = m.WriteFile("/file", []byte("x"), 0o644)
-	if _, err := patch.New(m, "/file"); err == nil || !strings.Contains(err.Error(), "not a directory") {
+	_ = m.WriteFile(testenv.Abs("/file"), []byte("x"), 0o644)
+	if _, err := patch.New(m, testenv.Abs("/file")); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("New on a file: %v, want not a directory", err)
 	}
 	dir := t.TempDir()

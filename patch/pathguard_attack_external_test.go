@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/patch/patchtest"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // TestApplyNeverWritesOutsideThroughLinks keeps, as regressions, patches that try to
@@ -36,31 +37,31 @@ func TestApplyNeverWritesOutsideThroughLinks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := patchtest.NewMemFS()
+			m := wfs.NewMemFS()
 			must := func(err error) {
 				t.Helper()
 				if err != nil {
 					t.Fatal(err)
 				}
 			}
-			must(m.MkdirAll("/ws/a", 0o755))
-			must(m.MkdirAll("/outside", 0o755))
-			must(m.WriteFile("/ws/f.txt", []byte("x\n"), 0o644))
-			must(m.WriteFile("/outside/secret", []byte("secret\n"), 0o644))
+			must(m.MkdirAll(testenv.Abs("/ws/a"), 0o755))
+			must(m.MkdirAll(testenv.Abs("/outside"), 0o755))
+			must(m.WriteFile(testenv.Abs("/ws/f.txt"), []byte("x\n"), 0o644))
+			must(m.WriteFile(testenv.Abs("/outside/secret"), []byte("secret\n"), 0o644))
 			for link, dest := range map[string]string{
-				"/ws/out": "/outside", "/ws/up": "..", "/ws/chain": "c2", "/ws/c2": "out",
-				"/ws/tofile": "/outside/secret", "/ws/dangle": "/outside/new", "/ws/dot": ".",
+				testenv.Abs("/ws/out"): testenv.Abs("/outside"), testenv.Abs("/ws/up"): "..", testenv.Abs("/ws/chain"): "c2", testenv.Abs("/ws/c2"): "out",
+				testenv.Abs("/ws/tofile"): testenv.Abs("/outside/secret"), testenv.Abs("/ws/dangle"): testenv.Abs("/outside/new"), testenv.Abs("/ws/dot"): ".",
 			} {
 				must(m.Symlink(dest, link))
 			}
-			before := m.TreeUnder("/outside")
-			a, err := patch.New(m, "/ws")
+			before := m.TreeUnder(testenv.Abs("/outside"))
+			a, err := patch.New(m, testenv.Abs("/ws"))
 			must(err)
 			_, err = a.Apply(context.Background(), "*** Begin Patch\n"+tc.body+"*** End Patch\n")
 			if !errors.Is(err, tc.want) {
 				t.Errorf("Apply = %v, want %v", err, tc.want)
 			}
-			if after := m.TreeUnder("/outside"); !maps.EqualFunc(before, after, func(a, b patchtest.Entry) bool {
+			if after := m.TreeUnder(testenv.Abs("/outside")); !maps.EqualFunc(before, after, func(a, b wfs.Entry) bool {
 				return a.Dir == b.Dir && a.Symlink == b.Symlink && string(a.Data) == string(b.Data) && a.Target == b.Target
 			}) {
 				t.Errorf("outside the root changed: before %v, after %v", before, after)

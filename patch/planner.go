@@ -1,7 +1,6 @@
 package patch
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,21 +10,24 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/harnesskit/harnesskit/internal/wfs"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // family identifies the Applier a plan belongs to (an Applier and those derived by In).
 type family struct{ _ byte } // not zero-size, so that every New gets a distinct pointer
 
-// snapshot is the state of a path on disk when the plan first looked at it.
+// snapshot is the state of a path on disk when the plan first looked at it; snap is what the
+// commit checks the path against.
 type snapshot struct {
 	exists  bool
 	dir     bool
 	symlink bool
 	other   bool // a FIFO, socket or device: never opened
+	large   bool // a regular file over the size limit: not read (it can only be deleted)
 	data    []byte
 	mode    fs.FileMode
 	target  string // symlink target
+	snap    wfs.Snapshot
 }
 
 // entry is one path of the overlay: its disk snapshot and its planned state.
@@ -139,48 +141,23 @@ func (pl *planner) look(key, abs, path string, section int) (*entry, error) {
 		return e, nil
 	}
 	e := &entry{key: key, abs: abs, path: path}
-	fsys := pl.a.fsys
-	info, err := fsys.Lstat(key)
-	if err == nil {
-		if x := pl.alias(key, info); x != nil {
+	// wfs.Read decides the type from Lstat, never opens a FIFO, socket or device (opening
+	// one could block forever) and does not read a file over the size limit.
+	snap, err := wfs.Read(pl.ctx, pl.a.fsys, key, pl.a.cfg.maxFileSize)
+	if err != nil {
+		if cerr := pl.ctx.Err(); cerr != nil {
+			return nil, &Error{Kind: KindIO, Path: path, Section: section, Msg: "Patch planning was cancelled: " + cerr.Error(), Err: cerr}
+		}
+		return nil, pl.ioErr(path, section, fmt.Sprintf("Failed to read %s: %v", path, err), err)
+	}
+	if snap.Info != nil {
+		if x := pl.alias(key, snap.Info); x != nil {
 			pl.entries[key] = x
 			return x, nil
 		}
 	}
-	switch {
-	case err == nil:
-		e.orig.exists = true
-		e.orig.mode = info.Mode() & wfs.ModeBits
-		switch {
-		case info.IsDir():
-			e.orig.dir = true
-		case info.Mode()&fs.ModeSymlink != 0:
-			e.orig.symlink = true
-			t, err := fsys.Readlink(key)
-			if err != nil {
-				return nil, pl.ioErr(path, section, fmt.Sprintf("Failed to read link %s: %v", path, err), err)
-			}
-			e.orig.target = t
-		case !info.Mode().IsRegular():
-			// Decided from the type before any open: opening a FIFO could block forever.
-			e.orig.other = true
-		default:
-			if info.Size() > pl.a.cfg.maxFileSize {
-				return nil, pl.ioErr(path, section, fmt.Sprintf("File too large to patch: %s (%d bytes)", path, info.Size()), nil)
-			}
-			data, err := fsys.ReadFile(key)
-			if err != nil {
-				return nil, pl.ioErr(path, section, fmt.Sprintf("Failed to read file %s: %v", path, err), err)
-			}
-			if int64(len(data)) > pl.a.cfg.maxFileSize {
-				return nil, pl.ioErr(path, section, fmt.Sprintf("File too large to patch: %s (%d bytes)", path, len(data)), nil)
-			}
-			e.orig.data = data
-		}
-	case isNotExist(err):
-	default:
-		return nil, pl.ioErr(path, section, fmt.Sprintf("Failed to inspect %s: %v", path, err), err)
-	}
+	e.orig = snapshotOf(snap)
+	e.orig.large = snap.Large
 	e.exists = e.orig.exists
 	e.data = e.orig.data
 	e.mode = e.orig.mode
@@ -341,6 +318,19 @@ func (pl *planner) notRegular(h *Hunk, section int) *Error {
 		Msg: fmt.Sprintf("%s is not a regular file (a FIFO, socket or device); only regular files can be patched", h.Path)}
 }
 
+// writable refuses a section that must write (or read whole) the file e holds as it was
+// planned: one over the size limit (it can only be deleted) or one the process may not write.
+func (pl *planner) writable(e *entry, h *Hunk, section int) *Error {
+	switch {
+	case e.orig.large:
+		return &Error{Kind: KindTooLarge, Path: h.Path, Line: h.Line, Section: section,
+			Msg: tooLargeMsg(h.Path, e.orig.snap.Info.Size(), pl.a.cfg.maxFileSize)}
+	case !e.orig.snap.Writable():
+		return &Error{Kind: KindReadOnly, Path: h.Path, Line: h.Line, Section: section, Msg: readOnlyMsg(h.Path)}
+	}
+	return nil
+}
+
 // hunk plans one section.
 func (pl *planner) hunk(h *Hunk, section int) error {
 	if err := pl.canceled(h.Path, section); err != nil {
@@ -373,6 +363,14 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 		case e.current() != curNone && !file:
 			return &Error{Kind: KindPathConflict, Path: h.Path, Line: h.Line, Section: section,
 				Msg: fmt.Sprintf("Add File target is not a regular file: %s", h.Path)}
+		}
+		if n := int64(len(h.Contents)); n > cfg.maxFileSize {
+			return &Error{Kind: KindTooLarge, Path: h.Path, Line: h.Line, Section: section, Msg: tooLargeMsg(h.Path, n, cfg.maxFileSize)}
+		}
+		if file && !e.touched {
+			if err := pl.writable(e, h, section); err != nil {
+				return err
+			}
 		}
 		if err := pl.checkParents(key, h.Path, section); err != nil {
 			return err
@@ -422,6 +420,11 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 	if file, _ := pl.state(e); !file {
 		return &Error{Kind: KindMissingFile, Path: h.Path, Line: h.Line, Section: section,
 			Msg: fmt.Sprintf("Failed to read file to update %s: %s", h.Path, pl.reason(e))}
+	}
+	if !e.touched {
+		if err := pl.writable(e, h, section); err != nil {
+			return err
+		}
 	}
 	d := parseDoc(e.data, cfg.eol == EOLCodex)
 	loc := newSectionLocator(cfg, h.Path, section, d)
@@ -613,41 +616,6 @@ func netChanges(order []*entry) ([]FileChange, summaryLines) {
 		out = append(out, fc)
 	}
 	return out, sum
-}
-
-// unchanged compares a fresh look at the entry's path with the plan's snapshot.
-func (a *Applier) unchanged(e *entry) (bool, error) {
-	info, err := a.fsys.Lstat(e.key)
-	if err != nil {
-		if isNotExist(err) {
-			return !e.orig.exists, nil
-		}
-		return false, err
-	}
-	o := e.orig
-	switch {
-	case !o.exists:
-		return false, nil
-	case o.dir:
-		return info.IsDir(), nil
-	case o.symlink:
-		if info.Mode()&fs.ModeSymlink == 0 {
-			return false, nil
-		}
-		t, err := a.fsys.Readlink(e.key)
-		return err == nil && t == o.target, err
-	}
-	if !info.Mode().IsRegular() || info.Mode()&wfs.ModeBits != o.mode {
-		return false, nil
-	}
-	data, err := a.fsys.ReadFile(e.key)
-	if err != nil {
-		return false, err
-	}
-	// The snapshot keeps the bytes it was planned from: comparing them directly is exact and
-	// needs no hash (a SHA-256 of every file read cost 5 % of a whole `patch apply` process
-	// on a 6 MB file).
-	return bytes.Equal(data, o.data), nil
 }
 
 // reportWritten records on e the net changes of the first n sections of a non-atomic plan,

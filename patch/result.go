@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // Plan is the in-memory outcome of planning a patch: the net change of every affected path,
@@ -16,7 +18,7 @@ type Plan struct {
 	Report        []ChunkReport
 	PassedThrough bool     // PassThrough policy and an outside path: nothing was read
 	Outside       []string // paths outside the bases (PassThrough only)
-	// Leftovers lists temporary files of an interrupted earlier commit ([IsLeftover]) found
+	// Leftovers lists temporary files of an interrupted earlier commit ([wfs.IsLeftover]) found
 	// in the directories the plan touches, absolute; they are reported, never deleted.
 	Leftovers []string
 
@@ -80,6 +82,9 @@ type Result struct {
 	PassedThrough bool
 	Outside       []string
 	Leftovers     []string // the plan's Leftovers (temporaries of an interrupted commit)
+	// Recovered lists the interrupted commits of dead writers that the commit finished or
+	// undid before it checked its own files (see [wfs.Recover]).
+	Recovered []wfs.Recovery
 }
 
 // ChunkReport says how one chunk was placed.

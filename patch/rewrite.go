@@ -3,7 +3,6 @@ package patch
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -96,7 +95,7 @@ func (a *Applier) Rewrite(ctx context.Context, text string) (*Rewritten, error) 
 // renderPath renders a checked path for the host: absolute paths inside the bases relative to
 // the root, with '/' separators.
 func (a *Applier) renderPath(r resolved) string {
-	if a.cfg.relPaths && filepath.IsAbs(r.raw) && r.rel != "" {
+	if a.cfg.relPaths && rooted(r.raw) && r.rel != "" {
 		return r.rel
 	}
 	return r.raw

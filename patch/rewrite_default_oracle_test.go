@@ -8,8 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
-	"github.com/harnesskit/harnesskit/patch/patchtest"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // TestCodexOracleRewriteDefaultOnlyCases: patches that only the default mode places (Codex,
@@ -40,12 +41,12 @@ func TestCodexOracleRewriteDefaultOnlyCases(t *testing.T) {
 			patch: "*** Update File: a.txt\n@@\n   x  \n-z\n+Z\n",
 		},
 	}
-	const root = "/w/root"
+	root := testenv.Abs("/w/root")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			text := "*** Begin Patch\n" + tc.patch + "*** End Patch\n"
-			newMem := func() *patchtest.MemFS {
-				m := patchtest.NewMemFS()
+			newMem := func() *wfs.MemFS {
+				m := wfs.NewMemFS()
 				m.MkdirAll(root, 0o755)
 				for name, data := range tc.files {
 					m.WriteFile(root+"/"+name, []byte(data), 0o644)

@@ -24,7 +24,8 @@ import (
 //     lines the model meant were edited, such a near copy would otherwise take the change;
 //   - no other place explains the whole chunk as well: around any other place, the file must
 //     hold fewer of the chunk's old lines in order (a longest common subsequence over a window
-//     widened by the chunk's length on each side) than around this one. When the other edit
+//     widened by the chunk's length on each side), or as many with fewer of them side by side,
+//     than around this one. When the other edit
 //     inserted lines inside the chunk's context, the remaining lines may still fit a look-alike
 //     block elsewhere, while the real place keeps more of the chunk;
 //   - around that place (widened on each side by twice as many lines as were left out), every
@@ -182,6 +183,8 @@ func (r *rescuer) uniqueBlock(block []string, eof bool) (pos int, ok, ambiguous 
 		switch {
 		case len(free) > 1 || len(free) == 1 && l > s.cfg.maxTol:
 			return -1, false, true
+		case len(free) == 1 && len(r.ch.Anchors) > 0 && free[0] < r.cursor:
+			return -1, false, false // above the chunk's @@ anchor: not the place it names
 		case len(free) == 1:
 			return free[0], true, false
 		}
@@ -232,7 +235,7 @@ func (r *rescuer) nearCopy(block []string, start int) (int, bool) {
 
 // betterElsewhere reports a place other than the chosen one (chunk start at, its matched block
 // [lo, hi)) around which the file holds at least as many of the chunk's old lines in order as
-// around the chosen one. Windows reach the chunk's length beyond each end of the chunk; a
+// around the chosen one, and, as many, at least as many of them side by side. Windows reach the chunk's length beyond each end of the chunk; a
 // competing window leaves out the lines of the chosen block;
 // candidate places come from the index (a place where some old line would sit on an equal file
 // line) and are pruned with the multiset bound before the LCS is computed.
@@ -265,7 +268,19 @@ func (r *rescuer) betterElsewhere(old []string, at, lo, hi int) (int, bool) {
 		if !r.spend(int64(m * (b - a))) {
 			return 0, false
 		}
-		return lcsLen(on, win), true
+		// Lines kept in order, then pairs of them kept side by side (a tie on the first is
+		// broken by the second: the chosen place holds its block together).
+		pair := adjacentAlign(on, win, 0, true)
+		sc := 0
+		for i, q := range pair {
+			if q >= 0 {
+				sc += 1 << 20
+				if i+1 < len(pair) && pair[i+1] == q+1 {
+					sc++
+				}
+			}
+		}
+		return sc, true
 	}
 	own, ok := score(at, true)
 	if !ok {

@@ -118,6 +118,21 @@ func TestStaleEdgesRescue(t *testing.T) {
 			kind:  patch.KindNotFound,
 		},
 		{
+			// Line endings, the BOM and the missing final newline stay as the file has them.
+			name:  "crlf_bom_no_final_newline_kept",
+			files: map[string]string{"a.txt": "\ufeffheader changed\r\nk1\r\nold\r\nk2\r\nk3"},
+			patch: upd("a.txt", " header", " k1", "-old", "+new", " k2"),
+			want:  map[string]string{"a.txt": "\ufeffheader changed\r\nk1\r\nnew\r\nk2\r\nk3"},
+			check: staleNote,
+		},
+		{
+			// The only place the rest matches is above the chunk's @@ anchor: refused.
+			name:  "match_above_the_anchor_refused",
+			files: map[string]string{"a.py": lines("def a():", "    k1", "    old", "    k2", "", "def b():", "    changed", "    k9")},
+			patch: apText("*** Update File: a.py", "@@ def b():", "     stale", "     k1", "-    old", "+    new", "     k2"),
+			kind:  patch.KindNotFound,
+		},
+		{
 			name:  "option_off",
 			files: map[string]string{"wtr.rs": rust},
 			opts:  []patch.Option{patch.WithStaleEdgesRescue(false)},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/harnesskit/harnesskit/astsearch"
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // astsearchUnavailable says why the astsearch step cannot run here ("" when it can): the
@@ -68,7 +69,7 @@ func astsearchStep(ctx context.Context, e *env) error {
 		return err
 	}
 	e.printf("\nRewrite %q -> %q, dry run (nothing written):\n%s", req.Pattern, tmpl, plan.Diff())
-	w, err := astsearch.NewOSFS(e.root)
+	w, err := wfs.NewOSFS(e.root)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/harnesskit/harnesskit/format"
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // formatStep applies a patch whose new Go file the model wrote untidily, with the project's
@@ -18,7 +19,7 @@ func formatStep(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	fsys, err := patch.NewOSFS(e.root)
+	fsys, err := wfs.NewOSFS(e.root)
 	if err != nil {
 		return err
 	}

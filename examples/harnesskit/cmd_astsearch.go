@@ -14,6 +14,7 @@ import (
 	"github.com/harnesskit/harnesskit/astsearch"
 	"github.com/harnesskit/harnesskit/format"
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 const astsearchUsage = `usage: harnesskit astsearch search --pattern P --lang L [--selector KIND] [--strictness S] [--globs G]... [--json] [--max-matches N] [PATH...]
@@ -195,6 +196,22 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 		fmt.Fprintln(std.out, astsearch.FormatSearch(res, 0))
 		return exitOK
 	}
+	if *apply {
+		// A commit a crash interrupted is finished or undone before the rewrite reads the
+		// tree, so that it is planned on a tree in one state (see wfs.Recover).
+		w, err := wfs.NewOSFS(cwd)
+		if err != nil {
+			return fail("io", err)
+		}
+		recs, err := wfs.Recover(ctx, w, cwd)
+		w.Close()
+		for _, r := range recs {
+			fmt.Fprintf(std.err, "harnesskit astsearch %s: %s\n", verbName, r)
+		}
+		if err != nil {
+			return fail("io", err)
+		}
+	}
 	plan, err := astsearch.Rewrite(ctx, fsys, req, *tmpl)
 	if err != nil {
 		return fail(astsearchKind(err), err)
@@ -207,7 +224,7 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 		std.out.Write(plan.Diff())
 		return exitOK
 	}
-	w, err := astsearch.NewOSFS(cwd)
+	w, err := wfs.NewOSFS(cwd)
 	if err != nil {
 		return fail("io", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 const patchUsage = `usage: harnesskit patch apply --root DIR [--worktree DIR]... [--codex-compat] [--allow-overwrite] [--dry-run] [--format] [--json]
@@ -82,7 +83,15 @@ Error kinds (the Go package's Kind names):
   overlap          two chunks touch the same lines
   changed          a file changed on disk while the patch was applied
   already_applied  the change is already in the file (a patch sent twice)
+  too_large        a file to update, or an added file, is over the size limit (64 MiB);
+                   the message names the limit (such a file can still be deleted)
+  busy             another writer held the lock of a target for too long; try again
+  read_only        a file to update has no write permission (0444 also for root)
   io               reading or writing failed; nothing was changed
+
+Recovery: every verb first finishes or undoes a commit that a crash interrupted on the tree
+(of any harnesskit writer), and says so on stderr, one line per commit ("wfs: finished an
+interrupted commit of 3 files (…); journal …"); apply also reports one it meets at commit.
 
 Exit codes: 0 applied (or would apply, with --dry-run; rewrite: text printed), 1 refused (the
 reason on stdout), 2 usage error or host failure (on stderr; an io error also prints its JSON
@@ -133,7 +142,15 @@ func (pf *patchFlags) applier(name string, std stdio, opts ...patch.Option) (*pa
 		fmt.Fprintf(std.err, "harnesskit %s: %v\n", name, err)
 		return nil, nil, exitUsage
 	}
+	reportRecovered(std, name, a.Recovered())
 	return a, a, exitOK
+}
+
+// reportRecovered says on stderr which interrupted commits were finished or undone.
+func reportRecovered(std stdio, name string, recs []wfs.Recovery) {
+	for _, r := range recs {
+		fmt.Fprintf(std.err, "harnesskit %s: %s\n", name, r)
+	}
 }
 
 // patchKind is the package's own name of a kind (Kind.String): the CLI and the Go API use one
@@ -309,6 +326,7 @@ func patchApply(ctx context.Context, args []string, std stdio) int {
 		if err != nil {
 			return refuse(std, name, err, *asJSON)
 		}
+		reportRecovered(std, name, res.Recovered)
 		changes, report, summary = res.Changes, res.Report, res.Summary
 	}
 	if *asJSON {

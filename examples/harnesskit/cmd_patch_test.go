@@ -2,10 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/harnesskit/harnesskit/patch"
 )
 
 const greetGo = "package main\n\nfunc greet() string {\n\treturn \"hello\"\n}\n"
@@ -247,5 +253,116 @@ func TestPatchInputLimit(t *testing.T) {
 	std.in = strings.NewReader(strings.Repeat("x", 2<<20))
 	if b, code := readLimited(std, "patch apply", "the patch", 2<<20); code != exitOK || len(b) != 2<<20 {
 		t.Errorf("at the limit: %d bytes, code %d, stderr %q", len(b), code, errb.String())
+	}
+}
+
+// TestPatchLargeFiles: a file over the size limit (64 MiB) cannot be added (refused before
+// anything is written, with the limit in the message), cannot be updated (a tool error naming
+// the limit: exit 1, kind too_large, not an internal error), and can be deleted.
+func TestPatchLargeFiles(t *testing.T) {
+	root := t.TempDir()
+	big := filepath.Join(root, "big.bin")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A sparse file: its size is what counts, and the test writes nothing to disk.
+	if err := f.Truncate(patch.DefaultMaxFileSize + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	limit := "the limit is 67108864 bytes"
+	apply := func(stdin string, args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(t.Context(), append([]string{"patch", "apply", "--root", root}, args...), strings.NewReader(stdin), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+
+	code, out, errs := apply("*** Begin Patch\n*** Update File: big.bin\n@@\n-x\n+y\n*** End Patch\n", "--json")
+	var res patchApplyJSON
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("stdout %q: %v", out, err)
+	}
+	if code != exitRefused || res.Error == nil || res.Error.Kind != "too_large" || !strings.Contains(res.Error.Message, limit) || errs != "" {
+		t.Fatalf("update of an over-limit file: code %d, %+v, stderr %q; want exit 1, kind too_large naming the limit", code, res.Error, errs)
+	}
+
+	add := "*** Begin Patch\n*** Add File: huge.txt\n+" + strings.Repeat("x", int(patch.DefaultMaxFileSize)) + "\n*** End Patch\n"
+	code, out, errs = apply(add)
+	if code != exitRefused || !strings.Contains(out, "File too large to patch: huge.txt") || !strings.Contains(out, limit) || errs != "" {
+		t.Fatalf("add of an over-limit file: code %d, stdout %.200q, stderr %q; want exit 1 naming the limit", code, out, errs)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "huge.txt")); !os.IsNotExist(err) {
+		t.Errorf("huge.txt was written: %v", err)
+	}
+
+	code, out, errs = apply("*** Begin Patch\n*** Delete File: big.bin\n*** End Patch\n")
+	if code != exitOK || out != "Success. Updated the following files:\nD big.bin\n" {
+		t.Fatalf("delete of an over-limit file: code %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if _, err := os.Lstat(big); !os.IsNotExist(err) {
+		t.Errorf("big.bin still there: %v", err)
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 0 {
+		t.Errorf("left in the root: %v", ents)
+	}
+}
+
+// TestPatchRecoveryReport: a commit that a crash interrupted after its commit mark (its
+// journal and staged temporary on disk, a.txt not yet switched) is finished by the next
+// "patch apply" on the tree, whatever that patch touches, and stderr says so.
+func TestPatchRecoveryReport(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(rel, data string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum := func(s string) string {
+		return hex.EncodeToString(binary.BigEndian.AppendUint32(nil, crc32.Checksum([]byte(s), crc32.MakeTable(crc32.Castagnoli))))
+	}
+	write("a.txt", "old\n")
+	write("b.txt", "b\n")
+	write(".a.txt.hk-00000000000000aa.tmp", "new\n")
+	a, tmp := filepath.Join(root, "a.txt"), filepath.Join(root, ".a.txt.hk-00000000000000aa.tmp")
+	aside := filepath.Join(root, ".a.txt.hk-00000000000000bb.old")
+	if err := os.Link(a, aside); err != nil {
+		t.Skipf("hard links unavailable: %v", err)
+	}
+	op, _ := json.Marshal(map[string]any{"op": map[string]any{"kind": "write", "name": a, "temp": tmp, "aside": aside, "keep": "link",
+		"old": map[string]any{"type": "file", "size": 4, "crc32c": sum("old\n")},
+		"new": map[string]any{"type": "file", "size": 4, "crc32c": sum("new\n")}}})
+	// The journal as a writer leaves it: in a 0700 directory, mode 0600.
+	write(".hkwfs/00000000000000cc.journal", `{"wfs":1,"id":"00000000000000cc","pid":1,"root":"`+root+`"}`+"\n"+string(op)+"\n"+`{"mark":"commit"}`+"\n")
+	if err := os.Chmod(filepath.Join(root, ".hkwfs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(root, ".hkwfs", "00000000000000cc.journal"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	var out, errb bytes.Buffer
+	code := run(t.Context(), []string{"patch", "apply", "--root", root}, strings.NewReader("*** Begin Patch\n*** Update File: b.txt\n@@\n-b\n+B\n*** End Patch\n"), &out, &errb)
+	if code != exitOK {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	want := "harnesskit patch apply: wfs: finished an interrupted commit of 1 file (" + a + "); journal " + filepath.Join(root, ".hkwfs", "00000000000000cc.journal") + "\n"
+	if errb.String() != want {
+		t.Errorf("stderr = %q, want %q", errb.String(), want)
+	}
+	for rel, data := range map[string]string{"a.txt": "new\n", "b.txt": "B\n"} {
+		if got, _ := os.ReadFile(filepath.Join(root, rel)); string(got) != data {
+			t.Errorf("%s = %q, want %q", rel, got, data)
+		}
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 2 {
+		t.Errorf("root holds %v, want only a.txt and b.txt", ents)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/harnesskit/harnesskit/pathguard"
 	"github.com/harnesskit/harnesskit/taskboard"
 	"github.com/harnesskit/harnesskit/webfetch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // An errorChannel says where an error goes: to the model as a tool error, or to the
@@ -39,8 +40,11 @@ func toolErrors() []error {
 		// patch: every kind but KindIO (patch.ErrIO is a host error).
 		patch.ErrInvalid, patch.ErrEmpty, patch.ErrBlocked, patch.ErrMissingFile, patch.ErrExists,
 		patch.ErrPathConflict, patch.ErrNotFound, patch.ErrAmbiguous, patch.ErrOverlap, patch.ErrChanged,
-		patch.ErrAlreadyApplied,
+		patch.ErrAlreadyApplied, patch.ErrTooLarge, patch.ErrBusy, patch.ErrReadOnly,
 		patch.ErrImplicitInvocation, patch.ErrNotPatchCommand,
+		// wfs: a file changed meanwhile, locked by another writer, too large, read-only, special
+		// or outside the bases (ErrLocked and ErrNotAbs are the host's mistakes).
+		wfs.ErrChanged, wfs.ErrBusy, wfs.ErrTooLarge, wfs.ErrReadOnly, wfs.ErrSpecial, wfs.ErrOutside, wfs.ErrInUse,
 		// pathguard: every kind (a refused or unresolvable path is the model's to fix).
 		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,
 		// loopguard: a refusal is the model's to act on (ErrInvalidOption and ErrInvalidCall

@@ -21,6 +21,7 @@ import (
 	"github.com/harnesskit/harnesskit/pathguard"
 	"github.com/harnesskit/harnesskit/taskboard"
 	"github.com/harnesskit/harnesskit/webfetch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // sentinels is every exported sentinel error of every package, with the channel it must go
@@ -41,6 +42,9 @@ var sentinels = map[string]struct {
 	"patch.ErrOverlap":            {patch.ErrOverlap, toolError},
 	"patch.ErrChanged":            {patch.ErrChanged, toolError},
 	"patch.ErrAlreadyApplied":     {patch.ErrAlreadyApplied, toolError},
+	"patch.ErrTooLarge":           {patch.ErrTooLarge, toolError},
+	"patch.ErrBusy":               {patch.ErrBusy, toolError},
+	"patch.ErrReadOnly":           {patch.ErrReadOnly, toolError},
 	"patch.ErrIO":                 {patch.ErrIO, hostError},
 	"patch.ErrImplicitInvocation": {patch.ErrImplicitInvocation, toolError},
 	"patch.ErrNotPatchCommand":    {patch.ErrNotPatchCommand, toolError},
@@ -108,6 +112,16 @@ var sentinels = map[string]struct {
 	"format.ErrConfig":           {format.ErrConfig, hostError},
 	"format.ErrOutside":          {format.ErrOutside, toolError},
 	"format.ErrIO":               {format.ErrIO, hostError},
+
+	"wfs.ErrChanged":  {wfs.ErrChanged, toolError},
+	"wfs.ErrBusy":     {wfs.ErrBusy, toolError},
+	"wfs.ErrTooLarge": {wfs.ErrTooLarge, toolError},
+	"wfs.ErrReadOnly": {wfs.ErrReadOnly, toolError},
+	"wfs.ErrSpecial":  {wfs.ErrSpecial, toolError},
+	"wfs.ErrInUse":    {wfs.ErrInUse, toolError},
+	"wfs.ErrOutside":  {wfs.ErrOutside, toolError},
+	"wfs.ErrLocked":   {wfs.ErrLocked, hostError},
+	"wfs.ErrNotAbs":   {wfs.ErrNotAbs, hostError},
 }
 
 // TestEverySentinelIsMapped reads the exported package-level variables named Err… in the
@@ -115,7 +129,7 @@ var sentinels = map[string]struct {
 // the table has nothing the packages no longer export.
 func TestEverySentinelIsMapped(t *testing.T) {
 	found := map[string]bool{}
-	for _, pkg := range []string{"patch", "pathguard", "loopguard", "taskboard", "webfetch", "astsearch", "format"} {
+	for _, pkg := range []string{"patch", "pathguard", "loopguard", "taskboard", "webfetch", "astsearch", "format", "wfs"} {
 		for _, name := range exportedErrVars(t, filepath.Join("..", "..", pkg)) {
 			found[pkg+"."+name] = true
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // hookRoot is the workspace of the in-memory tree, absolute in the OS's own form.
@@ -21,7 +22,7 @@ var hookRoot = testenv.Abs("/w/ws")
 // hookApplier returns an Applier over an in-memory workspace holding files.
 func hookApplier(t *testing.T, files map[string]string) *patch.Applier {
 	t.Helper()
-	m := patch.NewMemFS()
+	m := wfs.NewMemFS()
 	for rel, data := range files {
 		p := filepath.Join(hookRoot, filepath.FromSlash(rel))
 		if err := m.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -95,7 +95,7 @@ var importPaths = map[string]string{
 	"loopguard": "github.com/harnesskit/harnesskit/loopguard", "taskboard": "github.com/harnesskit/harnesskit/taskboard",
 	"taskboardtest": "github.com/harnesskit/harnesskit/taskboard/taskboardtest",
 	"webfetch":      "github.com/harnesskit/harnesskit/webfetch", "astsearch": "github.com/harnesskit/harnesskit/astsearch",
-	"format": "github.com/harnesskit/harnesskit/format", "time": "time",
+	"format": "github.com/harnesskit/harnesskit/format", "time": "time", "wfs": "github.com/harnesskit/harnesskit/wfs",
 	"cluster": "github.com/harnesskit/harnesskit/cluster", "clientv3": "go.etcd.io/etcd/client/v3",
 	"redis": "github.com/redis/go-redis/v9",
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/harnesskit/harnesskit/astsearch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 //go:embed descriptions/ast_grep_search.md
@@ -138,7 +139,7 @@ func newAstGrepReplace(b *Toolbox, c *config) (*Tool, error) {
 				// One write at a time per toolbox, on the directories as they are now.
 				b.writeMu.Lock()
 				defer b.writeMu.Unlock()
-				dst, err := astsearch.NewOSFS(w.bases...)
+				dst, err := wfs.NewOSFS(w.bases...)
 				if err != nil {
 					return "", fmt.Errorf("ast_grep_replace: %w", err)
 				}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harnesskit/harnesskit/examples/tools"
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/loopguard"
 )
 
@@ -300,6 +301,7 @@ func TestGlobPatternDots(t *testing.T) {
 // files, directories and devices outside, /proc, NUL bytes, a duplicated key) are tool
 // errors naming the problem, for every tool that takes a path.
 func TestContainmentHeld(t *testing.T) {
+	testenv.Symlinks(t)
 	b, dir := toolbox(t)
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("SECRET\n"), 0o644)

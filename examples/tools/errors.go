@@ -54,6 +54,7 @@ func toolSentinels() []error {
 		patch.ErrInvalid, patch.ErrEmpty, patch.ErrBlocked, patch.ErrMissingFile, patch.ErrExists,
 		patch.ErrPathConflict, patch.ErrNotFound, patch.ErrAmbiguous, patch.ErrOverlap, patch.ErrChanged,
 		patch.ErrAlreadyApplied, patch.ErrImplicitInvocation, patch.ErrNotPatchCommand,
+		patch.ErrTooLarge, patch.ErrBusy, patch.ErrReadOnly,
 		// pathguard: a refused or unresolvable path is the model's to fix.
 		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,
 		loopguard.ErrRefused,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -46,5 +47,13 @@ func TestTranscriptGolden(t *testing.T) {
 		sb.WriteString("\n")
 	}
 	got := strings.ReplaceAll(sb.String(), filepath.Dir(dir), "$TMP")
+	if filepath.Separator != '/' {
+		// The golden spells host paths with '/': Windows writes them with '\'.
+		got = hostPath.ReplaceAllStringFunc(got, filepath.ToSlash)
+	}
 	checkGolden(t, filepath.Join("testdata", "transcript.golden"), got)
 }
+
+// hostPath matches a host path in a transcript, from the $ROOT or $TMP that stands for its
+// directory to the next space, quote or parenthesis.
+var hostPath = regexp.MustCompile(`\$(ROOT|TMP)[^\s"()]*`)

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 func TestGenerate(t *testing.T) {
@@ -43,9 +46,10 @@ func TestGenerate(t *testing.T) {
 				t.Fatalf("patch has %d chunks, want %d", n, tc.spec.chunks)
 			}
 			// The patch applies exactly, chunk by chunk, and yields expected.txt.
-			m := patch.NewMemFS()
-			m.WriteFile("/w/file.txt", []byte(file), 0o644)
-			a, err := patch.New(m, "/w")
+			m := wfs.NewMemFS()
+			root := testenv.Abs("/w")
+			m.WriteFile(filepath.Join(root, "file.txt"), []byte(file), 0o644)
+			a, err := patch.New(m, root)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +62,7 @@ func TestGenerate(t *testing.T) {
 					t.Fatalf("chunk %d located by %s, want exact", r.Chunk, r.Strategy)
 				}
 			}
-			got, _ := m.ReadFile("/w/file.txt")
+			got, _ := m.ReadFile(filepath.Join(root, "file.txt"))
 			if string(got) != expected {
 				t.Fatal("applying the patch does not give expected.txt")
 			}

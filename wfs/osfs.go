@@ -1,0 +1,460 @@
+package wfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// OSFS is an [FS] over real directories. It opens one [os.Root] per allowed base and routes
+// each absolute name to the longest base that contains it, so every access that reads
+// content or changes anything stays inside a base even if a directory on the way is swapped
+// for a symbolic link: os.Root refuses symbolic links that leave the base, and absolute
+// link targets altogether.
+//
+// Names outside every base, and names with a ".." element, are refused with an
+// [*fs.PathError] wrapping [ErrOutside] — with one exception. Lstat and Readlink, which reveal
+// only metadata, are answered for any absolute name (through the os package, for names
+// outside the bases): a caller resolving real paths (pathguard walks a path from its volume
+// root) must be able to see that an ancestor of a base, or the target of a link that leaves
+// a base, is a symbolic link, so that it can refuse the path itself.
+//
+// Errors carry the absolute name and the os package's operation names ("open", "stat",
+// "rename", …) with the same underlying syscall errors as the os package. OSFS is safe for
+// concurrent use.
+type OSFS struct {
+	bases []osBase // longest directory first
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// osBase is one allowed directory: the name it is reached by (cleaned) and the root.
+type osBase struct {
+	dir  string
+	root *os.Root
+}
+
+var (
+	_ FS        = (*OSFS)(nil)
+	_ ReadDirFS = (*OSFS)(nil)
+	_ LinkFS    = (*OSFS)(nil)
+	_ LockFS    = (*OSFS)(nil)
+	_ MetaFS    = (*OSFS)(nil)
+)
+
+// NewOSFS opens an [os.Root] for each base directory (relative names are made absolute
+// against the working directory). A base reached through symbolic links is also routed by
+// its real path, so names a real-path resolver produced work too. Close releases the roots.
+func NewOSFS(bases ...string) (*OSFS, error) {
+	if len(bases) == 0 {
+		return nil, errors.New("wfs: NewOSFS needs at least one base directory")
+	}
+	o := &OSFS{}
+	add := func(dir string, root *os.Root) {
+		for _, b := range o.bases {
+			if b.dir == dir {
+				return
+			}
+		}
+		o.bases = append(o.bases, osBase{dir: dir, root: root})
+	}
+	for _, b := range bases {
+		abs, err := filepath.Abs(b)
+		if err != nil {
+			o.Close()
+			return nil, fmt.Errorf("wfs: base directory %q: %w", b, err)
+		}
+		root, err := os.OpenRoot(abs)
+		if err != nil {
+			o.Close()
+			return nil, fmt.Errorf("wfs: cannot open base directory: %w", err)
+		}
+		add(abs, root)
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+			add(real, root)
+		}
+	}
+	slices.SortStableFunc(o.bases, func(a, b osBase) int { return len(b.dir) - len(a.dir) })
+	return o, nil
+}
+
+// Bases returns the base directories, longest first (real paths of symlinked bases
+// included).
+func (o *OSFS) Bases() []string {
+	out := make([]string, len(o.bases))
+	for i, b := range o.bases {
+		out[i] = b.dir
+	}
+	return out
+}
+
+// Close closes every root. Later calls fail with fs.ErrClosed.
+func (o *OSFS) Close() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return nil
+	}
+	o.closed = true
+	var errs []error
+	seen := map[*os.Root]bool{}
+	for _, b := range o.bases {
+		if !seen[b.root] {
+			seen[b.root] = true
+			errs = append(errs, b.root.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// route finds the base holding name and name's path relative to it.
+func (o *OSFS) route(op, name string) (*os.Root, string, error) {
+	if !filepath.IsAbs(name) {
+		return nil, "", &fs.PathError{Op: op, Path: name, Err: ErrNotAbs}
+	}
+	for _, e := range elems(name[len(filepath.VolumeName(name)):]) {
+		if e == ".." {
+			return nil, "", &fs.PathError{Op: op, Path: name, Err: &outsideError{
+				msg:    "path contains a '..' element; pass a cleaned absolute path inside " + o.describe(),
+				dotdot: true}}
+		}
+	}
+	o.mu.Lock()
+	closed := o.closed
+	o.mu.Unlock()
+	if closed {
+		return nil, "", &fs.PathError{Op: op, Path: name, Err: fs.ErrClosed}
+	}
+	clean := filepath.Clean(name)
+	for _, b := range o.bases {
+		if rel, ok := within(b.dir, clean); ok {
+			return b.root, rel, nil
+		}
+	}
+	return nil, "", &fs.PathError{Op: op, Path: name, Err: &outsideError{
+		msg: "path is outside the allowed base directories " + o.describe()}}
+}
+
+func (o *OSFS) describe() string {
+	return strings.Join(o.Bases(), ", ")
+}
+
+// within reports whether the clean path p is dir or lies below it, and returns p relative
+// to dir ("." for dir itself). The test is segment-aware: /w/rootx is not within /w/root.
+func within(dir, p string) (string, bool) {
+	if p == dir {
+		return ".", true
+	}
+	prefix := dir
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	if rest, ok := strings.CutPrefix(p, prefix); ok {
+		return rest, true
+	}
+	return "", false
+}
+
+// rewrap replaces the relative name and the *at operation of an os.Root error by the
+// absolute name and the os package's operation name.
+func rewrap(op, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return &fs.PathError{Op: op, Path: name, Err: err}
+}
+
+// Stat describes the named file, following symbolic links (inside its base).
+func (o *OSFS) Stat(name string) (fs.FileInfo, error) {
+	root, rel, err := o.route("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := root.Stat(rel)
+	return fi, rewrap("stat", name, err)
+}
+
+// Lstat describes the named file without following a final symbolic link. Names outside
+// the bases, and a base itself (its entry lives in its parent), are answered by os.Lstat
+// (see [OSFS]).
+func (o *OSFS) Lstat(name string) (fs.FileInfo, error) {
+	root, rel, err := o.route("lstat", name)
+	if errors.Is(err, ErrOutside) && !errors.Is(err, errDotDot) || err == nil && rel == "." {
+		return os.Lstat(name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fi, err := root.Lstat(rel)
+	return fi, rewrap("lstat", name, err)
+}
+
+// Readlink returns the target of the named symbolic link. Names outside the bases, and a
+// base itself, are answered by os.Readlink (see [OSFS]).
+func (o *OSFS) Readlink(name string) (string, error) {
+	root, rel, err := o.route("readlink", name)
+	if errors.Is(err, ErrOutside) && !errors.Is(err, errDotDot) || err == nil && rel == "." {
+		return os.Readlink(name)
+	}
+	if err != nil {
+		return "", err
+	}
+	t, err := root.Readlink(rel)
+	return t, rewrap("readlink", name, err)
+}
+
+// ReadFile returns the contents of the named file.
+func (o *OSFS) ReadFile(name string) ([]byte, error) {
+	root, rel, err := o.route("open", name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := root.ReadFile(rel)
+	if err != nil {
+		var pe *fs.PathError
+		op := "open"
+		if errors.As(err, &pe) && pe.Op == "read" {
+			op = "read"
+		}
+		return nil, rewrap(op, name, err)
+	}
+	return b, nil
+}
+
+// OpenFile opens the named file with os.OpenFile's flags.
+func (o *OSFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
+	root, rel, err := o.route("open", name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := root.OpenFile(rel, flag, perm)
+	if err != nil {
+		return nil, rewrap("open", name, err)
+	}
+	return &osFile{f: f, name: name}, nil
+}
+
+// osFile reports errors with the absolute name the file was opened with.
+type osFile struct {
+	f    *os.File
+	name string
+}
+
+func (f *osFile) Write(p []byte) (int, error) {
+	n, err := f.f.Write(p)
+	return n, rewrap("write", f.name, err)
+}
+
+func (f *osFile) Read(p []byte) (int, error) {
+	n, err := f.f.Read(p)
+	if err == io.EOF {
+		return n, err
+	}
+	return n, rewrap("read", f.name, err)
+}
+
+func (f *osFile) Stat() (fs.FileInfo, error) {
+	fi, err := f.f.Stat()
+	return fi, rewrap("stat", f.name, err)
+}
+
+func (f *osFile) Sync() error  { return rewrap("sync", f.name, f.f.Sync()) }
+func (f *osFile) Close() error { return rewrap("close", f.name, f.f.Close()) }
+
+// Rename renames oldname to newname; both must lie in the same base. Errors are
+// [*os.LinkError]s.
+func (o *OSFS) Rename(oldname, newname string) error {
+	linkErr := func(err error) error {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
+	}
+	r1, rel1, err := o.route("rename", oldname)
+	if err != nil {
+		return linkErr(err)
+	}
+	r2, rel2, err := o.route("rename", newname)
+	if err != nil {
+		return linkErr(err)
+	}
+	if r1 != r2 {
+		return linkErr(&outsideError{msg: "rename across base directories is not supported; " +
+			"rename within one directory"})
+	}
+	if err := r1.Rename(rel1, rel2); err != nil {
+		var le *os.LinkError
+		if errors.As(err, &le) {
+			err = le.Err
+		}
+		return linkErr(err)
+	}
+	return nil
+}
+
+// Remove removes the named file, symbolic link or empty directory.
+func (o *OSFS) Remove(name string) error {
+	root, rel, err := o.route("remove", name)
+	if err != nil {
+		return err
+	}
+	err = root.Remove(rel)
+	if err != nil {
+		err = removeFallback(name, err)
+	}
+	return rewrap("remove", name, err)
+}
+
+// Mkdir creates the named directory (perm minus the umask).
+func (o *OSFS) Mkdir(name string, perm fs.FileMode) error {
+	root, rel, err := o.route("mkdir", name)
+	if err != nil {
+		return err
+	}
+	return rewrap("mkdir", name, root.Mkdir(rel, perm&fs.ModePerm))
+}
+
+// Chmod sets the permission, setuid, setgid and sticky bits of the named file, following
+// symbolic links.
+func (o *OSFS) Chmod(name string, mode fs.FileMode) error {
+	root, rel, err := o.route("chmod", name)
+	if err != nil {
+		return err
+	}
+	return rewrap("chmod", name, root.Chmod(rel, mode&ModeBits))
+}
+
+// ReadTree returns a snapshot of the real directory dir: every entry strictly below it,
+// keyed by slash-separated relative path, in the shape of [MemFS.TreeUnder].
+func ReadTree(dir string) (map[string]Entry, error) {
+	out := map[string]Entry{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == dir {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		key := filepath.ToSlash(rel)
+		switch {
+		case d.IsDir():
+			out[key] = Entry{Dir: true, Mode: info.Mode() & ModeBits}
+		case d.Type()&fs.ModeSymlink != 0:
+			t, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			out[key] = Entry{Symlink: true, Mode: info.Mode() & ModeBits, Target: t}
+		default:
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out[key] = Entry{Data: b, Mode: info.Mode() & ModeBits}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ReadDir lists the named directory inside its base, sorted by name.
+func (o *OSFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	root, rel, err := o.route("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, rewrap("readdir", name, err)
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, rewrap("readdir", name, err)
+	}
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, nil
+}
+
+// Link creates newname as a hard link to oldname; both must lie in the same base. Errors are
+// [*os.LinkError]s.
+func (o *OSFS) Link(oldname, newname string) error {
+	linkErr := func(err error) error {
+		var pe *fs.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(err, &le):
+			err = le.Err
+		case errors.As(err, &pe):
+			err = pe.Err
+		}
+		return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: err}
+	}
+	r1, rel1, err := o.route("link", oldname)
+	if err != nil {
+		return linkErr(err)
+	}
+	r2, rel2, err := o.route("link", newname)
+	if err != nil {
+		return linkErr(err)
+	}
+	if r1 != r2 {
+		return linkErr(&outsideError{msg: "link across base directories is not supported"})
+	}
+	if err := r1.Link(rel1, rel2); err != nil {
+		return linkErr(err)
+	}
+	return nil
+}
+
+// TryLock takes the exclusive lock of the named file or directory (see the package
+// documentation for what a lock is on each system).
+func (o *OSFS) TryLock(name string) (func(), error) {
+	root, rel, err := o.route("lock", name)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := tryLock(root, rel)
+	if err != nil {
+		return nil, rewrap("lock", name, err)
+	}
+	return unlock, nil
+}
+
+// CopyMeta gives dst the owner, group and extended attributes (POSIX ACLs included) of src,
+// as far as the process may set them (see [MetaFS]); both must lie in the same base.
+func (o *OSFS) CopyMeta(src, dst string) error {
+	r1, rel1, err := o.route("copymeta", src)
+	if err != nil {
+		return err
+	}
+	r2, rel2, err := o.route("copymeta", dst)
+	if err != nil {
+		return err
+	}
+	return rewrap("copymeta", dst, copyMeta(r1, rel1, r2, rel2))
+}

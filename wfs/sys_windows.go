@@ -1,0 +1,70 @@
+//go:build windows
+
+package wfs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"golang.org/x/sys/windows"
+)
+
+func fileID(fi fs.FileInfo) (dev, ino uint64, ok bool) { return 0, 0, false }
+
+// sysLinks does not know the link count here (os.Stat reports none): every file counts as
+// having one link.
+func sysLinks(fi fs.FileInfo) (uint64, bool) { return 0, false }
+
+// sysWritable reads the read-only attribute, which os reports as a mode without write bits.
+func sysWritable(fi fs.FileInfo) (bool, bool) { return fi.Mode().Perm()&0o200 != 0, true }
+
+// linkUnsupported reports whether a failed link means "no hard link here" (FAT, exFAT, some
+// network file systems, a link count at its maximum).
+func linkUnsupported(err error) bool {
+	return err != nil && (errors.Is(err, errors.ErrUnsupported) || errors.Is(err, windows.ERROR_NOT_SUPPORTED) ||
+		errors.Is(err, windows.ERROR_INVALID_FUNCTION) || errors.Is(err, windows.ERROR_TOO_MANY_LINKS) ||
+		errors.Is(err, windows.ERROR_NOT_SAME_DEVICE))
+}
+
+// removeFallback retries a removal os.Root refused with ERROR_INVALID_FUNCTION (its
+// delete-by-handle call is not implemented by Wine and by some network and third-party file
+// systems) with a plain delete of the absolute name, which OSFS has already routed into a
+// base.
+func removeFallback(name string, err error) error {
+	if errors.Is(err, windows.ERROR_INVALID_FUNCTION) {
+		return os.Remove(name)
+	}
+	return err
+}
+
+// inUse marks a failed switch of name as ErrInUse when another program holds the file open
+// without sharing delete access, which replacing or removing it needs: a sharing or lock
+// violation, or an access denial that a re-open asking for exactly DELETE access (sharing
+// everything) shows to be a sharing violation rather than a permission.
+func inUse(name string, err error) error {
+	switch {
+	case errors.Is(err, windows.ERROR_SHARING_VIOLATION), errors.Is(err, windows.ERROR_LOCK_VIOLATION):
+		return fmt.Errorf("%w: %w", ErrInUse, err)
+	case errors.Is(err, windows.ERROR_ACCESS_DENIED):
+		p, perr := windows.UTF16PtrFromString(name)
+		if perr != nil {
+			return err
+		}
+		h, oerr := windows.CreateFile(p, windows.DELETE,
+			windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil,
+			windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS|windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
+		if oerr == nil {
+			windows.CloseHandle(h)
+			return err
+		}
+		if errors.Is(oerr, windows.ERROR_SHARING_VIOLATION) {
+			return fmt.Errorf("%w: %w", ErrInUse, err)
+		}
+	}
+	return err
+}
+
+// ownedByUs: a file's owner is not in os.Stat's result here; the mode checks stand alone.
+func ownedByUs(fi fs.FileInfo) bool { return true }
