@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -558,5 +559,40 @@ func TestInvocationRoots(t *testing.T) {
 				t.Fatalf("got %q, %v; want %q", out, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestPatchLargeFiles: patch's size limit reaches the model as a tool error naming the
+// limit (not a host fault): an Add File over it is refused, an Update of a file over it is
+// refused, and a Delete of that file works.
+func TestPatchLargeFiles(t *testing.T) {
+	b, dir := toolbox(t)
+	huge := filepath.Join(dir, "huge.log")
+	if err := os.WriteFile(huge, []byte("first line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, patch.DefaultMaxFileSize+1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	limit := fmt.Sprint(patch.DefaultMaxFileSize)
+	call := func(text string) (string, error) {
+		return b.Tool("apply_patch").Call(context.Background(), json.RawMessage(patchArgs(text)))
+	}
+	_, err := call("*** Begin Patch\n*** Update File: huge.log\n-first line\n+line one\n*** End Patch\n")
+	if !tools.IsToolError(err) || !errors.Is(err, patch.ErrTooLarge) || !strings.Contains(err.Error(), limit) {
+		t.Fatalf("update of a file over the limit: %v; want a tool error matching patch.ErrTooLarge naming %s", err, limit)
+	}
+	if !testing.Short() {
+		line := "+" + strings.Repeat("a", 1<<20-1) + "\n"
+		_, err = call("*** Begin Patch\n*** Add File: big.txt\n" + strings.Repeat(line, int(patch.DefaultMaxFileSize>>20)+1) + "*** End Patch\n")
+		if !tools.IsToolError(err) || !errors.Is(err, patch.ErrTooLarge) {
+			t.Fatalf("Add File over the limit: %v; want a tool error matching patch.ErrTooLarge", err)
+		}
+		if _, serr := os.Stat(filepath.Join(dir, "big.txt")); !errors.Is(serr, os.ErrNotExist) {
+			t.Fatalf("the refused Add File left big.txt: %v", serr)
+		}
+	}
+	if out, err := call("*** Begin Patch\n*** Delete File: huge.log\n*** End Patch\n"); err != nil || !strings.Contains(out, "D huge.log") {
+		t.Fatalf("delete of a file over the limit: %q, %v", out, err)
 	}
 }
