@@ -3,11 +3,14 @@ package mcpserver_test
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/harnesskit/harnesskit/examples/mcpserver"
 	"github.com/harnesskit/harnesskit/examples/tools"
+	"github.com/harnesskit/harnesskit/patch"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -40,5 +43,24 @@ func TestHostErrorIsProtocolError(t *testing.T) {
 	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"file_path": "README.md"}})
 	if err != nil || res.IsError {
 		t.Fatalf("read after a host fault: %v %v", err, res)
+	}
+}
+
+// TestLargeFileIsToolError: patch's size limit is a tool error over MCP (a result with
+// isError set, naming the limit), not a JSON-RPC internal error.
+func TestLargeFileIsToolError(t *testing.T) {
+	srv, dir := newServer(t)
+	huge := filepath.Join(dir, "huge.log")
+	if err := os.WriteFile(huge, []byte("first line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, patch.DefaultMaxFileSize+1); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, srv, nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "apply_patch", Arguments: map[string]any{
+		"patchText": "*** Begin Patch\n*** Update File: huge.log\n-first line\n+line one\n*** End Patch\n"}})
+	if err != nil || !res.IsError || !strings.Contains(text(res), strconv.FormatInt(patch.DefaultMaxFileSize, 10)) {
+		t.Fatalf("update of a file over the limit: %v, %+v; want an isError result naming the limit", err, res)
 	}
 }

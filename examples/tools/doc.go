@@ -80,8 +80,10 @@
 // that is invalid, refused, unreachable or answered with an error status,
 // webfetch.ErrInvalidURL, webfetch.ErrBlocked, webfetch.ErrTransport, webfetch.ErrStatus
 // and friends; an ast-grep pattern that does not parse, astsearch.ErrBadPattern; a file
-// changed while ast_grep_replace wrote, astsearch.ErrConflict). Show its message to the
-// model. Any other error is a host fault (a cancelled context, an I/O failure,
+// changed while ast_grep_replace wrote, astsearch.ErrConflict; a write the write layer
+// refused: a file changed meanwhile, held by another writer or program, over the size
+// limit, read-only or not a regular file, wfs.ErrChanged and friends, patch.ErrTooLarge
+// among them). Show its message to the model. Any other error is a host fault (a cancelled context, an I/O failure,
 // patch.ErrIO, no astsearch backend): another call would not help. Limits are not
 // errors: a result cut at its limit says so in its text. Every result and tool error is at
 // most MaxOutputBytes long, whatever limit the call asks for, and what a tool keeps in

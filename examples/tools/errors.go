@@ -9,6 +9,7 @@ import (
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
 	"github.com/harnesskit/harnesskit/webfetch"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // The sentinels of this package. Errors from the harnesskit packages keep their own
@@ -58,6 +59,9 @@ func toolSentinels() []error {
 		// pathguard: a refused or unresolvable path is the model's to fix.
 		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,
 		loopguard.ErrRefused,
+		// wfs (the writes of apply_patch and ast_grep_replace): a file changed meanwhile, held
+		// by another writer or program, too large, read-only, special or outside the bases.
+		wfs.ErrChanged, wfs.ErrBusy, wfs.ErrTooLarge, wfs.ErrReadOnly, wfs.ErrSpecial, wfs.ErrOutside, wfs.ErrInUse,
 		// webfetch: a URL, address, redirect or status the model can change or give up on.
 		webfetch.ErrInvalidURL, webfetch.ErrInvalidRequest, webfetch.ErrPermissionDenied, webfetch.ErrBlocked,
 		webfetch.ErrTimeout, webfetch.ErrTooManyRedirects, webfetch.ErrMissingLocation, webfetch.ErrStatus,
@@ -67,7 +71,7 @@ func toolSentinels() []error {
 
 // hostSentinels are the exported sentinels that are host faults on purpose.
 func hostSentinels() []error {
-	return append(astHostSentinels(), ErrNoRoot, patch.ErrIO, loopguard.ErrInvalidOption, loopguard.ErrInvalidCall,
+	return append(astHostSentinels(), ErrNoRoot, patch.ErrIO, wfs.ErrLocked, wfs.ErrNotAbs, loopguard.ErrInvalidOption, loopguard.ErrInvalidCall,
 		webfetch.ErrFilename, webfetch.ErrClosed)
 }
 

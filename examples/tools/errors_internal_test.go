@@ -28,7 +28,7 @@ func TestEverySentinelIsSorted(t *testing.T) {
 	for _, e := range append(toolSentinels(), hostSentinels()...) {
 		names[e.Error()] = true
 	}
-	for _, dir := range []string{"../../patch", "../../pathguard", "../../loopguard", "../../webfetch", "."} {
+	for _, dir := range []string{"../../patch", "../../pathguard", "../../loopguard", "../../webfetch", "../../astsearch", "../../wfs", "."} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		for _, f := range files {
 			if strings.HasSuffix(f, "_test.go") {

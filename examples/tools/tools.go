@@ -47,7 +47,7 @@ type Invocation struct {
 	// Args is the JSON argument object.
 	Args json.RawMessage
 	// Roots, when not empty, are the directories the host's client works in (MCP roots):
-	// absolute paths. The call may touch only what lies both inside one of them and inside
+	// absolute paths (others are left out). The call may touch only what lies both inside one of them and inside
 	// the Toolbox's root or a worktree (the ceiling): a root inside the ceiling is used as
 	// is, a root that contains a ceiling directory yields that directory, and others are
 	// left out. The first directory left is the call's root, which relative paths resolve
@@ -198,6 +198,9 @@ func (b *Toolbox) workspace(roots []string) (*workspace, error) {
 	if len(roots) > 0 {
 		bases = nil
 		for _, r := range roots {
+			if !filepath.IsAbs(r) {
+				continue // relative to what? the client's directory is not the server's
+			}
 			real, err := realDir(r)
 			if err != nil {
 				continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -516,6 +517,12 @@ func TestRootReplaced(t *testing.T) {
 func TestInvocationRoots(t *testing.T) {
 	b, dir := toolbox(t)
 	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "x.txt"), []byte("outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "escape")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
 	read := func(roots []string, path string) (string, error) {
 		args, _ := json.Marshal(map[string]string{"file_path": path})
 		return b.Tool("read").Invoke(context.Background(), tools.Invocation{Session: t.Name(), Args: args, Roots: roots})
@@ -533,6 +540,8 @@ func TestInvocationRoots(t *testing.T) {
 		{name: "outside_ceiling_left_out", roots: []string{outside, filepath.Join(dir, "src")}, path: "main.go", want: "func main"},
 		{name: "no_root_left", roots: []string{outside}, path: "README.md", wantErr: tools.ErrNoRoot},
 		{name: "missing_root_left_out", roots: []string{filepath.Join(dir, "nope"), dir}, path: "README.md", want: "# Workspace"},
+		{name: "link_to_outside_left_out", roots: []string{filepath.Join(dir, "escape")}, path: "x.txt", wantErr: tools.ErrNoRoot},
+		{name: "relative_root_left_out", roots: []string{"src"}, path: "README.md", wantErr: tools.ErrNoRoot},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -550,5 +559,40 @@ func TestInvocationRoots(t *testing.T) {
 				t.Fatalf("got %q, %v; want %q", out, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestPatchLargeFiles: patch's size limit reaches the model as a tool error naming the
+// limit (not a host fault): an Add File over it is refused, an Update of a file over it is
+// refused, and a Delete of that file works.
+func TestPatchLargeFiles(t *testing.T) {
+	b, dir := toolbox(t)
+	huge := filepath.Join(dir, "huge.log")
+	if err := os.WriteFile(huge, []byte("first line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, patch.DefaultMaxFileSize+1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	limit := fmt.Sprint(patch.DefaultMaxFileSize)
+	call := func(text string) (string, error) {
+		return b.Tool("apply_patch").Call(context.Background(), json.RawMessage(patchArgs(text)))
+	}
+	_, err := call("*** Begin Patch\n*** Update File: huge.log\n-first line\n+line one\n*** End Patch\n")
+	if !tools.IsToolError(err) || !errors.Is(err, patch.ErrTooLarge) || !strings.Contains(err.Error(), limit) {
+		t.Fatalf("update of a file over the limit: %v; want a tool error matching patch.ErrTooLarge naming %s", err, limit)
+	}
+	if !testing.Short() {
+		line := "+" + strings.Repeat("a", 1<<20-1) + "\n"
+		_, err = call("*** Begin Patch\n*** Add File: big.txt\n" + strings.Repeat(line, int(patch.DefaultMaxFileSize>>20)+1) + "*** End Patch\n")
+		if !tools.IsToolError(err) || !errors.Is(err, patch.ErrTooLarge) {
+			t.Fatalf("Add File over the limit: %v; want a tool error matching patch.ErrTooLarge", err)
+		}
+		if _, serr := os.Stat(filepath.Join(dir, "big.txt")); !errors.Is(serr, os.ErrNotExist) {
+			t.Fatalf("the refused Add File left big.txt: %v", serr)
+		}
+	}
+	if out, err := call("*** Begin Patch\n*** Delete File: huge.log\n*** End Patch\n"); err != nil || !strings.Contains(out, "D huge.log") {
+		t.Fatalf("delete of a file over the limit: %q, %v", out, err)
 	}
 }
