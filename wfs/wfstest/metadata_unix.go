@@ -141,7 +141,7 @@ func getxattr(file, name string) []byte {
 	buf := make([]byte, 256)
 	n, err := unix.Getxattr(file, name, buf)
 	if err != nil {
-		if errors.Is(err, unix.ENODATA) {
+		if errors.Is(err, errNoAttr) {
 			return nil
 		}
 		return []byte("error: " + err.Error())
