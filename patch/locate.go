@@ -533,6 +533,9 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 		if line, ok := s.appliedAround(body, r.pos); ok {
 			return placement{}, line, nil
 		}
+		if err := s.sideGuess(k, body, r.pos, r.level); err != nil {
+			return placement{}, 0, err
+		}
 		p := s.finish(body, r.pos, Strategy(r.level.String()), k, rep)
 		if rep.BlankRetry {
 			rep.Pairing = append(rep.Pairing, 0) // the dropped blank: an old line left unpaired
@@ -549,6 +552,9 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 		if rr.pos >= 0 && rr.pos < cursor {
 			if q, ok := s.overlapping(rr.pos, rr.pos+len(old)); ok {
 				return placement{}, 0, s.overlapErr(k, oldLines[0], rr.pos, rr.pos+len(old), q)
+			}
+			if err := s.sideGuess(k, body, rr.pos, rr.level); err != nil {
+				return placement{}, 0, err
 			}
 			p := s.finish(body, rr.pos, Strategy(rr.level.String()), k, rep)
 			rep.Notes = append(rep.Notes, noteOutOfOrder(rr.pos))
@@ -587,6 +593,112 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 		return placement{}, 0, s.changedErr(k, ch, body, rs.changed, rs.notes)
 	}
 	return placement{}, 0, s.notFound(k, ch, body, cursor, rs.notes)
+}
+
+// lineLevel returns the strictest ladder level, up to the cap, at which patch line p equals
+// file line i.
+func (s *sectionLocator) lineLevel(p string, i int) (Level, bool) {
+	for l := LevelExact; l <= s.cfg.maxTol; l++ {
+		if s.ix.lineMatches(l, p, i) {
+			return l, true
+		}
+	}
+	return 0, false
+}
+
+// sideGuess checks a chunk that the ladder matched at pos at a loose level (default mode).
+// Added lines go between the file lines paired with the old lines around them, and a removed
+// line takes out the file line it is paired with. When a context line beside added lines, or a
+// removed line, equals its own file line only loosely but the neighbouring file line (across the
+// added lines, or either neighbour of a removed line) strictly (as written, or at a stricter
+// level), the chunk has two readings: the file line it was matched with is a drifted copy of it,
+// or that file line is one the patch does not show and the patch line is really its neighbour.
+// The readings put the added lines on different sides of a file line, or remove different file
+// lines (typically closing brackets after the file was re-indented), so the chunk is refused as
+// ambiguous. A line that equals its file line exactly is settled; so is a context line whose
+// neighbour across the added lines is a removed line (removed lines fix the place of the lines
+// that replace them), and a removed line whose neighbour is paired with a patch line of the same
+// text (both readings remove the same lines).
+func (s *sectionLocator) sideGuess(k int, body chunkBody, pos int, level Level) *Error {
+	if s.cfg.codex || level == LevelExact {
+		return nil
+	}
+	ls := body.lines
+	old, _ := body.old()
+	f := pos // the file line of the next old line
+	for i, l := range ls {
+		switch l.Op {
+		case Insert:
+			continue
+		case Context:
+			if i+1 < len(ls) && ls[i+1].Op == Insert && !otherSideRemoves(ls, i, +1) {
+				if err := s.sideGuessAt(k, l, f, f+1, level); err != nil {
+					return err
+				}
+			}
+			if i > 0 && ls[i-1].Op == Insert && !otherSideRemoves(ls, i, -1) {
+				if err := s.sideGuessAt(k, l, f, f-1, level); err != nil {
+					return err
+				}
+			}
+		case Remove:
+			for _, g := range []int{f - 1, f + 1} {
+				if j := g - pos; j >= 0 && j < len(old) && old[j] == l.Text {
+					continue
+				}
+				if err := s.sideGuessAt(k, l, f, g, level); err != nil {
+					return err
+				}
+			}
+		}
+		f++
+	}
+	return nil
+}
+
+// otherSideRemoves reports whether the first old line past the added lines next to body line
+// i, in direction dir, is a removed line.
+func otherSideRemoves(ls []Line, i, dir int) bool {
+	for j := i + dir; j >= 0 && j < len(ls); j += dir {
+		if ls[j].Op != Insert {
+			return ls[j].Op == Remove
+		}
+	}
+	return false
+}
+
+// sideGuessAt is sideGuess for patch line l paired with file line f and its neighbour g.
+func (s *sectionLocator) sideGuessAt(k int, l Line, f, g int, level Level) *Error {
+	if g < 0 || g >= s.n() {
+		return nil
+	}
+	lf, ok := s.lineLevel(l.Text, f)
+	if !ok || lf == LevelExact {
+		return nil
+	}
+	lg, ok := s.lineLevel(l.Text, g)
+	if !ok || lg >= lf {
+		return nil
+	}
+	side, as := "below", "as written"
+	if g < f {
+		side = "above"
+	}
+	if lg != LevelExact {
+		as = "when compared with " + lg.String()
+	}
+	what, effect := "context line next to the added lines", fmt.Sprintf("the added lines could go on either side of file line %d", g+1)
+	if l.Op == Remove {
+		what, effect = "removed line", fmt.Sprintf("it could mean file line %d or %d", f+1, g+1)
+	}
+	e := s.newErr(KindAmbiguous, k, l.Line, fmt.Sprintf(
+		"Ambiguous placement in %s: chunk %d matches only when compared with %s, and its %s '%s' "+
+			"is paired with file line %d ('%s'), but file line %d right %s it is that line %s; %s. "+
+			"Copy the context and removed lines as the file has them now, or add an @@ line",
+		s.path, k, level, what, cutLine(l.Text), f+1, cutLine(s.d.lines[f]), g+1, side, as, effect))
+	e.Candidates = []int{min(f, g) + 1, max(f, g) + 1}
+	e.FileLine = g + 1
+	return e
 }
 
 // changedErr is the KindNotFound error of a chunk whose removed line no longer equals the file
