@@ -606,54 +606,119 @@ func (s *sectionLocator) lineLevel(p string, i int) (Level, bool) {
 	return 0, false
 }
 
-// sideGuess checks a chunk that the ladder matched at pos at a loose level (default mode).
-// Added lines go between the file lines paired with the old lines around them, and a removed
-// line takes out the file line it is paired with. When a context line beside added lines, or a
-// removed line, equals its own file line only loosely but the neighbouring file line (across the
-// added lines, or either neighbour of a removed line) strictly (as written, or at a stricter
-// level), the chunk has two readings: the file line it was matched with is a drifted copy of it,
-// or that file line is one the patch does not show and the patch line is really its neighbour.
-// The readings put the added lines on different sides of a file line, or remove different file
-// lines (typically closing brackets after the file was re-indented), so the chunk is refused as
-// ambiguous. A line that equals its file line exactly is settled; so is a context line whose
-// neighbour across the added lines is a removed line (removed lines fix the place of the lines
-// that replace them), and a removed line whose neighbour is paired with a patch line of the same
-// text (both readings remove the same lines).
+// sideGuess checks a chunk that the ladder matched at pos at a loose level (default mode);
+// see sideTwin for the rule.
 func (s *sectionLocator) sideGuess(k int, body chunkBody, pos int, level Level) *Error {
 	if s.cfg.codex || level == LevelExact {
 		return nil
 	}
+	old, _ := body.old()
+	pair := make([]int, len(old))
+	for i := range pair {
+		pair[i] = pos + i
+	}
+	tw, ok := s.sideTwin(body, pair)
+	if !ok {
+		return nil
+	}
+	where, as := fmt.Sprintf("file line %d nearby", tw.g+1), "as written"
+	switch tw.g {
+	case tw.f + 1:
+		where = fmt.Sprintf("file line %d right below it", tw.g+1)
+	case tw.f - 1:
+		where = fmt.Sprintf("file line %d right above it", tw.g+1)
+	}
+	if tw.level != LevelExact {
+		as = "when compared with " + tw.level.String()
+	}
+	what, effect := "context line next to the added lines", fmt.Sprintf("the added lines could go next to file line %d or next to file line %d", tw.f+1, tw.g+1)
+	if tw.line.Op == Remove {
+		what, effect = "removed line", fmt.Sprintf("it could mean file line %d or %d", tw.f+1, tw.g+1)
+	}
+	e := s.newErr(KindAmbiguous, k, tw.line.Line, fmt.Sprintf(
+		"Ambiguous placement in %s: chunk %d matches only when compared with %s, and its %s '%s' "+
+			"is paired with file line %d ('%s'), but %s is that line %s; %s. "+
+			"Copy the context and removed lines as the file has them now, or add an @@ line",
+		s.path, k, level, what, cutLine(tw.line.Text), tw.f+1, cutLine(s.d.lines[tw.f]), where, as, effect))
+	e.Candidates = []int{min(tw.f, tw.g) + 1, max(tw.f, tw.g) + 1}
+	e.FileLine = tw.g + 1
+	return e
+}
+
+// sideTwinOf describes a patch line paired with file line f that equals file line g more
+// strictly (at level).
+type sideTwinOf struct {
+	line  Line
+	f, g  int
+	level Level
+}
+
+// sideTwin checks a placement (pair[i]: the file line of old line i, -1 when unpaired). Added
+// lines go next to the file lines paired with the old lines around them, and a removed line
+// takes out the file line it is paired with. When a context line beside added lines, or a
+// removed line, equals its own file line only loosely (trailing or leading whitespace, or
+// typographic punctuation, differ) while a file line near the placement (within the chunk's
+// length of it) equals it strictly (as written, or at a stricter level), the chunk has two
+// readings: the file line it was paired with is a drifted copy of it, or the line the model
+// saw is the other one and the lines between were changed. The readings put the added lines
+// next to different file lines, or remove different ones (typically closing brackets or
+// repeated statements after the file was re-indented). A line that equals its file line exactly
+// is settled; so is a context line whose neighbour across the added lines is a removed line
+// (removed lines fix the place of the lines that replace them), and a file line paired with a
+// patch line of the same text is no second reading.
+func (s *sectionLocator) sideTwin(body chunkBody, pair []int) (sideTwinOf, bool) {
 	ls := body.lines
 	old, _ := body.old()
-	f := pos // the file line of the next old line
+	paired := map[int]string{}
+	lo, hi := s.n(), -1
+	for i, f := range pair {
+		if f >= 0 {
+			paired[f] = old[i]
+			lo, hi = min(lo, f), max(hi, f)
+		}
+	}
+	lo, hi = max(lo-len(old), 0), min(hi+len(old), s.n()-1)
+	oi := 0
 	for i, l := range ls {
-		switch l.Op {
-		case Insert:
+		if l.Op == Insert {
 			continue
+		}
+		f := pair[oi]
+		oi++
+		if f < 0 {
+			continue
+		}
+		switch l.Op {
 		case Context:
-			if i+1 < len(ls) && ls[i+1].Op == Insert && !otherSideRemoves(ls, i, +1) {
-				if err := s.sideGuessAt(k, l, f, f+1, level); err != nil {
-					return err
-				}
-			}
-			if i > 0 && ls[i-1].Op == Insert && !otherSideRemoves(ls, i, -1) {
-				if err := s.sideGuessAt(k, l, f, f-1, level); err != nil {
-					return err
-				}
+			beside := i+1 < len(ls) && ls[i+1].Op == Insert && !otherSideRemoves(ls, i, +1) ||
+				i > 0 && ls[i-1].Op == Insert && !otherSideRemoves(ls, i, -1)
+			if !beside {
+				continue
 			}
 		case Remove:
-			for _, g := range []int{f - 1, f + 1} {
-				if j := g - pos; j >= 0 && j < len(old) && old[j] == l.Text {
+		default:
+			continue
+		}
+		lf, ok := s.lineLevel(l.Text, f)
+		if !ok || lf == LevelExact {
+			continue
+		}
+		// nearest first, so that the message names the closest second reading
+		for d := 1; f-d >= lo || f+d <= hi; d++ {
+			for _, g := range []int{f + d, f - d} {
+				if g < lo || g > hi {
 					continue
 				}
-				if err := s.sideGuessAt(k, l, f, g, level); err != nil {
-					return err
+				if t, ok := paired[g]; ok && t == l.Text {
+					continue
+				}
+				if lg, ok := s.lineLevel(l.Text, g); ok && lg < lf {
+					return sideTwinOf{line: l, f: f, g: g, level: lg}, true
 				}
 			}
 		}
-		f++
 	}
-	return nil
+	return sideTwinOf{}, false
 }
 
 // otherSideRemoves reports whether the first old line past the added lines next to body line
@@ -667,38 +732,16 @@ func otherSideRemoves(ls []Line, i, dir int) bool {
 	return false
 }
 
-// sideGuessAt is sideGuess for patch line l paired with file line f and its neighbour g.
-func (s *sectionLocator) sideGuessAt(k int, l Line, f, g int, level Level) *Error {
-	if g < 0 || g >= s.n() {
-		return nil
+// noteSideTwin is the rescues' note for a placement sideTwin refuses.
+const noteSideTwin = "a line next to the change matches its file line only loosely while a file line nearby is that line as written, so where the change goes is a guess"
+
+// sideTwinRefused reports (and notes) a rescue placement that sideTwin refuses.
+func (r *rescuer) sideTwinRefused(pair []int) bool {
+	if _, ok := r.s.sideTwin(r.body, pair); ok {
+		r.notes = append(r.notes, noteSideTwin)
+		return true
 	}
-	lf, ok := s.lineLevel(l.Text, f)
-	if !ok || lf == LevelExact {
-		return nil
-	}
-	lg, ok := s.lineLevel(l.Text, g)
-	if !ok || lg >= lf {
-		return nil
-	}
-	side, as := "below", "as written"
-	if g < f {
-		side = "above"
-	}
-	if lg != LevelExact {
-		as = "when compared with " + lg.String()
-	}
-	what, effect := "context line next to the added lines", fmt.Sprintf("the added lines could go on either side of file line %d", g+1)
-	if l.Op == Remove {
-		what, effect = "removed line", fmt.Sprintf("it could mean file line %d or %d", f+1, g+1)
-	}
-	e := s.newErr(KindAmbiguous, k, l.Line, fmt.Sprintf(
-		"Ambiguous placement in %s: chunk %d matches only when compared with %s, and its %s '%s' "+
-			"is paired with file line %d ('%s'), but file line %d right %s it is that line %s; %s. "+
-			"Copy the context and removed lines as the file has them now, or add an @@ line",
-		s.path, k, level, what, cutLine(l.Text), f+1, cutLine(s.d.lines[f]), g+1, side, as, effect))
-	e.Candidates = []int{min(f, g) + 1, max(f, g) + 1}
-	e.FileLine = g + 1
-	return e
+	return false
 }
 
 // changedErr is the KindNotFound error of a chunk whose removed line no longer equals the file

@@ -40,7 +40,7 @@ func TestLooseMatchSideOfAddedLines(t *testing.T) {
 			files: map[string]string{"a.test.js": lines("describe('outer', () => {", "  describe('inner', () => {", "    test('a', () => {", "", "      assert.ok(1);", "    });", "  });", "});")},
 			patch: upd("a.test.js", chunk...),
 			kind:  patch.KindAmbiguous,
-			msg:   []string{"Ambiguous placement in a.test.js", "compared with trim", "context line next to the added lines '  });' is paired with file line 6 ('    });')", "file line 7 right below it is that line as written", "either side of file line 7"},
+			msg:   []string{"Ambiguous placement in a.test.js", "compared with trim", "context line next to the added lines '  });' is paired with file line 6 ('    });')", "file line 7 right below it is that line as written", "next to file line 6 or next to file line 7"},
 			check: ambiguous(7, 6, 7),
 		},
 		{
@@ -49,7 +49,7 @@ func TestLooseMatchSideOfAddedLines(t *testing.T) {
 			name:  "dedented_closer_after_added_lines_refused",
 			files: map[string]string{"a.go": lines("func f() {", "\tif x {", "\t}", "}", "", "func g() {}")},
 			patch: upd("a.go", " \t\tif x {", " \t\t}", "+\t\ty()", " \t}", " ", " func g() {}"),
-			kind:  patch.KindAmbiguous, msg: []string{"'\t}' is paired with file line 4 ('}')", "file line 3 right above it is that line as written", "either side of file line 3"},
+			kind:  patch.KindAmbiguous, msg: []string{"'\t}' is paired with file line 4 ('}')", "file line 3 right above it is that line as written", "next to file line 4 or next to file line 3"},
 			check: ambiguous(3, 3, 4),
 		},
 		{
@@ -59,6 +59,26 @@ func TestLooseMatchSideOfAddedLines(t *testing.T) {
 			files: map[string]string{"a.rb": lines("x", "end", "end ", "y")},
 			patch: upd("a.rb", " x", " end ", "+z", " end  ", " y"),
 			kind:  patch.KindAmbiguous, msg: []string{"file line 3 right below it is that line as written"},
+		},
+		{
+			// Found by the re-indent property: the statement beside the added lines is, as
+			// written, a file line two lines further on (the outer block's own statement),
+			// which is where git's merge puts the added line.
+			name: "repeated_statement_twin_nearby_refused",
+			files: map[string]string{"f.go": lines("func wrap() {", "\tfunc f() {", "\t\tif c3 {", "\t\t\treturn nil", "\t\t\treturn nil",
+				"\t\t}", "\t\treturn nil", "\t}", "}")},
+			patch: upd("f.go", " \t\treturn nil", " \t\treturn nil", "+\t\tadded()", " \t}", " \treturn nil"),
+			kind:  patch.KindAmbiguous, msg: []string{"file line 7 nearby is that line as written", "next to file line 5 or next to file line 7"},
+			check: ambiguous(7, 5, 7),
+		},
+		{
+			// The same through the stale-edges rescue (the first context line was edited):
+			// refused, the note says why.
+			name: "stale_edges_twin_refused",
+			files: map[string]string{"f.go": lines("func wrap() {", "\tfunc f() {", "\t\treturn nil", "\t\treturn nil", "\t\tif c1 { // theirs",
+				"\t\t\treturn nil", "\t\t}", "\t}", "}")},
+			patch: upd("f.go", " \tif c1 {", " \t\treturn nil", " \t}", "+\tadded()", " }"),
+			kind:  patch.KindNotFound, msg: []string{"Rescue: a line next to the change matches its file line only loosely while a file line nearby is that line as written"},
 		},
 		{
 			// Re-indented throughout, no line equals another across the added lines: the loose
