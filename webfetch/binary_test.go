@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/harnesskit/harnesskit/wfs"
+	"github.com/harnesskit/harnesskit/wfs/wfstest"
 )
 
 // pdfSite serves a small PDF under the given Content-Disposition.
@@ -297,7 +297,7 @@ func TestSaveConcurrentSameName(t *testing.T) {
 type linkless struct{ *wfs.OSFS }
 
 func (linkless) Link(oldname, newname string) error {
-	return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: syscall.EPERM}
+	return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: wfstest.ErrNoHardLinks}
 }
 
 // nolinks has no Link at all.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/windows"
 )
@@ -68,3 +69,33 @@ func inUse(name string, err error) error {
 
 // ownedByUs: a file's owner is not in os.Stat's result here; the mode checks stand alone.
 func ownedByUs(fi fs.FileInfo) bool { return true }
+
+// permsKept reports whether fi's permission bits are the file's own: a MemFS keeps them, a
+// Windows file system has only a read-only attribute (os reports 0777 for a directory, 0666
+// or 0444 for a file).
+func permsKept(fi fs.FileInfo) bool {
+	_, onDisk := fi.Sys().(*syscall.Win32FileAttributeData)
+	return !onDisk
+}
+
+// probeInUse opens name asking for exactly DELETE access, sharing everything, as replacing or
+// removing it will: a sharing violation means another program holds it open without
+// FILE_SHARE_DELETE (ErrInUse). Any other outcome is left to the commit's own calls. The
+// handle is closed at once; a final symbolic link is not followed.
+func probeInUse(name string) error {
+	p, err := windows.UTF16PtrFromString(name)
+	if err != nil {
+		return nil
+	}
+	h, err := windows.CreateFile(p, windows.DELETE,
+		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil,
+		windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS|windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
+	if err == nil {
+		windows.CloseHandle(h)
+		return nil
+	}
+	if errors.Is(err, windows.ERROR_SHARING_VIOLATION) {
+		return fmt.Errorf("%w: %w", ErrInUse, &fs.PathError{Op: "open", Path: name, Err: err})
+	}
+	return nil
+}

@@ -595,7 +595,15 @@ func (tx *Tx) check(ctx context.Context, o *op) error {
 		return &Error{Op: "check", Name: name, Err: ErrReadOnly}
 	case o.kind == opWrite && fi.Size() > tx.cfg.limit:
 		return &Error{Op: "check", Name: name, Err: ErrTooLarge, Limit: tx.cfg.limit, Size: fi.Size()}
-	case o.prev.Large:
+	}
+	// On Windows a file another program holds open without sharing delete access cannot be
+	// replaced or removed: refused here, before anything is staged or journaled.
+	if p, ok := tx.fsys.(inUseProber); ok {
+		if err := p.probeInUse(name); err != nil {
+			return &Error{Op: "check", Name: name, Err: err}
+		}
+	}
+	if o.prev.Large {
 		return nil // a large file is only deleted: its metadata was all there was to compare
 	}
 	data, _, err := readFile(ctx, tx.fsys, name, fi, fi.Size())
