@@ -151,7 +151,8 @@
 //     rolled forward from the staged copy and a failure rolled back from the kept one.
 //     Every name of the file sees the new content; none is split off. (Readers may see such a
 //     file partly written during its switch; a file with one link is replaced atomically.)
-//     On Windows the link count is not known and every file counts as having one.
+//     On Windows, where a FileInfo has no link count, an OSFS reads it from the file by
+//     name at the check.
 //   - Symbolic links. A Tx writes names as given and never follows a final symbolic link
 //     for writing: a Write whose Snapshot is a link is refused unless ReplaceLink says the
 //     link itself is to be replaced. To write through a link to its target, call [Follow]

@@ -461,6 +461,21 @@ func (o *OSFS) probeInUse(name string) error {
 	return probeInUse(name)
 }
 
+// linkCounter is an FS that counts a file's hard links by name where its FileInfo does not
+// say (an OSFS on Windows).
+type linkCounter interface {
+	linkCount(name string) (uint64, bool)
+}
+
+// linkCount returns the number of hard links of the named file (inside a base), when the
+// system tells it by name and not in the FileInfo (Windows).
+func (o *OSFS) linkCount(name string) (uint64, bool) {
+	if _, _, err := o.route("check", name); err != nil {
+		return 0, false
+	}
+	return sysLinkCount(name)
+}
+
 // CopyMeta gives dst the owner, group and extended attributes (POSIX ACLs included) of src,
 // as far as the process may set them (see [MetaFS]); both must lie in the same base.
 func (o *OSFS) CopyMeta(src, dst string) error {

@@ -125,6 +125,9 @@ func recoverDir(ctx context.Context, fsys FS, dir string, cfg txConfig, own stri
 		return nil, &Error{Op: "recover", Name: dir, Err: err}
 	}
 	if err := ownFile(fsys, dir, fs.ModeDir|0o700); err != nil {
+		if isNotExist(err) {
+			return nil, nil // the last journal's writer removed the directory meanwhile
+		}
 		return nil, &Error{Op: "recover", Name: dir, Err: err}
 	}
 	rd, ok := fsys.(ReadDirFS)

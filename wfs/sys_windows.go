@@ -14,9 +14,30 @@ import (
 
 func fileID(fi fs.FileInfo) (dev, ino uint64, ok bool) { return 0, 0, false }
 
-// sysLinks does not know the link count here (os.Stat reports none): every file counts as
-// having one link.
+// sysLinks does not know the link count from a FileInfo here (os.Stat reports none); an
+// OSFS asks sysLinkCount by name.
 func sysLinks(fi fs.FileInfo) (uint64, bool) { return 0, false }
+
+// sysLinkCount reads the named file's link count (GetFileInformationByHandle's
+// NumberOfLinks) through a handle that asks for no access and shares everything; a final
+// symbolic link is not followed.
+func sysLinkCount(name string) (uint64, bool) {
+	p, err := windows.UTF16PtrFromString(name)
+	if err != nil {
+		return 0, false
+	}
+	h, err := windows.CreateFile(p, 0, windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil,
+		windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS|windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
+	if err != nil {
+		return 0, false
+	}
+	defer windows.CloseHandle(h)
+	var info windows.ByHandleFileInformation
+	if err := windows.GetFileInformationByHandle(h, &info); err != nil || info.NumberOfLinks == 0 {
+		return 0, false
+	}
+	return uint64(info.NumberOfLinks), true
+}
 
 // sysWritable reads the read-only attribute, which os reports as a mode without write bits.
 func sysWritable(fi fs.FileInfo) (bool, bool) { return fi.Mode().Perm()&0o200 != 0, true }
