@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/wfs"
 	"github.com/harnesskit/harnesskit/wfs/wfstest"
 )
@@ -57,11 +58,11 @@ func TestApplyMetadata(t *testing.T) {
 // recovery after every one of its calls: the tree is always the one before or the one after
 // the rewrite, with nothing left behind.
 func TestApplyCrashAtEveryStep(t *testing.T) {
-	const root = "/w"
+	root := testenv.Abs("/w") // C:\w on Windows
 	tree := func(t *testing.T) *wfs.MemFS {
 		m := wfs.NewMemFS()
 		for name, data := range map[string]string{"a.js": srcUtil, "sub/b.js": srcThree, "keep.js": srcUtil} {
-			if err := m.WriteFile(root+"/"+name, []byte(data), 0o644); err != nil {
+			if err := m.WriteFile(filepath.Join(root, filepath.FromSlash(name)), []byte(data), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

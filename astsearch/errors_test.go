@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/harnesskit/harnesskit/astsearch/internal/match"
 	"github.com/harnesskit/harnesskit/pathguard"
 )
 
@@ -40,16 +42,60 @@ func TestUnreadableFileIsRecorded(t *testing.T) {
 	}
 }
 
-// E52: the timeout gives a partial result marked "timeout", without an error.
+// E52: the timeout gives a partial result marked "timeout", without an error. The parse of
+// the one file blocks until the search's timeout cancels it, so the search cannot end before
+// its timer fires, however coarse the system's timers are (Windows', under Wine, made a
+// one-file search finish first now and then).
 func TestE52_timeout_is_a_partial_result(t *testing.T) {
 	fsys := mapFS(map[string]string{"a.js": srcUtil})
-	r, err := Search(context.Background(), fsys, Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend, Timeout: time.Nanosecond})
-	if err != nil {
-		t.Fatalf("err = %v, want a partial result", err)
+	held := &nativeBackend{factory: func(l Lang) (treeParser, error) {
+		tp, err := fixtureFactory(l)
+		if err != nil {
+			return nil, err
+		}
+		return &heldParser{treeParser: tp, src: srcUtil, cancelled: make(chan struct{})}, nil
+	}}
+	type out struct {
+		r   *Result
+		err error
 	}
-	if !r.Truncated || r.TruncatedReason != "timeout" {
-		t.Errorf("truncated %v %q", r.Truncated, r.TruncatedReason)
+	done := make(chan out, 1)
+	go func() {
+		r, err := Search(context.Background(), fsys, Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: held, Timeout: time.Nanosecond})
+		done <- out{r, err}
+	}()
+	var o out
+	select {
+	case o = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the search did not end within 30 s of its 1 ns timeout")
 	}
+	if o.err != nil {
+		t.Fatalf("err = %v, want a partial result", o.err)
+	}
+	if !o.r.Truncated || o.r.TruncatedReason != "timeout" || o.r.TotalMatches != 0 || len(o.r.Stats.Errors) != 0 {
+		t.Errorf("truncated %v %q, %d matches, errors %v; want a timeout with nothing found and no error",
+			o.r.Truncated, o.r.TruncatedReason, o.r.TotalMatches, o.r.Stats.Errors)
+	}
+}
+
+// heldParser parses as its treeParser does, except that the parse of src blocks until the
+// search cancels it (as the cgo parser's cancellation flag stops tree-sitter).
+type heldParser struct {
+	treeParser
+	src       string
+	once      sync.Once
+	cancelled chan struct{}
+}
+
+func (p *heldParser) Cancel() { p.once.Do(func() { close(p.cancelled) }) }
+
+func (p *heldParser) Parse(src []byte) (*match.Tree, error) {
+	if string(src) != p.src {
+		return p.treeParser.Parse(src)
+	}
+	<-p.cancelled
+	return nil, errors.New("parse cancelled")
 }
 
 // E50/E49: without an ast-grep executable the CLI backend reports ErrUnavailable at search

@@ -125,9 +125,17 @@ func lostUpdateChild(t *testing.T, role string) {
 			t.Fatal(err)
 		}
 		line := regexp.MustCompile(fmt.Sprintf(`(?m)^var a%d\s*=\s*(\d+)$`, w))
+		// Read through an os.Root, whose opens share delete access on Windows: os.ReadFile's
+		// do not, and collide with the other writers' replacing of the file (a sharing
+		// violation).
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer root.Close()
 		ok := 0
 		for range n {
-			cur, err := os.ReadFile(file)
+			cur, err := root.ReadFile(filepath.Base(file))
 			if err != nil {
 				t.Fatal(err)
 			}

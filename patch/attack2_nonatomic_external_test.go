@@ -118,7 +118,7 @@ func TestNonAtomicCancelledMidCommitSaysWhatWasWritten(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m.InjectFault(func(op, name string) bool {
-		if (op == "rename" || op == "link") && name == apRoot+"/a.txt" {
+		if (op == "rename" || op == "link") && name == filepath.Join(apRoot, "a.txt") {
 			cancel() // the first section's switch: the commit is cancelled from here on
 		}
 		return false

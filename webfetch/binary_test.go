@@ -11,11 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/wfs"
+	"github.com/harnesskit/harnesskit/wfs/wfstest"
 )
 
 // pdfSite serves a small PDF under the given Content-Disposition.
@@ -236,12 +237,14 @@ func TestSaveTable(t *testing.T) {
 		}, wantName: "report-2.pdf"},
 		{name: "directory_at_name", prepare: func(t *testing.T, dir string) { mkdir(t, filepath.Join(dir, "report.pdf"), 0o700) }, wantName: "report-1.pdf"},
 		{name: "symlink_at_name", prepare: func(t *testing.T, dir string) {
+			testenv.Symlinks(t) // skips under Wine, whose os.Symlink makes no link
 			outside := t.TempDir()
 			if err := os.Symlink(filepath.Join(outside, "victim.pdf"), filepath.Join(dir, "report.pdf")); err != nil {
 				t.Skip("symbolic links unavailable:", err)
 			}
 		}, wantName: "report-1.pdf"},
 		{name: "dangling_symlink_at_name", prepare: func(t *testing.T, dir string) {
+			testenv.Symlinks(t)
 			if err := os.Symlink("nowhere.pdf", filepath.Join(dir, "report.pdf")); err != nil {
 				t.Skip("symbolic links unavailable:", err)
 			}
@@ -297,7 +300,7 @@ func TestSaveConcurrentSameName(t *testing.T) {
 type linkless struct{ *wfs.OSFS }
 
 func (linkless) Link(oldname, newname string) error {
-	return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: syscall.EPERM}
+	return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: wfstest.ErrNoHardLinks}
 }
 
 // nolinks has no Link at all.

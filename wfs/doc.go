@@ -49,8 +49,9 @@
 //     used up or the context ends; then it refuses with ErrBusy ("being written by another
 //     writer") and has written nothing. On Linux, macOS and the BSDs a lock is flock(2)'s
 //     exclusive lock on the directory itself, opened read-only (no lock file is made); on
-//     Windows it is LockFileEx on the directory's file ".hkwfs.lock" (created once and left,
-//     empty). Either way the kernel drops the locks of a process that dies, so a dead holder
+//     Windows it is LockFileEx on the directory's file ".hkwfs.lock" (empty, created by the
+//     writer that takes the lock and removed by it before it lets go; a lock counts only
+//     while that name still leads to the locked file). Either way the kernel drops the locks of a process that dies, so a dead holder
 //     never blocks anyone; a live one is waited for, never overridden. The locks are held
 //     from the check below until the directories are synced after the switch.
 //  3. Check. Every target is compared with the [Snapshot] its writer read: its type first;
@@ -117,7 +118,11 @@
 // Recovery is therefore idempotent and itself crash-safe: killed at any point, it is run
 // again and reaches the same end. A tree is only ever seen in its before or its after state,
 // with no temporary left. The journal goes last. When nothing is pending, recovery costs one
-// Lstat.
+// Lstat. Recovery acts only on journals a writer of this user made: the journal directory a
+// directory of mode 0700 and each journal a regular file of mode 0600, both the user's (on
+// Windows, whose volumes keep no permission bits, only the types are checked), naming only
+// temporaries, kept files and scratch copies named after their targets; a .hkwfs copied in
+// from a checkout or an archive is refused, not acted on.
 //
 // Trees nested in one another: every commit also recovers the journals in <d>/.hkwfs for
 // each directory d between its root and its targets, so a writer of an outer tree finishes or
@@ -149,7 +154,8 @@
 //     rolled forward from the staged copy and a failure rolled back from the kept one.
 //     Every name of the file sees the new content; none is split off. (Readers may see such a
 //     file partly written during its switch; a file with one link is replaced atomically.)
-//     On Windows the link count is not known and every file counts as having one.
+//     On Windows, where a FileInfo has no link count, an OSFS reads it from the file by
+//     name at the check.
 //   - Symbolic links. A Tx writes names as given and never follows a final symbolic link
 //     for writing: a Write whose Snapshot is a link is refused unless ReplaceLink says the
 //     link itself is to be replaced. To write through a link to its target, call [Follow]

@@ -27,9 +27,11 @@ var (
 	ErrSpecial = errors.New("not a regular file (a FIFO, socket or device)")
 	// ErrLocked: [LockFS.TryLock] found the lock held.
 	ErrLocked = errors.New("locked by another writer")
-	// ErrInUse: on Windows, another program holds a target open without sharing it (a
-	// sharing or lock violation), so it cannot be replaced now; every switched target was
-	// restored. Close it there and try again. Other systems never return it.
+	// ErrInUse: on Windows, another program holds a target open without sharing delete
+	// access (a sharing or lock violation), so it cannot be replaced or removed now. The
+	// check finds it before anything is staged; a program that opens the file after the
+	// check makes the switch fail instead, and every switched target is restored. Close it
+	// there and try again. Other systems never return it.
 	ErrInUse = errors.New("in use by another program")
 )
 

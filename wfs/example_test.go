@@ -1,3 +1,9 @@
+//go:build !windows
+
+// The examples root their in-memory trees at POSIX paths such as /proj, which Windows does
+// not take as absolute (a Windows host uses C:\proj); the table tests run the same behaviour
+// on Windows with OS-native roots.
+
 package wfs_test
 
 import (

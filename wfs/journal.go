@@ -345,13 +345,19 @@ func isJournal(base string) bool {
 var errForeign = errors.New("not made by a harnesskit writer of this user (a journal directory is a 0700 directory, a journal a 0600 file, both the user's own); a copy from elsewhere? Remove it if no writer is running")
 
 // ownFile checks that name is of type and permissions mode (Lstat: a link is not followed)
-// and, where the FileInfo says, owned by the process's user.
+// and, where the FileInfo says, owned by the process's user. Where the file system keeps no
+// permission bits (Windows reports 0777 for every directory and 0666 or 0444 for files) only
+// the type is checked, and the names a journal may touch are what [parsed.validate] allows.
 func ownFile(fsys FS, name string, mode fs.FileMode) error {
 	fi, err := fsys.Lstat(name)
 	if err != nil {
 		return err
 	}
-	if fi.Mode()&(fs.ModeType|fs.ModePerm) != mode || !ownedByUs(fi) {
+	got, want := fi.Mode()&(fs.ModeType|fs.ModePerm), mode
+	if !permsKept(fi) {
+		got, want = got&fs.ModeType, want&fs.ModeType
+	}
+	if got != want || !ownedByUs(fi) {
 		return fmt.Errorf("%w: mode %v", errForeign, fi.Mode())
 	}
 	return nil

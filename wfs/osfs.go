@@ -445,6 +445,37 @@ func (o *OSFS) TryLock(name string) (func(), error) {
 	return unlock, nil
 }
 
+// inUseProber is an FS that can tell, before a commit stages anything, that a target is held
+// open by another program in a way that blocks its replacement (an OSFS on Windows).
+type inUseProber interface {
+	probeInUse(name string) error
+}
+
+// probeInUse returns an error matching ErrInUse when the named file (inside a base) is held
+// open by another program without sharing delete access, which replacing or removing it
+// needs; only Windows has such sharing modes, elsewhere it returns nil.
+func (o *OSFS) probeInUse(name string) error {
+	if _, _, err := o.route("check", name); err != nil {
+		return nil // the commit's own calls report it
+	}
+	return probeInUse(name)
+}
+
+// linkCounter is an FS that counts a file's hard links by name where its FileInfo does not
+// say (an OSFS on Windows).
+type linkCounter interface {
+	linkCount(name string) (uint64, bool)
+}
+
+// linkCount returns the number of hard links of the named file (inside a base), when the
+// system tells it by name and not in the FileInfo (Windows).
+func (o *OSFS) linkCount(name string) (uint64, bool) {
+	if _, _, err := o.route("check", name); err != nil {
+		return 0, false
+	}
+	return sysLinkCount(name)
+}
+
 // CopyMeta gives dst the owner, group and extended attributes (POSIX ACLs included) of src,
 // as far as the process may set them (see [MetaFS]); both must lie in the same base.
 func (o *OSFS) CopyMeta(src, dst string) error {

@@ -124,6 +124,7 @@ type op struct {
 
 	// Filled by Commit.
 	cur     fs.FileInfo // the target's Lstat at the check
+	nlinks  uint64      // the target's hard links at the check (1 when unknown or absent)
 	metaSrc string      // the file whose owner and attributes the temporary takes
 	j       jOp
 }
@@ -344,7 +345,7 @@ func (tx *Tx) Commit(ctx context.Context) (*Committed, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	multi := len(tx.ops) > 1 || tx.ops[0].kind == opWrite && tx.ops[0].prev.Type == TypeFile && links(tx.ops[0].cur) > 1
+	multi := len(tx.ops) > 1 || tx.ops[0].kind == opWrite && tx.ops[0].prev.Type == TypeFile && tx.ops[0].nlinks > 1
 	if err := tx.prepare(multi); err != nil {
 		return nil, err
 	}
@@ -575,7 +576,15 @@ func (tx *Tx) check(ctx context.Context, o *op) error {
 	if err != nil && !isNotExist(err) {
 		return &Error{Op: "check", Name: name, Err: err}
 	}
-	o.cur = fi
+	o.cur, o.nlinks = fi, 1
+	if err == nil {
+		o.nlinks = links(fi)
+		if lc, ok := tx.fsys.(linkCounter); ok && fi.Mode().IsRegular() {
+			if n, ok := lc.linkCount(name); ok {
+				o.nlinks = n
+			}
+		}
+	}
 	switch o.prev.Type {
 	case TypeAbsent:
 		if err == nil {
@@ -613,7 +622,15 @@ func (tx *Tx) check(ctx context.Context, o *op) error {
 		return &Error{Op: "check", Name: name, Err: ErrReadOnly}
 	case o.kind == opWrite && fi.Size() > tx.cfg.limit:
 		return &Error{Op: "check", Name: name, Err: ErrTooLarge, Limit: tx.cfg.limit, Size: fi.Size()}
-	case o.prev.Large:
+	}
+	// On Windows a file another program holds open without sharing delete access cannot be
+	// replaced or removed: refused here, before anything is staged or journaled.
+	if p, ok := tx.fsys.(inUseProber); ok {
+		if err := p.probeInUse(name); err != nil {
+			return &Error{Op: "check", Name: name, Err: err}
+		}
+	}
+	if o.prev.Large {
 		return nil // a large file is only deleted: its metadata was all there was to compare
 	}
 	data, _, err := readFile(ctx, tx.fsys, name, fi, fi.Size())
@@ -663,7 +680,7 @@ func (tx *Tx) prepare(multi bool) error {
 				return err
 			}
 			j.Temp = t
-			j.InPlace = o.prev.Type == TypeFile && links(o.cur) > 1
+			j.InPlace = o.prev.Type == TypeFile && o.nlinks > 1
 			switch {
 			case o.metaFrom != "" && !o.fresh:
 				// A source that is not a regular file now (created by a commit that has not

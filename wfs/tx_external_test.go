@@ -116,7 +116,7 @@ func TestTxCrashAtEveryStep(t *testing.T) {
 type noLinks struct{ *wfs.MemFS }
 
 func (noLinks) Link(oldname, newname string) error {
-	return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: syscall.EPERM}
+	return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: wfstest.ErrNoHardLinks}
 }
 
 // noLinkFS is a MemFS without the LinkFS extension at all.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/harnesskit/harnesskit/astsearch"
 	"github.com/harnesskit/harnesskit/format"
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/wfs"
 )
@@ -321,9 +323,16 @@ func formatOp(ctx context.Context, f *format.Formatter, id, n int) (files, tidie
 
 // retryable: a refusal another writer caused — the file changed between plan and commit, a
 // lock held too long — that planning (or formatting) again resolves.
+//
+// Under Wine also a switch refused with an access denial: Wine has no POSIX-semantics rename
+// (FileRenameInformationEx), so it cannot replace a file another worker has open for reading,
+// as Windows 10 and later on NTFS do (os.Root's readers share delete access); the commit was
+// rolled back, and planning again resolves it as for a busy lock. The final check still
+// counts every edit reported as written.
 func retryable(err error) bool {
-	return errors.Is(err, patch.ErrChanged) || errors.Is(err, patch.ErrBusy) || errors.Is(err, astsearch.ErrConflict) ||
-		errors.Is(err, format.ErrConcurrentChange) || errors.Is(err, wfs.ErrBusy) || errors.Is(err, wfs.ErrChanged)
+	return errors.Is(err, patch.ErrChanged) || errors.Is(err, patch.ErrBusy) ||
+		errors.Is(err, astsearch.ErrConflict) || errors.Is(err, format.ErrConcurrentChange) ||
+		errors.Is(err, wfs.ErrBusy) || errors.Is(err, wfs.ErrChanged) || testenv.Wine() && errors.Is(err, fs.ErrPermission)
 }
 
 // patchOp appends the operation's token line to one shared file, or to both (every fourth

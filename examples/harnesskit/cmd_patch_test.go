@@ -340,7 +340,13 @@ func TestPatchRecoveryReport(t *testing.T) {
 		"old": map[string]any{"type": "file", "size": 4, "crc32c": sum("old\n")},
 		"new": map[string]any{"type": "file", "size": 4, "crc32c": sum("new\n")}}})
 	// The journal as a writer leaves it: in a 0700 directory, mode 0600.
-	write(".hkwfs/00000000000000cc.journal", `{"wfs":1,"id":"00000000000000cc","pid":1,"root":"`+root+`"}`+"\n"+string(op)+"\n"+`{"mark":"commit"}`+"\n")
+	head, _ := json.Marshal(struct {
+		WFS  int    `json:"wfs"`
+		ID   string `json:"id"`
+		PID  int    `json:"pid"`
+		Root string `json:"root"`
+	}{1, "00000000000000cc", 1, root}) // marshalled: a Windows root's backslashes are escaped
+	write(".hkwfs/00000000000000cc.journal", string(head)+"\n"+string(op)+"\n"+`{"mark":"commit"}`+"\n")
 	if err := os.Chmod(filepath.Join(root, ".hkwfs"), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func fileURI(p string) string { return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String() }
+// fileURI is the file:// URI of the absolute path p: file:///home/x, or file:///C:/x for a
+// Windows path (whose drive letter must not become the URI's host).
+func fileURI(p string) string {
+	s := filepath.ToSlash(p)
+	if !strings.HasPrefix(s, "/") {
+		s = "/" + s
+	}
+	return (&url.URL{Scheme: "file", Path: s}).String()
+}
 
 // TestClientRoots: when the client offers roots, the server takes them, with its own root as
 // the ceiling: relative paths resolve against the client's first root, paths outside it

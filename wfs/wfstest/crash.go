@@ -57,7 +57,7 @@ func CrashAtEveryStep(t *testing.T, c CrashCase) int {
 type failingLinks struct{ *wfs.MemFS }
 
 func (failingLinks) Link(oldname, newname string) error {
-	return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: syscall.EPERM}
+	return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: ErrNoHardLinks}
 }
 
 // noLinkExt is a MemFS without the LinkFS extension.
