@@ -214,6 +214,7 @@ func corpusAppliers(t *testing.T) (as []corpusApplier, notes []string) {
 type corpusTally struct {
 	counts     map[corpusOutcome]int
 	byCategory map[string]map[corpusOutcome]int
+	byRepo     map[string]map[corpusOutcome]int
 	asHistory  int // writes on a conflict equal to what the history did next
 }
 
@@ -224,7 +225,8 @@ func runCorpus(t *testing.T, scs []corpusScenario) (map[string]*corpusTally, []c
 	}
 	tally := map[string]*corpusTally{}
 	for _, a := range as {
-		tally[a.name] = &corpusTally{counts: map[corpusOutcome]int{}, byCategory: map[string]map[corpusOutcome]int{}}
+		tally[a.name] = &corpusTally{counts: map[corpusOutcome]int{}, byCategory: map[string]map[corpusOutcome]int{},
+			byRepo: map[string]map[corpusOutcome]int{}}
 	}
 	for _, sc := range scs {
 		cat := sc.category()
@@ -237,6 +239,10 @@ func runCorpus(t *testing.T, scs []corpusScenario) (map[string]*corpusTally, []c
 				tl.byCategory[cat] = map[corpusOutcome]int{}
 			}
 			tl.byCategory[cat][o]++
+			if tl.byRepo[sc.meta.Repo] == nil {
+				tl.byRepo[sc.meta.Repo] = map[corpusOutcome]int{}
+			}
+			tl.byRepo[sc.meta.Repo][o]++
 			if o == outConflict && sc.next != "" && after == sc.next {
 				tl.asHistory++
 			}
@@ -269,6 +275,27 @@ func corpusTable(tally map[string]*corpusTally, as []corpusApplier, scs []corpus
 		c := tally[a.name].counts
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d (%d) | %.1f %% |\n", a.name, c[outCorrect], c[outMissed], c[outWrong],
 			c[outRefused], c[outConflict], tally[a.name].asHistory, 100*float64(c[outCorrect])/float64(max(clean, 1)))
+	}
+	repos := map[string]bool{}
+	for _, sc := range scs {
+		repos[sc.meta.Repo] = true
+	}
+	if len(repos) > 1 {
+		names := make([]string, 0, len(repos))
+		for r := range repos {
+			names = append(names, r)
+		}
+		sort.Strings(names)
+		b.WriteString("\nper repository (clean merges: correct / missed / WRONG; conflicts: refused / writes):\n")
+		b.WriteString("| repository | applier | correct | missed | WRONG | refused on a conflict | writes on a conflict | correct / clean |\n|---|---|---|---|---|---|---|---|\n")
+		for _, r := range names {
+			for _, a := range as {
+				c := tally[a.name].byRepo[r]
+				rc := c[outCorrect] + c[outMissed] + c[outWrong]
+				fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %.1f %% |\n", r, a.name, c[outCorrect], c[outMissed], c[outWrong],
+					c[outRefused], c[outConflict], 100*float64(c[outCorrect])/float64(max(rc, 1)))
+			}
+		}
 	}
 	b.WriteString("\nharnesskit default by category:\n")
 	byCat := tally["harnesskit"].byCategory

@@ -37,7 +37,13 @@
 // and at exact level too when the chunk has no "@@ <anchor>" line (counted over the whole
 // file, apart from windows other chunks took); with an anchor the first exact match after it
 // wins, as in Codex. An ambiguity is an error ([KindAmbiguous]) that lists up to six
-// candidate lines and never falls through to a looser level. Stacked anchors narrow the
+// candidate lines and never falls through to a looser level. A chunk matched only at a loose
+// level is also refused as ambiguous when one of its drifted lines could be read as another
+// file line: a context line beside added lines, or a removed line, that equals its file line
+// only loosely while a file line near the place (within the chunk's length) is that line as
+// written or at a stricter level. After a file was re-indented, closing brackets and repeated
+// statements are such lines, and the added lines could go next to either. The rescues below
+// refuse such a placement too. Stacked anchors narrow the
 // search in turn; a chunk with "*** End of File" is tried only at the end. Two mistakes models
 // make are located safely: a chunk given above the previous one is sought in the whole file
 // (it must be unique there; the report notes "out of order"), and a unified-diff header

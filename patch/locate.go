@@ -533,6 +533,9 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 		if line, ok := s.appliedAround(body, r.pos); ok {
 			return placement{}, line, nil
 		}
+		if err := s.sideGuess(k, body, r.pos, r.level); err != nil {
+			return placement{}, 0, err
+		}
 		p := s.finish(body, r.pos, Strategy(r.level.String()), k, rep)
 		if rep.BlankRetry {
 			rep.Pairing = append(rep.Pairing, 0) // the dropped blank: an old line left unpaired
@@ -549,6 +552,9 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 		if rr.pos >= 0 && rr.pos < cursor {
 			if q, ok := s.overlapping(rr.pos, rr.pos+len(old)); ok {
 				return placement{}, 0, s.overlapErr(k, oldLines[0], rr.pos, rr.pos+len(old), q)
+			}
+			if err := s.sideGuess(k, body, rr.pos, rr.level); err != nil {
+				return placement{}, 0, err
 			}
 			p := s.finish(body, rr.pos, Strategy(rr.level.String()), k, rep)
 			rep.Notes = append(rep.Notes, noteOutOfOrder(rr.pos))
@@ -587,6 +593,155 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 		return placement{}, 0, s.changedErr(k, ch, body, rs.changed, rs.notes)
 	}
 	return placement{}, 0, s.notFound(k, ch, body, cursor, rs.notes)
+}
+
+// lineLevel returns the strictest ladder level, up to the cap, at which patch line p equals
+// file line i.
+func (s *sectionLocator) lineLevel(p string, i int) (Level, bool) {
+	for l := LevelExact; l <= s.cfg.maxTol; l++ {
+		if s.ix.lineMatches(l, p, i) {
+			return l, true
+		}
+	}
+	return 0, false
+}
+
+// sideGuess checks a chunk that the ladder matched at pos at a loose level (default mode);
+// see sideTwin for the rule.
+func (s *sectionLocator) sideGuess(k int, body chunkBody, pos int, level Level) *Error {
+	if s.cfg.codex || level == LevelExact {
+		return nil
+	}
+	old, _ := body.old()
+	pair := make([]int, len(old))
+	for i := range pair {
+		pair[i] = pos + i
+	}
+	tw, ok := s.sideTwin(body, pair)
+	if !ok {
+		return nil
+	}
+	where, as := fmt.Sprintf("file line %d nearby", tw.g+1), "as written"
+	switch tw.g {
+	case tw.f + 1:
+		where = fmt.Sprintf("file line %d right below it", tw.g+1)
+	case tw.f - 1:
+		where = fmt.Sprintf("file line %d right above it", tw.g+1)
+	}
+	if tw.level != LevelExact {
+		as = "when compared with " + tw.level.String()
+	}
+	what, effect := "context line next to the added lines", fmt.Sprintf("the added lines could go next to file line %d or next to file line %d", tw.f+1, tw.g+1)
+	if tw.line.Op == Remove {
+		what, effect = "removed line", fmt.Sprintf("it could mean file line %d or %d", tw.f+1, tw.g+1)
+	}
+	e := s.newErr(KindAmbiguous, k, tw.line.Line, fmt.Sprintf(
+		"Ambiguous placement in %s: chunk %d matches only when compared with %s, and its %s '%s' "+
+			"is paired with file line %d ('%s'), but %s is that line %s; %s. "+
+			"Copy the context and removed lines as the file has them now, or add an @@ line",
+		s.path, k, level, what, cutLine(tw.line.Text), tw.f+1, cutLine(s.d.lines[tw.f]), where, as, effect))
+	e.Candidates = []int{min(tw.f, tw.g) + 1, max(tw.f, tw.g) + 1}
+	e.FileLine = tw.g + 1
+	return e
+}
+
+// sideTwinOf describes a patch line paired with file line f that equals file line g more
+// strictly (at level).
+type sideTwinOf struct {
+	line  Line
+	f, g  int
+	level Level
+}
+
+// sideTwin checks a placement (pair[i]: the file line of old line i, -1 when unpaired). Added
+// lines go next to the file lines paired with the old lines around them, and a removed line
+// takes out the file line it is paired with. When a context line beside added lines, or a
+// removed line, equals its own file line only loosely (trailing or leading whitespace, or
+// typographic punctuation, differ) while a file line near the placement (within the chunk's
+// length of it) equals it strictly (as written, or at a stricter level), the chunk has two
+// readings: the file line it was paired with is a drifted copy of it, or the line the model
+// saw is the other one and the lines between were changed. The readings put the added lines
+// next to different file lines, or remove different ones (typically closing brackets or
+// repeated statements after the file was re-indented). A line that equals its file line exactly
+// is settled; so is a context line whose neighbour across the added lines is a removed line
+// (removed lines fix the place of the lines that replace them), and a file line paired with a
+// patch line of the same text is no second reading.
+func (s *sectionLocator) sideTwin(body chunkBody, pair []int) (sideTwinOf, bool) {
+	ls := body.lines
+	old, _ := body.old()
+	paired := map[int]string{}
+	lo, hi := s.n(), -1
+	for i, f := range pair {
+		if f >= 0 {
+			paired[f] = old[i]
+			lo, hi = min(lo, f), max(hi, f)
+		}
+	}
+	lo, hi = max(lo-len(old), 0), min(hi+len(old), s.n()-1)
+	oi := 0
+	for i, l := range ls {
+		if l.Op == Insert {
+			continue
+		}
+		f := pair[oi]
+		oi++
+		if f < 0 {
+			continue
+		}
+		switch l.Op {
+		case Context:
+			beside := i+1 < len(ls) && ls[i+1].Op == Insert && !otherSideRemoves(ls, i, +1) ||
+				i > 0 && ls[i-1].Op == Insert && !otherSideRemoves(ls, i, -1)
+			if !beside {
+				continue
+			}
+		case Remove:
+		default:
+			continue
+		}
+		lf, ok := s.lineLevel(l.Text, f)
+		if !ok || lf == LevelExact {
+			continue
+		}
+		// nearest first, so that the message names the closest second reading
+		for d := 1; f-d >= lo || f+d <= hi; d++ {
+			for _, g := range []int{f + d, f - d} {
+				if g < lo || g > hi {
+					continue
+				}
+				if t, ok := paired[g]; ok && t == l.Text {
+					continue
+				}
+				if lg, ok := s.lineLevel(l.Text, g); ok && lg < lf {
+					return sideTwinOf{line: l, f: f, g: g, level: lg}, true
+				}
+			}
+		}
+	}
+	return sideTwinOf{}, false
+}
+
+// otherSideRemoves reports whether the first old line past the added lines next to body line
+// i, in direction dir, is a removed line.
+func otherSideRemoves(ls []Line, i, dir int) bool {
+	for j := i + dir; j >= 0 && j < len(ls); j += dir {
+		if ls[j].Op != Insert {
+			return ls[j].Op == Remove
+		}
+	}
+	return false
+}
+
+// noteSideTwin is the rescues' note for a placement sideTwin refuses.
+const noteSideTwin = "a line next to the change matches its file line only loosely while a file line nearby is that line as written, so where the change goes is a guess"
+
+// sideTwinRefused reports (and notes) a rescue placement that sideTwin refuses.
+func (r *rescuer) sideTwinRefused(pair []int) bool {
+	if _, ok := r.s.sideTwin(r.body, pair); ok {
+		r.notes = append(r.notes, noteSideTwin)
+		return true
+	}
+	return false
 }
 
 // changedErr is the KindNotFound error of a chunk whose removed line no longer equals the file

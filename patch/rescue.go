@@ -279,6 +279,9 @@ func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error)
 		r.notes = append(r.notes, noteGuessedInsertion)
 		return placement{}, false, nil
 	}
+	if r.sideTwinRefused(pair) {
+		return placement{}, false, nil
+	}
 	p := r.s.placeAligned(r.body, l, l+width, pair, StrategyPrefixSuffix, k, rep)
 	drifted := 0
 	for i, mid := range middle[:span] {
@@ -512,6 +515,9 @@ func (r *rescuer) lcs(k int, rep *ChunkReport) (placement, bool, error) {
 			return placement{}, false, e
 		}
 		return placement{}, false, nil // the work limit
+	}
+	if r.sideTwinRefused(b.pair) {
+		return placement{}, false, nil
 	}
 	p := r.s.placeAligned(r.body, b.start, b.start+b.length, b.pair, StrategyLCS, k, rep)
 	rep.Notes = append(rep.Notes, fmt.Sprintf("LCS %d/%d, runner-up %d", b.score, m, second))

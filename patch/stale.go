@@ -135,6 +135,9 @@ func (r *rescuer) staleEdges(k int, rep *ChunkReport) (placement, bool, error) {
 			r.notes = append(r.notes, noteGuessedInsertion)
 			return placement{}, false, nil
 		}
+		if r.sideTwinRefused(pair) {
+			return placement{}, false, nil
+		}
 		pl := r.s.placeAligned(r.body, start, start+len(block), pair, StrategyStaleEdges, k, rep)
 		rep.Notes = append(rep.Notes, fmt.Sprintf("stale edges: %d context %s at the start and %d at the end left out and kept as the file has them",
 			kl, plural(kl, "line", "lines"), kr))

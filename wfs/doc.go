@@ -69,7 +69,10 @@
 //     for as long as the commit runs, and renamed into place, so that a journal found by a
 //     recovery always belongs to a writer that locked it. A commit of more than one step
 //     (several targets, or a file written in place) syncs the journal and its directory (and
-//     root when .hkwfs was just made) before it stages anything.
+//     root when .hkwfs was just made) before it stages anything. Writers remove .hkwfs when
+//     they find it empty, so it may vanish between a writer's Mkdir and its journal's
+//     creation: the writer then tries again, eight times at once, then paced as for a lock
+//     within the lock wait, and refuses with ErrBusy when that is used up.
 //  5. Stage. Missing parent directories of new files are created ([WithDirMode]). Each new
 //     content goes to a temporary sibling of its target: created exclusively with mode 0600
 //     (or the new file's mode under the umask), written, given the owner and group of the

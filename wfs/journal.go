@@ -3,6 +3,7 @@ package wfs
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/binary"
@@ -16,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -199,12 +201,22 @@ func truncate(b []byte) string {
 // createJournal creates and locks a new journal under dir (root/.hkwfs, made when missing)
 // and writes its header. It is written under a ".new" name and renamed once locked and
 // headed, so that a journal a recovery finds always belongs to a writer that locked it. With
-// durable set the header and the directory entry are synced.
-func createJournal(fsys FS, root string, durable bool) (*journalFile, error) {
+// durable set the header and the directory entry are synced. Other writers remove the
+// directory when they find it empty, also between this writer's Mkdir and its open; such an
+// attempt (or one whose name was taken) is made again, eight times at once, then paced as a
+// lock is waited for, within wait; then the error matches ErrBusy.
+func createJournal(ctx context.Context, fsys FS, root string, durable bool, wait time.Duration) (*journalFile, error) {
 	dir := filepath.Join(root, JournalDir)
 	lf, _ := fsys.(LockFS)
 	var lastErr error
-	for range 8 {
+	p := pacer{wait: wait}
+	for attempt := 0; ; attempt++ {
+		if attempt >= 8 {
+			if err := p.pause(ctx); err != nil {
+				lastErr = errors.Join(err, lastErr)
+				break
+			}
+		}
 		created := false
 		if err := fsys.Mkdir(dir, 0o700); err == nil {
 			created = true

@@ -126,7 +126,7 @@ func recoverDir(ctx context.Context, fsys FS, dir string, cfg txConfig, own stri
 	}
 	if err := ownFile(fsys, dir, fs.ModeDir|0o700); err != nil {
 		if isNotExist(err) {
-			return nil, nil // the last journal's writer removed the directory meanwhile
+			return nil, nil // removed meanwhile, empty, by the writer that finished last
 		}
 		return nil, &Error{Op: "recover", Name: dir, Err: err}
 	}

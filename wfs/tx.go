@@ -215,7 +215,7 @@ func (tx *Tx) Scratch(target, suffix string, data []byte) (string, error) {
 		return "", err
 	}
 	if tx.j == nil {
-		j, err := createJournal(tx.fsys, tx.root, false)
+		j, err := createJournal(context.Background(), tx.fsys, tx.root, false, tx.cfg.lockWait)
 		if err != nil {
 			return "", &Error{Op: "stage", Name: target, Err: err}
 		}
@@ -349,7 +349,7 @@ func (tx *Tx) Commit(ctx context.Context) (*Committed, error) {
 	if err := tx.prepare(multi); err != nil {
 		return nil, err
 	}
-	if err := tx.writeIntent(multi); err != nil {
+	if err := tx.writeIntent(ctx, multi); err != nil {
 		tx.unstage()
 		return nil, err
 	}
@@ -459,8 +459,7 @@ func lockDirs(ctx context.Context, fsys FS, names []string, wait time.Duration) 
 		return func() {}, nil
 	}
 	dirs := uniqueDirs(fsys, names)
-	var waited time.Duration
-	backoff := time.Millisecond
+	p := pacer{wait: wait}
 	for {
 		var held []func()
 		release := func() {
@@ -485,20 +484,39 @@ func lockDirs(ctx context.Context, fsys FS, names []string, wait time.Duration) 
 			return release, nil
 		}
 		release()
-		if waited >= wait {
-			return nil, &Error{Op: "lock", Name: busy, Err: ErrBusy}
+		if err := p.pause(ctx); err != nil {
+			return nil, &Error{Op: "lock", Name: busy, Err: err}
 		}
-		d := min(backoff, wait-waited)
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, &Error{Op: "lock", Name: busy, Err: errors.Join(ErrBusy, ctx.Err())}
-		case <-t.C:
-		}
-		waited += d
-		backoff = min(2*backoff, 50*time.Millisecond)
 	}
+}
+
+// pacer spaces the attempts of a step that other writers make fail for a while (a lock they
+// hold, a journal directory they remove): 1 ms, doubling to at most 50 ms, until wait is
+// used up or the context ends.
+type pacer struct {
+	wait, waited, backoff time.Duration
+}
+
+// pause waits before the next attempt; it returns ErrBusy (joined with ctx.Err() when the
+// context ended) when no attempt is left.
+func (p *pacer) pause(ctx context.Context) error {
+	if p.waited >= p.wait {
+		return ErrBusy
+	}
+	if p.backoff == 0 {
+		p.backoff = time.Millisecond
+	}
+	d := min(p.backoff, p.wait-p.waited)
+	t := time.NewTimer(d)
+	select {
+	case <-ctx.Done():
+		t.Stop()
+		return errors.Join(ErrBusy, ctx.Err())
+	case <-t.C:
+	}
+	p.waited += d
+	p.backoff = min(2*p.backoff, 50*time.Millisecond)
+	return nil
 }
 
 // uniqueDirs sorts names and drops those that name a directory already listed (two
@@ -736,9 +754,9 @@ func (tx *Tx) missingDirs() []string {
 }
 
 // writeIntent writes the journal's intent: the directories to create and every operation.
-func (tx *Tx) writeIntent(multi bool) error {
+func (tx *Tx) writeIntent(ctx context.Context, multi bool) error {
 	if tx.j == nil {
-		j, err := createJournal(tx.fsys, tx.root, multi)
+		j, err := createJournal(ctx, tx.fsys, tx.root, multi, tx.cfg.lockWait)
 		if err != nil {
 			return &Error{Op: "stage", Name: filepath.Join(tx.root, JournalDir), Err: err}
 		}

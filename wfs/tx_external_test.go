@@ -100,69 +100,6 @@ func TestTxCommitMultiFile(t *testing.T) {
 	}
 }
 
-// TestTxOrderOfOperations checks, on the recording MemFS, that every new content is synced
-// before it is renamed into place and that the directory is synced after the rename and
-// before the journal goes.
-func TestTxOrderOfOperations(t *testing.T) {
-	m := txTree(t, beforeTree)
-	m.ResetCalls()
-	if _, err := threeFileCommit(t, m); err != nil {
-		t.Fatal(err)
-	}
-	calls := m.Calls()
-	idx := func(pred func(wfs.Call) bool) int {
-		for i, c := range calls {
-			if pred(c) {
-				return i
-			}
-		}
-		return -1
-	}
-	for _, target := range []string{rp("a.txt"), rp("new/dir/b.txt")} {
-		var temp string
-		sw := idx(func(c wfs.Call) bool {
-			if (c.Op == "rename" || c.Op == "link") && c.Name2 == target {
-				temp = c.Name
-				return true
-			}
-			return false
-		})
-		if sw < 0 {
-			t.Fatalf("no switch of %s in %v", target, calls)
-		}
-		syncTemp := idx(func(c wfs.Call) bool { return c.Op == "sync" && c.Name == temp })
-		dir := filepath.Dir(target)
-		syncDir := -1
-		for i := sw + 1; i < len(calls); i++ {
-			if calls[i].Op == "sync" && calls[i].Name == dir {
-				syncDir = i
-				break
-			}
-		}
-		journalGone := idx(func(c wfs.Call) bool { return c.Op == "remove" && strings.HasSuffix(c.Name, ".journal") })
-		if syncTemp < 0 || syncTemp > sw || syncDir < 0 || journalGone < syncDir {
-			t.Errorf("%s: sync temp at %d, switch at %d, sync dir at %d, journal removed at %d; want sync temp < switch < sync dir < journal removed\n%v",
-				target, syncTemp, sw, syncDir, journalGone, calls)
-		}
-		if !wfs.IsLeftover(filepath.Base(temp)) {
-			t.Errorf("temporary %s is not recognised by IsLeftover", temp)
-		}
-	}
-	// The journal is synced (with its commit mark) before the first switch.
-	firstSwitch := idx(func(c wfs.Call) bool {
-		return c.Op == "rename" && !strings.Contains(c.Name, wfs.JournalDir) || c.Op == "link" && !strings.HasSuffix(c.Name2, ".old")
-	})
-	lastJournalSync := -1
-	for i, c := range calls[:firstSwitch] {
-		if c.Op == "sync" && strings.HasSuffix(c.Name, ".new") {
-			lastJournalSync = i
-		}
-	}
-	if lastJournalSync < 0 {
-		t.Errorf("the journal was not synced before the first switch (%d): %v", firstSwitch, calls)
-	}
-}
-
 // TestTxCrashAtEveryStep stops a three-file commit after each of its calls in turn, and each
 // recovery after each of its calls (wfstest.CrashAtEveryStep, which also runs it without
 // hard links): the tree is always the before or the after tree, with nothing left behind.

@@ -1,48 +1,8 @@
-// The tree-sitter runtime functions tsflat's C calls. The runtime is compiled by
-// github.com/tree-sitter/go-tree-sitter, whose header cannot be included from another
-// module's package, so the few functions and the three value types the flattening walk
-// needs are declared here; TestRuntimeDeclarations compiles these declarations together
-// with that module's tree_sitter/api.h (the types below are skipped when it is included
-// first) and fails on any difference, and checks the types' sizes against it.
-#include <stdint.h>
-#include <stdbool.h>
+// The tree-sitter runtime's own header, the one github.com/tree-sitter/go-tree-sitter
+// compiles its runtime with (copied under include/, see include/README.md; a test checks
+// it is byte for byte the header of the go-tree-sitter version go.mod requires).
 #include <stddef.h>
-
-#ifndef TREE_SITTER_API_H_
-typedef uint16_t TSSymbol;
-typedef struct TSLanguage TSLanguage;
-typedef struct TSParser TSParser;
-typedef struct TSTree TSTree;
-typedef struct TSPoint { uint32_t row; uint32_t column; } TSPoint;
-typedef struct TSNode { uint32_t context[4]; const void *id; const TSTree *tree; } TSNode;
-typedef struct TSTreeCursor { const void *tree; const void *id; uint32_t context[3]; } TSTreeCursor;
-#endif
-
-TSParser *ts_parser_new(void);
-void ts_parser_delete(TSParser *self);
-bool ts_parser_set_language(TSParser *self, const TSLanguage *language);
-TSTree *ts_parser_parse_string(TSParser *self, const TSTree *old_tree, const char *string, uint32_t length);
-void ts_parser_set_timeout_micros(TSParser *self, uint64_t timeout_micros);
-void ts_parser_set_cancellation_flag(TSParser *self, const size_t *flag);
-void ts_parser_reset(TSParser *self);
-void ts_tree_delete(TSTree *self);
-TSNode ts_tree_root_node(const TSTree *self);
-TSSymbol ts_node_symbol(TSNode self);
-uint32_t ts_node_start_byte(TSNode self);
-uint32_t ts_node_end_byte(TSNode self);
-TSPoint ts_node_start_point(TSNode self);
-TSPoint ts_node_end_point(TSNode self);
-bool ts_node_is_named(TSNode self);
-bool ts_node_is_missing(TSNode self);
-bool ts_node_is_extra(TSNode self);
-TSTreeCursor ts_tree_cursor_new(TSNode node);
-void ts_tree_cursor_delete(TSTreeCursor *self);
-TSNode ts_tree_cursor_current_node(const TSTreeCursor *self);
-bool ts_tree_cursor_goto_first_child(TSTreeCursor *self);
-bool ts_tree_cursor_goto_next_sibling(TSTreeCursor *self);
-bool ts_tree_cursor_goto_parent(TSTreeCursor *self);
-void ts_set_allocator(void *(*new_malloc)(size_t), void *(*new_calloc)(size_t, size_t),
-                      void *(*new_realloc)(void *, size_t), void (*new_free)(void *));
+#include "include/tree_sitter/api.h"
 
 // hk_use_libc_allocator points the runtime's allocator back at the C library's. The Go
 // binding routes every allocation through a Go callback by default (a C→Go→C round trip

@@ -10,8 +10,9 @@
 //
 // The walk is C because walking a tree node by node through cgo costs about a microsecond
 // a node. The binding keeps its C pointers unexported and its header cannot be included
-// from here, so flatten.h declares the runtime functions the walk calls; a test compiles
-// those declarations against the binding's own header. Grammar symbol tables are read
+// from another module's package, so the walk includes a copy of the runtime's header
+// (include/tree_sitter/api.h) that a test keeps byte for byte equal to the header of the
+// go-tree-sitter version the build uses. Grammar symbol tables are read
 // through the binding's Go API. Parsers and trees are C memory that the garbage collector
 // does not see: every Parser must be closed (a cleanup frees a forgotten one), and no tree
 // outlives the call that made it.
@@ -304,12 +305,6 @@ func Clone(t *match.Tree) *match.Tree {
 
 // recordSize is checked against the Go struct by a test.
 const recordSize = C.sizeof_hk_node
-
-// The layout of the runtime's value types as flatten.h declares them, checked against the
-// runtime's header by TestRuntimeDeclarations.
-var declaredLayout = fmt.Sprintf("TSPoint %d TSNode %d %d %d TSTreeCursor %d %d %d",
-	C.sizeof_TSPoint, C.sizeof_TSNode, unsafe.Offsetof(C.TSNode{}.id), unsafe.Offsetof(C.TSNode{}.tree),
-	C.sizeof_TSTreeCursor, unsafe.Offsetof(C.TSTreeCursor{}.id), unsafe.Offsetof(C.TSTreeCursor{}.context))
 
 // parseOnly parses src and frees the tree, for measuring what flattening adds.
 func (p *Parser) parseOnly(src []byte) error {
