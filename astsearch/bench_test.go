@@ -61,6 +61,7 @@ func TestSideBySide(t *testing.T) {
 	type run struct {
 		wall, cpu time.Duration
 		matches   int
+		failed    int // files whose parse failed or timed out (native side)
 	}
 	native := func(p string) run {
 		c0 := processCPU()
@@ -69,7 +70,7 @@ func TestSideBySide(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return run{time.Since(t0), processCPU() - c0, r.TotalMatches}
+		return run{time.Since(t0), processCPU() - c0, r.TotalMatches, r.Stats.Skipped.ParseFailed}
 	}
 	sg := func(p string) run {
 		t0 := time.Now()
@@ -82,7 +83,7 @@ func TestSideBySide(t *testing.T) {
 			t.Fatalf("ast-grep: %v", err)
 		}
 		wall := time.Since(t0)
-		return run{wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), bytes.Count(out, []byte("\n"))}
+		return run{wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), bytes.Count(out, []byte("\n")), 0}
 	}
 	median := func(xs []float64) float64 {
 		slices.Sort(xs)
@@ -99,7 +100,7 @@ func TestSideBySide(t *testing.T) {
 		for range max(*sideBySideRuns, 1) {
 			n, s := native(p), sg(p)
 			if n.matches != s.matches {
-				t.Errorf("%q: %d matches natively, %d on ast-grep", p, n.matches, s.matches)
+				t.Errorf("%q: %d matches natively (%d files failed to parse), %d on ast-grep", p, n.matches, n.failed, s.matches)
 			}
 			nw, nc = append(nw, n.wall.Seconds()), append(nc, n.cpu.Seconds())
 			sw, sc = append(sw, s.wall.Seconds()), append(sc, s.cpu.Seconds())
