@@ -10,6 +10,16 @@ import (
 	// The runtime is github.com/tree-sitter/go-tree-sitter's (imported in tsflat.go).
 	// Versions, and why some differ from ast-grep 0.51.1's, are in the package doc of
 	// astsearch and in versions_test.go.
+	//
+	// The cost of a cold build: the tree-sitter/* and tree-sitter-grammars/* packages
+	// #include their parser.c in the cgo preamble, so cmd/cgo runs the C compiler over it
+	// five times before the compile proper (preprocessing for macros, then twice a
+	// kind-guessing pass at -O0 and a DWARF pass at the build's -O level, -O2 by default: the second
+	// round asks about the typedefs the first found). Measured on a cold cache, the
+	// astsearch test binary: 234 s of CPU, 187 s of it in gcc, 125 s of that in cgo's
+	// passes (Scala's grammar alone 46 s); on smacker's module, whose grammars were
+	// separate C files compiled once, it was 126 s. The alexaandru/go-sitter-forest
+	// packages ship parser.c as a separate file and are compiled once.
 	elixir "github.com/alexaandru/go-sitter-forest/elixir"
 	kotlin "github.com/alexaandru/go-sitter-forest/kotlin"
 	nix "github.com/alexaandru/go-sitter-forest/nix"
