@@ -64,16 +64,14 @@ type Config struct {
 // one fresh subject per check.
 func TestFS(t *testing.T, cfg Config, newFS func(t *testing.T) Subject) {
 	t.Helper()
-	// The extensions the file system has decide which of their checks run.
-	var isLink, isLock bool
-	noSymlinks := ""
-	t.Run("extensions", func(t *testing.T) {
-		s := newFS(t)
-		_, isLink = s.FS.(wfs.LinkFS)
-		_, isLock = s.FS.(wfs.LockFS)
-		noSymlinks = symlinksMissing(s)
-		t.Logf("%T: LinkFS %v, LockFS %v, symbolic links %v", s.FS, isLink, isLock, noSymlinks == "")
-	})
+	// The extensions the file system has, and whether links can be made, decide which
+	// checks run. They are found here, not in a sub-test, so that a -run filter that leaves
+	// such a sub-test out does not change which checks run.
+	s := newFS(t)
+	_, isLink := s.FS.(wfs.LinkFS)
+	_, isLock := s.FS.(wfs.LockFS)
+	noSymlinks := symlinksMissing(s)
+	t.Logf("%T: LinkFS %v, LockFS %v, symbolic links %v", s.FS, isLink, isLock, noSymlinks == "")
 	for _, c := range checks {
 		if c.confined && !cfg.Confined || c.permissions && !cfg.Permissions || c.link && !isLink || c.lock && !isLock {
 			continue
