@@ -52,7 +52,8 @@ func (x lineIndex) line(off int) int {
 
 // unifiedDiff builds the diff of applying edits (sorted, disjoint) to old, from the edit
 // list alone: each edit is widened to whole lines and edits sharing a line are merged. The
-// text is written by the module's one diff writer (internal/udiff).
+// text, headers included, is written by the module's one diff writer (internal/udiff); no
+// edits give "".
 func unifiedDiff(name string, old, new []byte, edits []Edit) string {
 	idx := newLineIndex(old)
 	lineOf := idx.line
@@ -93,9 +94,6 @@ func unifiedDiff(name string, old, new []byte, edits []Edit) string {
 			nb = append(nb, old[pos:hi]...)
 		}
 		changes = append(changes, udiff.Change{A: sp.a, B: sp.b, New: splitLines(nb)})
-	}
-	if len(changes) == 0 {
-		return "--- a/" + name + "\n+++ b/" + name + "\n"
 	}
 	return udiff.Write(name, oldLines, changes)
 }

@@ -64,3 +64,11 @@ func TestLineIndexCountsNewlines(t *testing.T) {
 		}
 	})
 }
+
+// TestUnifiedDiffNoEdits: no edits, no diff (not a header without hunks): the one diff
+// writer decides, as for format's and patch's diffs.
+func TestUnifiedDiffNoEdits(t *testing.T) {
+	if d := unifiedDiff("f.go", []byte("a\n"), []byte("a\n"), nil); d != "" {
+		t.Errorf("unifiedDiff with no edits = %q, want \"\"", d)
+	}
+}

@@ -45,14 +45,14 @@ func BenchmarkDetect(b *testing.B) {
 			}
 			fsys.n.Store(0)
 			b.ReportAllocs()
-			cpu := cpuNanos()
+			cpu := testenv.CPUNanos()
 			for b.Loop() {
 				plans, _ := format.Detect(env, format.Config{}, reg, "apps/web/src/ui/forms/a.tsx")
 				if len(plans) != 1 || plans[0].Def.Name != "biome" {
 					b.Fatalf("plans %v", plans)
 				}
 			}
-			b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(testenv.CPUNanos()-cpu)/float64(b.N), "cpu-ns/op")
 			b.ReportMetric(float64(fsys.n.Load())/float64(b.N), "fscalls/op")
 		})
 	}
@@ -69,7 +69,7 @@ func BenchmarkRunnerCat(b *testing.B) {
 	}
 	src := []byte(strings.Repeat("line of text\n", 1000))
 	b.Run("exec", func(b *testing.B) {
-		cpu := cpuNanos()
+		cpu := testenv.CPUNanos()
 		for b.Loop() {
 			cmd := exec.Command(cat)
 			cmd.Stdin = strings.NewReader(string(src))
@@ -77,7 +77,7 @@ func BenchmarkRunnerCat(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(testenv.CPUNanos()-cpu)/float64(b.N), "cpu-ns/op")
 	})
 	b.Run("runner", func(b *testing.B) {
 		reg := []format.Def{{Name: "cat", Extensions: []string{".txt"}, Args: []string{cat}, Mode: format.Stdin}}
@@ -85,14 +85,14 @@ func BenchmarkRunnerCat(b *testing.B) {
 		var r format.Runner
 		cfg := format.Config{Enabled: format.On()}
 		b.ReportAllocs()
-		cpu := cpuNanos()
+		cpu := testenv.CPUNanos()
 		for b.Loop() {
 			res := r.Bytes(context.Background(), env, cfg, reg, "a.txt", src)
 			if res.Err != nil || res.Formatter != "cat" || res.Changed {
 				b.Fatalf("%+v", res)
 			}
 		}
-		b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(testenv.CPUNanos()-cpu)/float64(b.N), "cpu-ns/op")
 	})
 }
 
@@ -121,14 +121,14 @@ func BenchmarkGofmt(b *testing.B) {
 				var r format.Runner
 				b.SetBytes(int64(len(v.src)))
 				b.ReportAllocs()
-				cpu := cpuNanos()
+				cpu := testenv.CPUNanos()
 				for b.Loop() {
 					res := r.Bytes(context.Background(), env, format.Config{}, format.Builtins(), "x.go", v.src)
 					if res.Err != nil {
 						b.Fatal(res.Err)
 					}
 				}
-				b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(testenv.CPUNanos()-cpu)/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}

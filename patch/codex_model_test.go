@@ -78,3 +78,41 @@ func codexModelLines(lines []string, chunks []Chunk) ([]string, error) {
 	}
 	return codexLines(tree["f"]), nil
 }
+
+// TestMinimalLineChunksMinimal: the minimal line difference removes and inserts exactly the
+// lines outside a longest common subsequence (counted here by the textbook table), and each
+// chunk is anchored on the non-blank line before it.
+func TestMinimalLineChunksMinimal(t *testing.T) {
+	vocab := []string{"a", "b", "", "c", "  a"}
+	rapid.Check(t, func(t *rapid.T) {
+		a := rapid.SliceOfN(rapid.SampledFrom(vocab), 0, 14).Draw(t, "a")
+		b := rapid.SliceOfN(rapid.SampledFrom(vocab), 0, 14).Draw(t, "b")
+		if slices.Equal(a, b) {
+			return
+		}
+		dp := make([][]int, len(a)+1)
+		for i := range dp {
+			dp[i] = make([]int, len(b)+1)
+		}
+		for i := len(a) - 1; i >= 0; i-- {
+			for j := len(b) - 1; j >= 0; j-- {
+				if a[i] == b[j] {
+					dp[i][j] = dp[i+1][j+1] + 1
+				} else {
+					dp[i][j] = max(dp[i+1][j], dp[i][j+1])
+				}
+			}
+		}
+		changed := 0
+		for _, c := range minimalLineChunks(a, b) {
+			for _, l := range c.Lines {
+				if l.Op != Context {
+					changed++
+				}
+			}
+		}
+		if want := len(a) + len(b) - 2*dp[0][0]; changed != want {
+			t.Fatalf("%d lines removed or inserted from %q to %q, want %d", changed, a, b, want)
+		}
+	})
+}

@@ -115,9 +115,11 @@
 // a unified-diff header is an ordinary anchor, a chunk with "*** End of File" fails when the
 // end of the file is above where the previous chunk or its anchor left the search, and a change
 // already applied is applied again.
-// The loose levels' uniqueness rule, anchors, the prefix/suffix and LCS rescues and
-// containment stay on; the stale-edges rescue and the read-tool line numbers are default-mode
-// only (the first relies on the checks for changes already applied, which Codex leaves out).
+// The loose levels' uniqueness rule, anchors, the prefix/suffix and LCS rescues (with their
+// side check) and containment stay on; the stale-edges rescue, the read-tool line numbers and
+// the side check on a loose ladder match are default-mode only (the first relies on the checks
+// for changes already applied, which Codex leaves out; the last would refuse matches Codex
+// takes).
 //
 // Without atomicity the sections are still planned in one pass over the overlay, up to the
 // first one that fails; the sections before it are then committed one at a time, each all or

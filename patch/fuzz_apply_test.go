@@ -30,6 +30,10 @@ func FuzzApply(f *testing.F) {
 		{"a\nB\nc\n", "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n-b\n+B\n c\n*** End Patch\n"},
 		{"import os\nimport codecs\nimport sys\n\nprint(1)\n", "*** Begin Patch\n*** Update File: f.txt\n@@\n import os\n-import sys\n+import sys, json\n \n print(1)\n*** End Patch\n"},
 		{"x\nconst n = 22\ny\n", "*** Begin Patch\n*** Update File: f.txt\n@@\n x\n-const n = 16\n+const n = 32\n y\n*** End Patch\n"},
+		// Re-indented closers: a loose match whose context line beside the added lines, or
+		// whose removed line, is a nearby file line as written.
+		{"a() {\n  b() {\n    c();\n  }\n}\n", "*** Begin Patch\n*** Update File: f.txt\n@@\n   c();\n }\n+d();\n*** End Patch\n"},
+		{"      a();\n    });\n  });\n});\n", "*** Begin Patch\n*** Update File: f.txt\n@@\n     a();\n-  });\n+  }); // inner\n });\n*** End Patch\n"},
 	}
 	for _, s := range seeds {
 		f.Add(s.file, s.patch)

@@ -612,10 +612,11 @@ func (s *sectionLocator) sideGuess(k int, body chunkBody, pos int, level Level) 
 	if s.cfg.codex || level == LevelExact {
 		return nil
 	}
-	old, _ := body.old()
-	pair := make([]int, len(old))
-	for i := range pair {
-		pair[i] = pos + i
+	var pair []int
+	for _, l := range body.lines {
+		if l.Op != Insert {
+			pair = append(pair, pos+len(pair))
+		}
 	}
 	tw, ok := s.sideTwin(body, pair)
 	if !ok {
@@ -669,11 +670,9 @@ type sideTwinOf struct {
 func (s *sectionLocator) sideTwin(body chunkBody, pair []int) (sideTwinOf, bool) {
 	ls := body.lines
 	old, _ := body.old()
-	paired := map[int]string{}
 	lo, hi := s.n(), -1
-	for i, f := range pair {
+	for _, f := range pair {
 		if f >= 0 {
-			paired[f] = old[i]
 			lo, hi = min(lo, f), max(hi, f)
 		}
 	}
@@ -709,7 +708,7 @@ func (s *sectionLocator) sideTwin(body chunkBody, pair []int) (sideTwinOf, bool)
 				if g < lo || g > hi {
 					continue
 				}
-				if t, ok := paired[g]; ok && t == l.Text {
+				if j := slices.Index(pair, g); j >= 0 && old[j] == l.Text {
 					continue
 				}
 				if lg, ok := s.lineLevel(l.Text, g); ok && lg < lf {

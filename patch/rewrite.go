@@ -5,6 +5,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/harnesskit/harnesskit/internal/udiff"
 )
 
 // Rewritten is the outcome of [Applier.Rewrite].
@@ -516,56 +518,24 @@ func mergeRepeated(p, out *Patch, paths map[string]resolved, bases [][]byte) (*P
 // codexLines splits content as a Codex-like host sees it.
 func codexLines(content []byte) []string { return parseDoc(content, true).lines }
 
-// minimalLineChunks renders the line difference between a and b as context-free chunks,
-// each anchored on the line of a right before it (when there is one and it is not blank).
+// minimalLineChunks renders the line difference between a and b (computed by the module's
+// one line diff, internal/udiff) as context-free chunks, each anchored on the line of a
+// right before it (when there is one and it is not blank).
 func minimalLineChunks(a, b []string) []Chunk {
-	if len(a)*len(b) > 4_000_000 {
-		return wholeLineChunk(a, b)
-	}
-	dp := make([][]int32, len(a)+1)
-	for i := range dp {
-		dp[i] = make([]int32, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				dp[i][j] = dp[i+1][j+1] + 1
-			} else {
-				dp[i][j] = max(dp[i+1][j], dp[i][j+1])
-			}
-		}
-	}
 	var chunks []Chunk
-	var cur *Chunk
-	i, j := 0, 0
-	flush := func() {
-		if cur != nil {
-			chunks = append(chunks, *cur)
-			cur = nil
+	for _, c := range udiff.Compute(a, b) {
+		var ch Chunk
+		if c.A > 0 && strings.TrimSpace(a[c.A-1]) != "" {
+			ch.Anchors = []string{a[c.A-1]}
 		}
+		for _, l := range a[c.A:c.B] {
+			ch.Lines = append(ch.Lines, Line{Op: Remove, Text: l})
+		}
+		for _, l := range c.New {
+			ch.Lines = append(ch.Lines, Line{Op: Insert, Text: l})
+		}
+		chunks = append(chunks, ch)
 	}
-	for i < len(a) || j < len(b) {
-		switch {
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			flush()
-			i, j = i+1, j+1
-			continue
-		}
-		if cur == nil {
-			cur = &Chunk{}
-			if i > 0 && strings.TrimSpace(a[i-1]) != "" {
-				cur.Anchors = []string{a[i-1]}
-			}
-		}
-		if j < len(b) && (i == len(a) || dp[i][j+1] > dp[i+1][j]) {
-			cur.Lines = append(cur.Lines, Line{Op: Insert, Text: b[j]})
-			j++
-		} else {
-			cur.Lines = append(cur.Lines, Line{Op: Remove, Text: a[i]})
-			i++
-		}
-	}
-	flush()
 	if len(chunks) == 0 {
 		return wholeLineChunk(a, b)
 	}

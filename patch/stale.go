@@ -28,7 +28,8 @@ import (
 //     than around this one. When the other edit
 //     inserted lines inside the chunk's context, the remaining lines may still fit a look-alike
 //     block elsewhere, while the real place keeps more of the chunk;
-//   - around that place (widened on each side by twice as many lines as were left out), every
+//   - around that place (widened on each side by the chunk's length, or by twice as many lines
+//     as were left out if that is more), every
 //     alignment of the chunk's old lines with the file that keeps the most lines in order
 //     pairs the remaining lines as the match does and puts the added lines on the same sides
 //     of the same file lines (the LCS rescue's soundness check): a left-out line found a little
@@ -125,7 +126,8 @@ func (r *rescuer) staleEdges(k int, rep *ChunkReport) (placement, bool, error) {
 				pair[i] = start + i - kl
 			}
 		}
-		if !r.locallySettled(old, pair, start-kl-2*total, start+len(block)+kr+2*total) {
+		widen := max(2*total, m)
+		if !r.locallySettled(old, pair, start-kl-widen, start+len(block)+kr+widen) {
 			if !r.spent {
 				r.notes = append(r.notes, noteStaleLocal)
 			}

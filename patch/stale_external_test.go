@@ -164,5 +164,19 @@ func TestStaleEdgesRescue(t *testing.T) {
 			kind:  patch.KindAlreadyApplied,
 			msg:   []string{"already has there", "partly applied"},
 		},
+		{
+			// Found by the perturbed-context attack at 5,000 checks: the file has the chunk's
+			// first context line where the model saw it (line 13), with a line inserted
+			// before the removed lines (line 15); leaving that line out fits the rest on lines
+			// 11-13 of a run of equal lines, just above. The best alignment over a window the
+			// chunk's length around that place pairs the removed lines with lines 16-17, so
+			// where the change goes is a guess: refused.
+			name: "left_out_line_still_there_below_refused",
+			files: map[string]string{"f.txt": strings.Repeat("func f() {\n", 12) +
+				lines("\tx := y", "func f() {", "\tstmt(1)", "func f() {", "\tx := y", "func f() {")},
+			patch: upd("f.txt", " \tx := y", " func f() {", "+\tnew(0)", "-func f() {", "+\tnew(1)", "-\tx := y", "+\tnew(2)"),
+			kind:  patch.KindNotFound,
+			msg:   []string{"Rescue: stale edges: around the place the rest of the chunk matches, the left-out context lines could pair with other file lines"},
+		},
 	})
 }

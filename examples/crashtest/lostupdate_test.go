@@ -330,9 +330,9 @@ func formatOp(ctx context.Context, f *format.Formatter, id, n int) (files, tidie
 // rolled back, and planning again resolves it as for a busy lock. The final check still
 // counts every edit reported as written.
 func retryable(err error) bool {
-	return errors.Is(err, patch.ErrChanged) || errors.Is(err, patch.ErrBusy) || errors.Is(err, astsearch.ErrConflict) ||
-		errors.Is(err, format.ErrConcurrentChange) || errors.Is(err, wfs.ErrBusy) || errors.Is(err, wfs.ErrChanged) ||
-		testenv.Wine() && errors.Is(err, fs.ErrPermission)
+	return errors.Is(err, patch.ErrChanged) || errors.Is(err, patch.ErrBusy) ||
+		errors.Is(err, astsearch.ErrConflict) || errors.Is(err, format.ErrConcurrentChange) ||
+		errors.Is(err, wfs.ErrBusy) || errors.Is(err, wfs.ErrChanged) || testenv.Wine() && errors.Is(err, fs.ErrPermission)
 }
 
 // patchOp appends the operation's token line to one shared file, or to both (every fourth
