@@ -3,11 +3,14 @@
 // and helps them over what Wine lacks. Only tests import it.
 //
 // Wine (Debian's 8.0, which CI uses to run the windows/amd64 test binaries) differs from
-// Windows in three ways that matter here: os.Root's Remove and os.RemoveAll fail with
+// Windows in four ways that matter here: os.Root's Remove and os.RemoveAll fail with
 // "Invalid function" (Go deletes through NtSetInformationFile with
 // FileDispositionInformationEx, which Wine does not implement), so [TempDir] empties its
 // directory with os.Remove first; CreateSymbolicLinkW reports success and creates nothing,
-// so [Symlinks] skips; and junctions cannot be created ([Junction] fails).
+// so [Symlinks] skips; junctions cannot be created ([Junction] fails); and a rename has no
+// POSIX semantics (FileRenameInformationEx), so a file another handle holds open cannot be
+// replaced even when that handle shares delete access (the checks that need it skip under
+// [Wine], saying so).
 package testenv
 
 import (
