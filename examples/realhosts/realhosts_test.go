@@ -79,6 +79,11 @@ func find(env, pattern string) string {
 		return ""
 	}
 	abs, _ := filepath.Abs(m[0])
+	if filepath.Ext(abs) != ".js" { // a script runs through node; a binary must start here
+		if _, err := exec.LookPath(abs); err != nil {
+			return "" // installed for another system (a Linux install seen from Windows)
+		}
+	}
 	return abs
 }
 
