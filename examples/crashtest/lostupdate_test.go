@@ -258,6 +258,17 @@ func worker(ctx context.Context, kind, dir string, id, ops int) int {
 			if !retryable(err) {
 				break
 			}
+			// A commit whose rollback could not restore every file (under Wine: a rename
+			// back refused while another worker reads the file) leaves its journal for a
+			// recovery to finish; the error says so. Finish it before planning again, as
+			// a host does, so that the next plan does not read the half-restored tree.
+			if we := (*wfs.Error)(nil); errors.As(err, &we) && len(we.NotRestored) > 0 {
+				fmt.Fprintf(os.Stderr, "worker %d: op %d: %v; recovering before planning again\n", id, n, err)
+				if rerr := recoverTree(ctx, dir); rerr != nil {
+					err = rerr
+					break
+				}
+			}
 			fmt.Fprintln(out, "again")
 		}
 		if err != nil {
@@ -319,6 +330,17 @@ func formatOp(ctx context.Context, f *format.Formatter, id, n int) (files, tidie
 		return nil, nil, fmt.Errorf("%s: File reports a write whose result is not the formatter's output of what it read", file)
 	}
 	return []string{file}, untidyLines(res.Before), nil
+}
+
+// recoverTree finishes or undoes the interrupted commits under dir (wfs.Recover).
+func recoverTree(ctx context.Context, dir string) error {
+	fsys, err := wfs.NewOSFS(dir)
+	if err != nil {
+		return err
+	}
+	defer fsys.Close()
+	_, err = wfs.Recover(ctx, fsys, dir)
+	return err
 }
 
 // retryable: a refusal another writer caused — the file changed between plan and commit, a
