@@ -70,18 +70,8 @@ func inUse(name string, err error) error {
 	case errors.Is(err, windows.ERROR_SHARING_VIOLATION), errors.Is(err, windows.ERROR_LOCK_VIOLATION):
 		return fmt.Errorf("%w: %w", ErrInUse, err)
 	case errors.Is(err, windows.ERROR_ACCESS_DENIED):
-		p, perr := windows.UTF16PtrFromString(name)
-		if perr != nil {
-			return err
-		}
-		h, oerr := windows.CreateFile(p, windows.DELETE,
-			windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil,
-			windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS|windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
-		if oerr == nil {
-			windows.CloseHandle(h)
-			return err
-		}
-		if errors.Is(oerr, windows.ERROR_SHARING_VIOLATION) {
+		// A denial is an open handle without delete sharing when the probe says so.
+		if errors.Is(probeInUse(name), ErrInUse) {
 			return fmt.Errorf("%w: %w", ErrInUse, err)
 		}
 	}
