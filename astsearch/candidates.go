@@ -32,8 +32,8 @@ func newFilter(p *match.Pattern, prefilter bool) filter {
 
 // admits reports whether src can hold a match: it contains every literal of at least
 // minLiteral bytes (shorter ones are too common to be worth a scan of the file; the C
-// side still uses them to skip subtrees). GOROOT/src: 1,688 files hold "Errorf", 1,021
-// "Errorf" and "fmt".
+// side still uses them to skip subtrees). GOROOT/src, 7,712 Go files: 1,688 hold "Errorf",
+// 1,021 "Errorf" and "fmt"; 4,065 hold "nil" (60 MB), 3,046 "nil" and "==" (51 MB).
 func (f filter) admits(src []byte) bool {
 	for _, l := range f.lits {
 		if len(l) < minLiteral {

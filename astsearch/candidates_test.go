@@ -5,6 +5,7 @@ package astsearch
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -313,7 +315,8 @@ func TestCandidatesProperty(t *testing.T) {
 	t.Logf("%d of %d generated searches found matches", withMatches, checks)
 }
 
-// TestLiterals: the prefilter needs every named, non-metavariable leaf of at least 3 bytes.
+// TestLiterals: the prefilter needs every named, non-metavariable leaf and, under cst and
+// smart, every exact token that no ellipsis may skip, of at least 2 bytes.
 func TestLiterals(t *testing.T) {
 	cases := []struct {
 		name, pattern string
@@ -323,9 +326,22 @@ func TestLiterals(t *testing.T) {
 	}{
 		{"selective_call", "fmt.Errorf($A, $$$)", Go, Smart, []string{"Errorf", "fmt"}},
 		{"E55_short_literal_no_prefilter", "f($A)", Go, Smart, nil},
+		{"two_byte_named_leaf", "ok($A)", Go, Smart, []string{"ok"}},
 		{"no_named_leaf", "$F($$$ARGS)", Go, Smart, nil},
 		{"repeated_leaf_once", "a.bcd + bcd", JavaScript, Smart, []string{"bcd"}},
-		{"keyword_tokens_unused", "if err != nil { return $$$ }", Go, Smart, []string{"err", "nil"}},
+		{"exact_tokens", "if err != nil { return $$$ }", Go, Smart, []string{"err", "nil", "if", "!="}},
+		{"operator_smart", "$A == nil", Go, Smart, []string{"nil", "=="}},
+		{"operator_cst", "$A == nil", Go, CST, []string{"nil", "=="}},
+		{"operator_ast_skippable", "$A == nil", Go, AST, []string{"nil"}},
+		{"operator_relaxed_skippable", "$A == nil", Go, Relaxed, []string{"nil"}},
+		{"token_after_ellipsis_skippable", "$$$A == nil", Go, Smart, []string{"nil"}},
+		// "..." ends a production (a variadic argument): error recovery may insert it.
+		{"token_that_can_be_missing", "f($A...)", Go, Smart, nil},
+		// PHP's keywords are aliases of case-insensitive patterns: ECHO is an echo node.
+		{"case_insensitive_keyword", "echo $A;", PHP, Smart, nil},
+		// Ruby's ** is also the alias of an external scanner's token.
+		{"aliased_operator", "$A ** $B", Ruby, Smart, nil},
+		{"lua_end_can_be_missing", "local function $F() $$$ end", Lua, Smart, []string{"function", "local"}},
 		{"string_content", `strings.HasPrefix($S, "/")`, Go, CST, []string{"HasPrefix", "strings"}},
 		{"signature_none", "fmt.Errorf($A, $$$)", Go, Signature, nil},
 		{"template_none", "fmt.Errorf($A, $$$)", Go, Template, nil},
@@ -363,6 +379,123 @@ func TestPrefilterAllLiterals(t *testing.T) {
 	}
 	sameSearch(t, fsys, Request{Pattern: req.Pattern, Lang: Go}, nil, true)
 	sameSearch(t, fsys, Request{Pattern: "fmt.Errorf($$$A)", Lang: Go, Strictness: Relaxed}, nil, true)
+}
+
+// TestPrefilterMissingTokens: a file whose only "end" or ")" is a missing node that error
+// recovery inserted still matches a pattern that spells them out, as ast-grep finds, with
+// the prefilter on as off; and a keyword written in upper case matches PHP's echo.
+func TestPrefilterMissingTokens(t *testing.T) {
+	for _, c := range []struct {
+		lang          Lang
+		file, pattern string
+		src           string
+	}{
+		{Lua, "a.lua", "local function $F() $$$ end", "local function f()\n  return 1\n"},
+		{Go, "v.go", "$F($A...)", "package p\nfunc f() {\n\tg(a...\n}\n"},
+		{PHP, "e.php", "echo $A;", "<?php\nECHO \"x\";\n"},
+	} {
+		t.Run(string(c.lang), func(t *testing.T) {
+			fsys := fstest.MapFS{c.file: {Data: []byte(c.src), Mode: 0o644}}
+			r, _ := sameSearch(t, fsys, Request{Pattern: c.pattern, Lang: c.lang}, nil, true)
+			if r == nil || r.TotalMatches != 1 || r.Stats.Prefiltered != 0 {
+				t.Fatalf("%q over %q: %+v", c.pattern, c.src, r)
+			}
+		})
+	}
+}
+
+// TestExactTokensInTrees attacks the table of exact tokens: over the conformance sources
+// and testdata/langs, cut, repeated or truncated at random so that error recovery runs,
+// every node of an exact kind has its kind name as its text and none is missing.
+func TestExactTokensInTrees(t *testing.T) {
+	pool := map[Lang][]string{}
+	for _, c := range loadConformance(t) {
+		pool[Lang(c.Language)] = append(pool[Lang(c.Language)], c.Source)
+	}
+	entries, err := os.ReadDir(filepath.Join("testdata", "langs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("testdata", "langs", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l, ok := LangForPath(e.Name()); ok {
+			pool[l] = append(pool[l], string(b))
+		}
+	}
+	langs := map[Lang]bool{}
+	checked, missing := 0, 0
+	// check parses text (a second at most: some edits send a grammar's error recovery into
+	// a long search) and checks its exact-kind nodes.
+	check := func(t tb, l Lang, text string) {
+		tp, err := nativeParserWithin(time.Second)(l)
+		if err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		defer tp.Close()
+		tree, err := tp.Parse([]byte(text))
+		if err != nil {
+			return
+		}
+		g := tp.Grammar()
+		for i := range tree.Nodes {
+			n := &tree.Nodes[i]
+			if n.Missing() {
+				missing++
+			}
+			if n.ChildCount != 0 || int(n.Kind) >= len(g.Exact) || !g.Exact[n.Kind] {
+				continue
+			}
+			langs[l] = true
+			checked++
+			if got := string(tree.Text(int32(i))); n.Missing() || got != g.Kinds[n.Kind] {
+				t.Fatalf("%s: a node of the exact kind %q has the text %q (missing: %v) in\n%s", l, g.Kinds[n.Kind], got, n.Missing(), text)
+			}
+		}
+	}
+	ls := slices.Sorted(maps.Keys(pool))
+	for _, l := range ls {
+		for _, text := range pool[l] {
+			check(t, l, text)
+		}
+	}
+	// Every language whose table is not empty but bash, css, javascript, rust and scala,
+	// whose sources here use none of their exact tokens.
+	if len(langs) < 13 || checked < 150 {
+		t.Fatalf("%d exact-kind nodes checked in %d languages (%v): too few", checked, len(langs), slices.Sorted(maps.Keys(langs)))
+	}
+	t.Logf("unedited: %d exact-kind nodes checked in %d languages (%v)", checked, len(langs), slices.Sorted(maps.Keys(langs)))
+	checked, missing = 0, 0
+	rapid.Check(t, func(t *rapid.T) {
+		for _, l := range ls {
+			if !candidateBackend.Supports(l) {
+				continue
+			}
+			text := rapid.SampledFrom(pool[l]).Draw(t, "source")
+			for range rapid.IntRange(1, 3).Draw(t, "edits") {
+				if len(text) == 0 {
+					break
+				}
+				i := rapid.IntRange(0, len(text)-1).Draw(t, "at")
+				j := rapid.IntRange(i, min(len(text), i+40)).Draw(t, "to")
+				switch rapid.IntRange(0, 2).Draw(t, "edit") {
+				case 0:
+					text = text[:i] + text[j:]
+				case 1:
+					text = text[:j] + text[i:]
+				default:
+					text = text[:j]
+				}
+			}
+			check(t, l, text)
+		}
+	})
+	if checked < 1000 || missing < 50 {
+		t.Fatalf("edited: %d exact-kind nodes checked, %d missing nodes seen: too few", checked, missing)
+	}
+	t.Logf("edited: %d exact-kind nodes checked; %d missing nodes seen", checked, missing)
 }
 
 // deepEquality is `x == x == … == x` with n operators: n nested binary expressions, each

@@ -133,9 +133,16 @@
 // by a pool of [Request.Threads] workers (default min(GOMAXPROCS, 12); a larger request is
 // lowered to [MaxThreadsPerCPU] × GOMAXPROCS, as more would only hold more trees in
 // memory), and results wait in a window of a few dozen files per worker so that they come
-// out in walk order. A file that lacks one of the pattern's literals (the texts of its
-// named, non-metavariable leaves of at least 3 bytes; none under signature and template)
-// is skipped before parsing. Neither shortcut ever changes a result.
+// out in walk order. A file that lacks one of the pattern's literals is skipped before
+// parsing: the texts, of at least 2 bytes, of its named, non-metavariable leaves and, under
+// cst and smart strictness, of its exact tokens (none under signature and template). An
+// exact token is an anonymous token such as `==`, `:=` or `defer` whose node is always
+// spelled as the token itself: not one an alias gives its name to (PHP's keywords, which
+// match in any case, are such aliases), nor one an external scanner produces, nor one that
+// ends a grammar rule, which error recovery may insert as a zero-width missing node (`)`,
+// `end`); nor one right after an ellipsis, which smart strictness may skip. The exact
+// tokens of each grammar are derived from its grammar.json, and checked against it in
+// the tests. Neither shortcut ever changes a result.
 //
 // All 25 of ast-grep's languages are native. The runtime is tree-sitter 0.25.0, through
 // the tree-sitter project's Go binding (github.com/tree-sitter/go-tree-sitter v0.25.0); each

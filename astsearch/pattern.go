@@ -153,9 +153,9 @@ func compileSel(newTree parserFactory, pattern string, lang Lang, s Strictness, 
 // complete code. It may still match (a Python `def $F($$$)` finds functions).
 func (p *Pattern) HasError() bool { return p.p.HasError }
 
-// Literal returns a text every match must contain: the longest named, non-metavariable
-// leaf of the pattern (a search skips, before parsing, files that lack any such leaf of at
-// least 3 bytes). There is none under signature and template strictness.
+// Literal returns a text every match must contain: the longest of the pattern's literals
+// (a search skips, before parsing, files that lack one of them; see the package doc).
+// There is none under signature and template strictness.
 func (p *Pattern) Literal() (string, bool) { return p.p.Literal() }
 
 // Lang returns the pattern's language.

@@ -37,7 +37,7 @@ const (
 	SkipBytes = 3_000_000
 	SkipLines = 200_000
 	// minLiteral is the shortest literal worth a prefilter.
-	minLiteral = 3
+	minLiteral = 2
 )
 
 // Request is one search (or rewrite) over an fs.FS. The zero value of every field but

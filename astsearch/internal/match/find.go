@@ -55,29 +55,48 @@ func (p *Pattern) CandidateKinds() []byte {
 	return b
 }
 
-// Literals returns the distinct texts of the pattern's named, non-metavariable leaves that
-// are at least min bytes long, longest first. Like [Pattern.Literal], each of them is in
-// every match under cst, smart, ast and relaxed strictness (a named leaf is never skipped
-// and compares its text exactly), so a source that lacks any one of them has no match.
+// Literals returns the distinct texts, at least min bytes long, that every match
+// contains in full, longest first, so that a source lacking any one of them has no match:
+//
+//   - the texts of the pattern's named, non-metavariable leaves, under cst, smart, ast and
+//     relaxed strictness (a named leaf is never skipped and compares its text exactly);
+//   - under cst and smart, also the texts of its exact anonymous tokens
+//     ([Grammar.Exact]): such a leaf is never skipped there (except right after an
+//     ellipsis, so those are left out), it matches only a node of its kind, and every
+//     node of that kind has that text.
+//
 // There are none under signature and template.
 func (p *Pattern) Literals(min int) []string {
 	if p.Strictness == Signature || p.Strictness == Template {
 		return nil
 	}
+	tokens := p.Strictness == CST || p.Strictness == Smart
 	var out []string
-	var walk func(n *PNode)
-	walk = func(n *PNode) {
+	var walk func(n *PNode, afterEllipsis bool)
+	walk = func(n *PNode, afterEllipsis bool) {
 		switch {
 		case n.Meta != NotMeta:
 		case n.Internal:
+			// An anonymous leaf that follows an ellipsis, directly or after others like it,
+			// may be skipped (see matcher.ellipsis).
+			after := false
 			for i := range n.Children {
-				walk(&n.Children[i])
+				c := &n.Children[i]
+				switch {
+				case c.isEllipsis():
+					after = true
+				case !c.trivial():
+					after = false
+				}
+				walk(c, after)
 			}
-		case n.Named && len(n.Text) >= min && !slices.Contains(out, n.Text):
+		case len(n.Text) < max(min, 1) || slices.Contains(out, n.Text):
+		case n.Named,
+			tokens && !afterEllipsis && int(n.Kind) < len(p.exact) && p.exact[n.Kind]:
 			out = append(out, n.Text)
 		}
 	}
-	walk(&p.Root)
+	walk(&p.Root, false)
 	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return out
 }

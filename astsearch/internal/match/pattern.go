@@ -52,6 +52,7 @@ type Pattern struct {
 	RootKind   int32 // candidate kind filter; -1 for none
 	HasError   bool  // the pattern tree contains an ERROR node
 	Vars       []string
+	exact      []bool // the grammar's exact tokens (Grammar.Exact)
 }
 
 // Reasons a pattern is rejected.
@@ -162,7 +163,7 @@ func Compile(t *Tree, g *Grammar, s Strictness) (*Pattern, error) {
 	for t.singleNode(g, i) {
 		i = t.Nodes[i].FirstChild
 	}
-	p := &Pattern{Strictness: s, RootKind: -1}
+	p := &Pattern{Strictness: s, RootKind: -1, exact: g.Exact}
 	p.Root = p.convert(t, g, i)
 	if p.Root.isEllipsis() {
 		return nil, ErrRootMulti
@@ -200,7 +201,7 @@ func CompileSelector(t *Tree, g *Grammar, s Strictness, selector string) (*Patte
 		}
 		k := g.KindName(n.Kind)
 		if k == selector {
-			p := &Pattern{Strictness: s, RootKind: int32(n.Kind)}
+			p := &Pattern{Strictness: s, RootKind: int32(n.Kind), exact: g.Exact}
 			p.Root = p.convert(t, g, int32(i))
 			if p.Root.isEllipsis() {
 				return nil, ErrRootMulti
@@ -248,9 +249,8 @@ func (p *Pattern) addVar(name string) {
 	p.Vars = append(p.Vars, name)
 }
 
-// Literal returns the longest text among the pattern's named, non-metavariable leaves:
-// every match contains it under cst, smart, ast and relaxed strictness. There is none
-// under signature and template.
+// Literal returns the longest of [Pattern.Literals]: every match contains it. There is
+// none under signature and template.
 func (p *Pattern) Literal() (string, bool) {
 	lits := p.Literals(1) // longest first, none under signature and template
 	if len(lits) == 0 {

@@ -47,6 +47,10 @@ type Grammar struct {
 	// Expando is the character that replaces a metavariable's '$' before the pattern is
 	// parsed; '$' when patterns are parsed as written.
 	Expando rune
+	// Exact marks, by symbol, the anonymous tokens whose nodes always have the kind name as
+	// their text: never an alias's, an external scanner's, nor one error recovery can
+	// insert as missing (see [Pattern.Literals]). Nil when none are known.
+	Exact []bool
 }
 
 // KindName returns the name of symbol k ("ERROR" for the error symbol).

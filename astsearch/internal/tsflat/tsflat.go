@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -72,7 +73,15 @@ func buildGrammars() {
 		for i := range kinds {
 			kinds[i] = l.NodeKindForId(uint16(i))
 		}
-		grammars[name] = &match.Grammar{Name: name, Kinds: kinds, Expando: expando(name)}
+		exact := make([]bool, len(kinds))
+		for _, tok := range strings.Fields(exactTokens[name]) {
+			for i, k := range kinds {
+				if k == tok && !l.NodeKindIsNamed(uint16(i)) && l.NodeKindIsVisible(uint16(i)) {
+					exact[i] = true
+				}
+			}
+		}
+		grammars[name] = &match.Grammar{Name: name, Kinds: kinds, Expando: expando(name), Exact: exact}
 	}
 }
 
