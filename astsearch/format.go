@@ -46,7 +46,7 @@ func FormatSearch(r *Result, context int) string {
 		if r.Hint != "" {
 			s += "\n\n" + r.Hint
 		}
-		return s
+		return s + unparsedTrailer(r)
 	}
 	var b strings.Builder
 	var cur string
@@ -75,7 +75,34 @@ func FormatSearch(r *Result, context int) string {
 		fmt.Fprintf(&b, " (output truncated: %s)", r.TruncatedReason)
 		b.WriteString(truncatedAdvice(r))
 	}
-	return b.String()
+	return b.String() + unparsedTrailer(r)
+}
+
+// UnparsedNote says which files a search could not parse and so did not search (the
+// first five by name), or returns "" when it parsed every file it read.
+func UnparsedNote(r *Result) string {
+	files := r.Stats.Skipped.Unparsed
+	n := r.Stats.Skipped.ParseFailed
+	if n == 0 {
+		return ""
+	}
+	names := strings.Join(files[:min(len(files), 5)], ", ")
+	if len(files) > 5 {
+		names += fmt.Sprintf(" and %d more", len(files)-5)
+	}
+	them := "them"
+	if n == 1 {
+		them = "it"
+	}
+	return fmt.Sprintf("not searched: %s whose parse did not finish within %s or whose syntax tree had over 2^25 nodes: %s; no match in %s is reported (search %s with ast-grep, or check that the code is valid)",
+		count(n, "file", "files"), ParseTimeout, names, them, them)
+}
+
+func unparsedTrailer(r *Result) string {
+	if note := UnparsedNote(r); note != "" {
+		return "\n\n" + strings.ToUpper(note[:1]) + note[1:] + "."
+	}
+	return ""
 }
 
 // truncatedAdvice says, after a truncated result's count, how many matches the text holds
@@ -93,7 +120,7 @@ func truncatedAdvice(r *Result) string {
 // files`, counting the edits actually written.
 func FormatRewrite(p *Plan, a *Applied) string {
 	if len(p.Files) == 0 {
-		return "No matches found for replacement."
+		return "No matches found for replacement." + unparsedTrailer(&p.Result)
 	}
 	var b strings.Builder
 	edits := 0
@@ -113,10 +140,10 @@ func FormatRewrite(p *Plan, a *Applied) string {
 	}
 	if a == nil {
 		fmt.Fprintf(&b, "[DRY RUN] %s in %s\nRun again with dryRun=false to apply the changes.", count(edits, "replacement", "replacements"), count(len(p.Files), "file", "files"))
-		return b.String()
+		return b.String() + unparsedTrailer(&p.Result)
 	}
 	fmt.Fprintf(&b, "[APPLIED] %s in %s", count(a.Edits, "replacement", "replacements"), count(len(a.Files), "file", "files"))
-	return b.String()
+	return b.String() + unparsedTrailer(&p.Result)
 }
 
 var goSelectorCall = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*\((\$\$?\$?[A-Z_][A-Z0-9_]*|[^,()]*)?\)$`)

@@ -11,9 +11,9 @@ import (
 	"github.com/harnesskit/harnesskit/astsearch/internal/tsflat"
 )
 
-// fuzzParser bounds each parse: smacker's tree-sitter-swift 0.5.0 needs more than 30 s for
-// the 12 bytes `{"abc": 123=` (testdata/fuzz/FuzzMatch/5a68c76724170db9; ast-grep's 0.7.0
-// parses them at once). A parse that times out is an error, never a hang or a panic.
+// fuzzParser bounds each parse: the Swift grammar needs more than 30 s for some short
+// broken texts (see TestUnparsedFilesReported; ast-grep's Swift grammar parses them at
+// once). A parse that times out is an error, never a hang or a panic.
 var fuzzParser = nativeParserWithin(time.Second)
 
 func parseTimedOut(err error) bool { return errors.Is(err, tsflat.ErrCancelled) }

@@ -31,6 +31,3 @@ func newNative(l Lang, d time.Duration) (treeParser, error) {
 }
 
 const haveNative = true
-
-// ParseTimeout bounds the parse of one file by the native backend.
-const ParseTimeout = 30 * time.Second

@@ -36,6 +36,8 @@ const (
 	// Files larger than SkipBytes bytes and longer than SkipLines lines are skipped.
 	SkipBytes = 3_000_000
 	SkipLines = 200_000
+	// ParseTimeout bounds the parse of one file by the native backend.
+	ParseTimeout = 30 * time.Second
 	// minLiteral is the shortest literal worth a prefilter.
 	minLiteral = 2
 )
@@ -94,6 +96,10 @@ type Stats struct {
 // SkipStats counts skipped files by reason.
 type SkipStats struct {
 	Empty, Large, NotUTF8, ParseFailed int
+	// Unparsed names the files counted in ParseFailed, in walk order: their parse did not
+	// finish within [ParseTimeout] or their tree was over the node cap, so they were not
+	// searched (ast-grep, which has neither limit, would have searched them).
+	Unparsed []string
 }
 
 // Result is the outcome of a search.
@@ -381,6 +387,7 @@ func (c *collector) add(i int, fr *fileResult) bool {
 		res.Stats.Skipped.NotUTF8++
 	case "parse":
 		res.Stats.Skipped.ParseFailed++
+		res.Stats.Skipped.Unparsed = append(res.Stats.Skipped.Unparsed, c.files[i])
 	case "prefilter":
 		res.Stats.Prefiltered++
 	case "":

@@ -39,7 +39,9 @@ search    prints the matches plugin-style ("<file>:" then "  <line>: <text>", th
                        keeps the first 500 matches and 1 MiB by default. A cap that cut
                        the output, or the 300 s timeout, is said on stderr (and in the
                        text's last line): "harnesskit astsearch search: output truncated
-                       (max_matches): 500 of 9415 matches shown; ...".
+                       (max_matches): 500 of 9415 matches shown; ...". So is a file
+                       left out because its parse did not finish within 30 s
+                       ("harnesskit astsearch search: not searched: 1 file ...").
 rewrite   prints the unified diff of replacing every match by the template R ($NAME,
           $$NAME, $$$NAME are substituted); with --apply it writes the files atomically
           (all or nothing) and prints what was replaced.
@@ -183,6 +185,9 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 		if res.Truncated {
 			fmt.Fprintf(std.err, "harnesskit astsearch search: %s\n", truncationNote(res))
 		}
+		if note := astsearch.UnparsedNote(res); note != "" {
+			fmt.Fprintf(std.err, "harnesskit astsearch search: %s\n", note)
+		}
 		if jsonOut {
 			ms := res.Matches
 			if ms == nil {
@@ -215,6 +220,9 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 	plan, err := astsearch.Rewrite(ctx, fsys, req, *tmpl)
 	if err != nil {
 		return fail(astsearchKind(err), err)
+	}
+	if note := astsearch.UnparsedNote(&plan.Result); note != "" {
+		fmt.Fprintf(std.err, "harnesskit astsearch %s: %s\n", verbName, note)
 	}
 	if !*apply {
 		if len(plan.Files) == 0 {
