@@ -3,6 +3,7 @@ package format_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,8 +27,56 @@ func procStat(pid int) (state byte, ppid, sid int) {
 	s := string(b)
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	ppid, _ = strconv.Atoi(f[1])
-	sid, _ = strconv.Atoi(f[4])
+	sid, _ = strconv.Atoi(f[3])
 	return f[0][0], ppid, sid
+}
+
+// killedOrExiting reports whether process pid has a SIGKILL pending or is already exiting
+// (the kernel's PF_EXITING flag, once the signal has been taken).
+func killedOrExiting(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true // gone
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if flags, err := strconv.ParseUint(f[6], 10, 64); err == nil && flags&0x4 != 0 {
+		return true
+	}
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return true
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || k != "SigPnd" && k != "ShdPnd" {
+			continue
+		}
+		if mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64); err == nil && mask&(1<<(syscall.SIGKILL-1)) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// awaitGone waits up to d for process pid to end (gone or a zombie).
+func awaitGone(pid int, d time.Duration) bool {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if st, _, _ := procStat(pid); st == 0 || st == 'Z' || st == 'X' {
+			return true
+		}
+	}
+	return false
+}
+
+// procDiag describes process pid for a failure message: its command line, its parent and
+// session, and the size of its environment.
+func procDiag(pid int) string {
+	dir := "/proc/" + strconv.Itoa(pid)
+	cmdline, _ := os.ReadFile(dir + "/cmdline")
+	env, err := os.ReadFile(dir + "/environ")
+	_, ppid, sid := procStat(pid)
+	return fmt.Sprintf("cmdline %q, ppid %d, sid %d, environ %d bytes (err %v)", strings.ReplaceAll(string(cmdline), "\x00", " "), ppid, sid, len(env), err)
 }
 
 // liveInSession counts the live (not zombie) processes of session sid.
@@ -140,7 +189,13 @@ func TestSetsidChildDoesNotOutliveFormat(t *testing.T) {
 				t.Fatalf("Err = %v, want %v", res.Err, tc.wantErr)
 			}
 			if st, _, _ := procStat(pid); st != 0 && st != 'Z' && st != 'X' {
-				t.Errorf("the escaped process %d is still alive (state %c) after Bytes returned", pid, st)
+				// Killed but not yet dead (SIGKILL pending, or already exiting) is what
+				// Bytes promises; a process the sweep missed would stay alive.
+				if !killedOrExiting(pid) {
+					t.Errorf("the escaped process %d is still alive (state %c, not killed: %s) after Bytes returned", pid, st, procDiag(pid))
+				} else if !awaitGone(pid, 10*time.Second) {
+					t.Errorf("the escaped process %d was killed but still runs 10 s later (%s)", pid, procDiag(pid))
+				}
 			}
 			if _, _, sid := procStat(pid); sid == pid {
 				if n := liveInSession(pid); n != 0 {
