@@ -121,7 +121,37 @@ func FuzzMatch(f *testing.F) {
 		for _, m := range ms {
 			_ = ExpandTemplate(c.Rewrite+"\n$A $$$B", m, []byte(src))
 		}
+		// The C side flattens only candidate subtrees that hold the rarest literal: the
+		// whole tree, tried node by node, must give the same matches.
+		full, err := compileWith(fuzzFullTrees, c.Pattern, Lang(c.Language), s)
+		if err != nil {
+			t.Fatalf("compiles natively but not on whole trees: %v", err)
+		}
+		want, err := full.FindAll([]byte(src))
+		if parseTimedOut(err) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) != len(ms) {
+			t.Fatalf("%q: %d matches through candidate subtrees, %d on the whole tree", c.Pattern, len(ms), len(want))
+		}
+		for i := range ms {
+			if ms[i].Range.ByteOffset != want[i].Range.ByteOffset {
+				t.Fatalf("%q: match %d at %+v through candidate subtrees, %+v on the whole tree", c.Pattern, i, ms[i].Range.ByteOffset, want[i].Range.ByteOffset)
+			}
+		}
 	})
+}
+
+// fuzzFullTrees is fuzzParser without candidate subtrees (see fullTrees).
+func fuzzFullTrees(l Lang) (treeParser, error) {
+	tp, err := fuzzParser(l)
+	if err != nil {
+		return nil, err
+	}
+	return fullTrees{tp}, nil
 }
 
 // FuzzSelector compiles arbitrary contexts with a selector drawn from the grammar's kinds
