@@ -360,6 +360,36 @@ func TestLiterals(t *testing.T) {
 	}
 }
 
+// TestLiteralsWithSelector: with a selector only the selected node's leaves and tokens
+// count, not those of the context around it (func, return, the braces).
+func TestLiteralsWithSelector(t *testing.T) {
+	for _, c := range []struct {
+		context, selector string
+		want              []string
+	}{
+		{"func t() { $A := $B }", "short_var_declaration", []string{":="}},
+		{"func t() { return errors.New($M) }", "call_expression", []string{"errors", "New"}},
+	} {
+		p, err := Compile(c.context, Go, WithSelector(c.selector))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.p.Literals(minLiteral); !slices.Equal(got, c.want) {
+			t.Errorf("%q with %s: Literals = %q, want %q", c.context, c.selector, got, c.want)
+		}
+	}
+	// A file without := is skipped, one with it is searched; with the prefilter off the
+	// result is the same.
+	fsys := fstest.MapFS{
+		"assign.go": {Data: []byte("package p\n\nfunc f() {\n\tx := g()\n\t_ = x\n}\n"), Mode: 0o644},
+		"var.go":    {Data: []byte("package p\n\nfunc f() {\n\tvar x = g()\n\t_ = x\n}\n"), Mode: 0o644},
+	}
+	r, _ := sameSearch(t, fsys, Request{Pattern: "func t() { $A := $B }", Selector: "short_var_declaration", Lang: Go}, nil, true)
+	if r.TotalMatches != 1 || r.Stats.Prefiltered != 1 {
+		t.Fatalf("%d matches, stats %+v", r.TotalMatches, r.Stats)
+	}
+}
+
 // TestPrefilterAllLiterals: a file with one literal of the pattern but not another is
 // skipped before parsing, and the result is what the search without prefilter finds.
 func TestPrefilterAllLiterals(t *testing.T) {
@@ -433,6 +463,9 @@ func TestUnparsedFilesReported(t *testing.T) {
 		t.Fatalf("rewrite text:\n%s", FormatRewrite(p, nil))
 	}
 	many := &Result{Stats: Stats{Skipped: SkipStats{ParseFailed: 7, Unparsed: []string{"1", "2", "3", "4", "5", "6", "7"}}}}
+	if got := UnparsedNote(&Result{Stats: Stats{Skipped: SkipStats{ParseFailed: 3}}}); !strings.Contains(got, "3 files whose") || !strings.Contains(got, ":  and 3 more") {
+		t.Fatalf("note without names: %s", got)
+	}
 	if got := UnparsedNote(many); !strings.Contains(got, "7 files whose") || !strings.Contains(got, ": 1, 2, 3, 4, 5 and 2 more; no match in them") {
 		t.Fatalf("note: %s", got)
 	}

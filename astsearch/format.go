@@ -86,9 +86,10 @@ func UnparsedNote(r *Result) string {
 	if n == 0 {
 		return ""
 	}
-	names := strings.Join(files[:min(len(files), 5)], ", ")
-	if len(files) > 5 {
-		names += fmt.Sprintf(" and %d more", len(files)-5)
+	shown := files[:min(len(files), 5)]
+	names := strings.Join(shown, ", ")
+	if n > len(shown) {
+		names += fmt.Sprintf(" and %d more", n-len(shown))
 	}
 	them := "them"
 	if n == 1 {
