@@ -92,9 +92,10 @@
 //  7. Sync and clean up. The directory of every target, and the parent of every directory
 //     created, is synced; then the kept-aside files, the journal and, when empty, .hkwfs are
 //     removed. A failure during the switch or the sync appends a rollback mark to the journal
-//     and restores every switched target from what was kept aside ([Error].RolledBack; names
-//     that could not be restored are in [Error].NotRestored, and the journal stays for a
-//     recovery to finish). A failure of the clean-up after a complete switch does not undo
+//     and restores every switched target from what was kept aside, still under the locks;
+//     on Windows a restore refused because another process has the file open is tried
+//     again within the lock wait ([Error].RolledBack; names that could not be restored are
+//     in [Error].NotRestored, and the journal stays for a recovery to finish). A failure of the clean-up after a complete switch does not undo
 //     the commit: the journal stays and the next recovery removes what is left.
 //
 // The order of the durability steps is: sync the temporary, rename, sync the directory (and

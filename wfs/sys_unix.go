@@ -84,3 +84,6 @@ func permsKept(fi fs.FileInfo) bool { return true }
 func probeInUse(name string) error { return nil }
 
 func sysLinkCount(name string) (uint64, bool) { return 0, false }
+
+// restoreBusy: on Unix a refused restore does not get better by waiting.
+func restoreBusy(err error) bool { return false }

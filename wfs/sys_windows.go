@@ -110,3 +110,8 @@ func probeInUse(name string) error {
 	}
 	return nil
 }
+
+// restoreBusy reports whether a rollback's restore failed only for now: without POSIX
+// rename semantics a file another process has open cannot be replaced (access denied) until
+// it is closed.
+func restoreBusy(err error) bool { return errors.Is(err, fs.ErrPermission) }

@@ -1031,7 +1031,16 @@ func (tx *Tx) rollback(undo []*op, failed *op, cause error) error {
 	var notRestored []string
 	for i := len(undo) - 1; i >= 0; i-- {
 		o := undo[i]
-		if conflict, err := back(context.Background(), tx.fsys, o.j, tx.cfg.limit); err != nil || conflict {
+		// A restore the file system refuses for a while (on Windows without POSIX rename
+		// semantics: another process has the file open) is tried again within the lock
+		// wait, while the locks are still held: once they are released, other writers
+		// could read the half-restored tree and build on it.
+		p := pacer{wait: tx.cfg.lockWait}
+		conflict, err := back(context.Background(), tx.fsys, o.j, tx.cfg.limit)
+		for err != nil && restoreBusy(err) && p.pause(context.Background()) == nil {
+			conflict, err = back(context.Background(), tx.fsys, o.j, tx.cfg.limit)
+		}
+		if err != nil || conflict {
 			notRestored = append(notRestored, o.prev.Name)
 		}
 	}

@@ -264,7 +264,14 @@ func worker(ctx context.Context, kind, dir string, id, ops int) int {
 			// a host does, so that the next plan does not read the half-restored tree.
 			if we := (*wfs.Error)(nil); errors.As(err, &we) && len(we.NotRestored) > 0 {
 				fmt.Fprintf(os.Stderr, "worker %d: op %d: %v; recovering before planning again\n", id, n, err)
-				if rerr := recoverTree(ctx, dir); rerr != nil {
+				recs, rerr := recoverTree(ctx, dir)
+				for _, r := range recs {
+					fmt.Fprintf(os.Stderr, "worker %d: op %d: %v (conflicts: %v)\n", id, n, r, r.Conflicts)
+				}
+				if len(recs) == 0 {
+					fmt.Fprintf(os.Stderr, "worker %d: op %d: the recovery found no journal to finish\n", id, n)
+				}
+				if rerr != nil {
 					err = rerr
 					break
 				}
@@ -333,14 +340,13 @@ func formatOp(ctx context.Context, f *format.Formatter, id, n int) (files, tidie
 }
 
 // recoverTree finishes or undoes the interrupted commits under dir (wfs.Recover).
-func recoverTree(ctx context.Context, dir string) error {
+func recoverTree(ctx context.Context, dir string) ([]wfs.Recovery, error) {
 	fsys, err := wfs.NewOSFS(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer fsys.Close()
-	_, err = wfs.Recover(ctx, fsys, dir)
-	return err
+	return wfs.Recover(ctx, fsys, dir)
 }
 
 // retryable: a refusal another writer caused — the file changed between plan and commit, a
