@@ -286,7 +286,8 @@ func TestReadOnlyRefusedUnprivileged(t *testing.T) {
 		os.WriteFile(filepath.Join(base, "root-owned.go"), []byte(untidy), 0o644)
 		cmd := exec.Command(bin, "-test.run=^TestReadOnlyRefusedUnprivileged$", "-test.v")
 		cmd.Dir = base
-		cmd.Env = append(os.Environ(), "HK_FORMAT_UNPRIVILEGED="+base)
+		// nobody signs its journals with a key under its own home, as a login would give it.
+		cmd.Env = append(os.Environ(), "HK_FORMAT_UNPRIVILEGED="+base, "HOME="+base, "XDG_CONFIG_HOME=")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 		out, err := cmd.CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "--- PASS: TestReadOnlyRefusedUnprivileged") {

@@ -431,13 +431,29 @@ func (a *Applier) PlanPatch(ctx context.Context, p *Patch) (*Plan, error) {
 	if outside != nil {
 		return &Plan{Patch: p, PassedThrough: true, Outside: outside, owner: a.fam}, nil
 	}
+	recovered, err := a.recoverFirst(ctx)
+	if err != nil {
+		return nil, err
+	}
 	pl := a.newPlanner(ctx, paths, parents)
 	if err := pl.plan(p); err != nil {
 		return nil, err
 	}
 	changes, sum := netChanges(pl.order)
 	return &Plan{Patch: p, Changes: changes, Report: pl.report, owner: a.fam, entries: pl.order, sum: sum,
-		Leftovers: a.leftovers(pl.order)}, nil
+		Leftovers: a.leftovers(pl.order), recovered: recovered}, nil
+}
+
+// recoverFirst finishes or undoes the commits of dead writers in the root before anything is
+// read, so that a plan never rests on a tree a killed writer left half switched. When nothing
+// is pending it costs one Lstat.
+func (a *Applier) recoverFirst(ctx context.Context) ([]wfs.Recovery, error) {
+	rec, err := wfs.Recover(ctx, a.fsys, a.root)
+	if err != nil {
+		return rec, &Error{Kind: KindIO, Err: err, Msg: "Failed to read the tree: an interrupted commit of another writer could not be finished or undone (" +
+			err.Error() + "); nothing was written. Retry, or remove the journal it names once no harnesskit writer runs"}
+	}
+	return rec, nil
 }
 
 // leftovers lists the temporaries of interrupted commits in the directories of entries, when
@@ -502,7 +518,7 @@ func (a *Applier) Commit(ctx context.Context, pl *Plan) (*Result, error) {
 		return nil, err
 	}
 	return &Result{Changes: pl.Changes, Report: pl.Report, Summary: pl.Summary(), Leftovers: pl.Leftovers,
-		Recovered: res.Recovered}, nil
+		Recovered: append(slices.Clone(pl.recovered), res.Recovered...)}, nil
 }
 
 // Apply parses text, plans it and commits it (Plan + Commit). In the default (atomic) mode
@@ -544,6 +560,10 @@ func (a *Applier) ApplyPatch(ctx context.Context, p *Patch) (*Result, error) {
 	if outside != nil {
 		return &Result{PassedThrough: true, Outside: outside}, nil
 	}
+	early, err := a.recoverFirst(ctx)
+	if err != nil {
+		return nil, err
+	}
 	pl := a.newPlanner(ctx, paths, parents)
 	pl.perSection = true
 	// A section that reaches a file an earlier one named another way fails like any other
@@ -580,5 +600,5 @@ func (a *Applier) ApplyPatch(ctx context.Context, p *Patch) (*Result, error) {
 	}
 	changes, sum := netChanges(pl.order)
 	return &Result{Changes: changes, Report: pl.report, Summary: sum.String(), Leftovers: leftovers,
-		Recovered: recovered}, nil
+		Recovered: append(early, recovered...)}, nil
 }

@@ -21,7 +21,7 @@ import (
 // entry left on disk, by entry.
 func (a *Applier) commitEntries(ctx context.Context, entries []*entry) (map[*entry]wfs.Snapshot, *wfs.Committed, error) {
 	tx, err := wfs.Begin(a.fsys, a.root, wfs.WithMaxFileSize(a.cfg.maxFileSize),
-		wfs.WithDirMode(a.cfg.dirMode), wfs.WithRandom(a.cfg.random))
+		wfs.WithDirMode(a.cfg.dirMode), wfs.WithRandom(a.cfg.random), wfs.WithTrees(append(a.ct.Bases(), a.cfg.worktrees...)...))
 	if err != nil {
 		return nil, nil, &Error{Kind: KindIO, Err: err, Msg: "Failed to apply changes: " + err.Error()}
 	}

@@ -24,7 +24,9 @@ type Plan struct {
 
 	owner   *family
 	entries []*entry // every path the plan read or will change, in order of first appearance
-	sum     summaryLines
+	// recovered: the dead writers' commits finished or undone before planning.
+	recovered []wfs.Recovery
+	sum       summaryLines
 }
 
 // Summary returns the Codex-style success text: "Success. Updated the following files:" then

@@ -37,109 +37,106 @@
 // read-only io/fs view for readers. Package wfstest checks an implementation, as
 // testing/fstest does for io/fs.
 //
-// # The commit protocol
+// # The commit
 //
-// [Tx.Commit] takes these steps in this order; every harnesskit writer takes the same ones.
+// [Tx.Commit] takes the same steps in every harnesskit writer (PROTOCOL.md beside this file
+// sets each out, with the journal's format and the Windows details):
 //
-//  1. Recovery. The journals of dead writers in root/[JournalDir] are finished or undone
-//     first (see Recovery below), so no commit builds on a half-switched tree.
-//  2. Locks. The directory of every target is locked, all of them or none: the lock of one
-//     held, the others are released, and the commit tries again after 1 ms, doubling to at
-//     most 50 ms, until the lock wait ([WithLockWait], default [DefaultLockWait] = 10 s) is
-//     used up or the context ends; then it refuses with ErrBusy ("being written by another
-//     writer") and has written nothing. On Linux, macOS and the BSDs a lock is flock(2)'s
-//     exclusive lock on the directory itself, opened read-only (no lock file is made); on
-//     Windows it is LockFileEx on the directory's file ".hkwfs.lock" (empty, created by the
-//     writer that takes the lock and removed by it before it lets go; a lock counts only
-//     while that name still leads to the locked file). Either way the kernel drops the locks of a process that dies, so a dead holder
-//     never blocks anyone; a live one is waited for, never overridden. The locks are held
-//     from the check below until the directories are synced after the switch.
-//  3. Check. Every target is compared with the [Snapshot] its writer read: its type first;
-//     for a regular file its size, permission bits, modification time and identity (inode
-//     and device, or MemFS node), any difference being a change found without reading; then
-//     its content, read at most to the size it has, in chunks, honouring the context. A
-//     difference refuses the commit with ErrChanged. A target the process may not write is
-//     refused with ErrReadOnly (see Files below); a FIFO, socket or device with ErrSpecial,
-//     without being opened; a target or new content over the size limit
-//     ([WithMaxFileSize], default [DefaultMaxFileSize] = 64 MiB) with ErrTooLarge, whose
-//     [Error] names the limit. Nothing has been written yet.
-//  4. Journal. A journal file naming every target, its temporary, the old file kept aside
-//     and the before and after states (size and CRC-32C checksum, or a link's target) is written to
-//     root/.hkwfs/<16 hex>.journal. It is written under a ".new" name, locked by its writer
-//     for as long as the commit runs, and renamed into place, so that a journal found by a
-//     recovery always belongs to a writer that locked it. A commit of more than one step
-//     (several targets, or a file written in place) syncs the journal and its directory (and
-//     root when .hkwfs was just made) before it stages anything. Writers remove .hkwfs when
-//     they find it empty, so it may vanish between a writer's Mkdir and its journal's
-//     creation: the writer then tries again, eight times at once, then paced as for a lock
-//     within the lock wait, and refuses with ErrBusy when that is used up.
-//  5. Stage. Missing parent directories of new files are created ([WithDirMode]). Each new
-//     content goes to a temporary sibling of its target: created exclusively with mode 0600
-//     (or the new file's mode under the umask), written, given the owner and group of the
-//     file it replaces where the process may set them and its extended attributes and ACLs
-//     ([MetaFS]), given its exact mode (setuid, setgid and sticky included; after the owner,
-//     whose change clears setuid), synced and closed. Every file that is replaced or deleted
-//     is kept aside under another temporary name, by a hard link (its inode, so its
-//     metadata, stays whole), or by a synced copy when the FS has no links. The directories
-//     holding all of these are synced; then a commit mark is appended to the journal and
-//     synced. Every step so far is undone on failure: the temporaries go, the target is
-//     untouched.
-//  6. Switch. In the order the operations were added, each temporary is renamed over its
-//     target (a file created where nothing was is hard-linked in instead, which fails rather
-//     than replace a file that appeared, and the temporary name is then removed), and each
-//     delete removes its name (the kept link still holds the file). An operation added with
-//     CheckAtTurn is checked right before its own switch.
-//  7. Sync and clean up. The directory of every target, and the parent of every directory
-//     created, is synced; then the kept-aside files, the journal and, when empty, .hkwfs are
-//     removed. A failure during the switch or the sync appends a rollback mark to the journal
-//     and restores every switched target from what was kept aside, still under the locks;
-//     on Windows a restore refused because another process has the file open is tried
-//     again within the lock wait ([Error].RolledBack; names that could not be restored are
-//     in [Error].NotRestored, and the journal stays for a recovery to finish). A failure of the clean-up after a complete switch does not undo
-//     the commit: the journal stays and the next recovery removes what is left.
+//  1. Recovery of dead writers' journals in root/[JournalDir] (see Recovery), so that no
+//     commit builds on a half-switched tree.
+//  2. Locks: the directory of every target, all or none, waiting at most the lock wait
+//     ([WithLockWait], default [DefaultLockWait]), then refusing with ErrBusy, having written
+//     nothing. The kernel drops a dead process's locks, so a dead holder never blocks anyone;
+//     a live one is waited for, never overridden. On Windows a directory's lock is taken on
+//     its empty file ".hkwfs.lock"; a file of that name that is not empty, or not a regular
+//     file, is neither opened nor removed: the commit fails naming it.
+//  3. Check: every target against the [Snapshot] its writer read, metadata first (type, size,
+//     permission bits, modification time, identity), then content. A file over the size
+//     limit, which is never read, is compared by its metadata and, where the system keeps
+//     one (not Windows), its status-change time, which no program can set back. A difference
+//     refuses the commit with ErrChanged; see Files for ErrReadOnly, ErrSpecial and
+//     ErrTooLarge. Nothing is written yet.
+//  4. Journal: the targets, their temporaries, the old files kept aside and the before and
+//     after states, signed (see Trust); synced before anything is staged when the commit has
+//     more than one step (several targets, or a file written in place).
+//  5. Stage: each new content to a temporary sibling with its final metadata, synced; each
+//     replaced or deleted file kept aside (a hard link, or a synced copy); then the journal's
+//     commit mark.
+//  6. Switch, in the order the operations were added: a rename (a new file is linked in, so
+//     it never replaces a file that appeared meanwhile), or a removal for a delete.
+//  7. Sync the directories; remove the kept files, the journal and .hkwfs when empty. A
+//     failure during the switch or the sync restores every switched target from what was
+//     kept, under the locks ([Error].RolledBack, or [Error].NotRestored).
 //
-// The order of the durability steps is: sync the temporary, rename, sync the directory (and
-// the parents of new directories). A commit of one step (one target) does not sync its
-// journal: its one rename is atomic by itself, and the journal only lets a recovery remove a
-// temporary a killed process left. After a power loss such a temporary may remain;
-// [IsLeftover] recognises it.
+// A commit of one step does not sync its journal (its one rename is atomic by itself). After a
+// power loss such a journal may be empty or hold zero bytes (recovery sets it aside), and the
+// temporary it named may remain beside its target, where [IsLeftover] recognises it.
 //
 // # Recovery
 //
-// [Recover] runs on opening a tree (patch.Open, and every Tx before it locks) and reports
-// each interrupted commit it handled ([Recovery], whose String is one line for a log or a
-// command's stderr). For every journal in root/.hkwfs it first tries the journal's lock: a
-// live writer holds it, and its journal is skipped. A dead writer's journal is parsed up to
-// the first line a crash cut short, the locks of its directories are taken, and the commit is
-// rolled forward when the commit mark is there (every temporary was staged and synced) and
-// no rollback mark follows, else rolled back. Each step first compares the target with the
-// journal's before and after states: a target already in the wanted state is left alone, and
-// a target in neither state was changed by another writer after the crash and is left as
-// found ([Recovery].Conflicts: the other writer's content is kept, the commit's dropped).
-// Recovery is therefore idempotent and itself crash-safe: killed at any point, it is run
-// again and reaches the same end. A tree is only ever seen in its before or its after state,
-// with no temporary left. The journal goes last. When nothing is pending, recovery costs one
-// Lstat. Recovery acts only on journals a writer of this user made: the journal directory a
-// directory of mode 0700 and each journal a regular file of mode 0600, both the user's (on
-// Windows, whose volumes keep no permission bits, only the types are checked), naming only
-// temporaries, kept files and scratch copies named after their targets; a .hkwfs copied in
-// from a checkout or an archive is refused, not acted on.
+// [Recover] runs on opening a tree (patch's Open and every plan, format, every Tx before it
+// locks) and reports each journal it handled ([Recovery]; its String is one line for a log or
+// a command's stderr). A journal whose writer is alive (it holds the journal's lock) is
+// skipped. A dead writer's is read up to the first line a crash cut short, its directories are
+// locked, and its commit rolled forward when the commit mark is there and no rollback mark
+// follows, else rolled back. Before each step the target is compared with the journal's before
+// and after states (for a file written in place, also with a prefix of the new content, which
+// an interrupted write leaves): a target already in the wanted state is left alone, and a
+// target in neither was changed after the crash and is left as found ([Recovery].Conflicts:
+// that content is kept, the commit's dropped along with the file it kept aside). Recovery is
+// idempotent and crash-safe itself: killed at any point, it is run again and reaches the same
+// end; a tree is only seen in its before or its after state, with nothing left beside its
+// files. When nothing is pending it costs one Lstat.
 //
-// Trees nested in one another: every commit also recovers the journals in <d>/.hkwfs for
-// each directory d between its root and its targets, so a writer of an outer tree finishes or
-// undoes an inner tree's interrupted commit before it touches the inner files. A writer whose
-// root lies inside another writer's tree cannot read that tree's journals (they lie outside
-// its bases): an interrupted commit of the outer tree is finished by the outer writer's next
-// open or commit, and since recovery never overwrites a later change, what the inner writer
-// wrote meanwhile is kept (that file is listed in Conflicts).
+// A journal that holds no line at all (empty, only zero bytes, or cut before its first line
+// ended: what a power loss leaves of an unsynced journal) has nothing to act on: it is renamed
+// to "<name>.damaged" in the journal directory and reported once (Outcome Refused).
 //
-// The journal is JSON lines: a header {"wfs":1,"id","pid","root"}, then records {"scratch"}
-// (a [Tx.Scratch] copy), {"mkdir":[…]} (directories the commit creates), {"op":{…}} (one per
-// target: kind "write" or "delete", name, temp, aside, how the old file is kept ("link",
-// "copy" or "move"), whether it is written in place or linked into place, and the "old" and
-// "new" states), {"mark":"commit"} and {"mark":"rollback"}. A state is {"type":"absent"},
-// {"type":"file","size","crc32c"} (no checksum for a file over the size limit, compared by size)
-// or {"type":"symlink","target"}. The format is versioned by the header's "wfs" field.
+// Only the journal directory of the root a writer opened is read. A directory below it that
+// carries its own .hkwfs (a vendored project, a submodule) is never looked in, and no commit
+// writes into a directory named .hkwfs. A host that lets a commit write in other trees (its
+// worktrees) names them with [WithTrees]; such commits are journaled in root. Writers whose
+// roots are nested (one opens a tree, another a directory inside it) do not recover each
+// other's commits: each is finished by the next writer of its own root, and since recovery
+// never overwrites a later change, what the other wrote meanwhile is kept (and listed in
+// Conflicts).
+//
+// # Trust
+//
+// The threat: a tree's files come from anyone (a downloaded archive, a clone, a copy, a
+// container layer, a shared volume), with whatever modes, owners and names their author chose,
+// .hkwfs directories and journals included, and an agent is routinely asked to work in such a
+// tree. A journal found there must not make a writer rename, delete or rewrite anything.
+//
+// The rule: recovery acts only on journals that a writer holding this user's secret key wrote
+// for this very directory, which is decided by construction, not by looking at permission bits.
+// Every line of a journal carries a MAC (HMAC-SHA-256 cut to 128 bits, chained from the line
+// before, so lines cannot be changed, reordered or taken from another journal); the header
+// names the journal's id, the root and the root's identity (device and inode), which must
+// match where it is found. The key lives outside every tree: 32 random bytes in
+// harnesskit/wfs-journal.key under the user's configuration directory ([os.UserConfigDir]),
+// created with mode 0600 in a 0700 directory on first use, and refused (ErrKey) when it is a
+// link, another user's, readable by others or of the wrong size. [OSFS.SetJournalKey] sets a
+// host's own key instead (at least [MinKeySize] bytes; every writer of a tree must use the same
+// one for its crashes to be recovered); each [MemFS] has its own. With neither a configuration
+// directory nor a key set, a commit that needs a journal fails with ErrKey, saying what to set.
+//
+// Even a journal that verifies is refused as a whole when it names what no commit writes: a
+// target, kept file or created directory outside root and the trees its header lists, inside
+// .git, .hg, .svn or .hkwfs (in any letter case), or reached through a symbolic link; a
+// temporary or kept file not named after its target ([TempName]), or one that is not a regular
+// file (only the old symbolic link a commit moved aside whole may be a link). Each step checks
+// again as it acts: a temporary is rolled forward only while it is a regular file of exactly
+// the journal's new content, and a kept file is renamed back only while it holds the journal's
+// before state, so recovery never leaves a symbolic link where the before state had none.
+//
+// So an attacker who controls the tree's content gets nothing done through a journal. A planted
+// journal is never acted on: recovery reports it (Outcome Refused, with the reason; the
+// harnesskit command prints it on stderr), leaves it where it is, and the write that ran the
+// recovery goes on and succeeds. A .hkwfs that is not a directory (a file, a link) makes every
+// commit that needs a journal fail with an error naming it, having changed nothing. What the
+// tree's own files do when they are later run or read (a Makefile, a build script) is outside
+// what wfs can see: it writes only what its caller asked.
 //
 // # Files
 //
@@ -182,15 +179,17 @@
 // such as ".rb"), at most 253 bytes: a valid name of 255 bytes has a valid temporary. The
 // names are hidden (a leading dot), so builds and globs skip them. [IsLeftover] recognises
 // them, and the temporaries of earlier patch and format releases. Journals live in
-// root/[JournalDir] (".hkwfs"), which exists only while a commit runs or a journal waits
-// for recovery.
+// root/[JournalDir] (".hkwfs"), which exists only while a commit runs, a journal waits for
+// recovery, or a refused or damaged journal waits for someone to remove it.
 //
 // # Errors
 //
 // Every failure of Read, Tx.Commit and Recover is an [*Error] (Op, Name, and the details of
 // the failure) that unwraps to one of the sentinels ErrChanged (a Create onto a name that
 // exists also matches fs.ErrExist), ErrBusy, ErrTooLarge, ErrReadOnly (also fs.ErrPermission),
-// ErrSpecial, ErrInUse (Windows: another program holds a target open without sharing it), or
+// ErrSpecial, ErrInUse (Windows: another program holds a target open without sharing it),
+// ErrKey (no usable journal key), ErrOutside (a target outside root and its trees, or in a
+// version-control directory), or
 // to the file system's error; a context that ends before the switch returns
 // ctx.Err(). Errors of the FS methods themselves are the os package's, with ErrOutside (also
 // fs.ErrPermission) for a name outside an OSFS's bases and ErrNotAbs for a relative name. On
@@ -221,5 +220,6 @@
 // kernel; not across NFS clients), not programs that take no lock — against those the check
 // narrows the window to the time between the check and the rename, and a Create never
 // replaces. Without [LockFS] (a custom FS) a Tx excludes nobody and recovery takes every
-// journal for a dead writer's; such an FS must have one writer at a time.
+// journal for a dead writer's; such an FS must have one writer at a time. Journals are
+// acted on only when signed with this user's key for this root (see Trust).
 package wfs

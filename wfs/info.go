@@ -1,6 +1,9 @@
 package wfs
 
-import "io/fs"
+import (
+	"fmt"
+	"io/fs"
+)
 
 // links returns the number of hard links of the file fi describes (1 when unknown).
 func links(fi fs.FileInfo) uint64 {
@@ -30,4 +33,14 @@ func writable(fi fs.FileInfo) bool {
 func sameIdentity(a, b fs.FileInfo) bool {
 	return SameFile(a, b) && a.Mode()&(fs.ModeType|ModeBits) == b.Mode()&(fs.ModeType|ModeBits) &&
 		a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// dirID is a directory's identity as a journal records it ("device:inode"), or "" where the
+// system does not say.
+func dirID(fi fs.FileInfo) string {
+	dev, ino, ok := fileID(fi)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d", dev, ino)
 }

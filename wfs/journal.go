@@ -1,9 +1,9 @@
 package wfs
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/binary"
@@ -38,13 +38,19 @@ import (
 // A state ("old", "new") is {"type":"absent"}, {"type":"file","size":N,"crc32c":"…"} (no sum
 // for a file over the size limit) or {"type":"symlink","target":"…"}.
 
-const journalVersion = 1
+const journalVersion = 2
+
+// Every line ends with a space and the hex of its chained MAC (see chainMAC): a line whose
+// MAC does not verify ends the journal, and a journal whose header does not verify is not
+// this user's writer's and is never acted on.
 
 type jHeader struct {
-	WFS  int    `json:"wfs"`
-	ID   string `json:"id"`
-	PID  int    `json:"pid"`
-	Root string `json:"root"`
+	WFS    int      `json:"wfs"`
+	ID     string   `json:"id"`
+	PID    int      `json:"pid"`
+	Root   string   `json:"root"`
+	RootID string   `json:"rootid,omitempty"` // the root directory's identity (device and inode) where known
+	Trees  []string `json:"trees,omitempty"`  // other directories the commit may write in (WithTrees)
 }
 
 type jRecord struct {
@@ -124,9 +130,12 @@ func sum(b []byte) string {
 // journalFile is the journal of one commit in progress, open for appending and locked.
 type journalFile struct {
 	name    string // root/.hkwfs/<id>.journal
+	id      string
 	f       File
 	unlock  func()
-	durable bool // created with its directory entry synced
+	durable bool   // created with its directory entry synced
+	key     []byte // signs the lines
+	mac     []byte // the last line's MAC
 }
 
 // parsed is a journal as read back.
@@ -139,27 +148,65 @@ type parsed struct {
 	rollback bool
 }
 
-// parseJournal reads a journal; it stops at the first line that does not parse (the end of
-// what was durably written). A journal without a valid header is an error.
-func parseJournal(b []byte) (*parsed, error) {
+// errUntrusted is the error for a journal that no writer holding this key wrote: its header
+// does not carry a valid MAC (a journal that came with the tree, an older release's, one
+// damaged by a power loss), or it names another root.
+var errUntrusted = errors.New("not signed by a writer of this user for this tree")
+
+// splitLine cuts a journal line into its JSON and its MAC.
+func splitLine(line []byte) (body, mac []byte, ok bool) {
+	i := bytes.LastIndexByte(line, ' ')
+	if i < 0 {
+		return nil, nil, false
+	}
+	mac, err := hex.DecodeString(string(line[i+1:]))
+	if err != nil || len(mac) != macSize {
+		return nil, nil, false
+	}
+	return line[:i], mac, true
+}
+
+// parseJournal reads a journal, verifying each line's MAC under key; it stops at the first
+// line that does not parse or verify (the end of what was durably written). A journal whose
+// header does not verify is refused with errUntrusted.
+func parseJournal(b []byte, key []byte) (*parsed, error) {
 	p := &parsed{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	var prev []byte
 	first := true
-	for sc.Scan() {
-		line := sc.Bytes()
+	for len(b) > 0 {
+		line := b
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			break // a line without its newline was cut short
+		}
+		line, b = b[:i], b[i+1:]
+		body, mac, ok := splitLine(line)
+		var want []byte
+		if ok {
+			want = chainMAC(key, prev, body)
+			ok = hmac.Equal(want, mac)
+		}
 		if first {
 			first = false
-			if err := json.Unmarshal(line, &p.header); err != nil || p.header.WFS != journalVersion || p.header.ID == "" {
-				return nil, fmt.Errorf("not a wfs journal (version %d expected): %q", journalVersion, truncate(line))
+			if !ok {
+				return nil, fmt.Errorf("%w: its first line has no valid MAC: %q", errUntrusted, truncate(line))
 			}
+			if err := json.Unmarshal(body, &p.header); err != nil || p.header.WFS != journalVersion || p.header.ID == "" {
+				return nil, fmt.Errorf("%w: not a wfs journal of version %d: %q", errUntrusted, journalVersion, truncate(line))
+			}
+			p.header.Root = decPath(p.header.Root)
+			for k, t := range p.header.Trees {
+				p.header.Trees[k] = decPath(t)
+			}
+			prev = want
 			continue
 		}
-		if len(line) == 0 || line[len(line)-1] != '}' {
+		if !ok {
 			break
 		}
+		prev = want
 		var r jRecord
-		if err := json.Unmarshal(line, &r); err != nil {
+		if err := json.Unmarshal(body, &r); err != nil {
 			break
 		}
 		switch {
@@ -186,7 +233,7 @@ func parseJournal(b []byte) (*parsed, error) {
 		}
 	}
 	if first {
-		return nil, errors.New("empty journal")
+		return nil, fmt.Errorf("%w: it is empty", errUntrusted)
 	}
 	return p, nil
 }
@@ -205,8 +252,16 @@ func truncate(b []byte) string {
 // directory when they find it empty, also between this writer's Mkdir and its open; such an
 // attempt (or one whose name was taken) is made again, eight times at once, then paced as a
 // lock is waited for, within wait; then the error matches ErrBusy.
-func createJournal(ctx context.Context, fsys FS, root string, durable bool, wait time.Duration) (*journalFile, error) {
+func createJournal(ctx context.Context, fsys FS, root string, trees []string, durable bool, wait time.Duration) (*journalFile, error) {
 	dir := filepath.Join(root, JournalDir)
+	key, err := journalKey(fsys)
+	if err != nil {
+		return nil, err
+	}
+	rootID := ""
+	if fi, err := fsys.Lstat(root); err == nil {
+		rootID = dirID(fi)
+	}
 	lf, _ := fsys.(LockFS)
 	var lastErr error
 	p := pacer{wait: wait}
@@ -222,7 +277,7 @@ func createJournal(ctx context.Context, fsys FS, root string, durable bool, wait
 			created = true
 		} else if !errorsIsExist(err) {
 			return nil, err
-		} else if err := ownFile(fsys, dir, fs.ModeDir|0o700); err != nil && !isNotExist(err) {
+		} else if err := realDir(fsys, dir); err != nil && !isNotExist(err) {
 			return nil, err
 		}
 		if created && durable {
@@ -261,9 +316,13 @@ func createJournal(ctx context.Context, fsys FS, root string, durable bool, wait
 			}
 			unlock = u
 		}
-		j := &journalFile{name: filepath.Join(dir, id+".journal"), f: f, unlock: unlock, durable: durable}
-		h, _ := json.Marshal(jHeader{WFS: journalVersion, ID: id, PID: os.Getpid(), Root: root})
-		err = j.append(append(h, '\n'), durable)
+		j := &journalFile{name: filepath.Join(dir, id+".journal"), id: id, f: f, unlock: unlock, durable: durable, key: key}
+		hd := jHeader{WFS: journalVersion, ID: id, PID: os.Getpid(), Root: encPath(root), RootID: rootID}
+		for _, t := range trees {
+			hd.Trees = append(hd.Trees, encPath(t))
+		}
+		h, _ := json.Marshal(hd)
+		err = j.append(durable, h)
 		if err == nil {
 			err = fsys.Rename(tmp, j.name)
 		}
@@ -285,11 +344,22 @@ func createJournal(ctx context.Context, fsys FS, root string, durable bool, wait
 
 func errorsIsExist(err error) bool { return errors.Is(err, os.ErrExist) }
 
-// append writes lines to the journal, synced when durable.
-func (j *journalFile) append(b []byte, durable bool) error {
+// append writes lines (JSON without newlines) to the journal, each followed by its chained
+// MAC, synced when durable.
+func (j *journalFile) append(durable bool, lines ...[]byte) error {
+	var b []byte
+	mac := j.mac
+	for _, l := range lines {
+		mac = chainMAC(j.key, mac, l)
+		b = append(b, l...)
+		b = append(b, ' ')
+		b = hex.AppendEncode(b, mac)
+		b = append(b, '\n')
+	}
 	if _, err := j.f.Write(b); err != nil {
 		return err
 	}
+	j.mac = mac
 	if durable {
 		return j.f.Sync()
 	}
@@ -297,7 +367,7 @@ func (j *journalFile) append(b []byte, durable bool) error {
 }
 
 func (j *journalFile) record(durable bool, recs ...jRecord) error {
-	var b bytes.Buffer
+	var lines [][]byte
 	for _, r := range recs {
 		r.Scratch = encPath(r.Scratch)
 		if r.Mkdir != nil {
@@ -311,10 +381,9 @@ func (j *journalFile) record(durable bool, recs ...jRecord) error {
 		if err != nil {
 			return err
 		}
-		b.Write(line)
-		b.WriteByte('\n')
+		lines = append(lines, line)
 	}
-	return j.append(b.Bytes(), durable)
+	return j.append(durable, lines...)
 }
 
 func (j *journalFile) close() {
@@ -337,57 +406,120 @@ func isJournal(base string) bool {
 	return strings.HasSuffix(base, ".journal") && !strings.HasPrefix(base, ".")
 }
 
-// errForeign is the error for a journal directory or journal that no writer of this user
-// made: a journal directory is a directory (not a link) of mode 0700 and a journal a regular
-// file of mode 0600, both owned by the process's user. A tree copied from elsewhere (a
-// checkout, an archive) does not make its content look like this, so a recovery does not act
-// on a journal planted in a repository.
-var errForeign = errors.New("not made by a harnesskit writer of this user (a journal directory is a 0700 directory, a journal a 0600 file, both the user's own); a copy from elsewhere? Remove it if no writer is running")
+// errForeign is the error for a journal that verifies but names what no commit of this
+// package names (defence in depth: such a journal is refused as a whole).
+var errForeign = errors.New("names what no commit of this package writes")
 
-// ownFile checks that name is of type and permissions mode (Lstat: a link is not followed)
-// and, where the FileInfo says, owned by the process's user. Where the file system keeps no
-// permission bits (Windows reports 0777 for every directory and 0666 or 0444 for files) only
-// the type is checked, and the names a journal may touch are what [parsed.validate] allows.
-func ownFile(fsys FS, name string, mode fs.FileMode) error {
+// realDir checks that name is a directory itself, not a symbolic link or a file.
+func realDir(fsys FS, name string) error {
 	fi, err := fsys.Lstat(name)
 	if err != nil {
 		return err
 	}
-	got, want := fi.Mode()&(fs.ModeType|fs.ModePerm), mode
-	if !permsKept(fi) {
-		got, want = got&fs.ModeType, want&fs.ModeType
-	}
-	if got != want || !ownedByUs(fi) {
-		return fmt.Errorf("%w: mode %v", errForeign, fi.Mode())
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is a %v, not a directory: it is not this package's journal directory; remove it", name, fi.Mode().Type())
 	}
 	return nil
 }
 
-// validate refuses a journal whose temporaries, kept files or scratch copies are not named as
-// a commit names them next to their targets: recovery renames and removes those names, and
-// must only ever touch a commit's own.
-func (p *parsed) validate() error {
-	bad := func(what, name string) error {
-		return fmt.Errorf("%w: the %s %q is not a temporary name of this package", errForeign, what, name)
+// vcsDirs are the names no commit writes in (nor names itself): the repositories of version
+// control systems, whose configuration runs commands, and the journal directory.
+var vcsDirs = []string{".git", ".hg", ".svn", JournalDir}
+
+// placeOK checks that name lies inside root or one of trees (and is not that directory
+// itself), and that no element of its path below that directory is a version-control
+// directory or the journal directory.
+func placeOK(root string, trees []string, name string) error {
+	for _, t := range append([]string{root}, trees...) {
+		rel, ok := within(t, name)
+		if !ok || rel == "." || rel == "" {
+			continue
+		}
+		for _, e := range strings.Split(filepath.ToSlash(rel), "/") {
+			for _, v := range vcsDirs {
+				if strings.EqualFold(e, v) {
+					return fmt.Errorf("%w: it lies in %s, where no harnesskit writer writes", ErrOutside, v)
+				}
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: it lies outside the tree %s (pass its directory with WithTrees)", ErrOutside, root)
+}
+
+// under returns the directory of root and trees that holds name.
+func under(root string, trees []string, name string) string {
+	for _, t := range append([]string{root}, trees...) {
+		if rel, ok := within(t, name); ok && rel != "." && rel != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// validate refuses a journal that names what no commit of this package writes, even when it
+// verifies: a target outside root and the trees its header lists, inside a version-control
+// directory, or reached through a symbolic link; temporaries, kept files and scratch copies
+// not named as a commit names them next to their targets.
+func (p *parsed) validate(fsys FS, root string) error {
+	bad := func(what, name, why string) error {
+		return fmt.Errorf("%w: the %s %q %s", errForeign, what, name, why)
+	}
+	for _, t := range p.header.Trees {
+		if !filepath.IsAbs(t) || filepath.Clean(t) != t {
+			return bad("tree", t, "is not a clean absolute name")
+		}
+	}
+	place := func(what, name string) error {
+		if !filepath.IsAbs(name) || filepath.Clean(name) != name {
+			return bad(what, name, "is not a clean absolute name")
+		}
+		if err := placeOK(root, p.header.Trees, name); err != nil {
+			return bad(what, name, err.Error())
+		}
+		top := under(root, p.header.Trees, name)
+		for d := filepath.Dir(name); d != top && len(d) > len(top); d = filepath.Dir(d) {
+			fi, err := fsys.Lstat(d)
+			if err == nil && !fi.IsDir() {
+				return bad(what, name, "is reached through "+d+", which is not a directory")
+			}
+		}
+		return nil
 	}
 	for _, o := range p.ops {
-		if !filepath.IsAbs(o.Name) || filepath.Clean(o.Name) != o.Name {
-			return bad("target", o.Name)
+		if err := place("target", o.Name); err != nil {
+			return err
+		}
+		if o.Kind != "write" && o.Kind != "delete" {
+			return bad("operation on", o.Name, "has an unknown kind")
 		}
 		for _, t := range []struct{ what, name string }{{"temporary", o.Temp}, {"kept file", o.Aside}} {
-			if t.name != "" && !tempOf(o.Name, t.name) {
-				return bad(t.what, t.name)
+			if t.name == "" {
+				continue
+			}
+			if !tempOf(o.Name, t.name) {
+				return bad(t.what, t.name, "is not a temporary name of this package")
+			}
+			// A temporary and a kept copy are regular files the commit made; only a name
+			// moved aside whole (keep "move") may be the old symbolic link itself.
+			fi, err := fsys.Lstat(t.name)
+			movedLink := t.name == o.Aside && o.Keep == keepMove && o.Old.Type == "symlink"
+			if err == nil && !fi.Mode().IsRegular() && !(movedLink && fi.Mode()&fs.ModeSymlink != 0) {
+				return bad(t.what, t.name, "is a "+fi.Mode().Type().String()+", not a file this package made")
 			}
 		}
 	}
 	for _, s := range p.scratch {
-		if !filepath.IsAbs(s) || !strings.Contains(filepath.Base(s), ".hk-") || !IsLeftover(filepath.Base(s)) {
-			return bad("scratch copy", s)
+		if err := place("scratch copy", s); err != nil {
+			return err
+		}
+		if !strings.Contains(filepath.Base(s), ".hk-") || !IsLeftover(filepath.Base(s)) {
+			return bad("scratch copy", s, "is not a temporary name of this package")
 		}
 	}
 	for _, d := range p.mkdir {
-		if !filepath.IsAbs(d) || filepath.Clean(d) != d {
-			return bad("directory", d)
+		if err := place("directory", d); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"golang.org/x/sys/windows"
@@ -45,6 +46,12 @@ func tryLock(root *os.Root, rel string) (func(), error) {
 		return sync.OnceFunc(func() { unlock(); f.Close() }), nil
 	}
 	name := filepath.Join(rel, lockFileName)
+	// A lock file is always an empty regular file: anything else at the name (a link, a
+	// junction, a file with content that came with the tree) is not this package's to open
+	// or remove.
+	if fi, err := root.Lstat(name); err == nil && (!fi.Mode().IsRegular() || fi.Size() != 0) {
+		return nil, errNotLockFile(root, name, fi)
+	}
 	f, err := root.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		if errors.Is(err, windows.ERROR_ACCESS_DENIED) {
@@ -53,6 +60,13 @@ func tryLock(root *os.Root, rel string) (func(), error) {
 			}
 		}
 		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() != 0 {
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		return nil, errNotLockFile(root, name, fi)
 	}
 	unlock, err := lockHandle(f)
 	if err == nil && !sameFileAs(root, name, f) {
@@ -68,6 +82,18 @@ func tryLock(root *os.Root, rel string) (func(), error) {
 		unlock()
 		f.Close()
 	}), nil
+}
+
+// errNotLockFile is the error for a name where a directory's lock file belongs that holds
+// something else.
+func errNotLockFile(root *os.Root, name string, fi os.FileInfo) error {
+	kind := "a file of " + strconv.FormatInt(fi.Size(), 10) + " bytes"
+	if !fi.Mode().IsRegular() {
+		kind = "not a regular file (" + fi.Mode().Type().String() + ")"
+	}
+	return &os.PathError{Op: "lock", Path: filepath.Join(root.Name(), name),
+		Err: errors.New(filepath.Join(root.Name(), name) + " is not a harnesskit lock file (it is " + kind +
+			"; a lock file is empty); nothing was written in this directory: move it away if it is yours, remove it otherwise")}
 }
 
 // lockHandle takes the exclusive lock of f's first byte without waiting.

@@ -45,7 +45,8 @@ type MemFS struct {
 	mu    sync.Mutex
 	vols  map[string]*node // volume name ("" on Unix) → its root directory
 	umask fs.FileMode
-	fold  bool // names compare case-insensitively (SetCaseInsensitive)
+	fold  bool   // names compare case-insensitively (SetCaseInsensitive)
+	key   []byte // signs this value's journals (JournalKey)
 
 	cmu    sync.Mutex // guards calls and faults; never held while mu is wanted
 	calls  []Call
@@ -74,13 +75,14 @@ var (
 	_ ReadDirFS = (*MemFS)(nil)
 	_ LinkFS    = (*MemFS)(nil)
 	_ LockFS    = (*MemFS)(nil)
+	_ KeyFS     = (*MemFS)(nil)
 )
 
 // NewMemFS returns an empty MemFS holding only the root directory (mode 0755) of the
 // current platform's volume ("/" on Unix; other Windows volumes appear when setup methods
 // name them).
 func NewMemFS() *MemFS {
-	m := &MemFS{vols: map[string]*node{}, umask: DefaultUmask}
+	m := &MemFS{vols: map[string]*node{}, umask: DefaultUmask, key: newKey()}
 	if wd, err := os.Getwd(); err == nil {
 		m.volume(filepath.VolumeName(wd))
 	} else {

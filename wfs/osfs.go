@@ -33,6 +33,7 @@ type OSFS struct {
 
 	mu     sync.Mutex
 	closed bool
+	key    []byte // SetJournalKey, or the user's key once read
 }
 
 // osBase is one allowed directory: the name it is reached by (cleaned) and the root.
@@ -47,6 +48,7 @@ var (
 	_ LinkFS    = (*OSFS)(nil)
 	_ LockFS    = (*OSFS)(nil)
 	_ MetaFS    = (*OSFS)(nil)
+	_ KeyFS     = (*OSFS)(nil)
 )
 
 // NewOSFS opens an [os.Root] for each base directory (relative names are made absolute

@@ -1,6 +1,7 @@
 package wfs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +21,10 @@ const (
 	// RolledBack: the commit had not staged everything (or was being undone); recovery
 	// undid it, so every target holds what it held before.
 	RolledBack
+	// Refused: the journal was not written by a writer of this user for this tree (it came
+	// with the files, it is damaged, or it names what no commit writes). Nothing was done
+	// with it: it is left in place, and Reason says why.
+	Refused
 )
 
 func (o Outcome) String() string {
@@ -28,6 +33,8 @@ func (o Outcome) String() string {
 		return "rolled forward"
 	case RolledBack:
 		return "rolled back"
+	case Refused:
+		return "refused"
 	}
 	return "unknown outcome"
 }
@@ -40,11 +47,16 @@ type Recovery struct {
 	// Conflicts lists the targets that someone else changed after the crash: they were left
 	// as found (the other writer's content kept), the commit's content dropped.
 	Conflicts []string
+	// Reason says, for a Refused journal, why it was not acted on.
+	Reason string
 }
 
 // String is one line for a host's log or a command's stderr, for example "wfs: finished
 // an interrupted commit of 3 files (a.txt, b.txt, c.txt); journal /w/.hkwfs/….journal".
 func (r Recovery) String() string {
+	if r.Outcome == Refused {
+		return "wfs: left alone the journal " + r.Journal + ": " + r.Reason + "; nothing in the tree was changed by it. Remove it once no harnesskit writer runs"
+	}
 	what := "finished"
 	if r.Outcome == RolledBack {
 		what = "undid"
@@ -85,50 +97,23 @@ func Recover(ctx context.Context, fsys FS, root string) ([]Recovery, error) {
 
 // recoverPending is Recover with a configuration, skipping the journal own (the caller's).
 func recoverPending(ctx context.Context, fsys FS, root string, cfg txConfig, own string) ([]Recovery, error) {
-	return recoverDir(ctx, fsys, filepath.Join(root, JournalDir), cfg, own)
+	return recoverDir(ctx, fsys, root, cfg, own)
 }
 
-// recoverAround recovers the journals of root and of every directory between root and the
-// targets' directories: the journals of writers whose tree is nested in root's.
-func recoverAround(ctx context.Context, fsys FS, root string, targets []string, cfg txConfig, own string) ([]Recovery, error) {
-	seen := map[string]bool{}
-	var out []Recovery
-	var errs []error
-	visit := func(d string) {
-		if seen[d] {
-			return
-		}
-		seen[d] = true
-		r, err := recoverDir(ctx, fsys, filepath.Join(d, JournalDir), cfg, own)
-		out = append(out, r...)
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	visit(root)
-	for _, t := range targets {
-		for d := filepath.Dir(t); ; d = filepath.Dir(d) {
-			if _, ok := within(root, d); !ok || d == root {
-				break
-			}
-			visit(d)
-		}
-	}
-	return out, errors.Join(errs...)
-}
-
-// recoverDir recovers the journals in the journal directory dir.
-func recoverDir(ctx context.Context, fsys FS, dir string, cfg txConfig, own string) ([]Recovery, error) {
+// recoverDir recovers the journals in root's journal directory. Only that directory is
+// read: a journal directory deeper in the tree (a vendored project's) is never looked at.
+func recoverDir(ctx context.Context, fsys FS, root string, cfg txConfig, own string) ([]Recovery, error) {
+	dir := filepath.Join(root, JournalDir)
 	if _, err := fsys.Lstat(dir); isNotExist(err) {
 		return nil, nil
 	} else if err != nil {
 		return nil, &Error{Op: "recover", Name: dir, Err: err}
 	}
-	if err := ownFile(fsys, dir, fs.ModeDir|0o700); err != nil {
+	if err := realDir(fsys, dir); err != nil {
 		if isNotExist(err) {
 			return nil, nil // removed meanwhile, empty, by the writer that finished last
 		}
-		return nil, &Error{Op: "recover", Name: dir, Err: err}
+		return []Recovery{{Journal: dir, Outcome: Refused, Reason: err.Error()}}, nil
 	}
 	rd, ok := fsys.(ReadDirFS)
 	if !ok {
@@ -141,6 +126,10 @@ func recoverDir(ctx context.Context, fsys FS, dir string, cfg txConfig, own stri
 		}
 		return nil, &Error{Op: "recover", Name: dir, Err: err}
 	}
+	key, err := journalKey(fsys)
+	if err != nil {
+		return nil, &Error{Op: "recover", Name: dir, Err: err}
+	}
 	var out []Recovery
 	var errs []error
 	for _, d := range ents {
@@ -148,7 +137,7 @@ func recoverDir(ctx context.Context, fsys FS, dir string, cfg txConfig, own stri
 		switch {
 		case name == own:
 		case isJournal(d.Name()):
-			r, err := recoverJournal(ctx, fsys, name, cfg)
+			r, err := recoverJournal(ctx, fsys, root, name, key, cfg)
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -156,15 +145,101 @@ func recoverDir(ctx context.Context, fsys FS, dir string, cfg txConfig, own stri
 				out = append(out, *r)
 			}
 		case strings.HasSuffix(d.Name(), ".new"):
-			// A journal whose writer died before it was complete: nothing was staged.
+			// A journal whose writer died before it was complete: nothing was staged. Only
+			// one this user's writer signed for this root is removed.
 			if unlock, ok := tryLockDead(fsys, name); ok {
-				_ = fsys.Remove(name)
+				if _, why := readJournal(fsys, root, name, key); why == "" || unheaded(fsys, name) {
+					_ = fsys.Remove(name)
+				}
 				unlock()
 			}
 		}
 	}
 	_ = fsys.Remove(dir) // when empty
 	return out, errors.Join(errs...)
+}
+
+// unheaded reports whether name is a regular file without one whole line: a journal
+// whose writer died before its header was written.
+func unheaded(fsys FS, name string) bool {
+	fi, err := fsys.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return false
+	}
+	b, _, err := readFile(context.Background(), fsys, name, fi, fi.Size())
+	return err == nil && !bytes.Contains(b, []byte("\n"))
+}
+
+// damaged says what is wrong with a journal that holds no line at all ("" when it does): it
+// is empty, holds only zero bytes (the blocks a power loss allocated but never wrote), or
+// was cut before its first line ended.
+func damaged(fsys FS, name string) string {
+	fi, err := fsys.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
+		return ""
+	}
+	b, _, err := readFile(context.Background(), fsys, name, fi, fi.Size())
+	switch {
+	case err != nil:
+		return ""
+	case len(b) == 0:
+		return "empty"
+	case len(bytes.Trim(b, "\x00")) == 0:
+		return "only zero bytes"
+	case !bytes.Contains(b, []byte("\n")):
+		return "cut short before its first line ended"
+	}
+	return ""
+}
+
+// maxJournal is the largest journal recovery reads: a commit's journal names each target a
+// few times; one larger than this is no writer's.
+const maxJournal = 64 << 20
+
+// readJournal reads and verifies the journal name of root's journal directory. It returns
+// the parsed journal, or why it is refused ("" when it is not; the journal being gone is a
+// refusal too, with why "gone").
+func readJournal(fsys FS, root, name string, key []byte) (*parsed, string) {
+	fi, err := fsys.Lstat(name)
+	switch {
+	case isNotExist(err):
+		return nil, "gone"
+	case err != nil:
+		return nil, err.Error()
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Sprintf("it is a %v, not a regular file", fi.Mode().Type())
+	case fi.Size() > maxJournal:
+		return nil, fmt.Sprintf("it has %d bytes, more than any journal", fi.Size())
+	}
+	b, _, err := readFile(context.Background(), fsys, name, fi, fi.Size())
+	if isNotExist(err) {
+		return nil, "gone"
+	}
+	if err != nil {
+		return nil, err.Error()
+	}
+	p, err := parseJournal(b, key)
+	if err != nil {
+		return nil, err.Error()
+	}
+	base := filepath.Base(name)
+	switch {
+	case base != p.header.ID+".journal" && base != p.header.ID+".new":
+		return nil, fmt.Sprintf("%v: it is signed as journal %s", errUntrusted, p.header.ID)
+	case p.header.Root != root:
+		return nil, fmt.Sprintf("%v: it was written for the tree %s", errUntrusted, p.header.Root)
+	}
+	if p.header.RootID != "" {
+		if fi, err := fsys.Lstat(root); err == nil {
+			if id := dirID(fi); id != "" && id != p.header.RootID {
+				return nil, fmt.Sprintf("%v: it was written for another directory at %s (a copy or a replaced tree)", errUntrusted, root)
+			}
+		}
+	}
+	if err := p.validate(fsys, root); err != nil {
+		return nil, err.Error()
+	}
+	return p, ""
 }
 
 // tryLockDead takes the lock of a journal when its writer is gone (an FS without locks
@@ -183,31 +258,39 @@ func tryLockDead(fsys FS, name string) (func(), bool) {
 
 // recoverJournal recovers one journal; it returns nil, nil when the journal is not a dead
 // writer's (or is gone).
-func recoverJournal(ctx context.Context, fsys FS, name string, cfg txConfig) (*Recovery, error) {
+func recoverJournal(ctx context.Context, fsys FS, root, name string, key []byte, cfg txConfig) (*Recovery, error) {
+	if fi, err := fsys.Lstat(name); err != nil || !fi.Mode().IsRegular() {
+		if isNotExist(err) {
+			return nil, nil
+		}
+		// A link or a special file is never opened (a FIFO would block the lock's open).
+		why := fmt.Sprintf("it is a %v, not a regular file", fi.Mode().Type())
+		if err != nil {
+			why = err.Error()
+		}
+		return &Recovery{Journal: name, Outcome: Refused, Reason: why}, nil
+	}
 	unlock, ok := tryLockDead(fsys, name)
 	if !ok {
 		return nil, nil
 	}
 	defer unlock()
-	if err := ownFile(fsys, name, 0o600); err != nil {
-		if isNotExist(err) {
-			return nil, nil // finished meanwhile
-		}
-		return nil, &Error{Op: "recover", Name: name, Err: err}
-	}
-	b, err := fsys.ReadFile(name)
-	if isNotExist(err) {
+	p, why := readJournal(fsys, root, name, key)
+	switch why {
+	case "":
+	case "gone":
 		return nil, nil // finished meanwhile
-	}
-	if err != nil {
-		return nil, &Error{Op: "recover", Name: name, Err: err}
-	}
-	p, err := parseJournal(b)
-	if err == nil {
-		err = p.validate()
-	}
-	if err != nil {
-		return nil, &Error{Op: "recover", Name: name, Err: err}
+	default:
+		if what := damaged(fsys, name); what != "" {
+			// What a power loss leaves of a journal that was never synced: nothing to act
+			// on, and nothing anyone could have meant. Set aside, so it is reported once.
+			aside := name + ".damaged"
+			if err := fsys.Rename(name, aside); err != nil {
+				return &Recovery{Journal: name, Outcome: Refused, Reason: why}, nil
+			}
+			return &Recovery{Journal: name, Outcome: Refused, Reason: "it is " + what + ", with no record to act on; set aside as " + aside}, nil
+		}
+		return &Recovery{Journal: name, Outcome: Refused, Reason: why}, nil
 	}
 	var dirs []string
 	for _, o := range p.ops {
@@ -287,7 +370,9 @@ func recoverJournal(ctx context.Context, fsys FS, name string, cfg txConfig) (*R
 		if err := removeIfExists(fsys, o.Temp); err != nil {
 			errs = append(errs, err)
 		}
-		if p.commit && !slices.Contains(r.Conflicts, o.Name) {
+		// A kept file goes too when its target was left as found (a conflict): the target
+		// holds what its other writer wrote, and nothing is left beside it.
+		if p.commit {
 			if err := removeIfExists(fsys, o.Aside); err != nil {
 				errs = append(errs, err)
 			}
@@ -413,16 +498,19 @@ func forward(ctx context.Context, fsys FS, j jOp, limit int64) (conflict bool, e
 		return false, doSwitch(fsys, j, nil, nil)
 	}
 	if j.InPlace {
-		// A write in place may have been cut short: the name holds neither state then.
-		// The staged temporary has the whole new content.
+		// A write in place may have been cut short: the name then holds a prefix of the new
+		// content. Anything else but the old state is a later edit, kept.
 		data, ok := readStaged(ctx, fsys, j.Temp, j.New, limit)
 		if !ok {
 			return true, nil
 		}
+		if ok, err := holdsOrPrefix(ctx, fsys, j.Name, j.Old, data, limit); err != nil || !ok {
+			return err == nil, err
+		}
 		return false, writeInPlace(fsys, j.Name, data)
 	}
-	if !exists(fsys, j.Temp) {
-		return true, nil
+	if _, ok := readStaged(ctx, fsys, j.Temp, j.New, limit); !ok {
+		return true, nil // no staged file holding the new content (never a link)
 	}
 	switch {
 	case j.Keep == keepMove && !exists(fsys, j.Name) && exists(fsys, j.Aside):
@@ -444,8 +532,11 @@ func back(ctx context.Context, fsys FS, j jOp, limit int64) (conflict bool, err 
 		return false, err
 	}
 	if j.Kind == "delete" {
-		if exists(fsys, j.Name) || !exists(fsys, j.Aside) {
+		if exists(fsys, j.Name) {
 			return true, nil
+		}
+		if ok, err := matches(ctx, fsys, j.Aside, j.Old, limit); err != nil || !ok {
+			return err == nil, err
 		}
 		return false, fsys.Rename(j.Aside, j.Name)
 	}
@@ -453,6 +544,20 @@ func back(ctx context.Context, fsys FS, j jOp, limit int64) (conflict bool, err 
 		data, ok := readStaged(ctx, fsys, j.Aside, &j.Old, limit)
 		if !ok {
 			return true, nil
+		}
+		// The name holds the new content, or a prefix of it or of the old one (a write in
+		// place cut short); anything else is a later edit, kept.
+		okNew, err := holdsOrPrefix(ctx, fsys, j.Name, *j.New, nil, limit)
+		if err != nil {
+			return false, err
+		}
+		if !okNew {
+			staged, _ := readStaged(ctx, fsys, j.Temp, j.New, limit)
+			if ok, err := holdsOrPrefix(ctx, fsys, j.Name, jState{Type: "-"}, staged, limit); err != nil || !ok {
+				if ok, err := holdsOrPrefix(ctx, fsys, j.Name, jState{Type: "-"}, data, limit); err != nil || !ok {
+					return err == nil, err
+				}
+			}
 		}
 		return false, writeInPlace(fsys, j.Name, data)
 	}
@@ -469,8 +574,30 @@ func back(ctx context.Context, fsys FS, j jOp, limit int64) (conflict bool, err 
 	if j.Old.Type == "absent" {
 		return false, removeIfExists(fsys, j.Name)
 	}
-	if !exists(fsys, j.Aside) {
-		return true, nil
+	// The kept file must still be the old state: a regular file of the old content, or the
+	// old symbolic link itself. Recovery never puts a link where none was.
+	if ok, err := matches(ctx, fsys, j.Aside, j.Old, limit); err != nil || !ok {
+		return err == nil, err
 	}
 	return false, fsys.Rename(j.Aside, j.Name)
+}
+
+// holdsOrPrefix reports whether name holds the state st, or is a regular file whose content
+// is a non-empty-or-empty prefix of full (what a write in place that was cut short leaves).
+func holdsOrPrefix(ctx context.Context, fsys FS, name string, st jState, full []byte, limit int64) (bool, error) {
+	if ok, err := matches(ctx, fsys, name, st, limit); err != nil || ok {
+		return ok, err
+	}
+	if full == nil {
+		return false, nil
+	}
+	fi, err := fsys.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > int64(len(full)) {
+		return false, nil
+	}
+	data, _, err := readFile(ctx, fsys, name, fi, fi.Size())
+	if err != nil {
+		return false, nil
+	}
+	return bytes.HasPrefix(full, data), nil
 }

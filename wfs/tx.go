@@ -36,6 +36,7 @@ type txConfig struct {
 	lockWait time.Duration
 	dirMode  fs.FileMode
 	rnd      io.Reader
+	trees    []string // directories outside root the commit may write in (WithTrees)
 }
 
 // GoString makes a configuration readable in test failures.
@@ -66,6 +67,19 @@ func WithDirMode(perm fs.FileMode) Option {
 // WithRandom sets the source of the random part of temporary names (default crypto/rand).
 // Tests use it to make names repeat; a commit then draws again until a name is free.
 func WithRandom(r io.Reader) Option { return func(c *txConfig) { c.rnd = r } }
+
+// WithTrees names directories outside root (absolute; a host's worktrees) whose files the
+// transaction may also write. Without it every target must lie inside root. The journal,
+// which stays in root, records them, and recovery acts on no name outside root and these.
+func WithTrees(dirs ...string) Option {
+	return func(c *txConfig) {
+		for _, d := range dirs {
+			if filepath.IsAbs(d) {
+				c.trees = append(c.trees, filepath.Clean(d))
+			}
+		}
+	}
+}
 
 // A WriteOption refines one [Tx.Write].
 type WriteOption func(*op)
@@ -215,7 +229,7 @@ func (tx *Tx) Scratch(target, suffix string, data []byte) (string, error) {
 		return "", err
 	}
 	if tx.j == nil {
-		j, err := createJournal(context.Background(), tx.fsys, tx.root, false, tx.cfg.lockWait)
+		j, err := createJournal(context.Background(), tx.fsys, tx.root, tx.cfg.trees, false, tx.cfg.lockWait)
 		if err != nil {
 			return "", &Error{Op: "stage", Name: target, Err: err}
 		}
@@ -320,11 +334,7 @@ func (tx *Tx) Commit(ctx context.Context) (*Committed, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var targets []string
-	for _, o := range tx.ops {
-		targets = append(targets, o.prev.Name)
-	}
-	rec, err := recoverAround(ctx, tx.fsys, tx.root, targets, tx.cfg, tx.ownJournal())
+	rec, err := recoverPending(ctx, tx.fsys, tx.root, tx.cfg, tx.ownJournal())
 	res.Recovered = rec
 	if err != nil {
 		return nil, err
@@ -415,6 +425,9 @@ func (tx *Tx) validate() error {
 			return e(errors.New("name is not clean; pass a cleaned absolute name"))
 		case seen[name]:
 			return e(errors.New("named twice in one transaction"))
+		}
+		if err := placeOK(tx.root, tx.cfg.trees, name); err != nil {
+			return e(err)
 		}
 		seen[name] = true
 		switch o.prev.Type {
@@ -631,7 +644,15 @@ func (tx *Tx) check(ctx context.Context, o *op) error {
 		}
 	}
 	if o.prev.Large {
-		return nil // a large file is only deleted: its metadata was all there was to compare
+		// A large file is only deleted, and its metadata is all there is to compare. The
+		// modification time can be set back after an edit of the same size; the
+		// status-change time cannot, where the system keeps one.
+		if was, ok := changeTime(o.prev.Info); ok {
+			if now, ok := changeTime(fi); ok && !now.Equal(was) {
+				return changed("its status-change time differs (it was written, linked or had its mode changed)")
+			}
+		}
+		return nil
 	}
 	data, _, err := readFile(ctx, tx.fsys, name, fi, fi.Size())
 	switch {
@@ -756,7 +777,7 @@ func (tx *Tx) missingDirs() []string {
 // writeIntent writes the journal's intent: the directories to create and every operation.
 func (tx *Tx) writeIntent(ctx context.Context, multi bool) error {
 	if tx.j == nil {
-		j, err := createJournal(ctx, tx.fsys, tx.root, multi, tx.cfg.lockWait)
+		j, err := createJournal(ctx, tx.fsys, tx.root, tx.cfg.trees, multi, tx.cfg.lockWait)
 		if err != nil {
 			return &Error{Op: "stage", Name: filepath.Join(tx.root, JournalDir), Err: err}
 		}
