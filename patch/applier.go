@@ -444,6 +444,19 @@ func (a *Applier) PlanPatch(ctx context.Context, p *Patch) (*Plan, error) {
 		Leftovers: a.leftovers(pl.order), recovered: recovered}, nil
 }
 
+// mergeRecovered appends later to early, leaving out the refused journals early already
+// reports (each commit meets them again).
+func mergeRecovered(early, later []wfs.Recovery) []wfs.Recovery {
+	out := slices.Clone(early)
+	for _, r := range later {
+		if r.Outcome == wfs.Refused && slices.ContainsFunc(early, func(e wfs.Recovery) bool { return e.Journal == r.Journal }) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // recoverFirst finishes or undoes the commits of dead writers in the root before anything is
 // read, so that a plan never rests on a tree a killed writer left half switched. When nothing
 // is pending it costs one Lstat.
@@ -518,7 +531,7 @@ func (a *Applier) Commit(ctx context.Context, pl *Plan) (*Result, error) {
 		return nil, err
 	}
 	return &Result{Changes: pl.Changes, Report: pl.Report, Summary: pl.Summary(), Leftovers: pl.Leftovers,
-		Recovered: append(slices.Clone(pl.recovered), res.Recovered...)}, nil
+		Recovered: mergeRecovered(pl.recovered, res.Recovered)}, nil
 }
 
 // Apply parses text, plans it and commits it (Plan + Commit). In the default (atomic) mode
@@ -600,5 +613,5 @@ func (a *Applier) ApplyPatch(ctx context.Context, p *Patch) (*Result, error) {
 	}
 	changes, sum := netChanges(pl.order)
 	return &Result{Changes: changes, Report: pl.report, Summary: sum.String(), Leftovers: leftovers,
-		Recovered: append(early, recovered...)}, nil
+		Recovered: mergeRecovered(early, recovered)}, nil
 }

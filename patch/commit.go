@@ -166,7 +166,7 @@ func (a *Applier) commitSections(ctx context.Context, secs []sectionPlan) ([]wfs
 		if err != nil {
 			return recovered, sectionErr(err, k+1)
 		}
-		recovered = append(recovered, res.Recovered...)
+		recovered = mergeRecovered(recovered, res.Recovered)
 		for i, c := range es {
 			if s, ok := after[c]; ok {
 				disk[sp.live[i]] = snapshotOf(s)

@@ -20,8 +20,11 @@
 // [Applier] over a real directory (a [wfs.OSFS] over the root and worktrees; Close it when
 // done) and first recovers the tree: a commit a crash interrupted is finished or undone
 // ([Applier.Recovered] says which). [New] takes any [wfs.FS] ([wfs.NewMemFS] for tests and
-// hosts without a disk) and checks that the root exists. [Applier.Plan] checks every path for containment before anything is read,
-// then plans every section in memory over an overlay of the tree, so later sections see the
+// hosts without a disk) and checks that the root exists. [Applier.Plan] checks every path for
+// containment before anything is read, then recovers the root again (so a plan never rests
+// on a tree a killed writer left half switched; the recoveries are in Result.Recovered, a
+// journal that is not this user's own is reported and left alone, see package wfs), then
+// plans every section in memory over an overlay of the tree, so later sections see the
 // results of earlier ones; Rewrite plans through the same planner and never reads a file
 // itself; every section it renders is checked against a model of Codex's applier and, when
 // the model would not reach the planned lines, rendered as a plain line difference instead.

@@ -21,6 +21,9 @@ const (
 type stdio struct {
 	in       io.Reader
 	out, err io.Writer
+	// reported holds the journals already reported on stderr (reportRecovered), so that a
+	// refused journal, which every step of a command meets again, is reported once.
+	reported map[string]bool
 }
 
 // A command is one subcommand of harnesskit: usually one package, with verbs below it.
@@ -48,7 +51,7 @@ func commands() []command {
 
 // run is the whole program; main only wires it to the process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return dispatch(ctx, commands(), args, stdio{in: stdin, out: stdout, err: stderr})
+	return dispatch(ctx, commands(), args, stdio{in: stdin, out: stdout, err: stderr, reported: map[string]bool{}})
 }
 
 // dispatch picks the command named by args[0] from cmds.

@@ -146,9 +146,17 @@ func (pf *patchFlags) applier(name string, std stdio, opts ...patch.Option) (*pa
 	return a, a, exitOK
 }
 
-// reportRecovered says on stderr which interrupted commits were finished or undone.
+// reportRecovered says on stderr which interrupted commits were finished or undone, and
+// which journals were refused (each once).
 func reportRecovered(std stdio, name string, recs []wfs.Recovery) {
 	for _, r := range recs {
+		key := r.Outcome.String() + "\x00" + r.Journal
+		if std.reported != nil && std.reported[key] {
+			continue
+		}
+		if std.reported != nil {
+			std.reported[key] = true
+		}
 		fmt.Fprintf(std.err, "harnesskit %s: %s\n", name, r)
 	}
 }

@@ -308,14 +308,16 @@ func TestPatchLargeFiles(t *testing.T) {
 	}
 }
 
-// TestPatchRecoveryReport: a commit that a crash interrupted after its commit mark (its
-// journal and staged temporary on disk, a.txt not yet switched) is finished by the next
-// "patch apply" on the tree, whatever that patch touches, and stderr says so.
-func TestPatchRecoveryReport(t *testing.T) {
+// TestPatchPlantedJournalReported: a project that arrives with a journal in .hkwfs (here as
+// a release archive leaves it: directory 0700, journal 0600, naming a temporary of the
+// attacker's that would replace a.txt) gets a harmless patch applied, exit 0; the journal is
+// named once on stderr as left alone, and neither a.txt nor the journal is touched.
+func TestPatchPlantedJournalReported(t *testing.T) {
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // this user's journal key, made on first use
 	write := func(rel, data string) {
 		p := filepath.Join(root, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -330,27 +332,23 @@ func TestPatchRecoveryReport(t *testing.T) {
 	}
 	write("a.txt", "old\n")
 	write("b.txt", "b\n")
-	write(".a.txt.hk-00000000000000aa.tmp", "new\n")
+	write(".a.txt.hk-00000000000000aa.tmp", "attacker's\n")
 	a, tmp := filepath.Join(root, "a.txt"), filepath.Join(root, ".a.txt.hk-00000000000000aa.tmp")
-	aside := filepath.Join(root, ".a.txt.hk-00000000000000bb.old")
-	if err := os.Link(a, aside); err != nil {
-		t.Skipf("hard links unavailable: %v", err)
-	}
-	op, _ := json.Marshal(map[string]any{"op": map[string]any{"kind": "write", "name": a, "temp": tmp, "aside": aside, "keep": "link",
+	op, _ := json.Marshal(map[string]any{"op": map[string]any{"kind": "write", "name": a, "temp": tmp,
 		"old": map[string]any{"type": "file", "size": 4, "crc32c": sum("old\n")},
-		"new": map[string]any{"type": "file", "size": 4, "crc32c": sum("new\n")}}})
-	// The journal as a writer leaves it: in a 0700 directory, mode 0600.
+		"new": map[string]any{"type": "file", "size": 11, "crc32c": sum("attacker's\n")}}})
 	head, _ := json.Marshal(struct {
 		WFS  int    `json:"wfs"`
 		ID   string `json:"id"`
 		PID  int    `json:"pid"`
 		Root string `json:"root"`
-	}{1, "00000000000000cc", 1, root}) // marshalled: a Windows root's backslashes are escaped
+	}{2, "00000000000000cc", 1, root}) // marshalled: a Windows root's backslashes are escaped
+	journal := filepath.Join(root, ".hkwfs", "00000000000000cc.journal")
 	write(".hkwfs/00000000000000cc.journal", string(head)+"\n"+string(op)+"\n"+`{"mark":"commit"}`+"\n")
 	if err := os.Chmod(filepath.Join(root, ".hkwfs"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(filepath.Join(root, ".hkwfs", "00000000000000cc.journal"), 0o600); err != nil {
+	if err := os.Chmod(journal, 0o600); err != nil {
 		t.Fatal(err)
 	}
 
@@ -359,16 +357,16 @@ func TestPatchRecoveryReport(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
-	want := "harnesskit patch apply: wfs: finished an interrupted commit of 1 file (" + a + "); journal " + filepath.Join(root, ".hkwfs", "00000000000000cc.journal") + "\n"
-	if errb.String() != want {
-		t.Errorf("stderr = %q, want %q", errb.String(), want)
+	want := "harnesskit patch apply: wfs: left alone the journal " + journal + ": "
+	if !strings.HasPrefix(errb.String(), want) || strings.Count(errb.String(), "\n") != 1 {
+		t.Errorf("stderr = %q, want one line starting %q", errb.String(), want)
 	}
-	for rel, data := range map[string]string{"a.txt": "new\n", "b.txt": "B\n"} {
+	for rel, data := range map[string]string{"a.txt": "old\n", "b.txt": "B\n", ".a.txt.hk-00000000000000aa.tmp": "attacker's\n"} {
 		if got, _ := os.ReadFile(filepath.Join(root, rel)); string(got) != data {
 			t.Errorf("%s = %q, want %q", rel, got, data)
 		}
 	}
-	if ents, _ := os.ReadDir(root); len(ents) != 2 {
-		t.Errorf("root holds %v, want only a.txt and b.txt", ents)
+	if _, err := os.Lstat(journal); err != nil {
+		t.Errorf("the planted journal was removed: %v", err)
 	}
 }

@@ -43,7 +43,7 @@ func toolErrors() []error {
 		patch.ErrAlreadyApplied, patch.ErrTooLarge, patch.ErrBusy, patch.ErrReadOnly,
 		patch.ErrImplicitInvocation, patch.ErrNotPatchCommand,
 		// wfs: a file changed meanwhile, locked by another writer, too large, read-only, special
-		// or outside the bases (ErrLocked and ErrNotAbs are the host's mistakes).
+		// or outside the bases (ErrLocked, ErrNotAbs and ErrKey are the host's to fix).
 		wfs.ErrChanged, wfs.ErrBusy, wfs.ErrTooLarge, wfs.ErrReadOnly, wfs.ErrSpecial, wfs.ErrOutside, wfs.ErrInUse,
 		// pathguard: every kind (a refused or unresolvable path is the model's to fix).
 		pathguard.ErrMissing, pathguard.ErrNotDirectory, pathguard.ErrOutside, pathguard.ErrResolve,

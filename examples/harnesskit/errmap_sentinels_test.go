@@ -121,6 +121,7 @@ var sentinels = map[string]struct {
 	"wfs.ErrInUse":    {wfs.ErrInUse, toolError},
 	"wfs.ErrOutside":  {wfs.ErrOutside, toolError},
 	"wfs.ErrLocked":   {wfs.ErrLocked, hostError},
+	"wfs.ErrKey":      {wfs.ErrKey, hostError},
 	"wfs.ErrNotAbs":   {wfs.ErrNotAbs, hostError},
 }
 

@@ -71,7 +71,7 @@ func toolSentinels() []error {
 
 // hostSentinels are the exported sentinels that are host faults on purpose.
 func hostSentinels() []error {
-	return append(astHostSentinels(), ErrNoRoot, patch.ErrIO, wfs.ErrLocked, wfs.ErrNotAbs, loopguard.ErrInvalidOption, loopguard.ErrInvalidCall,
+	return append(astHostSentinels(), ErrNoRoot, patch.ErrIO, wfs.ErrLocked, wfs.ErrNotAbs, wfs.ErrKey, loopguard.ErrInvalidOption, loopguard.ErrInvalidCall,
 		webfetch.ErrFilename, webfetch.ErrClosed)
 }
 
