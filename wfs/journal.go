@@ -490,8 +490,17 @@ func (p *parsed) validate(fsys FS, root string) error {
 		if err := place("target", o.Name); err != nil {
 			return err
 		}
-		if o.Kind != "write" && o.Kind != "delete" {
+		switch {
+		case o.Kind != "write" && o.Kind != "delete":
 			return bad("operation on", o.Name, "has an unknown kind")
+		case o.Kind == "write" && (o.New == nil || o.New.Type != "file"):
+			return bad("write of", o.Name, "has no new file state")
+		case o.Kind == "delete" && o.New != nil:
+			return bad("delete of", o.Name, "has a new state")
+		case o.Old.Type != "absent" && o.Old.Type != "file" && o.Old.Type != "symlink":
+			return bad("operation on", o.Name, "has an unknown old state")
+		case o.Keep != "" && o.Keep != keepLink && o.Keep != keepCopy && o.Keep != keepMove:
+			return bad("operation on", o.Name, "keeps its old file in an unknown way")
 		}
 		for _, t := range []struct{ what, name string }{{"temporary", o.Temp}, {"kept file", o.Aside}} {
 			if t.name == "" {
