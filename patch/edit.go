@@ -79,7 +79,8 @@ func Digest(data []byte) string {
 // equal to New), KindExists (an empty Old on a file with content), KindNotFound (with the
 // closest place and its first differing line as FileLine, or a note on line numbers),
 // KindAmbiguous (Candidates holds the lines), KindAlreadyApplied (Old is not there but New
-// is, in the text before the edit: the edit looks applied already). Nothing is returned
+// is, once, and at least 12 bytes long without its outer whitespace, in the text before the
+// edit: the edit looks applied already). Nothing is returned
 // when one edit fails.
 func ApplyEdits(path string, data []byte, edits []Edit) ([]byte, []ChunkReport, error) {
 	cfg := defaultConfig()
@@ -281,13 +282,15 @@ func (c *editCtx) one(t *editText, old, nw string, all bool) ([]ChunkReport, err
 		off += i + 1
 	}
 	if len(hits) > 1 && !all {
-		lines := make([]int, len(hits))
-		for i, h := range hits {
-			lines[i], _ = at(starts, h)
+		var lines []int // each line once
+		for _, h := range hits {
+			if l, _ := at(starts, h); len(lines) == 0 || lines[len(lines)-1] != l {
+				lines = append(lines, l)
+			}
 		}
-		e := c.err(KindAmbiguous, fmt.Sprintf("old_string matches %d places in %s (lines %s); "+
+		e := c.err(KindAmbiguous, fmt.Sprintf("old_string matches %d places in %s (%s %s); "+
 			"add lines around the change to old_string so that it matches one place, or set replace_all to replace every one",
-			len(hits), c.path, candidateList(lines, len(lines), false)))
+			len(hits), c.path, plural(len(lines), "line", "lines"), candidateList(lines, len(lines), false)))
 		e.Candidates, e.FileLine = oneBased(lines), lines[0]+1
 		return nil, e
 	}
@@ -342,7 +345,9 @@ func (c *editCtx) one(t *editText, old, nw string, all bool) ([]ChunkReport, err
 		return reps, err
 	}
 	// Already applied?
-	if nw != "" && significantLines([]string{nw}) {
+	// Only a new text long enough to be telling, and found once: a short one is found by
+	// chance.
+	if len(strings.TrimSpace(nw)) >= minAppliedLen && significantLines([]string{nw}) && countAll(text, nw) == 1 {
 		if i := strings.Index(text, nw); i >= 0 {
 			line, _ := at(starts, i)
 			e := c.err(KindAlreadyApplied, fmt.Sprintf("old_string is not in %s, but new_string is, at line %d: the edit looks applied already; "+
@@ -352,6 +357,24 @@ func (c *editCtx) one(t *editText, old, nw string, all bool) ([]ChunkReport, err
 		}
 	}
 	return nil, c.notFound(s, ol)
+}
+
+// minAppliedLen is the shortest new text (trimmed) whose presence, with the old text
+// absent, refuses an edit as applied already.
+const minAppliedLen = 12
+
+// countAll counts the places of sub in s, overlapping ones too.
+func countAll(s, sub string) int {
+	n := 0
+	for off := 0; off <= len(s); {
+		i := strings.Index(s[off:], sub)
+		if i < 0 {
+			return n
+		}
+		n++
+		off += i + 1
+	}
+	return n
 }
 
 // applyLines replaces the whole-line matches of ol at places (0-based first lines, sorted,
