@@ -72,7 +72,8 @@ func Digest(data []byte) string {
 // A match at a loose level keeps the file's bytes for every line that Old and New share (a
 // line diff of the two says which); the other lines are New's bytes, never re-indented. New
 // line breaks take the file's dominant style, a line break the edit keeps keeps its own, and
-// the file's final-newline state and UTF-8 byte-order mark are kept. No similarity threshold
+// a final line break and a UTF-8 byte-order mark are kept (an edit may add a final line
+// break to a file without one, never remove one). No similarity threshold
 // is used and nothing is guessed: Old not found is an error.
 //
 // Errors (*Error, Op "edit", Chunk the 1-based edit): KindEmpty (no edits), KindInvalid (Old
@@ -226,7 +227,6 @@ func editBytes(cfg *config, path string, data []byte, edits []Edit) ([]byte, []C
 		return nil, nil, &Error{Op: "edit", Kind: KindEmpty, Path: path, Msg: "No edits were given; give old_string and new_string (or a list of edits)"}
 	}
 	t := newEditText(data, cfg.eol == EOLCodex)
-	empty := len(data) == 0 || t.bom && len(data) == len(bom)
 	finalNL := t.finalNewline()
 	var reps []ChunkReport
 	for i, e := range edits {
@@ -244,7 +244,6 @@ func editBytes(cfg *config, path string, data []byte, edits []Edit) ([]byte, []C
 			t = newEditText([]byte(nw), cfg.eol == EOLCodex)
 			t.bom = t.bom || strings.HasPrefix(string(data), bom) && cfg.eol != EOLCodex
 			finalNL = t.finalNewline()
-			empty = false
 			reps = append(reps, ChunkReport{Section: 1, Chunk: c.k, Path: path, Strategy: StrategyCreate, Start: 1, Added: len(t.docLines())})
 			continue
 		}
@@ -254,10 +253,9 @@ func editBytes(cfg *config, path string, data []byte, edits []Edit) ([]byte, []C
 		}
 		reps = append(reps, r...)
 	}
-	if empty {
-		finalNL = t.finalNewline()
-	}
-	return t.bytes(finalNL), reps, nil
+	// A final line break is kept; one the edits add at the end of a file without one is
+	// theirs to add.
+	return t.bytes(finalNL || t.finalNewline()), reps, nil
 }
 
 // one applies one edit to t.
