@@ -12,6 +12,7 @@
 // # Life cycle
 //
 //	Parse → Patch {Format}                                  (text ↔ model, pure)
+//	ApplyEdits(path, data, edits)                           (string-replacement edits, pure)
 //	Open(root, opts…) or New(fsys, root, opts…) → Applier {In} → Plan → Commit
 //	                                     (Apply = Plan + Commit) └→ Rewrite (text, nothing written)
 //
@@ -170,6 +171,22 @@
 // overlap are named with the file lines of both. Messages stay bounded whatever the patch:
 // a chunk of more than 12 lines is quoted by its first and last 5 lines and a count of the
 // rest, and a quoted line is cut after about 240 bytes.
+//
+// # String-replacement edits
+//
+// Most hosts give models an edit tool instead of apply_patch: a file, an old string, a new
+// string, optionally replace-all, and a list of such edits applied in order. [Applier.Edit]
+// (or [Applier.PlanEdit] then Commit) is that operation; [ApplyEdits] is its pure core. It
+// lives in this package rather than beside it because it is the same job on another input:
+// it reuses the locator's tolerance ladder, its unique-match rule and side check, the
+// read-tool line-number handling, the line-ending rules, the planner's overlay, the formatter
+// step and the commit, and its errors are this package's [*Error] (Op "edit"). The old string
+// is sought as written first (unique, or every place with replace-all), then as whole lines
+// on the ladder; none of the rescues run, since each relies on a threshold or on leaving out
+// lines the model gave: an edit applies where its old text is, or is refused with the
+// closest place and its first differing line, the lines of every match, or a note on line
+// numbers. A host that passes the digest of what it last showed the model
+// ([EditRequest].ReadDigest, [Digest]) has an edit of a file changed since refused.
 //
 // # Security Considerations
 //

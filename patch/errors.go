@@ -164,6 +164,9 @@ type Error struct {
 	Paths      []string // all offending paths (Blocked)
 	Msg        string   // message without the class prefix
 	Err        error    // cause, may be nil
+	// Op is the operation that failed: "" for a patch, "edit" for [Applier.Edit] and
+	// [ApplyEdits], whose messages start "edit …" instead of "apply_patch …".
+	Op string
 	// Written lists what was written before the failure, by net effect per path as in
 	// [Result.Changes]: only without atomicity ([WithAtomic](false), [WithCodexCompat]), where
 	// the sections before the failing one are committed. Empty when nothing was written.
@@ -181,6 +184,9 @@ func (e *Error) Error() string {
 		} else {
 			msg = e.Kind.String()
 		}
+	}
+	if e.Op == "edit" {
+		return editPrefix(e.Kind.Class()) + msg
 	}
 	return classPrefix(e.Kind.Class()) + msg
 }

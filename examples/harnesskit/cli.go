@@ -40,6 +40,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		patchCommand(),
+		editCommand(),
 		pathguardCommand(),
 		loopguardCommand(),
 		astsearchCommand(),

@@ -20,7 +20,8 @@ import (
 
 const mcpUsage = `usage: harnesskit mcp --root DIR [--worktree DIR]... [--allow-private] [--format] [--http ADDR [--token TOKEN] [--allow-origin ORIGIN]... [--max-sessions N] [--session-idle DURATION]] [--log-level LEVEL]
 
-Serves the harnesskit tools to an MCP client: apply_patch, read, grep, glob and webfetch,
+Serves the harnesskit tools to an MCP client: apply_patch, edit, multi_edit, read, grep, glob
+and webfetch,
 and ast_grep_search and ast_grep_replace when an astsearch backend exists (a cgo build,
 or the ast-grep executable: $HARNESSKIT_AST_GREP, else ast-grep on PATH). Every call goes
 through one loop guard, and every path must lie inside --root or a --worktree; when the
@@ -39,7 +40,7 @@ Flags:
   --allow-private     let webfetch reach loopback and private addresses (local servers,
                       tests); link-local and metadata addresses stay refused. Never give
                       it to a server whose model reads untrusted pages
-  --format            apply_patch formats each file it writes with the formatter the
+  --format            apply_patch (and edit, multi_edit) formats each file it writes with the formatter the
                       project under --root declares (as "harnesskit format" detects it;
                       gofmt in process for Go) before the commit, and its result says
                       "formatted by X, N lines changed" with the diff (at most 40 lines).

@@ -6,7 +6,7 @@ import "github.com/harnesskit/harnesskit/examples/tools"
 // ast_grep_replace only where astsearch has a backend (cgo, or ast-grep on PATH).
 func wantToolCount() int {
 	if tools.AstGrepAvailable() {
-		return 7
+		return 9
 	}
-	return 5
+	return 7
 }

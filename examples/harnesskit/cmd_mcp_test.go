@@ -169,7 +169,7 @@ func TestMCPMessages(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		run(context.Background(), []string{"mcp", "-h"}, strings.NewReader(""), &stdout, &stderr)
 		usage := stdout.String() + stderr.String()
-		for _, name := range []string{"apply_patch", "read", "grep", "glob", "webfetch", "ast_grep_search", "ast_grep_replace"} {
+		for _, name := range []string{"apply_patch", "edit", "multi_edit", "read", "grep", "glob", "webfetch", "ast_grep_search", "ast_grep_replace"} {
 			if !strings.Contains(usage, name) {
 				t.Errorf("mcp -h does not mention %s", name)
 			}

@@ -18,7 +18,7 @@ import (
 
 // expectedTools lists the tools the server offers in this build.
 func expectedTools() []string {
-	names := []string{"apply_patch", "read", "grep", "glob", "webfetch"}
+	names := []string{"apply_patch", "read", "grep", "glob", "webfetch", "edit", "multi_edit"}
 	if tools.AstGrepAvailable() {
 		names = append(names, "ast_grep_search", "ast_grep_replace")
 	}

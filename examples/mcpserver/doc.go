@@ -7,8 +7,8 @@
 //	tools.New(root, …) → New(toolbox, opts) → Server.Run(ctx, transport) | Handler(srv, httpOpts) | ServeHTTP
 //
 // Each tool is registered with its description, its input schema and honest annotations
-// (read, grep and glob read-only; webfetch read-only and open-world; apply_patch
-// destructive). A call runs Tool.Invoke with
+// (read, grep and glob read-only; webfetch read-only and open-world; apply_patch,
+// edit and multi_edit destructive). A call runs Tool.Invoke with
 // the MCP session as the loop-guard session, so repeats are counted per client. A tool
 // error (bad arguments, a refused path, a patch that does not apply, a loop refusal)
 // becomes a result with isError set and the message as text, which the model reads and

@@ -46,8 +46,10 @@ func Example() {
 	fmt.Println("isError:", res.IsError)
 	// Output:
 	// apply_patch read-only: false
+	// edit read-only: false
 	// glob read-only: true
 	// grep read-only: true
+	// multi_edit read-only: false
 	// read read-only: true
 	// webfetch read-only: true
 	// Found 1 matching lines in 1 files

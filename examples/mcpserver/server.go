@@ -43,7 +43,7 @@ func New(box *tools.Toolbox, opts *Options) *mcp.Server {
 	sessions := &sessions{box: box, log: log, state: map[*mcp.ServerSession]*sessionState{}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "harnesskit", Title: "harnesskit tools", Version: Version},
 		&mcp.ServerOptions{
-			Instructions: "File tools over the workspace " + box.Root() + ": read, grep and glob to look, apply_patch to edit; webfetch reads a web page. Paths are relative to the workspace root or absolute inside it.",
+			Instructions: "File tools over the workspace " + box.Root() + ": read, grep and glob to look, apply_patch, edit or multi_edit to change files; webfetch reads a web page. Paths are relative to the workspace root or absolute inside it.",
 			Logger:       log,
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 			InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {

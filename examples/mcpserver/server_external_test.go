@@ -23,7 +23,8 @@ func TestListTools(t *testing.T) {
 	}
 	type ann struct{ readOnly, destructive, openWorld bool }
 	want := map[string]ann{"apply_patch": {false, true, false}, "read": {true, false, false}, "grep": {true, false, false},
-		"glob": {true, false, false}, "webfetch": {true, false, true}}
+		"glob": {true, false, false}, "webfetch": {true, false, true},
+		"edit": {false, true, false}, "multi_edit": {false, true, false}}
 	if tools.AstGrepAvailable() {
 		want["ast_grep_search"], want["ast_grep_replace"] = ann{true, false, false}, ann{false, true, false}
 	}
@@ -67,6 +68,11 @@ func TestEndToEnd(t *testing.T) {
 		{name: "glob_invalid", tool: "glob", args: `{"pattern":"src/[x"}`, isError: true, want: "not a valid relative glob"},
 		{name: "patch_valid", tool: "apply_patch", args: `{"patchText":"*** Begin Patch\n*** Add File: notes.txt\n+hi\n*** End Patch"}`, want: "A notes.txt"},
 		{name: "patch_invalid", tool: "apply_patch", args: `{"patchText":"*** Begin Patch\n*** Update File: src/greet.go\n-nope\n+x\n*** End Patch"}`, isError: true, want: "src/greet.go"},
+		{name: "edit_create", tool: "edit", args: `{"file_path":"edited.txt","old_string":"","new_string":"one\ntwo\n"}`, want: "A edited.txt"},
+		{name: "edit_valid", tool: "edit", args: `{"file_path":"edited.txt","old_string":"one","new_string":"uno"}`, want: "M edited.txt"},
+		{name: "multi_edit_valid", tool: "multi_edit", args: `{"file_path":"edited.txt","edits":[{"old_string":"two","new_string":"dos"},{"old_string":"uno\ndos","new_string":"uno\ndos\ntres"}]}`, want: "edit 2: replaced"},
+		{name: "edit_not_found", tool: "edit", args: `{"file_path":"src/greet.go","old_string":"func Greet(name string) int {","new_string":"x"}`, isError: true, want: "old_string is not in src/greet.go"},
+		{name: "edit_ambiguous", tool: "edit", args: `{"file_path":"edited.txt","old_string":"o","new_string":"0"}`, isError: true, want: "or set replace_all"},
 		{name: "patch_wrong_arg", tool: "apply_patch", args: `{"patch":"x"}`, isError: true, want: "patchText (string, required)"},
 	}
 	for _, tc := range tests {
@@ -85,6 +91,9 @@ func TestEndToEnd(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(dir, "notes.txt")); err != nil || string(got) != "hi\n" {
 		t.Fatalf("notes.txt = %q, %v", got, err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "edited.txt")); err != nil || string(got) != "uno\ndos\ntres\n" {
+		t.Fatalf("edited.txt = %q, %v", got, err)
 	}
 	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "nope", Arguments: map[string]any{}}); err == nil {
 		t.Fatal("an unknown tool did not fail")

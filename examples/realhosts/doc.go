@@ -5,7 +5,8 @@
 // The model is a scripted fake on loopback (httptest): an Anthropic Messages API for
 // Claude Code and OpenCode, a Gemini API for Gemini CLI, each pointed at by the host's own
 // base-URL setting. Its turn patches a file (with Gemini CLI's wait_for_previous argument
-// set on every call), tries a path outside the workspace, reads the file three times (the
+// set on every call), edits it with edit and with multi_edit (an old string with trailing
+// spaces the file does not have), tries a path outside the workspace, reads the file three times (the
 // loop guard's notice arrives on the third) and answers; the tests check each result as
 // the host handed it back to the model, the answer, and the file on disk. The hosts get a
 // fresh HOME and a proxy that refuses every address but loopback, so nothing leaves the

@@ -10,12 +10,13 @@ import (
 
 // The scripted turn every host runs against a fake model on loopback: the model makes one
 // tool call per response, then answers. It patches a file (with Gemini CLI's
-// wait_for_previous set on every call, which a tool must accept), tries a path outside the
-// workspace, and reads the patched file three times in a row, so that the third result
-// carries the loop guard's notice.
+// wait_for_previous set on every call, which a tool must accept), edits it with edit (old
+// text as written) and multi_edit (old text with trailing spaces the file does not have,
+// found on the tolerance ladder), tries a path outside the workspace, and reads the edited
+// file three times in a row, so that the third result carries the loop guard's notice.
 const (
 	original    = "hello, world\n"
-	patched     = "hello, harnesskit\n"
+	patched     = "hello, harnesskit!\nbye\n"
 	finalAnswer = "All done: hello.txt now greets harnesskit."
 	loopMarker  = "[REPEATED TOOL CALLS - STOP]"
 )
@@ -27,6 +28,10 @@ type step struct {
 
 var script = []step{
 	{"apply_patch", map[string]any{"patchText": "*** Begin Patch\n*** Update File: hello.txt\n-hello, world\n+hello, harnesskit\n*** End Patch\n", "wait_for_previous": true}},
+	{"edit", map[string]any{"file_path": "hello.txt", "old_string": "hello, harnesskit", "new_string": "hello, harnesskit!", "wait_for_previous": true}},
+	{"multi_edit", map[string]any{"file_path": "hello.txt", "edits": []any{
+		map[string]any{"old_string": "hello, harnesskit!  \n", "new_string": "hello, harnesskit!\nbye\n"},
+	}, "wait_for_previous": true}},
 	{"read", map[string]any{"file_path": "../outside.txt", "wait_for_previous": true}},
 	{"read", map[string]any{"file_path": "hello.txt", "wait_for_previous": true}},
 	{"read", map[string]any{"file_path": "hello.txt", "wait_for_previous": true}},
@@ -78,10 +83,11 @@ func (tr *turn) sideRequest() {
 }
 
 // toolName finds the name under which the host declared one of our tools: Claude Code
-// says mcp__harnesskit__read, Gemini CLI mcp_harnesskit_read, OpenCode harnesskit_read.
+// says mcp__harnesskit__read, Gemini CLI mcp_harnesskit_read, OpenCode harnesskit_read
+// (so edit is not multi_edit).
 func toolName(declared []string, tool string) (string, bool) {
 	for _, d := range declared {
-		if strings.Contains(d, "harnesskit") && (strings.HasSuffix(d, "_"+tool)) {
+		if prefix, ok := strings.CutSuffix(d, tool); ok && strings.HasSuffix(prefix, "_") && strings.HasSuffix(strings.TrimRight(prefix, "_"), "harnesskit") {
 			return d, true
 		}
 	}
@@ -117,12 +123,14 @@ func (tr *turn) check(t *testing.T) {
 		}
 	}
 	want(0, false, "Success. Updated the following files:", "M hello.txt")
-	want(1, true, "outside")
-	want(2, false, "hello, harnesskit")
-	if strings.Contains(r[2].Text, loopMarker) || strings.Contains(r[3].Text, loopMarker) {
-		t.Errorf("a loop notice before the third identical read: %q / %q", r[2].Text, r[3].Text)
+	want(1, false, "M hello.txt", "replaced 1 place at line 1")
+	want(2, false, "M hello.txt", "compared with trim-end")
+	want(3, true, "outside")
+	want(4, false, "hello, harnesskit!", "bye")
+	if strings.Contains(r[4].Text, loopMarker) || strings.Contains(r[5].Text, loopMarker) {
+		t.Errorf("a loop notice before the third identical read: %q / %q", r[4].Text, r[5].Text)
 	}
-	want(4, false, "hello, harnesskit", loopMarker)
+	want(6, false, "hello, harnesskit!", loopMarker)
 }
 
 func mustJSON(v any) string {

@@ -18,6 +18,11 @@
 //     file it writes before the commit (gofmt, or the project's formatter through
 //     harnesskit/format) and says what the formatter changed; a formatter that fails
 //     leaves the file as the patch made it and never fails the patch.
+//   - edit and multi_edit: string replacements in one file (harnesskit/patch's Edit), with
+//     Claude Code's argument names (file_path, old_string, new_string, replace_all, edits):
+//     old_string found as written, else as whole lines with the patch's tolerance and its
+//     unique-match rule, never guessed; several edits in order, all written or none, then the
+//     formatter as for apply_patch.
 //   - read: a text file's lines with line numbers, paged by offset and limit.
 //   - grep: a Go regular expression over the workspace's files, honouring .gitignore,
 //     searched by DefaultSearchWorkers goroutines, sorted by file and line.

@@ -62,7 +62,7 @@ func Example_otherFramework() {
 				return out, err
 			}})
 	}
-	for _, w := range wrapped[:5] { // the tools every build has; more follow where their backend is available
+	for _, w := range wrapped[:7] { // the tools every build has; more follow where their backend is available
 		fmt.Println(w.Name, w.Parameters["required"])
 	}
 	out, _ := wrapped[2].Run(context.Background(), `{"pattern":"("}`)
@@ -73,5 +73,7 @@ func Example_otherFramework() {
 	// grep [pattern]
 	// glob [pattern]
 	// webfetch [url]
+	// edit [file_path old_string new_string]
+	// multi_edit [file_path edits]
 	// Error: grep: pattern "(" is not a valid Go regular expression
 }

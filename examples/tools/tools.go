@@ -327,6 +327,7 @@ var builders = []builder{
 	newGrep,
 	newGlob,
 	newWebfetch,
+	newEdit, newMultiEdit,
 	newAstGrepSearch, newAstGrepReplace,
 }
 

@@ -29,7 +29,7 @@ func TestToolsListed(t *testing.T) {
 			t.Errorf("%s: input schema %s is not an object schema (%v)", tl.Name, tl.InputSchema, err)
 		}
 	}
-	want := "apply_patch,read,grep,glob,webfetch"
+	want := "apply_patch,read,grep,glob,webfetch,edit,multi_edit"
 	if tools.AstGrepAvailable() {
 		want += ",ast_grep_search,ast_grep_replace"
 	}
