@@ -628,6 +628,10 @@ func (a *Applier) planEdit(ctx context.Context, req EditRequest) (*Plan, error) 
 		}
 		return nil, e
 	}
+	recovered, err := a.recoverFirst(ctx)
+	if err != nil {
+		return nil, err
+	}
 	paths := map[string]resolved{req.Path: {raw: req.Path, abs: t.Abs, real: t.Real, rel: t.Rel}}
 	pl := a.newPlanner(ctx, paths, nil)
 	e, err := pl.look(t.Real, t.Abs, req.Path, 1)
@@ -677,7 +681,7 @@ func (a *Applier) planEdit(ctx context.Context, req EditRequest) (*Plan, error) 
 	pl.formatEntries(pl.order)
 	changes, sum := netChanges(pl.order)
 	return &Plan{Changes: changes, Report: pl.report, owner: a.fam, entries: pl.order, sum: sum,
-		Leftovers: a.leftovers(pl.order)}, nil
+		Leftovers: a.leftovers(pl.order), recovered: recovered}, nil
 }
 
 // editPrefix is the class prefix of an edit's error.
