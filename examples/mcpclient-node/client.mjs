@@ -46,8 +46,8 @@ try {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort().join(",");
   // ast_grep_* are listed when the server has a backend for them (cgo, or ast-grep on PATH).
-  const hasAst = names === "apply_patch,ast_grep_replace,ast_grep_search,glob,grep,read,webfetch";
-  check("list tools", hasAst || names === "apply_patch,glob,grep,read,webfetch", names);
+  const hasAst = names === "apply_patch,ast_grep_replace,ast_grep_search,edit,glob,grep,multi_edit,read,webfetch";
+  check("list tools", hasAst || names === "apply_patch,edit,glob,grep,multi_edit,read,webfetch", names);
   const grepTool = tools.find((t) => t.name === "grep");
   check("grep is read-only", grepTool?.annotations?.readOnlyHint === true, JSON.stringify(grepTool?.annotations));
 
