@@ -44,7 +44,13 @@
 // written or at a stricter level. After a file was re-indented, closing brackets and repeated
 // statements are such lines, and the added lines could go next to either. The rescues below
 // refuse such a placement too. Stacked anchors narrow the
-// search in turn; a chunk with "*** End of File" is tried only at the end. Two mistakes models
+// search in turn; a chunk with "*** End of File" is tried only at the end. An anchor is a
+// hint, not a requirement: when an anchor is nowhere in the file (the other edit renamed or
+// rewrote the function it named), a chunk with old lines is placed by those lines alone, under
+// every rule of a chunk without an anchor (unique in the whole file at exact level too, the
+// rescues below), and the report says the anchor was not found, naming the nearest line above
+// the chunk that resembles it as the anchor renamed; when the lines do not place it, the
+// anchor's error says why. A pure insertion has no lines of its own and still needs its anchor. Two mistakes models
 // make are located safely: a chunk given above the previous one is sought in the whole file
 // (it must be unique there; the report notes "out of order"), and a unified-diff header
 // "@@ -a,b +c,d @@ text" is not searched for: its numbers are ignored and the text after it,

@@ -220,6 +220,8 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 		pure := len(old) == 0
 		anchors, said := s.anchorsOf(ch)
 		at := cursor
+		var missing *Error // an anchor not found, for a chunk its own lines may still place
+		missed := ""
 		for i, a := range anchors {
 			insertionAnchor := pure && !ch.EOF && i == len(anchors)-1
 			r := s.seek([]string{a}, at, false, insertionAnchor)
@@ -237,8 +239,14 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 				return fail(k+1, s.anchorAmbiguous(k+1, ch.Line, a, r))
 			}
 			if r.pos < 0 {
-				return fail(k+1, s.newErr(KindNotFound, k+1, ch.Line,
-					fmt.Sprintf("Failed to find context '%s' in %s", cutLine(a), s.path)))
+				e := s.newErr(KindNotFound, k+1, ch.Line, fmt.Sprintf("Failed to find context '%s' in %s", cutLine(a), s.path))
+				if s.cfg.codex || pure {
+					return fail(k+1, e)
+				}
+				// The anchor is a hint: the chunk's own lines may still place it, under the
+				// rules of a chunk without one (below).
+				missing, missed = e, a
+				break
 			}
 			at = r.pos + 1
 			rep.AnchorLevel = max(rep.AnchorLevel, r.level)
@@ -264,7 +272,17 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 			}
 			continue
 		}
-		p, line, err := s.placeChunk(k+1, ch, body, at, len(anchors) == 0, &rep)
+		if missing != nil {
+			at = cursor
+		}
+		p, line, err := s.placeChunk(k+1, ch, body, at, len(anchors) == 0 || missing != nil, &rep)
+		if err != nil && missing != nil {
+			err = anchorMissingErr(missing, err)
+		}
+		if err == nil && missing != nil && line == 0 {
+			rep.AnchorLevel = 0
+			rep.Notes = append(rep.Notes, s.anchorNote(missed, p.start, cursor))
+		}
 		if err != nil {
 			var pe *Error
 			if said > 0 && errors.As(err, &pe) && pe.Kind == KindNotFound {
@@ -295,6 +313,49 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 		return nil, nil, err
 	}
 	return sorted, reports, nil
+}
+
+// anchorMissingErr is the error of a chunk whose anchor was not found and whose own lines did
+// not place it either: the anchor's error, with why the lines did not.
+func anchorMissingErr(anchor *Error, err error) error {
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Kind == KindIO {
+		return err
+	}
+	why, _, _ := strings.Cut(pe.Msg, "\n")
+	e := *anchor
+	e.Msg += "; without it, the chunk's lines do not place it either: " + why
+	if pe.Kind == KindAmbiguous || pe.Kind == KindAlreadyApplied || pe.Kind == KindOverlap || pe.Kind == KindChanged {
+		e.Kind = pe.Kind
+	}
+	e.FileLine = pe.FileLine
+	return &e
+}
+
+// anchorRenameWindow bounds how far above a chunk placed without its anchor a renamed anchor
+// is looked for.
+const anchorRenameWindow = 200
+
+// anchorNote is the report note of a chunk placed by its own lines after its anchor was not
+// found: the nearest line above the chunk (below the cursor) that resembles the anchor is
+// named as the anchor renamed.
+func (s *sectionLocator) anchorNote(anchor string, start, cursor int) string {
+	note := fmt.Sprintf("anchor not found: '%s' is not in the file; the chunk's own lines placed it (unique in the file)", cutLine(anchor))
+	if strings.TrimSpace(anchor) == "" {
+		return note
+	}
+	r := &rescuer{s: s, budget: s.cfg.workLimit}
+	for i := start - 1; i >= max(0, cursor, start-anchorRenameWindow); i-- {
+		f := s.d.lines[i]
+		if strings.TrimSpace(f) != "" && r.resembles(anchor, f) {
+			return fmt.Sprintf("anchor renamed: '%s' is not in the file; file line %d '%s' above the chunk resembles it, and the chunk's own lines placed it (unique in the file)",
+				cutLine(anchor), i+1, cutLine(f))
+		}
+		if r.spent {
+			break
+		}
+	}
+	return note
 }
 
 func noteOutOfOrder(pos int) string {
