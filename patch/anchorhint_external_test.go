@@ -81,6 +81,22 @@ func TestAnchorHint(t *testing.T) {
 			check: noteWith(1, "anchor renamed", "def k():"),
 		},
 		{
+			// An anchor on two lines, after each of which the chunk's lines are at a different
+			// place: Codex takes the first, which is a guess.
+			name:  "anchor_twice_chunk_follows_each_elsewhere",
+			files: map[string]string{"p.go": "func a() {\n\tx\n}\nfunc a() {\n\tx\n}\n"},
+			patch: apText("*** Update File: p.go", "@@ func a() {", "-\tx", "+\ty"),
+			kind:  patch.KindAmbiguous,
+			msg:   []string{"Ambiguous context 'func a() {' in p.go", "file lines 2 and 5"},
+		},
+		{
+			// Both anchor lines lead to the same place: no choice to make.
+			name:  "anchor_twice_chunk_follows_both_at_one_place",
+			files: map[string]string{"p.go": "func a() {\n// func a() {\nfunc a() {\n\tx\n}\n"},
+			patch: apText("*** Update File: p.go", "@@ func a() {", "-\tx", "+\ty"),
+			want:  map[string]string{"p.go": "func a() {\n// func a() {\nfunc a() {\n\ty\n}\n"},
+		},
+		{
 			// Codex compatibility keeps Codex's rule: a missing anchor fails the chunk.
 			name:  "codex_compat_missing_anchor_refused",
 			files: map[string]string{"p.go": hintFile},

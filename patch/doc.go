@@ -36,7 +36,8 @@
 // unicode-trim-end, trim, unicode-trim. A match must be unique: at every loose level always,
 // and at exact level too when the chunk has no "@@ <anchor>" line (counted over the whole
 // file, apart from windows other chunks took); with an anchor the first exact match after it
-// wins, as in Codex. An ambiguity is an error ([KindAmbiguous]) that lists up to six
+// wins, as in Codex, unless the anchor is on several lines and the chunk's lines follow them
+// at different places (taking the first would be a guess: refused as ambiguous). An ambiguity is an error ([KindAmbiguous]) that lists up to six
 // candidate lines and never falls through to a looser level. A chunk matched only at a loose
 // level is also refused as ambiguous when one of its drifted lines could be read as another
 // file line: a context line beside added lines, or a removed line, that equals its file line

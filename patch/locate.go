@@ -222,8 +222,10 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 		at := cursor
 		var missing *Error // an anchor not found, for a chunk its own lines may still place
 		missed := ""
+		lastFrom, lastLevel := 0, LevelExact // where the last anchor was sought from, and its level
 		for i, a := range anchors {
 			insertionAnchor := pure && !ch.EOF && i == len(anchors)-1
+			lastFrom = at
 			r := s.seek([]string{a}, at, false, insertionAnchor)
 			if r.pos < 0 && !r.ambiguous && !s.cfg.codex && at > 0 {
 				// An anchor above the cursor: a chunk given out of order, taken only when the
@@ -250,6 +252,12 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 			}
 			at = r.pos + 1
 			rep.AnchorLevel = max(rep.AnchorLevel, r.level)
+			lastLevel = r.level
+		}
+		if missing == nil && !pure && len(anchors) > 0 && lastLevel == LevelExact {
+			if err := s.anchorChoice(k+1, ch, body, anchors[len(anchors)-1], lastFrom, at); err != nil {
+				return fail(k+1, err)
+			}
 		}
 		if pure {
 			ins := s.n()
@@ -313,6 +321,32 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 		return nil, nil, err
 	}
 	return sorted, reports, nil
+}
+
+// anchorChoice refuses an anchor that is on several lines when the chunk's lines, sought
+// exactly after each of them, are at different places: taking the first, as Codex does, would
+// be a guess. at is just below the anchor line found first, from where it was sought.
+func (s *sectionLocator) anchorChoice(k int, ch Chunk, body chunkBody, anchor string, from, at int) *Error {
+	if s.cfg.codex {
+		return nil
+	}
+	ps := s.ix.positions(LevelExact, []string{anchor}, from, 0, &s.work)
+	if len(ps) < 2 {
+		return nil
+	}
+	old, _ := body.old()
+	first := s.ix.positions(LevelExact, old, at, 1, &s.work)
+	if len(first) == 0 {
+		return nil
+	}
+	for _, p := range ps[1:] {
+		if next := s.ix.positions(LevelExact, old, p+1, 1, &s.work); len(next) > 0 && next[0] != first[0] {
+			e := s.anchorAmbiguous(k, ch.Line, anchor, seekResult{level: LevelExact, cands: ps, exhausted: s.work.exhausted()})
+			e.Msg += fmt.Sprintf("; the chunk's lines follow them at different places (file lines %d and %d); give an anchor that is on one line only, or more context lines", first[0]+1, next[0]+1)
+			return e
+		}
+	}
+	return nil
 }
 
 // anchorMissingErr is the error of a chunk whose anchor was not found and whose own lines did
