@@ -96,7 +96,16 @@
 //
 // A change that is already in the file — a patch sent twice, or added lines already at their
 // place — is refused with [KindAlreadyApplied] and nothing is written (adding a blank line
-// twice is allowed). So is a chunk whose added lines right above or below the lines it matched
+// twice is allowed). A patch only part of which is in the file (a model re-sends a whole
+// patch after a partial write) has the rest applied when the part is proven: each chunk found
+// applied removes a line with a letter or digit, no run of its removed lines is left in the
+// file as written, and its new lines are in the file exactly once; every other chunk is
+// placed with its lines as written (a ladder level, no rescue), adds no two lines in a row
+// that the file already has, and does not have its new side already over or beside its
+// window; and all the chunks, applied and placed, lie in the patch's order without
+// overlapping. The applied chunks are reported ([StrategyAlreadyApplied], with where their
+// new lines are) and left as they are. Otherwise the whole patch is refused as before, with
+// the message naming each chunk as applied, not applied yet, or failing. So is a chunk whose added lines right above or below the lines it matched
 // (next to a kept line, with a letter or digit among them) are already the file's lines there:
 // the change looks partly applied, and adding them again would repeat them.
 //

@@ -189,6 +189,11 @@ func (s *sectionLocator) anchorsOf(ch Chunk) ([]string, int) {
 // appliedChunk records a chunk whose change is already in the file.
 type appliedChunk struct {
 	chunk, line int // 1-based chunk index and file line where its new side was found
+	// sound: the new side is at line exactly and nowhere else in the file, and no removed
+	// line of the chunk is left as written (see appliedSound): the rest of the patch may be
+	// applied around it.
+	sound bool
+	size  int // lines of the new side
 }
 
 // locateAll places every chunk of the section and returns the placements sorted by position,
@@ -266,7 +271,8 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 				ins, rep.Strategy = at, StrategyAnchor
 			}
 			if line, ok := s.insertedAlready(body, ins, rep.Strategy == StrategyAppend); ok {
-				applied = append(applied, appliedChunk{k + 1, line})
+				applied = append(applied, s.appliedAt(k+1, body, line))
+				reports = append(reports, s.appliedReport(rep, applied[len(applied)-1]))
 				continue
 			}
 			ed := body.edits()
@@ -302,7 +308,8 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 			rep.Notes = append(rep.Notes, fmt.Sprintf("the patch said line %d; the lines were found at line %d", said, p.start+1))
 		}
 		if line > 0 {
-			applied = append(applied, appliedChunk{k + 1, line})
+			applied = append(applied, s.appliedAt(k+1, body, line))
+			reports = append(reports, s.appliedReport(rep, applied[len(applied)-1]))
 			continue
 		}
 		if err := s.besideAlready(k+1, ch, p); err != nil {
@@ -313,7 +320,7 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 		reports = append(reports, rep)
 		cursor = max(cursor, p.end)
 	}
-	if len(applied) > 0 {
+	if len(applied) > 0 && (len(places) == 0 || !s.partlyApplied(applied, places, reports)) {
 		return nil, nil, s.alreadyApplied(applied, len(chunks), 0, nil)
 	}
 	sorted, err := s.order(places)
@@ -390,6 +397,140 @@ func (s *sectionLocator) anchorNote(anchor string, start, cursor int) string {
 		}
 	}
 	return note
+}
+
+// appliedAt records chunk k (1-based), whose new side was found at 1-based file line, and
+// whether that finding is sound enough to apply the rest of the patch around it: the chunk
+// removes a line with a letter or a digit (a chunk that only adds lines may mean them twice),
+// its new side is there exactly and nowhere else in the file, and no run of its removed lines
+// that has a letter or a digit is still in the file as written (the change replaced them).
+func (s *sectionLocator) appliedAt(k int, body chunkBody, line int) appliedChunk {
+	added := body.new()
+	a := appliedChunk{chunk: k, line: line, size: len(added)}
+	if s.cfg.codex || len(added) == 0 {
+		return a
+	}
+	if ps := s.ix.positions(LevelExact, added, 0, 2, &s.work); len(ps) != 1 || ps[0] != line-1 || s.work.exhausted() {
+		return a
+	}
+	var run []string
+	named := false // a removed run with a letter or digit: a chunk that only adds lines may mean them twice
+	gone := func() bool {
+		sig := significantLines(run)
+		named = named || sig
+		ok := !sig || len(s.ix.positions(LevelExact, run, 0, 1, &s.work)) == 0 && !s.work.exhausted()
+		run = run[:0]
+		return ok
+	}
+	for _, l := range body.lines {
+		if l.Op == Remove {
+			run = append(run, l.Text)
+			continue
+		}
+		if !gone() {
+			return a
+		}
+	}
+	a.sound = gone() && named
+	return a
+}
+
+// appliedReport is the report of a chunk found already applied (rep has its anchor level).
+func (s *sectionLocator) appliedReport(rep ChunkReport, a appliedChunk) ChunkReport {
+	rep.Strategy = StrategyAlreadyApplied
+	rep.Start, rep.Len = a.line, a.size
+	rep.Notes = append(rep.Notes, fmt.Sprintf("already applied: the chunk's new lines are at file line %d; left as they are", a.line))
+	return rep
+}
+
+// partlyApplied reports whether the chunks found applied may stay as they are while the
+// placed ones are applied: each was found soundly (appliedAt); each placed chunk was matched
+// with its lines as the patch has them (at a ladder level, not by a rescue: in a file that
+// already holds part of the change, lines that drifted may be another part of it) and does
+// not add two lines in a row that the file already has, nor has its new side already in the
+// file over or beside its window (that part of the change may be there too: a chunk whose old
+// lines still match after it was applied); and the windows of all the chunks, applied and placed, are disjoint and in the
+// patch's order (a change found applied out of that order is more likely at a near copy of
+// the chunk's real place).
+func (s *sectionLocator) partlyApplied(applied []appliedChunk, places []placement, reports []ChunkReport) bool {
+	type win struct{ order, start, end int }
+	var ws []win
+	for _, a := range applied {
+		if !a.sound {
+			return false
+		}
+		ws = append(ws, win{a.chunk - 1, a.line - 1, a.line - 1 + a.size})
+	}
+	for _, r := range reports {
+		if _, ladder := levelOf(r.Strategy); !ladder && r.Strategy != StrategyAlreadyApplied {
+			return false
+		}
+	}
+	for _, p := range places {
+		ws = append(ws, win{p.order, p.start, p.end})
+		if s.newSideAround(p) {
+			return false
+		}
+		var run []string
+		for _, e := range append(slices.Clone(p.edits), edit{op: Context}) {
+			if e.op == Insert && significantLines([]string{e.text}) {
+				run = append(run, e.text)
+				continue
+			}
+			if len(run) >= 2 {
+				for i := 0; i+2 <= len(run); i++ {
+					if len(s.ix.positions(LevelExact, run[i:i+2], 0, 1, &s.work)) > 0 || s.work.exhausted() {
+						return false
+					}
+				}
+			}
+			run = run[:0]
+		}
+	}
+	slices.SortFunc(ws, func(a, b win) int { return a.order - b.order })
+	for i := 1; i < len(ws); i++ {
+		if ws[i].start < ws[i-1].end || ws[i].start < ws[i-1].start {
+			return false
+		}
+	}
+	return true
+}
+
+// newSideAround reports whether the new side of placement p (the file's kept lines and the
+// added lines) is already in the file exactly, at a window overlapping or touching p's.
+func (s *sectionLocator) newSideAround(p placement) bool {
+	var nw []string
+	pos := p.start
+	for _, e := range p.edits {
+		switch e.op {
+		case Context:
+			nw = append(nw, s.d.lines[pos])
+			pos++
+		case Remove:
+			pos++
+		case Insert:
+			nw = append(nw, e.text)
+		}
+	}
+	if len(nw) == 0 {
+		return false
+	}
+	for _, q := range s.ix.positions(LevelExact, nw, max(0, p.start-len(nw)), 0, &s.work) {
+		if q <= p.end && q+len(nw) >= p.start {
+			return true
+		}
+	}
+	return s.work.exhausted()
+}
+
+// levelOf returns the ladder level a strategy names, if it names one.
+func levelOf(st Strategy) (Level, bool) {
+	for l := LevelExact; l <= LevelUnicodeTrim; l++ {
+		if string(st) == l.String() {
+			return l, true
+		}
+	}
+	return 0, false
 }
 
 func noteOutOfOrder(pos int) string {
