@@ -40,7 +40,8 @@
 // unicode-trim-end, trim, unicode-trim. A match must be unique: at every loose level always,
 // and at exact level too when the chunk has no "@@ <anchor>" line (counted over the whole
 // file, apart from windows other chunks took); with an anchor the first exact match after it
-// wins, as in Codex. An ambiguity is an error ([KindAmbiguous]) that lists up to six
+// wins, as in Codex, unless the anchor is on several lines and the chunk's lines follow them
+// at different places (taking the first would be a guess: refused as ambiguous). An ambiguity is an error ([KindAmbiguous]) that lists up to six
 // candidate lines and never falls through to a looser level. A chunk matched only at a loose
 // level is also refused as ambiguous when one of its drifted lines could be read as another
 // file line: a context line beside added lines, or a removed line, that equals its file line
@@ -48,7 +49,13 @@
 // written or at a stricter level. After a file was re-indented, closing brackets and repeated
 // statements are such lines, and the added lines could go next to either. The rescues below
 // refuse such a placement too. Stacked anchors narrow the
-// search in turn; a chunk with "*** End of File" is tried only at the end. Two mistakes models
+// search in turn; a chunk with "*** End of File" is tried only at the end. An anchor is a
+// hint, not a requirement: when an anchor is nowhere in the file (the other edit renamed or
+// rewrote the function it named), a chunk with old lines is placed by those lines alone, under
+// every rule of a chunk without an anchor (unique in the whole file at exact level too, the
+// rescues below), and the report says the anchor was not found, naming the nearest line above
+// the chunk that resembles it as the anchor renamed; when the lines do not place it, the
+// anchor's error says why. A pure insertion has no lines of its own and still needs its anchor. Two mistakes models
 // make are located safely: a chunk given above the previous one is sought in the whole file
 // (it must be unique there; the report notes "out of order"), and a unified-diff header
 // "@@ -a,b +c,d @@ text" is not searched for: its numbers are ignored and the text after it,
@@ -93,7 +100,16 @@
 //
 // A change that is already in the file — a patch sent twice, or added lines already at their
 // place — is refused with [KindAlreadyApplied] and nothing is written (adding a blank line
-// twice is allowed). So is a chunk whose added lines right above or below the lines it matched
+// twice is allowed). A patch only part of which is in the file (a model re-sends a whole
+// patch after a partial write) has the rest applied when the part is proven: each chunk found
+// applied removes a line with a letter or digit, no run of its removed lines is left in the
+// file as written, and its new lines are in the file exactly once; every other chunk is
+// placed with its lines as written (a ladder level, no rescue), adds no two lines in a row
+// that the file already has, and does not have its new side already over or beside its
+// window; and all the chunks, applied and placed, lie in the patch's order without
+// overlapping. The applied chunks are reported ([StrategyAlreadyApplied], with where their
+// new lines are) and left as they are. Otherwise the whole patch is refused as before, with
+// the message naming each chunk as applied, not applied yet, or failing. So is a chunk whose added lines right above or below the lines it matched
 // (next to a kept line, with a letter or digit among them) are already the file's lines there:
 // the change looks partly applied, and adding them again would repeat them.
 //

@@ -194,7 +194,17 @@ func TestAmendmentEdgeCases(t *testing.T) {
 			want:  map[string]string{"a.txt": "one\nanchor\n\n\ntwo\n"},
 		},
 		{
-			name: "E136_partly_applied_refused_whole", files: map[string]string{"a.txt": "a\nB\nc\nd\ne\n"},
+			// Changed by the partly-applied rule: chunk 1 is soundly in the file (its new
+			// lines once, its removed line gone), so chunk 2 is applied around it.
+			name: "E136_partly_applied", files: map[string]string{"a.txt": "a\nB\nc\nd\ne\n"},
+			patch: apText("*** Update File: a.txt", "@@", " a", "-b", "+B", " c", "@@", " d", "-e", "+E"),
+			want:  map[string]string{"a.txt": "a\nB\nc\nd\nE\n"},
+			check: apWantStrategies(patch.StrategyAlreadyApplied, patch.StrategyExact),
+		},
+		{
+			// Chunk 1's new lines are in the file twice: which is chunk 1's is not known, so the
+			// patch is refused whole as before.
+			name: "E136_partly_applied_new_side_twice_refused_whole", files: map[string]string{"a.txt": "a\nB\nc\nd\ne\na\nB\nc\n"},
 			patch: apText("*** Update File: a.txt", "@@", " a", "-b", "+B", " c", "@@", " d", "-e", "+E"),
 			kind:  patch.KindAlreadyApplied,
 			msg:   []string{"Part of this change is already in a.txt; nothing was written:\n  chunk 1: already applied at line 1\n  chunk 2: not applied yet"},

@@ -378,10 +378,18 @@ func TestApplyLocateEdgeCases(t *testing.T) {
 			want:  map[string]string{"a.py": "class B:\n    def m():\n        return 1\nclass A:\n    def m():\n        return 2\n"},
 		},
 		{
+			// An anchor is a hint: the chunk's removed line is unique in the file, so it is
+			// applied (the report names "def n():" as the anchor renamed).
 			name:  "E80_second_stacked_anchor_missing",
 			files: map[string]string{"a.py": "class A:\n    def n():\n        return 1\n"},
 			patch: apText("*** Update File: a.py", "@@ class A:", "@@     def m():", "-        return 1", "+        return 2"),
-			kind:  patch.KindNotFound, msg: []string{"Failed to find context '    def m():' in a.py"},
+			want:  map[string]string{"a.py": "class A:\n    def n():\n        return 2\n"},
+		},
+		{
+			name:  "E80_second_stacked_anchor_missing_chunk_twice",
+			files: map[string]string{"a.py": "class A:\n    def n():\n        return 1\n    def o():\n        return 1\n"},
+			patch: apText("*** Update File: a.py", "@@ class A:", "@@     def m():", "-        return 1", "+        return 2"),
+			kind:  patch.KindAmbiguous, msg: []string{"Failed to find context '    def m():' in a.py", "without it, the chunk's lines do not place it either"},
 		},
 		{
 			name: "E81_at_at_space_is_bare", files: map[string]string{"a.txt": "a\n\nb\n"},

@@ -124,8 +124,17 @@ func TestAttackEdgeCases(t *testing.T) {
 			kind:  patch.KindAlreadyApplied,
 		},
 		{
-			name:  "partial_resend_refused_whole",
+			// A re-sent patch whose first chunk was written: the rest is applied.
+			name:  "partial_resend_applies_the_rest",
 			files: map[string]string{"a.txt": "a\nB\nc\nd\ne\nf\n"},
+			patch: apText("*** Update File: a.txt", "@@", " a", "-b", "+B", " c", "@@", " d", "-e", "+E", " f"),
+			want:  map[string]string{"a.txt": "a\nB\nc\nd\nE\nf\n"},
+		},
+		{
+			// The removed line is still in the file elsewhere: the change may not be applied
+			// at all (the B could be another edit's), so nothing is written.
+			name:  "partial_resend_removed_line_still_there_refused_whole",
+			files: map[string]string{"a.txt": "a\nB\nc\nd\ne\nf\nb\n"},
 			patch: apText("*** Update File: a.txt", "@@", " a", "-b", "+B", " c", "@@", " d", "-e", "+E", " f"),
 			kind:  patch.KindAlreadyApplied, msg: []string{"chunk 1: already applied", "chunk 2: not applied yet"},
 		},

@@ -189,6 +189,11 @@ func (s *sectionLocator) anchorsOf(ch Chunk) ([]string, int) {
 // appliedChunk records a chunk whose change is already in the file.
 type appliedChunk struct {
 	chunk, line int // 1-based chunk index and file line where its new side was found
+	// sound: the new side is at line exactly and nowhere else in the file, and no removed
+	// line of the chunk is left as written (see appliedSound): the rest of the patch may be
+	// applied around it.
+	sound bool
+	size  int // lines of the new side
 }
 
 // locateAll places every chunk of the section and returns the placements sorted by position,
@@ -220,8 +225,12 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 		pure := len(old) == 0
 		anchors, said := s.anchorsOf(ch)
 		at := cursor
+		var missing *Error // an anchor not found, for a chunk its own lines may still place
+		missed := ""
+		lastFrom, lastLevel := 0, LevelExact // where the last anchor was sought from, and its level
 		for i, a := range anchors {
 			insertionAnchor := pure && !ch.EOF && i == len(anchors)-1
+			lastFrom = at
 			r := s.seek([]string{a}, at, false, insertionAnchor)
 			if r.pos < 0 && !r.ambiguous && !s.cfg.codex && at > 0 {
 				// An anchor above the cursor: a chunk given out of order, taken only when the
@@ -237,11 +246,23 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 				return fail(k+1, s.anchorAmbiguous(k+1, ch.Line, a, r))
 			}
 			if r.pos < 0 {
-				return fail(k+1, s.newErr(KindNotFound, k+1, ch.Line,
-					fmt.Sprintf("Failed to find context '%s' in %s", cutLine(a), s.path)))
+				e := s.newErr(KindNotFound, k+1, ch.Line, fmt.Sprintf("Failed to find context '%s' in %s", cutLine(a), s.path))
+				if s.cfg.codex || pure {
+					return fail(k+1, e)
+				}
+				// The anchor is a hint: the chunk's own lines may still place it, under the
+				// rules of a chunk without one (below).
+				missing, missed = e, a
+				break
 			}
 			at = r.pos + 1
 			rep.AnchorLevel = max(rep.AnchorLevel, r.level)
+			lastLevel = r.level
+		}
+		if missing == nil && !pure && len(anchors) > 0 && lastLevel == LevelExact {
+			if err := s.anchorChoice(k+1, ch, body, anchors[len(anchors)-1], lastFrom, at); err != nil {
+				return fail(k+1, err)
+			}
 		}
 		if pure {
 			ins := s.n()
@@ -250,7 +271,8 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 				ins, rep.Strategy = at, StrategyAnchor
 			}
 			if line, ok := s.insertedAlready(body, ins, rep.Strategy == StrategyAppend); ok {
-				applied = append(applied, appliedChunk{k + 1, line})
+				applied = append(applied, s.appliedAt(k+1, body, line))
+				reports = append(reports, s.appliedReport(rep, applied[len(applied)-1]))
 				continue
 			}
 			ed := body.edits()
@@ -264,7 +286,17 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 			}
 			continue
 		}
-		p, line, err := s.placeChunk(k+1, ch, body, at, len(anchors) == 0, &rep)
+		if missing != nil {
+			at = cursor
+		}
+		p, line, err := s.placeChunk(k+1, ch, body, at, len(anchors) == 0 || missing != nil, &rep)
+		if err != nil && missing != nil {
+			err = anchorMissingErr(missing, err)
+		}
+		if err == nil && missing != nil && line == 0 {
+			rep.AnchorLevel = 0
+			rep.Notes = append(rep.Notes, s.anchorNote(missed, p.start, cursor))
+		}
 		if err != nil {
 			var pe *Error
 			if said > 0 && errors.As(err, &pe) && pe.Kind == KindNotFound {
@@ -276,7 +308,8 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 			rep.Notes = append(rep.Notes, fmt.Sprintf("the patch said line %d; the lines were found at line %d", said, p.start+1))
 		}
 		if line > 0 {
-			applied = append(applied, appliedChunk{k + 1, line})
+			applied = append(applied, s.appliedAt(k+1, body, line))
+			reports = append(reports, s.appliedReport(rep, applied[len(applied)-1]))
 			continue
 		}
 		if err := s.besideAlready(k+1, ch, p); err != nil {
@@ -287,7 +320,7 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 		reports = append(reports, rep)
 		cursor = max(cursor, p.end)
 	}
-	if len(applied) > 0 {
+	if len(applied) > 0 && (len(places) == 0 || !s.partlyApplied(applied, places, reports)) {
 		return nil, nil, s.alreadyApplied(applied, len(chunks), 0, nil)
 	}
 	sorted, err := s.order(places)
@@ -295,6 +328,209 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 		return nil, nil, err
 	}
 	return sorted, reports, nil
+}
+
+// anchorChoice refuses an anchor that is on several lines when the chunk's lines, sought
+// exactly after each of them, are at different places: taking the first, as Codex does, would
+// be a guess. at is just below the anchor line found first, from where it was sought.
+func (s *sectionLocator) anchorChoice(k int, ch Chunk, body chunkBody, anchor string, from, at int) *Error {
+	if s.cfg.codex {
+		return nil
+	}
+	ps := s.ix.positions(LevelExact, []string{anchor}, from, 0, &s.work)
+	if len(ps) < 2 {
+		return nil
+	}
+	old, _ := body.old()
+	first := s.ix.positions(LevelExact, old, at, 1, &s.work)
+	if len(first) == 0 {
+		return nil
+	}
+	for _, p := range ps[1:] {
+		if next := s.ix.positions(LevelExact, old, p+1, 1, &s.work); len(next) > 0 && next[0] != first[0] {
+			e := s.anchorAmbiguous(k, ch.Line, anchor, seekResult{level: LevelExact, cands: ps, exhausted: s.work.exhausted()})
+			e.Msg += fmt.Sprintf("; the chunk's lines follow them at different places (file lines %d and %d); give an anchor that is on one line only, or more context lines", first[0]+1, next[0]+1)
+			return e
+		}
+	}
+	return nil
+}
+
+// anchorMissingErr is the error of a chunk whose anchor was not found and whose own lines did
+// not place it either: the anchor's error, with why the lines did not.
+func anchorMissingErr(anchor *Error, err error) error {
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Kind == KindIO {
+		return err
+	}
+	why, _, _ := strings.Cut(pe.Msg, "\n")
+	e := *anchor
+	e.Msg += "; without it, the chunk's lines do not place it either: " + why
+	if pe.Kind == KindAmbiguous || pe.Kind == KindAlreadyApplied || pe.Kind == KindOverlap || pe.Kind == KindChanged {
+		e.Kind = pe.Kind
+	}
+	e.FileLine = pe.FileLine
+	return &e
+}
+
+// anchorRenameWindow bounds how far above a chunk placed without its anchor a renamed anchor
+// is looked for.
+const anchorRenameWindow = 200
+
+// anchorNote is the report note of a chunk placed by its own lines after its anchor was not
+// found: the nearest line above the chunk (below the cursor) that resembles the anchor is
+// named as the anchor renamed.
+func (s *sectionLocator) anchorNote(anchor string, start, cursor int) string {
+	note := fmt.Sprintf("anchor not found: '%s' is not in the file; the chunk's own lines placed it (unique in the file)", cutLine(anchor))
+	if strings.TrimSpace(anchor) == "" {
+		return note
+	}
+	r := &rescuer{s: s, budget: s.cfg.workLimit}
+	for i := start - 1; i >= max(0, cursor, start-anchorRenameWindow); i-- {
+		f := s.d.lines[i]
+		if strings.TrimSpace(f) != "" && r.resembles(anchor, f) {
+			return fmt.Sprintf("anchor renamed: '%s' is not in the file; file line %d '%s' above the chunk resembles it, and the chunk's own lines placed it (unique in the file)",
+				cutLine(anchor), i+1, cutLine(f))
+		}
+		if r.spent {
+			break
+		}
+	}
+	return note
+}
+
+// appliedAt records chunk k (1-based), whose new side was found at 1-based file line, and
+// whether that finding is sound enough to apply the rest of the patch around it: the chunk
+// removes a line with a letter or a digit (a chunk that only adds lines may mean them twice),
+// its new side is there exactly and nowhere else in the file, and no run of its removed lines
+// that has a letter or a digit is still in the file as written (the change replaced them).
+func (s *sectionLocator) appliedAt(k int, body chunkBody, line int) appliedChunk {
+	added := body.new()
+	a := appliedChunk{chunk: k, line: line, size: len(added)}
+	if s.cfg.codex || len(added) == 0 {
+		return a
+	}
+	if ps := s.ix.positions(LevelExact, added, 0, 2, &s.work); len(ps) != 1 || ps[0] != line-1 || s.work.exhausted() {
+		return a
+	}
+	var run []string
+	named := false // a removed run with a letter or digit: a chunk that only adds lines may mean them twice
+	gone := func() bool {
+		sig := significantLines(run)
+		named = named || sig
+		ok := !sig || len(s.ix.positions(LevelExact, run, 0, 1, &s.work)) == 0 && !s.work.exhausted()
+		run = run[:0]
+		return ok
+	}
+	for _, l := range body.lines {
+		if l.Op == Remove {
+			run = append(run, l.Text)
+			continue
+		}
+		if !gone() {
+			return a
+		}
+	}
+	a.sound = gone() && named
+	return a
+}
+
+// appliedReport is the report of a chunk found already applied (rep has its anchor level).
+func (s *sectionLocator) appliedReport(rep ChunkReport, a appliedChunk) ChunkReport {
+	rep.Strategy = StrategyAlreadyApplied
+	rep.Start, rep.Len = a.line, a.size
+	rep.Notes = append(rep.Notes, fmt.Sprintf("already applied: the chunk's new lines are at file line %d; left as they are", a.line))
+	return rep
+}
+
+// partlyApplied reports whether the chunks found applied may stay as they are while the
+// placed ones are applied: each was found soundly (appliedAt); each placed chunk was matched
+// with its lines as the patch has them (at a ladder level, not by a rescue: in a file that
+// already holds part of the change, lines that drifted may be another part of it) and does
+// not add two lines in a row that the file already has, nor has its new side already in the
+// file over or beside its window (that part of the change may be there too: a chunk whose old
+// lines still match after it was applied); and the windows of all the chunks, applied and placed, are disjoint and in the
+// patch's order (a change found applied out of that order is more likely at a near copy of
+// the chunk's real place).
+func (s *sectionLocator) partlyApplied(applied []appliedChunk, places []placement, reports []ChunkReport) bool {
+	type win struct{ order, start, end int }
+	var ws []win
+	for _, a := range applied {
+		if !a.sound {
+			return false
+		}
+		ws = append(ws, win{a.chunk - 1, a.line - 1, a.line - 1 + a.size})
+	}
+	for _, r := range reports {
+		if _, ladder := levelOf(r.Strategy); !ladder && r.Strategy != StrategyAlreadyApplied {
+			return false
+		}
+	}
+	for _, p := range places {
+		ws = append(ws, win{p.order, p.start, p.end})
+		if s.newSideAround(p) {
+			return false
+		}
+		var run []string
+		for _, e := range append(slices.Clone(p.edits), edit{op: Context}) {
+			if e.op == Insert && significantLines([]string{e.text}) {
+				run = append(run, e.text)
+				continue
+			}
+			if len(run) >= 2 {
+				for i := 0; i+2 <= len(run); i++ {
+					if len(s.ix.positions(LevelExact, run[i:i+2], 0, 1, &s.work)) > 0 || s.work.exhausted() {
+						return false
+					}
+				}
+			}
+			run = run[:0]
+		}
+	}
+	slices.SortFunc(ws, func(a, b win) int { return a.order - b.order })
+	for i := 1; i < len(ws); i++ {
+		if ws[i].start < ws[i-1].end || ws[i].start < ws[i-1].start {
+			return false
+		}
+	}
+	return true
+}
+
+// newSideAround reports whether the new side of placement p (the file's kept lines and the
+// added lines) is already in the file exactly, at a window overlapping or touching p's.
+func (s *sectionLocator) newSideAround(p placement) bool {
+	var nw []string
+	pos := p.start
+	for _, e := range p.edits {
+		switch e.op {
+		case Context:
+			nw = append(nw, s.d.lines[pos])
+			pos++
+		case Remove:
+			pos++
+		case Insert:
+			nw = append(nw, e.text)
+		}
+	}
+	if len(nw) == 0 {
+		return false
+	}
+	for _, q := range s.ix.positions(LevelExact, nw, max(0, p.start-len(nw)), 0, &s.work) {
+		if q <= p.end && q+len(nw) >= p.start {
+			return true
+		}
+	}
+	return s.work.exhausted()
+}
+
+// levelOf returns the ladder level a strategy names, if it names one.
+func levelOf(st Strategy) (Level, bool) {
+	for l := LevelExact; l <= LevelUnicodeTrim; l++ {
+		if string(st) == l.String() {
+			return l, true
+		}
+	}
+	return 0, false
 }
 
 func noteOutOfOrder(pos int) string {

@@ -118,6 +118,10 @@ const (
 	// ("    12\t…" or "    12→…"), numbered as the file's own lines where they match; the
 	// numbers were removed.
 	StrategyLineNumbers Strategy = "line-numbers"
+	// StrategyAlreadyApplied: the chunk's change was already in the file, soundly (its new
+	// lines at one place only, its removed lines gone), and the patch's other chunks were
+	// applied around it; Start and Len give where its new lines are. Nothing of it was written.
+	StrategyAlreadyApplied Strategy = "already-applied"
 )
 
 // config is the immutable configuration of an Applier.

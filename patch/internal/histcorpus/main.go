@@ -17,6 +17,10 @@
 //	            context, as a unified diff has them)
 //	diff.txt    the same change as a unified diff, for GNU patch
 //
+// With -anchors, each chunk of patch.txt carries the line git names after its unified-diff
+// header (the enclosing function's line, as "@@ func f() {") as its anchor, as models often
+// write it; a chunk without one, or whose line git cut at 80 bytes, stays bare.
+//
 // Three sources, each deterministic (commits are visited in the order git lists them):
 //
 //   - merge: a merge commit M whose parents P1 and P2 both changed a file since their merge
@@ -67,6 +71,7 @@ type config struct {
 	maxLines  int            // file size limit
 	maxPatch  int            // patch size limit in lines
 	exts      []string
+	anchors   bool // chunks carry git's function-context line as their @@ anchor
 }
 
 func main() {
@@ -76,6 +81,7 @@ func main() {
 	flag.IntVar(&cfg.perSource, "n", 40, "scenarios per repository and source")
 	flag.IntVar(&cfg.maxLines, "max-lines", 4000, "skip files with more lines")
 	flag.IntVar(&cfg.maxPatch, "max-patch", 200, "skip patches with more lines")
+	flag.BoolVar(&cfg.anchors, "anchors", false, "give each chunk git's function-context line as its @@ anchor")
 	flag.StringVar(&exts, "ext", ".go,.py,.js,.ts,.rs", "file extensions to use")
 	cfg.quota = map[string]int{}
 	for _, c := range []struct {
@@ -348,13 +354,19 @@ func (m *miner) diff(a, b string) (string, error) {
 }
 
 // codexPatch converts unified-diff hunks into an apply_patch Update section with bare "@@"
-// chunks. It fails on a "\ No newline" marker (the format cannot say it).
-func codexPatch(path, hunks string) (string, error) {
+// chunks, or with anchors git's function-context line when it names one (shorter than the 80
+// bytes at which git cuts it). It fails on a "\ No newline" marker (the format cannot say it).
+func codexPatch(path, hunks string, anchors bool) (string, error) {
 	var b strings.Builder
 	b.WriteString("*** Begin Patch\n*** Update File: " + path + "\n")
 	for _, l := range strings.Split(strings.TrimSuffix(hunks, "\n"), "\n") {
 		switch {
 		case strings.HasPrefix(l, "@@"):
+			_, ctx, _ := strings.Cut(strings.TrimPrefix(l, "@@"), "@@ ")
+			if anchors && strings.TrimSpace(ctx) != "" && len(ctx) < 79 {
+				b.WriteString("@@ " + ctx + "\n")
+				continue
+			}
 			b.WriteString("@@\n")
 		case strings.HasPrefix(l, `\`):
 			return "", errors.New("no final newline")
@@ -387,7 +399,7 @@ func (m *miner) emit(meta Meta, base, ours, theirs, next string) {
 	if err != nil || lines(hunks) > m.cfg.maxPatch {
 		return
 	}
-	text, err := codexPatch(meta.Path, hunks)
+	text, err := codexPatch(meta.Path, hunks, m.cfg.anchors)
 	if err != nil {
 		return
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/harnesskit/harnesskit/patch"
@@ -8,7 +9,7 @@ import (
 
 func TestCodexPatch(t *testing.T) {
 	hunks := "@@ -1,3 +1,3 @@ func f() {\n a\n-b\n+B\n \n@@ -9,2 +9,3 @@\n x\n+y\n"
-	text, err := codexPatch("p/f.go", hunks)
+	text, err := codexPatch("p/f.go", hunks, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -16,11 +17,22 @@ func TestCodexPatch(t *testing.T) {
 	if text != want {
 		t.Fatalf("codexPatch = %q, want %q", text, want)
 	}
+	anchored, err := codexPatch("p/f.go", hunks, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(want, "@@\n a", "@@ func f() {\n a", 1); anchored != want {
+		t.Fatalf("codexPatch with anchors = %q, want %q", anchored, want)
+	}
+	cut := "@@ -1 +1 @@ " + strings.Repeat("x", 79) + "\n-a\n+b\n"
+	if got, _ := codexPatch("f", cut, true); !strings.Contains(got, "\n@@\n-a") {
+		t.Fatalf("a function line git may have cut became an anchor: %q", got)
+	}
 	p, err := patch.Parse(text)
 	if err != nil || len(p.Hunks) != 1 || len(p.Hunks[0].Chunks) != 2 {
 		t.Fatalf("Parse: %v %+v", err, p)
 	}
-	if _, err := codexPatch("f", "@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n"); err == nil {
+	if _, err := codexPatch("f", "@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n", false); err == nil {
 		t.Fatal("a missing final newline was accepted")
 	}
 }
