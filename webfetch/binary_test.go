@@ -2,6 +2,7 @@ package webfetch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -352,5 +353,41 @@ func TestSaveWithoutHardLinks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSavePlantedJournalIgnored: a binary directory that holds a journal someone planted
+// (here one that would delete a file saved earlier) is saved into as usual; the journal is
+// never acted on (it is not signed by this user's writer) and stays where it is.
+func TestSavePlantedJournalIgnored(t *testing.T) {
+	dir := filepath.Join(privateDir(t), "bin")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	keep := filepath.Join(dir, "earlier.pdf")
+	if err := os.WriteFile(keep, []byte("%PDF-1.7 earlier"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	journal := filepath.Join(dir, wfs.JournalDir, "00000000000000a9.journal")
+	if err := os.Mkdir(filepath.Dir(journal), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	head, _ := json.Marshal(map[string]any{"wfs": 2, "id": "00000000000000a9", "pid": 1, "root": dir})
+	op, _ := json.Marshal(map[string]any{"op": map[string]any{"kind": "delete", "name": keep,
+		"old": map[string]any{"type": "file", "size": 16}}})
+	if err := os.WriteFile(journal, []byte(string(head)+"\n"+string(op)+"\n"+`{"mark":"commit"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := pdfSite(t, `attachment; filename="new.pdf"`)
+	f, _, _ := testFetcher(t, WithBinaryDir(dir), WithoutCache())
+	r, err := f.Fetch(context.Background(), Request{URL: s.URL + "/f", SaveBinary: true, LLMS: LLMSNever})
+	if err != nil || r.Binary == nil || !r.Binary.Saved {
+		t.Fatalf("save: %v %+v", err, r)
+	}
+	if b, err := os.ReadFile(keep); err != nil || string(b) != "%PDF-1.7 earlier" {
+		t.Errorf("the earlier file = %q, %v: the planted journal was acted on", b, err)
+	}
+	if _, err := os.Lstat(journal); err != nil {
+		t.Errorf("the planted journal is gone: %v", err)
 	}
 }
