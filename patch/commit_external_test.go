@@ -3,10 +3,12 @@ package patch_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"sync/atomic"
 	"syscall"
 	"testing"
 
+	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/wfs"
 )
@@ -18,7 +20,7 @@ import (
 // first one's result applies exactly when the first one was rolled forward, and is refused
 // at planning (not at the commit's check) when it was rolled back.
 func TestPlanRecoversAKilledWritersJournalFirst(t *testing.T) {
-	const root = "/w"
+	root := testenv.Abs("/w")
 	first := "*** Begin Patch\n*** Update File: a.txt\n@@\n-a1\n+a2\n*** Update File: b.txt\n@@\n-b1\n+b2\n*** End Patch\n"
 	second := "*** Begin Patch\n*** Update File: b.txt\n@@\n-b2\n+b3\n*** End Patch\n"
 	tree := func() *wfs.MemFS {
@@ -27,7 +29,7 @@ func TestPlanRecoversAKilledWritersJournalFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, data := range map[string]string{"a.txt": "a1\n", "b.txt": "b1\n"} {
-			if err := m.WriteFile(root+"/"+name, []byte(data), 0o644); err != nil {
+			if err := m.WriteFile(filepath.Join(root, name), []byte(data), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -56,13 +58,13 @@ func TestPlanRecoversAKilledWritersJournalFirst(t *testing.T) {
 		}
 		_, _ = a.Apply(ctx, first) // killed at call k: every call from there fails
 		m.ClearFaults()
-		pending := len(m.TreeUnder(root+"/"+wfs.JournalDir)) > 0
+		pending := len(m.TreeUnder(filepath.Join(root, wfs.JournalDir))) > 0
 		a, err = patch.New(m, root)
 		if err != nil {
 			t.Fatal(err)
 		}
 		pl, err := a.Plan(ctx, second)
-		b, _ := m.ReadFile(root + "/b.txt")
+		b, _ := m.ReadFile(filepath.Join(root, "b.txt"))
 		switch string(b) {
 		case "b2\n":
 			if err != nil {
@@ -75,7 +77,7 @@ func TestPlanRecoversAKilledWritersJournalFirst(t *testing.T) {
 			if pending && len(res.Recovered) == 0 {
 				t.Errorf("stopped after call %d: the recovery before planning is not reported", k)
 			}
-			if got, _ := m.ReadFile(root + "/a.txt"); string(got) != "a2\n" {
+			if got, _ := m.ReadFile(filepath.Join(root, "a.txt")); string(got) != "a2\n" {
 				t.Errorf("stopped after call %d: a.txt = %q with b.txt written: a mixed tree", k, got)
 			}
 			rolledForward++
@@ -84,7 +86,7 @@ func TestPlanRecoversAKilledWritersJournalFirst(t *testing.T) {
 			if !errors.As(err, &pe) || pe.Kind == patch.KindChanged {
 				t.Fatalf("stopped after call %d: plan over the undone first patch = %v; want a refusal at planning", k, err)
 			}
-			if got, _ := m.ReadFile(root + "/a.txt"); string(got) != "a1\n" {
+			if got, _ := m.ReadFile(filepath.Join(root, "a.txt")); string(got) != "a1\n" {
 				t.Errorf("stopped after call %d: a.txt = %q with b.txt not written: a mixed tree", k, got)
 			}
 			rolledBack++
@@ -94,7 +96,7 @@ func TestPlanRecoversAKilledWritersJournalFirst(t *testing.T) {
 		if pending {
 			journaled++
 		}
-		if left := m.TreeUnder(root + "/" + wfs.JournalDir); len(left) != 0 {
+		if left := m.TreeUnder(filepath.Join(root, wfs.JournalDir)); len(left) != 0 {
 			t.Errorf("stopped after call %d: journal left after planning: %v", k, left)
 		}
 	}
