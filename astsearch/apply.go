@@ -24,7 +24,8 @@ import (
 // mode, owner, group, extended attributes and ACLs (a file with several hard links is
 // written in place), switches them in and syncs; a failure restores every file, and a crash
 // is finished or undone by the next commit or [wfs.Recover] on root. [WithFormatter] formats
-// each new content before it is written.
+// each new content before it is written. The files written are dropped from the request's
+// [TreeCache], if it had one.
 //
 // Errors: [ErrBlocked] (root not absolute, a link leading out of root), ErrConflict (changed,
 // not a regular file, two paths of one file), a [*FileError] wrapping the write layer's
@@ -52,6 +53,12 @@ func (p *Plan) Apply(ctx context.Context, w wfs.FS, root string, opts ...ApplyOp
 	applied := &Applied{}
 	byReal := map[string]string{} // real path → the plan path that named it
 	var written []*FilePlan
+	defer func() {
+		// Whatever the commit did: the trees of these files are stale or soon will be.
+		for _, fp := range written {
+			p.cache.Forget(cacheName(p.dir, fp.Path))
+		}
+	}()
 	for i := range p.Files {
 		fp := &p.Files[i]
 		abs := filepath.Join(root, filepath.FromSlash(fp.Path))

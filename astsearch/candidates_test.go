@@ -70,7 +70,7 @@ func sameSearch(t tb, fsys fstest.MapFS, req Request, tmpl *string, off bool) (r
 	if errA != nil {
 		return nil, false
 	}
-	if d := cmp.Diff(b, a, cmpopts.EquateEmpty(), cmp.AllowUnexported(FilePlan{})); d != "" {
+	if d := cmp.Diff(b, a, cmpopts.EquateEmpty(), cmp.AllowUnexported(Plan{}, FilePlan{})); d != "" {
 		t.Fatalf("%s %q: candidate path differs from the full trees (-full +candidates):\n%s", req.Lang, req.Pattern, d)
 	}
 	if off {
@@ -86,7 +86,7 @@ func sameSearch(t tb, fsys fstest.MapFS, req Request, tmpl *string, off bool) (r
 			t.Fatalf("%q: file accounting with the prefilter %+v, without %+v", req.Pattern, ra.Stats, rc.Stats)
 		}
 		ignoreCounts := cmpopts.IgnoreFields(Stats{}, "Searched", "Prefiltered")
-		if d := cmp.Diff(c, a, cmpopts.EquateEmpty(), cmp.AllowUnexported(FilePlan{}), ignoreCounts); d != "" {
+		if d := cmp.Diff(c, a, cmpopts.EquateEmpty(), cmp.AllowUnexported(Plan{}, FilePlan{}), ignoreCounts); d != "" {
 			t.Fatalf("%s %q: the prefilter changed the result (-off +on):\n%s", req.Lang, req.Pattern, d)
 		}
 	}

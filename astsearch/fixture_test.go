@@ -91,8 +91,12 @@ func fixtureFactory(l Lang) (treeParser, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: no fixture grammar for %s", ErrLangUnavailable, l)
 	}
-	return &fixtureParser{lang: l, ff: ff, g: &match.Grammar{Name: string(l), Kinds: fg.Kinds, Expando: []rune(fg.Expando)[0]}}, nil
+	// One grammar value per language, as the cgo parsers have (a tree cache keys on it).
+	g, _ := fixtureGrammars.LoadOrStore(l, &match.Grammar{Name: string(l), Kinds: fg.Kinds, Expando: []rune(fg.Expando)[0]})
+	return &fixtureParser{lang: l, ff: ff, g: g.(*match.Grammar)}, nil
 }
+
+var fixtureGrammars sync.Map // Lang → *match.Grammar
 
 func (p *fixtureParser) Grammar() *match.Grammar { return p.g }
 func (p *fixtureParser) Close()                  {}

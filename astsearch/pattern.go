@@ -92,6 +92,7 @@ type Pattern struct {
 	lang    Lang
 	p       *match.Pattern
 	newTree parserFactory
+	grammar *match.Grammar // the grammar the pattern was parsed with (a tree cache's key)
 }
 
 // Compile compiles an ast-grep pattern for a language with the native backend. It returns
@@ -146,7 +147,7 @@ func compileSel(newTree parserFactory, pattern string, lang Lang, s Strictness, 
 	if err != nil {
 		return nil, &PatternError{Pattern: pattern, Lang: lang, Cause: err.Error()}
 	}
-	return &Pattern{text: pattern, lang: lang, p: mp, newTree: newTree}, nil
+	return &Pattern{text: pattern, lang: lang, p: mp, newTree: newTree, grammar: g}, nil
 }
 
 // HasError reports whether the pattern's syntax tree contains an ERROR node: it was not

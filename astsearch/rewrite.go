@@ -33,6 +33,9 @@ type FilePlan struct {
 type Plan struct {
 	Result
 	Files []FilePlan // files whose content changes, in walk order
+
+	cache *TreeCache // the request's, which Apply tells of the files it writes
+	dir   string     // the request's Dir: the cache names files under it
 }
 
 // Diff returns the unified diffs of every file, concatenated.
@@ -57,7 +60,7 @@ func Rewrite(ctx context.Context, fsys fs.FS, req Request, template string) (*Pl
 	if err != nil {
 		return nil, err
 	}
-	plan := &Plan{Result: *res}
+	plan := &Plan{Result: *res, cache: req.Cache, dir: req.Dir}
 	for _, fo := range outs {
 		fp := planFile(fo)
 		if fp == nil {

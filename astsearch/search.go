@@ -18,8 +18,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/harnesskit/harnesskit/astsearch/internal/match"
 	"github.com/harnesskit/harnesskit/astsearch/internal/walk"
 	"github.com/harnesskit/harnesskit/pathguard"
+	"github.com/harnesskit/harnesskit/wfs"
 )
 
 // Limits, used when the request's field is zero.
@@ -82,6 +84,11 @@ type Request struct {
 	// NoPrefilter disables the literal prefilter (the results are the same; for tests and
 	// measurements).
 	NoPrefilter bool
+	// Cache, when set, keeps the trees of the files this search parses and gives back
+	// those of files unchanged since an earlier search (see [TreeCache]); its entries are
+	// named by Dir and the fs path, so a cache shared by several trees needs Dir set. The
+	// matches are the same as without it. Nil: every file is parsed.
+	Cache *TreeCache
 }
 
 // Stats counts what a search did.
@@ -91,6 +98,11 @@ type Stats struct {
 	Prefiltered int         // files skipped because they cannot contain the pattern's literal
 	Skipped     SkipStats   // files skipped as ast-grep skips them
 	Errors      []FileError // files that could not be read; the search went on
+	// CacheHits and CacheMisses count, with Request.Cache, the searched files whose tree
+	// came from the cache and those parsed; CacheBytes is what the cache holds after the
+	// search. All zero without a cache.
+	CacheHits, CacheMisses int
+	CacheBytes             int64
 }
 
 // SkipStats counts skipped files by reason.
@@ -121,6 +133,7 @@ type fileResult struct {
 	src      []byte // kept for a rewrite of a file with matches only
 	extra    int    // matches counted but not built: beyond the match cap
 	skip     string // "", "empty", "large", "utf8", "prefilter", "parse"
+	cached   int8   // with a cache: 1 the tree came from it, -1 it was parsed
 	err      error
 }
 
@@ -357,6 +370,9 @@ func runEach(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec, onM
 	if res.TotalMatches == 0 {
 		res.Hint = EmptyResultHint(req.Pattern, req.Lang, res.PatternHasError)
 	}
+	if pat != nil && req.Cache.on() {
+		res.Stats.CacheBytes = req.Cache.Stats().Bytes
+	}
 	return res, outs, nil
 }
 
@@ -394,6 +410,12 @@ func (c *collector) add(i int, fr *fileResult) bool {
 		if fr.err == nil && fr.searched {
 			res.Stats.Searched++
 		}
+	}
+	switch fr.cached {
+	case 1:
+		res.Stats.CacheHits++
+	case -1:
+		res.Stats.CacheMisses++
 	}
 	if fr.err != nil {
 		var fe *FileError
@@ -465,10 +487,21 @@ var errTooLarge = errors.New("file too large to parse")
 
 // readSource reads a file, unless its size says it is too large to parse.
 func readSource(fsys fs.FS, name string) ([]byte, error) {
-	if info, err := fs.Stat(fsys, name); err == nil && info.Size() >= MaxFileBytes {
-		return nil, errTooLarge
+	src, _, err := readSourceInfo(fsys, name)
+	return src, err
+}
+
+// readSourceInfo is readSource that also returns the file's Stat taken before the read
+// (nil when Stat failed and the read did not).
+func readSourceInfo(fsys fs.FS, name string) ([]byte, fs.FileInfo, error) {
+	info, err := fs.Stat(fsys, name)
+	if err != nil {
+		info = nil
+	} else if info.Size() >= MaxFileBytes {
+		return nil, nil, errTooLarge
 	}
-	return fs.ReadFile(fsys, name)
+	src, err := fs.ReadFile(fsys, name)
+	return src, info, err
 }
 
 // skipReason applies ast-grep's silent skips.
@@ -520,6 +553,10 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 		maxMatches = DefaultMaxMatches
 	}
 	flt := newFilter(pat.p, !req.NoPrefilter)
+	var cache *TreeCache
+	if req.Cache.on() {
+		cache = req.Cache
+	}
 	jobs := make(chan job)
 	for range n {
 		wg.Add(1)
@@ -539,7 +576,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 					done <- j.idx
 					continue
 				}
-				src, err := readSource(fsys, j.path)
+				src, info, err := readSourceInfo(fsys, j.path)
 				skip := ""
 				if err == nil {
 					skip = skipReason(src)
@@ -554,7 +591,18 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 				case !flt.admits(src):
 					fr.skip = "prefilter"
 				default:
-					if tp == nil {
+					var t *match.Tree
+					name := ""
+					if cache != nil {
+						name = cacheName(req.Dir, j.path)
+						wfs.SameVersion(info, info) // fixes the identity Stat saw (Windows)
+						t = cache.lookup(name, pat.lang, pat.grammar, info, src)
+						fr.cached = -1
+						if t != nil {
+							fr.cached = 1
+						}
+					}
+					if t == nil && tp == nil {
 						tp, err = pat.newTree(pat.lang)
 						if err != nil {
 							fr.err = err
@@ -562,7 +610,16 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 						}
 						pc.add(tp)
 					}
-					t, err := parseFor(tp, flt, src)
+					switch {
+					case t != nil:
+					case cache != nil:
+						// The whole tree, which any later pattern can use.
+						if t, err = tp.Parse(src); err == nil {
+							t = cache.add(name, pat.lang, pat.grammar, info, t)
+						}
+					default:
+						t, err = parseFor(tp, flt, src)
+					}
 					if err != nil && ctx.Err() != nil {
 						fr.skip = "cancelled" // stopped: not a parse failure, not "no matches"
 						break

@@ -1,0 +1,354 @@
+package astsearch
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/harnesskit/harnesskit/wfs"
+)
+
+// Texts with committed fixture trees; sameSizeA and sameSizeB have the same length.
+const (
+	sameSizeA = "console.log($A)"
+	sameSizeB = "logger.info($A)"
+)
+
+// writeFiles writes name → content under dir, every file with the modification time at.
+func writeFiles(t fataler, dir string, files map[string]string, at time.Time) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// cacheSearch searches dir for pattern in JavaScript with the fixture backend counting the
+// parses of files (the pattern's own parse is not counted), with cache (nil: none).
+func cacheSearch(t fataler, dir, pattern string, cache *TreeCache) (*Result, int64) {
+	t.Helper()
+	return cacheSearchReq(t, dir, Request{Pattern: pattern}, cache)
+}
+
+// cacheSearchReq is cacheSearch with the other fields of req.
+func cacheSearchReq(t fataler, dir string, req Request, cache *TreeCache) (*Result, int64) {
+	t.Helper()
+	var parses atomic.Int64
+	req.Lang, req.Backend, req.Cache, req.Dir = JavaScript, countingBackend(&parses), cache, dir
+	req.MaxMatches, req.MaxOutputBytes = math.MaxInt, math.MaxInt
+	res, err := Search(context.Background(), os.DirFS(dir), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, parses.Load() - 1
+}
+
+// fataler is what the helpers need of a *testing.T or *rapid.T.
+type fataler interface {
+	Helper()
+	Fatal(args ...any)
+}
+
+var stamp = time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+
+func TestTreeCacheReuses(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.js": srcApp, "b/util.js": srcUtil, "b/three.js": srcThree, "c.js": sameSizeA, "empty.js": ""}, stamp)
+	cache := NewTreeCache(DefaultTreeCacheBytes)
+	want, _ := cacheSearch(t, dir, "console.log($A)", nil)
+	first, parsed := cacheSearch(t, dir, "console.log($A)", cache)
+	if parsed != 4 || first.Stats.CacheMisses != 4 || first.Stats.CacheHits != 0 {
+		t.Errorf("first search: %d parses, %d misses, %d hits; want 4, 4, 0", parsed, first.Stats.CacheMisses, first.Stats.CacheHits)
+	}
+	// A second pattern reuses the trees the first one parsed.
+	hits := uint64(0)
+	for _, p := range []string{"console.log($A)", "console.log($$$)", "foo($$$)"} {
+		noCache, _ := cacheSearch(t, dir, p, nil)
+		got, parsed := cacheSearch(t, dir, p, cache)
+		if d := cmp.Diff(noCache.Matches, got.Matches); d != "" {
+			t.Errorf("%s: matches with the cache differ (-without +with):\n%s", p, d)
+		}
+		if parsed != 0 || got.Stats.CacheHits != got.Stats.Searched || got.Stats.CacheMisses != 0 {
+			t.Errorf("%s: %d parses, %d hits of %d searched, %d misses; want every file from the cache", p, parsed, got.Stats.CacheHits, got.Stats.Searched, got.Stats.CacheMisses)
+		}
+		hits += uint64(got.Stats.CacheHits)
+	}
+	if d := cmp.Diff(want.Matches, first.Matches); d != "" {
+		t.Errorf("first search with the cache differs (-without +with):\n%s", d)
+	}
+	s := cache.Stats()
+	if s.Entries != 4 || first.Stats.CacheBytes <= 0 || s.Bytes != first.Stats.CacheBytes || s.Hits != hits || hits < 8 || s.Misses != 4 {
+		t.Errorf("cache %+v, first search's CacheBytes %d; want 4 entries, the same bytes, %d hits, 4 misses", s, first.Stats.CacheBytes, hits)
+	}
+}
+
+// TestTreeCacheSeesChanges: a file changed between two searches, in any way, is parsed
+// again and searched as it is now.
+func TestTreeCacheSeesChanges(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(t *testing.T, p string)
+		// same: the content does not change (a miss only because the file is another one,
+		// or its metadata moved).
+		same bool
+	}{
+		{name: "rewritten in place, same size, modification time restored", change: func(t *testing.T, p string) {
+			writeFiles(t, filepath.Dir(p), map[string]string{filepath.Base(p): sameSizeB}, stamp)
+		}},
+		{name: "replaced by rename, same size and time", change: func(t *testing.T, p string) {
+			writeFiles(t, filepath.Dir(p), map[string]string{"new.tmp": sameSizeB}, stamp)
+			if err := os.Rename(filepath.Join(filepath.Dir(p), "new.tmp"), p); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "replaced by rename, same content", same: true, change: func(t *testing.T, p string) {
+			writeFiles(t, filepath.Dir(p), map[string]string{"new.tmp": sameSizeA}, stamp)
+			if err := os.Rename(filepath.Join(filepath.Dir(p), "new.tmp"), p); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "touched", same: true, change: func(t *testing.T, p string) {
+			if err := os.Chtimes(p, stamp.Add(time.Hour), stamp.Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "grown", change: func(t *testing.T, p string) {
+			writeFiles(t, filepath.Dir(p), map[string]string{filepath.Base(p): srcThree}, stamp)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"f.js": sameSizeA, "other.js": srcUtil}, stamp)
+			cache := NewTreeCache(DefaultTreeCacheBytes)
+			// No prefilter: the file is parsed (or taken from the cache) whatever it holds.
+			req := Request{Pattern: "console.log($A)", NoPrefilter: true}
+			before, _ := cacheSearchReq(t, dir, req, cache)
+			tc.change(t, filepath.Join(dir, "f.js"))
+			want, _ := cacheSearchReq(t, dir, req, nil)
+			got, parsed := cacheSearchReq(t, dir, req, cache)
+			if d := cmp.Diff(want.Matches, got.Matches); d != "" {
+				t.Errorf("matches after the change differ from a search without the cache (-without +with):\n%s", d)
+			}
+			if parsed != 1 || got.Stats.CacheMisses != 1 || got.Stats.CacheHits != 1 {
+				t.Errorf("%d parses, %d misses, %d hits; want the changed file parsed again and the other reused", parsed, got.Stats.CacheMisses, got.Stats.CacheHits)
+			}
+			if tc.same != (len(before.Matches) == len(got.Matches)) {
+				t.Errorf("%d matches before, %d after; the change should %s", len(before.Matches), len(got.Matches), map[bool]string{true: "keep them", false: "change them"}[tc.same])
+			}
+			if s := cache.Stats(); s.Entries != 2 {
+				t.Errorf("%d entries after the change; want 2 (the stale tree replaced)", s.Entries)
+			}
+		})
+	}
+}
+
+// TestTreeCacheBudget: the bytes held never exceed the budget; the least recently used
+// trees go first; a tree larger than the budget is not kept.
+func TestTreeCacheBudget(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("f%02d.js", i)] = srcThree // names of one length: entries of one size
+	}
+	writeFiles(t, dir, files, stamp)
+	one := NewTreeCache(DefaultTreeCacheBytes)
+	probe := t.TempDir()
+	writeFiles(t, probe, map[string]string{"f00.js": srcThree}, stamp)
+	cacheSearch(t, probe, "console.log($A)", one)
+	// The cost of one entry, named under dir instead of probe.
+	entry := one.Stats().Bytes - int64(len(probe)) + int64(len(dir))
+	if entry <= int64(len(srcThree)) {
+		t.Fatalf("one entry costs %d bytes, not more than its source", entry)
+	}
+	tests := []struct {
+		name        string
+		budget      int64
+		wantEntries int
+	}{
+		{name: "zero: off", budget: 0, wantEntries: 0},
+		{name: "one byte short of one tree", budget: entry - 1, wantEntries: 0},
+		{name: "exactly one tree", budget: entry, wantEntries: 1},
+		{name: "one tree and a byte", budget: entry + 1, wantEntries: 1},
+		{name: "ten trees", budget: 10 * entry, wantEntries: 10},
+		{name: "ten trees less a byte", budget: 10*entry - 1, wantEntries: 9},
+		{name: "all", budget: 40 * entry, wantEntries: 40},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cache := NewTreeCache(tc.budget)
+			// One worker: the files reach the cache in walk order, so which trees an
+			// eviction leaves is known.
+			req := Request{Pattern: "console.log($A)", Threads: 1}
+			want, _ := cacheSearchReq(t, dir, req, nil)
+			for round := range 3 {
+				got, _ := cacheSearchReq(t, dir, req, cache)
+				if d := cmp.Diff(want.Matches, got.Matches); d != "" {
+					t.Fatalf("round %d: matches differ (-without +with):\n%s", round, d)
+				}
+				s := cache.Stats()
+				if s.Bytes > tc.budget || got.Stats.CacheBytes != s.Bytes {
+					t.Fatalf("round %d: %d bytes held (search says %d), budget %d", round, s.Bytes, got.Stats.CacheBytes, tc.budget)
+				}
+				if s.Entries != tc.wantEntries {
+					t.Fatalf("round %d: %d entries, want %d (%v)", round, s.Entries, tc.wantEntries, cache)
+				}
+				// A scan larger than the budget evicts every tree before it is reused.
+				wantHits := 0
+				if round > 0 && tc.wantEntries == 40 {
+					wantHits = 40
+				}
+				if tc.budget > 0 && got.Stats.CacheHits != wantHits {
+					t.Fatalf("round %d: %d hits, want %d", round, got.Stats.CacheHits, wantHits)
+				}
+				if tc.budget == 0 && (got.Stats.CacheHits != 0 || got.Stats.CacheMisses != 0) {
+					t.Fatalf("an off cache counted %d hits and %d misses", got.Stats.CacheHits, got.Stats.CacheMisses)
+				}
+			}
+			if s := cache.Stats(); tc.wantEntries > 0 && tc.wantEntries < 40 && s.Evicted == 0 {
+				t.Errorf("no eviction with a budget of %d entries for 40 files: %+v", tc.wantEntries, s)
+			}
+		})
+	}
+}
+
+// TestTreeCacheLRUOrder: the tree used last survives an eviction that the one used first
+// does not.
+func TestTreeCacheLRUOrder(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a/f.js": srcThree, "b/f.js": srcThree, "c/f.js": srcThree}, stamp)
+	probe := NewTreeCache(DefaultTreeCacheBytes)
+	search := func(sub string, c *TreeCache) *Result {
+		r, _ := cacheSearch(t, filepath.Join(dir, sub), "console.log($A)", c)
+		return r
+	}
+	search("a", probe)
+	cache := NewTreeCache(2 * probe.Stats().Bytes) // room for two of the three
+	search("a", cache)
+	search("b", cache)
+	search("a", cache) // a is now the most recently used
+	search("c", cache) // evicts b
+	if r := search("a", cache); r.Stats.CacheHits != 1 {
+		t.Errorf("a: %d hits, want 1 (the recently used tree was evicted)", r.Stats.CacheHits)
+	}
+	if r := search("b", cache); r.Stats.CacheHits != 0 {
+		t.Errorf("b: %d hits, want 0 (the least recently used tree was kept)", r.Stats.CacheHits)
+	}
+}
+
+// TestTreeCacheForgetAndApply: Forget drops a file's tree, and Plan.Apply drops the trees
+// of the files it wrote.
+func TestTreeCacheForgetAndApply(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.js": srcUtil, "b.js": srcThree, "c.js": sameSizeA}, stamp)
+	cache := NewTreeCache(DefaultTreeCacheBytes)
+	cacheSearch(t, dir, "console.log($A)", cache)
+	if n := cache.Stats().Entries; n != 3 {
+		t.Fatalf("%d entries, want 3", n)
+	}
+	cache.Forget(filepath.Join(dir, "c.js"), filepath.Join(dir, "missing.js"))
+	if n := cache.Stats().Entries; n != 2 {
+		t.Fatalf("after Forget(c.js): %d entries, want 2", n)
+	}
+	req := Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend, Cache: cache, Dir: dir, Paths: []string{"b.js"}}
+	plan, err := Rewrite(context.Background(), os.DirFS(dir), req, "console.log(2)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Files) != 1 {
+		t.Fatalf("the rewrite planned %d files, want 1", len(plan.Files))
+	}
+	w, err := wfs.NewOSFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := plan.Apply(context.Background(), w, dir); err != nil {
+		t.Fatal(err)
+	}
+	s := cache.Stats()
+	if s.Entries != 1 {
+		t.Fatalf("after Apply wrote b.js: %d entries, want 1 (a.js)", s.Entries)
+	}
+	cache.Purge()
+	if s := cache.Stats(); s.Entries != 0 || s.Bytes != 0 {
+		t.Errorf("after Purge: %+v", s)
+	}
+}
+
+// TestTreeCacheSameAsNone is the property: any sequence of searches (any pattern, any
+// budget) and file edits (rewrites keeping size and time, renames over, deletions, new
+// files) gives the same matches with the cache as without, and the cache never holds more
+// than its budget.
+func TestTreeCacheSameAsNone(t *testing.T) {
+	contents := []string{srcUtil, srcThree, srcApp, "foo(foo(1))", "", sameSizeA, sameSizeB, srcCRLF}
+	patterns := []string{"console.log($A)", "console.log($$$)", "foo($$$)", "logger.info($A)"}
+	names := []string{"a.js", "b.js", "d/c.js", "d/e/f.js"}
+	rapid.Check(t, func(t *rapid.T) {
+		dir, err := os.MkdirTemp("", "treecache")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		budget := rapid.SampledFrom([]int64{0, 400, 2000, 8000, DefaultTreeCacheBytes}).Draw(t, "budget")
+		cache := NewTreeCache(budget)
+		put := func(name, content string) {
+			writeFiles(t, dir, map[string]string{name: content}, stamp)
+		}
+		for _, n := range names[:2] {
+			put(n, rapid.SampledFrom(contents).Draw(t, "content"))
+		}
+		t.Repeat(map[string]func(*rapid.T){
+			"": func(t *rapid.T) {
+				if s := cache.Stats(); s.Bytes > budget {
+					t.Fatalf("%d bytes held, budget %d", s.Bytes, budget)
+				}
+			},
+			"search": func(t *rapid.T) {
+				req := Request{Pattern: rapid.SampledFrom(patterns).Draw(t, "pattern"), NoPrefilter: rapid.Bool().Draw(t, "noPrefilter")}
+				p := req.Pattern
+				want, _ := cacheSearchReq(t, dir, req, nil)
+				got, _ := cacheSearchReq(t, dir, req, cache)
+				if d := cmp.Diff(want.Matches, got.Matches); d != "" {
+					t.Fatalf("%s: matches differ (-without +with):\n%s", p, d)
+				}
+			},
+			"rewrite": func(t *rapid.T) {
+				put(rapid.SampledFrom(names).Draw(t, "name"), rapid.SampledFrom(contents).Draw(t, "content"))
+			},
+			"rename over": func(t *rapid.T) {
+				n := rapid.SampledFrom(names).Draw(t, "name")
+				put("tmp.txt", rapid.SampledFrom(contents).Draw(t, "content"))
+				p := filepath.Join(dir, filepath.FromSlash(n))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(filepath.Join(dir, "tmp.txt"), p); err != nil {
+					t.Fatal(err)
+				}
+			},
+			"delete": func(t *rapid.T) {
+				os.Remove(filepath.Join(dir, filepath.FromSlash(rapid.SampledFrom(names).Draw(t, "name"))))
+			},
+			"forget": func(t *rapid.T) {
+				cache.Forget(filepath.Join(dir, filepath.FromSlash(rapid.SampledFrom(names).Draw(t, "name"))))
+			},
+		})
+	})
+}

@@ -1,0 +1,4 @@
+package wfs
+
+// ChangeTimeForTest exposes changeTime to the external tests.
+var ChangeTimeForTest = changeTime
