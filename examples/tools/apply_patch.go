@@ -38,6 +38,7 @@ func newApplyPatch(b *Toolbox, c *config) (*Tool, error) {
 			if err != nil {
 				return "", err
 			}
+			b.forgetWritten(res.Changes)
 			return res.Summary + formatReport(res.Changes), nil
 		})
 }

@@ -277,7 +277,7 @@ func (w *workspace) astRequest(ctx context.Context, tool, pattern, lang string, 
 	if err != nil {
 		return nil, err
 	}
-	req := astsearch.Request{Pattern: pattern, Lang: l, Paths: rels, Globs: globs, Dir: base}
+	req := astsearch.Request{Pattern: pattern, Lang: l, Paths: rels, Globs: globs, Dir: base, Cache: w.box.trees}
 	if base == w.root {
 		req.Guard = w.contain
 	}

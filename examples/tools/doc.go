@@ -36,7 +36,9 @@
 //     (harnesskit/astsearch), over paths that all lie in the root or all in one worktree.
 //   - ast_grep_replace: the same search, each match rewritten from a template; a dry run
 //     (the diff, nothing written) unless dryRun is false, then every file written or none.
-//     Both are registered only where astsearch has a backend (see AstGrepAvailable).
+//     Both are registered only where astsearch has a backend (see AstGrepAvailable). They
+//     share one syntax-tree cache (WithTreeCache), so a search that repeats parses only the
+//     files changed since; the tools that write drop the trees of the files they wrote.
 //
 // Each tool is one file (its argument struct, description and builder) plus one line in
 // the registry.

@@ -76,6 +76,7 @@ func runEdit(ctx context.Context, b *Toolbox, c *config, w *workspace, tool, pat
 	if err != nil {
 		return "", err
 	}
+	b.forgetWritten(res.Changes)
 	return res.Summary + editReport(res.Report, len(edits)) + formatReport(res.Changes), nil
 }
 

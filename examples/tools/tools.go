@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/harnesskit/harnesskit/astsearch"
 	"github.com/harnesskit/harnesskit/loopguard"
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
@@ -164,7 +165,8 @@ type Toolbox struct {
 	tools     []*Tool
 	closers   []func() error
 	calls     atomic.Uint64
-	writeMu   sync.Mutex // one write at a time
+	writeMu   sync.Mutex           // one write at a time
+	trees     *astsearch.TreeCache // the ast_grep tools' trees (see WithTreeCache)
 }
 
 // workspace is the directories of one call, resolved when it starts: the root (or the
@@ -268,6 +270,7 @@ type config struct {
 	maxFileSize int64
 	formatter   patch.Formatter
 	webfetch    []webfetch.Option
+	treeCache   int64
 }
 
 // WithWorktrees adds directories the tools may also read and write, besides the root.
@@ -337,7 +340,7 @@ var builders = []builder{
 //
 // Errors: an unusable root or worktree, or an invalid loop-guard option.
 func New(root string, opts ...Option) (*Toolbox, error) {
-	c := config{workers: DefaultSearchWorkers, maxFileSize: DefaultMaxSearchFileSize}
+	c := config{workers: DefaultSearchWorkers, maxFileSize: DefaultMaxSearchFileSize, treeCache: astsearch.DefaultTreeCacheBytes}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -351,7 +354,7 @@ func New(root string, opts ...Option) (*Toolbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Toolbox{root: root}
+	b := &Toolbox{root: root, trees: astsearch.NewTreeCache(c.treeCache)}
 	for _, w := range c.worktrees {
 		aw, err := abs("worktree", w)
 		if err != nil {
