@@ -11,6 +11,7 @@
 //	Search(fsys, Request)                      → Result {Matches, TotalMatches, Truncated, Hint, Stats}
 //	Rewrite(fsys, Request, template) → Plan {Diff} → Plan.Apply(wfs.FS, root) → Applied
 //	Compile(pattern, lang) → Pattern.FindAll(src)   (in memory)
+//	NewTreeCache(maxBytes) → Request.Cache, for every search of a tree {Forget after outside writes}
 //
 // # Patterns
 //
@@ -93,6 +94,47 @@
 // file before it in walk order are done; it reads only a few files per worker ahead, so its
 // memory does not grow with the tree, and breaking out of the loop stops the workers, a
 // parse in progress included.
+//
+// # Tree cache
+//
+// A host that searches one tree again and again (an agent between two edits) gives every
+// search the same [TreeCache] in [Request.Cache]; the native backend then parses only the
+// files that changed since they were last searched, and the results are exactly those of
+// a search without the cache. The contract:
+//
+//   - What is kept: the whole syntax tree of each file a search parsed (not only the parts
+//     its pattern needed, so any later pattern, strictness or selector can use it), with the
+//     file's source and metadata, named filepath.Join(Request.Dir, path). A cache shared
+//     by several trees needs Request.Dir set, or their entries of the same path replace
+//     each other (they never give wrong results).
+//   - When a tree is reused: only for the same name, language and grammar, when the file's
+//     metadata compares equal under [wfs.SameVersion] (file identity: device and inode, or
+//     the system's file ID; type and mode bits; size; modification time; status-change time
+//     where the system keeps one) and the bytes read now equal the stored source. The file
+//     is still read each time; what a hit saves is the parse. A change of any kind, an
+//     in-place rewrite of the same size with its modification time set back included (also
+//     on Windows, which keeps no status-change time), or a replacement by rename, makes the
+//     file parsed again and its entry replaced.
+//   - Budget: [NewTreeCache] takes the bytes the cache may hold (the sources, the nodes at
+//     44 bytes each, and a small overhead per entry; [DefaultTreeCacheBytes] is 512 MiB,
+//     the trees of about 30 MB of Go); adding a tree evicts the least recently used ones
+//     until it fits, and a tree larger than the whole budget is not kept. A budget of zero
+//     turns the cache off. A budget smaller than the trees of what is searched gives few
+//     hits on a repeated whole-tree search (each file is evicted before its turn comes).
+//   - What invalidates: a change to the file (above); [Plan.Apply] drops the files it
+//     writes from its request's cache; [TreeCache.Forget] and [TreeCache.Purge]. A host
+//     that writes files by other means (patch, an editor, a formatter) should call Forget
+//     with their names: not for correctness, which never depends on it, but so that the
+//     memory of their stale trees is given back at once.
+//   - [Stats] reports per search CacheHits, CacheMisses and CacheBytes (what the cache holds
+//     after it); [TreeCache.Stats] the totals and evictions. The ast-grep CLI backend does
+//     not use the cache.
+//   - Cost: a first search with a cache flattens whole trees and keeps a copy, so it takes
+//     somewhat longer and allocates the trees it keeps; a repeated `$A == nil` search of
+//     GOROOT/src took about a twentieth of the first's time (BenchmarkTreeCacheGOROOT).
+//
+// A TreeCache is safe for concurrent searches, starts no goroutine and is no global state:
+// it lives as long as the host holds it.
 //
 // # Rewriting
 //
@@ -219,7 +261,7 @@
 // inside C code cannot be recovered; for untrusted
 // trees, run the CLI backend (a subprocess). Memory grows with the largest file's tree
 // (44 bytes per node: a dense 10 MB minified JavaScript file makes 12 million nodes,
-// 530 MB; capped at 2^25 nodes). A file whose parse hit ParseTimeout, or whose tree is over
+// 530 MB; capped at 2^25 nodes), and a [TreeCache] holds at most its budget. A file whose parse hit ParseTimeout, or whose tree is over
 // the cap, is not searched: it is counted in the result's Stats.Skipped.ParseFailed and
 // named in Stats.Skipped.Unparsed, and [FormatSearch] and [FormatRewrite] end with a line
 // naming it ([UnparsedNote]). Some short broken texts keep the Swift grammar's error

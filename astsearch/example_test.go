@@ -141,3 +141,40 @@ func ExampleStream() {
 	// Output:
 	// a.go "f0: %w"
 }
+
+// Search a tree twice with one cache: the second search parses nothing; a file changed in
+// between is parsed again.
+func ExampleTreeCache() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "astsearch-cache")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	for name, src := range map[string]string{
+		"a.go": "package a\nfunc f(err error) bool { return err == nil }\n",
+		"b.go": "package a\nfunc g(p *int) bool { return p == nil }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+	cache := astsearch.NewTreeCache(astsearch.DefaultTreeCacheBytes)
+	search := func() {
+		res, err := astsearch.Search(ctx, os.DirFS(dir), astsearch.Request{Pattern: "$A == nil", Lang: astsearch.Go, Dir: dir, Cache: cache})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%d matches, %d trees reused, %d parsed\n", res.TotalMatches, res.Stats.CacheHits, res.Stats.CacheMisses)
+	}
+	search()
+	search()
+	if err := os.WriteFile(filepath.Join(dir, "b.go"), []byte("package a\nfunc g(p, q *int) bool { return p == nil || q == nil }\n"), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	search()
+	// Output:
+	// 2 matches, 0 trees reused, 2 parsed
+	// 2 matches, 2 trees reused, 0 parsed
+	// 3 matches, 1 trees reused, 1 parsed
+}
