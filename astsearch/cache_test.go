@@ -329,6 +329,22 @@ func TestTreeCacheSameAsNone(t *testing.T) {
 					t.Fatalf("%s: matches differ (-without +with):\n%s", p, d)
 				}
 			},
+			"rewrite plan": func(t *rapid.T) {
+				req := Request{Pattern: rapid.SampledFrom(patterns).Draw(t, "pattern"), Lang: JavaScript, Backend: fixtureBackend, Dir: dir}
+				tmpl := rapid.SampledFrom([]string{"x($A)", "", "$$$"}).Draw(t, "template")
+				want, err := Rewrite(context.Background(), os.DirFS(dir), req, tmpl)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Cache = cache
+				got, err := Rewrite(context.Background(), os.DirFS(dir), req, tmpl)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(want.Files, got.Files, cmp.AllowUnexported(FilePlan{})); d != "" {
+					t.Fatalf("%s → %q: plans differ (-without +with):\n%s", req.Pattern, tmpl, d)
+				}
+			},
 			"rewrite": func(t *rapid.T) {
 				put(rapid.SampledFrom(names).Draw(t, "name"), rapid.SampledFrom(contents).Draw(t, "content"))
 			},
@@ -351,4 +367,48 @@ func TestTreeCacheSameAsNone(t *testing.T) {
 			},
 		})
 	})
+}
+
+// TestTreeCacheConcurrent: searches of two patterns sharing one small cache at once (with
+// evictions under way) each find what a search without the cache finds (the run under
+// -race checks the locking).
+func TestTreeCacheConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 20 {
+		files[fmt.Sprintf("f%02d.js", i)] = []string{srcApp, srcThree, srcUtil, sameSizeA}[i%4]
+	}
+	writeFiles(t, dir, files, stamp)
+	patterns := []string{"console.log($A)", "console.log($$$)"}
+	want := map[string][]Match{}
+	for _, p := range patterns {
+		r, _ := cacheSearch(t, dir, p, nil)
+		want[p] = r.Matches
+	}
+	cache := NewTreeCache(20_000) // room for some of the trees: evictions while searching
+	done := make(chan error)
+	for g := range 4 {
+		go func() {
+			var err error
+			for i := range 10 {
+				p := patterns[(g+i)%2]
+				res, serr := Search(context.Background(), os.DirFS(dir), Request{Pattern: p, Lang: JavaScript, Backend: fixtureBackend,
+					Cache: cache, Dir: dir, Threads: 2, MaxMatches: math.MaxInt, MaxOutputBytes: math.MaxInt})
+				if serr != nil {
+					err = serr
+				} else if d := cmp.Diff(want[p], res.Matches); d != "" && err == nil {
+					err = fmt.Errorf("%s: matches differ (-without +with):\n%s", p, d)
+				}
+			}
+			done <- err
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	if s := cache.Stats(); s.Bytes > 20_000 || s.Hits == 0 || s.Evicted == 0 {
+		t.Errorf("after the concurrent searches: %+v; want hits and evictions within the budget", s)
+	}
 }
