@@ -48,8 +48,9 @@ var nodeSize = int64(unsafe.Sizeof(match.Node{}))
 // Only when everything says the file is the one parsed: the name, the language and its
 // grammar, the file's metadata as [wfs.SameVersion] compares it (device and inode or the
 // system's file identity, type and mode bits, size, modification time, and status-change
-// time where the system keeps one), and then the bytes read now, compared with the stored
-// source in full. A file changed in any way, also rewritten in place with its size and
+// time where the system keeps one; an fs.FS whose FileInfos carry no identity, such as
+// testing/fstest.MapFS or embed.FS, is compared by the rest), and then the bytes read
+// now, compared with the stored source in full. A file changed in any way, also rewritten in place with its size and
 // modification time kept (on Windows too, which has no status-change time) or replaced by
 // a rename, is parsed again. So a search with the cache finds exactly what it finds
 // without one; what the cache saves is the parse, never the read.
@@ -125,7 +126,7 @@ func (c *TreeCache) lookup(name string, lang Lang, g *match.Grammar, info fs.Fil
 	case !ok:
 	case e.lang != lang || e.grammar != g:
 		// Another language's tree of the same file: keep it, the new one replaces it.
-	case info != nil && wfs.SameVersion(e.info, info) && bytes.Equal(e.tree.Src, src):
+	case info != nil && sameVersion(e.info, info) && bytes.Equal(e.tree.Src, src):
 		c.hits++
 		return e.tree
 	default:
@@ -133,6 +134,16 @@ func (c *TreeCache) lookup(name string, lang Lang, g *match.Grammar, info fs.Fil
 	}
 	c.misses++
 	return nil
+}
+
+// sameVersion is [wfs.SameVersion] for FileInfos that carry a file identity (the os
+// package's, MemFS's); for the others (testing/fstest.MapFS, embed.FS, archives), which
+// cannot tell one file from another, the type and mode bits, size and modification time.
+func sameVersion(was, now fs.FileInfo) bool {
+	if wfs.SameFile(was, was) {
+		return wfs.SameVersion(was, now)
+	}
+	return !wfs.SameFile(now, now) && was.Mode() == now.Mode() && was.Size() == now.Size() && was.ModTime().Equal(now.ModTime())
 }
 
 // add stores a copy of the whole tree t of name (t.Src is kept, not copied: the caller

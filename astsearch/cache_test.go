@@ -412,3 +412,28 @@ func TestTreeCacheConcurrent(t *testing.T) {
 		t.Errorf("after the concurrent searches: %+v; want hits and evictions within the budget", s)
 	}
 }
+
+// TestTreeCacheWithoutIdentity: an fs.FS whose FileInfos carry no file identity
+// (testing/fstest.MapFS) still gets hits, and a change of content, also of the same size
+// and time, is still parsed again.
+func TestTreeCacheWithoutIdentity(t *testing.T) {
+	fsys := mapFS(map[string]string{"a.js": sameSizeA, "b.js": srcThree})
+	cache := NewTreeCache(DefaultTreeCacheBytes)
+	search := func() *Result {
+		res, err := Search(context.Background(), fsys, Request{Pattern: "console.log($A)", Lang: JavaScript, Backend: fixtureBackend, Cache: cache, NoPrefilter: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	search()
+	if r := search(); r.Stats.CacheHits != 2 || r.TotalMatches != 4 {
+		t.Fatalf("second search: %d hits, %d matches; want 2, 4", r.Stats.CacheHits, r.TotalMatches)
+	}
+	fsys["a.js"].Data = []byte(sameSizeB)
+	if r := search(); r.Stats.CacheHits != 1 || r.Stats.CacheMisses != 1 || r.TotalMatches != 3 {
+		t.Fatalf("after a same-size change: %d hits, %d misses, %d matches; want 1, 1, 3", r.Stats.CacheHits, r.Stats.CacheMisses, r.TotalMatches)
+	}
+	// (MapFS's FileInfos read the live MapFile: the stored one shows the new size and
+	// mode too, so only the comparison of the bytes sees this change.)
+}
