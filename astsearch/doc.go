@@ -110,7 +110,8 @@
 //   - When a tree is reused: only for the same name, language and grammar, when the file's
 //     metadata compares equal under [wfs.SameVersion] (file identity: device and inode, or
 //     the system's file ID; type and mode bits; size; modification time; status-change time
-//     where the system keeps one) and the bytes read now equal the stored source. The file
+//     where the system keeps one; all but the identity for an fs.FS whose FileInfos carry
+//     none, such as embed.FS) and the bytes read now equal the stored source. The file
 //     is still read each time; what a hit saves is the parse. A change of any kind, an
 //     in-place rewrite of the same size with its modification time set back included (also
 //     on Windows, which keeps no status-change time), or a replacement by rename, makes the
