@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/harnesskit/harnesskit/astsearch"
 	"github.com/harnesskit/harnesskit/examples/mcpserver"
 	"github.com/harnesskit/harnesskit/examples/tools"
 	"github.com/harnesskit/harnesskit/format"
@@ -18,7 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const mcpUsage = `usage: harnesskit mcp --root DIR [--worktree DIR]... [--allow-private] [--format] [--http ADDR [--token TOKEN] [--allow-origin ORIGIN]... [--max-sessions N] [--session-idle DURATION]] [--log-level LEVEL]
+const mcpUsage = `usage: harnesskit mcp --root DIR [--worktree DIR]... [--allow-private] [--format] [--http ADDR [--token TOKEN] [--allow-origin ORIGIN]... [--max-sessions N] [--session-idle DURATION]] [--tree-cache-bytes N] [--log-level LEVEL]
 
 Serves the harnesskit tools to an MCP client: apply_patch, edit, multi_edit, read, grep, glob
 and webfetch,
@@ -60,6 +61,10 @@ Flags:
   --session-idle DURATION
                       close an HTTP session that has made no request for this long
                       (default 30m; the client then starts a new one)
+  --tree-cache-bytes N
+                      bytes of syntax trees ast_grep_search and ast_grep_replace keep
+                      between calls, so a search that repeats parses only the files
+                      changed since (default 536870912, 512 MiB; 0 turns it off)
   --log-level LEVEL   debug, info (default), warn or error. Refused HTTP requests are
                       logged at warn
 
@@ -90,6 +95,7 @@ func mcpServe(ctx context.Context, args []string, std stdio) int {
 	fs.Var(&origins, "allow-origin", "accepted Origin header value")
 	maxSessions := fs.Int("max-sessions", mcpserver.DefaultMaxSessions, "HTTP sessions open at once")
 	idle := fs.Duration("session-idle", mcpserver.DefaultIdleTimeout, "close idle HTTP sessions after this long")
+	treeCache := fs.Int64("tree-cache-bytes", astsearch.DefaultTreeCacheBytes, "bytes of syntax trees kept between searches")
 	level := fs.String("log-level", "info", "log level")
 	if code, ok := parseFlags(fs, mcpUsage, args, std); !ok {
 		return code
@@ -124,7 +130,7 @@ func mcpServe(ctx context.Context, args []string, std stdio) int {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(std.err, &slog.HandlerOptions{Level: lvl}))
-	opts := []tools.Option{tools.WithWorktrees(worktrees...)}
+	opts := []tools.Option{tools.WithWorktrees(worktrees...), tools.WithTreeCache(*treeCache)}
 	if *allowPrivate {
 		opts = append(opts, tools.WithWebFetch(webfetch.WithSSRFPolicy(webfetch.SSRFPolicy{AllowLoopback: true, AllowPrivate: true})))
 	}
