@@ -328,6 +328,10 @@ func TestTreeCacheSameAsNone(t *testing.T) {
 				if d := cmp.Diff(want.Matches, got.Matches); d != "" {
 					t.Fatalf("%s: matches differ (-without +with):\n%s", p, d)
 				}
+				st := got.Stats
+				if on := budget > 0; on && st.CacheHits+st.CacheMisses != st.Searched || !on && st.CacheHits+st.CacheMisses != 0 {
+					t.Fatalf("%d hits + %d misses for %d files searched (budget %d)", st.CacheHits, st.CacheMisses, st.Searched, budget)
+				}
 			},
 			"rewrite plan": func(t *rapid.T) {
 				req := Request{Pattern: rapid.SampledFrom(patterns).Draw(t, "pattern"), Lang: JavaScript, Backend: fixtureBackend, Dir: dir}
@@ -436,4 +440,19 @@ func TestTreeCacheWithoutIdentity(t *testing.T) {
 	}
 	// (MapFS's FileInfos read the live MapFile: the stored one shows the new size and
 	// mode too, so only the comparison of the bytes sees this change.)
+}
+
+// TestTreeCacheParseFailure: a file whose parse fails (here: a text the fixtures lack) is
+// not kept, counted neither as a hit nor as a miss, and fails again the next time.
+func TestTreeCacheParseFailure(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.js": srcUtil, "bad.js": "console.log(no_fixture_tree)"}, stamp)
+	cache := NewTreeCache(DefaultTreeCacheBytes)
+	for round := range 2 {
+		r, _ := cacheSearch(t, dir, "console.log($A)", cache)
+		st := r.Stats
+		if st.Skipped.ParseFailed != 1 || st.Searched != 1 || st.CacheHits+st.CacheMisses != 1 || cache.Stats().Entries != 1 {
+			t.Fatalf("round %d: %+v, cache %v; want bad.js failed, a.js searched and alone in the cache", round, st, cache)
+		}
+	}
 }

@@ -99,8 +99,8 @@ type Stats struct {
 	Skipped     SkipStats   // files skipped as ast-grep skips them
 	Errors      []FileError // files that could not be read; the search went on
 	// CacheHits and CacheMisses count, with Request.Cache, the searched files whose tree
-	// came from the cache and those parsed; CacheBytes is what the cache holds after the
-	// search. All zero without a cache.
+	// came from the cache and those parsed (together they are Searched); CacheBytes is what
+	// the cache holds after the search. All zero without a cache (or with one turned off).
 	CacheHits, CacheMisses int
 	CacheBytes             int64
 }
@@ -411,10 +411,11 @@ func (c *collector) add(i int, fr *fileResult) bool {
 			res.Stats.Searched++
 		}
 	}
-	switch fr.cached {
-	case 1:
+	switch {
+	case !fr.searched || fr.err != nil || fr.skip != "":
+	case fr.cached == 1:
 		res.Stats.CacheHits++
-	case -1:
+	case fr.cached == -1:
 		res.Stats.CacheMisses++
 	}
 	if fr.err != nil {
