@@ -488,18 +488,22 @@ var errTooLarge = errors.New("file too large to parse")
 
 // readSource reads a file, unless its size says it is too large to parse.
 func readSource(fsys fs.FS, name string) ([]byte, error) {
-	src, _, err := readSourceInfo(fsys, name)
+	src, _, err := readSourceInfo(fsys, name, false)
 	return src, err
 }
 
 // readSourceInfo is readSource that also returns the file's Stat taken before the read
-// (nil when Stat failed and the read did not).
-func readSourceInfo(fsys fs.FS, name string) ([]byte, fs.FileInfo, error) {
+// (nil when Stat failed and the read did not); pin fixes the identity of the file in it at
+// once (on Windows an os FileInfo reads it from the file when first compared).
+func readSourceInfo(fsys fs.FS, name string, pin bool) ([]byte, fs.FileInfo, error) {
 	info, err := fs.Stat(fsys, name)
-	if err != nil {
+	switch {
+	case err != nil:
 		info = nil
-	} else if info.Size() >= MaxFileBytes {
+	case info.Size() >= MaxFileBytes:
 		return nil, nil, errTooLarge
+	case pin:
+		wfs.SameVersion(info, info)
 	}
 	src, err := fs.ReadFile(fsys, name)
 	return src, info, err
@@ -577,7 +581,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 					done <- j.idx
 					continue
 				}
-				src, info, err := readSourceInfo(fsys, j.path)
+				src, info, err := readSourceInfo(fsys, j.path, cache != nil)
 				skip := ""
 				if err == nil {
 					skip = skipReason(src)
@@ -596,7 +600,6 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 					name := ""
 					if cache != nil {
 						name = cacheName(req.Dir, j.path)
-						wfs.SameVersion(info, info) // fixes the identity Stat saw (Windows)
 						t = cache.lookup(name, pat.lang, pat.grammar, info, src)
 						fr.cached = -1
 						if t != nil {
