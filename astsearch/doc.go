@@ -118,7 +118,7 @@
 //     file parsed again and its entry replaced.
 //   - Budget: [NewTreeCache] takes the bytes the cache may hold (the sources, the nodes at
 //     44 bytes each, and a small overhead per entry; [DefaultTreeCacheBytes] is 512 MiB,
-//     the trees of about 30 MB of Go); adding a tree evicts the least recently used ones
+//     the trees of about 35 MB of Go); adding a tree evicts the least recently used ones
 //     until it fits, and a tree larger than the whole budget is not kept. A budget of zero
 //     turns the cache off. A budget smaller than the trees of what is searched gives few
 //     hits on a repeated whole-tree search (each file is evicted before its turn comes).
