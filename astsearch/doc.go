@@ -130,9 +130,10 @@
 //   - [Stats] reports per search CacheHits, CacheMisses and CacheBytes (what the cache holds
 //     after it); [TreeCache.Stats] the totals and evictions. The ast-grep CLI backend does
 //     not use the cache.
-//   - Cost: a first search with a cache flattens whole trees and keeps a copy, so it takes
-//     somewhat longer and allocates the trees it keeps; a repeated `$A == nil` search of
-//     GOROOT/src took about a twentieth of the first's time (BenchmarkTreeCacheGOROOT).
+//   - Cost: a first search with a cache flattens whole trees (not only the candidates'
+//     subtrees) and keeps a copy, so it takes about a quarter more CPU time and allocates
+//     the trees it keeps; a repeated `$A == nil` search of GOROOT/src took about a
+//     twentieth of the first's time (BenchmarkTreeCacheGOROOT).
 //
 // A TreeCache is safe for concurrent searches, starts no goroutine and is no global state:
 // it lives as long as the host holds it.
