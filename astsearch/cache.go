@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
@@ -41,8 +43,14 @@ var nodeSize = int64(unsafe.Sizeof(match.Node{}))
 // any later pattern can use it), its source, and the file's metadata when it was read. The
 // entries are kept in least-recently-used order within a budget of bytes (the source, the
 // nodes and a fixed overhead per entry): adding a tree drops the least recently used ones
-// until the total fits, and a tree larger than the whole budget is not kept. Searches of
-// one file as two languages (a .h file as c and as cpp) replace each other's entry.
+// until the total fits, and a tree larger than the whole budget is not kept. A search
+// never drops a tree it has itself used or added: once the cache holds only such trees,
+// its remaining files are parsed as without a cache and not kept, so a search that repeats
+// over more than the budget holds keeps reusing the part that fits (plain LRU would drop
+// each tree before its turn came) and pays for whole trees only while there is room (and
+// for the one that finds there is none).
+// Searches of one file as two languages (a .h file as c and as cpp) replace each other's
+// entry.
 //
 // # When a tree is used
 //
@@ -68,9 +76,19 @@ type TreeCache struct {
 	lru     *simplelru.LRU[string, *cachedTree] // nil when the budget is zero
 	budget  int64
 	bytes   int64
+	gen     uint64 // the number of searches begun
 	hits    uint64
 	misses  uint64
 	evicted uint64
+}
+
+// cacheRun is one search's use of a cache.
+type cacheRun struct {
+	c   *TreeCache
+	gen uint64 // the search's number: entries it used or added carry it
+	// full: the cache holds only trees this search used or added, and no room for more;
+	// the rest of its files are parsed as without a cache.
+	full atomic.Bool
 }
 
 // cachedTree is one entry: the whole tree of a file (Src is its source) and what the file
@@ -81,6 +99,7 @@ type cachedTree struct {
 	grammar *match.Grammar
 	tree    *match.Tree
 	size    int64
+	gen     uint64 // the last search that used or added it
 }
 
 // TreeCacheStats is a snapshot of a [TreeCache].
@@ -116,10 +135,19 @@ func (c *TreeCache) onEvict(_ string, e *cachedTree) { c.bytes -= e.size }
 // cacheName is the name of a file's entry.
 func cacheName(dir, path string) string { return filepath.Join(dir, filepath.FromSlash(path)) }
 
+// begin starts a search's use of c.
+func (c *TreeCache) begin() *cacheRun {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	return &cacheRun{c: c, gen: c.gen}
+}
+
 // lookup returns the stored tree of name when it is the tree of src parsed with grammar g
 // and info still describes the file it was read from; a stale entry is dropped. A nil
-// result is counted as a miss (the caller parses and calls add).
-func (c *TreeCache) lookup(name string, lang Lang, g *match.Grammar, info fs.FileInfo, src []byte) *match.Tree {
+// result is counted as a miss (the caller parses, and calls add unless r is full).
+func (r *cacheRun) lookup(name string, lang Lang, g *match.Grammar, info fs.FileInfo, src []byte) *match.Tree {
+	c := r.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.lru.Get(name)
@@ -129,6 +157,7 @@ func (c *TreeCache) lookup(name string, lang Lang, g *match.Grammar, info fs.Fil
 		// Another language's tree of the same file: keep it, the new one replaces it.
 	case info != nil && sameVersion(e.info, info) && bytes.Equal(e.tree.Src, src):
 		c.hits++
+		e.gen = r.gen
 		return e.tree
 	default:
 		c.lru.Remove(name)
@@ -149,13 +178,13 @@ func sameVersion(was, now fs.FileInfo) bool {
 
 // add stores a copy of the whole tree t of name (t.Src is kept, not copied: the caller
 // must not change it) and returns the copy; it drops the least recently used entries to
-// stay within the budget. A tree larger than the budget, or of a file with no metadata, is
-// not stored: t is returned.
-func (c *TreeCache) add(name string, lang Lang, g *match.Grammar, info fs.FileInfo, t *match.Tree) *match.Tree {
-	nodes := make([]match.Node, len(t.Nodes))
-	copy(nodes, t.Nodes)
-	kept := &match.Tree{Src: t.Src, Nodes: nodes}
-	size := int64(cap(t.Src)) + int64(len(nodes))*nodeSize + int64(len(name)) + entryOverhead
+// stay within the budget, but never one this search used or added: when only such entries
+// are left, t is not stored and r becomes full. A tree larger than the budget, or of a
+// file with no metadata, is not stored either.
+func (r *cacheRun) add(name string, lang Lang, g *match.Grammar, info fs.FileInfo, t *match.Tree) *match.Tree {
+	c := r.c
+	kept := &match.Tree{Src: t.Src, Nodes: slices.Clone(t.Nodes)}
+	size := int64(cap(t.Src)) + int64(cap(kept.Nodes))*nodeSize + int64(len(name)) + entryOverhead
 	if info == nil || t.Partial {
 		return kept
 	}
@@ -166,12 +195,21 @@ func (c *TreeCache) add(name string, lang Lang, g *match.Grammar, info fs.FileIn
 		return kept
 	}
 	for c.bytes+size > c.budget {
-		if _, _, ok := c.lru.RemoveOldest(); !ok {
+		_, old, ok := c.lru.GetOldest()
+		if !ok {
 			break
 		}
+		if old.gen == r.gen {
+			// The least recently used entry is this search's, so all are: evicting them
+			// for the rest of its files would leave a repeated search of the same tree
+			// nothing to reuse.
+			r.full.Store(true)
+			return kept
+		}
+		c.lru.RemoveOldest()
 		c.evicted++
 	}
-	c.lru.Add(name, &cachedTree{info: info, lang: lang, grammar: g, tree: kept, size: size})
+	c.lru.Add(name, &cachedTree{info: info, lang: lang, grammar: g, tree: kept, size: size, gen: r.gen})
 	c.bytes += size
 	return kept
 }

@@ -119,9 +119,11 @@
 //   - Budget: [NewTreeCache] takes the bytes the cache may hold (the sources, the nodes at
 //     44 bytes each, and a small overhead per entry; [DefaultTreeCacheBytes] is 512 MiB,
 //     the trees of about 35 MB of Go); adding a tree evicts the least recently used ones
-//     until it fits, and a tree larger than the whole budget is not kept. A budget of zero
-//     turns the cache off. A budget smaller than the trees of what is searched gives few
-//     hits on a repeated whole-tree search (each file is evicted before its turn comes).
+//     until it fits, and a tree larger than the whole budget is not kept. A search never
+//     evicts a tree it used or added itself: once the cache holds only such trees, its
+//     other files are parsed as without a cache, so a search that repeats over more than
+//     the budget holds still reuses the part that fits. A budget of zero turns the cache
+//     off.
 //   - What invalidates: a change to the file (above); [Plan.Apply] drops the files it
 //     writes from its request's cache; [TreeCache.Forget] and [TreeCache.Purge]. A host
 //     that writes files by other means (patch, an editor, a formatter) should call Forget

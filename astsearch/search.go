@@ -558,9 +558,9 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 		maxMatches = DefaultMaxMatches
 	}
 	flt := newFilter(pat.p, !req.NoPrefilter)
-	var cache *TreeCache
+	var cache *cacheRun
 	if req.Cache.on() {
-		cache = req.Cache
+		cache = req.Cache.begin()
 	}
 	jobs := make(chan job)
 	for range n {
@@ -616,7 +616,7 @@ func runNative(ctx context.Context, fsys fs.FS, req *Request, pat *Pattern, file
 					}
 					switch {
 					case t != nil:
-					case cache != nil:
+					case cache != nil && !cache.full.Load():
 						// The whole tree, which any later pattern can use.
 						if t, err = tp.Parse(src); err == nil {
 							t = cache.add(name, pat.lang, pat.grammar, info, t)
