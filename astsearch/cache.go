@@ -19,7 +19,7 @@ import (
 
 // DefaultTreeCacheBytes is a budget for [NewTreeCache] that suits a host searching a
 // project of a few thousand files: 512 MiB. A flat tree costs about 14 bytes per byte of Go
-// source, the source included (GOROOT/src: 730 MB for the 3,046 files, 51 MB, holding
+// source, the source included (GOROOT/src: 741 MB for the 3,046 files, 51 MB, holding
 // both "nil" and "=="), so this holds the trees of about 35 MB of Go.
 const DefaultTreeCacheBytes int64 = 512 << 20
 
