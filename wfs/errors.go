@@ -7,32 +7,36 @@ import (
 	"strings"
 )
 
-// The categories of failure of [Read], [Tx.Commit] and [Recover]. Each is wrapped by an
-// [*Error] that says which name and which step.
+// The sentinels: categories of failure. A failure of [Read], [Tx.Commit] or [Recover] is an
+// [*Error] wrapping one or the file system's error; "nothing was written" holds for each
+// unless [Error].RolledBack says a switch was undone.
 var (
-	// ErrChanged: a name no longer holds what its [Snapshot] recorded (another writer changed
-	// it since it was read); nothing was written. A Create onto a name that now exists also
-	// matches fs.ErrExist.
+	// ErrChanged: a name no longer holds what its [Snapshot] recorded. A Create onto a name
+	// that now exists also matches fs.ErrExist.
 	ErrChanged = errors.New("changed since it was read")
-	// ErrBusy: another writer held the lock of a target for longer than the lock wait (or
-	// the context allowed); nothing was written. Try again later.
+	// ErrBusy: another writer held a target's lock beyond the lock wait. Try again later.
 	ErrBusy = errors.New("being written by another writer")
 	// ErrTooLarge: a file, or the data to write, is over the size limit (Error.Limit).
 	ErrTooLarge = errors.New("file too large")
-	// ErrReadOnly: the process may not write the target (no write permission for it, or no
-	// write bit at all, like mode 0444, also for a superuser); it also matches
-	// fs.ErrPermission, and so does any error wrapping it. Nothing was written.
+	// ErrReadOnly: the process may not write the target, or it has no write bit at all (mode
+	// 0444, also for a superuser). It matches fs.ErrPermission.
 	ErrReadOnly error = readOnly{}
 	// ErrSpecial: the target is a FIFO, socket or device; it was not opened.
 	ErrSpecial = errors.New("not a regular file (a FIFO, socket or device)")
 	// ErrLocked: [LockFS.TryLock] found the lock held.
 	ErrLocked = errors.New("locked by another writer")
-	// ErrInUse: on Windows, another program holds a target open without sharing delete
-	// access (a sharing or lock violation), so it cannot be replaced or removed now. The
-	// check finds it before anything is staged; a program that opens the file after the
-	// check makes the switch fail instead, and every switched target is restored. Close it
-	// there and try again. Other systems never return it.
+	// ErrInUse (Windows only): another program holds a target open without sharing delete
+	// access, found at the check (or the switch fails and is undone). Close it and retry.
 	ErrInUse = errors.New("in use by another program")
+	// ErrKey: the user's key file is unsafe (a link, another user's, readable by others, of
+	// the wrong size) or cannot be created, and no key was set.
+	ErrKey = errors.New("wfs: no usable journal key")
+	// ErrOutside: a name outside an [OSFS]'s bases or with a ".." element (that error also
+	// matches fs.ErrPermission), or a target outside root and its trees or in a
+	// version-control directory.
+	ErrOutside = errors.New("path is outside the allowed base directories")
+	// ErrNotAbs: a relative name given to an [FS]; every name must be absolute.
+	ErrNotAbs = errors.New("path is not absolute; pass an absolute, OS-native path")
 )
 
 // Error is the one typed error of the package: what failed (Op), where (Name) and why (Err,

@@ -39,7 +39,7 @@ func (o Outcome) String() string {
 	return "unknown outcome"
 }
 
-// A Recovery reports one interrupted commit that [Recover] (or a commit) finished or undid.
+// A Recovery reports one interrupted commit that [Recover] (or a commit) handled.
 type Recovery struct {
 	Journal string   // the journal file, now removed
 	Outcome Outcome  // what was done
@@ -51,8 +51,8 @@ type Recovery struct {
 	Reason string
 }
 
-// String is one line for a host's log or a command's stderr, for example "wfs: finished
-// an interrupted commit of 3 files (a.txt, b.txt, c.txt); journal /w/.hkwfs/….journal".
+// String is one line for a log, such as "wfs: finished an interrupted commit of 3 files
+// (a.txt, b.txt, c.txt); journal /w/.hkwfs/….journal".
 func (r Recovery) String() string {
 	if r.Outcome == Refused {
 		return "wfs: left alone the journal " + r.Journal + ": " + r.Reason + "; nothing in the tree was changed by it. Remove it once no harnesskit writer runs"
@@ -76,14 +76,8 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// Recover finishes or undoes the commits in root/[JournalDir] whose writers died, and
-// reports each. A journal whose writer is alive (it holds the journal's lock) is left alone,
-// and so is one whose targets' locks stay held by live writers beyond the lock wait. A
-// commit whose every temporary was staged (its journal has the commit mark) is rolled
-// forward; any other is rolled back. Before each step recovery compares the target with the
-// journal's recorded before and after states, so it can run any number of times, be killed
-// at any point and run again, and never overwrites what another writer wrote since the crash
-// (such a target is listed in Conflicts). When nothing is pending its cost is one Lstat.
+// Recover finishes or undoes the commits in root/[JournalDir] whose writers died, as Recovery
+// in the package documentation says, and reports each.
 //
 // Errors: journals that cannot be read or parsed, and I/O failures, joined; the recoveries
 // that succeeded are returned with them.

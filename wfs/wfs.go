@@ -4,6 +4,23 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"time"
+)
+
+// Limits, defaults and names. Options override the defaults per transaction.
+const (
+	DefaultLockWait                = 10 * time.Second // how long a Tx waits for a held lock
+	DefaultMaxFileSize int64       = 64 << 20         // the size limit of Read and a Tx
+	DefaultFileMode    fs.FileMode = 0o644            // a file a Tx creates, before the umask
+	DefaultDirMode     fs.FileMode = 0o755            // a directory a Tx creates, before the umask
+	DefaultUmask       fs.FileMode = 0o022            // the umask of a new MemFS
+	MaxSymlinks                    = 40               // links MemFS follows in one name, then ELOOP
+	MaxSuffix                      = 32               // the longest suffix of TempName, in bytes
+	MinKeySize                     = 16               // the shortest journal key, in bytes
+	JournalDir                     = ".hkwfs"         // under a tree's root: its journals
+
+	// ModeBits are the mode bits Chmod sets and a replaced file keeps.
+	ModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 )
 
 // FS is the file-system seam of a writing package. Every name is an absolute, OS-native path
@@ -93,15 +110,6 @@ type Entry struct {
 type Call struct {
 	Op, Name, Name2 string
 }
-
-// ErrOutside is wrapped by the error [OSFS] returns for a path that lies in none of its
-// bases, or that contains a ".." element. It also matches fs.ErrPermission, so callers that
-// only distinguish "not there" from "not allowed" treat it as a refusal.
-var ErrOutside = errors.New("path is outside the allowed base directories")
-
-// ErrNotAbs is wrapped by the error returned for a relative path: every name given to an
-// [FS] must be absolute.
-var ErrNotAbs = errors.New("path is not absolute; pass an absolute, OS-native path")
 
 // outsideError is the Err of the *fs.PathError returned for a refused path.
 type outsideError struct {
