@@ -9,9 +9,8 @@ import (
 	"syscall"
 )
 
-// DirFS returns a read-only [io/fs.FS] (with ReadFile, Stat and, on a [ReadDirFS], ReadDir)
-// of the directory dir of fsys, for readers such as astsearch.Search. Opening never blocks: a
-// special file is refused with syscall.EINVAL, unopened.
+// DirFS returns a read-only [io/fs.FS] (ReadFile, Stat, ReadDir) of the directory dir of fsys
+// for readers; it never opens a special file (syscall.EINVAL).
 func DirFS(fsys FS, dir string) fs.FS { return &dirFS{fsys: fsys, dir: dir} }
 
 type dirFS struct {

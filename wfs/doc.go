@@ -1,62 +1,40 @@
-// Package wfs is the one write layer of harnesskit: the file-system seam every writing
-// package uses ([FS]), an in-memory implementation ([MemFS]), real directories reached only
-// through [os.Root] ([OSFS]), and one commit protocol, the transaction [Tx], that every writer
-// in every process follows. patch, astsearch, format and webfetch write through it, so one
-// host value serves them all and a file they edit at the same time is never half-written,
-// overwritten behind a writer's back, or stripped of its owner, mode or attributes.
-//
-// Use it to write files that other writers (agents, formatters, other processes) may edit at
-// the same time, or that must survive a crash in a known state. Do not use it for files only
-// your own process ever touches, or for append-only logs: it replaces whole files.
+// Package wfs is the one write layer of harnesskit: a file-system seam ([FS]) in memory
+// ([MemFS]) or over [os.Root] ([OSFS]), and the commit protocol ([Tx]) that every writer in
+// every process follows, so a file that patch, astsearch, format and webfetch edit at once is
+// never half-written, overwritten behind a writer's back, or stripped of its owner, mode or
+// attributes. Use it for files others may edit at the same time or that must survive a crash
+// in a known state; not for files only your process touches, or append-only logs.
 //
 // # Life cycle
 //
 //	NewOSFS(bases…) or NewMemFS() → FS
-//	Read(ctx, fsys, name, limit) → Snapshot                        (what you plan from)
+//	Read(ctx, fsys, name, limit) → Snapshot          (Follow first to write through a link)
 //	Begin(fsys, root, opts…) → Tx {Write | Create | Delete | Scratch} → Commit | Abort
-//	Recover(ctx, fsys, root) → []Recovery                          (on opening a tree)
-//
-// A writer reads each file it will change with [Read] (after [Follow] when a symbolic link
-// must be written through to its target), computes the new content, and commits every
-// change of one edit in one [Tx]. The Tx checks that each file still holds what the writer
-// read, and writes all changes or none.
+//	Recover(ctx, fsys, root) → []Recovery            (on opening a tree)
 //
 // # The seam
 //
-// [FS] has nine methods over absolute, OS-native names. Their errors are the os package's
-// ([*fs.PathError], [*os.LinkError] for Rename and Link, wrapping the syscall error), so
-// errors.Is with the io/fs sentinels and comparisons with syscall.ENOTDIR, EISDIR or
-// ENOTEMPTY work on both implementations. Optional extensions are found by type assertion:
-// [ReadDirFS] (needed to find journals), [LinkFS] (old files kept by a link, not a copy; new
-// files never replace anything), [LockFS] (without it a Tx excludes nobody, and only one
-// writer may use the tree), [MetaFS] (owner, group, extended attributes, ACLs; without it
-// only the mode is kept), [KeyFS] (the journal key). MemFS has all but MetaFS; OSFS has all.
-// [DirFS] is a read-only io/fs view for readers; package wfstest checks an implementation.
+// [FS] has nine methods over absolute, OS-native names and the os package's errors.
+// Extensions are found by type assertion: [ReadDirFS], [LinkFS], [LockFS] (without it a Tx
+// excludes nobody), [MetaFS], [KeyFS]; MemFS has all but MetaFS, OSFS all. [DirFS] is an
+// io/fs view for readers; package wfstest checks an implementation.
 //
 // # The commit
 //
-// [Tx.Commit] takes the same steps in every harnesskit writer (PROTOCOL.md beside this file
-// sets each out, with the journal's format and the Windows details):
-//
-//  1. Recover dead writers' journals in root/[JournalDir], so no commit builds on a
-//     half-switched tree.
-//  2. Lock the directory of every target, all or none, waiting at most the lock wait
-//     ([WithLockWait]), then ErrBusy. The kernel drops a dead process's locks; a live holder
-//     is waited for, never overridden.
-//  3. Check every target against the [Snapshot] its writer read, metadata first, then
-//     content (a file over the size limit by its metadata and, except on Windows, its
-//     status-change time); a difference is ErrChanged. Nothing is written yet.
-//  4. Journal the targets, temporaries, kept files and before and after states, signed (see
-//     Trust); synced first when the commit has more than one step.
-//  5. Stage each new content in a synced temporary sibling with its final metadata, keep
-//     each replaced or deleted file aside (a hard link, or a synced copy), mark the journal.
-//  6. Switch in the order the operations were added: rename, link in (a new file never
-//     replaces one that appeared meanwhile) or remove.
-//  7. Sync the directories and clean up. A failure during the switch or the sync restores
-//     every switched target, under the locks ([Error].RolledBack, [Error].NotRestored).
-//
-// A one-step commit does not sync its journal: after a power loss it may be empty (recovery
-// sets it aside) and its temporary may remain, which [IsLeftover] recognises.
+// [Tx.Commit] writes every operation of a Tx or none, in the same steps in every harnesskit
+// writer (PROTOCOL.md beside this file sets them out, with the journal's format and the
+// Windows details). It recovers dead writers' journals (see Recovery); locks the directory
+// of every target, all or none, within the lock wait, else ErrBusy (the kernel drops a dead
+// process's locks; a live holder is never overridden); checks every target against its
+// [Snapshot], metadata then content (a file over the size limit by its metadata and, except
+// on Windows, its status-change time), else ErrChanged, having written nothing; journals its
+// intent, signed (see Trust); stages each new content in a synced temporary with its final
+// metadata and keeps each replaced or deleted file aside (a link or a synced copy); switches
+// in order (a new file is linked in, never replacing one that appeared); and syncs the
+// directories. A failure in the switch or the sync restores every switched target under the
+// locks ([Error].RolledBack, [Error].NotRestored). A one-step commit does not sync its
+// journal: a power loss may leave it empty (recovery sets it aside) and leave its temporary,
+// which [IsLeftover] recognises.
 //
 // # Recovery
 //
@@ -126,58 +104,24 @@
 //
 // # Files
 //
-//   - Metadata. A replaced regular file keeps its whole mode (setuid, setgid, sticky too), its
-//     owner and group where the process may set them, and its extended attributes and POSIX
-//     ACLs (Linux, macOS; one the process may not set is skipped). A new file gets
-//     [DefaultFileMode] or the given mode under the umask; see [NewMode] and [MetaFrom].
-//   - Hard links. A file with more than one link is written in place under the lock, a copy
-//     of its old content kept aside first, so every name sees the new content (readers may
-//     see it partly written during the switch; a one-link file is replaced atomically).
-//   - Symbolic links. A Tx never follows a final symbolic link for writing: a Write whose
-//     Snapshot is a link is refused unless [ReplaceLink]; call [Follow] to write the target.
-//   - Read-only files. A write needs write permission on the target, as the kernel decides;
-//     a file with no write bit at all (0444) is refused to a superuser too (ErrReadOnly).
-//     MemFS judges as the file's unprivileged owner. A delete needs only a writable directory.
-//   - Special files. A FIFO, socket or device is never opened: Read describes it
-//     (TypeSpecial), a Tx refuses it (ErrSpecial). Every open for reading is non-blocking and
-//     re-checks the type on the handle.
-//   - Size. Read does not read a file over its limit (Snapshot.Large: it can be deleted, not
-//     written); a Tx refuses to write one, or data over the limit (ErrTooLarge).
-//
-// # Names and errors
-//
-// Temporaries, kept files and scratch copies are named by [TempName] (hidden, at most 253
-// bytes) and recognised by [IsLeftover]. Journals live in root/[JournalDir], which exists only
-// while a commit runs or a journal waits for recovery or removal.
-//
-// Every failure of Read, Tx.Commit and Recover is an [*Error] that unwraps to a sentinel of
-// this package or to the file system's error; a context that ends before the switch returns
-// ctx.Err(). The FS methods return the os package's errors, with [ErrOutside] (also
-// fs.ErrPermission) for a name outside an OSFS's bases and [ErrNotAbs] for a relative name.
-// On Windows an OSFS returns Windows' own errors: errors.Is with the io/fs sentinels holds,
-// comparisons with POSIX errnos do not.
-//
-// # Differences between MemFS and OSFS
-//
-// A rapid state machine requires identical results, error texts included, from both, except
-// where they differ on purpose: MemFS has no bases, so it follows links that leave one and
-// absolute targets (OSFS refuses them); it follows [MaxSymlinks] links (os.Root 8); it
-// enforces permissions as for an unprivileged owner; it reports the zero modification time
-// and size 0 for directories, ignores trailing separators, follows POSIX rules on every
-// platform, and keeps no owner or extended attributes.
+//   - A replaced file keeps its whole mode, its owner and group where the process may set
+//     them, and its extended attributes and POSIX ACLs. A file with several hard links is
+//     written in place, its old content kept aside first, so every name sees the new
+//     content (readers may see it half-written; a one-link file is replaced atomically).
+//   - A Tx never writes through a final symbolic link ([ReplaceLink] replaces the link).
+//   - A write needs write permission, as the kernel decides; a file with no write bit at all
+//     (0444) is refused to a superuser too (ErrReadOnly). A delete needs a writable directory.
+//   - A FIFO, socket or device is never opened; every open for reading is non-blocking and
+//     re-checks the type on the handle. A file over the size limit is never read.
 //
 // # Security Considerations
 //
-// OSFS reaches real directories only through one os.Root per allowed base: content access and
+// OSFS reaches real directories only through one os.Root per base: content access and
 // changes cannot leave the bases, even if a directory on the way is swapped for a symbolic
-// link; names outside every base and names with ".." are refused (ErrOutside). A Tx never
-// writes through a final symbolic link, never opens a special file, never replaces a name
-// that must be new, and never reads more than its size limit. Temporaries are created
-// exclusively with mode 0600 until they get their final mode. Locks are advisory: they
-// exclude every harnesskit writer (in any process, on the same machine, through the same
-// kernel; not across NFS clients), not programs that take no lock — against those the check
-// narrows the window to the time between the check and the rename, and a Create never
-// replaces. Without [LockFS] (a custom FS) a Tx excludes nobody and recovery takes every
-// journal for a dead writer's; such an FS must have one writer at a time. Journals are
-// acted on only when signed with this user's key for this root (see Trust).
+// link. Temporaries are created exclusively with mode 0600 until they get their final mode.
+// Locks are advisory: they exclude every harnesskit writer on the same kernel (not across NFS
+// clients), not programs that take no lock; against those the check narrows the window to
+// the time between the check and the rename, and a Create never replaces. Without [LockFS] (a
+// custom FS) recovery takes every journal for a dead writer's: such an FS must have one writer
+// at a time. Journals are acted on only when signed for this root (see Trust).
 package wfs

@@ -14,8 +14,7 @@ import (
 	"runtime"
 )
 
-// A KeyFS is an FS that holds the secret its journals are signed with (see Trust in the
-// package documentation). Any FS that is not one uses [UserJournalKey].
+// A KeyFS holds its journals' key (see Trust); other FSs use [UserJournalKey].
 type KeyFS interface {
 	FS
 	// JournalKey returns the secret (at least 16 bytes) that signs and verifies journals.
@@ -34,8 +33,8 @@ func journalKey(fsys FS) ([]byte, error) {
 }
 
 // UserJournalKey returns this user's journal key, harnesskit/wfs-journal.key under
-// [os.UserConfigDir], made on first use (see Trust). A key file that is a link, another
-// user's or readable by group or others is refused (ErrKey): remove it and a new one is made.
+// [os.UserConfigDir], made on first use (see Trust); an unsafe one is refused (ErrKey):
+// remove it and a new one is made.
 func UserJournalKey() ([]byte, error) {
 	dir, err := os.UserConfigDir()
 	if err != nil {
@@ -158,12 +157,10 @@ func chainMAC(key, prev, line []byte) []byte {
 	return h.Sum(nil)[:macSize]
 }
 
-// JournalKey implements [KeyFS]: each MemFS has its own key.
 func (m *MemFS) JournalKey() ([]byte, error) { return m.key, nil }
 
-// SetJournalKey makes o sign and verify journals with key (at least [MinKeySize] bytes)
-// instead of the user's key file. Every writer of a tree must use the same key for its crashes
-// to be recovered. Call it before the first commit.
+// SetJournalKey makes o sign journals with key (≥ [MinKeySize] bytes), not the user's key;
+// every writer of a tree must use the same key.
 func (o *OSFS) SetJournalKey(key []byte) error {
 	if len(key) < MinKeySize {
 		return fmt.Errorf("%w: a journal key needs at least %d bytes, got %d", ErrKey, MinKeySize, len(key))
@@ -174,7 +171,6 @@ func (o *OSFS) SetJournalKey(key []byte) error {
 	return nil
 }
 
-// JournalKey implements [KeyFS]: SetJournalKey's key, or else [UserJournalKey], read once.
 func (o *OSFS) JournalKey() ([]byte, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -13,22 +13,18 @@ import (
 	"time"
 )
 
-// MemFS is an in-memory [FS] that behaves like a POSIX file system seen by an unprivileged
-// user, on every platform: directories, regular files, hard links and symbolic links (followed
-// in every non-final element, and by Stat, ReadFile, OpenFile, Chmod and ReadDir), permission
-// bits enforced for the owner, a umask, and the os package's errors with the errno Linux gives
-// (ENOENT, EEXIST, ENOTDIR, EISDIR, ENOTEMPTY, EINVAL, ELOOP, EPERM). Names are resolved element by
-// element, so ".." after a link climbs from the link's target. It keeps no owner and no
-// extended attributes (it is not a [MetaFS]); its locks exclude within the MemFS.
+// MemFS is an in-memory [FS] with every extension but [MetaFS], deterministic and safe for
+// concurrent use. It behaves as Linux does for an unprivileged owner, on every platform:
+// hard and symbolic links (".." after a link climbs from its target), permission bits, a
+// umask, the same errno. A rapid state machine requires OSFS's results from it, except that
+// it has no bases (it follows links that leave one, and absolute targets), follows
+// [MaxSymlinks] links (os.Root 8), denies the owner what the mode denies (root on disk is
+// not denied), and keeps no owner, no attributes, zero times, size 0 for directories.
 //
-// MemFS is deterministic (every modification time is the zero time) and safe for concurrent
-// use. Open files share their node: writes through a handle are seen at once and survive a
-// rename.
-//
-// For tests it logs every mutating call and sync ([MemFS.Calls]) and fails chosen calls
-// ([MemFS.InjectFault]). The setup methods WriteFile, MkdirAll and Symlink set exact modes,
-// create missing parents (0755), and are neither logged nor subject to faults. The zero value
-// is not usable; call [NewMemFS].
+// For tests: Calls logs every mutating call and sync until ResetCalls; InjectFault fails
+// chosen calls until ClearFaults; Tree and TreeUnder copy the entries; the setup methods
+// WriteFile, MkdirAll and Symlink take exact modes, make missing parents (0755), and are
+// neither logged nor faulted.
 type MemFS struct {
 	mu    sync.Mutex
 	vols  map[string]*node // volume name ("" on Unix) → its root directory
@@ -87,8 +83,7 @@ func (m *MemFS) volume(vol string) *node {
 	return r
 }
 
-// SetCaseInsensitive makes names compare as on macOS and Windows (Unicode simple folding),
-// keeping each entry's spelling; a case-only rename changes it.
+// SetCaseInsensitive makes names compare as on macOS and Windows.
 func (m *MemFS) SetCaseInsensitive(on bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -112,40 +107,34 @@ func SameFile(a, b fs.FileInfo) bool {
 	return os.SameFile(a, b)
 }
 
-// SetUmask sets the umask.
 func (m *MemFS) SetUmask(mask fs.FileMode) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.umask = mask & fs.ModePerm
 }
 
-// InjectFault makes every later call for which match(op, name) is true fail with err,
-// changing nothing (a failing "close" still closes). op is "open" (for create, truncate or
-// write), "write", "sync", "close", "rename", "link", "remove", "mkdir" or "chmod"; name is
-// the name changed (a rename's or link's destination). The first matching fault wins. err is
-// wrapped in an [*fs.PathError] unless it is one (or an [*os.LinkError]). match runs outside
-// MemFS locks, once per call; it must not call InjectFault or ClearFaults.
+// InjectFault makes every later call for which match(op, name) holds fail with err (in an
+// [*fs.PathError] unless it is one or an [*os.LinkError]), changing nothing ("close" still
+// closes): op is a [Call] Op, "write" or "close", name the name changed; the first match
+// wins, and match must not call InjectFault.
 func (m *MemFS) InjectFault(match func(op, name string) bool, err error) {
 	m.cmu.Lock()
 	defer m.cmu.Unlock()
 	m.faults = append(m.faults, fault{match, err})
 }
 
-// ClearFaults removes every fault.
 func (m *MemFS) ClearFaults() {
 	m.cmu.Lock()
 	defer m.cmu.Unlock()
 	m.faults = nil
 }
 
-// Calls returns the log of mutating calls and syncs, failed ones included, in order.
 func (m *MemFS) Calls() []Call {
 	m.cmu.Lock()
 	defer m.cmu.Unlock()
 	return slices.Clone(m.calls)
 }
 
-// ResetCalls empties the log.
 func (m *MemFS) ResetCalls() {
 	m.cmu.Lock()
 	defer m.cmu.Unlock()
@@ -342,13 +331,10 @@ func (m *MemFS) stat(op, name string, follow bool) (fs.FileInfo, error) {
 	return infoOf(name, r.n), nil
 }
 
-// Stat implements [FS].
 func (m *MemFS) Stat(name string) (fs.FileInfo, error) { return m.stat("stat", name, true) }
 
-// Lstat implements [FS].
 func (m *MemFS) Lstat(name string) (fs.FileInfo, error) { return m.stat("lstat", name, false) }
 
-// Readlink implements [FS].
 func (m *MemFS) Readlink(name string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -365,7 +351,6 @@ func (m *MemFS) Readlink(name string) (string, error) {
 	return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
 }
 
-// ReadFile implements [FS]; the data is a copy.
 func (m *MemFS) ReadFile(name string) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -386,7 +371,6 @@ func (m *MemFS) ReadFile(name string) ([]byte, error) {
 
 const accMode = os.O_RDONLY | os.O_WRONLY | os.O_RDWR
 
-// OpenFile implements [FS] with os.OpenFile's flags (O_CREATE, O_EXCL, O_TRUNC, O_APPEND).
 func (m *MemFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
 	acc := flag & accMode
 	mutating := acc != os.O_RDONLY || flag&(os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0
@@ -540,7 +524,6 @@ func contains(dir, n *node) bool {
 	return false
 }
 
-// Rename implements [FS] as os.Rename does on Unix.
 func (m *MemFS) Rename(oldname, newname string) error {
 	if err := m.enter("rename", oldname, newname, true); err != nil {
 		return err
@@ -605,7 +588,6 @@ func (m *MemFS) rename(oldname, newname string) error {
 	return nil
 }
 
-// Remove implements [FS].
 func (m *MemFS) Remove(name string) error {
 	if err := m.enter("remove", name, "", true); err != nil {
 		return err
@@ -631,7 +613,6 @@ func (m *MemFS) Remove(name string) error {
 	return &fs.PathError{Op: "remove", Path: name, Err: err}
 }
 
-// Mkdir implements [FS].
 func (m *MemFS) Mkdir(name string, perm fs.FileMode) error {
 	if err := m.enter("mkdir", name, "", true); err != nil {
 		return err
@@ -652,7 +633,6 @@ func (m *MemFS) Mkdir(name string, perm fs.FileMode) error {
 	return &fs.PathError{Op: "mkdir", Path: name, Err: err}
 }
 
-// Chmod implements [FS] (mode & ModeBits).
 func (m *MemFS) Chmod(name string, mode fs.FileMode) error {
 	if err := m.enter("chmod", name, "", true); err != nil {
 		return err
@@ -713,7 +693,6 @@ func (m *MemFS) create(name string, follow bool) (resolved, error) {
 	return r, err
 }
 
-// WriteFile is a setup method: it writes data with exactly the bits perm, following links.
 func (m *MemFS) WriteFile(name string, data []byte, perm fs.FileMode) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -733,7 +712,6 @@ func (m *MemFS) WriteFile(name string, data []byte, perm fs.FileMode) error {
 	return &fs.PathError{Op: "open", Path: name, Err: err}
 }
 
-// MkdirAll is a setup method: it creates name and its parents with exactly perm.
 func (m *MemFS) MkdirAll(name string, perm fs.FileMode) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -743,7 +721,6 @@ func (m *MemFS) MkdirAll(name string, perm fs.FileMode) error {
 	return nil
 }
 
-// Symlink is a setup method: it creates name as a link to target, stored as given.
 func (m *MemFS) Symlink(target, name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -759,7 +736,7 @@ func (m *MemFS) Symlink(target, name string) error {
 	return &os.LinkError{Op: "symlink", Old: target, New: name, Err: err}
 }
 
-// Tree returns a copy of every entry, keyed by absolute name (volume roots excluded).
+// Tree returns the entries by absolute name.
 func (m *MemFS) Tree() map[string]Entry {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -785,7 +762,7 @@ func addTree(out map[string]Entry, dir string, n *node) {
 	}
 }
 
-// TreeUnder returns the entries strictly below dir, keyed by slash-separated relative paths.
+// TreeUnder returns the entries below dir by slash-separated relative path.
 func (m *MemFS) TreeUnder(dir string) map[string]Entry {
 	return entriesUnder(m.Tree(), dir)
 }
@@ -805,7 +782,6 @@ func entriesUnder(tree map[string]Entry, dir string) map[string]Entry {
 	return out
 }
 
-// ReadDir implements [ReadDirFS].
 func (m *MemFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -831,7 +807,6 @@ func (m *MemFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
-// Link implements [LinkFS] as link(2) does (a final link is linked, not followed).
 func (m *MemFS) Link(oldname, newname string) error {
 	if err := m.enter("link", oldname, newname, true); err != nil {
 		return err
@@ -869,7 +844,6 @@ func (m *MemFS) Link(oldname, newname string) error {
 	return nil
 }
 
-// TryLock implements [LockFS]; every name of a file shares its lock.
 func (m *MemFS) TryLock(name string) (func(), error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -12,16 +12,13 @@ import (
 	"sync"
 )
 
-// OSFS is an [FS] over real directories, safe for concurrent use. It opens one [os.Root] per
-// base and routes each absolute name to the longest base that contains it, so every access
-// that reads content or changes anything stays inside a base even if a directory on the way
-// is swapped for a symbolic link (os.Root refuses links that leave the base, and absolute
-// targets). Names outside every base, and names with a ".." element, are refused with an
-// [*fs.PathError] wrapping [ErrOutside], except that Lstat and Readlink, which reveal only
-// metadata, answer any absolute name (through the os package): a real-path resolver must see
-// that an ancestor of a base, or a link's target outside one, is a symbolic link, to refuse
-// the path itself. Errors are the os package's, with the absolute name. Rename, Link and
-// CopyMeta need both names in one base.
+// OSFS is an [FS] with every extension over real directories, safe for concurrent use. Each
+// name goes to the longest base containing it, each base an [os.Root], so what reads content
+// or changes anything stays inside a base even if a directory on the way is swapped for a
+// symbolic link. Other names, and names with "..", are refused ([ErrOutside]), except that
+// Lstat and Readlink answer any absolute name (a real-path resolver must see that an ancestor
+// of a base is a link). Rename, Link and CopyMeta need both names in one base. On Windows
+// errors are Windows': errors.Is with io/fs sentinels holds, comparisons with errnos do not.
 type OSFS struct {
 	bases []osBase // longest directory first
 
@@ -45,8 +42,7 @@ var (
 	_ KeyFS     = (*OSFS)(nil)
 )
 
-// NewOSFS opens an [os.Root] for each base directory (relative names are made absolute). A
-// base reached through symbolic links is also routed by its real path. Close releases them.
+// NewOSFS opens an [os.Root] per base (made absolute; also routed by real path).
 func NewOSFS(bases ...string) (*OSFS, error) {
 	if len(bases) == 0 {
 		return nil, errors.New("wfs: NewOSFS needs at least one base directory")
@@ -80,7 +76,7 @@ func NewOSFS(bases ...string) (*OSFS, error) {
 	return o, nil
 }
 
-// Bases returns the base directories, longest first, real paths of linked bases included.
+// Bases returns the bases, longest first, real paths of linked bases included.
 func (o *OSFS) Bases() []string {
 	out := make([]string, len(o.bases))
 	for i, b := range o.bases {
@@ -173,7 +169,6 @@ func rewrap(op, name string, err error) error {
 	return &fs.PathError{Op: op, Path: name, Err: err}
 }
 
-// Stat implements [FS].
 func (o *OSFS) Stat(name string) (fs.FileInfo, error) {
 	root, rel, err := o.route("stat", name)
 	if err != nil {
@@ -183,7 +178,6 @@ func (o *OSFS) Stat(name string) (fs.FileInfo, error) {
 	return fi, rewrap("stat", name, err)
 }
 
-// Lstat implements [FS], also outside the bases.
 func (o *OSFS) Lstat(name string) (fs.FileInfo, error) {
 	root, rel, err := o.route("lstat", name)
 	if errors.Is(err, ErrOutside) && !errors.Is(err, errDotDot) || err == nil && rel == "." {
@@ -196,7 +190,6 @@ func (o *OSFS) Lstat(name string) (fs.FileInfo, error) {
 	return fi, rewrap("lstat", name, err)
 }
 
-// Readlink implements [FS], also outside the bases.
 func (o *OSFS) Readlink(name string) (string, error) {
 	root, rel, err := o.route("readlink", name)
 	if errors.Is(err, ErrOutside) && !errors.Is(err, errDotDot) || err == nil && rel == "." {
@@ -209,7 +202,6 @@ func (o *OSFS) Readlink(name string) (string, error) {
 	return t, rewrap("readlink", name, err)
 }
 
-// ReadFile implements [FS].
 func (o *OSFS) ReadFile(name string) ([]byte, error) {
 	root, rel, err := o.route("open", name)
 	if err != nil {
@@ -227,7 +219,6 @@ func (o *OSFS) ReadFile(name string) ([]byte, error) {
 	return b, nil
 }
 
-// OpenFile implements [FS].
 func (o *OSFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
 	root, rel, err := o.route("open", name)
 	if err != nil {
@@ -267,7 +258,6 @@ func (f *osFile) Stat() (fs.FileInfo, error) {
 func (f *osFile) Sync() error  { return rewrap("sync", f.name, f.f.Sync()) }
 func (f *osFile) Close() error { return rewrap("close", f.name, f.f.Close()) }
 
-// Rename implements [FS].
 func (o *OSFS) Rename(oldname, newname string) error {
 	linkErr := func(err error) error {
 		var pe *fs.PathError
@@ -298,7 +288,6 @@ func (o *OSFS) Rename(oldname, newname string) error {
 	return nil
 }
 
-// Remove implements [FS].
 func (o *OSFS) Remove(name string) error {
 	root, rel, err := o.route("remove", name)
 	if err != nil {
@@ -311,7 +300,6 @@ func (o *OSFS) Remove(name string) error {
 	return rewrap("remove", name, err)
 }
 
-// Mkdir implements [FS].
 func (o *OSFS) Mkdir(name string, perm fs.FileMode) error {
 	root, rel, err := o.route("mkdir", name)
 	if err != nil {
@@ -320,7 +308,6 @@ func (o *OSFS) Mkdir(name string, perm fs.FileMode) error {
 	return rewrap("mkdir", name, root.Mkdir(rel, perm&fs.ModePerm))
 }
 
-// Chmod implements [FS] (the bits of [ModeBits]).
 func (o *OSFS) Chmod(name string, mode fs.FileMode) error {
 	root, rel, err := o.route("chmod", name)
 	if err != nil {
@@ -369,7 +356,6 @@ func ReadTree(dir string) (map[string]Entry, error) {
 	return out, err
 }
 
-// ReadDir implements [ReadDirFS].
 func (o *OSFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	root, rel, err := o.route("readdir", name)
 	if err != nil {
@@ -388,7 +374,6 @@ func (o *OSFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return ents, nil
 }
 
-// Link implements [LinkFS].
 func (o *OSFS) Link(oldname, newname string) error {
 	linkErr := func(err error) error {
 		var pe *fs.PathError
@@ -418,7 +403,6 @@ func (o *OSFS) Link(oldname, newname string) error {
 	return nil
 }
 
-// TryLock implements [LockFS] (PROTOCOL.md says what a lock is on each system).
 func (o *OSFS) TryLock(name string) (func(), error) {
 	root, rel, err := o.route("lock", name)
 	if err != nil {
@@ -462,7 +446,6 @@ func (o *OSFS) linkCount(name string) (uint64, bool) {
 	return sysLinkCount(name)
 }
 
-// CopyMeta implements [MetaFS].
 func (o *OSFS) CopyMeta(src, dst string) error {
 	r1, rel1, err := o.route("copymeta", src)
 	if err != nil {

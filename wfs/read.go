@@ -37,8 +37,8 @@ func (t Type) String() string {
 	return "type(" + string(rune('0'+t)) + ")"
 }
 
-// A Snapshot is what a writer saw of one name, the basis a [Tx] checks before it writes: made
-// by [Read] or [Absent]; [Committed].After holds those of what a commit wrote, to chain commits.
+// A Snapshot is what a writer saw of one name ([Read], [Absent], [Committed].After): what a
+// [Tx] checks before it writes.
 type Snapshot struct {
 	Name   string      // the absolute name read; a final symbolic link is described, not followed
 	Type   Type        // what the name held
@@ -60,10 +60,9 @@ func isNotExist(err error) bool {
 // readChunk is how much Read reads between two looks at its context.
 const readChunk = 1 << 20
 
-// Read describes name as it is now, without following a final symbolic link: absent, a
-// directory, a link and its target, a special file (never opened), or a regular file and its
-// contents, unless it is over limit (Large). A name swapped, or a file resized, while it is
-// read is read again (three times, then ErrChanged). It stops with ctx.Err() when ctx ends.
+// Read describes name, without following a final symbolic link; a regular file over limit is
+// not read (Large), a special file never opened. A name swapped or resized while it is read
+// is read again (three times, then ErrChanged).
 //
 // Errors: an [*Error] (Op "read") wrapping the file system's error, ErrChanged, or ctx.Err().
 func Read(ctx context.Context, fsys FS, name string, limit int64) (Snapshot, error) {
@@ -164,12 +163,8 @@ func readFile(ctx context.Context, fsys FS, name string, fi fs.FileInfo, size in
 	return buf, ofi, nil
 }
 
-// Follow returns the real name of name: every symbolic link on the way, the final one
-// included, followed (at most [MaxSymlinks]), "." and ".." resolved as the file system does; a
-// missing element ends the walk, the rest appended as given. Use it before [Read] when a write
-// must go to a link's target.
-//
-// Errors: the file system's (an *fs.PathError), or syscall.ELOOP for too many links.
+// Follow returns name with every symbolic link on the way followed, the final one too (at most
+// [MaxSymlinks], else syscall.ELOOP), and "." and ".." resolved; a missing element ends it.
 func Follow(fsys FS, name string) (string, error) {
 	if !filepath.IsAbs(name) {
 		return "", &fs.PathError{Op: "follow", Path: name, Err: ErrNotAbs}
@@ -220,6 +215,5 @@ func Follow(fsys FS, name string) (string, error) {
 	return cur, nil
 }
 
-// Writable reports whether s is a regular file the process may write (else a commit fails
-// with ErrReadOnly).
+// Writable reports whether s is a regular file this process may write.
 func (s Snapshot) Writable() bool { return s.Type == TypeFile && s.Info != nil && writable(s.Info) }

@@ -32,8 +32,7 @@ func (c txConfig) GoString() string {
 	return fmt.Sprintf("wfs.txConfig{limit: %d, lockWait: %v, dirMode: %v, rnd: %T}", c.limit, c.lockWait, c.dirMode, c.rnd)
 }
 
-// WithMaxFileSize sets the size limit: a target or data over n is refused with ErrTooLarge;
-// n ≤ 0 keeps [DefaultMaxFileSize].
+// WithMaxFileSize sets the size limit (n ≤ 0: [DefaultMaxFileSize]).
 func WithMaxFileSize(n int64) Option {
 	return func(c *txConfig) {
 		if n > 0 {
@@ -42,22 +41,19 @@ func WithMaxFileSize(n int64) Option {
 	}
 }
 
-// WithLockWait sets how long Commit waits for a held lock ([DefaultLockWait]); the
-// context's end stops it earlier. d ≤ 0: do not wait.
+// WithLockWait sets how long Commit waits for a held lock (d ≤ 0: not at all).
 func WithLockWait(d time.Duration) Option { return func(c *txConfig) { c.lockWait = max(d, 0) } }
 
-// WithDirMode sets the mode of the directories a write creates ([DefaultDirMode]).
+// WithDirMode sets the mode of the directories a write creates.
 func WithDirMode(perm fs.FileMode) Option {
 	return func(c *txConfig) { c.dirMode = perm & fs.ModePerm }
 }
 
-// WithRandom sets the source of temporary names' random part (crypto/rand); a name taken is
-// drawn again.
+// WithRandom sets the source of temporary names' random part (crypto/rand).
 func WithRandom(r io.Reader) Option { return func(c *txConfig) { c.rnd = r } }
 
-// WithTrees names absolute directories outside root (a host's worktrees) whose files the
-// transaction may also write; without it every target lies inside root. The journal, in root,
-// records them, and recovery acts on no name outside root and these.
+// WithTrees names absolute directories outside root (a host's worktrees) that the Tx may
+// also write in; recovery acts on no name outside root and these.
 func WithTrees(dirs ...string) Option {
 	return func(c *txConfig) {
 		for _, d := range dirs {
@@ -71,9 +67,8 @@ func WithTrees(dirs ...string) Option {
 // A WriteOption refines one [Tx.Write].
 type WriteOption func(*op)
 
-// NewMode writes a new file, mode perm under the umask, taking nothing from the regular file
-// prev (a writer that deleted a file and adds one of the same name). Without it a replaced
-// file keeps its whole mode and metadata, and a new one gets [DefaultFileMode].
+// NewMode makes a new file, mode perm under the umask, taking nothing from prev (else a
+// replaced file keeps its whole mode and metadata).
 func NewMode(perm fs.FileMode) WriteOption {
 	return func(o *op) { o.newMode, o.exact, o.modeSet, o.fresh = perm&fs.ModePerm, false, false, true }
 }
@@ -83,17 +78,15 @@ func ExactMode(mode fs.FileMode) WriteOption {
 	return func(o *op) { o.mode, o.exact, o.modeSet, o.fresh = mode&ModeBits, true, true, false }
 }
 
-// MetaFrom gives the written file the mode, owner, group and extended attributes of src (a
-// move's source, which the transaction may delete). ExactMode wins for the mode; NewMode wins.
+// MetaFrom gives the written file the mode, owner, group and attributes of src (a move's
+// source); ExactMode and NewMode win.
 func MetaFrom(src string) WriteOption { return func(o *op) { o.metaFrom = src } }
 
-// ReplaceLink lets prev be a symbolic link, which the new file replaces (without it a link is
-// refused: [Follow] it and write its target).
+// ReplaceLink lets prev be a symbolic link, which the new file replaces.
 func ReplaceLink() WriteOption { return func(o *op) { o.replaceLink = true } }
 
-// CheckAtTurn checks prev right before this write, not with the others before the first: prev
-// (absent) only holds once earlier operations have run, as for the new spelling of a case-only
-// rename on a volume that ignores case.
+// CheckAtTurn checks prev right before this write, for a prev that holds only once earlier
+// operations ran (a case-only rename on a case-blind volume).
 func CheckAtTurn() WriteOption { return func(o *op) { o.atTurn = true } }
 
 type opKind uint8
@@ -124,10 +117,9 @@ type op struct {
 	j       jOp
 }
 
-// A Tx is one commit: writes and deletes of several names that happen all or none (see The
-// commit in the package documentation). Build one with [Begin], add operations, then call
-// [Tx.Commit] or [Tx.Abort]. A Tx is used by one goroutine; nothing touches the disk before
-// Commit, except a [Tx.Scratch] copy.
+// A Tx is one commit: writes and deletes that happen all or none. Build one with [Begin],
+// add operations, then call Commit or Abort. A Tx is used by one goroutine; nothing touches
+// the disk before Commit, except a Scratch copy.
 type Tx struct {
 	fsys    FS
 	root    string
@@ -141,9 +133,8 @@ type Tx struct {
 	made    []string // those the commit created
 }
 
-// Begin starts a transaction over fsys for the tree at the absolute directory root, whose
-// journals live in root/[JournalDir]. Every writer of one tree must pass the same root for
-// recovery to find its journals. Begin only checks that root is absolute.
+// Begin starts a Tx over fsys for the tree at the absolute directory root, journaled in
+// root/[JournalDir]: every writer of a tree must pass the same root.
 func Begin(fsys FS, root string, opts ...Option) (*Tx, error) {
 	if fsys == nil {
 		return nil, errors.New("wfs: Begin: nil FS")
@@ -160,10 +151,8 @@ func Begin(fsys FS, root string, opts ...Option) (*Tx, error) {
 	return &Tx{fsys: fsys, root: filepath.Clean(root), cfg: cfg}, nil
 }
 
-// Write replaces what prev describes with a regular file holding data: a regular file (its
-// metadata kept; one with several hard links written in place), an absent name (a new file;
-// missing parents are created) or, with ReplaceLink, a symbolic link. The commit refuses when
-// prev no longer holds.
+// Write replaces what prev describes (a regular file, whose metadata is kept; an absent
+// name, parents created; with ReplaceLink, a link) by a regular file holding data.
 func (tx *Tx) Write(prev Snapshot, data []byte, opts ...WriteOption) {
 	o := &op{kind: opWrite, prev: prev, data: data, newMode: DefaultFileMode}
 	for _, f := range opts {
@@ -174,22 +163,20 @@ func (tx *Tx) Write(prev Snapshot, data []byte, opts ...WriteOption) {
 	tx.ops = append(tx.ops, o)
 }
 
-// Create adds the new file name: Write of Absent(name) with NewMode(perm). The file is linked
-// into place (on a [LinkFS]), so a name that exists at commit, even one made an instant before
-// by a program that takes no lock, fails it with an error matching fs.ErrExist and ErrChanged.
+// Create adds the new file name (Write of Absent(name) with NewMode(perm)), linked in: a
+// name that exists at commit, even unlocked and an instant old, fails it (fs.ErrExist).
 func (tx *Tx) Create(name string, data []byte, perm fs.FileMode) {
 	o := &op{kind: opWrite, prev: Absent(name), data: data, newMode: perm & fs.ModePerm}
 	tx.ops = append(tx.ops, o)
 }
 
-// Delete removes the regular file or symbolic link prev describes (a link, not its target).
+// Delete removes the regular file or symbolic link prev describes.
 func (tx *Tx) Delete(prev Snapshot) {
 	tx.ops = append(tx.ops, &op{kind: opDelete, prev: prev})
 }
 
-// Scratch writes data to a new hidden file next to target ([TempName] with suffix, such as
-// ".rb") for a tool that works only in place, and returns its name. Commit, Abort and, after a
-// crash, Recover remove it.
+// Scratch writes data to a new hidden file beside target ([TempName] with suffix) for a tool
+// that works only in place, and returns its name; Commit, Abort or Recover removes it.
 func (tx *Tx) Scratch(target, suffix string, data []byte) (string, error) {
 	if tx.done {
 		return "", errors.New("wfs: Scratch after Commit or Abort")
@@ -232,8 +219,7 @@ func (tx *Tx) Scratch(target, suffix string, data []byte) (string, error) {
 	return "", &Error{Op: "stage", Name: target, Err: errors.New("no free scratch name")}
 }
 
-// Abort removes the scratch copies and the journal of a Tx not committed; after Commit it does
-// nothing, so `defer tx.Abort()` is safe.
+// Abort drops a Tx's scratch copies and journal; after Commit it does nothing.
 func (tx *Tx) Abort() error {
 	if tx.done {
 		return nil
@@ -258,18 +244,11 @@ func (tx *Tx) dropScratch() (failed bool) {
 
 // Committed is what a successful commit reports.
 type Committed struct {
-	// After holds, per operation in order, the state now on disk: a fresh Lstat and the
-	// written bytes for a write, an absent snapshot for a delete. A writer that commits again
-	// on these files (the next section of a patch) passes them as prev.
-	After []Snapshot
-	// Recovered lists the interrupted commits of dead writers that this commit finished or
-	// undid before it checked its own targets.
-	Recovered []Recovery
+	After     []Snapshot // per operation, in order, what is now on disk: the prev of a next commit
+	Recovered []Recovery // dead writers' commits this commit handled first
 }
 
-// Commit writes every operation or none, in the steps of The commit in the package
-// documentation. A failure before the switch removes what was staged; one during it restores
-// every target (Error.RolledBack, NotRestored). ctx is honoured until the switch starts.
+// Commit writes all or nothing (see The commit); ctx counts until the switch.
 //
 // Errors: an [*Error] wrapping ErrChanged (fs.ErrExist for Create), ErrBusy, ErrReadOnly,
 // ErrSpecial, ErrTooLarge, ErrInUse, ErrKey, ErrOutside or a file-system error; ctx.Err().
