@@ -108,7 +108,8 @@
 //     them, and its extended attributes and POSIX ACLs. A file with several hard links is
 //     written in place, its old content kept aside first, so every name sees the new
 //     content (readers may see it half-written; a one-link file is replaced atomically).
-//   - A Tx never writes through a final symbolic link ([ReplaceLink] replaces the link).
+//   - A Tx never writes through a final symbolic link: [Follow] it (on an OSFS, to a target
+//     inside a base) or replace it ([ReplaceLink]).
 //   - A write needs write permission, as the kernel decides; a file with no write bit at all
 //     (0444) is refused to a superuser too (ErrReadOnly). A delete needs a writable directory.
 //   - A FIFO, socket or device is never opened; every open for reading is non-blocking and

@@ -19,7 +19,8 @@ import (
 // umask, the same errno. A rapid state machine requires OSFS's results from it, except that
 // it has no bases (it follows links that leave one, and absolute targets), follows
 // [MaxSymlinks] links (os.Root 8), denies the owner what the mode denies (root on disk is
-// not denied), and keeps no owner, no attributes, zero times, size 0 for directories.
+// not denied), ignores trailing separators, and keeps no owner, no attributes, zero times,
+// size 0 for directories.
 //
 // For tests: Calls logs every mutating call and sync until ResetCalls; InjectFault fails
 // chosen calls until ClearFaults; Tree and TreeUnder copy the entries; the setup methods
