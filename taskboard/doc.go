@@ -29,7 +29,7 @@
 // [Board] is pure (no I/O, no goroutines, time only from [Options].Clock, memory bounded by
 // the retention caps); hosts reach it only inside [Driver.Do]. Unexported sans-IO step
 // machines run each tool's protocol on it. [Driver] performs their host calls and delivers
-// replies under one lock; [NewSharedDriver] keeps the board in a [Store] shared by several
+// replies under one lock; [NewSharedDriver] keeps the board in a [store.Store] shared by several
 // host processes (the cluster module puts it on etcd).
 //
 // # Life cycle

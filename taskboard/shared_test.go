@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harnesskit/harnesskit/taskboard"
+	"github.com/harnesskit/harnesskit/taskboard/store"
 	"github.com/harnesskit/harnesskit/taskboard/taskboardtest"
 )
 
@@ -22,13 +23,13 @@ type cluster struct {
 	d    map[string]*taskboard.Driver
 }
 
-func newCluster(t *testing.T, o taskboard.Options, wrap func(inc string, st *taskboardtest.Store) taskboard.Store) *cluster {
+func newCluster(t *testing.T, o taskboard.Options, wrap func(inc string, st *taskboardtest.Store) store.Store) *cluster {
 	t.Helper()
 	c := &cluster{st: taskboardtest.NewStore(), host: taskboardtest.New(taskboard.FlavorV2, nil), d: map[string]*taskboard.Driver{}}
 	o.NoReconciliation = true
 	for _, inc := range []string{"a", "b", "c"} {
 		c.st.Live(inc)
-		var st taskboard.Store = c.st
+		var st store.Store = c.st
 		if wrap != nil {
 			st = wrap(inc, c.st)
 		}
@@ -223,7 +224,7 @@ func TestSharedPausedHolderSettlesItsOwnLease(t *testing.T) {
 
 // gate blocks the nth Update through it until released.
 type gate struct {
-	taskboard.Store
+	store.Store
 	mu      sync.Mutex
 	n, seen int
 	hold    chan struct{}
@@ -248,7 +249,7 @@ func (g *gate) Update(ctx context.Context, keys []string, f func(map[string][]by
 func TestSharedUndispatchedLeaseOfDeadHolderIsReleased(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := &gate{hold: make(chan struct{}), held: make(chan struct{})}
-		c := newCluster(t, taskboard.Options{}, func(inc string, st *taskboardtest.Store) taskboard.Store {
+		c := newCluster(t, taskboard.Options{}, func(inc string, st *taskboardtest.Store) store.Store {
 			if inc != "a" {
 				return st
 			}
@@ -310,7 +311,7 @@ func TestSharedUncertainCommits(t *testing.T) {
 
 // flaky fails every call while down (a partition from the store).
 type flaky struct {
-	taskboard.Store
+	store.Store
 	mu   sync.Mutex
 	down bool
 }
@@ -340,7 +341,7 @@ func (f *flaky) Get(ctx context.Context, keys ...string) (map[string][]byte, err
 func TestSharedPartitionedFromTheStore(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &flaky{}
-		c := newCluster(t, taskboard.Options{}, func(inc string, st *taskboardtest.Store) taskboard.Store {
+		c := newCluster(t, taskboard.Options{}, func(inc string, st *taskboardtest.Store) store.Store {
 			if inc != "b" {
 				return st
 			}
