@@ -322,7 +322,7 @@ func (b *Board) drain() []Notice {
 	return n
 }
 
-func (b *Board) emit(kind NoticeKind, r *Record) {
+func (b *Board) emit(kind string, r *Record) {
 	b.notices = append(b.notices, Notice{
 		Kind: kind, TaskID: r.TaskID, ParentID: r.ParentID, Generation: r.Generation,
 		TerminalRevision: r.TerminalRevision, State: r.State,
@@ -332,7 +332,7 @@ func (b *Board) emit(kind NoticeKind, r *Record) {
 // Notice is one entry of the board's outbox, handed by the driver to its subscribers
 // ([Driver.OnTerminal], [Driver.OnLaunched]).
 type Notice struct {
-	Kind             NoticeKind
+	Kind             string // "terminal" or "launched"
 	TaskID, ParentID string
 	Generation       uint64
 	TerminalRevision uint64

@@ -33,8 +33,8 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E2_cancellation_lease_blocks_relaunch_and_registration", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			e.acquire(LeaseCancellation, "ses_a")
-			if _, ok := e.b.acquire(LeaseRelaunch, "ses_a", r.Generation, nil); ok {
+			e.acquire(leaseCancellation, "ses_a")
+			if _, ok := e.b.acquire(leaseRelaunch, "ses_a", r.Generation, nil); ok {
 				t.Fatal("relaunch acquired under a cancellation lease")
 			}
 			_, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
@@ -45,8 +45,8 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E3_relaunch_lease_exact_release", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			l := e.acquire(LeaseRelaunch, "ses_a")
-			if _, ok := e.b.acquire(LeaseCancellation, "ses_a", r.Generation, nil); ok {
+			l := e.acquire(leaseRelaunch, "ses_a")
+			if _, ok := e.b.acquire(leaseCancellation, "ses_a", r.Generation, nil); ok {
 				t.Fatal("cancellation acquired under a relaunch lease")
 			}
 			wrongTok, wrongGen := l, l
@@ -65,8 +65,8 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E4_message_lease_blocks_then_release", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			l := e.acquire(LeaseMessage, "ses_a")
-			for _, k := range []LeaseKind{LeaseCancellation, LeaseRelaunch} {
+			l := e.acquire(leaseMessage, "ses_a")
+			for _, k := range []leaseKind{leaseCancellation, leaseRelaunch} {
 				if _, ok := e.b.acquire(k, "ses_a", r.Generation, nil); ok {
 					t.Fatalf("%s acquired under a message lease", k)
 				}
@@ -76,7 +76,7 @@ func TestBoardScenarios(t *testing.T) {
 			if !e.b.release(l) {
 				t.Fatal("release failed")
 			}
-			e.acquire(LeaseCancellation, "ses_a")
+			e.acquire(leaseCancellation, "ses_a")
 		}},
 		{name: "E5_exclusion_4x4_and_tokens", run: func(t *testing.T, e *env) {
 			kinds := leaseKinds[:]
@@ -87,16 +87,16 @@ func TestBoardScenarios(t *testing.T) {
 					n++
 					id := "ses_" + string(rune('a'+n))
 					e.launch(id, p1, "fixer")
-					if held == LeaseNotification {
+					if held == leaseNotification {
 						e.mustCommit(id, StateCompleted, "done")
 					}
 					hl := e.acquire(held, id)
 					tokens = append(tokens, hl.Token)
 					// Put the record in a state where `tried` would be acquirable.
 					switch r := e.rec(id); {
-					case tried == LeaseNotification && r.State == StateRunning:
+					case tried == leaseNotification && r.State == StateRunning:
 						e.mustCommit(id, StateCompleted, "done")
-					case (tried == LeaseCancellation || tried == LeaseMessage) && r.State != StateRunning:
+					case (tried == leaseCancellation || tried == leaseMessage) && r.State != StateRunning:
 						e.tick(time.Millisecond)
 						if r2, _ := e.b.markRunningFromLive(id, r.Generation, e.b.now()); r2.State != StateRunning {
 							t.Fatalf("withdrawal failed: %s", r2.State)
@@ -137,7 +137,7 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E6_withdrawn_notification_lease_invalid_but_releasable", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			r := e.mustCommit("ses_a", StateCompleted, "done")
-			l, ok := e.b.acquire(LeaseNotification, "ses_a", r.Generation, ptr(r.TerminalRevision))
+			l, ok := e.b.acquire(leaseNotification, "ses_a", r.Generation, ptr(r.TerminalRevision))
 			if !ok || !e.b.validate(l) {
 				t.Fatal("notification lease not acquired")
 			}
@@ -152,11 +152,11 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E7_cancelled_commit_needs_the_live_cancellation_lease", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			l := e.acquire(LeaseCancellation, "ses_a")
+			l := e.acquire(leaseCancellation, "ses_a")
 			other := l
 			other.Token += 100
 			e.launch("ses_b", p1, "explorer")
-			foreign := e.acquire(LeaseCancellation, "ses_b") // valid, but for another task
+			foreign := e.acquire(leaseCancellation, "ses_b") // valid, but for another task
 			for _, c := range []commitInput{
 				{TaskID: "ses_a", Generation: r.Generation, State: StateCancelled, Lease: &foreign},
 				{TaskID: "ses_a", Generation: r.Generation + 1, State: StateCancelled, Lease: &l},
@@ -183,7 +183,7 @@ func TestBoardScenarios(t *testing.T) {
 			g1 := e.launch("ses_a", p1, "explorer")
 			e.mustCommit("ses_a", StateCompleted, "g1")
 			e.ack("ses_a")
-			l := e.acquire(LeaseRelaunch, "ses_a")
+			l := e.acquire(leaseRelaunch, "ses_a")
 			g2, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
 			if err != nil {
 				t.Fatal(err)
@@ -199,7 +199,7 @@ func TestBoardScenarios(t *testing.T) {
 			if _, g := e.b.commitTerminal(commitInput{TaskID: "ses_a", Generation: g2.Generation, State: StateCompleted, Summary: "g2"}); g != gateCommitted {
 				t.Fatalf("G2: %s", g)
 			}
-			if n := e.noticesOf(NoticeTerminal); len(n) != 1 || n[0].Generation != g2.Generation {
+			if n := e.noticesOf(noticeTerminal); len(n) != 1 || n[0].Generation != g2.Generation {
 				t.Fatalf("notices %v", n)
 			}
 		}},
@@ -298,7 +298,7 @@ func TestBoardScenarios(t *testing.T) {
 			e.launch("ses_b", p1, "explorer")
 			e.mustCommit("ses_a", StateCompleted, "a")
 			e.ack("ses_a")
-			l := e.acquire(LeaseRelaunch, "ses_a")
+			l := e.acquire(leaseRelaunch, "ses_a")
 			e.tick(time.Second)
 			e.mustCommit("ses_b", StateCompleted, "b")
 			e.ack("ses_b")
@@ -320,7 +320,7 @@ func TestBoardScenarios(t *testing.T) {
 			e.tick(time.Second)
 			e.ack("ses_b")
 			e.mustCommit("ses_a", StateCompleted, "a")
-			l := e.acquire(LeaseRelaunch, "ses_a")
+			l := e.acquire(leaseRelaunch, "ses_a")
 			e.tick(time.Second)
 			e.ack("ses_a")
 			e.rec("ses_a")
@@ -370,7 +370,7 @@ func TestBoardScenarios(t *testing.T) {
 			g1 := e.launch("ses_a", p1, "explorer")
 			e.mustCommit("ses_a", StateCompleted, "ok")
 			e.ack("ses_a")
-			l := e.acquire(LeaseRelaunch, "ses_a")
+			l := e.acquire(leaseRelaunch, "ses_a")
 			if _, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l}); err != nil {
 				t.Fatal(err)
 			}
@@ -603,7 +603,7 @@ func TestBoardScenarios(t *testing.T) {
 			if err != nil || p.Generation != r.Generation || p.Provisional || p.Description != "real" {
 				t.Fatalf("promotion: %v %+v", err, p)
 			}
-			if n := e.noticesOf(NoticeTerminal); len(n) != 1 {
+			if n := e.noticesOf(noticeTerminal); len(n) != 1 {
 				t.Fatalf("terminal notices %v", n)
 			}
 			contains(t, e.b.view(p1).Text, "ses_p")

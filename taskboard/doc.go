@@ -50,7 +50,7 @@
 // [TaskPlan] remembers the board it was made on: a replayed after-hook merges into the
 // run it reported instead of relaunching it.
 //
-// At most one lease is live per task ID, whatever its [LeaseKind]; tokens are never
+// At most one lease is live per task ID, whatever its kind; tokens are never
 // reused and never leave the package. A lease ends when the host call it protects settles
 // (returns, with any error). There is no TTL, and deleting a record never retires its
 // lease. A call that ignores its cancelled context keeps its lease; [Board.LiveLeases]

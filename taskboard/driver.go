@@ -393,7 +393,7 @@ func (d *Driver) drain() {
 		}
 		for _, n := range ns {
 			switch n.Kind {
-			case NoticeTerminal:
+			case noticeTerminal:
 				d.queue(d.onTerminal, n)
 				for r := range d.runs {
 					if sv, ok := r.m.(*supervise); ok && sv.id == n.TaskID {
@@ -404,13 +404,13 @@ func (d *Driver) drain() {
 				if (n.State == StateCompleted || n.State == StateError) && (d.cfg.NotifyAll || d.b.tracked[n.TaskID] == n.Generation) {
 					d.start(newNotify(n.ParentID, n, d.caps))
 				}
-			case NoticeLaunched:
+			case noticeLaunched:
 				d.queue(d.onLaunched, n)
 				d.armReconcile()
 				if d.b.options().WallClock > 0 {
 					d.start(newSupervise(n.TaskID, n.Generation))
 				}
-			case NoticeLeaseReleased:
+			case noticeLeaseReleased:
 				for r := range d.runs {
 					if nm, ok := r.m.(*notifyM); ok && nm.State() == notifyParked && nm.n.TaskID == n.TaskID {
 						d.exec(r, r.m.Step(d.b, noticeEvent{Notice: n}))
@@ -614,7 +614,7 @@ func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, err
 	if serr != nil {
 		return TaskPlan{}, serr
 	}
-	if err != nil || p.Kind != PlanResume {
+	if err != nil || p.Kind != planResume {
 		return p, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)

@@ -88,7 +88,7 @@ func TestDriverEvents(t *testing.T) {
 			if x.h.count("prompt") != 0 {
 				t.Fatal("notification sent while the cancellation lease is live")
 			}
-			if l, ok := x.lease("ses_a"); !ok || l.Kind != LeaseCancellation {
+			if l, ok := x.lease("ses_a"); !ok || l.Kind != leaseCancellation {
 				t.Fatalf("lease %v", l)
 			}
 			close(gate)

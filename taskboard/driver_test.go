@@ -230,7 +230,7 @@ func TestDriverScenarios(t *testing.T) {
 			if !settled {
 				t.Fatal("the abort's context was not cancelled")
 			}
-			if l, ok := x.d.b.LeaseForTest("ses_a"); !ok || l.Kind != LeaseCancellation {
+			if l, ok := x.d.b.LeaseForTest("ses_a"); !ok || l.Kind != leaseCancellation {
 				t.Fatal("lease not kept")
 			}
 			if !x.d.b.isDisposed() {
@@ -263,7 +263,7 @@ func TestDriverScenarios(t *testing.T) {
 				mres, merr = x.d.Message(context.Background(), orch, "ses_b", "hello")
 			})
 			wg.Wait()
-			if cerr != nil || merr != nil || cres.State != CancelState(StateCancelled) || mres.Status != "queued" {
+			if cerr != nil || merr != nil || cres.State != string(StateCancelled) || mres.Status != "queued" {
 				t.Fatalf("cancel %+v %v; message %+v %v", cres, cerr, mres, merr)
 			}
 			if x.rec("ses_b").State != StateRunning {
@@ -342,7 +342,7 @@ func TestDriverScenarios(t *testing.T) {
 			if _, ok := x.d.b.Get("ses_a"); ok {
 				t.Fatal("children kept after parent deletion")
 			}
-			if l, ok := x.d.b.LeaseForTest("ses_b"); !ok || l.Kind != LeaseMessage {
+			if l, ok := x.d.b.LeaseForTest("ses_b"); !ok || l.Kind != leaseMessage {
 				t.Fatal("the pending write's lease must stay until it settles")
 			}
 			close(gate)

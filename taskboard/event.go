@@ -116,14 +116,11 @@ func (b *Board) hostDeleted(ev deletionEvent) bool {
 	return true
 }
 
-// PartKind is the kind of a [Part].
-type PartKind string
-
 // Part kinds that make a message real.
 const (
-	PartText  PartKind = "text"
-	PartFile  PartKind = "file"
-	PartImage PartKind = "image"
+	partText  = "text"
+	partFile  = "file"
+	partImage = "image"
 )
 
 // UserMessage is a chat message the host saw, for the wait-for-user latch.
@@ -135,7 +132,7 @@ type UserMessage struct {
 // Part is one part of a [UserMessage]. Only text, file and image parts make a message
 // real; any other kind is ignored.
 type Part struct {
-	Kind                PartKind
+	Kind                string // the host's part type: text, file, image, tool, …
 	Synthetic, Internal bool
 }
 
@@ -150,7 +147,7 @@ func realExternal(m UserMessage) bool {
 		if p.Internal {
 			return false
 		}
-		if !p.Synthetic && (p.Kind == PartText || p.Kind == PartFile || p.Kind == PartImage) {
+		if !p.Synthetic && (p.Kind == partText || p.Kind == partFile || p.Kind == partImage) {
 			real = true
 		}
 	}

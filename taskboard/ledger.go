@@ -137,7 +137,7 @@ func (b *Board) registerLaunch(in launchInput) (Record, error) {
 	r, exists := b.records[id]
 	if in.Lease != nil {
 		l := *in.Lease
-		if l.Kind != LeaseRelaunch || l.TaskID != id || !b.validate(l) || !exists || r.Generation != l.Generation {
+		if l.Kind != leaseRelaunch || l.TaskID != id || !b.validate(l) || !exists || r.Generation != l.Generation {
 			return Record{}, launchErr(ErrStaleLease, id, "relaunch lease is missing, stale, or belongs to another generation")
 		}
 	}
@@ -165,7 +165,7 @@ func (b *Board) registerLaunch(in launchInput) (Record, error) {
 		if r.Provisional && !in.Provisional {
 			r.Provisional = false
 			if r.State != StateRunning {
-				b.emit(NoticeTerminal, r)
+				b.emit(noticeTerminal, r)
 			}
 		}
 		r.UpdatedAt = now
@@ -198,7 +198,7 @@ func (b *Board) registerLaunch(in launchInput) (Record, error) {
 		}
 		r.Background = in.Background
 		r.Provisional = in.Provisional
-		b.emit(NoticeLaunched, r)
+		b.emit(noticeLaunched, r)
 		return r.clone(), nil
 	}
 	desc := in.Description
@@ -208,14 +208,14 @@ func (b *Board) registerLaunch(in launchInput) (Record, error) {
 	r = &Record{
 		TaskID: id, ParentID: in.ParentID, Agent: in.Agent, Description: desc,
 		Objective: in.Objective, Background: in.Background, Provisional: in.Provisional,
-		Origin: OriginLaunched, PluginLaunched: true,
+		Origin: originLaunched, PluginLaunched: true,
 		Generation: gen, TaskGeneration: 1, State: StateRunning,
 		LaunchedAt: now, LastLaunchedAt: now, RunStartedAt: now, LastLiveBusyAt: now,
 		LastUsedAt: now, UpdatedAt: now,
 	}
 	r.Alias = b.allocAlias(in.ParentID, in.Agent, id)
 	b.put(r)
-	b.emit(NoticeLaunched, r)
+	b.emit(noticeLaunched, r)
 	return r.clone(), nil
 }
 
@@ -269,7 +269,7 @@ func (b *Board) adopt(in adoptInput) (Record, error) {
 	now := b.now()
 	r := &Record{
 		TaskID: id, ParentID: in.ParentID, Agent: in.Agent, Alias: id,
-		Description: "background " + in.Agent + " task", Origin: OriginAdopted,
+		Description: "background " + in.Agent + " task", Origin: originAdopted,
 		RecoveredWithoutPrompt: true, Generation: b.nextGen, TaskGeneration: 1, State: st,
 		LaunchedAt: now, LastLaunchedAt: now, RunStartedAt: now, LastLiveBusyAt: now,
 		LastUsedAt: now, UpdatedAt: now,

@@ -292,7 +292,7 @@ func (r *rig) noLease(id string) {
 	}
 }
 
-func (r *rig) hasLease(id string, kind LeaseKind) leaseGrant {
+func (r *rig) hasLease(id string, kind leaseKind) leaseGrant {
 	r.t.Helper()
 	l, ok := r.b.LeaseForTest(id)
 	if !ok || l.Kind != kind {

@@ -10,7 +10,7 @@ import (
 type Record struct {
 	TaskID, ParentID, Agent, Alias, Description, Objective string
 	Background                                             bool
-	Origin                                                 Origin
+	Origin                                                 string // "launched" or "adopted"
 	Generation, TaskGeneration                             uint64
 	TerminalRevision, ActivityRevision                     uint64
 	State, TerminalState                                   State

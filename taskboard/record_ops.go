@@ -50,7 +50,7 @@ func (b *Board) commitTerminal(c commitInput) (Record, gateResult) {
 		}
 		if live, leased := b.leases[c.TaskID]; leased {
 			if c.Lease == nil || c.Lease.TaskID != c.TaskID || c.Lease.Token != live.Token ||
-				c.Lease.Kind != LeaseCancellation || !b.validate(*c.Lease) || live.Generation != c.Generation {
+				c.Lease.Kind != leaseCancellation || !b.validate(*c.Lease) || live.Generation != c.Generation {
 				return r.clone(), gateStale
 			}
 		}
@@ -93,7 +93,7 @@ func (b *Board) publish(r *Record, st State, now time.Time) {
 	r.QueuedContinuation = false
 	r.TerminalRevision++
 	r.UpdatedAt = now
-	b.emit(NoticeTerminal, r)
+	b.emit(noticeTerminal, r)
 	b.trim(r.ParentID, r.Agent)
 }
 

@@ -96,7 +96,7 @@ func TestSharedLaunchOnOneStatusOnAnother(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := c.d["b"].Cancel(ctx, orch, "exp-1", "obsolete")
-		if err != nil || res.State != taskboard.CancelState(taskboard.StateCancelled) {
+		if err != nil || res.State != string(taskboard.StateCancelled) {
 			t.Fatalf("cancel at b: %+v %v", res, err)
 		}
 		if r := record(t, c.d["c"], "ses_1"); r.State != taskboard.StateCancelled {
@@ -164,12 +164,12 @@ func TestSharedDeadHolderKeepsExclusion(t *testing.T) {
 			if _, err := c.d[at].Cancel(ctx, orch, "exp-1", "again"); !errors.Is(err, taskboard.ErrLeaseUnavailable) {
 				t.Fatalf("cancel at %s after a died: %v", at, err)
 			}
-			if l, ok := c.lease(t, at); !ok || l.Kind != taskboard.LeaseCancellation {
+			if l, ok := c.lease(t, at); !ok || l.Kind != "cancellation" {
 				t.Fatalf("lease at %s: %+v %t", at, l, ok)
 			}
 		}
 		l, err := c.d["b"].TakeOver("ses_1", "a died mid-cancel; ticket 7")
-		if err != nil || l.Kind != taskboard.LeaseCancellation {
+		if err != nil || l.Kind != "cancellation" {
 			t.Fatalf("takeover after a died: %+v %v", l, err)
 		}
 		var audit []taskboard.Lease

@@ -138,7 +138,7 @@ func (m *messaging) Start(b *Board) []command {
 		m.fail(err)
 		return nil
 	}
-	l, ok := b.acquire(LeaseMessage, r.TaskID, r.Generation, nil)
+	l, ok := b.acquire(leaseMessage, r.TaskID, r.Generation, nil)
 	if !ok {
 		m.fail(leaseUnavailable(b, r.TaskID, fmt.Sprintf("Task %s cannot queue a message: message/control lease unavailable.", m.ref)))
 		return nil

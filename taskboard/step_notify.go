@@ -85,7 +85,7 @@ func (m *notifyM) try(b *Board) []command {
 		return nil
 	}
 	rev := m.n.TerminalRevision
-	l, ok := b.acquire(LeaseNotification, m.n.TaskID, m.n.Generation, &rev)
+	l, ok := b.acquire(leaseNotification, m.n.TaskID, m.n.Generation, &rev)
 	if !ok {
 		if _, live := b.liveLease(m.n.TaskID); live {
 			m.state, m.hold = notifyParked, true
@@ -123,7 +123,7 @@ func (m *notifyM) Step(b *Board, ev event) []command {
 func (m *notifyM) handle(b *Board, ev event) []command {
 	switch e := ev.(type) {
 	case noticeEvent:
-		if m.state == notifyParked && e.Notice.Kind == NoticeLeaseReleased && e.Notice.TaskID == m.n.TaskID {
+		if m.state == notifyParked && e.Notice.Kind == noticeLeaseReleased && e.Notice.TaskID == m.n.TaskID {
 			return m.try(b)
 		}
 	case dispatch:

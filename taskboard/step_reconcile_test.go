@@ -30,7 +30,7 @@ func TestReconcileScenarios(t *testing.T) {
 			pass(r) // nothing running: no read
 			terminal := 0
 			for _, n := range r.b.drain() {
-				if n.Kind == NoticeTerminal {
+				if n.Kind == noticeTerminal {
 					terminal++
 				}
 			}
@@ -90,7 +90,7 @@ func TestReconcileScenarios(t *testing.T) {
 			r.ack("ses_a")
 			r.launch("ses_b", parent1, "explorer")
 			p := pass(r) // captures ses_b only; ses_a is not running
-			l, _ := r.b.acquire(LeaseRelaunch, "ses_a", r.get("ses_a").Generation, nil)
+			l, _ := r.b.acquire(leaseRelaunch, "ses_a", r.get("ses_a").Generation, nil)
 			if _, err := r.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer", Lease: &l}); err != nil {
 				t.Fatal(err)
 			}

@@ -19,7 +19,7 @@ type (
 type StatusResult struct {
 	TaskID, Alias, Agent string
 	State                string // live value, or "<board state> (unconfirmed)"
-	Source               StatusSource
+	Source               string // "live" (read from the host) or "board"
 	LastActivityAt       time.Time
 	IdleForSeconds       int64
 	PossiblyStuck        bool
@@ -49,7 +49,7 @@ type MessageResult struct {
 // error text of a failed one.
 type CancelResult struct {
 	TaskID  string
-	State   CancelState
+	State   string // "unknown", or the task's state after the call
 	Reason  string
 	Message string
 }
@@ -59,7 +59,7 @@ type ReviveResult struct {
 	TaskID          string
 	Generation      uint64
 	State           State
-	Status          ReviveStatus
+	Status          string // "started", "admission_unknown", or the state a fast run reached
 	StatusUncertain bool
 	Observation     string
 	Summary         string
