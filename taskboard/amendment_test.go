@@ -166,7 +166,7 @@ func TestAmendmentScenarios(t *testing.T) {
 			if _, ok := x.lease("ses_a"); ok {
 				t.Fatal("the settled write kept its lease")
 			}
-			x.h.statuses = func(context.Context) (map[string]StatusEntry, error) { return idle("ses_a"), nil }
+			x.h.statuses = func(context.Context) (map[string]LiveStatus, error) { return idle("ses_a"), nil }
 			res, err := x.d.Cancel(context.Background(), orch, "ses_a", "")
 			if err != nil || res.State != string(StateCancelled) {
 				t.Fatalf("cancel after settlement: %+v %v", res, err)
@@ -205,7 +205,7 @@ func TestAmendmentScenarios(t *testing.T) {
 				}
 				return true, nil
 			}
-			x.h.statuses = func(context.Context) (map[string]StatusEntry, error) { return idle("ses_a"), nil }
+			x.h.statuses = func(context.Context) (map[string]LiveStatus, error) { return idle("ses_a"), nil }
 			var err error
 			var wg sync.WaitGroup
 			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, "ses_a", "") })

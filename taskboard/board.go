@@ -30,7 +30,7 @@ const (
 // [NewSharedDriver] all take one. The zero value of every field means its default; the
 // driver fields are ignored by NewBoard.
 type Options struct {
-	Clock                Clock         // the board's only source of time; default SystemClock
+	Clock                Clock         // the board's only source of time; default the wall clock
 	MaxReusablePerAgent  int           // reusable and retained-stopped records kept per (parent, agent); default 2
 	MaxContextLines      int           // context budget of a reusable record; default 50,000
 	OrchestratorAgents   []string      // agents allowed to call orchestrator-only tools; default {"orchestrator"}
@@ -100,7 +100,7 @@ func budget(d time.Duration) time.Duration {
 // withDefaults fills zero fields and validates the rest; the error names the field.
 func (o Options) withDefaults() (Options, error) {
 	if o.Clock == nil {
-		o.Clock = SystemClock{}
+		o.Clock = systemClock{}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

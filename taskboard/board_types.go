@@ -28,7 +28,7 @@ func (s State) Canonical() bool {
 // (completed, error, cancelled, stopped).
 func (s State) Terminal() bool { return s.Canonical() || s == StateStopped }
 
-// LiveStatus is a session's reading at the host (StatusEntry.Status, ResultOutput.Live).
+// LiveStatus is a session's reading at the host (a [StatusMap] value, ResultOutput.Live).
 // LiveAbsent means a valid status map without an entry for the session.
 type LiveStatus string
 

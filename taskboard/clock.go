@@ -6,8 +6,7 @@ import "time"
 // the driver passes a real clock, tests pass a clock that moves only when told to (taskboardtest.NewClock).
 type Clock interface{ Now() time.Time }
 
-// SystemClock is the default [Clock]: time.Now.
-type SystemClock struct{}
+// systemClock is the default [Clock]: time.Now.
+type systemClock struct{}
 
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
+func (systemClock) Now() time.Time { return time.Now() }

@@ -110,7 +110,7 @@ func TestCompensationScenarios(t *testing.T) {
 			_, c := orphan(t, r, v1, true)
 			c.dispatch()
 			c.abort(true, nil)
-			c.status(map[string]StatusEntry{"someone-else": {Status: LiveBusy}}, nil)
+			c.status(map[string]LiveStatus{"someone-else": LiveBusy}, nil)
 			if compState(c) != compensationVerified {
 				t.Fatalf("state %s", compState(c))
 			}

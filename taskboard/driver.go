@@ -18,7 +18,7 @@ type realTimers struct{}
 
 var (
 	_ timerSource = realTimers{}
-	_ Clock       = SystemClock{}
+	_ Clock       = systemClock{}
 )
 
 func (realTimers) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
@@ -706,15 +706,22 @@ func (d *Driver) WaitForUser(c Caller, reason string) (WaitResult, error) {
 	return res, err
 }
 
-// View renders a parent's prompt view and remembers its Shown entries for the parent-idle
-// acknowledgement. After [Driver.Close] it returns ErrClosed.
-func (d *Driver) View(parentID string) (View, error) {
+// View renders the background-task section of parentID's prompt and remembers its
+// "Needs acknowledgement" lines, which the parent's next idle acknowledges. After
+// [Driver.Close] it returns ErrClosed.
+func (d *Driver) View(parentID string) (string, error) {
+	v, err := d.render(parentID)
+	return v.Text, err
+}
+
+// render is [Driver.View] with the acknowledgement lines it remembered.
+func (d *Driver) render(parentID string) (promptView, error) {
 	d.mu.Lock()
 	defer d.unlock()
 	if d.closed {
-		return View{}, toolErr(ErrClosed, "the task board was closed")
+		return promptView{}, toolErr(ErrClosed, "the task board was closed")
 	}
-	var v View
+	var v promptView
 	err := d.step(context.Background(), []string{parentID}, func() error {
 		v = d.b.view(parentID)
 		if len(v.shown) > 0 {

@@ -25,10 +25,15 @@ type HostEvent struct {
 	SessionID        string
 	Generation       *uint64
 	At               time.Time
-	Message          string // error text
-	Deferrable       bool   // failover-class error
-	FallbackTeardown bool
-	User             *UserMessage
+	Message          string // EventError: the error text
+	Deferrable       bool   // EventError: a failover-class error, kept until the session stops
+	FallbackTeardown bool   // EventDeleted: a fallback model's teardown, not a real deletion
+
+	// EventUserMessage: a chat message the host saw in SessionID, for the wait-for-user
+	// latch. Only a message with role "user", no Internal part and at least one
+	// non-synthetic text, file or image part was typed by a person.
+	MessageID, Role string
+	Parts           []Part
 }
 
 // reconcileState schedules the periodic reconciliation passes.
@@ -78,9 +83,7 @@ func (d *Driver) observe(ev HostEvent) {
 	case EventActivity:
 		b.noteActivity(ev.SessionID, at)
 	case EventUserMessage:
-		if ev.User != nil {
-			b.clearForMessage(*ev.User)
-		}
+		b.clearForMessage(userMessage{SessionID: ev.SessionID, ID: ev.MessageID, Role: ev.Role, Parts: ev.Parts})
 	case EventDeleted:
 		affected := map[string]bool{ev.SessionID: true}
 		for _, c := range b.Records(ev.SessionID) {

@@ -20,11 +20,11 @@ type fakeHost struct {
 	mu       sync.Mutex
 	calls    []string
 	abort    func(ctx context.Context, id string) (bool, error)
-	statuses func(ctx context.Context) (map[string]StatusEntry, error)
+	statuses func(ctx context.Context) (map[string]LiveStatus, error)
 	session  func(ctx context.Context, id string) (SessionInfo, error)
 	messages func(ctx context.Context, id string, limit int) ([]TranscriptEntry, error)
 	enqueue  func(ctx context.Context, id string, m Message) error
-	prompt   func(ctx context.Context, id string, p Prompt) error
+	prompt   func(ctx context.Context, id string, p Message) error
 	idle     func(ctx context.Context, id string) error
 }
 
@@ -53,12 +53,12 @@ func (h *fakeHost) Abort(ctx context.Context, id string) (bool, error) {
 	}
 	return true, nil
 }
-func (h *fakeHost) Statuses(ctx context.Context) (map[string]StatusEntry, error) {
+func (h *fakeHost) Statuses(ctx context.Context) (map[string]LiveStatus, error) {
 	h.note("status")
 	if h.statuses != nil {
 		return h.statuses(ctx)
 	}
-	return map[string]StatusEntry{}, nil
+	return map[string]LiveStatus{}, nil
 }
 func (h *fakeHost) Session(ctx context.Context, id string) (SessionInfo, error) {
 	h.note("session " + id)
@@ -81,7 +81,7 @@ func (h *fakeHost) Enqueue(ctx context.Context, id string, m Message) error {
 	}
 	return nil
 }
-func (h *fakeHost) PromptAsync(ctx context.Context, id string, p Prompt) error {
+func (h *fakeHost) PromptAsync(ctx context.Context, id string, p Message) error {
 	h.note("prompt " + id)
 	if h.prompt != nil {
 		return h.prompt(ctx, id, p)
@@ -180,7 +180,7 @@ func TestDriverScenarios(t *testing.T) {
 		{name: "E130_caller_context_cancelled_machine_finishes", run: func(t *testing.T) {
 			x := newDrv(t, true)
 			gate := make(chan struct{})
-			x.h.statuses = func(ctx context.Context) (map[string]StatusEntry, error) {
+			x.h.statuses = func(ctx context.Context) (map[string]LiveStatus, error) {
 				if err := blockUntil(ctx, gate); err != nil {
 					return nil, err
 				}
@@ -374,14 +374,14 @@ func TestDriverScenarios(t *testing.T) {
 			x.d.Close()
 		}},
 		{name: "E93_periodic_pass_hangs_no_overlap", run: func(t *testing.T) {
-			b, _ := NewBoard(Options{Clock: SystemClock{}})
+			b, _ := NewBoard(Options{Clock: systemClock{}})
 			h := &fakeHost{}
 			// A pass is in flight from its read until the read settles or is cancelled
 			// (its context ends); count the reads whose context is still live.
 			var live []context.Context
 			var maxInFlight int
 			var mu sync.Mutex
-			h.statuses = func(ctx context.Context) (map[string]StatusEntry, error) {
+			h.statuses = func(ctx context.Context) (map[string]LiveStatus, error) {
 				mu.Lock()
 				n := 1
 				for _, c := range live {

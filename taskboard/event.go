@@ -123,14 +123,13 @@ const (
 	partImage = "image"
 )
 
-// UserMessage is a chat message the host saw, for the wait-for-user latch.
-type UserMessage struct {
+// userMessage is a chat message the host saw, for the wait-for-user latch.
+type userMessage struct {
 	SessionID, ID, Role string
 	Parts               []Part
 }
 
-// Part is one part of a [UserMessage]. Only text, file and image parts make a message
-// real; any other kind is ignored.
+// Part is one part of a user message ([HostEvent].Parts).
 type Part struct {
 	Kind                string // the host's part type: text, file, image, tool, …
 	Synthetic, Internal bool
@@ -138,7 +137,7 @@ type Part struct {
 
 // realExternal reports a message typed by a person: role user, no internal-initiator part,
 // at least one non-synthetic text, file or image part.
-func realExternal(m UserMessage) bool {
+func realExternal(m userMessage) bool {
 	if m.Role != "user" {
 		return false
 	}
@@ -165,7 +164,7 @@ func (b *Board) Waiting(sessionID string) bool { return b.waits[sessionID] }
 // managed session whose identity (message ID) differs from the last one seen; it stores the
 // identity (an empty ID clears and stores nothing). It returns true iff an armed wait was
 // cleared. Synthetic or internal messages and replays of the last identity change nothing.
-func (b *Board) clearForMessage(m UserMessage) bool {
+func (b *Board) clearForMessage(m userMessage) bool {
 	if !b.managed[m.SessionID] || !realExternal(m) {
 		return false
 	}

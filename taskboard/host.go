@@ -16,12 +16,13 @@ type Aborter interface {
 	Abort(ctx context.Context, sessionID string) (confirmed bool, err error)
 }
 
-// Prompter writes to sessions. Enqueue appends a message to the transcript without starting
-// a turn (v1 noReply; v2 delivery queue with resume false). PromptAsync queues a prompt that
-// the host admits as a new turn; nil means the host accepted it.
+// Prompter writes to sessions. Enqueue appends m to the transcript without starting a turn
+// (task_message: v1 noReply; v2 delivery "queue" with resume false). PromptAsync queues m as
+// a prompt the host admits as a new turn (task_revive, parent notifications: delivery
+// "queue", never noReply); nil means the host accepted it.
 type Prompter interface {
 	Enqueue(ctx context.Context, sessionID string, m Message) error
-	PromptAsync(ctx context.Context, sessionID string, p Prompt) error
+	PromptAsync(ctx context.Context, sessionID string, m Message) error
 }
 
 // SessionReader reads a session's host information and its transcript (oldest first).
@@ -31,9 +32,9 @@ type SessionReader interface {
 }
 
 // StatusMap is the v1 status map of all sessions (optional). One reading maps session IDs
-// to their entries; a missing key means absent.
+// to busy, retry or idle (any other value is malformed); a missing key means absent.
 type StatusMap interface {
-	Statuses(ctx context.Context) (map[string]StatusEntry, error)
+	Statuses(ctx context.Context) (map[string]LiveStatus, error)
 }
 
 // IdleWaiter waits until a session is idle (optional, v2).
@@ -41,19 +42,14 @@ type IdleWaiter interface {
 	WaitIdle(ctx context.Context, sessionID string) error
 }
 
-// Message is a transcript write of task_message. On v1 it is sent with noReply and the
-// model identity read from the history; on v2 with delivery "queue", resume false and no
-// identity (the session's persisted selection applies).
+// Message is one write of the board to a session. A v1 task_message carries the model
+// identity (Provider, Model, Variant) read from the history; a v2 one has none (the
+// session's persisted selection applies). Synthetic marks the internal part of a parent
+// notification.
 type Message struct {
 	Text, Agent, Provider, Model, Variant string
 	Flavor                                Flavor
-}
-
-// Prompt is a queued prompt (delivery "queue", never noReply). Synthetic marks an internal
-// part, as used by parent notifications.
-type Prompt struct {
-	Agent, Text string
-	Synthetic   bool
+	Synthetic                             bool
 }
 
 // SessionInfo is what the host says about one session. IdleAt is zero while the session
@@ -62,12 +58,6 @@ type SessionInfo struct {
 	ParentID string
 	IdleAt   time.Time
 	Outcome  string
-}
-
-// StatusEntry is one session's entry in the status map: busy, retry, idle or malformed.
-type StatusEntry struct {
-	Status LiveStatus
-	Detail string
 }
 
 // TranscriptEntry is one message of a session's transcript.
@@ -94,14 +84,14 @@ func (h Host) capsOf() caps {
 }
 
 // liveOf classifies one session in a snapshot.
-func liveOf(s map[string]StatusEntry, id string) LiveStatus {
+func liveOf(s map[string]LiveStatus, id string) LiveStatus {
 	e, ok := s[id]
 	if !ok {
 		return LiveAbsent
 	}
-	switch e.Status {
+	switch e {
 	case LiveBusy, LiveRetry, LiveIdle:
-		return e.Status
+		return e
 	}
 	return LiveMalformed
 }

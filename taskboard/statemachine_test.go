@@ -941,7 +941,7 @@ func (s *sm) WaitForUser(t *rapid.T) {
 // from a small set (so replays happen) or none. Only a real external message with a new
 // identity (or none) clears the latch (invariant 36).
 func (s *sm) UserMessage(t *rapid.T) {
-	m := UserMessage{
+	m := userMessage{
 		SessionID: s.pickParent(t),
 		ID:        rapid.SampledFrom([]string{"", "msg-1", "msg-2"}).Draw(t, "msgID"),
 		Role:      rapid.SampledFrom([]string{"user", "user", "assistant"}).Draw(t, "role"),
@@ -1834,12 +1834,12 @@ func (s *psm) reply(t *rapid.T, r *prun, id callNo, c command) event {
 	case abort:
 		return abortReply{Call: id, Confirmed: rapid.IntRange(0, 3).Draw(t, "confirmed") > 0, Err: err}
 	case readStatus:
-		snap := map[string]StatusEntry{}
+		snap := map[string]LiveStatus{}
 		for _, sid := range s.ids {
 			st := rapid.SampledFrom([]LiveStatus{LiveIdle, LiveIdle, LiveBusy,
 				LiveRetry, LiveMalformed, LiveAbsent}).Draw(t, "live")
 			if st != LiveAbsent {
-				snap[sid] = StatusEntry{Status: st}
+				snap[sid] = st
 			}
 		}
 		return statusReply{Call: id, Snapshot: snap, Err: err}
@@ -2132,9 +2132,9 @@ func (s *psm) favourable(id callNo, c command) event {
 	case abort:
 		return abortReply{Call: id, Confirmed: true}
 	case readStatus:
-		snap := map[string]StatusEntry{}
+		snap := map[string]LiveStatus{}
 		for _, sid := range s.ids {
-			snap[sid] = StatusEntry{Status: LiveIdle}
+			snap[sid] = LiveIdle
 		}
 		return statusReply{Call: id, Snapshot: snap}
 	case readSession:
@@ -2460,7 +2460,7 @@ func (r *prun) noteCompensationReply(ev event, c command) {
 	case statusReply:
 		entry, present := e.Snapshot[r.taskID]
 		r.readKnown = true
-		r.readQuiet = e.Err == nil && (!present || entry.Status == LiveIdle)
+		r.readQuiet = e.Err == nil && (!present || entry == LiveIdle)
 	case idleReply:
 		r.readKnown = true
 		r.readQuiet = e.Err == nil

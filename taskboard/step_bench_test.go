@@ -34,7 +34,7 @@ func BenchmarkCancelMachine(b *testing.B) {
 
 // BenchmarkDriverMessage runs task_message through the driver against an immediate host.
 func BenchmarkDriverMessage(b *testing.B) {
-	board, _ := NewBoard(Options{Clock: SystemClock{}})
+	board, _ := NewBoard(Options{Clock: systemClock{}})
 	board.Manage(parent1)
 	h := &fakeHost{}
 	d, _ := newDriverOn(board, Host{Aborter: h, Prompter: h, Sessions: h, Idle: h, Flavor: FlavorV2})

@@ -213,14 +213,14 @@ func TestCancelScenarios(t *testing.T) {
 			m := cancelRun(r, v1, "")
 			m.dispatch()
 			m.abort(true, nil)
-			m.status(map[string]StatusEntry{}, nil)
+			m.status(map[string]LiveStatus{}, nil)
 			r.advance(150 * time.Millisecond)
-			m.status(map[string]StatusEntry{"other": {Status: LiveBusy}}, nil)
+			m.status(map[string]LiveStatus{"other": LiveBusy}, nil)
 			if m.m.Replied() {
 				t.Fatal("committed before 300 ms of stability")
 			}
 			r.advance(150 * time.Millisecond)
-			m.status(map[string]StatusEntry{}, nil)
+			m.status(map[string]LiveStatus{}, nil)
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
 			if res.State != string(StateCancelled) || r.get("ses_a").State != StateCancelled {
@@ -234,7 +234,7 @@ func TestCancelScenarios(t *testing.T) {
 			for i := 0; !m.m.Replied(); i++ {
 				if m.has("ReadStatus") {
 					if i%2 == 0 {
-						m.status(map[string]StatusEntry{}, nil)
+						m.status(map[string]LiveStatus{}, nil)
 					} else {
 						m.status(busy("ses_a"), nil)
 					}

@@ -104,7 +104,7 @@ func (m *notifyM) try(b *Board) []command {
 	m.late = false
 	m.sendCall = m.call(true)
 	return []command{sendPrompt{Call: m.sendCall, SessionID: m.parentID,
-		Prompt: Prompt{Text: notifyText(r.Alias, r.TaskID, r.EffectiveState()), Synthetic: true}}}
+		Prompt: Message{Text: notifyText(r.Alias, r.TaskID, r.EffectiveState()), Synthetic: true}}}
 }
 
 // Step consumes one event.

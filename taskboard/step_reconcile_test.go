@@ -56,7 +56,7 @@ func TestReconcileScenarios(t *testing.T) {
 			r.launch("ses_a", parent1, "explorer")
 			for i := 0; i < 3; i++ {
 				r.clk.Advance(5 * time.Second)
-				pass(r).status(map[string]StatusEntry{"ses_a": {Status: "??"}}, nil)
+				pass(r).status(map[string]LiveStatus{"ses_a": "??"}, nil)
 			}
 			if rec := r.get("ses_a"); rec.State != StateRunning || rec.LastStatusError != msgMalformedEntry {
 				t.Fatalf("%+v", rec)
@@ -96,7 +96,7 @@ func TestReconcileScenarios(t *testing.T) {
 			}
 			r.b.release(l)
 			before := r.get("ses_a")
-			p.status(map[string]StatusEntry{"ses_a": {Status: "??"}}, nil)
+			p.status(map[string]LiveStatus{"ses_a": "??"}, nil)
 			if !equalRecords(before, r.get("ses_a")) {
 				t.Fatal("pass applied to G2")
 			}
@@ -104,12 +104,12 @@ func TestReconcileScenarios(t *testing.T) {
 		{name: "E122_absent_at_t_and_t_plus_5s_stopped", run: func(t *testing.T, r *rig) {
 			r.launch("ses_a", parent1, "explorer")
 			r.clk.Advance(time.Second)
-			pass(r).status(map[string]StatusEntry{}, nil)
+			pass(r).status(map[string]LiveStatus{}, nil)
 			if rec := r.get("ses_a"); rec.LastStatusError != msgAbsentUnconfirmed || rec.State != StateRunning {
 				t.Fatalf("%+v", rec)
 			}
 			r.clk.Advance(5 * time.Second)
-			pass(r).status(map[string]StatusEntry{}, nil)
+			pass(r).status(map[string]LiveStatus{}, nil)
 			if r.get("ses_a").State != StateStopped {
 				t.Fatal("not stopped")
 			}

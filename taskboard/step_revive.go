@@ -406,7 +406,7 @@ func (m *reviveM) send(b *Board) []command {
 	r, _ := b.Get(m.id)
 	m.phase = reviveSend
 	m.sendCall = m.call(true)
-	return []command{sendPrompt{Call: m.sendCall, SessionID: m.id, Prompt: Prompt{Agent: r.Agent, Text: m.prompt}}}
+	return []command{sendPrompt{Call: m.sendCall, SessionID: m.id, Prompt: Message{Agent: r.Agent, Text: m.prompt}}}
 }
 
 // accept applies an admission acceptance, before or after the deadline.

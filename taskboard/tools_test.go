@@ -126,11 +126,11 @@ func TestTaskToolScenarios(t *testing.T) {
 	}
 }
 
-func userMsg(session, id string, parts ...Part) UserMessage {
+func userMsg(session, id string, parts ...Part) userMessage {
 	if len(parts) == 0 {
 		parts = []Part{{Kind: "text"}}
 	}
-	return UserMessage{SessionID: session, ID: id, Role: "user", Parts: parts}
+	return userMessage{SessionID: session, ID: id, Role: "user", Parts: parts}
 }
 
 func TestWaitScenarios(t *testing.T) {
@@ -265,9 +265,9 @@ func TestStatusResultScenarios(t *testing.T) {
 				want  string
 			}{
 				{func(m *mrun) { m.status(nil, errors.New("connection refused")) }, "connection refused"},
-				{func(m *mrun) { m.status(map[string]StatusEntry{"ses_s": {Status: "weird"}}, nil) }, "malformed live status entry for session"},
+				{func(m *mrun) { m.status(map[string]LiveStatus{"ses_s": "weird"}, nil) }, "malformed live status entry for session"},
 				{func(m *mrun) { r.advance(5 * time.Second) }, "live status lookup timed out after 5000ms"},
-				{func(m *mrun) { m.status(map[string]StatusEntry{}, nil) }, "no live status entry for session"},
+				{func(m *mrun) { m.status(map[string]LiveStatus{}, nil) }, "no live status entry for session"},
 			} {
 				m := r.start(newStatus(orch, statusArgs{Ref: "ses_s"}, v1))
 				tc.reply(m)
@@ -286,7 +286,7 @@ func TestStatusResultScenarios(t *testing.T) {
 			r.launch("ses_s", parent1, "explorer")
 			before := r.get("ses_s")
 			m := r.start(newStatus(orch, statusArgs{Ref: "ses_s"}, v1))
-			m.status(map[string]StatusEntry{}, nil)
+			m.status(map[string]LiveStatus{}, nil)
 			res, _ := outcome[StatusResult](t, m)
 			if res.State != "running (unconfirmed)" || res.LastStatusError != "no live status entry for session" {
 				t.Fatalf("res %+v", res)
