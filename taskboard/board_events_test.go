@@ -151,7 +151,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			}
 		}},
 		{name: "E98_deletion_without_generation_after_relaunch_ignored", run: func(t *testing.T, e *env) {
-			e.b.Manage("ses_a")
+			e.b.manage("ses_a")
 			e.launch("ses_a", p1, "explorer")
 			e.mustCommit("ses_a", StateCompleted, "ok")
 			g2 := e.launch("ses_a", p1, "explorer")
@@ -478,7 +478,7 @@ func TestOptionsValidation(t *testing.T) {
 				}
 				o := b.options()
 				if o.MaxReusablePerAgent != 2 || o.MaxContextLines != 50_000 || o.AbortGrace != 10*time.Second ||
-					o.WaitProtocol != "harnesskit.wait_for_user.v1" || o.Timing != DefaultTiming() && tc.name == "zero_is_defaults" {
+					o.WaitProtocol != "harnesskit.wait_for_user.v1" || o.Timing != defaultTiming() && tc.name == "zero_is_defaults" {
 					t.Fatalf("defaults %+v", o)
 				}
 				return

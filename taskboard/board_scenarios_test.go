@@ -252,7 +252,7 @@ func TestBoardScenarios(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			e.mustCommit("ses_a", StateCompleted, "ok")
 			r := e.ack("ses_a")
-			if r.State != StateReconciled || r.TerminalState != StateCompleted || !r.Reusable(DefaultMaxContextLines) {
+			if r.State != StateReconciled || r.TerminalState != StateCompleted || !r.reusable(DefaultMaxContextLines) {
 				t.Fatalf("got %s/%s", r.State, r.TerminalState)
 			}
 			v := e.b.view(p1).Text
@@ -261,14 +261,14 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E15_stopped_labels_and_retained", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "oracle")
 			r := e.stop("ses_a")
-			if label(r) != "stopped, unreconciled, task_revive only" || r.Reusable(DefaultMaxContextLines) {
+			if label(r) != "stopped, unreconciled, task_revive only" || r.reusable(DefaultMaxContextLines) {
 				t.Fatalf("label %q", label(r))
 			}
 			if len(e.b.view(p1).shown) != 1 {
 				t.Fatal("unacknowledged stopped not shown")
 			}
 			r = e.ack("ses_a")
-			if !r.retainedStopped() || r.Reusable(DefaultMaxContextLines) || r.State != StateStopped {
+			if !r.retainedStopped() || r.reusable(DefaultMaxContextLines) || r.State != StateStopped {
 				t.Fatalf("after ack: %+v", r)
 			}
 			v := e.b.view(p1)
@@ -338,13 +338,13 @@ func TestBoardScenarios(t *testing.T) {
 			c := e.mustCommit("ses_c", StateCancelled, "obsolete")
 			er := e.mustCommit("ses_e", StateError, "boom")
 			for _, r := range []Record{c, er} {
-				if r.Reusable(DefaultMaxContextLines) {
+				if r.reusable(DefaultMaxContextLines) {
 					t.Fatalf("%s reusable before ack", r.TaskID)
 				}
 			}
 			for _, id := range []string{"ses_c", "ses_e"} {
 				r := e.ack(id)
-				if !r.Reusable(DefaultMaxContextLines) || r.State != StateReconciled {
+				if !r.reusable(DefaultMaxContextLines) || r.State != StateReconciled {
 					t.Fatalf("%s not reusable after ack", id)
 				}
 			}
@@ -362,8 +362,8 @@ func TestBoardScenarios(t *testing.T) {
 				t.Fatalf("finalize: %+v", r)
 			}
 			r = e.ack("ses_a")
-			if r.Reusable(DefaultMaxContextLines) || r.Revivable() {
-				t.Fatalf("reusable %v revivable %v", r.Reusable(DefaultMaxContextLines), r.Revivable())
+			if r.reusable(DefaultMaxContextLines) || r.Revivable() {
+				t.Fatalf("reusable %v revivable %v", r.reusable(DefaultMaxContextLines), r.Revivable())
 			}
 		}},
 		{name: "E21_stale_G1_cancel_after_relaunch", run: func(t *testing.T, e *env) {
@@ -550,11 +550,11 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E37_context_budget", run: func(t *testing.T, e *env) {
 			r := Record{State: StateReconciled, TerminalState: StateCompleted,
 				contextFiles: []contextFile{{Path: "a", Lines: 50_000}}}
-			if !r.Reusable(DefaultMaxContextLines) {
+			if !r.reusable(DefaultMaxContextLines) {
 				t.Fatal("50,000 lines not reusable")
 			}
 			r.contextFiles[0].Lines = 50_001
-			if r.Reusable(DefaultMaxContextLines) {
+			if r.reusable(DefaultMaxContextLines) {
 				t.Fatal("50,001 lines reusable")
 			}
 			// A bloated completion is evicted before the count cap; a bloated running record survives.

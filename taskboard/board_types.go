@@ -3,9 +3,8 @@ package taskboard
 // The enumerations of the package. Each constant's value is the exact spelling the
 // model and the host see.
 
-// State is the lifecycle state of a task record. completed, error and cancelled are the
-// canonical terminal states; stopped means the runtime ended without a terminal task
-// result; reconciled means the parent acknowledged a canonical terminal result, which
+// State is a record's lifecycle state. stopped: the runtime ended without a task result;
+// reconciled: the parent acknowledged a result (completed, error or cancelled), which
 // Record.TerminalState keeps.
 type State string
 
@@ -19,17 +18,16 @@ const (
 	StateReconciled State = "reconciled"
 )
 
-// Canonical reports whether s is completed, error or cancelled.
-func (s State) Canonical() bool {
+// canonical reports whether s is completed, error or cancelled.
+func (s State) canonical() bool {
 	return s == StateCompleted || s == StateError || s == StateCancelled
 }
 
-// Terminal reports whether s is one of the states a terminal commit produces
+// terminal reports whether s is one of the states a terminal commit produces
 // (completed, error, cancelled, stopped).
-func (s State) Terminal() bool { return s.Canonical() || s == StateStopped }
+func (s State) terminal() bool { return s.canonical() || s == StateStopped }
 
-// LiveStatus is a session's reading at the host (a [StatusMap] value, ResultOutput.Live).
-// LiveAbsent means a valid status map without an entry for the session.
+// LiveStatus is a session's reading at the host; absent: a valid status map without it.
 type LiveStatus string
 
 // Live readings.
@@ -65,8 +63,7 @@ const (
 	ownerCompensation leaseOwner = "compensation"
 )
 
-// Flavor is the host's API generation: FlavorV1 has one status map for all sessions;
-// FlavorV2 has none and may offer an idle waiter.
+// Flavor is the host's API generation: v1 has a status map, v2 may have an idle waiter.
 type Flavor string
 
 // Host flavours.

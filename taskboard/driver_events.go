@@ -28,12 +28,8 @@ type HostEvent struct {
 	Message          string // EventError: the error text
 	Deferrable       bool   // EventError: a failover-class error, kept until the session stops
 	FallbackTeardown bool   // EventDeleted: a fallback model's teardown, not a real deletion
-
-	// EventUserMessage: a chat message the host saw in SessionID, for the wait-for-user
-	// latch. Only a message with role "user", no Internal part and at least one
-	// non-synthetic text, file or image part was typed by a person.
-	MessageID, Role string
-	Parts           []Part
+	MessageID, Role  string // EventUserMessage: the chat message, for the wait-for-user latch
+	Parts            []Part // EventUserMessage
 }
 
 // reconcileState schedules the periodic reconciliation passes.
@@ -42,12 +38,10 @@ type reconcileState struct {
 	inFlight bool
 }
 
-// Observe applies one host event: busy/retry, error, deletion, activity and user messages
-// at once; a parent idle acknowledges, IdleDelay later, what the last [Driver.View]
-// showed that parent; a child idle reads the transcript IdleDelay later (the completion
-// rule of the package doc), and a session that stays idle without an answer is
-// eventually recorded as stopped. A relaunched task's idle and error events must carry
-// their Generation; without one they are ignored.
+// Observe applies one host event. IdleDelay after a parent idle it acknowledges what the
+// last [Driver.View] showed; after a child idle it reads the transcript for the completion
+// rule (a session idle without an answer ends stopped). A relaunched task's idle and
+// error events without their Generation are ignored.
 func (d *Driver) Observe(ev HostEvent) {
 	d.mu.Lock()
 	defer d.unlock()

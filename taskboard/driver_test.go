@@ -137,8 +137,8 @@ func newDrvWith(t *testing.T, v1host bool, o Options, opts ...func(*Options)) *d
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Manage(parent1)
-	b.Manage(parent2)
+	b.manage(parent1)
+	b.manage(parent2)
 	h := &fakeHost{}
 	host := Host{Aborter: h, Prompter: h, Sessions: h, Flavor: FlavorV2}
 	if v1host {

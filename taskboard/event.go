@@ -129,7 +129,8 @@ type userMessage struct {
 	Parts               []Part
 }
 
-// Part is one part of a user message ([HostEvent].Parts).
+// Part is one part of a user message. A message with role "user", no Internal part and a
+// text, file or image part that is not Synthetic was typed by a person.
 type Part struct {
 	Kind                string // the host's part type: text, file, image, tool, …
 	Synthetic, Internal bool

@@ -10,54 +10,48 @@ import (
 // so a fake is a few lines. StatusMap and IdleWaiter are optional: a v1 host offers the
 // first, a v2 host may offer the second.
 
-// Aborter aborts a session's current turn. confirmed=false means the host answered but did
-// not confirm the abort.
+// Aborter aborts a session's current turn; confirmed=false: the host did not confirm it.
 type Aborter interface {
 	Abort(ctx context.Context, sessionID string) (confirmed bool, err error)
 }
 
-// Prompter writes to sessions. Enqueue appends m to the transcript without starting a turn
-// (task_message: v1 noReply; v2 delivery "queue" with resume false). PromptAsync queues m as
-// a prompt the host admits as a new turn (task_revive, parent notifications: delivery
-// "queue", never noReply); nil means the host accepted it.
+// Prompter writes to sessions. Enqueue appends m without starting a turn (v1 noReply; v2
+// delivery "queue", resume false); PromptAsync queues m as a new turn, nil meaning accepted.
 type Prompter interface {
 	Enqueue(ctx context.Context, sessionID string, m Message) error
 	PromptAsync(ctx context.Context, sessionID string, m Message) error
 }
 
-// SessionReader reads a session's host information and its transcript (oldest first).
+// SessionReader reads a session and its transcript (oldest first).
 type SessionReader interface {
 	Session(ctx context.Context, sessionID string) (SessionInfo, error)
 	Messages(ctx context.Context, sessionID string, limit int) ([]TranscriptEntry, error)
 }
 
-// StatusMap is the v1 status map of all sessions (optional). One reading maps session IDs
-// to busy, retry or idle (any other value is malformed); a missing key means absent.
+// StatusMap reads the v1 status of all sessions: busy, retry or idle (any other value is
+// malformed; a missing session is absent).
 type StatusMap interface {
 	Statuses(ctx context.Context) (map[string]LiveStatus, error)
 }
 
-// IdleWaiter waits until a session is idle (optional, v2).
+// IdleWaiter waits until a session is idle.
 type IdleWaiter interface {
 	WaitIdle(ctx context.Context, sessionID string) error
 }
 
-// Message is one write of the board to a session. A v1 task_message carries the model
-// identity (Provider, Model, Variant) read from the history; a v2 one has none (the
-// session's persisted selection applies). Synthetic marks the internal part of a parent
-// notification.
+// Message is one write to a session. Only a v1 task_message carries the model identity
+// (Provider, Model, Variant); Synthetic marks a parent notification.
 type Message struct {
 	Text, Agent, Provider, Model, Variant string
 	Flavor                                Flavor
 	Synthetic                             bool
 }
 
-// SessionInfo is what the host says about one session. IdleAt is zero while the session
-// has not been idle; Outcome is the host's free-form outcome string, never trusted alone.
+// SessionInfo is what the host says about one session.
 type SessionInfo struct {
 	ParentID string
-	IdleAt   time.Time
-	Outcome  string
+	IdleAt   time.Time // zero while the session has not been idle
+	Outcome  string    // the host's free-form outcome, never trusted alone
 }
 
 // TranscriptEntry is one message of a session's transcript.
@@ -67,14 +61,13 @@ type TranscriptEntry struct {
 	CreatedAt                                              time.Time
 }
 
-// Host bundles the host's implementations. Aborter, Prompter and Sessions are required;
-// Status is nil on v2 hosts; Idle is optional.
+// Host bundles the host's implementations; all but Idle are required, except Status on v2.
 type Host struct {
 	Aborter  Aborter
 	Prompter Prompter
 	Sessions SessionReader
-	Status   StatusMap
-	Idle     IdleWaiter
+	Status   StatusMap  // v1 only
+	Idle     IdleWaiter // v2, optional
 	Flavor   Flavor
 }
 

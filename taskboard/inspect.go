@@ -6,8 +6,7 @@ import (
 	"time"
 )
 
-// Lease describes one live lease without its token: what it is, who holds it and why
-// the task ID is excluded.
+// Lease describes one live lease, without its token.
 type Lease struct {
 	TaskID           string
 	Kind             string // cancellation, message, relaunch or terminal-notification
@@ -58,9 +57,7 @@ func leaseReason(l leaseGrant, hasRecord bool, r *Record) string {
 	return why
 }
 
-// String renders one inspection line: "<id> <kind> gen=<g> owner=<o>
-// [phase=<p>] record=<state|deleted>: <reason>". HeldFor is not part of the line, so the
-// line is stable as the clock moves.
+// String renders one inspection line, without HeldFor so that it is stable as time passes.
 func (i Lease) String() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s %s gen=%d owner=%s", i.TaskID, i.Kind, i.Generation, i.Owner)

@@ -150,7 +150,7 @@ func (b *Board) liveLease(taskID string) (leaseGrant, bool) {
 	return l, ok
 }
 
-// LiveLease describes the live lease of taskID, if any, whether or not a record exists.
+// LiveLease describes taskID's live lease, with or without a record.
 func (b *Board) LiveLease(taskID string) (Lease, bool) {
 	l, ok := b.leases[taskID]
 	if !ok {
@@ -176,12 +176,9 @@ func (b *Board) LiveLeases() []Lease {
 // maxForced bounds the ForceRelease audit log.
 const maxForced = 64
 
-// ForceRelease breaks the live lease of taskID, an operator's decision for a holder that
-// will never settle. The token can never be used again, so the holder's late settlement
-// is stale; the risk is that the abandoned host call still acts on the session. reason is
-// required and is kept, with the time, in [Record].ForcedRelease and [Board.ForcedReleases].
-//
-// Errors: ErrInvalidArgs for an empty reason; ErrUnknownTask when no lease is live.
+// ForceRelease breaks taskID's live lease (see the package doc), keeping reason and the
+// time in [Record].ForcedRelease and [Board.ForcedReleases]. Errors: ErrInvalidArgs for an
+// empty reason, ErrUnknownTask when no lease is live.
 func (b *Board) ForceRelease(taskID, reason string) (Lease, error) {
 	reason = collapseSpace(reason)
 	if reason == "" {
@@ -213,8 +210,7 @@ func (b *Board) ForceRelease(taskID, reason string) (Lease, error) {
 	return info, nil
 }
 
-// ForcedReleases returns the most recent [Board.ForceRelease] calls (at most 64), oldest
-// first; each Reason says when, why, and what the lease was held for.
+// ForcedReleases returns the last 64 forced releases, oldest first.
 func (b *Board) ForcedReleases() []Lease { return append([]Lease(nil), b.forced...) }
 
 // noteDispatch records that the guarded host call protected by l is about to be made: from

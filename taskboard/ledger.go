@@ -250,7 +250,7 @@ func (b *Board) adopt(in adoptInput) (Record, error) {
 	if st == "" {
 		st = StateRunning
 	}
-	if st != StateRunning && !st.Terminal() {
+	if st != StateRunning && !st.terminal() {
 		return Record{}, toolErr(ErrInvalidArgs, fmt.Sprintf("Cannot adopt %s: state %s is not running or terminal", id, st))
 	}
 	if l, ok := b.leases[id]; ok {
@@ -279,7 +279,7 @@ func (b *Board) adopt(in adoptInput) (Record, error) {
 		r.TerminalRevision = 1
 		r.CompletedAt = now
 		r.ResultSummary = in.Summary
-		if st.Canonical() {
+		if st.canonical() {
 			r.TerminalState = st
 		}
 		if st == StateStopped {
@@ -293,8 +293,7 @@ func (b *Board) adopt(in adoptInput) (Record, error) {
 	return r.clone(), nil
 }
 
-// Drop deletes taskID's record and tombstones it. Its lease, if any, stays live.
-// No notice is emitted.
+// Drop deletes and tombstones taskID's record, emitting no notice.
 func (b *Board) Drop(taskID string) {
 	if _, ok := b.records[taskID]; !ok {
 		return
@@ -303,8 +302,7 @@ func (b *Board) Drop(taskID string) {
 	b.remove(taskID)
 }
 
-// ClearParent deletes and tombstones every record whose parent is parentID. Leases stay
-// live; no notice is emitted.
+// ClearParent drops every record whose parent is parentID.
 func (b *Board) ClearParent(parentID string) {
 	for _, id := range b.childIDs(parentID) {
 		b.recordSuppression(id, tombstone{reason: reasonParentCleared})

@@ -55,8 +55,8 @@ func newRig(t tbT, o Options) *rig {
 	if err != nil {
 		t.Fatalf("NewBoard: %v", err)
 	}
-	b.Manage(parent1)
-	b.Manage(parent2)
+	b.manage(parent1)
+	b.manage(parent2)
 	return &rig{t: t, b: b, clk: clk}
 }
 

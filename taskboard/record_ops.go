@@ -32,7 +32,7 @@ type commitInput struct {
 // TerminalRevision by one, emits one Terminal notice and runs the retention trim.
 func (b *Board) commitTerminal(c commitInput) (Record, gateResult) {
 	r, ok := b.records[c.TaskID]
-	if !ok || r.State != StateRunning || r.Generation != c.Generation || !c.State.Terminal() {
+	if !ok || r.State != StateRunning || r.Generation != c.Generation || !c.State.terminal() {
 		return b.copyOf(c.TaskID), gateStale
 	}
 	now := b.now()
@@ -237,7 +237,7 @@ func (b *Board) markReconciled(taskID string, gen, terminalRev uint64) (Record, 
 	case r.State == StateStopped && r.TerminalUnreconciled:
 		r.TerminalUnreconciled = false
 		r.StatusUncertain, r.StatusUncertainSince = false, timeZero
-	case r.State.Canonical():
+	case r.State.canonical():
 		r.State = StateReconciled
 		r.TerminalUnreconciled = false
 		if !r.deadlineClaimed() {

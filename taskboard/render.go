@@ -12,12 +12,12 @@ import (
 // timeLayout is RFC 3339 in UTC with milliseconds.
 const timeLayout = "2006-01-02T15:04:05.000Z07:00"
 
-// Render gives task()'s output: task_id, alias and state lines.
+// Render gives task()'s output.
 func (r TaskLaunchResult) Render() string {
 	return fmt.Sprintf("task_id: %s\nalias: %s\nstate: %s", r.TaskID, r.Alias, r.State)
 }
 
-// Render gives task_status's lines in their fixed order.
+// Render gives task_status's text.
 func (r StatusResult) Render() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Task %s (%s)\n", r.Alias, r.TaskID)
@@ -45,7 +45,7 @@ func (r ResultOutput) Render() string {
 	return fmt.Sprintf("task_id: %s\nstate: %s\ngeneration: %d\n\n<task_result>\n%s\n</task_result>", r.TaskID, r.State, r.Generation, r.Text)
 }
 
-// Render gives task_message's text ("queued": nothing proves it was read).
+// Render gives task_message's text.
 func (r MessageResult) Render() string {
 	return fmt.Sprintf("Message queued for %s (%s) without launching or resuming it.", r.Alias, r.TaskID)
 }

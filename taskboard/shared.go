@@ -57,10 +57,8 @@ func NewSharedDriver(st store.Store, incarnation string, h Host, o Options) (*Dr
 	return d, nil
 }
 
-// TakeOver is [Board.ForceRelease] across processes: it breaks taskID's lease only in a
-// write that sees the holder's liveness key gone, and records why.
-//
-// Errors: ErrLeaseHeld while the holder lives; ErrUnknownTask; ErrInvalidArgs; ErrClosed.
+// TakeOver is [Board.ForceRelease] for a shared driver. Errors: ErrLeaseHeld while the
+// holder's liveness key exists, ErrUnknownTask, ErrInvalidArgs, ErrClosed.
 func (d *Driver) TakeOver(taskID, reason string) (Lease, error) {
 	if d.sh == nil {
 		return Lease{}, toolErr(ErrInvalidArgs, "TakeOver needs a shared driver; on one process use Board.ForceRelease inside Driver.Do")

@@ -1323,7 +1323,7 @@ func (s *sm) checkRecords(t *rapid.T) {
 		}
 		s.genOf[g.TaskID] = g.Generation
 		// State invariants (18, 20).
-		if g.TerminalUnreconciled && !g.State.Terminal() {
+		if g.TerminalUnreconciled && !g.State.terminal() {
 			t.Fatalf("%s unreconciled in state %s", g.TaskID, g.State)
 		}
 		if g.State == StateReconciled && (g.TerminalState == "" || g.TerminalUnreconciled) {
@@ -1332,7 +1332,7 @@ func (s *sm) checkRecords(t *rapid.T) {
 		if g.State == StateStopped && g.TerminalState != "" {
 			t.Fatalf("%s stopped with terminal state %s", g.TaskID, g.TerminalState)
 		}
-		if g.Reusable(DefaultMaxContextLines) && (g.State == StateStopped || g.TerminalUnreconciled || g.StatusUncertain || !g.EffectiveState().Canonical()) {
+		if g.reusable(DefaultMaxContextLines) && (g.State == StateStopped || g.TerminalUnreconciled || g.StatusUncertain || !g.EffectiveState().canonical()) {
 			t.Fatalf("%s reusable in state %s", g.TaskID, g.State)
 		}
 		// Resolution never crosses parents (20) and aliases are unambiguous (21).
@@ -1495,8 +1495,8 @@ func TestStateMachineProtocols(t *testing.T) {
 		if err != nil {
 			rt.Fatal(err)
 		}
-		b.Manage("par-A")
-		b.Manage("par-B")
+		b.manage("par-A")
+		b.manage("par-B")
 		s := &psm{
 			b: b, clk: clk,
 			caps: rapid.SampledFrom([]caps{
@@ -2536,13 +2536,13 @@ func checkBoardStructure(t *rapid.T, b *Board, ids, parents []string, genOf, epo
 		genOf[r.TaskID] = r.Generation
 		*maxGen = max(*maxGen, r.Generation)
 		switch {
-		case r.TerminalUnreconciled && !r.State.Terminal(),
+		case r.TerminalUnreconciled && !r.State.terminal(),
 			r.State == StateReconciled && (r.TerminalState == "" || r.TerminalUnreconciled),
 			r.State == StateRunning && r.TerminalUnreconciled,
 			r.State == StateStopped && r.TerminalState != "":
 			t.Fatalf("record %s breaks the state invariants (18): %+v", r.TaskID, r)
 		}
-		if r.Reusable(DefaultMaxContextLines) && r.State == StateStopped {
+		if r.reusable(DefaultMaxContextLines) && r.State == StateStopped {
 			t.Fatalf("stopped %s reusable (20)", r.TaskID)
 		}
 		if b.tombstoned(r.TaskID) {

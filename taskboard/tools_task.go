@@ -6,17 +6,15 @@ import (
 	"strings"
 )
 
-// TaskCall is one call of the delegation tool (task / subagent) as the before-hook sees it.
-// Ref is the optional task_id (resume). UntrackedRunningChild tells the hook that the host
-// shows a running child this board does not track.
+// TaskCall is one call of the delegation tool (task or subagent); Ref is the task_id of a
+// resume. UntrackedRunningChild: the host shows a running child this board does not track.
 type TaskCall struct {
 	Agent, Description, Objective, Ref string
 	Background, UntrackedRunningChild  bool
 	flavor                             Flavor
 }
 
-// TaskPlan is what the before-hook decided. A resume carries the relaunch lease, which
-// [Board.finishTask] or [Board.failTask] releases.
+// TaskPlan is what the before-hook decided; a resume holds the relaunch lease.
 type TaskPlan struct {
 	Kind       string // "spawn", "resume", or "adopt_candidate" (the host may adopt the session)
 	TaskID     string // the task to resume or adopt
@@ -37,18 +35,15 @@ type TaskPlan struct {
 	planned uint64
 }
 
-// LaunchObservation is what the host's task output said: the task ID and whether the run
-// is still going (TerminalState empty) or already finished (TerminalState completed,
-// error, cancelled or stopped, with TerminalSummary as its result or error text).
+// LaunchObservation is what the host's task output said.
 type LaunchObservation struct {
 	TaskID, Agent, Description, Objective string
 	Background                            bool
-	TerminalState                         State
-	TerminalSummary                       string
+	TerminalState                         State  // empty while the run goes on
+	TerminalSummary                       string // the result or error text of a finished run
 }
 
-// TaskLaunchResult is the after-hook's answer: "task_id: <id>" / "alias: <alias>" /
-// "state: <state>".
+// TaskLaunchResult is the after-hook's answer.
 type TaskLaunchResult struct {
 	TaskID, Alias string
 	State         State
@@ -109,7 +104,7 @@ func (b *Board) prepareTask(c Caller, in TaskCall) (TaskPlan, error) {
 func (b *Board) prepareKnown(plan TaskPlan, r Record, in TaskCall) (TaskPlan, error) {
 	sameAgent := r.Agent == in.Agent
 	switch {
-	case sameAgent && (r.Reusable(b.opts.MaxContextLines) || r.recoverable()):
+	case sameAgent && (r.reusable(b.opts.MaxContextLines) || r.recoverable()):
 		l, ok := b.acquire(leaseRelaunch, r.TaskID, r.Generation, nil)
 		if !ok {
 			return plan, leaseUnavailable(b, r.TaskID, fmt.Sprintf("Task %s cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.", r.Alias))

@@ -172,7 +172,7 @@ func TestWaitScenarios(t *testing.T) {
 			if r.b.Waiting(parent1) {
 				t.Fatal("deletion did not clear")
 			}
-			r.b.Manage(parent1)
+			r.b.manage(parent1)
 			r.b.waitForUser(orch, "x")
 			r.b.clearForMessage(userMsg(parent1, "msg-1"))
 			if r.b.Waiting(parent1) {

@@ -46,7 +46,7 @@ func (b *Board) view(parentID string) promptView {
 			if now.Sub(r.LastUsedAt) > t.HideAgedAfter {
 				continue
 			}
-			if r.Reusable(b.opts.MaxContextLines) && !r.TimedOut {
+			if r.reusable(b.opts.MaxContextLines) && !r.TimedOut {
 				reusable = append(reusable, line)
 				if c := contextLine(r.contextFiles); c != "" {
 					reusable = append(reusable, c)
