@@ -54,16 +54,13 @@ type Options struct {
 // default noted on it, a negative one is refused.
 type Timing struct {
 	AbortTimeout, VerifyBudget, VerifyPoll, VerifyStable     time.Duration // 10s, 1.5s, 150ms, 300ms
-	MessageBudget                                            time.Duration // 10s
-	MessageHistory                                           int           // 20
+	MessageBudget, CompensationReadTimeout                   time.Duration // 10s, 1.5s
 	BaselineTimeout, IdleWaitTimeout, AdmissionTimeout       time.Duration // 5s, 5s, 10s
-	CompensationReadTimeout                                  time.Duration // 1.5s
 	NotifyTimeout, NotifyRetryDelay                          time.Duration // 10s, 1s
-	NotifyAttempts                                           int           // 3
 	StatusReadTimeout, ReconcilePeriod, StopGrace, IdleDelay time.Duration // 5s, 5s, 5s, 2s
 	EvidenceReadTimeout, ResultReadTimeout                   time.Duration // 5s, 5s
-	EvidenceAttempts                                         int           // 3
-	ResultHistory                                            int           // 50
+	NotifyAttempts, EvidenceAttempts                         int           // 3, 3
+	MessageHistory, ResultHistory                            int           // 20, 50
 	PossiblyStuckAfter, HideUncertainAfter, HideAgedAfter    time.Duration // 120s, 30m, 6h
 	HostCallDeadline                                         time.Duration // 10 min; negative: never cancelled
 }
@@ -255,8 +252,7 @@ type Board struct {
 
 type aliasKey struct{ parent, prefix string }
 
-// NewBoard returns an empty board for simulations and tests; an option out of range is
-// an error naming the field.
+// NewBoard returns an empty board for tests; a bad option is an error naming it.
 func NewBoard(o Options) (*Board, error) {
 	o, err := o.withDefaults()
 	if err != nil {
@@ -328,11 +324,10 @@ func (b *Board) emit(kind string, r *Record) {
 
 // Notice is what a subscriber of [Driver.OnTerminal] or [Driver.OnLaunched] receives.
 type Notice struct {
-	Kind             string // "terminal" or "launched"
-	TaskID, ParentID string
-	Generation       uint64
-	TerminalRevision uint64
-	State            State
+	Kind                         string // "terminal" or "launched"
+	TaskID, ParentID             string
+	Generation, TerminalRevision uint64
+	State                        State
 }
 
 // prune forgets per-task bookkeeping for records that are gone or moved on, so memory

@@ -28,11 +28,10 @@ var (
 	ErrDuplicate        = errors.New("duplicate task")
 	ErrRefused          = errors.New("refused")
 	ErrClosed           = errors.New("driver closed")
-	// Board primitives (launch registration, adoption, leases).
-	ErrLeaseHeld  = errors.New("lease held")
-	ErrStaleLease = errors.New("stale lease")
-	ErrTombstoned = errors.New("task ID tombstoned")
-	ErrExists     = errors.New("record exists")
+	ErrLeaseHeld        = errors.New("lease held")
+	ErrStaleLease       = errors.New("stale lease")
+	ErrTombstoned       = errors.New("task ID tombstoned")
+	ErrExists           = errors.New("record exists")
 )
 
 // ToolError is the package's one typed error (see the package doc).

@@ -23,8 +23,8 @@ var (
 
 func (realTimers) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
-// Driver runs the tool protocols of one board against the host (see Layers in the package
-// doc). Its methods are safe for concurrent use.
+// Driver runs one board's tool protocols against the host; its methods are safe for
+// concurrent use.
 type Driver struct {
 	mu     sync.Mutex
 	b      *Board
@@ -620,7 +620,8 @@ func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, err
 }
 
 // FinishTask runs task()'s after-hook: it registers the launch the host reported (a second
-// report merges into that run). An output for a run no longer current is ErrStale.
+// report merges into that run). An output for a run no longer current is ErrStale and
+// changes nothing.
 func (d *Driver) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult, error) {
 	d.mu.Lock()
 	defer d.unlock()

@@ -19,17 +19,17 @@ const (
 	EventActivity    EventKind = "activity"
 )
 
-// HostEvent is one host event; Generation nil means none given, At zero means now.
+// HostEvent is one host event.
 type HostEvent struct {
 	Kind             EventKind
 	SessionID        string
-	Generation       *uint64
-	At               time.Time
-	Message          string // EventError: the error text
-	Deferrable       bool   // EventError: a failover-class error, kept until the session stops
-	FallbackTeardown bool   // EventDeleted: a fallback model's teardown, not a real deletion
-	MessageID, Role  string // EventUserMessage: the chat message, for the wait-for-user latch
-	Parts            []Part // EventUserMessage
+	Generation       *uint64   // nil: none given
+	At               time.Time // zero: now
+	Message          string    // EventError: the error text
+	Deferrable       bool      // EventError: a failover-class error, kept until the session stops
+	FallbackTeardown bool      // EventDeleted: a fallback model's teardown, not a real deletion
+	MessageID, Role  string    // EventUserMessage: the chat message, for the wait-for-user latch
+	Parts            []Part    // EventUserMessage
 }
 
 // reconcileState schedules the periodic reconciliation passes.

@@ -16,7 +16,8 @@ type Aborter interface {
 }
 
 // Prompter writes to sessions. Enqueue appends m without starting a turn (v1 noReply; v2
-// delivery "queue", resume false); PromptAsync queues m as a new turn, nil meaning accepted.
+// delivery "queue", resume false); PromptAsync queues m as a new turn (never noReply), nil
+// meaning accepted.
 type Prompter interface {
 	Enqueue(ctx context.Context, sessionID string, m Message) error
 	PromptAsync(ctx context.Context, sessionID string, m Message) error
@@ -61,13 +62,13 @@ type TranscriptEntry struct {
 	CreatedAt                                              time.Time
 }
 
-// Host bundles the host's implementations; all but Idle are required, except Status on v2.
+// Host bundles the host's implementations; all are required but Idle and, on v2, Status.
 type Host struct {
 	Aborter  Aborter
 	Prompter Prompter
 	Sessions SessionReader
-	Status   StatusMap  // v1 only
-	Idle     IdleWaiter // v2, optional
+	Status   StatusMap  // the v1 status map
+	Idle     IdleWaiter // optional, v2
 	Flavor   Flavor
 }
 

@@ -17,7 +17,7 @@ type Lease struct {
 	State            State         // the record's state, when it has one
 	Since            time.Time     // when the lease was acquired (hand-overs keep it)
 	HeldFor          time.Duration // Now − Since
-	Reason           string        // human-readable explanation
+	Reason           string        // why it is held; of a forced release: when, why, held for what
 }
 
 func (b *Board) info(l leaseGrant) Lease {

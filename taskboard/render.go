@@ -45,7 +45,7 @@ func (r ResultOutput) Render() string {
 	return fmt.Sprintf("task_id: %s\nstate: %s\ngeneration: %d\n\n<task_result>\n%s\n</task_result>", r.TaskID, r.State, r.Generation, r.Text)
 }
 
-// Render gives task_message's text.
+// Render gives task_message's text ("queued": nothing proves it was read).
 func (r MessageResult) Render() string {
 	return fmt.Sprintf("Message queued for %s (%s) without launching or resuming it.", r.Alias, r.TaskID)
 }

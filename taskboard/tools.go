@@ -17,14 +17,13 @@ type (
 
 // StatusResult is task_status's answer.
 type StatusResult struct {
-	TaskID, Alias, Agent string
-	State                string // live value, or "<board state> (unconfirmed)"
-	Source               string // "live" (read from the host) or "board"
-	LastActivityAt       time.Time
-	IdleForSeconds       int64
-	PossiblyStuck        bool
-	StatusUncertain      bool
-	LastStatusError      string
+	TaskID, Alias, Agent           string
+	State                          string // live value, or "<board state> (unconfirmed)"
+	Source                         string // "live" (read from the host) or "board"
+	LastActivityAt                 time.Time
+	IdleForSeconds                 int64
+	PossiblyStuck, StatusUncertain bool
+	LastStatusError                string
 }
 
 // ResultOutput is task_result's answer: the final text, or Running with the live status.
@@ -51,12 +50,11 @@ type CancelResult struct {
 
 // ReviveResult is task_revive's answer.
 type ReviveResult struct {
-	TaskID          string
-	Generation      uint64
-	State           State
-	Status          string // "started", "admission_unknown", or the state a fast run reached
-	StatusUncertain bool
-	Observation     string
-	Summary         string
-	Failed          bool // Summary is an error block
+	TaskID               string
+	Generation           uint64
+	State                State
+	Status               string // "started", "admission_unknown", or the state a fast run reached
+	StatusUncertain      bool
+	Observation, Summary string
+	Failed               bool // Summary is an error block
 }
