@@ -1,6 +1,6 @@
 // Package store is the seam a shared task board lives behind: a versioned key-value store
-// with multi-key compare-and-set. [taskboard.NewSharedDriver] keeps its board in one, so
-// that the drivers of several host processes share it; the cluster module puts it on
+// with multi-key compare-and-set. [github.com/harnesskit/harnesskit/taskboard.NewSharedDriver]
+// keeps its board in one, so that the drivers of several host processes share it; the cluster module puts it on
 // etcd, and taskboardtest.NewStore is an in-memory one (taskboardtest.TestStore checks
 // any implementation).
 //
@@ -17,7 +17,7 @@
 // 500 characters are cut.
 //
 // Every process is one incarnation (one life of one host process) and owns the liveness
-// key [LivenessPrefix]+incarnation, which the store's owner binds to something that
+// key LivenessPrefix+incarnation, which the store's owner binds to something that
 // expires (an etcd session); the board only reads it. A dead holder's lease keeps
 // excluding its task, as a live one does, unless its host call was never dispatched (then
 // it is released, audited); taskboard.Driver.TakeOver breaks the rest once the holder's
