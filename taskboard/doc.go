@@ -34,9 +34,9 @@
 // protocol has an answer, and the protocol runs on until it has settled its leases.
 // Subscribers, the logger and host calls run outside the lock and must not call Close.
 // After [Driver.Close] every call, even one in progress, returns [ErrClosed] and changes
-// nothing (FinishTask
-// and FailTask still release the plan's lease; Observe ignores the event).
-// [NewSharedDriver] shares the board among host processes through a taskboard/store.
+// nothing (FinishTask and FailTask still release the plan's lease; Observe ignores the
+// event). [NewSharedDriver] shares the board among host processes through a
+// taskboard/store.
 //
 // # Life cycle
 //
