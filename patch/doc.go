@@ -78,7 +78,7 @@
 // "rescued": the error names the line and both versions. Every placement is reported in a
 // [ChunkReport]: strategy, window, the pairing of old lines with file lines, notes. Locating,
 // rescuing and the not-found diagnostic each stop at a deterministic work limit
-// ([WithWorkLimit]).
+// ([RescueOptions].WorkLimit).
 //
 // The stale-edges rescue is for context that another edit changed after the model read the
 // file: a line near the change rewritten, added or removed. It leaves out up to three context

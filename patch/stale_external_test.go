@@ -135,7 +135,7 @@ func TestStaleEdgesRescue(t *testing.T) {
 		{
 			name:  "option_off",
 			files: map[string]string{"wtr.rs": rust},
-			opts:  []patch.Option{patch.WithStaleEdgesRescue(false)},
+			opts:  []patch.Option{rescue(func(r *patch.RescueOptions) { r.StaleEdges = false })},
 			patch: upd("wtr.rs", rustChunk...),
 			kind:  patch.KindNotFound,
 		},
@@ -144,7 +144,7 @@ func TestStaleEdgesRescue(t *testing.T) {
 			// unicode-trim-end: lowering the cap never turns a refusal into a rescue.
 			name:  "beyond_the_tolerance_cap_refused",
 			files: map[string]string{"a.txt": lines("header changed", "    k1", "    old", "    k2", "    k3")},
-			opts:  []patch.Option{patch.WithMaxTolerance(patch.LevelUnicodeTrimEnd)},
+			opts:  []patch.Option{rescue(func(r *patch.RescueOptions) { r.MaxTolerance = patch.LevelUnicodeTrimEnd })},
 			patch: upd("a.txt", " header", " k1", "-old", "+new", " k2"),
 			kind:  patch.KindNotFound,
 		},
