@@ -74,7 +74,13 @@
 // not name are kept. Added lines keep their place among the context: a drifted context line
 // next to them is paired with the file line it resembles, and when they would have to go on a
 // guessed side of a file line the patch left out (or of one of several equal lines), the
-// rescue refuses — among others when that drifted line equals the file line beside it. A removed line that changed since the model read the file is never
+// rescue refuses — among others when that drifted line equals the file line beside it. Only
+// lines that match as written, or loosely but uniquely, prove a place on their own; a rescue
+// takes the place that fits best. So chunks land in the reverse of the patch's order (a later
+// chunk above an earlier one) only when both were placed by the ladder: when a rescued chunk
+// would land out of the patch's order with any other, the other edit has moved or swapped the
+// blocks the patch names, which chunk goes where is a guess, and the section is refused as
+// ambiguous, naming both chunks. A removed line that changed since the model read the file is never
 // "rescued": the error names the line and both versions. Every placement is reported in a
 // [ChunkReport]: strategy, window, the pairing of old lines with file lines, notes. Locating,
 // rescuing and the not-found diagnostic each stop at a deterministic work limit

@@ -323,11 +323,61 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 	if len(applied) > 0 && (len(places) == 0 || !s.partlyApplied(applied, places, reports)) {
 		return nil, nil, s.alreadyApplied(applied, len(chunks), 0, nil)
 	}
+	if err := s.rescuedInOrder(places, reports); err != nil {
+		return nil, nil, err
+	}
 	sorted, err := s.order(places)
 	if err != nil {
 		return nil, nil, err
 	}
 	return sorted, reports, nil
+}
+
+// rescued reports whether a strategy is one of the rescues: a placement by lines that did not
+// all match, chosen because no other place fits as well.
+func rescued(st Strategy) bool {
+	return st == StrategyPrefixSuffix || st == StrategyLCS || st == StrategyStaleEdges
+}
+
+// rescuedInOrder refuses a section in which a chunk placed by a rescue and another chunk would
+// land in the reverse of the patch's order (a later chunk above an earlier one). Only the
+// ladder proves a place on its own (the chunk's lines as written, unique in the file); a rescue
+// picks the place that fits best, and when that place contradicts the order the patch gives
+// its chunks, the file no longer reads as the patch says: the other edit moved or swapped the
+// blocks, and which chunk goes where is a guess. places are in patch order; reports hold one
+// report per chunk.
+func (s *sectionLocator) rescuedInOrder(places []placement, reports []ChunkReport) error {
+	if s.cfg.codex {
+		return nil
+	}
+	top, topRescued := -1, -1 // the earlier placement lowest in the file, of any strategy and rescued
+	for i, p := range places {
+		if reports[p.order].Strategy == StrategyAppend {
+			continue // the end of the file by definition, whatever the order
+		}
+		r := rescued(reports[p.order].Strategy)
+		other := top
+		if !r {
+			other = topRescued
+		}
+		if other >= 0 && p.start < places[other].start {
+			q := places[other]
+			e := s.newErr(KindAmbiguous, p.order+1, 0, fmt.Sprintf(
+				"Out of order in %s: chunk %d (%s, file line %d) would land above chunk %d (%s, file line %d), "+
+					"the reverse of the patch's order; a place found by a rescue does not prove such a move. "+
+					"Give each chunk context lines the file has now, or send the chunks as the file orders them",
+				s.path, p.order+1, reports[p.order].Strategy, p.start+1, q.order+1, reports[q.order].Strategy, q.start+1))
+			e.FileLine, e.Candidates = p.start+1, []int{q.start + 1, p.start + 1}
+			return e
+		}
+		if top < 0 || p.start > places[top].start {
+			top = i
+		}
+		if r && (topRescued < 0 || p.start > places[topRescued].start) {
+			topRescued = i
+		}
+	}
+	return nil
 }
 
 // anchorChoice refuses an anchor that is on several lines when the chunk's lines, sought
