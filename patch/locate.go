@@ -326,6 +326,9 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 	if err := s.rescuedInOrder(places, reports); err != nil {
 		return nil, nil, err
 	}
+	if err := s.copiesExcluded(places, reports, chunks); err != nil {
+		return nil, nil, err
+	}
 	sorted, err := s.order(places)
 	if err != nil {
 		return nil, nil, err
@@ -571,6 +574,61 @@ func (s *sectionLocator) newSideAround(p placement) bool {
 		}
 	}
 	return s.work.exhausted()
+}
+
+// copiesExcluded checks the near copies a stale-edges placement left to the patch's order
+// (placement.copies). A copy is excluded when the chunk, placed there, would land out of the
+// patch's order with a chunk whose own place is proven: a later chunk whose window starts
+// between the chunk's window and the copy's end, or an earlier one whose window ends between
+// the copy's start and the chunk's window. A proven place is one that does not depend on
+// where the chunk before it was put: a ladder match that is unique in the whole file, or
+// another stale-edges placement (a block unique in the whole file, whose own copies are checked
+// here too). Any copy not excluded refuses the section, naming both places.
+func (s *sectionLocator) copiesExcluded(places []placement, reports []ChunkReport, chunks []Chunk) error {
+	proven := map[int]bool{} // by chunk index, computed once
+	isProven := func(o placement) bool {
+		if v, ok := proven[o.order]; ok {
+			return v
+		}
+		rep := reports[o.order]
+		v := false
+		switch l, ladder := levelOf(rep.Strategy); {
+		case rep.Strategy == StrategyStaleEdges:
+			v = true
+		case ladder && !rep.BlankRetry && o.end > o.start:
+			old, _ := chunkBody{lines: chunks[o.order].Lines}.old()
+			w := workBudget{limit: s.cfg.workLimit}
+			v = len(s.ix.positions(l, old, 0, 2, &w)) == 1 && !w.exhausted()
+		}
+		proven[o.order] = v
+		return v
+	}
+	for _, p := range places {
+		m := p.end - p.start
+		for _, q := range p.copies {
+			excluded := false
+			for _, o := range places {
+				if o.end == o.start {
+					continue // an insertion proves no place of its own
+				}
+				between := o.order > p.order && q > p.start && o.start >= p.end && o.start < q+m ||
+					o.order < p.order && q < p.start && o.end <= p.start && o.end > q
+				if between && isProven(o) {
+					excluded = true
+					break
+				}
+			}
+			if !excluded {
+				e := s.newErr(KindAmbiguous, p.order+1, 0, fmt.Sprintf(
+					"Ambiguous placement in %s: chunk %d, with outer context lines left out, matches %s and resembles %s, "+
+						"and no other chunk of the patch, placed for certain, lies between the two to rule that place out; add context lines the file has now",
+					s.path, p.order+1, fileSpan(p.start, p.end), fileSpan(q, q+m)))
+				e.FileLine, e.Candidates = p.start+1, []int{p.start + 1, q + 1}
+				return e
+			}
+		}
+	}
+	return nil
 }
 
 // levelOf returns the ladder level a strategy names, if it names one.

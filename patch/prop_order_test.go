@@ -3,6 +3,7 @@ package patch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -16,7 +17,11 @@ import (
 // (so that chunk needs a rescue). Whatever is written must be the file with "x = 1" changed in
 // exactly the blocks the chunks name, and a chunk placed by a rescue never lands in the
 // reverse of the patch's order with another chunk; a refusal writes nothing.
-func propRescuedOrder(t *rapid.T, outcomes map[string]int) {
+//
+// With lookalike, the blocks' own lines resemble each other ("b0 line 1", "b1 line 1"), so
+// every block is a near copy of every other: the stale-edges rescue then places a chunk only
+// where the patch's order, through the other chunks, rules the copies out.
+func propRescuedOrder(t *rapid.T, outcomes map[string]int, lookalike bool) {
 	nb := rapid.IntRange(2, 5).Draw(t, "blocks")
 	blocks := make([][]string, nb)
 	shared := make([]int, nb) // index of "x = 1" in each block
@@ -24,7 +29,11 @@ func propRescuedOrder(t *rapid.T, outcomes map[string]int) {
 		n := rapid.IntRange(4, 7).Draw(t, "block_len")
 		shared[b] = rapid.IntRange(1, n-1).Draw(t, "shared_at")
 		for j := range n {
-			blocks[b] = append(blocks[b], orderWord(b*8+j))
+			l := orderWord(b*8 + j)
+			if lookalike {
+				l = fmt.Sprintf("b%d line %d", b, j)
+			}
+			blocks[b] = append(blocks[b], l)
 		}
 		blocks[b] = slices.Insert(blocks[b], shared[b], "x = 1")
 	}
@@ -124,7 +133,7 @@ func propRescuedOrder(t *rapid.T, outcomes map[string]int) {
 // TestRescuedOrderProperty runs propRescuedOrder and logs how the runs ended.
 func TestRescuedOrderProperty(t *testing.T) {
 	outcomes := map[string]int{}
-	rapid.Check(t, func(t *rapid.T) { propRescuedOrder(t, outcomes) })
+	rapid.Check(t, func(t *rapid.T) { propRescuedOrder(t, outcomes, false) })
 	t.Logf("outcomes: %v", outcomes)
 	for _, k := range []string{"refused: rescued chunk out of order", "applied: chunks reversed, all by the ladder", "applied: in order, with a rescue"} {
 		if outcomes[k] == 0 {
@@ -143,4 +152,14 @@ func orderWord(i int) string {
 		b[k] = 'a' + byte(x>>16%26)
 	}
 	return string(b[:])
+}
+
+// TestNearCopyOrderProperty runs propRescuedOrder on blocks that are near copies of each other.
+func TestNearCopyOrderProperty(t *testing.T) {
+	outcomes := map[string]int{}
+	rapid.Check(t, func(t *rapid.T) { propRescuedOrder(t, outcomes, true) })
+	t.Logf("outcomes: %v", outcomes)
+	if outcomes["applied: in order, with a rescue"] == 0 || outcomes["refused: other"] == 0 {
+		t.Errorf("the generator needs adjusting: %v", outcomes)
+	}
 }
