@@ -117,7 +117,10 @@
 // twice is allowed). A patch only part of which is in the file (a model re-sends a whole
 // patch after a partial write) has the rest applied when the part is proven: each chunk found
 // applied removes a line with a letter or digit, no run of its removed lines is left in the
-// file as written, and its new lines are in the file exactly once; every other chunk is
+// file as written, and its new lines are in the file exactly once — or, for a chunk that only
+// adds lines, those lines have a letter or digit, stand between context lines on both sides,
+// and the context lines are nowhere in the file next to each other without them (the chunk
+// could not be applied anywhere as written; the addition is there); every other chunk is
 // placed with its lines as written (a ladder level, no rescue), adds no two lines in a row
 // that the file already has, and does not have its new side already over or beside its
 // window; and all the chunks, applied and placed, lie in the patch's order without

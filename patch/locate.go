@@ -454,7 +454,8 @@ func (s *sectionLocator) anchorNote(anchor string, start, cursor int) string {
 
 // appliedAt records chunk k (1-based), whose new side was found at 1-based file line, and
 // whether that finding is sound enough to apply the rest of the patch around it: the chunk
-// removes a line with a letter or a digit (a chunk that only adds lines may mean them twice),
+// removes a line with a letter or a digit (a chunk that only adds lines may mean them twice,
+// unless additionSettled),
 // its new side is there exactly and nowhere else in the file, and no run of its removed lines
 // that has a letter or a digit is still in the file as written (the change replaced them).
 func (s *sectionLocator) appliedAt(k int, body chunkBody, line int) appliedChunk {
@@ -484,8 +485,37 @@ func (s *sectionLocator) appliedAt(k int, body chunkBody, line int) appliedChunk
 			return a
 		}
 	}
-	a.sound = gone() && named
+	a.sound = gone() && (named || s.additionSettled(body))
 	return a
+}
+
+// additionSettled reports whether a chunk that only adds lines, found applied, is soundly so:
+// its added lines have a letter or a digit and stand between context lines on both sides, and
+// its old side (the context lines next to each other, without the added lines) is nowhere in
+// the file as written. Then the chunk cannot be applied anywhere as it is, and the lines it
+// names around the addition are in the file only with the addition between them: the change
+// is there (made by the other edit too, as a 3-way merge reads it), not a second copy the
+// patch means to add.
+func (s *sectionLocator) additionSettled(body chunkBody) bool {
+	first, last := -1, -1
+	var ins []string
+	for i, l := range body.lines {
+		switch l.Op {
+		case Remove:
+			return false
+		case Insert:
+			if first < 0 {
+				first = i
+			}
+			last = i
+			ins = append(ins, l.Text)
+		}
+	}
+	if first <= 0 || last == len(body.lines)-1 || !significantLines(ins) {
+		return false
+	}
+	old, _ := body.old()
+	return len(s.ix.positions(LevelExact, old, 0, 1, &s.work)) == 0 && !s.work.exhausted()
 }
 
 // appliedReport is the report of a chunk found already applied (rep has its anchor level).
