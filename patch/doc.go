@@ -77,7 +77,8 @@
 // rescue refuses — among others when that drifted line equals the file line beside it. Only
 // lines that match as written, or loosely but uniquely, prove a place on their own; a rescue
 // takes the place that fits best. So chunks land in the reverse of the patch's order (a later
-// chunk above an earlier one) only when both were placed by the ladder: when a rescued chunk
+// chunk above an earlier one) only when neither was placed by a rescue (the ladder, or the
+// read-tool line numbers below, placed both): when a rescued chunk
 // would land out of the patch's order with any other, the other edit has moved or swapped the
 // blocks the patch names, which chunk goes where is a guess, and the section is refused as
 // ambiguous, naming both chunks. A removed line that changed since the model read the file is never
