@@ -64,8 +64,8 @@ func TestStaleEdgesRescue(t *testing.T) {
 			name:  "near_duplicate_with_the_real_place_edited_refused",
 			files: map[string]string{"a.go": twins},
 			patch: upd("a.go", " func b() {", " \tsetup()", "-\tx := 1", "+\tx := 10", " \treturn x", " }"),
-			kind:  patch.KindNotFound,
-			msg:   []string{"resembles another"},
+			kind:  patch.KindAmbiguous,
+			msg:   []string{"chunk 1, with outer context lines left out, matches", "and resembles", "no other chunk of the patch, placed for certain, lies between the two"},
 		},
 		{
 			// The same block twice (repeated context): which copy the model meant is unknown.
