@@ -1,11 +1,13 @@
 package harnesskit_test
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -93,5 +95,78 @@ func TestEveryPackageHasExample(t *testing.T) {
 		if !found {
 			t.Errorf("package %s has no func Example() with an // Output: comment", pkg)
 		}
+	}
+}
+
+// faces bounds what a newcomer must hold to use a package: its exported types and the length of
+// its `go doc -all` page. A row fails when the package grows past either bound; lower a bound
+// when the face shrinks, never raise it without a reason in the commit.
+var faces = []struct {
+	pkg           string
+	maxTypes      int
+	maxGoDocLines int
+}{
+	{pkg: "taskboard", maxTypes: 35, maxGoDocLines: 650},
+	{pkg: "wfs", maxTypes: 20, maxGoDocLines: 606}, // 600 + SameVersion, which astsearch's tree cache reuses
+}
+
+// exportedTypes returns the exported type names declared by the non-test Go files of dir (the
+// package itself, not its sub-packages).
+func exportedTypes(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				return false // a type declared inside a function is not part of the face
+			case *ast.TypeSpec:
+				if n.Name.IsExported() {
+					names = append(names, n.Name.Name)
+				}
+			}
+			return true
+		})
+	}
+	return names
+}
+
+// TestFaces checks each row of faces: the exported types counted in the source, and the lines
+// of `go doc -all` (skipped where the go command is missing, as under Wine).
+func TestFaces(t *testing.T) {
+	gobin, lookErr := exec.LookPath("go")
+	for _, f := range faces {
+		t.Run(f.pkg, func(t *testing.T) {
+			types := exportedTypes(t, f.pkg)
+			if len(types) == 0 {
+				t.Fatalf("no exported type found in %s: the count is broken", f.pkg)
+			}
+			if len(types) > f.maxTypes {
+				t.Errorf("%s exports %d types, more than %d: %s", f.pkg, len(types), f.maxTypes, strings.Join(types, " "))
+			}
+			if lookErr != nil {
+				t.Skipf("go command not found (%v): go doc line count not checked", lookErr)
+			}
+			out, err := exec.Command(gobin, "doc", "-all", "./"+f.pkg).Output()
+			if err != nil {
+				t.Fatalf("go doc -all ./%s: %v", f.pkg, err)
+			}
+			lines := bytes.Count(out, []byte("\n"))
+			if lines > f.maxGoDocLines {
+				t.Errorf("go doc -all ./%s is %d lines, more than %d", f.pkg, lines, f.maxGoDocLines)
+			}
+			t.Logf("%s: %d exported types, go doc -all %d lines", f.pkg, len(types), lines)
+		})
 	}
 }

@@ -9,12 +9,12 @@
 //	Join(ctx, client, prefix, ttl) → Member {Store, Incarnation} → taskboard.NewSharedDriver
 //	  … → Member.Close (the liveness key goes at once)
 //
-// [Store] is a taskboard.Store over an etcd client: Update reads its keys in one
+// [Store] is a taskboard/store.Store over an etcd client: Update reads its keys in one
 // transaction, calls the step, and commits with If(ModRevision(k) == read revision) for
 // every key read (CreateRevision 0 for an absent key) — etcd's linearizable multi-key
 // compare-and-set; a failed comparison re-reads and re-runs. A commit whose answer is
 // lost (a timeout, a leader change, a broken connection after the request left) is
-// reported wrapping taskboard.ErrUncertain; the driver then reads the shard back.
+// reported wrapping taskboard/store.ErrUncertain; the driver then reads the shard back.
 //
 // A [Member] is one incarnation: a random ID and the liveness key
 // <prefix>hosts/<incarnation> bound to an etcd session (a lease of ttl kept alive by the

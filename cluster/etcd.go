@@ -10,18 +10,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/harnesskit/harnesskit/taskboard"
+	"github.com/harnesskit/harnesskit/taskboard/store"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 )
 
-// Store is a taskboard.Store on etcd: every key lives under its prefix.
+// Store is a taskboard/store.Store on etcd: every key lives under its prefix.
 type Store struct {
 	c      *clientv3.Client
 	prefix string
 }
 
-var _ taskboard.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)
 
 // NewStore returns a store of the keys under prefix (for example "harnesskit/board/").
 func NewStore(c *clientv3.Client, prefix string) *Store { return &Store{c: c, prefix: prefix} }
@@ -51,7 +51,7 @@ func (s *Store) read(ctx context.Context, keys []string) (map[string][]byte, []c
 	return vals, cmps, nil
 }
 
-// Update implements taskboard.Store with one read transaction and one conditional write
+// Update implements store.Store with one read transaction and one conditional write
 // transaction per attempt.
 func (s *Store) Update(ctx context.Context, keys []string, f func(map[string][]byte) (map[string][]byte, error)) error {
 	allowed := make(map[string]bool, len(keys))
@@ -89,7 +89,7 @@ func (s *Store) Update(ctx context.Context, keys []string, f func(map[string][]b
 		resp, err := s.c.Txn(ctx).If(cmps...).Then(ops...).Commit()
 		if err != nil {
 			// The request may have reached the leader: the write may have landed.
-			return fmt.Errorf("cluster: committing %d keys to etcd: %w: %w", len(ops), taskboard.ErrUncertain, err)
+			return fmt.Errorf("cluster: committing %d keys to etcd: %w: %w", len(ops), store.ErrUncertain, err)
 		}
 		if resp.Succeeded {
 			return nil
@@ -97,7 +97,7 @@ func (s *Store) Update(ctx context.Context, keys []string, f func(map[string][]b
 	}
 }
 
-// Get implements taskboard.Store.
+// Get implements store.Store.
 func (s *Store) Get(ctx context.Context, keys ...string) (map[string][]byte, error) {
 	vals, _, err := s.read(ctx, keys)
 	return vals, err
@@ -150,7 +150,7 @@ func (m *Member) register(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cluster: starting the liveness session: %w", err)
 	}
-	key := m.store.prefix + taskboard.LivenessPrefix + m.id
+	key := m.store.prefix + store.LivenessPrefix + m.id
 	if _, err := m.c.Put(ctx, key, time.Now().UTC().Format(time.RFC3339), clientv3.WithLease(sess.Lease())); err != nil {
 		sess.Close()
 		return fmt.Errorf("cluster: putting the liveness key %s: %w", key, err)

@@ -107,7 +107,7 @@ func TestLCSRefusalSaysWhy(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := apTree(t, map[string]string{"f.txt": tc.file})
-			a, err := patch.New(m, apRoot, patch.WithPrefixSuffixRescue(false))
+			a, err := patch.New(m, apRoot, rescue(func(r *patch.RescueOptions) { r.PrefixSuffix = false }))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -162,7 +162,7 @@ func BenchmarkRescue(b *testing.B) {
 		var used int64
 		b.ReportAllocs()
 		for b.Loop() {
-			r := benchRescuer(file, body, WithLCSRescue(false))
+			r := benchRescuer(file, body, rescue(func(r *RescueOptions) { r.LCS = false }))
 			if _, ok, err := r.run(1, &ChunkReport{}); ok || err != nil || !r.spent {
 				b.Fatalf("ok=%v err=%v spent=%v, want a miss at the work limit", ok, err, r.spent)
 			}
@@ -197,7 +197,7 @@ func BenchmarkRescue(b *testing.B) {
 		var used int64
 		b.ReportAllocs()
 		for b.Loop() {
-			r := benchRescuer(file, body, WithPrefixSuffixRescue(false))
+			r := benchRescuer(file, body, rescue(func(r *RescueOptions) { r.PrefixSuffix = false }))
 			_, _, _ = r.run(1, &ChunkReport{})
 			used = r.used
 		}
@@ -209,7 +209,7 @@ func BenchmarkDiagnostics(b *testing.B) {
 	b.Run("notfound-100klines", func(b *testing.B) {
 		content, _ := bigCase(100_000, 1000, false)
 		_, a := itApplier(b, map[string]string{"big.txt": string(content)},
-			WithPrefixSuffixRescue(false), WithLCSRescue(false))
+			rescue(func(r *RescueOptions) { r.PrefixSuffix, r.LCS = false, false }))
 		text := itText("*** Update File: big.txt", "@@", " line 50000 - value 350000", "-line 50001 - value 0", "+x", " line 50002 - value 350014")
 		b.ReportAllocs()
 		for b.Loop() {

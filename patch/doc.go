@@ -74,11 +74,18 @@
 // not name are kept. Added lines keep their place among the context: a drifted context line
 // next to them is paired with the file line it resembles, and when they would have to go on a
 // guessed side of a file line the patch left out (or of one of several equal lines), the
-// rescue refuses — among others when that drifted line equals the file line beside it. A removed line that changed since the model read the file is never
+// rescue refuses — among others when that drifted line equals the file line beside it. Only
+// lines that match as written, or loosely but uniquely, prove a place on their own; a rescue
+// takes the place that fits best. So chunks land in the reverse of the patch's order (a later
+// chunk above an earlier one) only when neither was placed by a rescue (the ladder, or the
+// read-tool line numbers below, placed both): when a rescued chunk
+// would land out of the patch's order with any other, the other edit has moved or swapped the
+// blocks the patch names, which chunk goes where is a guess, and the section is refused as
+// ambiguous, naming both chunks. A removed line that changed since the model read the file is never
 // "rescued": the error names the line and both versions. Every placement is reported in a
 // [ChunkReport]: strategy, window, the pairing of old lines with file lines, notes. Locating,
 // rescuing and the not-found diagnostic each stop at a deterministic work limit
-// ([WithWorkLimit]).
+// ([RescueOptions].WorkLimit).
 //
 // The stale-edges rescue is for context that another edit changed after the model read the
 // file: a line near the change rewritten, added or removed. It leaves out up to three context
@@ -86,7 +93,15 @@
 // rest only when that rest (every removed line as written included) matches exactly one place
 // in the file, no other place holds a block that resembles it line by line, no other place
 // holds as many of the chunk's lines in order, and every best alignment of the chunk with the
-// lines around that place puts the change between the same file lines. The lines left out are
+// lines around that place puts the change between the same file lines. A place that resembles
+// the block (a near copy) is ruled out only by the patch's order: when a chunk whose place is
+// certain (lines that match as written or loosely and are unique in the file, or another
+// stale-edges placement, whose own near copies are checked the same way) lies between the
+// two — a later chunk below the place and above the copy's end, or an earlier one above the
+// place and below the copy's start — the copy would put the chunks out of the patch's order;
+// any near copy not ruled out so refuses the section as ambiguous, naming both places. The
+// patch's order is taken as evidence here: a patch whose chunks are not in the file's order,
+// on a file whose intended place was edited to resemble another, defeats it. The lines left out are
 // kept as the file has them. It is a fuzz (as GNU patch's) that takes no guess: where
 // fuzz writes the first place that fits, this refuses whenever a second reading exists.
 //
@@ -103,7 +118,10 @@
 // twice is allowed). A patch only part of which is in the file (a model re-sends a whole
 // patch after a partial write) has the rest applied when the part is proven: each chunk found
 // applied removes a line with a letter or digit, no run of its removed lines is left in the
-// file as written, and its new lines are in the file exactly once; every other chunk is
+// file as written, and its new lines are in the file exactly once — or, for a chunk that only
+// adds lines, those lines have a letter or digit, stand between context lines on both sides,
+// and the context lines are nowhere in the file next to each other without them (the chunk
+// could not be applied anywhere as written; the addition is there); every other chunk is
 // placed with its lines as written (a ladder level, no rescue), adds no two lines in a row
 // that the file already has, and does not have its new side already over or beside its
 // window; and all the chunks, applied and placed, lie in the patch's order without

@@ -97,14 +97,14 @@ func TestAmendmentEdgeCases(t *testing.T) {
 		{
 			name:  "E129_lcs_removed_line_unaligned_not_found",
 			files: map[string]string{"a.go": "func f() {\n  a := 1\n  b := 2\n  other()\n}\n"},
-			opts:  []patch.Option{patch.WithPrefixSuffixRescue(false)},
+			opts:  []patch.Option{rescue(func(r *patch.RescueOptions) { r.PrefixSuffix = false })},
 			patch: apText("*** Update File: a.go", "@@", " func f() {", "   a := 1", "   b := 2", "-  old()", "+  new()", " }"),
 			kind:  patch.KindNotFound, msg: []string{"does not contain every removed line"},
 		},
 		{
 			name:  "E130_prefix_suffix_span_longer_than_middle",
 			files: map[string]string{"a.txt": "top\nx\np\nq\nr\ny\n"},
-			opts:  []patch.Option{patch.WithLCSRescue(false)},
+			opts:  []patch.Option{rescue(func(r *patch.RescueOptions) { r.LCS = false })},
 			patch: apText("*** Update File: a.txt", "@@", " x", "-p", "-q", "+n", " y"),
 			kind:  patch.KindNotFound,
 		},

@@ -133,7 +133,7 @@ func TestApplyLocateEdgeCases(t *testing.T) {
 		},
 		{
 			name: "E39_capped_tolerance_not_found", files: map[string]string{"a.js": "f();\n  console.log(\"hola\");\ng();\n"},
-			opts:  []patch.Option{patch.WithMaxTolerance(patch.LevelUnicodeTrimEnd)},
+			opts:  []patch.Option{rescue(func(r *patch.RescueOptions) { r.MaxTolerance = patch.LevelUnicodeTrimEnd })},
 			patch: apText("*** Update File: a.js", "@@", ` console.log("hola");`, "+  h();"),
 			kind:  patch.KindNotFound,
 		},

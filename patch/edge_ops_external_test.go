@@ -791,7 +791,7 @@ func testNearestWindow(t *testing.T) {
 		}
 	}
 	m := apTree(t, map[string]string{"a.go": b.String()})
-	a, _ := patch.New(m, apRoot, patch.WithPrefixSuffixRescue(false), patch.WithLCSRescue(false))
+	a, _ := patch.New(m, apRoot, rescue(func(r *patch.RescueOptions) { r.PrefixSuffix, r.LCS = false, false }))
 	// Patch lines: 1 Begin, 2 Update, 3 @@, 4 ctx, 5 ctx, 6 removed, 7 removed.
 	text := apText("*** Update File: a.go", "@@", " func f() {", " \tx := 1", "-\treturn x", "+\treturn z")
 	_, err := a.Apply(context.Background(), text)

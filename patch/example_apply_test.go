@@ -183,3 +183,21 @@ func ExampleApplier_Rewrite() {
 	//  }
 	// *** End Patch
 }
+
+// A host that wants only exact matches caps the ladder and turns the rescues off; a chunk
+// whose indentation drifted is then refused instead of placed.
+func ExampleWithRescue() {
+	r := patch.DefaultRescue()
+	r.MaxTolerance = patch.LevelExact
+	r.PrefixSuffix, r.LCS, r.StaleEdges = false, false, false
+	a, err := patch.New(exampleTree(), "/work", patch.WithRescue(r))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = a.Apply(context.Background(), "*** Begin Patch\n*** Update File: src/greet.go\n@@\n-    return \"hello\"\n+    return \"hi\"\n*** End Patch")
+	var pe *patch.Error
+	fmt.Println(errors.As(err, &pe), pe.Kind)
+	// Output:
+	// true not_found
+}

@@ -40,7 +40,7 @@ func FuzzApply(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, file, text string) {
 		files := map[string][]byte{"f.txt": []byte(file)}
-		m, a := propApplier(t, files, WithWorkLimit(200_000))
+		m, a := propApplier(t, files, rescue(func(r *RescueOptions) { r.WorkLimit = 200_000 }))
 		_, err := a.Apply(context.Background(), text)
 		if err != nil {
 			var pe *Error
@@ -53,12 +53,12 @@ func FuzzApply(f *testing.F) {
 			return
 		}
 		got := m.Tree()
-		_, b := propApplier(t, files, WithWorkLimit(200_000))
+		_, b := propApplier(t, files, rescue(func(r *RescueOptions) { r.WorkLimit = 200_000 }))
 		rw, err := b.Rewrite(context.Background(), text)
 		if err != nil {
 			t.Fatalf("Apply succeeded but Rewrite failed: %v", err)
 		}
-		m2, c := propApplier(t, files, WithWorkLimit(200_000))
+		m2, c := propApplier(t, files, rescue(func(r *RescueOptions) { r.WorkLimit = 200_000 }))
 		if _, err := c.Apply(context.Background(), rw.Text); err != nil {
 			t.Fatalf("Apply of the rewrite failed: %v\nrewrite:\n%q", err, rw.Text)
 		}

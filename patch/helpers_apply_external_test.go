@@ -152,3 +152,10 @@ func apErr(err error) *patch.Error {
 	}
 	return nil
 }
+
+// rescue is WithRescue over DefaultRescue with change applied.
+func rescue(change func(*patch.RescueOptions)) patch.Option {
+	r := patch.DefaultRescue()
+	change(&r)
+	return patch.WithRescue(r)
+}

@@ -124,7 +124,7 @@ func TestInternalEdgeCases(t *testing.T) {
 		body = append(body, "+fresh", " ]")
 		var msgs []string
 		for range 2 {
-			_, a := itApplier(t, map[string]string{"a.txt": file}, WithWorkLimit(100_000))
+			_, a := itApplier(t, map[string]string{"a.txt": file}, rescue(func(r *RescueOptions) { r.WorkLimit = 100_000 }))
 			_, err := a.Apply(ctx, itText(body...))
 			var pe *Error
 			if !errors.As(err, &pe) || pe.Kind != KindNotFound || !strings.Contains(pe.Msg, noteWorkLimit) {
@@ -172,7 +172,7 @@ func TestInternalEdgeCases(t *testing.T) {
 			ambiguous bool
 		}{{"runner_up_8_ambiguous", 6, true}, {"runner_up_7_rescued", 5, false}} {
 			file := win(7) + "sep\n" + win(tc.runnerUp)
-			_, a := itApplier(t, map[string]string{"a.txt": file}, WithPrefixSuffixRescue(false))
+			_, a := itApplier(t, map[string]string{"a.txt": file}, rescue(func(r *RescueOptions) { r.PrefixSuffix = false }))
 			res, err := a.Apply(ctx, itText(body...))
 			if tc.ambiguous {
 				if !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), "LCS rescue was ambiguous in a.txt") {
@@ -242,4 +242,11 @@ func TestInternalEdgeCases(t *testing.T) {
 			itText("*** Update File: a.py", "@@ class A:", "@@     def m():", "-        return 1", "+        return 2"),
 			"@@\n class A:\n     def m():\n-        return 1\n+        return 2\n")
 	})
+}
+
+// rescue is WithRescue over DefaultRescue with change applied.
+func rescue(change func(*RescueOptions)) Option {
+	r := DefaultRescue()
+	change(&r)
+	return WithRescue(r)
 }

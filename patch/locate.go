@@ -323,11 +323,64 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 	if len(applied) > 0 && (len(places) == 0 || !s.partlyApplied(applied, places, reports)) {
 		return nil, nil, s.alreadyApplied(applied, len(chunks), 0, nil)
 	}
+	if err := s.rescuedInOrder(places, reports); err != nil {
+		return nil, nil, err
+	}
+	if err := s.copiesExcluded(places, reports, chunks); err != nil {
+		return nil, nil, err
+	}
 	sorted, err := s.order(places)
 	if err != nil {
 		return nil, nil, err
 	}
 	return sorted, reports, nil
+}
+
+// rescued reports whether a strategy is one of the rescues: a placement by lines that did not
+// all match, chosen because no other place fits as well.
+func rescued(st Strategy) bool {
+	return st == StrategyPrefixSuffix || st == StrategyLCS || st == StrategyStaleEdges
+}
+
+// rescuedInOrder refuses a section in which a chunk placed by a rescue and another chunk would
+// land in the reverse of the patch's order (a later chunk above an earlier one). Only the
+// ladder proves a place on its own (the chunk's lines as written, unique in the file); a rescue
+// picks the place that fits best, and when that place contradicts the order the patch gives
+// its chunks, the file no longer reads as the patch says: the other edit moved or swapped the
+// blocks, and which chunk goes where is a guess. places are in patch order; reports hold one
+// report per chunk.
+func (s *sectionLocator) rescuedInOrder(places []placement, reports []ChunkReport) error {
+	if s.cfg.codex {
+		return nil
+	}
+	top, topRescued := -1, -1 // the earlier placement lowest in the file, of any strategy and rescued
+	for i, p := range places {
+		if reports[p.order].Strategy == StrategyAppend {
+			continue // the end of the file by definition, whatever the order
+		}
+		r := rescued(reports[p.order].Strategy)
+		other := top
+		if !r {
+			other = topRescued
+		}
+		if other >= 0 && p.start < places[other].start {
+			q := places[other]
+			e := s.newErr(KindAmbiguous, p.order+1, 0, fmt.Sprintf(
+				"Out of order in %s: chunk %d (%s, file line %d) would land above chunk %d (%s, file line %d), "+
+					"the reverse of the patch's order; a place found by a rescue does not prove such a move. "+
+					"Give each chunk context lines the file has now, or send the chunks as the file orders them",
+				s.path, p.order+1, reports[p.order].Strategy, p.start+1, q.order+1, reports[q.order].Strategy, q.start+1))
+			e.FileLine, e.Candidates = p.start+1, []int{q.start + 1, p.start + 1}
+			return e
+		}
+		if top < 0 || p.start > places[top].start {
+			top = i
+		}
+		if r && (topRescued < 0 || p.start > places[topRescued].start) {
+			topRescued = i
+		}
+	}
+	return nil
 }
 
 // anchorChoice refuses an anchor that is on several lines when the chunk's lines, sought
@@ -401,7 +454,8 @@ func (s *sectionLocator) anchorNote(anchor string, start, cursor int) string {
 
 // appliedAt records chunk k (1-based), whose new side was found at 1-based file line, and
 // whether that finding is sound enough to apply the rest of the patch around it: the chunk
-// removes a line with a letter or a digit (a chunk that only adds lines may mean them twice),
+// removes a line with a letter or a digit (a chunk that only adds lines may mean them twice,
+// unless additionSettled),
 // its new side is there exactly and nowhere else in the file, and no run of its removed lines
 // that has a letter or a digit is still in the file as written (the change replaced them).
 func (s *sectionLocator) appliedAt(k int, body chunkBody, line int) appliedChunk {
@@ -431,8 +485,37 @@ func (s *sectionLocator) appliedAt(k int, body chunkBody, line int) appliedChunk
 			return a
 		}
 	}
-	a.sound = gone() && named
+	a.sound = gone() && (named || s.additionSettled(body))
 	return a
+}
+
+// additionSettled reports whether a chunk that only adds lines, found applied, is soundly so:
+// its added lines have a letter or a digit and stand between context lines on both sides, and
+// its old side (the context lines next to each other, without the added lines) is nowhere in
+// the file as written. Then the chunk cannot be applied anywhere as it is, and the lines it
+// names around the addition are in the file only with the addition between them: the change
+// is there (made by the other edit too, as a 3-way merge reads it), not a second copy the
+// patch means to add.
+func (s *sectionLocator) additionSettled(body chunkBody) bool {
+	first, last := -1, -1
+	var ins []string
+	for i, l := range body.lines {
+		switch l.Op {
+		case Remove:
+			return false
+		case Insert:
+			if first < 0 {
+				first = i
+			}
+			last = i
+			ins = append(ins, l.Text)
+		}
+	}
+	if first <= 0 || last == len(body.lines)-1 || !significantLines(ins) {
+		return false
+	}
+	old, _ := body.old()
+	return len(s.ix.positions(LevelExact, old, 0, 1, &s.work)) == 0 && !s.work.exhausted()
 }
 
 // appliedReport is the report of a chunk found already applied (rep has its anchor level).
@@ -521,6 +604,61 @@ func (s *sectionLocator) newSideAround(p placement) bool {
 		}
 	}
 	return s.work.exhausted()
+}
+
+// copiesExcluded checks the near copies a stale-edges placement left to the patch's order
+// (placement.copies). A copy is excluded when the chunk, placed there, would land out of the
+// patch's order with a chunk whose own place is proven: a later chunk whose window starts
+// between the chunk's window and the copy's end, or an earlier one whose window ends between
+// the copy's start and the chunk's window. A proven place is one that does not depend on
+// where the chunk before it was put: a ladder match that is unique in the whole file, or
+// another stale-edges placement (a block unique in the whole file, whose own copies are checked
+// here too). Any copy not excluded refuses the section, naming both places.
+func (s *sectionLocator) copiesExcluded(places []placement, reports []ChunkReport, chunks []Chunk) error {
+	proven := map[int]bool{} // by chunk index, computed once
+	isProven := func(o placement) bool {
+		if v, ok := proven[o.order]; ok {
+			return v
+		}
+		rep := reports[o.order]
+		v := false
+		switch l, ladder := levelOf(rep.Strategy); {
+		case rep.Strategy == StrategyStaleEdges:
+			v = true
+		case ladder && !rep.BlankRetry && o.end > o.start:
+			old, _ := chunkBody{lines: chunks[o.order].Lines}.old()
+			w := workBudget{limit: s.cfg.workLimit}
+			v = len(s.ix.positions(l, old, 0, 2, &w)) == 1 && !w.exhausted()
+		}
+		proven[o.order] = v
+		return v
+	}
+	for _, p := range places {
+		m := p.end - p.start
+		for _, q := range p.copies {
+			excluded := false
+			for _, o := range places {
+				if o.end == o.start {
+					continue // an insertion proves no place of its own
+				}
+				between := o.order > p.order && q > p.start && o.start >= p.end && o.start < q+m ||
+					o.order < p.order && q < p.start && o.end <= p.start && o.end > q
+				if between && isProven(o) {
+					excluded = true
+					break
+				}
+			}
+			if !excluded {
+				e := s.newErr(KindAmbiguous, p.order+1, 0, fmt.Sprintf(
+					"Ambiguous placement in %s: chunk %d, with outer context lines left out, matches %s and resembles %s, "+
+						"and no other chunk of the patch, placed for certain, lies between the two to rule that place out; add context lines the file has now",
+					s.path, p.order+1, fileSpan(p.start, p.end), fileSpan(q, q+m)))
+				e.FileLine, e.Candidates = p.start+1, []int{p.start + 1, q + 1}
+				return e
+			}
+		}
+	}
+	return nil
 }
 
 // levelOf returns the ladder level a strategy names, if it names one.

@@ -9,8 +9,8 @@ import (
 	"github.com/harnesskit/harnesskit/pathguard"
 )
 
-// Defaults of the tunable limits. Each can be overridden per [Applier] with the matching
-// option.
+// Defaults of the tunable limits. Each can be overridden per [Applier]: the rescue limits
+// with [WithRescue], the others with the matching option.
 const (
 	// DefaultLCSMaxLines: chunks with more old lines than this are not LCS-rescued.
 	DefaultLCSMaxLines = 48
@@ -72,7 +72,7 @@ func (m EOLMode) String() string {
 }
 
 // A Level is one rung of the tolerance ladder used to compare a patch line with a file line.
-// Levels are ordered from strict to loose; [WithMaxTolerance] caps the ladder.
+// Levels are ordered from strict to loose; [RescueOptions].MaxTolerance caps the ladder.
 type Level uint8
 
 const (
@@ -112,7 +112,7 @@ const (
 	StrategyPrefixSuffix   Strategy = "prefix-suffix"
 	StrategyLCS            Strategy = "lcs"
 	// StrategyStaleEdges: a rescue that left out outer context lines the file no longer has
-	// (see [WithStaleEdgesRescue]).
+	// (see [RescueOptions].StaleEdges).
 	StrategyStaleEdges Strategy = "stale-edges"
 	// StrategyLineNumbers: the chunk's lines carried the line numbers a read tool shows
 	// ("    12\t…" or "    12→…"), numbered as the file's own lines where they match; the
@@ -152,22 +152,15 @@ type config struct {
 }
 
 func defaultConfig() config {
-	return config{
-		atomic:       true,
-		maxTol:       LevelUnicodeTrim,
-		prefixSuffix: true,
-		lcs:          true,
-		staleEdges:   true,
-		lcsMaxLines:  DefaultLCSMaxLines,
-		lcsMaxCands:  DefaultLCSMaxCandidates,
-		lcsThreshold: DefaultLCSThreshold,
-		margin:       defaultMargin,
-		workLimit:    DefaultWorkLimit,
-		maxFileSize:  DefaultMaxFileSize,
-		fileMode:     DefaultFileMode,
-		dirMode:      DefaultDirMode,
-		relPaths:     true,
+	c := config{
+		atomic:      true,
+		maxFileSize: DefaultMaxFileSize,
+		fileMode:    DefaultFileMode,
+		dirMode:     DefaultDirMode,
+		relPaths:    true,
 	}
+	WithRescue(DefaultRescue())(&c)
+	return c
 }
 
 // defaultMargin is the LCS rescue's required lead of the best window over the runner-up:
@@ -187,15 +180,15 @@ func (c config) GoString() string {
 func (c *config) validate() error {
 	switch {
 	case c.maxTol > LevelUnicodeTrim:
-		return fmt.Errorf("patch: WithMaxTolerance: unknown level %d", c.maxTol)
+		return fmt.Errorf("patch: RescueOptions.MaxTolerance: unknown level %d", c.maxTol)
 	case c.lcsMaxLines < 1 || c.lcsMaxCands < 1:
-		return fmt.Errorf("patch: WithLCSLimits: limits must be positive (%d, %d)", c.lcsMaxLines, c.lcsMaxCands)
+		return fmt.Errorf("patch: RescueOptions: LCSMaxLines and LCSMaxCandidates must be positive (%d, %d)", c.lcsMaxLines, c.lcsMaxCands)
 	case math.IsNaN(c.lcsThreshold) || c.lcsThreshold <= 0 || c.lcsThreshold > 1:
-		return fmt.Errorf("patch: WithLCSLimits: threshold %v outside (0, 1]", c.lcsThreshold)
+		return fmt.Errorf("patch: RescueOptions.LCSThreshold: threshold %v outside (0, 1]", c.lcsThreshold)
 	case c.margin == nil:
-		return fmt.Errorf("patch: WithRescueMargin: nil function")
+		return fmt.Errorf("patch: RescueOptions.Margin: nil function")
 	case c.workLimit < 1:
-		return fmt.Errorf("patch: WithWorkLimit: %d is not positive", c.workLimit)
+		return fmt.Errorf("patch: RescueOptions.WorkLimit: %d is not positive", c.workLimit)
 	case c.maxFileSize < 0:
 		return fmt.Errorf("patch: WithMaxFileSize: %d is negative", c.maxFileSize)
 	case c.outside > PassThrough:
@@ -246,40 +239,67 @@ func WithCodexCompat() Option {
 	}
 }
 
-// WithMaxTolerance caps the tolerance ladder at l (default [LevelUnicodeTrim], the whole
-// ladder). LevelUnicodeTrimEnd, for example, never matches across leading whitespace. The cap
-// applies to chunks and anchors. A chunk that matches (or is ambiguous) only beyond the cap
-// fails instead of being rescued, and the edges of rescues are always compared with exact,
-// trim-end, unicode and unicode-trim-end, so that lowering the cap never turns a failure into
-// a success.
-func WithMaxTolerance(l Level) Option { return func(c *config) { c.maxTol = l } }
-
-// WithPrefixSuffixRescue turns the prefix/suffix rescue on or off (default on).
-func WithPrefixSuffixRescue(on bool) Option { return func(c *config) { c.prefixSuffix = on } }
-
-// WithLCSRescue turns the LCS rescue on or off (default on).
-func WithLCSRescue(on bool) Option { return func(c *config) { c.lcs = on } }
-
-// WithStaleEdgesRescue turns the stale-edges rescue on or off (default on): a chunk whose outer
-// context lines the file no longer has is placed by the rest of its lines when they match
-// exactly one place, no other place resembles them, and the context line next to each change
-// is still there. It runs after prefix/suffix and LCS, in the default mode only: its guards
-// include the checks for changes already applied, which Codex compatibility leaves out.
-func WithStaleEdgesRescue(on bool) Option { return func(c *config) { c.staleEdges = on } }
-
-// WithLCSLimits sets the LCS rescue's bounds: the largest chunk (old lines), the most
-// candidate windows, and the share of old lines a window must keep (defaults 48, 64, 0.70).
-func WithLCSLimits(maxLines, maxCandidates int, threshold float64) Option {
-	return func(c *config) { c.lcsMaxLines, c.lcsMaxCands, c.lcsThreshold = maxLines, maxCandidates, threshold }
+// RescueOptions tune how hard an [Applier] tries to place a chunk whose lines do not match
+// the file as written. Start from [DefaultRescue] and change what you need:
+//
+//	r := patch.DefaultRescue()
+//	r.LCS = false
+//	a, err := patch.New(fsys, root, patch.WithRescue(r))
+//
+// [New] refuses values out of range (a level beyond the ladder, limits that are not
+// positive, a nil Margin) with an error naming the field.
+type RescueOptions struct {
+	// MaxTolerance caps the tolerance ladder (default [LevelUnicodeTrim], the whole ladder);
+	// LevelUnicodeTrimEnd, for example, never matches across leading whitespace. The cap
+	// applies to chunks and anchors. A chunk that matches (or is ambiguous) only beyond the cap
+	// fails instead of being rescued, and the edges of rescues are always compared with exact,
+	// trim-end, unicode and unicode-trim-end, so that lowering the cap never turns a failure
+	// into a success.
+	MaxTolerance Level
+	// PrefixSuffix and LCS turn the prefix/suffix and longest-common-subsequence rescues on.
+	PrefixSuffix, LCS bool
+	// StaleEdges turns the stale-edges rescue on: a chunk whose outer context lines the file
+	// no longer has is placed by the rest of its lines when they match exactly one place, no
+	// other place resembles them, and the context line next to each change is still there.
+	// It runs after prefix/suffix and LCS, in the default mode only: its guards include the
+	// checks for changes already applied, which Codex compatibility leaves out.
+	StaleEdges bool
+	// LCSMaxLines is the largest chunk (old lines) the LCS rescue tries, LCSMaxCandidates the
+	// most candidate windows it weighs, LCSThreshold the share of old lines a window must keep.
+	LCSMaxLines, LCSMaxCandidates int
+	LCSThreshold                  float64
+	// Margin gives how far the best LCS window must lead the runner-up for a chunk of m old
+	// lines (default max(1, ceil(m/10))).
+	Margin func(oldLines int) int
+	// WorkLimit bounds the rescue work of one chunk in units, one line comparison or one LCS
+	// cell each; a rescue that reaches it is a miss.
+	WorkLimit int64
 }
 
-// WithRescueMargin sets how far the best LCS window must lead the runner-up for a chunk of m
-// old lines (default max(1, ceil(m/10))).
-func WithRescueMargin(f func(oldLines int) int) Option { return func(c *config) { c.margin = f } }
+// DefaultRescue returns the rescue settings an [Applier] has without [WithRescue]: the
+// whole ladder, every rescue on, and the Default… limits.
+func DefaultRescue() RescueOptions {
+	return RescueOptions{
+		MaxTolerance:     LevelUnicodeTrim,
+		PrefixSuffix:     true,
+		LCS:              true,
+		StaleEdges:       true,
+		LCSMaxLines:      DefaultLCSMaxLines,
+		LCSMaxCandidates: DefaultLCSMaxCandidates,
+		LCSThreshold:     DefaultLCSThreshold,
+		Margin:           defaultMargin,
+		WorkLimit:        DefaultWorkLimit,
+	}
+}
 
-// WithWorkLimit bounds the rescue work of one chunk in units (one line comparison or one LCS
-// cell each; default [DefaultWorkLimit]). A rescue that reaches it is a miss.
-func WithWorkLimit(units int64) Option { return func(c *config) { c.workLimit = units } }
+// WithRescue replaces the rescue settings (default [DefaultRescue]).
+func WithRescue(r RescueOptions) Option {
+	return func(c *config) {
+		c.maxTol, c.prefixSuffix, c.lcs, c.staleEdges = r.MaxTolerance, r.PrefixSuffix, r.LCS, r.StaleEdges
+		c.lcsMaxLines, c.lcsMaxCands, c.lcsThreshold = r.LCSMaxLines, r.LCSMaxCandidates, r.LCSThreshold
+		c.margin, c.workLimit = r.Margin, r.WorkLimit
+	}
+}
 
 // WithMaxFileSize refuses to update or move files larger than n bytes, and Add File contents
 // larger than n, with KindTooLarge (default 64 MiB); such a file can still be deleted.

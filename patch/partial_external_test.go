@@ -54,11 +54,28 @@ func TestPartlyApplied(t *testing.T) {
 			msg:  []string{"chunk 1: already applied at line 16", "chunk 2: not applied yet", "nothing was written"},
 		},
 		{
-			// A chunk that only adds lines may mean them twice: its lines being there is no
-			// proof, so the patch is refused whole.
-			name:  "half_applied_pure_addition_refused_whole",
+			// The context lines of a chunk that only adds lines are nowhere next to each other,
+			// only with the added lines between them: the addition is made, the rest applied.
+			name:  "half_applied_pure_addition_between_context_applied",
 			files: map[string]string{"p.go": "a\nb\nNEW\nc\nd\ne\nf\n"},
 			patch: apText("*** Update File: p.go", "@@", " b", "+NEW", " c", "@@", " e", "-f", "+F"),
+			want:  map[string]string{"p.go": "a\nb\nNEW\nc\nd\ne\nF\n"},
+			check: apWantStrategies(patch.StrategyAlreadyApplied, patch.StrategyExact),
+		},
+		{
+			// Added lines with no context line after them: which side of "c" the model meant
+			// them is not known; refused whole.
+			name:  "half_applied_pure_addition_at_chunk_end_refused_whole",
+			files: map[string]string{"p.go": "a\nb\nNEW\nc\nd\ne\nf\n"},
+			patch: apText("*** Update File: p.go", "@@", " a", " b", "+NEW", "@@", " e", "-f", "+F"),
+			kind:  patch.KindAlreadyApplied,
+			msg:   []string{"chunk 1: already applied", "chunk 2: not applied yet"},
+		},
+		{
+			// Added lines without a letter or a digit (a closing bracket) prove nothing.
+			name:  "half_applied_pure_addition_of_punctuation_refused_whole",
+			files: map[string]string{"p.go": "a\nb\n}\nc\nd\ne\nf\n"},
+			patch: apText("*** Update File: p.go", "@@", " b", "+}", " c", "@@", " e", "-f", "+F"),
 			kind:  patch.KindAlreadyApplied,
 			msg:   []string{"chunk 1: already applied", "chunk 2: not applied yet"},
 		},

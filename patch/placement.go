@@ -16,4 +16,7 @@ type placement struct {
 	start, end int
 	edits      []edit
 	order      int // chunk index, to keep patch order among equal positions
+	// copies lists the places (0-based starts) of near copies of a stale-edges placement's
+	// lines, each to be excluded by the patch's order once every chunk is placed.
+	copies []int
 }

@@ -897,7 +897,7 @@ func propRescueAndTolerance(t *rapid.T) {
 	_, full := propApplier(t, files)
 	plFull, errFull := full.Plan(context.Background(), text)
 	cap := Level(rapid.IntRange(0, int(LevelUnicodeTrim)).Draw(t, "cap"))
-	_, capped := propApplier(t, files, WithMaxTolerance(cap))
+	_, capped := propApplier(t, files, rescue(func(r *RescueOptions) { r.MaxTolerance = cap }))
 	plCap, errCap := capped.Plan(context.Background(), text)
 	if errCap == nil && errFull != nil {
 		t.Fatalf("capped at %v succeeded, full ladder failed: %v", cap, errFull)

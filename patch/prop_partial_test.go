@@ -71,10 +71,13 @@ func propPartlyApplied(t *rapid.T, outcomes map[string]int) {
 		outcomes["refused"]++
 		return
 	}
-	done := 0
+	done, additions := 0, 0
 	for _, r := range res.Report {
 		if r.Strategy == StrategyAlreadyApplied {
 			done++
+			if !slices.ContainsFunc(cs[r.Chunk-1].body, func(l Line) bool { return l.Op == Remove }) {
+				additions++
+			}
 			if !slices.ContainsFunc(r.Notes, func(s string) bool { return strings.HasPrefix(s, "already applied") }) {
 				t.Fatalf("chunk %d reported already applied without a note: %+v", r.Chunk, r)
 			}
@@ -89,6 +92,9 @@ func propPartlyApplied(t *rapid.T, outcomes map[string]int) {
 		t.Fatalf("partly applied file %q\npatch:\n%s\ngot  %q\nwant %q", half, Format(whole), got, full)
 	}
 	outcomes["applied around applied chunks"]++
+	if additions > 0 {
+		outcomes["applied around a chunk that only adds lines, found applied"]++
+	}
 }
 
 func TestPartlyAppliedProperty(t *testing.T) {
@@ -97,6 +103,9 @@ func TestPartlyAppliedProperty(t *testing.T) {
 	t.Logf("outcomes: %v", outcomes)
 	if testing.Short() {
 		return
+	}
+	if outcomes["applied around a chunk that only adds lines, found applied"] == 0 {
+		t.Errorf("no chunk that only adds lines was found applied: %v", outcomes)
 	}
 	if outcomes["applied around applied chunks"] == 0 {
 		t.Errorf("no partly applied patch was applied: the property tests nothing (%v)", outcomes)

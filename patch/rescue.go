@@ -38,9 +38,9 @@ func (r *rescuer) spend(n int64) bool {
 }
 
 // edgeCap is the loosest level used for edge comparisons. It does not follow
-// WithMaxTolerance: with a narrower edge comparison a capped applier could rescue a chunk
+// RescueOptions.MaxTolerance: with a narrower edge comparison a capped applier could rescue a chunk
 // whose edges are ambiguous under the full set, and lowering the cap must never turn a
-// failure into a success (spec property 17). Edges never use leading-whitespace trimming.
+// failure into a success. Edges never use leading-whitespace trimming.
 func (r *rescuer) edgeCap() Level { return LevelUnicodeTrimEnd }
 
 // edgeMatch reports whether the block pat matches at x under one of the edge comparators

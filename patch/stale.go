@@ -20,8 +20,10 @@ import (
 //     apart from the windows of the section's other chunks; at the fewest lines left out that
 //     give a match, every way of leaving them out must agree on that place;
 //   - no other place in the file holds a block that resembles the remaining lines, line by
-//     line (equal after the mapping table and trimming, or similar characters): where the
-//     lines the model meant were edited, such a near copy would otherwise take the change;
+//     line (equal after the mapping table and trimming, or similar characters), unless the
+//     patch's order rules it out (a chunk with a certain place lies between the two; see
+//     copiesExcluded): where the lines the model meant were edited, such a near copy would
+//     otherwise take the change;
 //   - no other place explains the whole chunk as well: around any other place, the file must
 //     hold fewer of the chunk's old lines in order (a longest common subsequence over a window
 //     widened by the chunk's length on each side), or as many with fewer of them side by side,
@@ -107,7 +109,8 @@ func (r *rescuer) staleEdges(k int, rep *ChunkReport) (placement, bool, error) {
 		}
 		block := old[kl : m-kr]
 		start := pos + kl
-		if near, ok := r.nearCopy(block, start); ok || r.spent {
+		near, copies, ok := r.nearCopy(block, start)
+		if ok || r.spent {
 			if !r.spent {
 				r.notes = append(r.notes, fmt.Sprintf("%s (file line %d)", noteStaleNearCopy, near+1))
 			}
@@ -141,6 +144,7 @@ func (r *rescuer) staleEdges(k int, rep *ChunkReport) (placement, bool, error) {
 			return placement{}, false, nil
 		}
 		pl := r.s.placeAligned(r.body, start, start+len(block), pair, StrategyStaleEdges, k, rep)
+		pl.copies = copies
 		rep.Notes = append(rep.Notes, fmt.Sprintf("stale edges: %d context %s at the start and %d at the end left out and kept as the file has them",
 			kl, plural(kl, "line", "lines"), kr))
 		if start < r.cursor {
@@ -197,11 +201,14 @@ func (r *rescuer) uniqueBlock(block []string, eof bool) (pos int, ok, ambiguous 
 	return -1, false, false
 }
 
-// nearCopy looks for another place than start, in the whole file and apart from the windows
-// placed earlier, where every line of block resembles the file line at its offset. Candidates
-// come from the index: places where some line of the block is equal after the mapping table
-// and trimming.
-func (r *rescuer) nearCopy(block []string, start int) (int, bool) {
+// nearCopy looks for other places than start, in the whole file and apart from the windows
+// placed earlier, where every line of block resembles the file line at its offset, and
+// returns them sorted (0-based starts). Such a copy does not refuse the chunk at once: the
+// patch's order may exclude it once every chunk is placed (see copiesExcluded). found reports
+// a copy that nothing can exclude — one overlapping the block at start, or more copies than
+// nearCopyMax — and near is the first such place. Candidates come from the index: places
+// where some line of the block is equal after the mapping table and trimming.
+func (r *rescuer) nearCopy(block []string, start int) (near int, copies []int, found bool) {
 	s := r.s
 	n, m := s.n(), len(block)
 	li := s.ix.level(LevelUnicodeTrim)
@@ -215,7 +222,7 @@ func (r *rescuer) nearCopy(block []string, start int) (int, bool) {
 			}
 			tried[p] = true
 			if !r.spend(int64(m)) {
-				return 0, false
+				return 0, nil, false
 			}
 			if _, hit := s.overlapping(p, p+m); hit {
 				continue
@@ -228,15 +235,24 @@ func (r *rescuer) nearCopy(block []string, start int) (int, bool) {
 				}
 			}
 			if r.spent {
-				return 0, false
+				return 0, nil, false
 			}
-			if all {
-				return p, true
+			switch {
+			case !all:
+			case p < start+m && p+m > start || len(copies) == nearCopyMax:
+				return p, nil, true
+			default:
+				copies = append(copies, p)
 			}
 		}
 	}
-	return 0, false
+	slices.Sort(copies)
+	return 0, copies, false
 }
+
+// nearCopyMax bounds the near copies of a stale-edges placement that the patch's order may
+// exclude; one more is refused.
+const nearCopyMax = 8
 
 // betterElsewhere reports a place other than the chosen one (chunk start at, its matched block
 // [lo, hi)) around which the file holds at least as many of the chunk's old lines in order as

@@ -64,8 +64,8 @@ func TestStaleEdgesRescue(t *testing.T) {
 			name:  "near_duplicate_with_the_real_place_edited_refused",
 			files: map[string]string{"a.go": twins},
 			patch: upd("a.go", " func b() {", " \tsetup()", "-\tx := 1", "+\tx := 10", " \treturn x", " }"),
-			kind:  patch.KindNotFound,
-			msg:   []string{"resembles another"},
+			kind:  patch.KindAmbiguous,
+			msg:   []string{"chunk 1, with outer context lines left out, matches", "and resembles", "no other chunk of the patch, placed for certain, lies between the two"},
 		},
 		{
 			// The same block twice (repeated context): which copy the model meant is unknown.
@@ -135,7 +135,7 @@ func TestStaleEdgesRescue(t *testing.T) {
 		{
 			name:  "option_off",
 			files: map[string]string{"wtr.rs": rust},
-			opts:  []patch.Option{patch.WithStaleEdgesRescue(false)},
+			opts:  []patch.Option{rescue(func(r *patch.RescueOptions) { r.StaleEdges = false })},
 			patch: upd("wtr.rs", rustChunk...),
 			kind:  patch.KindNotFound,
 		},
@@ -144,7 +144,7 @@ func TestStaleEdgesRescue(t *testing.T) {
 			// unicode-trim-end: lowering the cap never turns a refusal into a rescue.
 			name:  "beyond_the_tolerance_cap_refused",
 			files: map[string]string{"a.txt": lines("header changed", "    k1", "    old", "    k2", "    k3")},
-			opts:  []patch.Option{patch.WithMaxTolerance(patch.LevelUnicodeTrimEnd)},
+			opts:  []patch.Option{rescue(func(r *patch.RescueOptions) { r.MaxTolerance = patch.LevelUnicodeTrimEnd })},
 			patch: upd("a.txt", " header", " k1", "-old", "+new", " k2"),
 			kind:  patch.KindNotFound,
 		},

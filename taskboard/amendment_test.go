@@ -166,9 +166,9 @@ func TestAmendmentScenarios(t *testing.T) {
 			if _, ok := x.lease("ses_a"); ok {
 				t.Fatal("the settled write kept its lease")
 			}
-			x.h.statuses = func(context.Context) (map[string]StatusEntry, error) { return idle("ses_a"), nil }
+			x.h.statuses = func(context.Context) (map[string]LiveStatus, error) { return idle("ses_a"), nil }
 			res, err := x.d.Cancel(context.Background(), orch, "ses_a", "")
-			if err != nil || res.State != CancelState(StateCancelled) {
+			if err != nil || res.State != string(StateCancelled) {
 				t.Fatalf("cancel after settlement: %+v %v", res, err)
 			}
 		}},
@@ -189,7 +189,7 @@ func TestAmendmentScenarios(t *testing.T) {
 			if !cancelled.Load() {
 				t.Fatal("the host call's context was not cancelled at the deadline")
 			}
-			if l, ok := x.lease("ses_a"); !ok || l.Kind != LeaseMessage {
+			if l, ok := x.lease("ses_a"); !ok || l.Kind != leaseMessage {
 				t.Fatal("an unsettled write lost its lease")
 			}
 			_, err = x.d.Cancel(context.Background(), orch, "ses_a", "")
@@ -205,7 +205,7 @@ func TestAmendmentScenarios(t *testing.T) {
 				}
 				return true, nil
 			}
-			x.h.statuses = func(context.Context) (map[string]StatusEntry, error) { return idle("ses_a"), nil }
+			x.h.statuses = func(context.Context) (map[string]LiveStatus, error) { return idle("ses_a"), nil }
 			var err error
 			var wg sync.WaitGroup
 			wg.Go(func() { _, err = x.d.Cancel(context.Background(), orch, "ses_a", "") })
@@ -214,7 +214,7 @@ func TestAmendmentScenarios(t *testing.T) {
 			var ferr error
 			x.d.Do("", func(b *Board) { info, ferr = b.ForceRelease("ses_a", "abort stuck at the host; operator ticket 7") })
 			noErr(t, ferr)
-			if info.Kind != LeaseCancellation || !strings.Contains(info.Reason, "operator ticket 7") {
+			if info.Kind != leaseCancellation || !strings.Contains(info.Reason, "operator ticket 7") {
 				t.Fatalf("released %+v", info)
 			}
 			close(gate)
@@ -411,10 +411,10 @@ func TestForceReleaseRefusals(t *testing.T) {
 	r.launch("ses_a", parent1, "explorer")
 	_, err := r.b.ForceRelease("ses_a", "stuck")
 	checkErr(t, err, ErrUnknownTask, "No live lease for ses_a")
-	r.b.acquire(LeaseMessage, "ses_a", r.get("ses_a").Generation, nil)
+	r.b.acquire(leaseMessage, "ses_a", r.get("ses_a").Generation, nil)
 	_, err = r.b.ForceRelease("ses_a", "  ")
 	checkErr(t, err, ErrInvalidArgs, "needs a reason")
-	l := r.hasLease("ses_a", LeaseMessage)
+	l := r.hasLease("ses_a", leaseMessage)
 	if _, err := r.b.ForceRelease("ses_a", "stuck"); err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,11 @@ import (
 	"time"
 )
 
-// Defaults of [Options] and [Timing].
+// Defaults of [Options] and [Timing], and the limits of the tools' texts in code points:
+// a task_message after trimming, a wait_for_user reason after collapsing spaces.
 const (
+	MaxMessageChars            = 2000
+	MaxWaitReasonChars         = 500
 	DefaultMaxReusablePerAgent = 2
 	DefaultMaxContextLines     = 50_000
 	DefaultWaitProtocol        = "harnesskit.wait_for_user.v1"
@@ -26,11 +29,10 @@ const (
 	maxAbortGrace = 60 * time.Second
 )
 
-// Options configures a [Board] and the [Driver] that runs it; [NewBoard], [NewDriver] and
-// [NewSharedDriver] all take one. The zero value of every field means its default; the
-// driver fields are ignored by NewBoard.
+// Options configures a board and its driver; a zero field means its default, and NewBoard
+// ignores the driver fields.
 type Options struct {
-	Clock                Clock         // the board's only source of time; default SystemClock
+	Clock                Clock         // the board's only source of time; default the wall clock
 	MaxReusablePerAgent  int           // reusable and retained-stopped records kept per (parent, agent); default 2
 	MaxContextLines      int           // context budget of a reusable record; default 50,000
 	OrchestratorAgents   []string      // agents allowed to call orchestrator-only tools; default {"orchestrator"}
@@ -41,37 +43,30 @@ type Options struct {
 	AbortGrace           time.Duration // grace after the supervisor's abort: 1 s … 60 s; default 10 s
 	MaxTombstones        int           // deleted task IDs remembered (oldest forgotten first); default 4096
 	Timing               Timing
-
-	Logger           *slog.Logger // the protocols' log lines; default discarded
-	NotifyAll        bool         // notify the parent of every run that completes or fails, not only revived ones
-	NoReconciliation bool         // no periodic status-map passes (a v1 host whose map is costly)
+	Logger               *slog.Logger // the protocols' log lines; default discarded
+	NotifyAll            bool         // notify the parent of every run that completes or fails, not only revived ones
+	NoReconciliation     bool         // no periodic status-map passes (a v1 host whose map is costly)
 
 	timers timerSource // tests: the driver's timers (default time.AfterFunc)
 }
 
-// Timing holds every deadline, period and history size of the protocols. Zero fields
-// take the defaults of [DefaultTiming]; negative ones are rejected by [NewBoard].
+// Timing holds the protocols' deadlines, periods and history sizes; a zero field takes the
+// default noted on it, a negative one is refused.
 type Timing struct {
 	AbortTimeout, VerifyBudget, VerifyPoll, VerifyStable     time.Duration // 10s, 1.5s, 150ms, 300ms
-	MessageBudget                                            time.Duration // 10s
-	MessageHistory                                           int           // 20
+	MessageBudget, CompensationReadTimeout                   time.Duration // 10s, 1.5s
 	BaselineTimeout, IdleWaitTimeout, AdmissionTimeout       time.Duration // 5s, 5s, 10s
-	CompensationReadTimeout                                  time.Duration // 1.5s
 	NotifyTimeout, NotifyRetryDelay                          time.Duration // 10s, 1s
-	NotifyAttempts                                           int           // 3
 	StatusReadTimeout, ReconcilePeriod, StopGrace, IdleDelay time.Duration // 5s, 5s, 5s, 2s
-	EvidenceReadTimeout                                      time.Duration // 5s
-	EvidenceAttempts                                         int           // 3
-	ResultReadTimeout                                        time.Duration // 5s
-	ResultHistory                                            int           // 50
+	EvidenceReadTimeout, ResultReadTimeout                   time.Duration // 5s, 5s
+	NotifyAttempts, EvidenceAttempts                         int           // 3, 3
+	MessageHistory, ResultHistory                            int           // 20, 50
 	PossiblyStuckAfter, HideUncertainAfter, HideAgedAfter    time.Duration // 120s, 30m, 6h
-	// HostCallDeadline is when the driver cancels a host call's context (default 10 min).
-	// A negative value never cancels (a call then settles only when the host returns).
-	HostCallDeadline time.Duration
+	HostCallDeadline                                         time.Duration // 10 min; negative: never cancelled
 }
 
-// DefaultTiming returns the default timing (the values noted on each Timing field).
-func DefaultTiming() Timing {
+// defaultTiming returns the default timing (the values noted on each Timing field).
+func defaultTiming() Timing {
 	return Timing{
 		AbortTimeout: 10 * time.Second, VerifyBudget: 1500 * time.Millisecond,
 		VerifyPoll: 150 * time.Millisecond, VerifyStable: 300 * time.Millisecond,
@@ -100,7 +95,7 @@ func budget(d time.Duration) time.Duration {
 // withDefaults fills zero fields and validates the rest; the error names the field.
 func (o Options) withDefaults() (Options, error) {
 	if o.Clock == nil {
-		o.Clock = SystemClock{}
+		o.Clock = systemClock{}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -154,7 +149,7 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 func (t Timing) withDefaults() (Timing, error) {
-	d := DefaultTiming()
+	d := defaultTiming()
 	hostDeadline := t.HostCallDeadline
 	t.HostCallDeadline = 0
 	durs := []struct {
@@ -221,9 +216,8 @@ func (t Timing) withDefaults() (Timing, error) {
 	return t, nil
 }
 
-// Board is the pure, deterministic job board: records, aliases, generations, leases,
-// tombstones and the wait-for-user latch. It performs no I/O, starts no goroutines and reads
-// time only from its [Clock]. It is not safe for concurrent use: the driver serialises access.
+// Board is the pure job board: records, aliases, generations, leases, tombstones and the
+// wait-for-user latch. It is not safe for concurrent use; [Driver.Do] serialises access.
 type Board struct {
 	clock Clock
 	opts  Options
@@ -258,8 +252,7 @@ type Board struct {
 
 type aliasKey struct{ parent, prefix string }
 
-// NewBoard returns an empty board (for simulations and tests; a host uses [NewDriver]).
-// An option out of range is an error naming the field.
+// NewBoard returns an empty board for tests; a bad option is an error naming it.
 func NewBoard(o Options) (*Board, error) {
 	o, err := o.withDefaults()
 	if err != nil {
@@ -298,7 +291,7 @@ func (b *Board) options() Options {
 func (b *Board) timing() Timing { return b.opts.Timing }
 
 // Manage marks sessionID as an orchestrator session managed by this board.
-func (b *Board) Manage(sessionID string) {
+func (b *Board) manage(sessionID string) {
 	if sessionID != "" {
 		b.managed[sessionID] = true
 	}
@@ -322,21 +315,19 @@ func (b *Board) drain() []Notice {
 	return n
 }
 
-func (b *Board) emit(kind NoticeKind, r *Record) {
+func (b *Board) emit(kind string, r *Record) {
 	b.notices = append(b.notices, Notice{
 		Kind: kind, TaskID: r.TaskID, ParentID: r.ParentID, Generation: r.Generation,
 		TerminalRevision: r.TerminalRevision, State: r.State,
 	})
 }
 
-// Notice is one entry of the board's outbox, handed by the driver to its subscribers
-// ([Driver.OnTerminal], [Driver.OnLaunched]).
+// Notice is what a subscriber of [Driver.OnTerminal] or [Driver.OnLaunched] receives.
 type Notice struct {
-	Kind             NoticeKind
-	TaskID, ParentID string
-	Generation       uint64
-	TerminalRevision uint64
-	State            State
+	Kind                         string // "terminal" or "launched"
+	TaskID, ParentID             string
+	Generation, TerminalRevision uint64
+	State                        State
 }
 
 // prune forgets per-task bookkeeping for records that are gone or moved on, so memory

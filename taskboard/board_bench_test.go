@@ -39,7 +39,7 @@ func BenchmarkRelaunchCycle(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				r, _ := bd.Get("ses_0000")
-				l, ok := bd.acquire(LeaseRelaunch, "ses_0000", r.Generation, nil)
+				l, ok := bd.acquire(leaseRelaunch, "ses_0000", r.Generation, nil)
 				if !ok {
 					b.Fatal("acquire")
 				}

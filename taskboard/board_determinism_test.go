@@ -59,7 +59,7 @@ func genDetOp(t *rapid.T, i int) detOp {
 			return ""
 		}
 	case 3:
-		owner := rapid.SampledFrom([]LeaseOwner{OwnerAdmission, OwnerCompensation}).Draw(t, fmt.Sprintf("owner%d", i))
+		owner := rapid.SampledFrom([]leaseOwner{ownerAdmission, ownerCompensation}).Draw(t, fmt.Sprintf("owner%d", i))
 		return func(b *Board, _ *manualClock, issued *[]leaseGrant) string {
 			if l := lease(*issued); l != nil {
 				h, ok := b.handOver(*l, owner)

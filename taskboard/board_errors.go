@@ -6,8 +6,7 @@ import (
 	"time"
 )
 
-// Sentinels. Tool refusals and board-primitive failures are *ToolError values whose Kind is
-// one of these; test with errors.Is.
+// Sentinels: the Kind of every [ToolError]; test with errors.Is.
 var (
 	ErrInvalidArgs      = errors.New("invalid arguments")
 	ErrNotOrchestrator  = errors.New("caller is not an orchestrator")
@@ -29,16 +28,13 @@ var (
 	ErrDuplicate        = errors.New("duplicate task")
 	ErrRefused          = errors.New("refused")
 	ErrClosed           = errors.New("driver closed")
-
-	// Board primitives (launch registration, adoption, leases).
-	ErrLeaseHeld  = errors.New("lease held")
-	ErrStaleLease = errors.New("stale lease")
-	ErrTombstoned = errors.New("task ID tombstoned")
-	ErrExists     = errors.New("record exists")
+	ErrLeaseHeld        = errors.New("lease held")
+	ErrStaleLease       = errors.New("stale lease")
+	ErrTombstoned       = errors.New("task ID tombstoned")
+	ErrExists           = errors.New("record exists")
 )
 
-// ToolError is the one typed error of the package: Kind is a sentinel above, Message the
-// exact model-facing text.
+// ToolError is the package's one typed error (see the package doc).
 type ToolError struct {
 	Kind    error
 	Message string

@@ -28,7 +28,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			if g != gateDeferred || r.State != StateRunning {
 				t.Fatalf("%s %s", g, r.State)
 			}
-			if n := e.noticesOf(NoticeTerminal); len(n) != 0 {
+			if n := e.noticesOf(noticeTerminal); len(n) != 0 {
 				t.Fatalf("terminal notices %v", n)
 			}
 		}},
@@ -49,7 +49,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			if _, g := e.b.stopCandidate("ses_a", r.Generation, e.b.now(), msgIdleUnconfirmed); g != gateStale {
 				t.Fatalf("third: %s", g)
 			}
-			if n := e.noticesOf(NoticeTerminal); len(n) != 1 {
+			if n := e.noticesOf(noticeTerminal); len(n) != 1 {
 				t.Fatalf("terminal notices %v", n)
 			}
 		}},
@@ -151,7 +151,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			}
 		}},
 		{name: "E98_deletion_without_generation_after_relaunch_ignored", run: func(t *testing.T, e *env) {
-			e.b.Manage("ses_a")
+			e.b.manage("ses_a")
 			e.launch("ses_a", p1, "explorer")
 			e.mustCommit("ses_a", StateCompleted, "ok")
 			g2 := e.launch("ses_a", p1, "explorer")
@@ -264,7 +264,7 @@ func TestBoardEdgeCases(t *testing.T) {
 		}},
 		{name: "E115_lease_on_dropped_record", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			l := e.acquire(LeaseRelaunch, "ses_a")
+			l := e.acquire(leaseRelaunch, "ses_a")
 			e.b.Drop("ses_a")
 			if !e.b.isTracked("ses_a") {
 				t.Fatal("leased ID not tracked")
@@ -285,7 +285,7 @@ func TestBoardEdgeCases(t *testing.T) {
 		}},
 		{name: "E116_no_ttl", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			l := e.acquire(LeaseMessage, "ses_a")
+			l := e.acquire(leaseMessage, "ses_a")
 			before := e.rec("ses_a")
 			e.tick(24 * time.Hour)
 			if got, ok := e.b.LeaseForTest("ses_a"); !ok || got != l || !e.b.validate(l) {
@@ -329,11 +329,11 @@ func TestBoardEdgeCases(t *testing.T) {
 			e.tick(time.Millisecond)
 			e.b.markRunningFromLive("ses_a", a.Generation, e.b.now())
 			e.mustCommit("ses_a", StateCompleted, "again")
-			if _, ok := e.b.acquire(LeaseNotification, "ses_a", a.Generation, &a.TerminalRevision); ok {
+			if _, ok := e.b.acquire(leaseNotification, "ses_a", a.Generation, &a.TerminalRevision); ok {
 				t.Fatal("acquired for a withdrawn revision")
 			}
 			cur := e.rec("ses_a").TerminalRevision
-			if _, ok := e.b.acquire(LeaseNotification, "ses_a", a.Generation, &cur); !ok {
+			if _, ok := e.b.acquire(leaseNotification, "ses_a", a.Generation, &cur); !ok {
 				t.Fatal("current revision refused")
 			}
 		}},
@@ -356,7 +356,7 @@ func TestBoardEdgeCases(t *testing.T) {
 			_, err = e.b.adopt(adoptInput{TaskID: "ses_old", ParentID: p1, Agent: "fixer"})
 			wantErr(t, err, ErrTombstoned, "Cannot adopt ses_old: the session was deleted from this board")
 			r, err := e.b.adopt(adoptInput{TaskID: "ses_old", ParentID: p1, Agent: "explorer", State: StateCompleted, Summary: "a"})
-			if err != nil || r.Alias != "ses_old" || r.Origin != OriginAdopted || !r.RecoveredWithoutPrompt || e.b.tombstoned("ses_old") {
+			if err != nil || r.Alias != "ses_old" || r.Origin != originAdopted || !r.RecoveredWithoutPrompt || e.b.tombstoned("ses_old") {
 				t.Fatalf("adopt: %v %+v", err, r)
 			}
 			if ep, _ := e.b.deletionEpoch("ses_old"); ep != epoch {
@@ -380,29 +380,29 @@ func TestBoardEdgeCases(t *testing.T) {
 		}},
 		{name: "E147_hand_over_order", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
-			l := e.acquire(LeaseRelaunch, "ses_a")
-			a, ok := e.b.handOver(l, OwnerAdmission)
-			if !ok || a.Token != l.Token || a.Owner != OwnerAdmission || a.Phase() != phaseSentUnknown {
+			l := e.acquire(leaseRelaunch, "ses_a")
+			a, ok := e.b.handOver(l, ownerAdmission)
+			if !ok || a.Token != l.Token || a.Owner != ownerAdmission || a.Phase() != phaseSentUnknown {
 				t.Fatalf("to admission: %v %+v", ok, a)
 			}
-			if _, ok := e.b.handOver(a, OwnerCaller); ok {
+			if _, ok := e.b.handOver(a, ownerCaller); ok {
 				t.Fatal("handed back to caller")
 			}
-			c, ok := e.b.handOver(a, OwnerCompensation)
+			c, ok := e.b.handOver(a, ownerCompensation)
 			if !ok || c.Token != l.Token || c.Phase() != phaseCompensating {
 				t.Fatalf("to compensation: %v %+v", ok, c)
 			}
-			for _, to := range []LeaseOwner{OwnerCaller, OwnerAdmission, OwnerCompensation} {
+			for _, to := range []leaseOwner{ownerCaller, ownerAdmission, ownerCompensation} {
 				if _, ok := e.b.handOver(c, to); ok {
 					t.Fatalf("compensation handed to %s", to)
 				}
 			}
-			if ls := e.b.LeasesForTest(); len(ls) != 1 || ls[0].Owner != OwnerCompensation {
+			if ls := e.b.LeasesForTest(); len(ls) != 1 || ls[0].Owner != ownerCompensation {
 				t.Fatalf("live leases %v", ls)
 			}
 			e.b.release(l)
 			stale := l
-			if _, ok := e.b.handOver(stale, OwnerAdmission); ok {
+			if _, ok := e.b.handOver(stale, ownerAdmission); ok {
 				t.Fatal("handed over a released lease")
 			}
 		}},
@@ -426,14 +426,14 @@ func TestBoardEdgeCases(t *testing.T) {
 		{name: "inspection_shows_why_an_id_is_excluded", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			e.launch("ses_b", p1, "explorer")
-			l := e.acquire(LeaseRelaunch, "ses_a")
-			l, _ = e.b.handOver(l, OwnerAdmission)
-			l, _ = e.b.handOver(l, OwnerCompensation)
+			l := e.acquire(leaseRelaunch, "ses_a")
+			l, _ = e.b.handOver(l, ownerAdmission)
+			l, _ = e.b.handOver(l, ownerCompensation)
 			e.b.Drop("ses_a")
-			e.acquire(LeaseMessage, "ses_b")
+			e.acquire(leaseMessage, "ses_b")
 			e.tick(90 * time.Minute)
 			infos := e.b.LiveLeases()
-			if len(infos) != 2 || infos[0].TaskID != "ses_a" || infos[0].HasRecord || infos[0].Owner != OwnerCompensation || !strings.Contains(infos[0].String(), "phase=compensating") {
+			if len(infos) != 2 || infos[0].TaskID != "ses_a" || infos[0].HasRecord || infos[0].Owner != ownerCompensation || !strings.Contains(infos[0].String(), "phase=compensating") {
 				t.Fatalf("%+v", infos)
 			}
 			if infos[0].HeldFor != 90*time.Minute || !infos[0].Since.Equal(t0) {
@@ -478,7 +478,7 @@ func TestOptionsValidation(t *testing.T) {
 				}
 				o := b.options()
 				if o.MaxReusablePerAgent != 2 || o.MaxContextLines != 50_000 || o.AbortGrace != 10*time.Second ||
-					o.WaitProtocol != "harnesskit.wait_for_user.v1" || o.Timing != DefaultTiming() && tc.name == "zero_is_defaults" {
+					o.WaitProtocol != "harnesskit.wait_for_user.v1" || o.Timing != defaultTiming() && tc.name == "zero_is_defaults" {
 					t.Fatalf("defaults %+v", o)
 				}
 				return
@@ -499,18 +499,18 @@ func TestTypedConstantsSpelling(t *testing.T) {
 		{name: "state_running", got: StateRunning, want: "running"},
 		{name: "state_reconciled", got: StateReconciled, want: "reconciled"},
 		{name: "live_absent", got: LiveAbsent, want: "absent"},
-		{name: "lease_notification", got: LeaseNotification, want: "terminal-notification"},
-		{name: "owner_compensation", got: OwnerCompensation, want: "compensation"},
-		{name: "revive_admission_unknown", got: ReviveAdmissionUnknown, want: "admission_unknown"},
-		{name: "cancel_unknown", got: CancelUnknown, want: "unknown"},
-		{name: "source_board", got: SourceBoard, want: "board"},
+		{name: "lease_notification", got: leaseNotification, want: "terminal-notification"},
+		{name: "owner_compensation", got: ownerCompensation, want: "compensation"},
+		{name: "revive_admission_unknown", got: reviveAdmissionUnknown, want: "admission_unknown"},
+		{name: "cancel_unknown", got: cancelUnknown, want: "unknown"},
+		{name: "source_board", got: sourceBoard, want: "board"},
 		{name: "gate_deferred", got: gateDeferred, want: "deferred"},
 		{name: "flavor_v2", got: FlavorV2, want: "v2"},
-		{name: "origin_adopted", got: OriginAdopted, want: "adopted"},
-		{name: "plan_adopt", got: PlanAdoptCandidate, want: "adopt_candidate"},
-		{name: "notice_released", got: NoticeLeaseReleased, want: "lease_released"},
+		{name: "origin_adopted", got: originAdopted, want: "adopted"},
+		{name: "plan_adopt", got: planAdoptCandidate, want: "adopt_candidate"},
+		{name: "notice_released", got: noticeLeaseReleased, want: "lease_released"},
 		{name: "event_parent_idle", got: EventParentIdle, want: "parent_idle"},
-		{name: "lease_string", got: leaseGrant{Kind: LeaseRelaunch, Token: 7}, want: "background-job-relaunch-lease-7"},
+		{name: "lease_string", got: leaseGrant{Kind: leaseRelaunch, Token: 7}, want: "background-job-relaunch-lease-7"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

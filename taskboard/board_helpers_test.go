@@ -85,7 +85,7 @@ func (e *env) stop(id string) Record {
 	return r
 }
 
-func (e *env) acquire(kind LeaseKind, id string) leaseGrant {
+func (e *env) acquire(kind leaseKind, id string) leaseGrant {
 	e.t.Helper()
 	l, ok := e.b.acquire(kind, id, e.rec(id).Generation, nil)
 	if !ok {
@@ -94,7 +94,7 @@ func (e *env) acquire(kind LeaseKind, id string) leaseGrant {
 	return l
 }
 
-func (e *env) noticesOf(kind NoticeKind) []Notice {
+func (e *env) noticesOf(kind string) []Notice {
 	var out []Notice
 	for _, n := range e.b.drain() {
 		if n.Kind == kind {

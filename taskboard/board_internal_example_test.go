@@ -31,8 +31,8 @@ func ExampleBoard_leaseTokens() {
 	b, _ := NewBoard(Options{Clock: newManualClock(time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC))})
 	r, _ := b.registerLaunch(launchInput{TaskID: "ses_1", ParentID: "orch", Agent: "fixer"})
 
-	msg, _ := b.acquire(LeaseMessage, "ses_1", r.Generation, nil)
-	_, ok := b.acquire(LeaseCancellation, "ses_1", r.Generation, nil)
+	msg, _ := b.acquire(leaseMessage, "ses_1", r.Generation, nil)
+	_, ok := b.acquire(leaseCancellation, "ses_1", r.Generation, nil)
 	fmt.Println(msg, ok)
 
 	// Releasing needs the exact token; a wrong one changes nothing.
@@ -50,7 +50,7 @@ func ExampleBoard_LiveLeases() {
 
 	// A message write is pending at the host when the record is deleted: the lease stays
 	// live and keeps the ID excluded until the write settles, or an operator breaks it.
-	b.acquire(LeaseMessage, "ses_1", r.Generation, nil)
+	b.acquire(leaseMessage, "ses_1", r.Generation, nil)
 	b.Drop("ses_1")
 	for _, info := range b.LiveLeases() {
 		fmt.Println(info)

@@ -33,8 +33,8 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E2_cancellation_lease_blocks_relaunch_and_registration", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			e.acquire(LeaseCancellation, "ses_a")
-			if _, ok := e.b.acquire(LeaseRelaunch, "ses_a", r.Generation, nil); ok {
+			e.acquire(leaseCancellation, "ses_a")
+			if _, ok := e.b.acquire(leaseRelaunch, "ses_a", r.Generation, nil); ok {
 				t.Fatal("relaunch acquired under a cancellation lease")
 			}
 			_, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer"})
@@ -45,8 +45,8 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E3_relaunch_lease_exact_release", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			l := e.acquire(LeaseRelaunch, "ses_a")
-			if _, ok := e.b.acquire(LeaseCancellation, "ses_a", r.Generation, nil); ok {
+			l := e.acquire(leaseRelaunch, "ses_a")
+			if _, ok := e.b.acquire(leaseCancellation, "ses_a", r.Generation, nil); ok {
 				t.Fatal("cancellation acquired under a relaunch lease")
 			}
 			wrongTok, wrongGen := l, l
@@ -65,8 +65,8 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E4_message_lease_blocks_then_release", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			l := e.acquire(LeaseMessage, "ses_a")
-			for _, k := range []LeaseKind{LeaseCancellation, LeaseRelaunch} {
+			l := e.acquire(leaseMessage, "ses_a")
+			for _, k := range []leaseKind{leaseCancellation, leaseRelaunch} {
 				if _, ok := e.b.acquire(k, "ses_a", r.Generation, nil); ok {
 					t.Fatalf("%s acquired under a message lease", k)
 				}
@@ -76,7 +76,7 @@ func TestBoardScenarios(t *testing.T) {
 			if !e.b.release(l) {
 				t.Fatal("release failed")
 			}
-			e.acquire(LeaseCancellation, "ses_a")
+			e.acquire(leaseCancellation, "ses_a")
 		}},
 		{name: "E5_exclusion_4x4_and_tokens", run: func(t *testing.T, e *env) {
 			kinds := leaseKinds[:]
@@ -87,16 +87,16 @@ func TestBoardScenarios(t *testing.T) {
 					n++
 					id := "ses_" + string(rune('a'+n))
 					e.launch(id, p1, "fixer")
-					if held == LeaseNotification {
+					if held == leaseNotification {
 						e.mustCommit(id, StateCompleted, "done")
 					}
 					hl := e.acquire(held, id)
 					tokens = append(tokens, hl.Token)
 					// Put the record in a state where `tried` would be acquirable.
 					switch r := e.rec(id); {
-					case tried == LeaseNotification && r.State == StateRunning:
+					case tried == leaseNotification && r.State == StateRunning:
 						e.mustCommit(id, StateCompleted, "done")
-					case (tried == LeaseCancellation || tried == LeaseMessage) && r.State != StateRunning:
+					case (tried == leaseCancellation || tried == leaseMessage) && r.State != StateRunning:
 						e.tick(time.Millisecond)
 						if r2, _ := e.b.markRunningFromLive(id, r.Generation, e.b.now()); r2.State != StateRunning {
 							t.Fatalf("withdrawal failed: %s", r2.State)
@@ -137,7 +137,7 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E6_withdrawn_notification_lease_invalid_but_releasable", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "explorer")
 			r := e.mustCommit("ses_a", StateCompleted, "done")
-			l, ok := e.b.acquire(LeaseNotification, "ses_a", r.Generation, ptr(r.TerminalRevision))
+			l, ok := e.b.acquire(leaseNotification, "ses_a", r.Generation, ptr(r.TerminalRevision))
 			if !ok || !e.b.validate(l) {
 				t.Fatal("notification lease not acquired")
 			}
@@ -152,11 +152,11 @@ func TestBoardScenarios(t *testing.T) {
 		}},
 		{name: "E7_cancelled_commit_needs_the_live_cancellation_lease", run: func(t *testing.T, e *env) {
 			r := e.launch("ses_a", p1, "explorer")
-			l := e.acquire(LeaseCancellation, "ses_a")
+			l := e.acquire(leaseCancellation, "ses_a")
 			other := l
 			other.Token += 100
 			e.launch("ses_b", p1, "explorer")
-			foreign := e.acquire(LeaseCancellation, "ses_b") // valid, but for another task
+			foreign := e.acquire(leaseCancellation, "ses_b") // valid, but for another task
 			for _, c := range []commitInput{
 				{TaskID: "ses_a", Generation: r.Generation, State: StateCancelled, Lease: &foreign},
 				{TaskID: "ses_a", Generation: r.Generation + 1, State: StateCancelled, Lease: &l},
@@ -183,7 +183,7 @@ func TestBoardScenarios(t *testing.T) {
 			g1 := e.launch("ses_a", p1, "explorer")
 			e.mustCommit("ses_a", StateCompleted, "g1")
 			e.ack("ses_a")
-			l := e.acquire(LeaseRelaunch, "ses_a")
+			l := e.acquire(leaseRelaunch, "ses_a")
 			g2, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l})
 			if err != nil {
 				t.Fatal(err)
@@ -199,7 +199,7 @@ func TestBoardScenarios(t *testing.T) {
 			if _, g := e.b.commitTerminal(commitInput{TaskID: "ses_a", Generation: g2.Generation, State: StateCompleted, Summary: "g2"}); g != gateCommitted {
 				t.Fatalf("G2: %s", g)
 			}
-			if n := e.noticesOf(NoticeTerminal); len(n) != 1 || n[0].Generation != g2.Generation {
+			if n := e.noticesOf(noticeTerminal); len(n) != 1 || n[0].Generation != g2.Generation {
 				t.Fatalf("notices %v", n)
 			}
 		}},
@@ -252,7 +252,7 @@ func TestBoardScenarios(t *testing.T) {
 			e.launch("ses_a", p1, "explorer")
 			e.mustCommit("ses_a", StateCompleted, "ok")
 			r := e.ack("ses_a")
-			if r.State != StateReconciled || r.TerminalState != StateCompleted || !r.Reusable(DefaultMaxContextLines) {
+			if r.State != StateReconciled || r.TerminalState != StateCompleted || !r.reusable(DefaultMaxContextLines) {
 				t.Fatalf("got %s/%s", r.State, r.TerminalState)
 			}
 			v := e.b.view(p1).Text
@@ -261,14 +261,14 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E15_stopped_labels_and_retained", run: func(t *testing.T, e *env) {
 			e.launch("ses_a", p1, "oracle")
 			r := e.stop("ses_a")
-			if label(r) != "stopped, unreconciled, task_revive only" || r.Reusable(DefaultMaxContextLines) {
+			if label(r) != "stopped, unreconciled, task_revive only" || r.reusable(DefaultMaxContextLines) {
 				t.Fatalf("label %q", label(r))
 			}
 			if len(e.b.view(p1).shown) != 1 {
 				t.Fatal("unacknowledged stopped not shown")
 			}
 			r = e.ack("ses_a")
-			if !r.retainedStopped() || r.Reusable(DefaultMaxContextLines) || r.State != StateStopped {
+			if !r.retainedStopped() || r.reusable(DefaultMaxContextLines) || r.State != StateStopped {
 				t.Fatalf("after ack: %+v", r)
 			}
 			v := e.b.view(p1)
@@ -298,7 +298,7 @@ func TestBoardScenarios(t *testing.T) {
 			e.launch("ses_b", p1, "explorer")
 			e.mustCommit("ses_a", StateCompleted, "a")
 			e.ack("ses_a")
-			l := e.acquire(LeaseRelaunch, "ses_a")
+			l := e.acquire(leaseRelaunch, "ses_a")
 			e.tick(time.Second)
 			e.mustCommit("ses_b", StateCompleted, "b")
 			e.ack("ses_b")
@@ -320,7 +320,7 @@ func TestBoardScenarios(t *testing.T) {
 			e.tick(time.Second)
 			e.ack("ses_b")
 			e.mustCommit("ses_a", StateCompleted, "a")
-			l := e.acquire(LeaseRelaunch, "ses_a")
+			l := e.acquire(leaseRelaunch, "ses_a")
 			e.tick(time.Second)
 			e.ack("ses_a")
 			e.rec("ses_a")
@@ -338,13 +338,13 @@ func TestBoardScenarios(t *testing.T) {
 			c := e.mustCommit("ses_c", StateCancelled, "obsolete")
 			er := e.mustCommit("ses_e", StateError, "boom")
 			for _, r := range []Record{c, er} {
-				if r.Reusable(DefaultMaxContextLines) {
+				if r.reusable(DefaultMaxContextLines) {
 					t.Fatalf("%s reusable before ack", r.TaskID)
 				}
 			}
 			for _, id := range []string{"ses_c", "ses_e"} {
 				r := e.ack(id)
-				if !r.Reusable(DefaultMaxContextLines) || r.State != StateReconciled {
+				if !r.reusable(DefaultMaxContextLines) || r.State != StateReconciled {
 					t.Fatalf("%s not reusable after ack", id)
 				}
 			}
@@ -362,15 +362,15 @@ func TestBoardScenarios(t *testing.T) {
 				t.Fatalf("finalize: %+v", r)
 			}
 			r = e.ack("ses_a")
-			if r.Reusable(DefaultMaxContextLines) || r.Revivable() {
-				t.Fatalf("reusable %v revivable %v", r.Reusable(DefaultMaxContextLines), r.Revivable())
+			if r.reusable(DefaultMaxContextLines) || r.Revivable() {
+				t.Fatalf("reusable %v revivable %v", r.reusable(DefaultMaxContextLines), r.Revivable())
 			}
 		}},
 		{name: "E21_stale_G1_cancel_after_relaunch", run: func(t *testing.T, e *env) {
 			g1 := e.launch("ses_a", p1, "explorer")
 			e.mustCommit("ses_a", StateCompleted, "ok")
 			e.ack("ses_a")
-			l := e.acquire(LeaseRelaunch, "ses_a")
+			l := e.acquire(leaseRelaunch, "ses_a")
 			if _, err := e.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: p1, Agent: "explorer", Lease: &l}); err != nil {
 				t.Fatal(err)
 			}
@@ -550,11 +550,11 @@ func TestBoardScenarios(t *testing.T) {
 		{name: "E37_context_budget", run: func(t *testing.T, e *env) {
 			r := Record{State: StateReconciled, TerminalState: StateCompleted,
 				contextFiles: []contextFile{{Path: "a", Lines: 50_000}}}
-			if !r.Reusable(DefaultMaxContextLines) {
+			if !r.reusable(DefaultMaxContextLines) {
 				t.Fatal("50,000 lines not reusable")
 			}
 			r.contextFiles[0].Lines = 50_001
-			if r.Reusable(DefaultMaxContextLines) {
+			if r.reusable(DefaultMaxContextLines) {
 				t.Fatal("50,001 lines reusable")
 			}
 			// A bloated completion is evicted before the count cap; a bloated running record survives.
@@ -603,7 +603,7 @@ func TestBoardScenarios(t *testing.T) {
 			if err != nil || p.Generation != r.Generation || p.Provisional || p.Description != "real" {
 				t.Fatalf("promotion: %v %+v", err, p)
 			}
-			if n := e.noticesOf(NoticeTerminal); len(n) != 1 {
+			if n := e.noticesOf(noticeTerminal); len(n) != 1 {
 				t.Fatalf("terminal notices %v", n)
 			}
 			contains(t, e.b.view(p1).Text, "ses_p")

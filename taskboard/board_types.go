@@ -3,9 +3,8 @@ package taskboard
 // The enumerations of the package. Each constant's value is the exact spelling the
 // model and the host see.
 
-// State is the lifecycle state of a task record. completed, error and cancelled are the
-// canonical terminal states; stopped means the runtime ended without a terminal task
-// result; reconciled means the parent acknowledged a canonical terminal result, which
+// State is a record's lifecycle state. stopped: the runtime ended without a task result;
+// reconciled: the parent acknowledged a result (completed, error or cancelled), which
 // Record.TerminalState keeps.
 type State string
 
@@ -19,17 +18,16 @@ const (
 	StateReconciled State = "reconciled"
 )
 
-// Canonical reports whether s is completed, error or cancelled.
-func (s State) Canonical() bool {
+// canonical reports whether s is completed, error or cancelled.
+func (s State) canonical() bool {
 	return s == StateCompleted || s == StateError || s == StateCancelled
 }
 
-// Terminal reports whether s is one of the states a terminal commit produces
+// terminal reports whether s is one of the states a terminal commit produces
 // (completed, error, cancelled, stopped).
-func (s State) Terminal() bool { return s.Canonical() || s == StateStopped }
+func (s State) terminal() bool { return s.canonical() || s == StateStopped }
 
-// LiveStatus is a session's reading at the host (StatusEntry.Status, ResultOutput.Live).
-// LiveAbsent means a valid status map without an entry for the session.
+// LiveStatus is a session's reading at the host; absent: a valid status map without it.
 type LiveStatus string
 
 // Live readings.
@@ -41,33 +39,31 @@ const (
 	LiveMalformed LiveStatus = "malformed"
 )
 
-// LeaseKind is what a lease protects. Compensation is not a kind: it is a relaunch lease
-// handed to [OwnerCompensation].
-type LeaseKind string
+// leaseKind is what a lease protects ([Lease].Kind). Compensation is not a kind: it is a
+// relaunch lease handed to ownerCompensation.
+type leaseKind = string
 
-// Lease kinds.
 const (
-	LeaseCancellation LeaseKind = "cancellation"
-	LeaseMessage      LeaseKind = "message"
-	LeaseRelaunch     LeaseKind = "relaunch"
-	LeaseNotification LeaseKind = "terminal-notification"
+	leaseCancellation leaseKind = "cancellation"
+	leaseMessage      leaseKind = "message"
+	leaseRelaunch     leaseKind = "relaunch"
+	leaseNotification leaseKind = "terminal-notification"
 )
 
 // leaseKinds is every lease kind, in a fixed order.
-var leaseKinds = [...]LeaseKind{LeaseCancellation, LeaseMessage, LeaseRelaunch, LeaseNotification}
+var leaseKinds = [...]leaseKind{leaseCancellation, leaseMessage, leaseRelaunch, leaseNotification}
 
-// LeaseOwner is who holds a lease; it moves only caller → admission → compensation.
-type LeaseOwner string
+// leaseOwner is who holds a lease ([Lease].Owner); it moves only caller → admission →
+// compensation.
+type leaseOwner = string
 
-// Lease owners.
 const (
-	OwnerCaller       LeaseOwner = "caller"
-	OwnerAdmission    LeaseOwner = "admission"
-	OwnerCompensation LeaseOwner = "compensation"
+	ownerCaller       leaseOwner = "caller"
+	ownerAdmission    leaseOwner = "admission"
+	ownerCompensation leaseOwner = "compensation"
 )
 
-// Flavor is the host's API generation: FlavorV1 has one status map for all sessions;
-// FlavorV2 has none and may offer an idle waiter.
+// Flavor is the host's API generation: v1 has a status map, v2 may have an idle waiter.
 type Flavor string
 
 // Host flavours.
@@ -76,60 +72,35 @@ const (
 	FlavorV2 Flavor = "v2"
 )
 
-// Origin is how a record came onto the board.
-type Origin string
-
-// Origins.
+// Record.Origin: how a record came onto the board.
 const (
-	OriginLaunched Origin = "launched"
-	OriginAdopted  Origin = "adopted"
+	originLaunched = "launched"
+	originAdopted  = "adopted"
 )
 
-// PlanKind is what task()'s before-hook decided: spawn, resume, or let the host adopt an
-// unknown session it can verify.
-type PlanKind string
-
-// Plan kinds.
+// TaskPlan.Kind: what task()'s before-hook decided.
 const (
-	PlanSpawn          PlanKind = "spawn"
-	PlanResume         PlanKind = "resume"
-	PlanAdoptCandidate PlanKind = "adopt_candidate"
+	planSpawn          = "spawn"
+	planResume         = "resume"
+	planAdoptCandidate = "adopt_candidate"
 )
 
-// NoticeKind says what a [Notice] reports.
-type NoticeKind string
-
-// Notice kinds.
+// Notice.Kind. Lease releases are notices the driver consumes; subscribers see only
+// terminal and launched notices.
 const (
-	NoticeTerminal      NoticeKind = "terminal"
-	NoticeLaunched      NoticeKind = "launched"
-	NoticeLeaseReleased NoticeKind = "lease_released"
+	noticeTerminal      = "terminal"
+	noticeLaunched      = "launched"
+	noticeLeaseReleased = "lease_released"
 )
 
-// CancelState is task_cancel's state line: unknown, or the task's state after the call.
-type CancelState string
-
-// Cancel states besides the task states (running, cancelled, …) converted with
-// CancelState(state).
-const CancelUnknown CancelState = "unknown"
-
-// ReviveStatus is task_revive's status line ([ReviveResult].Status): started,
-// admission_unknown, or the terminal state a fast run already reached.
-type ReviveStatus string
-
-// Revive statuses besides the terminal states converted with ReviveStatus(state).
+// CancelResult.State besides the task states; ReviveResult.Status besides the terminal
+// states; StatusResult.Source.
 const (
-	ReviveStarted          ReviveStatus = "started"
-	ReviveAdmissionUnknown ReviveStatus = "admission_unknown"
-)
-
-// StatusSource says whether task_status's state came from the host or the board.
-type StatusSource string
-
-// Status sources.
-const (
-	SourceLive  StatusSource = "live"
-	SourceBoard StatusSource = "board"
+	cancelUnknown          = "unknown"
+	reviveStarted          = "started"
+	reviveAdmissionUnknown = "admission_unknown"
+	sourceLive             = "live"
+	sourceBoard            = "board"
 )
 
 // gateResult is the outcome of a fenced board input such as Board.commitTerminal:

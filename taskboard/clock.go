@@ -2,12 +2,10 @@ package taskboard
 
 import "time"
 
-// Clock is the only source of time for a [Board]. The board never reads the wall clock;
-// the driver passes a real clock, tests pass a clock that moves only when told to (taskboardtest.NewClock).
+// Clock is the board's only source of time (taskboardtest.NewClock is a manual one).
 type Clock interface{ Now() time.Time }
 
-// SystemClock is the default [Clock]: time.Now.
-type SystemClock struct{}
+// systemClock is the default [Clock]: time.Now.
+type systemClock struct{}
 
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
+func (systemClock) Now() time.Time { return time.Now() }

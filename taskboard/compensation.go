@@ -43,7 +43,7 @@ type compensation struct {
 var _ machine = (*compensation)(nil)
 
 // newCompensation returns a compensation machine for the relaunch lease l, which must be
-// held by OwnerCompensation.
+// held by ownerCompensation.
 func newCompensation(l leaseGrant, caps caps) *compensation {
 	c := &compensation{core: newCore(nil), lease: l, caps: caps, state: compensationPending}
 	c.replied = true // nobody waits for it

@@ -46,8 +46,8 @@ func TestCompensationScenarios(t *testing.T) {
 					_, err := outcome[ReviveResult](t, m)
 					exactErr(t, err, ErrStale, "Task ses_r revive failed: admission accepted but invalidated by loss of the record; compensation initiated")
 				}
-				l := r.hasLease("ses_r", LeaseRelaunch)
-				if l.Owner != OwnerCompensation || l.Phase() != phaseCompensating {
+				l := r.hasLease("ses_r", leaseRelaunch)
+				if l.Owner != ownerCompensation || l.Phase() != phaseCompensating {
 					t.Fatalf("lease %+v", l)
 				}
 				c.dispatch()
@@ -64,7 +64,7 @@ func TestCompensationScenarios(t *testing.T) {
 					t.Fatal("record recreated or tombstone cleared")
 				}
 				for _, n := range r.b.drain() {
-					if n.Kind == NoticeLaunched || n.Kind == NoticeTerminal {
+					if n.Kind == noticeLaunched || n.Kind == noticeTerminal {
 						t.Fatalf("notice %v", n)
 					}
 				}
@@ -76,8 +76,8 @@ func TestCompensationScenarios(t *testing.T) {
 			c.dispatch()
 			c.abort(true, nil)
 			c.status(busy("ses_r"), nil)
-			l := r.hasLease("ses_r", LeaseRelaunch)
-			if l.Owner != OwnerCompensation || l.Phase() != phaseCompensating || compState(c) != compensationUnconfirmed {
+			l := r.hasLease("ses_r", leaseRelaunch)
+			if l.Owner != ownerCompensation || l.Phase() != phaseCompensating || compState(c) != compensationUnconfirmed {
 				t.Fatalf("lease %+v state %s", l, compState(c))
 			}
 			if !r.logged("[task-revive] compensation unconfirmed") {
@@ -88,7 +88,7 @@ func TestCompensationScenarios(t *testing.T) {
 			_, c := orphan(t, r, v1, false)
 			c.dispatch()
 			c.abort(false, errors.New("EPIPE"))
-			r.hasLease("ses_r", LeaseRelaunch)
+			r.hasLease("ses_r", leaseRelaunch)
 			if r.count("Abort") != 1 || r.count("ReadStatus") != 1 { // the revive's idle check only
 				t.Fatalf("calls %v", r.performed)
 			}
@@ -103,14 +103,14 @@ func TestCompensationScenarios(t *testing.T) {
 				t.Fatalf("state %s", compState(c))
 			}
 			r.advance(24 * time.Hour)
-			r.hasLease("ses_r", LeaseRelaunch)
+			r.hasLease("ses_r", leaseRelaunch)
 			done(t, c)
 		}},
 		{name: "E120_valid_map_without_entry_quiescent", run: func(t *testing.T, r *rig) {
 			_, c := orphan(t, r, v1, true)
 			c.dispatch()
 			c.abort(true, nil)
-			c.status(map[string]StatusEntry{"someone-else": {Status: LiveBusy}}, nil)
+			c.status(map[string]LiveStatus{"someone-else": LiveBusy}, nil)
 			if compState(c) != compensationVerified {
 				t.Fatalf("state %s", compState(c))
 			}
@@ -118,7 +118,7 @@ func TestCompensationScenarios(t *testing.T) {
 		}},
 		{name: "replacement_lease_never_released_by_compensation", run: func(t *testing.T, r *rig) {
 			_, c := orphan(t, r, v1, false)
-			l := r.hasLease("ses_r", LeaseRelaunch)
+			l := r.hasLease("ses_r", leaseRelaunch)
 			r.b.release(l) // ownership lost: the lease is no longer valid
 			c.dispatch()
 			if r.count("Abort") != 0 || compState(c) != compensationLost || !r.logged("compensation ownership lost") {
@@ -133,7 +133,7 @@ func TestCompensationScenarios(t *testing.T) {
 
 func notice(r *rig, id string) Notice {
 	rec := r.get(id)
-	return Notice{Kind: NoticeTerminal, TaskID: id, ParentID: rec.ParentID, Generation: rec.Generation, TerminalRevision: rec.TerminalRevision, State: rec.State}
+	return Notice{Kind: noticeTerminal, TaskID: id, ParentID: rec.ParentID, Generation: rec.Generation, TerminalRevision: rec.TerminalRevision, State: rec.State}
 }
 
 func TestNotifyScenarios(t *testing.T) {
@@ -146,7 +146,7 @@ func TestNotifyScenarios(t *testing.T) {
 			r.complete("ses_n", "ok")
 			n := r.start(newNotify(parent1, notice(r, "ses_n"), v1))
 			for i := 0; i < 2; i++ {
-				r.hasLease("ses_n", LeaseNotification)
+				r.hasLease("ses_n", leaseNotification)
 				n.dispatch()
 				n.prompt(errors.New("busy parent"))
 				r.noLease("ses_n")
@@ -167,7 +167,7 @@ func TestNotifyScenarios(t *testing.T) {
 		}},
 		{name: "E129_withdrawn_while_parked_discarded", run: func(t *testing.T, r *rig) {
 			rec := r.launch("ses_n", parent1, "explorer")
-			l, _ := r.b.acquire(LeaseMessage, "ses_n", rec.Generation, nil)
+			l, _ := r.b.acquire(leaseMessage, "ses_n", rec.Generation, nil)
 			r.clk.Advance(time.Second)
 			r.complete("ses_n", "ok")
 			old := notice(r, "ses_n")
@@ -185,7 +185,7 @@ func TestNotifyScenarios(t *testing.T) {
 				t.Fatalf("state %s", n.m.(*notifyM).State())
 			}
 			rev := old.TerminalRevision
-			if _, ok := r.b.acquire(LeaseNotification, "ses_n", rec.Generation, &rev); ok {
+			if _, ok := r.b.acquire(leaseNotification, "ses_n", rec.Generation, &rev); ok {
 				t.Fatal("old revision acquired")
 			}
 			done(t, n)

@@ -9,9 +9,9 @@
 //
 // # Using it from a host
 //
-// A host wires its runtime into a [Host] (abort, prompt and transcript reads, plus the
-// status map of a v1 host or the idle waiter of a v2 host), builds a [Driver] and calls it
-// from its tool handlers. A launch, as a call order:
+// A host wires its runtime into a [Host], builds a [Driver] with [NewDriver], calls the
+// driver's tool methods from its tool handlers and reports every host event to
+// [Driver.Observe]. A launch, as a call order:
 //
 //	Driver.Task (before the host launches) → host launches → Driver.FinishTask
 //	  → Driver.Observe(EventIdle) … completed → Driver.Result
@@ -27,10 +27,16 @@
 // # Layers
 //
 // [Board] is pure (no I/O, no goroutines, time only from [Options].Clock, memory bounded by
-// the retention caps); hosts reach it only inside [Driver.Do]. Unexported sans-IO step
-// machines run each tool's protocol on it. [Driver] performs their host calls and delivers
-// replies under one lock; [NewSharedDriver] keeps the board in a [Store] shared by several
-// host processes (the cluster module puts it on etcd).
+// the retention caps); unexported sans-IO step machines run each tool's protocol on it, and
+// hosts reach it only inside [Driver.Do]. The [Driver] runs each host call in its own
+// goroutine, with a context cancelled at [Timing].HostCallDeadline, by its protocol or by
+// Close, and delivers replies and timers under one lock; a tool method returns when its
+// protocol has an answer, and the protocol runs on until it has settled its leases.
+// Subscribers, the logger and host calls run outside the lock and must not call Close.
+// After [Driver.Close] every call, even one in progress, returns [ErrClosed] and changes
+// nothing (FinishTask and FailTask still release the plan's lease; Observe ignores the
+// event). [NewSharedDriver] shares the board among host processes through a
+// taskboard/store.
 //
 // # Life cycle
 //
@@ -50,13 +56,13 @@
 // [TaskPlan] remembers the board it was made on: a replayed after-hook merges into the
 // run it reported instead of relaunching it.
 //
-// At most one lease is live per task ID, whatever its [LeaseKind]; tokens are never
-// reused and never leave the package. A lease ends when the host call it protects settles
-// (returns, with any error). There is no TTL, and deleting a record never retires its
-// lease. A call that ignores its cancelled context keeps its lease; [Board.LiveLeases]
-// says why each lease is held, and [Board.ForceRelease] is the one audited way for an
-// operator to break one (the old holder's late settlement is then stale; the risk is that
-// the abandoned call still acts on the session).
+// At most one lease is live per task ID, whatever its kind; tokens are never reused and
+// never leave the package. A lease ends when the host call it protects settles (returns,
+// with any error). There is no TTL, and deleting a record never retires its lease. A call
+// that ignores its cancelled context keeps its lease; [Board.LiveLeases] says why each
+// lease is held, and [Board.ForceRelease] is the one audited way for an operator to break
+// one (the old holder's late settlement is then stale; the risk is that the abandoned call
+// still acts on the session).
 //
 // Refusals are *[ToolError] values: Kind is a sentinel for errors.Is, Message the exact
 // model-facing text.
@@ -71,6 +77,6 @@
 // # Security Considerations
 //
 // The board touches no files, network or processes. Descriptions, results and agent names
-// come from models and hosts and are escaped (&lt; &gt; &amp;) in [Board.view], so a task
+// come from models and hosts and are escaped (&lt; &gt; &amp;) in [Driver.View], so a task
 // cannot close the prompt section it is shown in.
 package taskboard

@@ -18,18 +18,13 @@ type realTimers struct{}
 
 var (
 	_ timerSource = realTimers{}
-	_ Clock       = SystemClock{}
+	_ Clock       = systemClock{}
 )
 
 func (realTimers) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
-// Driver runs the tool protocols against the host. Each host call runs in its own
-// goroutine with a context cancelled at Timing.HostCallDeadline, by its protocol, or by
-// Close; replies and timer firings reach their protocol under one lock. A tool method
-// returns when its protocol has an answer; the protocol runs on in the background until
-// it has settled the leases it holds. A call that ignores its cancelled context keeps its
-// lease (see [Board.ForceRelease]). Subscribers, the logger and host calls run outside the
-// lock and must not call Close.
+// Driver runs one board's tool protocols against the host; its methods are safe for
+// concurrent use.
 type Driver struct {
 	mu     sync.Mutex
 	b      *Board
@@ -111,10 +106,8 @@ func (d *Driver) forget(deleted map[string]bool) {
 }
 
 // NewDriver returns a one-process driver over a new board configured by o and the host h.
-// Aborter, Prompter and Sessions are required, and so is Flavor: FlavorV1 needs Status (the
-// v1 status map); FlavorV2 may add Idle. A missing or inconsistent capability, or an option
-// out of range, is refused here with the reason instead of failing later inside a tool
-// call. NewDriver starts no goroutine.
+// A capability h lacks (see [Host]) or an option out of range is refused here, with the
+// reason. NewDriver starts no goroutine.
 func NewDriver(h Host, o Options) (*Driver, error) {
 	if err := h.check(); err != nil {
 		return nil, err
@@ -150,10 +143,9 @@ func (h Host) check() error {
 	return nil
 }
 
-// Do runs f on the board under the driver's lock: the one way to inspect it or to call its
-// host-level mutators. f sees parentID's tasks and wait latch (a one-process board holds
-// every parent; parentID may be empty). A panic in f reaches the caller; the driver stays
-// usable. After [Driver.Close] it returns ErrClosed.
+// Do runs f on the board under the driver's lock, the one way to inspect it or to call its
+// mutators; f sees parentID's tasks and wait latch (a one-process board: every parent's).
+// A panic in f reaches the caller; the driver stays usable.
 func (d *Driver) Do(parentID string, f func(b *Board)) error {
 	d.mu.Lock()
 	defer d.unlock()
@@ -167,9 +159,9 @@ func (d *Driver) Do(parentID string, f func(b *Board)) error {
 	})
 }
 
-// Manage marks sessionID as an orchestrator session whose tasks the board tracks.
+// Manage marks sessionID as an orchestrator session.
 func (d *Driver) Manage(sessionID string) error {
-	return d.Do(sessionID, func(b *Board) { b.Manage(sessionID) })
+	return d.Do(sessionID, func(b *Board) { b.manage(sessionID) })
 }
 
 // unlock releases the mutex and runs the queued callbacks outside it.
@@ -393,7 +385,7 @@ func (d *Driver) drain() {
 		}
 		for _, n := range ns {
 			switch n.Kind {
-			case NoticeTerminal:
+			case noticeTerminal:
 				d.queue(d.onTerminal, n)
 				for r := range d.runs {
 					if sv, ok := r.m.(*supervise); ok && sv.id == n.TaskID {
@@ -404,13 +396,13 @@ func (d *Driver) drain() {
 				if (n.State == StateCompleted || n.State == StateError) && (d.cfg.NotifyAll || d.b.tracked[n.TaskID] == n.Generation) {
 					d.start(newNotify(n.ParentID, n, d.caps))
 				}
-			case NoticeLaunched:
+			case noticeLaunched:
 				d.queue(d.onLaunched, n)
 				d.armReconcile()
 				if d.b.options().WallClock > 0 {
 					d.start(newSupervise(n.TaskID, n.Generation))
 				}
-			case NoticeLeaseReleased:
+			case noticeLeaseReleased:
 				for r := range d.runs {
 					if nm, ok := r.m.(*notifyM); ok && nm.State() == notifyParked && nm.n.TaskID == n.TaskID {
 						d.exec(r, r.m.Step(d.b, noticeEvent{Notice: n}))
@@ -531,7 +523,7 @@ func (d *Driver) replied(r *run) machine {
 	return r.m
 }
 
-// Status runs task_status for ref, a task ID, alias or session ID of the caller's tasks.
+// Status runs task_status for ref, a task ID or alias of the caller's tasks.
 func (d *Driver) Status(ctx context.Context, c Caller, ref string) (StatusResult, error) {
 	m := newStatus(c, statusArgs{Ref: ref}, d.caps)
 	mm, err := d.runTool(ctx, m)
@@ -551,8 +543,7 @@ func (d *Driver) Result(ctx context.Context, c Caller, ref string) (ResultOutput
 	return mm.(*resultM).Outcome()
 }
 
-// Message runs task_message: it writes text to the transcript of the running task ref
-// without starting a turn.
+// Message runs task_message, writing text to the running task ref without a turn.
 func (d *Driver) Message(ctx context.Context, c Caller, ref, text string) (MessageResult, error) {
 	m := newMessage(c, messageArgs{Ref: ref, Text: text}, d.caps)
 	mm, err := d.runTool(ctx, m)
@@ -562,8 +553,7 @@ func (d *Driver) Message(ctx context.Context, c Caller, ref, text string) (Messa
 	return mm.(*messaging).Outcome()
 }
 
-// Cancel runs task_cancel for ref; reason (may be empty) becomes the cancelled result's
-// text.
+// Cancel runs task_cancel; reason, if any, goes into the cancelled result's text.
 func (d *Driver) Cancel(ctx context.Context, c Caller, ref, reason string) (CancelResult, error) {
 	m := newCancel(c, cancelArgs{Ref: ref, Reason: reason}, d.caps)
 	mm, err := d.runTool(ctx, m)
@@ -573,8 +563,7 @@ func (d *Driver) Cancel(ctx context.Context, c Caller, ref, reason string) (Canc
 	return mm.(*cancelM).Outcome()
 }
 
-// Revive runs task_revive: it resumes the finished task ref with prompt as the new
-// turn.
+// Revive runs task_revive, resuming the finished task ref with prompt as a new turn.
 func (d *Driver) Revive(ctx context.Context, c Caller, ref, prompt string) (ReviveResult, error) {
 	m := newRevive(c, reviveArgs{Ref: ref, Prompt: prompt}, d.caps)
 	mm, err := d.runTool(ctx, m)
@@ -584,11 +573,9 @@ func (d *Driver) Revive(ctx context.Context, c Caller, ref, prompt string) (Revi
 	return mm.(*reviveM).Outcome()
 }
 
-// Task runs task()'s before-hook; give the plan to [Driver.FinishTask] with the host's
-// output, or to [Driver.FailTask]. A resume takes the relaunch lease and reads the
-// transcript once to record where the new run starts.
-//
-// Errors: ErrRefused, ErrLeaseUnavailable, ErrDuplicate, ErrHost (nothing changed), ErrClosed.
+// Task runs task()'s before-hook; give the plan to [Driver.FinishTask] or [Driver.FailTask].
+// A resume reads the transcript once to record where the new run starts. Errors:
+// ErrRefused, ErrLeaseUnavailable, ErrDuplicate, ErrHost (nothing changed), ErrClosed.
 func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, error) {
 	if err := ctx.Err(); err != nil {
 		return TaskPlan{}, err
@@ -614,7 +601,7 @@ func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, err
 	if serr != nil {
 		return TaskPlan{}, serr
 	}
-	if err != nil || p.Kind != PlanResume {
+	if err != nil || p.Kind != planResume {
 		return p, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
@@ -632,11 +619,9 @@ func (d *Driver) Task(ctx context.Context, c Caller, in TaskCall) (TaskPlan, err
 	return p, nil
 }
 
-// FinishTask runs task()'s after-hook with the plan [Driver.Task] returned and what the
-// host's task output said: it registers the launch (a second report of the same launch
-// merges into that run) and returns the record's alias and state. An output for a run
-// that is no longer current returns ErrStale and changes nothing. After [Driver.Close] it
-// registers nothing, releases the plan's lease and returns ErrClosed.
+// FinishTask runs task()'s after-hook: it registers the launch the host reported (a second
+// report merges into that run). An output for a run no longer current is ErrStale and
+// changes nothing.
 func (d *Driver) FinishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult, error) {
 	d.mu.Lock()
 	defer d.unlock()
@@ -672,8 +657,7 @@ func (d *Driver) afterClose(p TaskPlan) {
 	})
 }
 
-// FailTask releases a plan's lease after a host or handler error. After [Driver.Close] it
-// still releases the plan's lease (nothing else) and returns ErrClosed.
+// FailTask releases a plan's lease after a host or handler error.
 func (d *Driver) FailTask(p TaskPlan) error {
 	d.mu.Lock()
 	defer d.unlock()
@@ -688,7 +672,7 @@ func (d *Driver) FailTask(p TaskPlan) error {
 	})
 }
 
-// WaitForUser runs wait_for_user under the lock. After [Driver.Close] it returns ErrClosed.
+// WaitForUser runs wait_for_user.
 func (d *Driver) WaitForUser(c Caller, reason string) (WaitResult, error) {
 	d.mu.Lock()
 	defer d.unlock()
@@ -706,15 +690,21 @@ func (d *Driver) WaitForUser(c Caller, reason string) (WaitResult, error) {
 	return res, err
 }
 
-// View renders a parent's prompt view and remembers its Shown entries for the parent-idle
-// acknowledgement. After [Driver.Close] it returns ErrClosed.
-func (d *Driver) View(parentID string) (View, error) {
+// View renders the task section of parentID's prompt; the parent's next idle
+// acknowledges its "Needs acknowledgement" lines.
+func (d *Driver) View(parentID string) (string, error) {
+	v, err := d.render(parentID)
+	return v.Text, err
+}
+
+// render is [Driver.View] with the acknowledgement lines it remembered.
+func (d *Driver) render(parentID string) (promptView, error) {
 	d.mu.Lock()
 	defer d.unlock()
 	if d.closed {
-		return View{}, toolErr(ErrClosed, "the task board was closed")
+		return promptView{}, toolErr(ErrClosed, "the task board was closed")
 	}
-	var v View
+	var v promptView
 	err := d.step(context.Background(), []string{parentID}, func() error {
 		v = d.b.view(parentID)
 		if len(v.shown) > 0 {
@@ -727,15 +717,15 @@ func (d *Driver) View(parentID string) (View, error) {
 	return v, err
 }
 
-// OnTerminal subscribes fn to Terminal notices, delivered outside the lock one at a time in
-// emission order; an error is logged. None is delivered after [Driver.Close] returns.
+// OnTerminal subscribes fn to terminal notices, delivered one at a time in emission order;
+// an error is logged. None is delivered after [Driver.Close] returns.
 func (d *Driver) OnTerminal(fn func(Notice) error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.onTerminal = append(d.onTerminal, fn)
 }
 
-// OnLaunched subscribes fn to Launched notices, like [Driver.OnTerminal].
+// OnLaunched subscribes fn to launched notices, as [Driver.OnTerminal] does.
 func (d *Driver) OnLaunched(fn func(Notice) error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -743,9 +733,8 @@ func (d *Driver) OnLaunched(fn func(Notice) error) {
 }
 
 // Close withdraws every later dispatch, stops the timers, cancels pending host calls and
-// delivers none of their settlements; leases and armed waits stay as they are. Calls in
-// progress and every later call return ErrClosed and change nothing. Close waits for the
-// subscriber in progress and the host-call goroutines.
+// delivers none of their settlements; leases and armed waits stay as they are. It waits
+// for the subscriber in progress and the host-call goroutines.
 func (d *Driver) Close() error {
 	if d.sh != nil {
 		d.sh.cancel() // a step blocked on the store gives up

@@ -19,16 +19,17 @@ const (
 	EventActivity    EventKind = "activity"
 )
 
-// HostEvent is one host event; Generation nil means none given, At zero means now.
+// HostEvent is one host event.
 type HostEvent struct {
 	Kind             EventKind
 	SessionID        string
-	Generation       *uint64
-	At               time.Time
-	Message          string // error text
-	Deferrable       bool   // failover-class error
-	FallbackTeardown bool
-	User             *UserMessage
+	Generation       *uint64   // nil: none given
+	At               time.Time // zero: now
+	Message          string    // EventError: the error text
+	Deferrable       bool      // EventError: a failover-class error, kept until the session stops
+	FallbackTeardown bool      // EventDeleted: a fallback model's teardown, not a real deletion
+	MessageID, Role  string    // EventUserMessage: the chat message, for the wait-for-user latch
+	Parts            []Part    // EventUserMessage
 }
 
 // reconcileState schedules the periodic reconciliation passes.
@@ -37,12 +38,10 @@ type reconcileState struct {
 	inFlight bool
 }
 
-// Observe applies one host event: busy/retry, error, deletion, activity and user messages
-// at once; a parent idle acknowledges, IdleDelay later, what the last [Driver.View]
-// showed that parent; a child idle reads the transcript IdleDelay later (the completion
-// rule of the package doc), and a session that stays idle without an answer is
-// eventually recorded as stopped. A relaunched task's idle and error events must carry
-// their Generation; without one they are ignored.
+// Observe applies one host event. IdleDelay after a parent idle it acknowledges what the
+// last [Driver.View] showed; after a child idle it reads the transcript for the completion
+// rule (a session idle without an answer ends stopped). A relaunched task's idle and
+// error events without their Generation are ignored.
 func (d *Driver) Observe(ev HostEvent) {
 	d.mu.Lock()
 	defer d.unlock()
@@ -78,9 +77,7 @@ func (d *Driver) observe(ev HostEvent) {
 	case EventActivity:
 		b.noteActivity(ev.SessionID, at)
 	case EventUserMessage:
-		if ev.User != nil {
-			b.clearForMessage(*ev.User)
-		}
+		b.clearForMessage(userMessage{SessionID: ev.SessionID, ID: ev.MessageID, Role: ev.Role, Parts: ev.Parts})
 	case EventDeleted:
 		affected := map[string]bool{ev.SessionID: true}
 		for _, c := range b.Records(ev.SessionID) {

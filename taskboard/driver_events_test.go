@@ -24,7 +24,7 @@ func TestDriverEvents(t *testing.T) {
 			if x.rec("ses_a").State != StateCompleted {
 				t.Fatal("acknowledged without a rendered view")
 			}
-			if v, err := x.d.View(parent1); err != nil || len(v.shown) != 1 {
+			if v, err := x.d.render(parent1); err != nil || len(v.shown) != 1 {
 				t.Fatalf("shown %v", v.shown)
 			}
 			x.d.Observe(HostEvent{Kind: EventParentIdle, SessionID: parent1})
@@ -37,6 +37,39 @@ func TestDriverEvents(t *testing.T) {
 			synctest.Wait()
 			if r := x.rec("ses_a"); r.State != StateReconciled {
 				t.Fatalf("state %s", r.State)
+			}
+		}},
+		{name: "user_message_event_clears_the_wait_only_when_typed_by_a_person", run: func(t *testing.T, x *drv) {
+			if _, err := x.d.WaitForUser(orch, "need input"); err != nil {
+				t.Fatal(err)
+			}
+			waiting := func() (w bool) {
+				x.d.Do(parent1, func(b *Board) { w = b.Waiting(parent1) })
+				return w
+			}
+			for _, ev := range []HostEvent{
+				{Kind: EventUserMessage, SessionID: parent1, MessageID: "m1", Role: "user", Parts: []Part{{Kind: "text", Synthetic: true}}},
+				{Kind: EventUserMessage, SessionID: parent1, MessageID: "m1", Role: "assistant", Parts: []Part{{Kind: "text"}}},
+				{Kind: EventUserMessage, SessionID: parent1, MessageID: "m1", Role: "user", Parts: []Part{{Kind: "text"}, {Kind: "text", Internal: true}}},
+				{Kind: EventUserMessage, SessionID: parent1, MessageID: "m1", Role: "user", Parts: []Part{{Kind: "tool"}}},
+				{Kind: EventUserMessage, SessionID: "someone-else", MessageID: "m1", Role: "user", Parts: []Part{{Kind: "text"}}},
+			} {
+				x.d.Observe(ev)
+				if !waiting() {
+					t.Fatalf("%+v cleared the wait", ev)
+				}
+			}
+			real := HostEvent{Kind: EventUserMessage, SessionID: parent1, MessageID: "m1", Role: "user", Parts: []Part{{Kind: "file"}}}
+			x.d.Observe(real)
+			if waiting() {
+				t.Fatal("a real user message did not clear the wait")
+			}
+			if _, err := x.d.WaitForUser(orch, "again"); err != nil {
+				t.Fatal(err)
+			}
+			x.d.Observe(real) // a replay of the same message
+			if !waiting() {
+				t.Fatal("a replayed message cleared the wait")
 			}
 		}},
 		{name: "child_idle_evidence_commits_completed", run: func(t *testing.T, x *drv) {
@@ -88,7 +121,7 @@ func TestDriverEvents(t *testing.T) {
 			if x.h.count("prompt") != 0 {
 				t.Fatal("notification sent while the cancellation lease is live")
 			}
-			if l, ok := x.lease("ses_a"); !ok || l.Kind != LeaseCancellation {
+			if l, ok := x.lease("ses_a"); !ok || l.Kind != leaseCancellation {
 				t.Fatalf("lease %v", l)
 			}
 			close(gate)

@@ -20,7 +20,7 @@ func (h *exampleHost) Enqueue(_ context.Context, id string, m tb.Message) error 
 	h.log = append(h.log, "enqueue "+id+": "+m.Text)
 	return nil
 }
-func (h *exampleHost) PromptAsync(_ context.Context, id string, p tb.Prompt) error {
+func (h *exampleHost) PromptAsync(_ context.Context, id string, p tb.Message) error {
 	h.log = append(h.log, "prompt "+id+": "+p.Text)
 	return nil
 }

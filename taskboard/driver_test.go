@@ -20,11 +20,11 @@ type fakeHost struct {
 	mu       sync.Mutex
 	calls    []string
 	abort    func(ctx context.Context, id string) (bool, error)
-	statuses func(ctx context.Context) (map[string]StatusEntry, error)
+	statuses func(ctx context.Context) (map[string]LiveStatus, error)
 	session  func(ctx context.Context, id string) (SessionInfo, error)
 	messages func(ctx context.Context, id string, limit int) ([]TranscriptEntry, error)
 	enqueue  func(ctx context.Context, id string, m Message) error
-	prompt   func(ctx context.Context, id string, p Prompt) error
+	prompt   func(ctx context.Context, id string, p Message) error
 	idle     func(ctx context.Context, id string) error
 }
 
@@ -53,12 +53,12 @@ func (h *fakeHost) Abort(ctx context.Context, id string) (bool, error) {
 	}
 	return true, nil
 }
-func (h *fakeHost) Statuses(ctx context.Context) (map[string]StatusEntry, error) {
+func (h *fakeHost) Statuses(ctx context.Context) (map[string]LiveStatus, error) {
 	h.note("status")
 	if h.statuses != nil {
 		return h.statuses(ctx)
 	}
-	return map[string]StatusEntry{}, nil
+	return map[string]LiveStatus{}, nil
 }
 func (h *fakeHost) Session(ctx context.Context, id string) (SessionInfo, error) {
 	h.note("session " + id)
@@ -81,7 +81,7 @@ func (h *fakeHost) Enqueue(ctx context.Context, id string, m Message) error {
 	}
 	return nil
 }
-func (h *fakeHost) PromptAsync(ctx context.Context, id string, p Prompt) error {
+func (h *fakeHost) PromptAsync(ctx context.Context, id string, p Message) error {
 	h.note("prompt " + id)
 	if h.prompt != nil {
 		return h.prompt(ctx, id, p)
@@ -137,8 +137,8 @@ func newDrvWith(t *testing.T, v1host bool, o Options, opts ...func(*Options)) *d
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Manage(parent1)
-	b.Manage(parent2)
+	b.manage(parent1)
+	b.manage(parent2)
 	h := &fakeHost{}
 	host := Host{Aborter: h, Prompter: h, Sessions: h, Flavor: FlavorV2}
 	if v1host {
@@ -180,7 +180,7 @@ func TestDriverScenarios(t *testing.T) {
 		{name: "E130_caller_context_cancelled_machine_finishes", run: func(t *testing.T) {
 			x := newDrv(t, true)
 			gate := make(chan struct{})
-			x.h.statuses = func(ctx context.Context) (map[string]StatusEntry, error) {
+			x.h.statuses = func(ctx context.Context) (map[string]LiveStatus, error) {
 				if err := blockUntil(ctx, gate); err != nil {
 					return nil, err
 				}
@@ -230,7 +230,7 @@ func TestDriverScenarios(t *testing.T) {
 			if !settled {
 				t.Fatal("the abort's context was not cancelled")
 			}
-			if l, ok := x.d.b.LeaseForTest("ses_a"); !ok || l.Kind != LeaseCancellation {
+			if l, ok := x.d.b.LeaseForTest("ses_a"); !ok || l.Kind != leaseCancellation {
 				t.Fatal("lease not kept")
 			}
 			if !x.d.b.isDisposed() {
@@ -263,7 +263,7 @@ func TestDriverScenarios(t *testing.T) {
 				mres, merr = x.d.Message(context.Background(), orch, "ses_b", "hello")
 			})
 			wg.Wait()
-			if cerr != nil || merr != nil || cres.State != CancelState(StateCancelled) || mres.Status != "queued" {
+			if cerr != nil || merr != nil || cres.State != string(StateCancelled) || mres.Status != "queued" {
 				t.Fatalf("cancel %+v %v; message %+v %v", cres, cerr, mres, merr)
 			}
 			if x.rec("ses_b").State != StateRunning {
@@ -342,7 +342,7 @@ func TestDriverScenarios(t *testing.T) {
 			if _, ok := x.d.b.Get("ses_a"); ok {
 				t.Fatal("children kept after parent deletion")
 			}
-			if l, ok := x.d.b.LeaseForTest("ses_b"); !ok || l.Kind != LeaseMessage {
+			if l, ok := x.d.b.LeaseForTest("ses_b"); !ok || l.Kind != leaseMessage {
 				t.Fatal("the pending write's lease must stay until it settles")
 			}
 			close(gate)
@@ -374,14 +374,14 @@ func TestDriverScenarios(t *testing.T) {
 			x.d.Close()
 		}},
 		{name: "E93_periodic_pass_hangs_no_overlap", run: func(t *testing.T) {
-			b, _ := NewBoard(Options{Clock: SystemClock{}})
+			b, _ := NewBoard(Options{Clock: systemClock{}})
 			h := &fakeHost{}
 			// A pass is in flight from its read until the read settles or is cancelled
 			// (its context ends); count the reads whose context is still live.
 			var live []context.Context
 			var maxInFlight int
 			var mu sync.Mutex
-			h.statuses = func(ctx context.Context) (map[string]StatusEntry, error) {
+			h.statuses = func(ctx context.Context) (map[string]LiveStatus, error) {
 				mu.Lock()
 				n := 1
 				for _, c := range live {

@@ -116,32 +116,29 @@ func (b *Board) hostDeleted(ev deletionEvent) bool {
 	return true
 }
 
-// PartKind is the kind of a [Part].
-type PartKind string
-
 // Part kinds that make a message real.
 const (
-	PartText  PartKind = "text"
-	PartFile  PartKind = "file"
-	PartImage PartKind = "image"
+	partText  = "text"
+	partFile  = "file"
+	partImage = "image"
 )
 
-// UserMessage is a chat message the host saw, for the wait-for-user latch.
-type UserMessage struct {
+// userMessage is a chat message the host saw, for the wait-for-user latch.
+type userMessage struct {
 	SessionID, ID, Role string
 	Parts               []Part
 }
 
-// Part is one part of a [UserMessage]. Only text, file and image parts make a message
-// real; any other kind is ignored.
+// Part is one part of a user message. A message with role "user", no Internal part and a
+// text, file or image part that is not Synthetic was typed by a person.
 type Part struct {
-	Kind                PartKind
+	Kind                string // the host's part type: text, file, image, tool, …
 	Synthetic, Internal bool
 }
 
 // realExternal reports a message typed by a person: role user, no internal-initiator part,
 // at least one non-synthetic text, file or image part.
-func realExternal(m UserMessage) bool {
+func realExternal(m userMessage) bool {
 	if m.Role != "user" {
 		return false
 	}
@@ -150,7 +147,7 @@ func realExternal(m UserMessage) bool {
 		if p.Internal {
 			return false
 		}
-		if !p.Synthetic && (p.Kind == PartText || p.Kind == PartFile || p.Kind == PartImage) {
+		if !p.Synthetic && (p.Kind == partText || p.Kind == partFile || p.Kind == partImage) {
 			real = true
 		}
 	}
@@ -168,7 +165,7 @@ func (b *Board) Waiting(sessionID string) bool { return b.waits[sessionID] }
 // managed session whose identity (message ID) differs from the last one seen; it stores the
 // identity (an empty ID clears and stores nothing). It returns true iff an armed wait was
 // cleared. Synthetic or internal messages and replays of the last identity change nothing.
-func (b *Board) clearForMessage(m UserMessage) bool {
+func (b *Board) clearForMessage(m userMessage) bool {
 	if !b.managed[m.SessionID] || !realExternal(m) {
 		return false
 	}

@@ -10,64 +10,49 @@ import (
 // so a fake is a few lines. StatusMap and IdleWaiter are optional: a v1 host offers the
 // first, a v2 host may offer the second.
 
-// Aborter aborts a session's current turn. confirmed=false means the host answered but did
-// not confirm the abort.
+// Aborter aborts a session's current turn; confirmed=false: the host did not confirm it.
 type Aborter interface {
 	Abort(ctx context.Context, sessionID string) (confirmed bool, err error)
 }
 
-// Prompter writes to sessions. Enqueue appends a message to the transcript without starting
-// a turn (v1 noReply; v2 delivery queue with resume false). PromptAsync queues a prompt that
-// the host admits as a new turn; nil means the host accepted it.
+// Prompter writes to sessions. Enqueue appends m without starting a turn (v1 noReply; v2
+// delivery "queue", resume false); PromptAsync queues m as a new turn (never noReply), nil
+// meaning accepted.
 type Prompter interface {
 	Enqueue(ctx context.Context, sessionID string, m Message) error
-	PromptAsync(ctx context.Context, sessionID string, p Prompt) error
+	PromptAsync(ctx context.Context, sessionID string, m Message) error
 }
 
-// SessionReader reads a session's host information and its transcript (oldest first).
+// SessionReader reads a session and its transcript (oldest first).
 type SessionReader interface {
 	Session(ctx context.Context, sessionID string) (SessionInfo, error)
 	Messages(ctx context.Context, sessionID string, limit int) ([]TranscriptEntry, error)
 }
 
-// StatusMap is the v1 status map of all sessions (optional). One reading maps session IDs
-// to their entries; a missing key means absent.
+// StatusMap reads the v1 status of all sessions: busy, retry or idle (any other value is
+// malformed; a missing session is absent).
 type StatusMap interface {
-	Statuses(ctx context.Context) (map[string]StatusEntry, error)
+	Statuses(ctx context.Context) (map[string]LiveStatus, error)
 }
 
-// IdleWaiter waits until a session is idle (optional, v2).
+// IdleWaiter waits until a session is idle.
 type IdleWaiter interface {
 	WaitIdle(ctx context.Context, sessionID string) error
 }
 
-// Message is a transcript write of task_message. On v1 it is sent with noReply and the
-// model identity read from the history; on v2 with delivery "queue", resume false and no
-// identity (the session's persisted selection applies).
+// Message is one write to a session. Only a v1 task_message carries the model identity
+// (Provider, Model, Variant); Synthetic marks a parent notification.
 type Message struct {
 	Text, Agent, Provider, Model, Variant string
 	Flavor                                Flavor
+	Synthetic                             bool
 }
 
-// Prompt is a queued prompt (delivery "queue", never noReply). Synthetic marks an internal
-// part, as used by parent notifications.
-type Prompt struct {
-	Agent, Text string
-	Synthetic   bool
-}
-
-// SessionInfo is what the host says about one session. IdleAt is zero while the session
-// has not been idle; Outcome is the host's free-form outcome string, never trusted alone.
+// SessionInfo is what the host says about one session.
 type SessionInfo struct {
 	ParentID string
-	IdleAt   time.Time
-	Outcome  string
-}
-
-// StatusEntry is one session's entry in the status map: busy, retry, idle or malformed.
-type StatusEntry struct {
-	Status LiveStatus
-	Detail string
+	IdleAt   time.Time // zero while the session has not been idle
+	Outcome  string    // the host's free-form outcome, never trusted alone
 }
 
 // TranscriptEntry is one message of a session's transcript.
@@ -77,14 +62,13 @@ type TranscriptEntry struct {
 	CreatedAt                                              time.Time
 }
 
-// Host bundles the host's implementations. Aborter, Prompter and Sessions are required;
-// Status is nil on v2 hosts; Idle is optional.
+// Host bundles the host's implementations; all are required but Idle and, on v2, Status.
 type Host struct {
 	Aborter  Aborter
 	Prompter Prompter
 	Sessions SessionReader
-	Status   StatusMap
-	Idle     IdleWaiter
+	Status   StatusMap  // the v1 status map
+	Idle     IdleWaiter // optional, v2
 	Flavor   Flavor
 }
 
@@ -94,14 +78,14 @@ func (h Host) capsOf() caps {
 }
 
 // liveOf classifies one session in a snapshot.
-func liveOf(s map[string]StatusEntry, id string) LiveStatus {
+func liveOf(s map[string]LiveStatus, id string) LiveStatus {
 	e, ok := s[id]
 	if !ok {
 		return LiveAbsent
 	}
-	switch e.Status {
+	switch e {
 	case LiveBusy, LiveRetry, LiveIdle:
-		return e.Status
+		return e
 	}
 	return LiveMalformed
 }

@@ -107,7 +107,7 @@ func TestResumedRunNeverTakesThePreviousAnswer(t *testing.T) {
 					}
 					return
 				}
-				if err != nil || plan.Kind != taskboard.PlanResume {
+				if err != nil || plan.Kind != "resume" {
 					t.Fatalf("resume: %+v %v", plan, err)
 				}
 				host.Start("ses_1", "orch", "and the tests")

@@ -6,19 +6,18 @@ import (
 	"time"
 )
 
-// Lease describes one live lease without its token: what it is, who holds it and why
-// the task ID is excluded.
+// Lease describes one live lease, without its token.
 type Lease struct {
 	TaskID           string
-	Kind             LeaseKind
+	Kind             string // cancellation, message, relaunch or terminal-notification
 	Generation       uint64
-	TerminalRevision uint64 // fenced revision of a notification lease; 0 for other kinds
-	Owner            LeaseOwner
+	TerminalRevision uint64        // fenced revision of a notification lease; 0 for other kinds
+	Owner            string        // caller, then admission, then compensation (a relaunch lease only)
 	HasRecord        bool          // false when the record was deleted while the lease stayed live
 	State            State         // the record's state, when it has one
 	Since            time.Time     // when the lease was acquired (hand-overs keep it)
 	HeldFor          time.Duration // Now − Since
-	Reason           string        // human-readable explanation
+	Reason           string        // why it is held; of a forced release: when, why, held for what
 }
 
 func (b *Board) info(l leaseGrant) Lease {
@@ -36,17 +35,17 @@ func (b *Board) info(l leaseGrant) Lease {
 func leaseReason(l leaseGrant, hasRecord bool, r *Record) string {
 	var why string
 	switch {
-	case l.Kind == LeaseRelaunch && l.Owner == OwnerCompensation:
+	case l.Kind == leaseRelaunch && l.Owner == ownerCompensation:
 		why = "compensating an orphaned revive: held until an abort is confirmed and the session is seen idle; if that was never confirmed it is held for the life of the board"
-	case l.Kind == LeaseRelaunch && l.Owner == OwnerAdmission:
+	case l.Kind == leaseRelaunch && l.Owner == ownerAdmission:
 		why = "revive prompt sent, admission not settled (sent_unknown): held until the host accepts or rejects it"
-	case l.Kind == LeaseRelaunch:
+	case l.Kind == leaseRelaunch:
 		why = "relaunch in progress (task() resume or task_revive)"
-	case l.Kind == LeaseCancellation:
+	case l.Kind == leaseCancellation:
 		why = "task_cancel in progress, or its abort is still pending at the host"
-	case l.Kind == LeaseMessage:
+	case l.Kind == leaseMessage:
 		why = "task_message in progress, or its write is still pending at the host"
-	case l.Kind == LeaseNotification:
+	case l.Kind == leaseNotification:
 		why = fmt.Sprintf("terminal notification for revision %d in flight", l.TerminalRevision)
 	}
 	switch {
@@ -58,9 +57,7 @@ func leaseReason(l leaseGrant, hasRecord bool, r *Record) string {
 	return why
 }
 
-// String renders one inspection line: "<id> <kind> gen=<g> owner=<o>
-// [phase=<p>] record=<state|deleted>: <reason>". HeldFor is not part of the line, so the
-// line is stable as the clock moves.
+// String renders one inspection line, without HeldFor so that it is stable as time passes.
 func (i Lease) String() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s %s gen=%d owner=%s", i.TaskID, i.Kind, i.Generation, i.Owner)

@@ -11,11 +11,11 @@ import (
 // it with the exact token. There is no TTL.
 type leaseGrant struct {
 	TaskID           string
-	Kind             LeaseKind
+	Kind             leaseKind
 	Generation       uint64
 	TerminalRevision uint64 // fenced revision of a notification lease; 0 for other kinds
 	Token            uint64 // unique for the board's life
-	Owner            LeaseOwner
+	Owner            leaseOwner
 	Holder           string // incarnation that holds it (shared boards; "" on one process)
 	Dispatched       bool   // its guarded host call was dispatched (or may have been)
 }
@@ -28,13 +28,13 @@ func (l leaseGrant) String() string {
 // Phase is sent_unknown for a relaunch lease held by the admission owner, compensating for
 // one held by the compensation owner, and empty otherwise.
 func (l leaseGrant) Phase() phase {
-	if l.Kind != LeaseRelaunch {
+	if l.Kind != leaseRelaunch {
 		return phaseNone
 	}
 	switch l.Owner {
-	case OwnerAdmission:
+	case ownerAdmission:
 		return phaseSentUnknown
-	case OwnerCompensation:
+	case ownerCompensation:
 		return phaseCompensating
 	}
 	return phaseNone
@@ -46,8 +46,8 @@ func (l leaseGrant) Phase() phase {
 // record of that generation in any state; terminal-notification needs a completed or error
 // record (or a reconciled one whose terminal state is completed or error) of that
 // generation and, when terminalRev is given, that terminal revision. A success implies the
-// record existed. The new lease is owned by OwnerCaller.
-func (b *Board) acquire(kind LeaseKind, taskID string, gen uint64, terminalRev *uint64) (leaseGrant, bool) {
+// record existed. The new lease is owned by ownerCaller.
+func (b *Board) acquire(kind leaseKind, taskID string, gen uint64, terminalRev *uint64) (leaseGrant, bool) {
 	if _, live := b.leases[taskID]; live {
 		return leaseGrant{}, false
 	}
@@ -55,14 +55,14 @@ func (b *Board) acquire(kind LeaseKind, taskID string, gen uint64, terminalRev *
 	if !ok || r.Generation != gen {
 		return leaseGrant{}, false
 	}
-	l := leaseGrant{TaskID: taskID, Kind: kind, Generation: gen, Owner: OwnerCaller, Holder: b.self}
+	l := leaseGrant{TaskID: taskID, Kind: kind, Generation: gen, Owner: ownerCaller, Holder: b.self}
 	switch kind {
-	case LeaseCancellation, LeaseMessage:
+	case leaseCancellation, leaseMessage:
 		if r.State != StateRunning {
 			return leaseGrant{}, false
 		}
-	case LeaseRelaunch:
-	case LeaseNotification:
+	case leaseRelaunch:
+	case leaseNotification:
 		if terminalRev != nil && *terminalRev != r.TerminalRevision {
 			return leaseGrant{}, false
 		}
@@ -90,7 +90,7 @@ func (b *Board) validate(l leaseGrant) bool {
 	if !ok || live.Token != l.Token || live.Kind != l.Kind || live.Generation != l.Generation {
 		return false
 	}
-	if l.Kind == LeaseNotification {
+	if l.Kind == leaseNotification {
 		r, ok := b.records[l.TaskID]
 		if !ok || r.TerminalRevision != live.TerminalRevision || l.TerminalRevision != live.TerminalRevision {
 			return false
@@ -111,7 +111,7 @@ func (b *Board) release(l leaseGrant) bool {
 	}
 	delete(b.leases, l.TaskID)
 	delete(b.leaseSince, l.TaskID)
-	n := Notice{Kind: NoticeLeaseReleased, TaskID: l.TaskID, Generation: l.Generation,
+	n := Notice{Kind: noticeLeaseReleased, TaskID: l.TaskID, Generation: l.Generation,
 		TerminalRevision: l.TerminalRevision}
 	if r, ok := b.records[l.TaskID]; ok {
 		n.ParentID, n.State = r.ParentID, r.State
@@ -128,14 +128,14 @@ func (b *Board) release(l leaseGrant) bool {
 // handOver passes a valid lease to the next owner, keeping its token, so the task ID is
 // never free between owners. Only caller → admission and admission → compensation
 // are allowed, and only for relaunch leases; anything else returns false.
-func (b *Board) handOver(l leaseGrant, to LeaseOwner) (leaseGrant, bool) {
-	if !b.validate(l) || l.Kind != LeaseRelaunch {
+func (b *Board) handOver(l leaseGrant, to leaseOwner) (leaseGrant, bool) {
+	if !b.validate(l) || l.Kind != leaseRelaunch {
 		return leaseGrant{}, false
 	}
 	live := b.leases[l.TaskID]
 	switch {
-	case live.Owner == OwnerCaller && to == OwnerAdmission:
-	case live.Owner == OwnerAdmission && to == OwnerCompensation:
+	case live.Owner == ownerCaller && to == ownerAdmission:
+	case live.Owner == ownerAdmission && to == ownerCompensation:
 	default:
 		return leaseGrant{}, false
 	}
@@ -150,7 +150,7 @@ func (b *Board) liveLease(taskID string) (leaseGrant, bool) {
 	return l, ok
 }
 
-// LiveLease describes the live lease of taskID, if any, whether or not a record exists.
+// LiveLease describes taskID's live lease, with or without a record.
 func (b *Board) LiveLease(taskID string) (Lease, bool) {
 	l, ok := b.leases[taskID]
 	if !ok {
@@ -176,12 +176,9 @@ func (b *Board) LiveLeases() []Lease {
 // maxForced bounds the ForceRelease audit log.
 const maxForced = 64
 
-// ForceRelease breaks the live lease of taskID, an operator's decision for a holder that
-// will never settle. The token can never be used again, so the holder's late settlement
-// is stale; the risk is that the abandoned host call still acts on the session. reason is
-// required and is kept, with the time, in [Record].ForcedRelease and [Board.ForcedReleases].
-//
-// Errors: ErrInvalidArgs for an empty reason; ErrUnknownTask when no lease is live.
+// ForceRelease breaks taskID's live lease (see the package doc), keeping reason and the
+// time in [Record].ForcedRelease and [Board.ForcedReleases]. Errors: ErrInvalidArgs for an
+// empty reason, ErrUnknownTask when no lease is live.
 func (b *Board) ForceRelease(taskID, reason string) (Lease, error) {
 	reason = collapseSpace(reason)
 	if reason == "" {
@@ -200,7 +197,7 @@ func (b *Board) ForceRelease(taskID, reason string) (Lease, error) {
 	if len(b.forced) > maxForced {
 		b.forced = append([]Lease(nil), b.forced[len(b.forced)-maxForced:]...)
 	}
-	n := Notice{Kind: NoticeLeaseReleased, TaskID: taskID, Generation: l.Generation, TerminalRevision: l.TerminalRevision}
+	n := Notice{Kind: noticeLeaseReleased, TaskID: taskID, Generation: l.Generation, TerminalRevision: l.TerminalRevision}
 	if r, ok := b.records[taskID]; ok {
 		r.ForcedRelease = info.Reason
 		n.ParentID, n.State = r.ParentID, r.State
@@ -213,8 +210,7 @@ func (b *Board) ForceRelease(taskID, reason string) (Lease, error) {
 	return info, nil
 }
 
-// ForcedReleases returns the most recent [Board.ForceRelease] calls (at most 64), oldest
-// first; each Reason says when, why, and what the lease was held for.
+// ForcedReleases returns the last 64 forced releases, oldest first.
 func (b *Board) ForcedReleases() []Lease { return append([]Lease(nil), b.forced...) }
 
 // noteDispatch records that the guarded host call protected by l is about to be made: from

@@ -137,7 +137,7 @@ func (b *Board) registerLaunch(in launchInput) (Record, error) {
 	r, exists := b.records[id]
 	if in.Lease != nil {
 		l := *in.Lease
-		if l.Kind != LeaseRelaunch || l.TaskID != id || !b.validate(l) || !exists || r.Generation != l.Generation {
+		if l.Kind != leaseRelaunch || l.TaskID != id || !b.validate(l) || !exists || r.Generation != l.Generation {
 			return Record{}, launchErr(ErrStaleLease, id, "relaunch lease is missing, stale, or belongs to another generation")
 		}
 	}
@@ -165,7 +165,7 @@ func (b *Board) registerLaunch(in launchInput) (Record, error) {
 		if r.Provisional && !in.Provisional {
 			r.Provisional = false
 			if r.State != StateRunning {
-				b.emit(NoticeTerminal, r)
+				b.emit(noticeTerminal, r)
 			}
 		}
 		r.UpdatedAt = now
@@ -198,7 +198,7 @@ func (b *Board) registerLaunch(in launchInput) (Record, error) {
 		}
 		r.Background = in.Background
 		r.Provisional = in.Provisional
-		b.emit(NoticeLaunched, r)
+		b.emit(noticeLaunched, r)
 		return r.clone(), nil
 	}
 	desc := in.Description
@@ -208,14 +208,14 @@ func (b *Board) registerLaunch(in launchInput) (Record, error) {
 	r = &Record{
 		TaskID: id, ParentID: in.ParentID, Agent: in.Agent, Description: desc,
 		Objective: in.Objective, Background: in.Background, Provisional: in.Provisional,
-		Origin: OriginLaunched, PluginLaunched: true,
+		Origin: originLaunched, PluginLaunched: true,
 		Generation: gen, TaskGeneration: 1, State: StateRunning,
 		LaunchedAt: now, LastLaunchedAt: now, RunStartedAt: now, LastLiveBusyAt: now,
 		LastUsedAt: now, UpdatedAt: now,
 	}
 	r.Alias = b.allocAlias(in.ParentID, in.Agent, id)
 	b.put(r)
-	b.emit(NoticeLaunched, r)
+	b.emit(noticeLaunched, r)
 	return r.clone(), nil
 }
 
@@ -250,7 +250,7 @@ func (b *Board) adopt(in adoptInput) (Record, error) {
 	if st == "" {
 		st = StateRunning
 	}
-	if st != StateRunning && !st.Terminal() {
+	if st != StateRunning && !st.terminal() {
 		return Record{}, toolErr(ErrInvalidArgs, fmt.Sprintf("Cannot adopt %s: state %s is not running or terminal", id, st))
 	}
 	if l, ok := b.leases[id]; ok {
@@ -269,7 +269,7 @@ func (b *Board) adopt(in adoptInput) (Record, error) {
 	now := b.now()
 	r := &Record{
 		TaskID: id, ParentID: in.ParentID, Agent: in.Agent, Alias: id,
-		Description: "background " + in.Agent + " task", Origin: OriginAdopted,
+		Description: "background " + in.Agent + " task", Origin: originAdopted,
 		RecoveredWithoutPrompt: true, Generation: b.nextGen, TaskGeneration: 1, State: st,
 		LaunchedAt: now, LastLaunchedAt: now, RunStartedAt: now, LastLiveBusyAt: now,
 		LastUsedAt: now, UpdatedAt: now,
@@ -279,7 +279,7 @@ func (b *Board) adopt(in adoptInput) (Record, error) {
 		r.TerminalRevision = 1
 		r.CompletedAt = now
 		r.ResultSummary = in.Summary
-		if st.Canonical() {
+		if st.canonical() {
 			r.TerminalState = st
 		}
 		if st == StateStopped {
@@ -293,8 +293,7 @@ func (b *Board) adopt(in adoptInput) (Record, error) {
 	return r.clone(), nil
 }
 
-// Drop deletes taskID's record and tombstones it. Its lease, if any, stays live.
-// No notice is emitted.
+// Drop deletes and tombstones taskID's record, emitting no notice.
 func (b *Board) Drop(taskID string) {
 	if _, ok := b.records[taskID]; !ok {
 		return
@@ -303,8 +302,7 @@ func (b *Board) Drop(taskID string) {
 	b.remove(taskID)
 }
 
-// ClearParent deletes and tombstones every record whose parent is parentID. Leases stay
-// live; no notice is emitted.
+// ClearParent drops every record whose parent is parentID.
 func (b *Board) ClearParent(parentID string) {
 	for _, id := range b.childIDs(parentID) {
 		b.recordSuppression(id, tombstone{reason: reasonParentCleared})

@@ -83,7 +83,7 @@ type (
 	sendPrompt struct {
 		Call      callNo
 		SessionID string
-		Prompt    Prompt
+		Prompt    Message
 	}
 )
 
@@ -138,7 +138,7 @@ type (
 	// statusReply settles a ReadStatus.
 	statusReply struct {
 		Call     callNo
-		Snapshot map[string]StatusEntry
+		Snapshot map[string]LiveStatus
 		Err      error
 	}
 	// sessionReply settles a ReadSession.

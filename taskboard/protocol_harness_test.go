@@ -55,8 +55,8 @@ func newRig(t tbT, o Options) *rig {
 	if err != nil {
 		t.Fatalf("NewBoard: %v", err)
 	}
-	b.Manage(parent1)
-	b.Manage(parent2)
+	b.manage(parent1)
+	b.manage(parent2)
 	return &rig{t: t, b: b, clk: clk}
 }
 
@@ -203,7 +203,7 @@ func (mr *mrun) abort(confirmed bool, err error) {
 	mr.r.t.Helper()
 	mr.step(abortReply{Call: mr.must("Abort"), Confirmed: confirmed, Err: err})
 }
-func (mr *mrun) status(s map[string]StatusEntry, err error) {
+func (mr *mrun) status(s map[string]LiveStatus, err error) {
 	mr.r.t.Helper()
 	mr.step(statusReply{Call: mr.must("ReadStatus"), Snapshot: s, Err: err})
 }
@@ -292,7 +292,7 @@ func (r *rig) noLease(id string) {
 	}
 }
 
-func (r *rig) hasLease(id string, kind LeaseKind) leaseGrant {
+func (r *rig) hasLease(id string, kind leaseKind) leaseGrant {
 	r.t.Helper()
 	l, ok := r.b.LeaseForTest(id)
 	if !ok || l.Kind != kind {
@@ -355,18 +355,18 @@ func noErr(t *testing.T, err error) {
 	}
 }
 
-func idle(ids ...string) map[string]StatusEntry {
-	s := map[string]StatusEntry{}
+func idle(ids ...string) map[string]LiveStatus {
+	s := map[string]LiveStatus{}
 	for _, id := range ids {
-		s[id] = StatusEntry{Status: LiveIdle}
+		s[id] = LiveIdle
 	}
 	return s
 }
 
-func busy(ids ...string) map[string]StatusEntry {
-	s := map[string]StatusEntry{}
+func busy(ids ...string) map[string]LiveStatus {
+	s := map[string]LiveStatus{}
 	for _, id := range ids {
-		s[id] = StatusEntry{Status: LiveBusy}
+		s[id] = LiveBusy
 	}
 	return s
 }

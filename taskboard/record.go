@@ -5,30 +5,27 @@ import (
 	"time"
 )
 
-// Record is one task's job record. The board hands out value copies: changing a
-// Record never changes the board.
+// Record is a copy of one task's job record.
 type Record struct {
-	TaskID, ParentID, Agent, Alias, Description, Objective string
-	Background                                             bool
-	Origin                                                 Origin
-	Generation, TaskGeneration                             uint64
-	TerminalRevision, ActivityRevision                     uint64
-	State, TerminalState                                   State
-	TerminalUnreconciled, StatusUncertain                  bool
-	CancellationRequested, TimedOut                        bool
-	RecoverableAfterLiveBusy, Provisional                  bool
-	RecoveredWithoutPrompt, PluginLaunched                 bool
-	QueuedContinuation, FallbackRecovering, Quarantined    bool
-	DeferredError, ResultSummary, LastStatusError          string
-	BaselineMessageID                                      string // last transcript entry before this run; evidence reads look past it
-	ForcedRelease                                          string // audit line of the last Board.ForceRelease on this task
-	TotalErrors, TimeoutCount                              int
-	contextFiles                                           []contextFile
-	LaunchedAt, LastLaunchedAt, RunStartedAt, UpdatedAt    time.Time
-	LastLiveBusyAt, LastActivityAt                         time.Time
-	StatusUncertainSince, StopConfirmationStartedAt        time.Time
-	CompletedAt, LastUsedAt, DeadlineExceededAt            time.Time
-	LastErrorAt                                            time.Time
+	TaskID, ParentID, Agent, Alias, Description, Objective         string
+	Background                                                     bool
+	Origin                                                         string // "launched" or "adopted"
+	Generation, TaskGeneration, TerminalRevision, ActivityRevision uint64
+	State, TerminalState                                           State
+	TerminalUnreconciled, StatusUncertain                          bool
+	CancellationRequested, TimedOut                                bool
+	RecoverableAfterLiveBusy, Provisional                          bool
+	RecoveredWithoutPrompt, PluginLaunched                         bool
+	QueuedContinuation, FallbackRecovering, Quarantined            bool
+	DeferredError, ResultSummary, LastStatusError                  string
+	BaselineMessageID                                              string // last transcript entry before this run; evidence reads look past it
+	ForcedRelease                                                  string // audit line of the last Board.ForceRelease on this task
+	TotalErrors, TimeoutCount                                      int
+	contextFiles                                                   []contextFile
+	LaunchedAt, LastLaunchedAt, RunStartedAt, UpdatedAt            time.Time
+	LastLiveBusyAt, LastActivityAt                                 time.Time
+	StatusUncertainSince, StopConfirmationStartedAt                time.Time
+	CompletedAt, LastUsedAt, DeadlineExceededAt, LastErrorAt       time.Time
 }
 
 // contextFile is one file a task read, for the context budget.
@@ -71,14 +68,14 @@ func (r Record) contextLines() int {
 	return n
 }
 
-// Reusable reports whether task() may resume the record (canonical terminal, acknowledged, certain, within maxContextLines).
-func (r Record) Reusable(maxContextLines int) bool {
+// reusable reports whether task() may resume the record (canonical terminal, acknowledged, certain, within maxContextLines).
+func (r Record) reusable(maxContextLines int) bool {
 	return r.reusableIgnoringBudget() && r.contextLines() <= maxContextLines
 }
 
 func (r Record) reusableIgnoringBudget() bool {
-	return r.EffectiveState().Canonical() && !r.TerminalUnreconciled && !r.StatusUncertain &&
-		(r.State == StateReconciled || r.State.Canonical())
+	return r.EffectiveState().canonical() && !r.TerminalUnreconciled && !r.StatusUncertain &&
+		(r.State == StateReconciled || r.State.canonical())
 }
 
 // recoverable reports a running record that timed out and was later seen busy, with no
@@ -92,11 +89,10 @@ func (r Record) retainedStopped() bool {
 	return r.State == StateStopped && !r.TerminalUnreconciled && !r.StatusUncertain
 }
 
-// Revivable reports whether task_revive may continue the session: not uncertain and the
-// effective state is completed, error, cancelled or stopped (acknowledgement is not
-// required).
+// Revivable reports whether task_revive may continue the session: certain, and the
+// effective state terminal (acknowledged or not).
 func (r Record) Revivable() bool {
-	return !r.StatusUncertain && r.EffectiveState().Terminal()
+	return !r.StatusUncertain && r.EffectiveState().terminal()
 }
 
 // converging reports a task that has failed or timed out often enough (3) that relaunching

@@ -32,7 +32,7 @@ type commitInput struct {
 // TerminalRevision by one, emits one Terminal notice and runs the retention trim.
 func (b *Board) commitTerminal(c commitInput) (Record, gateResult) {
 	r, ok := b.records[c.TaskID]
-	if !ok || r.State != StateRunning || r.Generation != c.Generation || !c.State.Terminal() {
+	if !ok || r.State != StateRunning || r.Generation != c.Generation || !c.State.terminal() {
 		return b.copyOf(c.TaskID), gateStale
 	}
 	now := b.now()
@@ -50,7 +50,7 @@ func (b *Board) commitTerminal(c commitInput) (Record, gateResult) {
 		}
 		if live, leased := b.leases[c.TaskID]; leased {
 			if c.Lease == nil || c.Lease.TaskID != c.TaskID || c.Lease.Token != live.Token ||
-				c.Lease.Kind != LeaseCancellation || !b.validate(*c.Lease) || live.Generation != c.Generation {
+				c.Lease.Kind != leaseCancellation || !b.validate(*c.Lease) || live.Generation != c.Generation {
 				return r.clone(), gateStale
 			}
 		}
@@ -93,7 +93,7 @@ func (b *Board) publish(r *Record, st State, now time.Time) {
 	r.QueuedContinuation = false
 	r.TerminalRevision++
 	r.UpdatedAt = now
-	b.emit(NoticeTerminal, r)
+	b.emit(noticeTerminal, r)
 	b.trim(r.ParentID, r.Agent)
 }
 
@@ -237,7 +237,7 @@ func (b *Board) markReconciled(taskID string, gen, terminalRev uint64) (Record, 
 	case r.State == StateStopped && r.TerminalUnreconciled:
 		r.TerminalUnreconciled = false
 		r.StatusUncertain, r.StatusUncertainSince = false, timeZero
-	case r.State.Canonical():
+	case r.State.canonical():
 		r.State = StateReconciled
 		r.TerminalUnreconciled = false
 		if !r.deadlineClaimed() {

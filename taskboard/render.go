@@ -12,12 +12,12 @@ import (
 // timeLayout is RFC 3339 in UTC with milliseconds.
 const timeLayout = "2006-01-02T15:04:05.000Z07:00"
 
-// Render gives task()'s output: task_id, alias and state lines.
+// Render gives task()'s output.
 func (r TaskLaunchResult) Render() string {
 	return fmt.Sprintf("task_id: %s\nalias: %s\nstate: %s", r.TaskID, r.Alias, r.State)
 }
 
-// Render gives task_status's lines in their fixed order.
+// Render gives task_status's text.
 func (r StatusResult) Render() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Task %s (%s)\n", r.Alias, r.TaskID)
@@ -53,13 +53,13 @@ func (r MessageResult) Render() string {
 // Render gives task_cancel's text.
 func (r CancelResult) Render() string {
 	switch {
-	case r.State == CancelState(StateCancelled) && r.Message == "":
+	case r.State == string(StateCancelled) && r.Message == "":
 		block := "cancelled"
 		if r.Reason != "" {
 			block += ": " + r.Reason
 		}
 		return fmt.Sprintf("task_id: %s\nstate: cancelled\n<task_error>%s</task_error>", r.TaskID, block)
-	case r.State == CancelUnknown:
+	case r.State == cancelUnknown:
 		return fmt.Sprintf("task_id: %s\nstate: unknown\n%s", r.TaskID, r.Message)
 	}
 	return fmt.Sprintf("task_id: %s\nstate: %s\nerror: %s", r.TaskID, r.State, r.Message)
@@ -72,7 +72,7 @@ const admissionUnknownText = "The host may have accepted the prompt. Admission i
 func (r ReviveResult) Render() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "task_id: %s\ngeneration: %d\nstate: %s\nstatus: %s", r.TaskID, r.Generation, r.State, r.Status)
-	if r.Status == ReviveAdmissionUnknown {
+	if r.Status == reviveAdmissionUnknown {
 		sb.WriteString("\n" + admissionUnknownText)
 		return sb.String()
 	}

@@ -8,36 +8,16 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/harnesskit/harnesskit/taskboard/store"
 )
-
-// Store is where a shared board lives: a versioned key-value store with multi-key
-// compare-and-set, safe for concurrent use; taskboardtest.TestStore checks one.
-type Store interface {
-	// Update reads keys at one revision and calls f with the values of those present
-	// (absent keys are missing from the map). It writes f's result (a nil value deletes
-	// the key; f may write only keys it was given) only if none of keys changed since
-	// that read, an absent key included; otherwise it reads again and calls f again.
-	// An error from f ends Update with that error and nothing written. When the write
-	// may or may not have happened, the error wraps ErrUncertain.
-	Update(ctx context.Context, keys []string, f func(map[string][]byte) (map[string][]byte, error)) error
-	// Get reads keys at one revision; absent keys are missing from the map.
-	Get(ctx context.Context, keys ...string) (map[string][]byte, error)
-}
-
-// ErrUncertain is wrapped by a [Store] error when a write may have committed.
-var ErrUncertain = errors.New("store write outcome unknown")
-
-// LivenessPrefix is where liveness keys live: the key LivenessPrefix+incarnation exists
-// while that incarnation (one life of one host process) is alive. The store's owner
-// binds it to something that expires, such as an etcd session; the board only reads it.
-const LivenessPrefix = "hosts/"
 
 func shardKey(parent string) string { return "shards/" + parent }
 func taskKey(id string) string      { return "tasks/" + id }
 
 // shared is the state of a shared driver.
 type shared struct {
-	st        Store
+	st        store.Store
 	self      string
 	base      *Board // the board between steps: empty, for options and timing
 	seq       uint64
@@ -53,16 +33,9 @@ type shared struct {
 }
 
 // NewSharedDriver returns a driver whose board lives in st, shared with the drivers of
-// other host processes; incarnation names this process's life, whose liveness key st's
-// owner keeps (see LivenessPrefix). It behaves as [NewDriver] except:
-//
-//   - Each step loads the shards (one per parent session) it concerns, steps the machines
-//     and commits only if nothing changed meanwhile, else runs again; host calls, timers
-//     and replies happen only after the commit, so a re-run never calls the host twice.
-//   - Generations and tokens count per parent; results over 500 characters are cut.
-//   - A dead holder's lease keeps excluding its task, unless its call was never
-//     dispatched (then it is released, audited); [Driver.TakeOver] breaks the rest.
-func NewSharedDriver(st Store, incarnation string, h Host, o Options) (*Driver, error) {
+// other host processes; incarnation names this process's life. It behaves as [NewDriver]
+// except as the package [store] describes.
+func NewSharedDriver(st store.Store, incarnation string, h Host, o Options) (*Driver, error) {
 	if st == nil {
 		return nil, errors.New("taskboard: NewSharedDriver needs a Store")
 	}
@@ -84,10 +57,8 @@ func NewSharedDriver(st Store, incarnation string, h Host, o Options) (*Driver, 
 	return d, nil
 }
 
-// TakeOver is [Board.ForceRelease] across processes: it breaks taskID's lease only in a
-// write that sees the holder's liveness key gone, and records why.
-//
-// Errors: ErrLeaseHeld while the holder lives; ErrUnknownTask; ErrInvalidArgs; ErrClosed.
+// TakeOver is [Board.ForceRelease] for a shared driver. Errors: ErrLeaseHeld while the
+// holder's liveness key exists, ErrUnknownTask, ErrInvalidArgs, ErrClosed.
 func (d *Driver) TakeOver(taskID, reason string) (Lease, error) {
 	if d.sh == nil {
 		return Lease{}, toolErr(ErrInvalidArgs, "TakeOver needs a shared driver; on one process use Board.ForceRelease inside Driver.Do")
@@ -111,7 +82,7 @@ func (d *Driver) TakeOver(taskID, reason string) (Lease, error) {
 		switch {
 		case !ok:
 			out, err = Lease{}, toolErr(ErrUnknownTask, fmt.Sprintf("No live lease for %s; nothing was released", taskID))
-		case l.Holder == d.sh.self || l.Holder == "" || d.sh.vals[LivenessPrefix+l.Holder] != nil:
+		case l.Holder == d.sh.self || l.Holder == "" || d.sh.vals[store.LivenessPrefix+l.Holder] != nil:
 			out, err = d.b.info(l), toolErr(ErrLeaseHeld, fmt.Sprintf("TakeOver of %s refused: its holder %s is alive (its liveness key exists) and will settle its call; take over only after it died", taskID, l.Holder))
 		default:
 			out, err = d.b.ForceRelease(taskID, fmt.Sprintf("taken over by %s from dead holder %s: %s", d.sh.self, l.Holder, reason))
@@ -320,7 +291,7 @@ func (s *shared) run(d *Driver, ctx context.Context, scope []string, body func()
 			s.hints[hint] = keys[len(scope):]
 			d.restore(snap, false)
 			continue
-		case errors.Is(err, ErrUncertain):
+		case errors.Is(err, store.ErrUncertain):
 			if !s.landed(scope[0], writeID) {
 				d.restore(snap, false)
 				continue
@@ -389,8 +360,8 @@ func (s *shared) attempt(d *Driver, keys []string, vals map[string][]byte, scope
 	}
 	var need needKeys
 	for _, id := range sortedKeys(b.leases) {
-		if h := b.leases[id].Holder; h != "" && h != s.self && !read[LivenessPrefix+h] {
-			need = append(need, LivenessPrefix+h)
+		if h := b.leases[id].Holder; h != "" && h != s.self && !read[store.LivenessPrefix+h] {
+			need = append(need, store.LivenessPrefix+h)
 		}
 	}
 	if len(need) > 0 {
@@ -398,7 +369,7 @@ func (s *shared) attempt(d *Driver, keys []string, vals map[string][]byte, scope
 	}
 	for _, id := range sortedKeys(b.leases) {
 		l := b.leases[id]
-		if l.Holder != "" && l.Holder != s.self && !l.Dispatched && vals[LivenessPrefix+l.Holder] == nil {
+		if l.Holder != "" && l.Holder != s.self && !l.Dispatched && vals[store.LivenessPrefix+l.Holder] == nil {
 			b.ForceRelease(id, fmt.Sprintf("released automatically: holder %s is gone (its liveness key expired) and never dispatched its host call", l.Holder))
 		}
 	}

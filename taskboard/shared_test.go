@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harnesskit/harnesskit/taskboard"
+	"github.com/harnesskit/harnesskit/taskboard/store"
 	"github.com/harnesskit/harnesskit/taskboard/taskboardtest"
 )
 
@@ -22,13 +23,13 @@ type cluster struct {
 	d    map[string]*taskboard.Driver
 }
 
-func newCluster(t *testing.T, o taskboard.Options, wrap func(inc string, st *taskboardtest.Store) taskboard.Store) *cluster {
+func newCluster(t *testing.T, o taskboard.Options, wrap func(inc string, st *taskboardtest.Store) store.Store) *cluster {
 	t.Helper()
 	c := &cluster{st: taskboardtest.NewStore(), host: taskboardtest.New(taskboard.FlavorV2, nil), d: map[string]*taskboard.Driver{}}
 	o.NoReconciliation = true
 	for _, inc := range []string{"a", "b", "c"} {
 		c.st.Live(inc)
-		var st taskboard.Store = c.st
+		var st store.Store = c.st
 		if wrap != nil {
 			st = wrap(inc, c.st)
 		}
@@ -95,7 +96,7 @@ func TestSharedLaunchOnOneStatusOnAnother(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := c.d["b"].Cancel(ctx, orch, "exp-1", "obsolete")
-		if err != nil || res.State != taskboard.CancelState(taskboard.StateCancelled) {
+		if err != nil || res.State != string(taskboard.StateCancelled) {
 			t.Fatalf("cancel at b: %+v %v", res, err)
 		}
 		if r := record(t, c.d["c"], "ses_1"); r.State != taskboard.StateCancelled {
@@ -163,12 +164,12 @@ func TestSharedDeadHolderKeepsExclusion(t *testing.T) {
 			if _, err := c.d[at].Cancel(ctx, orch, "exp-1", "again"); !errors.Is(err, taskboard.ErrLeaseUnavailable) {
 				t.Fatalf("cancel at %s after a died: %v", at, err)
 			}
-			if l, ok := c.lease(t, at); !ok || l.Kind != taskboard.LeaseCancellation {
+			if l, ok := c.lease(t, at); !ok || l.Kind != "cancellation" {
 				t.Fatalf("lease at %s: %+v %t", at, l, ok)
 			}
 		}
 		l, err := c.d["b"].TakeOver("ses_1", "a died mid-cancel; ticket 7")
-		if err != nil || l.Kind != taskboard.LeaseCancellation {
+		if err != nil || l.Kind != "cancellation" {
 			t.Fatalf("takeover after a died: %+v %v", l, err)
 		}
 		var audit []taskboard.Lease
@@ -223,7 +224,7 @@ func TestSharedPausedHolderSettlesItsOwnLease(t *testing.T) {
 
 // gate blocks the nth Update through it until released.
 type gate struct {
-	taskboard.Store
+	store.Store
 	mu      sync.Mutex
 	n, seen int
 	hold    chan struct{}
@@ -248,7 +249,7 @@ func (g *gate) Update(ctx context.Context, keys []string, f func(map[string][]by
 func TestSharedUndispatchedLeaseOfDeadHolderIsReleased(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := &gate{hold: make(chan struct{}), held: make(chan struct{})}
-		c := newCluster(t, taskboard.Options{}, func(inc string, st *taskboardtest.Store) taskboard.Store {
+		c := newCluster(t, taskboard.Options{}, func(inc string, st *taskboardtest.Store) store.Store {
 			if inc != "a" {
 				return st
 			}
@@ -310,7 +311,7 @@ func TestSharedUncertainCommits(t *testing.T) {
 
 // flaky fails every call while down (a partition from the store).
 type flaky struct {
-	taskboard.Store
+	store.Store
 	mu   sync.Mutex
 	down bool
 }
@@ -340,7 +341,7 @@ func (f *flaky) Get(ctx context.Context, keys ...string) (map[string][]byte, err
 func TestSharedPartitionedFromTheStore(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &flaky{}
-		c := newCluster(t, taskboard.Options{}, func(inc string, st *taskboardtest.Store) taskboard.Store {
+		c := newCluster(t, taskboard.Options{}, func(inc string, st *taskboardtest.Store) store.Store {
 			if inc != "b" {
 				return st
 			}

@@ -59,7 +59,7 @@ type mtomb struct {
 }
 
 type expNotice struct {
-	kind NoticeKind
+	kind string
 	id   string
 }
 
@@ -95,7 +95,7 @@ func (m *model) terminalPublish(r *mrec, st, term State, now time.Time) {
 	r.stopConfirm = time.Time{}
 	r.deferred = ""
 	r.rev++
-	m.notices = append(m.notices, expNotice{NoticeTerminal, r.id})
+	m.notices = append(m.notices, expNotice{noticeTerminal, r.id})
 }
 
 // commit predicts CommitTerminal.
@@ -123,7 +123,7 @@ func (m *model) commit(id string, gen uint64, st State, l *leaseGrant, at, now t
 			return gateStale // a presented lease must be live (ForceRelease fences it)
 		}
 		if live, leased := m.leases[id]; leased {
-			if l == nil || l.Kind != LeaseCancellation || l.Token != live.Token || l.Generation != live.Generation || live.Kind != LeaseCancellation || live.Generation != gen {
+			if l == nil || l.Kind != leaseCancellation || l.Token != live.Token || l.Generation != live.Generation || live.Kind != leaseCancellation || live.Generation != gen {
 				return gateStale
 			}
 		}
@@ -270,14 +270,14 @@ func (m *model) validate(l leaseGrant) bool {
 	if !ok || live.Token != l.Token || live.Kind != l.Kind || live.Generation != l.Generation {
 		return false
 	}
-	if l.Kind == LeaseNotification {
+	if l.Kind == leaseNotification {
 		r, ok := m.recs[l.TaskID]
 		return ok && r.rev == live.TerminalRevision && l.TerminalRevision == live.TerminalRevision
 	}
 	return true
 }
 
-func (m *model) acquire(kind LeaseKind, id string, gen uint64, rev *uint64) (leaseGrant, bool) {
+func (m *model) acquire(kind leaseKind, id string, gen uint64, rev *uint64) (leaseGrant, bool) {
 	if _, ok := m.leases[id]; ok {
 		return leaseGrant{}, false
 	}
@@ -285,14 +285,14 @@ func (m *model) acquire(kind LeaseKind, id string, gen uint64, rev *uint64) (lea
 	if !ok || r.gen != gen {
 		return leaseGrant{}, false
 	}
-	l := leaseGrant{TaskID: id, Kind: kind, Generation: gen, Owner: OwnerCaller}
+	l := leaseGrant{TaskID: id, Kind: kind, Generation: gen, Owner: ownerCaller}
 	switch kind {
-	case LeaseCancellation, LeaseMessage:
+	case leaseCancellation, leaseMessage:
 		if r.state != StateRunning {
 			return leaseGrant{}, false
 		}
-	case LeaseRelaunch:
-	case LeaseNotification:
+	case leaseRelaunch:
+	case leaseNotification:
 		okState := r.state == StateCompleted || r.state == StateError ||
 			(r.state == StateReconciled && (r.term == StateCompleted || r.term == StateError))
 		if !okState || (rev != nil && *rev != r.rev) {
@@ -314,7 +314,7 @@ func (m *model) release(l leaseGrant) bool {
 		return false
 	}
 	delete(m.leases, l.TaskID)
-	m.notices = append(m.notices, expNotice{NoticeLeaseReleased, l.TaskID})
+	m.notices = append(m.notices, expNotice{noticeLeaseReleased, l.TaskID})
 	return true
 }
 
@@ -332,7 +332,7 @@ func (m *model) register(in launchInput, now time.Time) error {
 	r, exists := m.recs[id]
 	if in.Lease != nil {
 		l := *in.Lease
-		if l.Kind != LeaseRelaunch || l.TaskID != id || !m.validate(l) || !exists || r.gen != l.Generation {
+		if l.Kind != leaseRelaunch || l.TaskID != id || !m.validate(l) || !exists || r.gen != l.Generation {
 			return ErrStaleLease
 		}
 	}
@@ -348,7 +348,7 @@ func (m *model) register(in launchInput, now time.Time) error {
 		if r.provisional && !in.Provisional {
 			r.provisional = false
 			if r.state != StateRunning {
-				m.notices = append(m.notices, expNotice{NoticeTerminal, id})
+				m.notices = append(m.notices, expNotice{noticeTerminal, id})
 			}
 		}
 		return nil
@@ -360,7 +360,7 @@ func (m *model) register(in launchInput, now time.Time) error {
 		if in.Agent != "" {
 			r.agent = in.Agent
 		}
-		m.notices = append(m.notices, expNotice{NoticeLaunched, id})
+		m.notices = append(m.notices, expNotice{noticeLaunched, id})
 		return nil
 	}
 	prefix := map[string]string{"explorer": "exp", "oracle": "ora"}[in.Agent]
@@ -368,7 +368,7 @@ func (m *model) register(in launchInput, now time.Time) error {
 	m.aliasNext[k]++
 	m.recs[id] = &mrec{id: id, parent: in.ParentID, agent: in.Agent, alias: fmt.Sprintf("%s-%d", prefix, m.aliasNext[k]),
 		gen: m.nextGen, taskGen: 1, state: StateRunning, lastBusy: now, runStarted: now, provisional: in.Provisional, lastUsed: now}
-	m.notices = append(m.notices, expNotice{NoticeLaunched, id})
+	m.notices = append(m.notices, expNotice{noticeLaunched, id})
 	return nil
 }
 
@@ -637,11 +637,11 @@ func (s *sm) HandOver(t *rapid.T) {
 	if !ok {
 		t.Skip("no lease issued")
 	}
-	to := rapid.SampledFrom([]LeaseOwner{OwnerCaller, OwnerAdmission, OwnerCompensation}).Draw(t, "to")
+	to := rapid.SampledFrom([]leaseOwner{ownerCaller, ownerAdmission, ownerCompensation}).Draw(t, "to")
 	live, isLive := s.m.leases[l.TaskID]
-	want := s.m.validate(l) && l.Kind == LeaseRelaunch && isLive &&
-		((live.Owner == OwnerCaller && to == OwnerAdmission) ||
-			(live.Owner == OwnerAdmission && to == OwnerCompensation))
+	want := s.m.validate(l) && l.Kind == leaseRelaunch && isLive &&
+		((live.Owner == ownerCaller && to == ownerAdmission) ||
+			(live.Owner == ownerAdmission && to == ownerCompensation))
 	got, gok := s.b.handOver(l, to)
 	if gok != want {
 		t.Fatalf("HandOver(%+v, %s) = %v, model %v", l, to, gok, want)
@@ -941,12 +941,12 @@ func (s *sm) WaitForUser(t *rapid.T) {
 // from a small set (so replays happen) or none. Only a real external message with a new
 // identity (or none) clears the latch (invariant 36).
 func (s *sm) UserMessage(t *rapid.T) {
-	m := UserMessage{
+	m := userMessage{
 		SessionID: s.pickParent(t),
 		ID:        rapid.SampledFrom([]string{"", "msg-1", "msg-2"}).Draw(t, "msgID"),
 		Role:      rapid.SampledFrom([]string{"user", "user", "assistant"}).Draw(t, "role"),
 		Parts: []Part{{
-			Kind:      rapid.SampledFrom([]PartKind{"text", "file", "image", "tool"}).Draw(t, "partKind"),
+			Kind:      rapid.SampledFrom([]string{"text", "file", "image", "tool"}).Draw(t, "partKind"),
 			Synthetic: rapid.IntRange(0, 3).Draw(t, "synthetic") == 0,
 			Internal:  rapid.IntRange(0, 5).Draw(t, "internal") == 0,
 		}},
@@ -986,8 +986,8 @@ func (s *sm) OpStart(t *rapid.T) {
 		t.Skip("no record")
 	}
 	kind := rapid.SampledFrom([]string{"cancel", "message", "notify", "revive"}).Draw(t, "opKind")
-	lk := map[string]LeaseKind{"cancel": LeaseCancellation, "message": LeaseMessage,
-		"notify": LeaseNotification, "revive": LeaseRelaunch}[kind]
+	lk := map[string]leaseKind{"cancel": leaseCancellation, "message": leaseMessage,
+		"notify": leaseNotification, "revive": leaseRelaunch}[kind]
 	rev := r.rev
 	wl, wok := s.m.acquire(lk, id, r.gen, &rev)
 	gl, gok := s.b.acquire(lk, id, r.gen, &rev)
@@ -1000,12 +1000,12 @@ func (s *sm) OpStart(t *rapid.T) {
 	s.issue(gl)
 	o := &op{kind: kind, lease: gl}
 	if kind == "revive" { // the prompt was sent: the admission owner holds the lease
-		h, ok := s.b.handOver(gl, OwnerAdmission)
+		h, ok := s.b.handOver(gl, ownerAdmission)
 		if !ok {
 			t.Fatal("hand-over to admission refused")
 		}
 		live := s.m.leases[id]
-		live.Owner = OwnerAdmission
+		live.Owner = ownerAdmission
 		s.m.leases[id] = live
 		o.lease = h
 	}
@@ -1089,16 +1089,16 @@ func (s *sm) OpSettle(t *rapid.T) {
 		if _, exists := s.m.recs[id]; !exists {
 			// Record deleted while the lease was valid: hand over to compensation (unless a
 			// HandOver action already did).
-			if s.m.leases[id].Owner == OwnerCompensation {
+			if s.m.leases[id].Owner == ownerCompensation {
 				o.kind, o.late = "compensation", false
 				return
 			}
-			h, ok := s.b.handOver(o.lease, OwnerCompensation)
+			h, ok := s.b.handOver(o.lease, ownerCompensation)
 			if !ok {
 				t.Fatal("hand-over to compensation refused")
 			}
 			live := s.m.leases[id]
-			live.Owner = OwnerCompensation
+			live.Owner = ownerCompensation
 			s.m.leases[id] = live
 			o.kind, o.lease, o.late = "compensation", h, false
 			return
@@ -1323,7 +1323,7 @@ func (s *sm) checkRecords(t *rapid.T) {
 		}
 		s.genOf[g.TaskID] = g.Generation
 		// State invariants (18, 20).
-		if g.TerminalUnreconciled && !g.State.Terminal() {
+		if g.TerminalUnreconciled && !g.State.terminal() {
 			t.Fatalf("%s unreconciled in state %s", g.TaskID, g.State)
 		}
 		if g.State == StateReconciled && (g.TerminalState == "" || g.TerminalUnreconciled) {
@@ -1332,7 +1332,7 @@ func (s *sm) checkRecords(t *rapid.T) {
 		if g.State == StateStopped && g.TerminalState != "" {
 			t.Fatalf("%s stopped with terminal state %s", g.TaskID, g.TerminalState)
 		}
-		if g.Reusable(DefaultMaxContextLines) && (g.State == StateStopped || g.TerminalUnreconciled || g.StatusUncertain || !g.EffectiveState().Canonical()) {
+		if g.reusable(DefaultMaxContextLines) && (g.State == StateStopped || g.TerminalUnreconciled || g.StatusUncertain || !g.EffectiveState().canonical()) {
 			t.Fatalf("%s reusable in state %s", g.TaskID, g.State)
 		}
 		// Resolution never crosses parents (20) and aliases are unambiguous (21).
@@ -1495,8 +1495,8 @@ func TestStateMachineProtocols(t *testing.T) {
 		if err != nil {
 			rt.Fatal(err)
 		}
-		b.Manage("par-A")
-		b.Manage("par-B")
+		b.manage("par-A")
+		b.manage("par-B")
 		s := &psm{
 			b: b, clk: clk,
 			caps: rapid.SampledFrom([]caps{
@@ -1642,11 +1642,11 @@ func (s *psm) checkProceed(t *rapid.T, r *prun, call command) {
 			}
 		case "compensation":
 			l := r.m.(*compensation).Lease()
-			if hasRec || !s.b.validate(l) || live.Owner != OwnerCompensation {
+			if hasRec || !s.b.validate(l) || live.Owner != ownerCompensation {
 				t.Fatalf("compensation aborted %s without ownership (record %v, lease %+v)", c.SessionID, hasRec, live)
 			}
 		case "revive": // the inner cancel of a running generation
-			if !leased || live.Kind != LeaseCancellation || !hasRec || rec.State != StateRunning || rec.Generation != live.Generation {
+			if !leased || live.Kind != leaseCancellation || !hasRec || rec.State != StateRunning || rec.Generation != live.Generation {
 				t.Fatalf("revive's cancel aborted %s without its cancellation lease (%+v, %s)", c.SessionID, live, rec.State)
 			}
 		}
@@ -1658,7 +1658,7 @@ func (s *psm) checkProceed(t *rapid.T, r *prun, call command) {
 		if r.writes > 1 {
 			t.Fatalf("message performed %d writes", r.writes)
 		}
-		if !hasRec || rec.State != StateRunning || rec.CancellationRequested || !leased || live.Kind != LeaseMessage || live.Generation != rec.Generation {
+		if !hasRec || rec.State != StateRunning || rec.CancellationRequested || !leased || live.Kind != leaseMessage || live.Generation != rec.Generation {
 			t.Fatalf("message wrote to %s: record %v %s cancel-requested %v lease %+v", c.SessionID, hasRec, rec.State, rec.CancellationRequested, live)
 		}
 		if c.Message.Text == "" {
@@ -1674,13 +1674,13 @@ func (s *psm) checkProceed(t *rapid.T, r *prun, call command) {
 			if r.prompts > 1 {
 				t.Fatalf("revive sent %d prompts", r.prompts)
 			}
-			if !hasRec || !leased || live.Kind != LeaseRelaunch || live.Generation != rec.Generation || !rec.Revivable() {
+			if !hasRec || !leased || live.Kind != leaseRelaunch || live.Generation != rec.Generation || !rec.Revivable() {
 				t.Fatalf("revive prompted %s: record %v %s revivable %v lease %+v", c.SessionID, hasRec, rec.State, rec.Revivable(), live)
 			}
 			r.preGen, r.preState = rec.Generation, rec.EffectiveState()
 			s.cov["revive_send"]++
 		case "notify":
-			if !hasRec || !leased || live.Kind != LeaseNotification || !s.b.validate(live) {
+			if !hasRec || !leased || live.Kind != leaseNotification || !s.b.validate(live) {
 				t.Fatalf("notification sent for %s without a valid notification lease (%+v)", r.taskID, live)
 			}
 		}
@@ -1706,7 +1706,7 @@ func (s *psm) deliver(t *rapid.T, r *prun, ev event) {
 		}
 	}
 	if c, ok := r.m.(*cancelM); ok && r.kind == "cancel" && !wasDone && r.m.Replied() {
-		if res, err := c.Outcome(); err == nil && res.State == CancelState(StateCancelled) {
+		if res, err := c.Outcome(); err == nil && res.State == string(StateCancelled) {
 			s.cov["cancel_commit"]++
 		}
 	}
@@ -1834,12 +1834,12 @@ func (s *psm) reply(t *rapid.T, r *prun, id callNo, c command) event {
 	case abort:
 		return abortReply{Call: id, Confirmed: rapid.IntRange(0, 3).Draw(t, "confirmed") > 0, Err: err}
 	case readStatus:
-		snap := map[string]StatusEntry{}
+		snap := map[string]LiveStatus{}
 		for _, sid := range s.ids {
 			st := rapid.SampledFrom([]LiveStatus{LiveIdle, LiveIdle, LiveBusy,
 				LiveRetry, LiveMalformed, LiveAbsent}).Draw(t, "live")
 			if st != LiveAbsent {
-				snap[sid] = StatusEntry{Status: st}
+				snap[sid] = st
 			}
 		}
 		return statusReply{Call: id, Snapshot: snap, Err: err}
@@ -2132,9 +2132,9 @@ func (s *psm) favourable(id callNo, c command) event {
 	case abort:
 		return abortReply{Call: id, Confirmed: true}
 	case readStatus:
-		snap := map[string]StatusEntry{}
+		snap := map[string]LiveStatus{}
 		for _, sid := range s.ids {
-			snap[sid] = StatusEntry{Status: LiveIdle}
+			snap[sid] = LiveIdle
 		}
 		return statusReply{Call: id, Snapshot: snap}
 	case readSession:
@@ -2309,7 +2309,7 @@ func (s *psm) Check(t *rapid.T) {
 	// notices to the parked ones.
 	for _, n := range s.b.drain() {
 		switch n.Kind {
-		case NoticeTerminal:
+		case noticeTerminal:
 			if n.State != StateCompleted && n.State != StateError {
 				continue
 			}
@@ -2322,7 +2322,7 @@ func (s *psm) Check(t *rapid.T) {
 			}
 			s.notified[k] = true
 			s.start(t, "notify", n.TaskID, newNotify(n.ParentID, n, s.caps))
-		case NoticeLeaseReleased:
+		case noticeLeaseReleased:
 			for _, r := range s.runs {
 				if r.kind == "notify" && !r.m.Done() {
 					s.deliver(t, r, noticeEvent{Notice: n})
@@ -2381,7 +2381,7 @@ func (s *psm) Check(t *rapid.T) {
 	// unconfirmed compensation leases.
 	if allDone && !s.b.isDisposed() {
 		for _, l := range live {
-			if !s.mine[l.Token] && l.Owner != OwnerCompensation {
+			if !s.mine[l.Token] && l.Owner != ownerCompensation {
 				t.Fatalf("lease %+v outlived every machine", l)
 			}
 		}
@@ -2393,7 +2393,7 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 	switch m := r.m.(type) {
 	case *cancelM:
 		res, err := m.Outcome()
-		if err == nil && res.State == CancelState(StateCancelled) {
+		if err == nil && res.State == string(StateCancelled) {
 			rec, ok := s.b.Get(r.taskID)
 			l, _ := m.Lease()
 			if ok && rec.Generation == l.Generation && rec.State != StateCancelled {
@@ -2417,13 +2417,13 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 			t.Fatalf("message status %q", res.Status)
 		}
 		if res.LeaseRetained && r.hasPending(func(c command) bool { _, ok := c.(writeMessage); return ok }) {
-			if l, ok := s.b.LeaseForTest(r.taskID); (!ok || l.Kind != LeaseMessage) && !s.anyStolen(r.taskID) {
+			if l, ok := s.b.LeaseForTest(r.taskID); (!ok || l.Kind != leaseMessage) && !s.anyStolen(r.taskID) {
 				t.Fatal("LeaseRetained with the write pending but no message lease is live (9)")
 			}
 		}
 		if err != nil && !r.hasPending(func(c command) bool { _, ok := c.(writeMessage); return ok }) {
 			// any failure with no write pending leaves the message lease free (9)
-			if l, ok := s.b.LeaseForTest(r.taskID); ok && l.Kind == LeaseMessage && !s.mine[l.Token] && !s.messageRunHolds(r) {
+			if l, ok := s.b.LeaseForTest(r.taskID); ok && l.Kind == leaseMessage && !s.mine[l.Token] && !s.messageRunHolds(r) {
 				t.Fatalf("message failed (%v) and left its lease %+v", err, l)
 			}
 		}
@@ -2435,16 +2435,16 @@ func (s *psm) checkReply(t *rapid.T, r *prun) {
 			if becameStale && ok && rec.Generation == gen {
 				t.Fatalf("revive became stale although %s still holds generation %d (31)", r.taskID, gen)
 			}
-			if err == nil && res.Status != ReviveAdmissionUnknown && (!ok || rec.Generation != gen || res.Generation != gen) {
+			if err == nil && res.Status != reviveAdmissionUnknown && (!ok || rec.Generation != gen || res.Generation != gen) {
 				t.Fatalf("revive succeeded with generation %d but the record holds %d (31)", gen, rec.Generation)
 			}
 		}
-		if err == nil && res.Status == ReviveAdmissionUnknown && (res.Generation != r.preGen || res.State != r.preState) {
+		if err == nil && res.Status == reviveAdmissionUnknown && (res.Generation != r.preGen || res.State != r.preState) {
 			t.Fatalf("admission_unknown shows generation %d %s, pre-admission was %d %s (30)", res.Generation, res.State, r.preGen, r.preState)
 		}
 		promptPending := r.hasPending(func(c command) bool { _, ok := c.(sendPrompt); return ok })
-		if err == nil && res.Status == ReviveAdmissionUnknown && promptPending && !s.anyStolen(r.taskID) {
-			if l, ok := s.b.LeaseForTest(r.taskID); !ok || l.Owner != OwnerAdmission {
+		if err == nil && res.Status == reviveAdmissionUnknown && promptPending && !s.anyStolen(r.taskID) {
+			if l, ok := s.b.LeaseForTest(r.taskID); !ok || l.Owner != ownerAdmission {
 				t.Fatalf("admission_unknown without an admission-owned lease (%+v)", l)
 			}
 		}
@@ -2460,7 +2460,7 @@ func (r *prun) noteCompensationReply(ev event, c command) {
 	case statusReply:
 		entry, present := e.Snapshot[r.taskID]
 		r.readKnown = true
-		r.readQuiet = e.Err == nil && (!present || entry.Status == LiveIdle)
+		r.readQuiet = e.Err == nil && (!present || entry == LiveIdle)
 	case idleReply:
 		r.readKnown = true
 		r.readQuiet = e.Err == nil
@@ -2536,13 +2536,13 @@ func checkBoardStructure(t *rapid.T, b *Board, ids, parents []string, genOf, epo
 		genOf[r.TaskID] = r.Generation
 		*maxGen = max(*maxGen, r.Generation)
 		switch {
-		case r.TerminalUnreconciled && !r.State.Terminal(),
+		case r.TerminalUnreconciled && !r.State.terminal(),
 			r.State == StateReconciled && (r.TerminalState == "" || r.TerminalUnreconciled),
 			r.State == StateRunning && r.TerminalUnreconciled,
 			r.State == StateStopped && r.TerminalState != "":
 			t.Fatalf("record %s breaks the state invariants (18): %+v", r.TaskID, r)
 		}
-		if r.Reusable(DefaultMaxContextLines) && r.State == StateStopped {
+		if r.reusable(DefaultMaxContextLines) && r.State == StateStopped {
 			t.Fatalf("stopped %s reusable (20)", r.TaskID)
 		}
 		if b.tombstoned(r.TaskID) {

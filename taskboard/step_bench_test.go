@@ -12,7 +12,7 @@ import (
 func BenchmarkCancelMachine(b *testing.B) {
 	clk := newManualClock(pStart)
 	board, _ := NewBoard(Options{Clock: clk})
-	board.Manage(parent1)
+	board.manage(parent1)
 	caps := caps{Flavor: FlavorV2, IdleWaiter: true}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -34,8 +34,8 @@ func BenchmarkCancelMachine(b *testing.B) {
 
 // BenchmarkDriverMessage runs task_message through the driver against an immediate host.
 func BenchmarkDriverMessage(b *testing.B) {
-	board, _ := NewBoard(Options{Clock: SystemClock{}})
-	board.Manage(parent1)
+	board, _ := NewBoard(Options{Clock: systemClock{}})
+	board.manage(parent1)
 	h := &fakeHost{}
 	d, _ := newDriverOn(board, Host{Aborter: h, Prompter: h, Sessions: h, Idle: h, Flavor: FlavorV2})
 	defer d.Close()

@@ -86,15 +86,15 @@ func (m *cancelM) fail(b *Board, err *ToolError) {
 		m.res.TaskID = m.ref
 	}
 	if r, ok := b.Get(m.id); ok {
-		m.res.State = CancelState(r.EffectiveState())
+		m.res.State = string(r.EffectiveState())
 	} else if m.res.State == "" {
-		m.res.State = CancelUnknown
+		m.res.State = cancelUnknown
 	}
 	m.res.Message = err.Message
 	m.replied = true
 }
 
-func (m *cancelM) note(state CancelState, msg string) {
+func (m *cancelM) note(state string, msg string) {
 	m.res = CancelResult{TaskID: m.ref, State: state, Message: msg}
 	m.replied = true
 }
@@ -122,18 +122,18 @@ func (m *cancelM) Start(b *Board) []command {
 		}
 		m.ref = m.args.Ref
 		if m.ref == m.caller.SessionID {
-			m.note(CancelUnknown, "cannot cancel parent session")
+			m.note(cancelUnknown, "cannot cancel parent session")
 			return nil
 		}
 		r, ok := b.Resolve(m.caller.SessionID, m.ref)
 		if !ok {
 			if foreignRecord(b, m.caller, m.ref) {
 				m.fail(b, toolErr(ErrForeignTask, fmt.Sprintf("Task %s belongs to a different parent session. No action was sent.", m.ref)))
-				m.res.State = CancelUnknown
+				m.res.State = cancelUnknown
 				return nil
 			}
 			if aliasShape.MatchString(m.ref) {
-				m.note(CancelUnknown, "unknown or unowned background task")
+				m.note(cancelUnknown, "unknown or unowned background task")
 				return nil
 			}
 			// One ownership read: does the host say this session is the caller's child?
@@ -143,7 +143,7 @@ func (m *cancelM) Start(b *Board) []command {
 			return []command{readSession{Call: m.sessionCall, SessionID: m.ref}, st}
 		}
 		m.id, m.gen = r.TaskID, r.Generation
-		if r.Origin != OriginLaunched && r.Origin != "" && r.TaskGeneration <= 1 {
+		if r.Origin != originLaunched && r.Origin != "" && r.TaskGeneration <= 1 {
 			if r.State == StateRunning {
 				m.fail(b, toolErr(ErrRefused, fmt.Sprintf("Task %s is still executing. task_cancel did not take over a recovered session; no abort was sent.", m.ref)))
 			} else {
@@ -157,7 +157,7 @@ func (m *cancelM) Start(b *Board) []command {
 		}
 	}
 	m.epoch, _ = b.deletionEpoch(m.id)
-	l, ok := b.acquire(LeaseCancellation, m.id, m.gen, nil)
+	l, ok := b.acquire(leaseCancellation, m.id, m.gen, nil)
 	if !ok {
 		m.fail(b, leaseUnavailable(b, m.id, fmt.Sprintf("stale/uncertain cancellation: cancellation lease unavailable for %s.", m.ref)))
 		return nil
@@ -179,7 +179,7 @@ func (m *cancelM) Step(b *Board, ev event) []command {
 func (m *cancelM) fire(b *Board, t timerID) []command {
 	switch {
 	case m.phase == cancelOwner:
-		m.note(CancelUnknown, "unknown or unowned background task")
+		m.note(cancelUnknown, "unknown or unowned background task")
 		m.finish()
 		return m.cancel(m.sessionCall)
 	case t == m.abortTimer && m.phase == cancelAbort:
@@ -226,9 +226,9 @@ func (m *cancelM) handle(b *Board, ev event) []command {
 		}
 		m.finish()
 		if e.Err == nil && e.Info.ParentID == m.caller.SessionID {
-			m.note(CancelUnknown, "best-effort/uncertain cancellation: session ownership was observed, but no tracked generation exists; no remote abort was attempted")
+			m.note(cancelUnknown, "best-effort/uncertain cancellation: session ownership was observed, but no tracked generation exists; no remote abort was attempted")
 		} else {
-			m.note(CancelUnknown, "unknown or unowned background task")
+			m.note(cancelUnknown, "unknown or unowned background task")
 		}
 		return m.stop(m.ownerTimer)
 	case dispatch:
@@ -383,7 +383,7 @@ func (m *cancelM) commit(b *Board) {
 		return
 	}
 	m.release(b)
-	m.res = CancelResult{TaskID: m.id, State: CancelState(StateCancelled), Reason: reason}
+	m.res = CancelResult{TaskID: m.id, State: string(StateCancelled), Reason: reason}
 	m.replied = true
 	m.finish()
 }

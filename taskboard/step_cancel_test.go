@@ -19,7 +19,7 @@ func TestCancelScenarios(t *testing.T) {
 	}{
 		{name: "E40_v1_idle_three_reads_cancelled", run: func(t *testing.T, r *rig) {
 			m := cancelRun(r, v1, "obsolete")
-			r.hasLease("ses_a", LeaseCancellation)
+			r.hasLease("ses_a", leaseCancellation)
 			m.dispatch()
 			m.abort(true, nil)
 			m.status(idle("ses_a"), nil)
@@ -53,7 +53,7 @@ func TestCancelScenarios(t *testing.T) {
 			m.session(SessionInfo{IdleAt: abortAt}, nil)
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != CancelState(StateCancelled) {
+			if res.State != string(StateCancelled) {
 				t.Fatalf("state %s", res.State)
 			}
 			if r.count("ReadStatus") != 0 || r.count("ReadSession") != 2 {
@@ -73,7 +73,7 @@ func TestCancelScenarios(t *testing.T) {
 				t.Fatalf("want running+uncertain, got %s uncertain=%t", rec.State, rec.StatusUncertain)
 			}
 			r.noLease("ses_a")
-			l, ok := r.b.acquire(LeaseRelaunch, "ses_a", rec.Generation, nil)
+			l, ok := r.b.acquire(leaseRelaunch, "ses_a", rec.Generation, nil)
 			if !ok {
 				t.Fatal("relaunch acquire failed after the budget")
 			}
@@ -127,12 +127,12 @@ func TestCancelScenarios(t *testing.T) {
 			} {
 				r := newRig(t, Options{})
 				m := cancelRun(r, v1, "")
-				l := r.hasLease("ses_a", LeaseCancellation)
+				l := r.hasLease("ses_a", leaseCancellation)
 				tc.do(r, l)
 				var repl leaseGrant
 				if rec, ok := r.b.Get("ses_a"); ok && rec.State == StateRunning {
 					if _, live := r.b.LeaseForTest("ses_a"); !live {
-						repl, _ = r.b.acquire(LeaseMessage, "ses_a", rec.Generation, nil)
+						repl, _ = r.b.acquire(leaseMessage, "ses_a", rec.Generation, nil)
 					}
 				}
 				m.dispatch()
@@ -160,7 +160,7 @@ func TestCancelScenarios(t *testing.T) {
 			if rec.State != StateRunning || !rec.StatusUncertain {
 				t.Fatal("want running + uncertain")
 			}
-			r.hasLease("ses_a", LeaseCancellation)
+			r.hasLease("ses_a", leaseCancellation)
 			for _, k := range leaseKinds[:] {
 				if _, ok := r.b.acquire(k, "ses_a", rec.Generation, nil); ok {
 					t.Fatalf("%s acquire succeeded while the abort is pending", k)
@@ -168,7 +168,7 @@ func TestCancelScenarios(t *testing.T) {
 			}
 			// A completion lands meanwhile; its notification parks.
 			r.complete("ses_a", "result")
-			n := r.start(newNotify(parent1, Notice{Kind: NoticeTerminal, TaskID: "ses_a", ParentID: parent1, Generation: rec.Generation, TerminalRevision: 1, State: StateCompleted}, v1))
+			n := r.start(newNotify(parent1, Notice{Kind: noticeTerminal, TaskID: "ses_a", ParentID: parent1, Generation: rec.Generation, TerminalRevision: 1, State: StateCompleted}, v1))
 			if got := n.m.(*notifyM).State(); got != notifyParked {
 				t.Fatalf("notify state %s, want parked", got)
 			}
@@ -213,17 +213,17 @@ func TestCancelScenarios(t *testing.T) {
 			m := cancelRun(r, v1, "")
 			m.dispatch()
 			m.abort(true, nil)
-			m.status(map[string]StatusEntry{}, nil)
+			m.status(map[string]LiveStatus{}, nil)
 			r.advance(150 * time.Millisecond)
-			m.status(map[string]StatusEntry{"other": {Status: LiveBusy}}, nil)
+			m.status(map[string]LiveStatus{"other": LiveBusy}, nil)
 			if m.m.Replied() {
 				t.Fatal("committed before 300 ms of stability")
 			}
 			r.advance(150 * time.Millisecond)
-			m.status(map[string]StatusEntry{}, nil)
+			m.status(map[string]LiveStatus{}, nil)
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != CancelState(StateCancelled) || r.get("ses_a").State != StateCancelled {
+			if res.State != string(StateCancelled) || r.get("ses_a").State != StateCancelled {
 				t.Fatal("not cancelled")
 			}
 		}},
@@ -234,7 +234,7 @@ func TestCancelScenarios(t *testing.T) {
 			for i := 0; !m.m.Replied(); i++ {
 				if m.has("ReadStatus") {
 					if i%2 == 0 {
-						m.status(map[string]StatusEntry{}, nil)
+						m.status(map[string]LiveStatus{}, nil)
 					} else {
 						m.status(busy("ses_a"), nil)
 					}
@@ -258,7 +258,7 @@ func TestCancelScenarios(t *testing.T) {
 			if rec.State != StateReconciled || rec.TerminalState != StateCancelled {
 				t.Fatalf("got %s/%s", rec.State, rec.TerminalState)
 			}
-			if _, ok := r.b.acquire(LeaseRelaunch, "ses_a", rec.Generation, nil); !ok {
+			if _, ok := r.b.acquire(leaseRelaunch, "ses_a", rec.Generation, nil); !ok {
 				t.Fatal("relaunch lease refused")
 			}
 		}},
@@ -294,7 +294,7 @@ func TestCancelScenarios(t *testing.T) {
 			m = r.start(newCancel(orch, cancelArgs{Ref: parent1}, v1))
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != CancelUnknown || res.Message != "cannot cancel parent session" {
+			if res.State != cancelUnknown || res.Message != "cannot cancel parent session" {
 				t.Fatalf("got %+v", res)
 			}
 			if r.count("Abort") != 0 {
@@ -335,7 +335,7 @@ func TestCancelScenarios(t *testing.T) {
 			m.idle(nil)
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != CancelState(StateCancelled) || res.Reason != "done with it" {
+			if res.State != string(StateCancelled) || res.Reason != "done with it" {
 				t.Fatalf("got %+v", res)
 			}
 			if r.count("WaitIdle") != 1 {
@@ -356,7 +356,7 @@ func TestCancelScenarios(t *testing.T) {
 			m.idle(nil)
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != CancelState(StateCancelled) {
+			if res.State != string(StateCancelled) {
 				t.Fatal("not cancelled")
 			}
 		}},
@@ -412,7 +412,7 @@ func TestCancelScenarios(t *testing.T) {
 			m.session(SessionInfo{ParentID: parent1}, nil)
 			res, err := outcome[CancelResult](t, m)
 			noErr(t, err)
-			if res.State != CancelUnknown || res.Message != "best-effort/uncertain cancellation: session ownership was observed, but no tracked generation exists; no remote abort was attempted" {
+			if res.State != cancelUnknown || res.Message != "best-effort/uncertain cancellation: session ownership was observed, but no tracked generation exists; no remote abort was attempted" {
 				t.Fatalf("got %+v", res)
 			}
 			m = r.start(newCancel(orch, cancelArgs{Ref: "exp-9"}, v1))

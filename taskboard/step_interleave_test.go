@@ -172,7 +172,7 @@ func TestInterleavingsSameTask(t *testing.T) {
 			if k == len(cancelSteps) {
 				want = ErrNotRunning.Error()
 			}
-			if cerr != nil || cres.State != CancelState(StateCancelled) || errKind(merr) != want || writes(r) != 0 {
+			if cerr != nil || cres.State != string(StateCancelled) || errKind(merr) != want || writes(r) != 0 {
 				t.Fatalf("message started after %d cancel steps: cancel %+v %v; message %v (want %s); writes %d", k, cres, cerr, merr, want, writes(r))
 			}
 			if rec := r.get("ses_a"); rec.State != StateCancelled {
@@ -211,7 +211,7 @@ func TestInterleavingsSameTask(t *testing.T) {
 				}
 			} else {
 				wantState = StateCancelled
-				if cerr != nil || cres.State != CancelState(StateCancelled) {
+				if cerr != nil || cres.State != string(StateCancelled) {
 					t.Fatalf("cancel after the message settled: %+v %v", cres, cerr)
 				}
 			}

@@ -7,9 +7,6 @@ import (
 	"unicode/utf8"
 )
 
-// MaxMessageChars is the task_message limit in Unicode code points after trimming.
-const MaxMessageChars = 2000
-
 // messaging is the task_message machine: checks, the message lease, on v1 one
 // identity read of the last transcript entries, then one guarded transcript write that
 // starts no turn, all within one budget. A write still pending when the budget ends keeps
@@ -81,7 +78,7 @@ func messageRefusal(ref string, r Record) *ToolError {
 	switch {
 	case r.State == StateStopped:
 		return toolErr(ErrNotRunning, fmt.Sprintf("Task %s is stopped. task_message only queues messages for running tasks; continue that session with task_revive and task_id: %q.", ref, r.TaskID))
-	case r.EffectiveState().Canonical():
+	case r.EffectiveState().canonical():
 		return toolErr(ErrNotRunning, fmt.Sprintf("Task %s is terminal (%s). task_message only queues messages for running tasks; it never launches or resumes. Continue that same session with task_revive and task_id: %q.", ref, r.EffectiveState(), r.TaskID))
 	case r.State != StateRunning:
 		return toolErr(ErrNotRunning, fmt.Sprintf("Task %s board state is %s, not running", ref, r.State))
@@ -138,7 +135,7 @@ func (m *messaging) Start(b *Board) []command {
 		m.fail(err)
 		return nil
 	}
-	l, ok := b.acquire(LeaseMessage, r.TaskID, r.Generation, nil)
+	l, ok := b.acquire(leaseMessage, r.TaskID, r.Generation, nil)
 	if !ok {
 		m.fail(leaseUnavailable(b, r.TaskID, fmt.Sprintf("Task %s cannot queue a message: message/control lease unavailable.", m.ref)))
 		return nil

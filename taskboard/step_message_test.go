@@ -35,7 +35,7 @@ func TestMessageScenarios(t *testing.T) {
 		{name: "E53_v1_noReply_write_with_identity", run: func(t *testing.T, r *rig) {
 			r.launch("ses_x", parent1, "explorer")
 			m := msgRun(r, v1, "exp-1", "  also check the tests  ")
-			r.hasLease("ses_x", LeaseMessage)
+			r.hasLease("ses_x", leaseMessage)
 			m.messages(history, nil)
 			m.dispatch()
 			m.write(nil)
@@ -116,7 +116,7 @@ func TestMessageScenarios(t *testing.T) {
 				t.Fatal("write sent")
 			}
 			rev := r.get("ses_x").TerminalRevision
-			if _, ok := r.b.acquire(LeaseNotification, "ses_x", r.get("ses_x").Generation, &rev); !ok {
+			if _, ok := r.b.acquire(leaseNotification, "ses_x", r.get("ses_x").Generation, &rev); !ok {
 				t.Fatal("notification lease refused")
 			}
 		}},
@@ -124,7 +124,7 @@ func TestMessageScenarios(t *testing.T) {
 			rec := r.launch("ses_x", parent1, "explorer")
 			m := msgRun(r, v2, "ses_x", "hi")
 			m.dispatch()
-			for _, k := range []LeaseKind{LeaseCancellation, LeaseRelaunch} {
+			for _, k := range []leaseKind{leaseCancellation, leaseRelaunch} {
 				if _, ok := r.b.acquire(k, "ses_x", rec.Generation, nil); ok {
 					t.Fatalf("%s acquired during the write", k)
 				}
@@ -159,7 +159,7 @@ func TestMessageScenarios(t *testing.T) {
 			if !res.LeaseRetained {
 				t.Fatal("LeaseRetained not set")
 			}
-			l := r.hasLease("ses_x", LeaseMessage)
+			l := r.hasLease("ses_x", leaseMessage)
 			m2 := msgRun(r, v2, "ses_x", "again")
 			_, err = outcome[MessageResult](t, m2)
 			leaseErr(t, err, "Task ses_x cannot queue a message: message/control lease unavailable.")
@@ -170,7 +170,7 @@ func TestMessageScenarios(t *testing.T) {
 				t.Fatalf("sibling: %v", err)
 			}
 			r.complete("ses_x", "done")
-			n := r.start(newNotify(parent1, Notice{Kind: NoticeTerminal, TaskID: "ses_x", ParentID: parent1, Generation: r.get("ses_x").Generation, TerminalRevision: 1}, v2))
+			n := r.start(newNotify(parent1, Notice{Kind: noticeTerminal, TaskID: "ses_x", ParentID: parent1, Generation: r.get("ses_x").Generation, TerminalRevision: 1}, v2))
 			if n.m.(*notifyM).State() != notifyParked {
 				t.Fatal("notification not parked")
 			}
@@ -179,7 +179,7 @@ func TestMessageScenarios(t *testing.T) {
 			m.write(errors.New("late failure"))
 			rel := 0
 			for _, ev := range r.b.drain() {
-				if ev.Kind == NoticeLeaseReleased && ev.TaskID == "ses_x" {
+				if ev.Kind == noticeLeaseReleased && ev.TaskID == "ses_x" {
 					rel++
 				}
 			}
@@ -270,7 +270,7 @@ func TestMessageScenarios(t *testing.T) {
 			m.dispatch()
 			r.advance(10 * time.Second)
 			ls := r.b.LeasesForTest()
-			if len(ls) != 1 || ls[0].Kind != LeaseMessage || ls[0].Owner != OwnerCaller {
+			if len(ls) != 1 || ls[0].Kind != leaseMessage || ls[0].Owner != ownerCaller {
 				t.Fatalf("live leases %v", ls)
 			}
 			m.write(nil)

@@ -85,7 +85,7 @@ func (m *notifyM) try(b *Board) []command {
 		return nil
 	}
 	rev := m.n.TerminalRevision
-	l, ok := b.acquire(LeaseNotification, m.n.TaskID, m.n.Generation, &rev)
+	l, ok := b.acquire(leaseNotification, m.n.TaskID, m.n.Generation, &rev)
 	if !ok {
 		if _, live := b.liveLease(m.n.TaskID); live {
 			m.state, m.hold = notifyParked, true
@@ -104,7 +104,7 @@ func (m *notifyM) try(b *Board) []command {
 	m.late = false
 	m.sendCall = m.call(true)
 	return []command{sendPrompt{Call: m.sendCall, SessionID: m.parentID,
-		Prompt: Prompt{Text: notifyText(r.Alias, r.TaskID, r.EffectiveState()), Synthetic: true}}}
+		Prompt: Message{Text: notifyText(r.Alias, r.TaskID, r.EffectiveState()), Synthetic: true}}}
 }
 
 // Step consumes one event.
@@ -123,7 +123,7 @@ func (m *notifyM) Step(b *Board, ev event) []command {
 func (m *notifyM) handle(b *Board, ev event) []command {
 	switch e := ev.(type) {
 	case noticeEvent:
-		if m.state == notifyParked && e.Notice.Kind == NoticeLeaseReleased && e.Notice.TaskID == m.n.TaskID {
+		if m.state == notifyParked && e.Notice.Kind == noticeLeaseReleased && e.Notice.TaskID == m.n.TaskID {
 			return m.try(b)
 		}
 	case dispatch:

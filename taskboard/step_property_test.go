@@ -68,7 +68,7 @@ func answer(r *rig, c command, choice int) event {
 	case abort:
 		return abortReply{Call: c.Call, Confirmed: k != 1, Err: map[bool]error{true: fail}[k == 2]}
 	case readStatus:
-		return statusReply{Call: c.Call, Snapshot: []map[string]StatusEntry{idle("ses_p"), busy("ses_p"), {}}[k]}
+		return statusReply{Call: c.Call, Snapshot: []map[string]LiveStatus{idle("ses_p"), busy("ses_p"), {}}[k]}
 	case readSession:
 		info := SessionInfo{ParentID: parent1}
 		if k == 0 {

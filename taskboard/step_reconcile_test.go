@@ -30,7 +30,7 @@ func TestReconcileScenarios(t *testing.T) {
 			pass(r) // nothing running: no read
 			terminal := 0
 			for _, n := range r.b.drain() {
-				if n.Kind == NoticeTerminal {
+				if n.Kind == noticeTerminal {
 					terminal++
 				}
 			}
@@ -56,7 +56,7 @@ func TestReconcileScenarios(t *testing.T) {
 			r.launch("ses_a", parent1, "explorer")
 			for i := 0; i < 3; i++ {
 				r.clk.Advance(5 * time.Second)
-				pass(r).status(map[string]StatusEntry{"ses_a": {Status: "??"}}, nil)
+				pass(r).status(map[string]LiveStatus{"ses_a": "??"}, nil)
 			}
 			if rec := r.get("ses_a"); rec.State != StateRunning || rec.LastStatusError != msgMalformedEntry {
 				t.Fatalf("%+v", rec)
@@ -90,13 +90,13 @@ func TestReconcileScenarios(t *testing.T) {
 			r.ack("ses_a")
 			r.launch("ses_b", parent1, "explorer")
 			p := pass(r) // captures ses_b only; ses_a is not running
-			l, _ := r.b.acquire(LeaseRelaunch, "ses_a", r.get("ses_a").Generation, nil)
+			l, _ := r.b.acquire(leaseRelaunch, "ses_a", r.get("ses_a").Generation, nil)
 			if _, err := r.b.registerLaunch(launchInput{TaskID: "ses_a", ParentID: parent1, Agent: "explorer", Lease: &l}); err != nil {
 				t.Fatal(err)
 			}
 			r.b.release(l)
 			before := r.get("ses_a")
-			p.status(map[string]StatusEntry{"ses_a": {Status: "??"}}, nil)
+			p.status(map[string]LiveStatus{"ses_a": "??"}, nil)
 			if !equalRecords(before, r.get("ses_a")) {
 				t.Fatal("pass applied to G2")
 			}
@@ -104,12 +104,12 @@ func TestReconcileScenarios(t *testing.T) {
 		{name: "E122_absent_at_t_and_t_plus_5s_stopped", run: func(t *testing.T, r *rig) {
 			r.launch("ses_a", parent1, "explorer")
 			r.clk.Advance(time.Second)
-			pass(r).status(map[string]StatusEntry{}, nil)
+			pass(r).status(map[string]LiveStatus{}, nil)
 			if rec := r.get("ses_a"); rec.LastStatusError != msgAbsentUnconfirmed || rec.State != StateRunning {
 				t.Fatalf("%+v", rec)
 			}
 			r.clk.Advance(5 * time.Second)
-			pass(r).status(map[string]StatusEntry{}, nil)
+			pass(r).status(map[string]LiveStatus{}, nil)
 			if r.get("ses_a").State != StateStopped {
 				t.Fatal("not stopped")
 			}

@@ -193,7 +193,7 @@ func (m *reviveM) acquire(b *Board) []command {
 		m.phase = reviveFinished
 		return nil
 	}
-	l, ok := b.acquire(LeaseRelaunch, m.id, m.gen, nil)
+	l, ok := b.acquire(leaseRelaunch, m.id, m.gen, nil)
 	if !ok {
 		m.fail(leaseUnavailable(b, m.id, fmt.Sprintf("Task %s cannot be revived: relaunch lease unavailable.", m.ref)))
 		m.phase = reviveFinished
@@ -258,7 +258,7 @@ func (m *reviveM) fire(b *Board, t timerID) []command {
 		}
 		return append(out, m.abandon(b, m.wrap(ErrTimeout, "Session idle wait timed out; the revive prompt was NOT sent. Retry task_revive."))...)
 	case t == m.admitTimer && m.phase == reviveAdmission:
-		m.res = ReviveResult{TaskID: m.id, Generation: m.preGen, State: m.preState, Status: ReviveAdmissionUnknown}
+		m.res = ReviveResult{TaskID: m.id, Generation: m.preGen, State: m.preState, Status: reviveAdmissionUnknown}
 		m.replied = true
 		m.waiting = false
 	case t == m.readTimer && m.phase == reviveObserve:
@@ -344,7 +344,7 @@ func (m *reviveM) handle(b *Board, ev event) []command {
 		var admitted leaseGrant
 		ok := err == nil
 		if ok {
-			admitted, ok = b.handOver(m.lease, OwnerAdmission)
+			admitted, ok = b.handOver(m.lease, ownerAdmission)
 			if !ok {
 				err = m.wrap(ErrStale, "relaunch lease is missing, stale, or belongs to another generation")
 			}
@@ -406,7 +406,7 @@ func (m *reviveM) send(b *Board) []command {
 	r, _ := b.Get(m.id)
 	m.phase = reviveSend
 	m.sendCall = m.call(true)
-	return []command{sendPrompt{Call: m.sendCall, SessionID: m.id, Prompt: Prompt{Agent: r.Agent, Text: m.prompt}}}
+	return []command{sendPrompt{Call: m.sendCall, SessionID: m.id, Prompt: Message{Agent: r.Agent, Text: m.prompt}}}
 }
 
 // accept applies an admission acceptance, before or after the deadline.
@@ -421,7 +421,7 @@ func (m *reviveM) accept(b *Board) []command {
 	}
 	r, ok := b.Get(m.id)
 	if !ok {
-		cl, _ := b.handOver(m.lease, OwnerCompensation)
+		cl, _ := b.handOver(m.lease, ownerCompensation)
 		m.held = false // the compensation owner has it now
 		m.compensator = newCompensation(cl, m.caps)
 		if m.waiting {
@@ -510,9 +510,9 @@ func (m *reviveM) finishObservation(b *Board) []command {
 		m.fail(toolErr(ErrStale, fmt.Sprintf("Task %s revive became stale before launch completed", m.ref)))
 		return nil
 	}
-	res := ReviveResult{TaskID: m.id, Generation: r.Generation, State: r.EffectiveState(), Status: ReviveStarted}
+	res := ReviveResult{TaskID: m.id, Generation: r.Generation, State: r.EffectiveState(), Status: reviveStarted}
 	if r.EffectiveState() != StateRunning {
-		res.Status = ReviveStatus(r.EffectiveState())
+		res.Status = string(r.EffectiveState())
 	}
 	if r.StatusUncertain {
 		res.StatusUncertain = true

@@ -46,7 +46,7 @@ func TestReviveScenarios(t *testing.T) {
 			m.messages(nil, nil)
 			res, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
-			if res.Status != ReviveStarted || res.Generation <= old.Generation || res.State != StateRunning {
+			if res.Status != reviveStarted || res.Generation <= old.Generation || res.State != StateRunning {
 				t.Fatalf("result %+v", res)
 			}
 			if r.count("WriteMessage") != 0 || r.count("SendPrompt") != 1 {
@@ -72,7 +72,7 @@ func TestReviveScenarios(t *testing.T) {
 			}, nil)
 			res, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
-			if res.State != StateCompleted || res.Status != ReviveStatus(StateCompleted) || res.Summary != "second answer" {
+			if res.State != StateCompleted || res.Status != string(StateCompleted) || res.Summary != "second answer" {
 				t.Fatalf("result %+v", res)
 			}
 			if want := "<task_result>\nsecond answer\n</task_result>"; !strings.Contains(res.Render(), want) {
@@ -165,7 +165,7 @@ func TestReviveScenarios(t *testing.T) {
 			_, err := outcome[ReviveResult](t, m)
 			exactErr(t, err, ErrTimeout, "Task ses_r revive failed: Baseline capture deadline exceeded; the revive prompt was NOT sent")
 			r.noLease("ses_r")
-			l, ok := r.b.acquire(LeaseRelaunch, "ses_r", old.Generation, nil)
+			l, ok := r.b.acquire(leaseRelaunch, "ses_r", old.Generation, nil)
 			if !ok {
 				t.Fatal("replacement refused")
 			}
@@ -193,7 +193,7 @@ func TestReviveScenarios(t *testing.T) {
 				}, "Task ses_r run generation changed; refusing stale revive"},
 				{"replacement", func(r *rig, l leaseGrant) {
 					r.b.release(l)
-					r.b.acquire(LeaseRelaunch, "ses_r", r.get("ses_r").Generation, nil)
+					r.b.acquire(leaseRelaunch, "ses_r", r.get("ses_r").Generation, nil)
 				}, "relaunch lease is missing, stale, or belongs to another generation"},
 			} {
 				for _, during := range []string{"baseline", "status"} {
@@ -202,7 +202,7 @@ func TestReviveScenarios(t *testing.T) {
 					r.clk.Advance(time.Second)
 					r.commit("ses_r", StateStopped, "")
 					m := reviveRun(r, v1, "ses_r")
-					orig := r.hasLease("ses_r", LeaseRelaunch)
+					orig := r.hasLease("ses_r", leaseRelaunch)
 					if during == "status" {
 						m.messages(nil, nil)
 					}
@@ -258,7 +258,7 @@ func TestReviveScenarios(t *testing.T) {
 			}
 			finished(r)
 			m := reviveRun(r, v1, "ses_r")
-			l := r.hasLease("ses_r", LeaseRelaunch)
+			l := r.hasLease("ses_r", leaseRelaunch)
 			r.b.release(l)
 			if _, err := r.b.registerLaunch(launchInput{TaskID: "ses_r", ParentID: parent1, Agent: "oracle"}); err != nil {
 				t.Fatal(err)
@@ -294,7 +294,7 @@ func TestReviveScenarios(t *testing.T) {
 				m.step(promptReply{Call: call})
 				res, err := outcome[ReviveResult](t, m)
 				noErr(t, err)
-				if res.Status != ReviveAdmissionUnknown || res.Generation != old.Generation || res.State != StateCompleted {
+				if res.Status != reviveAdmissionUnknown || res.Generation != old.Generation || res.State != StateCompleted {
 					t.Fatalf("timerFirst=%t result %+v", timerFirst, res)
 				}
 				if rec := r.get("ses_r"); rec.Generation == old.Generation {
@@ -313,17 +313,17 @@ func TestReviveScenarios(t *testing.T) {
 			m := reviveRun(r, v1, "ses_r")
 			toAdmission(t, r, m)
 			r.advance(10 * time.Second)
-			l := r.hasLease("ses_r", LeaseRelaunch)
-			if l.Owner != OwnerAdmission {
+			l := r.hasLease("ses_r", leaseRelaunch)
+			if l.Owner != ownerAdmission {
 				t.Fatalf("owner %s", l.Owner)
 			}
-			if _, ok := r.b.acquire(LeaseCancellation, "ses_r", old.Generation, nil); ok {
+			if _, ok := r.b.acquire(leaseCancellation, "ses_r", old.Generation, nil); ok {
 				t.Fatal("second acquire succeeded")
 			}
 			r.b.drain()
 			m.prompt(nil)
 			ns := r.b.drain()
-			if len(ns) == 0 || ns[0].Kind != NoticeLaunched {
+			if len(ns) == 0 || ns[0].Kind != noticeLaunched {
 				t.Fatalf("notices %v", ns)
 			}
 			if !m.has("ReadMessages") {
@@ -346,8 +346,8 @@ func TestReviveScenarios(t *testing.T) {
 			m3 := reviveRun(r3, v1, "ses_r")
 			toAdmission(t, r3, m3)
 			r3.advance(10 * time.Second)
-			r3.b.release(r3.hasLease("ses_r", LeaseRelaunch))
-			repl, _ := r3.b.acquire(LeaseRelaunch, "ses_r", 1, nil)
+			r3.b.release(r3.hasLease("ses_r", leaseRelaunch))
+			repl, _ := r3.b.acquire(leaseRelaunch, "ses_r", 1, nil)
 			m3.prompt(nil)
 			if r3.get("ses_r").Generation != 1 || !r3.b.validate(repl) {
 				t.Fatal("acceptance after ownership loss registered or released the replacement")
@@ -393,7 +393,7 @@ func TestReviveScenarios(t *testing.T) {
 			m.messages(nil, errors.New("boom"))
 			res, err := outcome[ReviveResult](t, m)
 			noErr(t, err)
-			if res.Status != ReviveStarted || !r.logged("[task-revive] observation failed") {
+			if res.Status != reviveStarted || !r.logged("[task-revive] observation failed") {
 				t.Fatalf("result %+v logs %v", res, r.logs)
 			}
 		}},

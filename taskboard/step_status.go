@@ -107,10 +107,10 @@ func (m *statusM) answer(b *Board, live LiveStatus, statusErr string) {
 	res := StatusResult{TaskID: r.TaskID, Alias: r.Alias, Agent: r.Agent, LastActivityAt: last,
 		IdleForSeconds: int64(idle / time.Second)}
 	if live != "" {
-		res.State, res.Source = string(live), SourceLive
+		res.State, res.Source = string(live), sourceLive
 		res.PossiblyStuck = (live == LiveBusy || live == LiveRetry) && idle >= m.t.PossiblyStuckAfter
 	} else {
-		res.State, res.Source = string(r.EffectiveState())+" (unconfirmed)", SourceBoard
+		res.State, res.Source = string(r.EffectiveState())+" (unconfirmed)", sourceBoard
 		res.StatusUncertain, res.LastStatusError = true, statusErr
 	}
 	m.res, m.replied = res, true

@@ -73,7 +73,7 @@ func (m *supervise) Step(b *Board, ev event) []command {
 		switch e := ev.(type) {
 		case noticeEvent:
 			n := e.Notice
-			if !m.claimed && n.Kind == NoticeTerminal && n.TaskID == m.id && n.Generation == m.gen {
+			if !m.claimed && n.Kind == noticeTerminal && n.TaskID == m.id && n.Generation == m.gen {
 				return m.stop(m.limit)
 			}
 		case dispatch:

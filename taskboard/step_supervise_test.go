@@ -64,10 +64,10 @@ func TestSuperviseScenarios(t *testing.T) {
 // The driver arms a supervisor at each registration and stops it when the run ends.
 func TestDriverSupervisor(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b, _ := NewBoard(Options{Clock: SystemClock{}, WallClock: time.Minute})
+		b, _ := NewBoard(Options{Clock: systemClock{}, WallClock: time.Minute})
 		h := &fakeHost{}
 		d, _ := newDriverOn(b, Host{Aborter: h, Prompter: h, Sessions: h, Idle: h, Flavor: FlavorV2})
-		b.Manage(parent1)
+		b.manage(parent1)
 		plan, _ := d.Task(context.Background(), orch, TaskCall{Agent: "explorer"})
 		if _, err := d.FinishTask(plan, LaunchObservation{TaskID: "ses_1"}); err != nil {
 			t.Fatal(err)

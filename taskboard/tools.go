@@ -17,51 +17,44 @@ type (
 
 // StatusResult is task_status's answer.
 type StatusResult struct {
-	TaskID, Alias, Agent string
-	State                string // live value, or "<board state> (unconfirmed)"
-	Source               StatusSource
-	LastActivityAt       time.Time
-	IdleForSeconds       int64
-	PossiblyStuck        bool
-	StatusUncertain      bool
-	LastStatusError      string
+	TaskID, Alias, Agent           string
+	State                          string // live value, or "<board state> (unconfirmed)"
+	Source                         string // "live" (read from the host) or "board"
+	LastActivityAt                 time.Time
+	IdleForSeconds                 int64
+	PossiblyStuck, StatusUncertain bool
+	LastStatusError                string
 }
 
 // ResultOutput is task_result's answer: the final text, or Running with the live status.
 type ResultOutput struct {
-	TaskID     string
-	State      State
-	Running    bool
-	Live       LiveStatus
-	Generation uint64
-	Text       string
+	TaskID, Text string
+	State        State
+	Running      bool
+	Live         LiveStatus
+	Generation   uint64
 }
 
-// MessageResult is task_message's answer. LeaseRetained is set on a transport timeout: the
-// message lease stays live until the pending write settles.
+// MessageResult is task_message's answer.
 type MessageResult struct {
-	TaskID, Alias string
-	Status        string
-	LeaseRetained bool
+	TaskID, Alias, Status string
+	LeaseRetained         bool // a transport timeout: the lease stays until the write settles
 }
 
-// CancelResult is task_cancel's answer. Message holds the note of an unknown outcome or the
-// error text of a failed one.
+// CancelResult is task_cancel's answer.
 type CancelResult struct {
-	TaskID  string
-	State   CancelState
-	Reason  string
-	Message string
+	TaskID, Reason string
+	State          string // "unknown", or the task's state after the call
+	Message        string // the note of an unknown outcome, the error text of a failed one
 }
 
 // ReviveResult is task_revive's answer.
 type ReviveResult struct {
-	TaskID          string
-	Generation      uint64
-	State           State
-	Status          ReviveStatus
-	StatusUncertain bool
-	Observation     string
-	Summary         string
-	Failed          bool // Summary is an error block
+	TaskID               string
+	Generation           uint64
+	State                State
+	Status               string // "started", "admission_unknown", or the state a fast run reached
+	StatusUncertain      bool
+	Observation, Summary string
+	Failed               bool // Summary is an error block
 }

@@ -47,9 +47,8 @@ func guardRef(tool, ref string) *ToolError {
 	return nil
 }
 
-// TaskRef merges the two spellings of a task reference a tool accepts: task_id and,
-// as an alias, sessionID. Both empty gives ""; both set and different is an
-// ErrInvalidArgs refusal.
+// TaskRef merges a tool's task_id and its alias sessionID: "" when both are empty, an
+// ErrInvalidArgs refusal when they differ.
 func TaskRef(tool, taskID, sessionID string) (string, error) {
 	taskID, sessionID = strings.TrimSpace(taskID), strings.TrimSpace(sessionID)
 	switch {

@@ -6,19 +6,17 @@ import (
 	"strings"
 )
 
-// TaskCall is one call of the delegation tool (task / subagent) as the before-hook sees it.
-// Ref is the optional task_id (resume). UntrackedRunningChild tells the hook that the host
-// shows a running child this board does not track.
+// TaskCall is one call of the delegation tool (task or subagent); Ref is the task_id of a
+// resume. UntrackedRunningChild: the host shows a running child this board does not track.
 type TaskCall struct {
 	Agent, Description, Objective, Ref string
 	Background, UntrackedRunningChild  bool
 	flavor                             Flavor
 }
 
-// TaskPlan is what the before-hook decided. A resume carries the relaunch lease, which
-// [Board.finishTask] or [Board.failTask] releases.
+// TaskPlan is what the before-hook decided; a resume holds the relaunch lease.
 type TaskPlan struct {
-	Kind       PlanKind
+	Kind       string // "spawn", "resume", or "adopt_candidate" (the host may adopt the session)
 	TaskID     string // the task to resume or adopt
 	DroppedRef string // an unknown reference that was dropped for a fresh spawn
 	lease      *leaseGrant
@@ -37,18 +35,15 @@ type TaskPlan struct {
 	planned uint64
 }
 
-// LaunchObservation is what the host's task output said: the task ID and whether the run
-// is still going (TerminalState empty) or already finished (TerminalState completed,
-// error, cancelled or stopped, with TerminalSummary as its result or error text).
+// LaunchObservation is what the host's task output said.
 type LaunchObservation struct {
 	TaskID, Agent, Description, Objective string
 	Background                            bool
-	TerminalState                         State
-	TerminalSummary                       string
+	TerminalState                         State  // empty while the run goes on
+	TerminalSummary                       string // the result or error text of a finished run
 }
 
-// TaskLaunchResult is the after-hook's answer: "task_id: <id>" / "alias: <alias>" /
-// "state: <state>".
+// TaskLaunchResult is the after-hook's answer.
 type TaskLaunchResult struct {
 	TaskID, Alias string
 	State         State
@@ -59,7 +54,7 @@ var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 // normObjective trims, collapses whitespace and case-folds an objective.
 func normObjective(s string) string { return strings.ToLower(collapseSpace(s)) }
 
-// prepareTask is the before-hook of task(). Unmanaged callers get PlanSpawn
+// prepareTask is the before-hook of task(). Unmanaged callers get planSpawn
 // unchanged. With a reference it resumes a reusable or recoverable record of the same
 // agent (taking the relaunch lease), or refuses with a message saying what to do instead;
 // an unknown random-UUID reference is dropped for a fresh spawn, an unknown ses_ ID on a v1
@@ -68,7 +63,7 @@ func normObjective(s string) string { return strings.ToLower(collapseSpace(s)) }
 //
 // Errors: ErrRefused, ErrLeaseUnavailable, ErrDuplicate (all *ToolError).
 func (b *Board) prepareTask(c Caller, in TaskCall) (TaskPlan, error) {
-	plan := TaskPlan{Kind: PlanSpawn, agent: in.Agent, description: in.Description,
+	plan := TaskPlan{Kind: planSpawn, agent: in.Agent, description: in.Description,
 		objective: in.Objective, background: in.Background, parentID: c.SessionID, planned: b.nextGen}
 	if !b.isManaged(c.SessionID) {
 		return plan, nil
@@ -85,7 +80,7 @@ func (b *Board) prepareTask(c Caller, in TaskCall) (TaskPlan, error) {
 		case uuidShape.MatchString(ref):
 			plan.DroppedRef = ref
 		case sessionShaped(ref) && in.flavor != FlavorV2 && !b.tombstoned(ref) && !foreignRecord(b, c, ref):
-			plan.Kind, plan.TaskID = PlanAdoptCandidate, ref
+			plan.Kind, plan.TaskID = planAdoptCandidate, ref
 			return plan, nil
 		case in.UntrackedRunningChild:
 			return plan, toolErr(ErrRefused, fmt.Sprintf("Unknown task ID or alias: %s. The board may have lost its mapping for a running child; task() will not silently spawn a duplicate. Use task_status or task_revive with the session ID.", ref))
@@ -109,14 +104,14 @@ func (b *Board) prepareTask(c Caller, in TaskCall) (TaskPlan, error) {
 func (b *Board) prepareKnown(plan TaskPlan, r Record, in TaskCall) (TaskPlan, error) {
 	sameAgent := r.Agent == in.Agent
 	switch {
-	case sameAgent && (r.Reusable(b.opts.MaxContextLines) || r.recoverable()):
-		l, ok := b.acquire(LeaseRelaunch, r.TaskID, r.Generation, nil)
+	case sameAgent && (r.reusable(b.opts.MaxContextLines) || r.recoverable()):
+		l, ok := b.acquire(leaseRelaunch, r.TaskID, r.Generation, nil)
 		if !ok {
 			return plan, leaseUnavailable(b, r.TaskID, fmt.Sprintf("Task %s cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.", r.Alias))
 		}
 		b.noteDispatch(l) // the host launches the resumed run itself: treat it as in flight
 		b.markUsed(r.ParentID, r.TaskID)
-		plan.Kind, plan.TaskID, plan.lease = PlanResume, r.TaskID, &l
+		plan.Kind, plan.TaskID, plan.lease = planResume, r.TaskID, &l
 		return plan, nil
 	case r.State == StateRunning:
 		return plan, toolErr(ErrRefused, fmt.Sprintf("Task %s is still running and cannot be resumed or amended with task(). Use task_message to add information, task_status to inspect it, or task_cancel if it is obsolete. No new session was created.", r.Alias))
@@ -153,7 +148,7 @@ func (b *Board) finishTask(p TaskPlan, obs LaunchObservation) (TaskLaunchResult,
 		id = p.TaskID
 	}
 	agent, desc, obj := firstNonEmpty(obs.Agent, p.agent), firstNonEmpty(obs.Description, p.description), firstNonEmpty(obs.Objective, p.objective)
-	if p.Kind == PlanResume && p.lease != nil {
+	if p.Kind == planResume && p.lease != nil {
 		if r, ok := b.Get(id); !ok || r.Generation != p.lease.Generation || !b.validate(*p.lease) {
 			return TaskLaunchResult{}, toolErr(ErrStale, fmt.Sprintf("Task %s: this output is for generation %d, which is no longer current; the output was ignored.", id, p.lease.Generation))
 		}

@@ -40,7 +40,7 @@ func TestTaskToolScenarios(t *testing.T) {
 			if !r.get("ses_t").recoverable() {
 				t.Fatal("setup: not recoverable")
 			}
-			r.b.acquire(LeaseCancellation, "ses_t", g, nil)
+			r.b.acquire(leaseCancellation, "ses_t", g, nil)
 			_, err := r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
 			leaseErr(t, err, "Task exp-1 cannot be resumed safely: its current generation is already owned by another lifecycle operation. Do not launch a duplicate with the same task_id.")
 			_, err = r.b.registerLaunch(launchInput{TaskID: "ses_t", ParentID: parent1, Agent: "explorer", Early: true})
@@ -52,10 +52,10 @@ func TestTaskToolScenarios(t *testing.T) {
 			r.ack("ses_t")
 			p, err := r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "exp-1"})
 			noErr(t, err)
-			if p.Kind != PlanResume || p.lease == nil {
+			if p.Kind != planResume || p.lease == nil {
 				t.Fatalf("plan %+v", p)
 			}
-			r.hasLease("ses_t", LeaseRelaunch)
+			r.hasLease("ses_t", leaseRelaunch)
 			res, err := r.b.finishTask(p, LaunchObservation{TaskID: "ses_t"})
 			noErr(t, err)
 			if res.Render() != "task_id: ses_t\nalias: exp-1\nstate: running" {
@@ -66,7 +66,7 @@ func TestTaskToolScenarios(t *testing.T) {
 			r.ack("ses_t")
 			p, err = r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_t"})
 			noErr(t, err)
-			r.hasLease("ses_t", LeaseRelaunch)
+			r.hasLease("ses_t", leaseRelaunch)
 			r.b.failTask(p)
 			r.noLease("ses_t")
 		}},
@@ -77,14 +77,14 @@ func TestTaskToolScenarios(t *testing.T) {
 		{name: "E139_uuid_dropped_and_untracked_child_refused", run: func(t *testing.T, r *rig) {
 			p, err := r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "123e4567-e89b-12d3-a456-426614174000"})
 			noErr(t, err)
-			if p.Kind != PlanSpawn || p.DroppedRef == "" {
+			if p.Kind != planSpawn || p.DroppedRef == "" {
 				t.Fatalf("plan %+v", p)
 			}
 			_, err = r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "exp-7", UntrackedRunningChild: true})
 			checkErr(t, err, ErrRefused, "Unknown task ID or alias: exp-7. The board may have lost its mapping")
 			p, err = r.b.prepareTask(orch, TaskCall{Agent: "explorer", Ref: "ses_new", flavor: FlavorV1})
 			noErr(t, err)
-			if p.Kind != PlanAdoptCandidate || p.TaskID != "ses_new" {
+			if p.Kind != planAdoptCandidate || p.TaskID != "ses_new" {
 				t.Fatalf("plan %+v", p)
 			}
 		}},
@@ -126,11 +126,11 @@ func TestTaskToolScenarios(t *testing.T) {
 	}
 }
 
-func userMsg(session, id string, parts ...Part) UserMessage {
+func userMsg(session, id string, parts ...Part) userMessage {
 	if len(parts) == 0 {
 		parts = []Part{{Kind: "text"}}
 	}
-	return UserMessage{SessionID: session, ID: id, Role: "user", Parts: parts}
+	return userMessage{SessionID: session, ID: id, Role: "user", Parts: parts}
 }
 
 func TestWaitScenarios(t *testing.T) {
@@ -172,7 +172,7 @@ func TestWaitScenarios(t *testing.T) {
 			if r.b.Waiting(parent1) {
 				t.Fatal("deletion did not clear")
 			}
-			r.b.Manage(parent1)
+			r.b.manage(parent1)
 			r.b.waitForUser(orch, "x")
 			r.b.clearForMessage(userMsg(parent1, "msg-1"))
 			if r.b.Waiting(parent1) {
@@ -257,7 +257,7 @@ func TestStatusResultScenarios(t *testing.T) {
 			m.status(busy("ses_s"), nil)
 			res, err := outcome[StatusResult](t, m)
 			noErr(t, err)
-			if !res.PossiblyStuck || res.Source != SourceLive || res.IdleForSeconds != 120 {
+			if !res.PossiblyStuck || res.Source != sourceLive || res.IdleForSeconds != 120 {
 				t.Fatalf("res %+v", res)
 			}
 			for _, tc := range []struct {
@@ -265,9 +265,9 @@ func TestStatusResultScenarios(t *testing.T) {
 				want  string
 			}{
 				{func(m *mrun) { m.status(nil, errors.New("connection refused")) }, "connection refused"},
-				{func(m *mrun) { m.status(map[string]StatusEntry{"ses_s": {Status: "weird"}}, nil) }, "malformed live status entry for session"},
+				{func(m *mrun) { m.status(map[string]LiveStatus{"ses_s": "weird"}, nil) }, "malformed live status entry for session"},
 				{func(m *mrun) { r.advance(5 * time.Second) }, "live status lookup timed out after 5000ms"},
-				{func(m *mrun) { m.status(map[string]StatusEntry{}, nil) }, "no live status entry for session"},
+				{func(m *mrun) { m.status(map[string]LiveStatus{}, nil) }, "no live status entry for session"},
 			} {
 				m := r.start(newStatus(orch, statusArgs{Ref: "ses_s"}, v1))
 				tc.reply(m)
@@ -286,7 +286,7 @@ func TestStatusResultScenarios(t *testing.T) {
 			r.launch("ses_s", parent1, "explorer")
 			before := r.get("ses_s")
 			m := r.start(newStatus(orch, statusArgs{Ref: "ses_s"}, v1))
-			m.status(map[string]StatusEntry{}, nil)
+			m.status(map[string]LiveStatus{}, nil)
 			res, _ := outcome[StatusResult](t, m)
 			if res.State != "running (unconfirmed)" || res.LastStatusError != "no live status entry for session" {
 				t.Fatalf("res %+v", res)

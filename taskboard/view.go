@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// View is the background-task section of an orchestrator's prompt: Text is what the
-// prompt shows; Shown lists the "Needs acknowledgement" lines, which a later parent idle
+// promptView is the background-task section of an orchestrator's prompt: Text is what the
+// prompt shows; shown lists the "Needs acknowledgement" lines, which a later parent idle
 // acknowledges.
-type View struct {
+type promptView struct {
 	Text  string
 	shown []shownEntry
 }
@@ -22,7 +22,7 @@ const maxViewResult = 500
 // timed out is listed under Retained/Recovery. Provisional records, records
 // uncertain for longer than HideUncertainAfter, and reusable or retained records unused for
 // longer than HideAgedAfter are hidden. It reads the clock but changes nothing.
-func (b *Board) view(parentID string) View {
+func (b *Board) view(parentID string) promptView {
 	now := b.now()
 	t := b.opts.Timing
 	var running, needs, reusable, retained []string
@@ -46,7 +46,7 @@ func (b *Board) view(parentID string) View {
 			if now.Sub(r.LastUsedAt) > t.HideAgedAfter {
 				continue
 			}
-			if r.Reusable(b.opts.MaxContextLines) && !r.TimedOut {
+			if r.reusable(b.opts.MaxContextLines) && !r.TimedOut {
 				reusable = append(reusable, line)
 				if c := contextLine(r.contextFiles); c != "" {
 					reusable = append(reusable, c)
@@ -75,7 +75,7 @@ func (b *Board) view(parentID string) View {
 			sb.WriteString(l + "\n")
 		}
 	}
-	return View{Text: sb.String(), shown: shown}
+	return promptView{Text: sb.String(), shown: shown}
 }
 
 // label is a record's label in the prompt view.

@@ -5,9 +5,6 @@ import (
 	"unicode/utf8"
 )
 
-// MaxWaitReasonChars bounds the wait_for_user reason in code points after collapsing.
-const MaxWaitReasonChars = 500
-
 // Wait states.
 const (
 	waitStateWaiting string = "waiting_for_user"
@@ -31,7 +28,7 @@ type WaitResult struct {
 // Errors: ErrInvalidArgs, ErrNotOrchestrator, ErrUnmanaged (all *ToolError).
 func (b *Board) waitForUser(c Caller, reason string) (WaitResult, error) {
 	if c.SessionID != "" && !b.isManaged(c.SessionID) && slices.Contains(b.opts.OrchestratorAgents, c.Agent) {
-		b.Manage(c.SessionID)
+		b.manage(c.SessionID)
 	}
 	if err := guardCaller(b, toolWaitForUser, c, true); err != nil {
 		return WaitResult{}, err

@@ -9,11 +9,8 @@ import (
 	"syscall"
 )
 
-// DirFS returns a read-only [io/fs.FS] view of the directory dir of fsys, for readers that
-// take an fs.FS (astsearch.Search, doublestar): names are slash-separated, relative to dir
-// and checked with fs.ValidPath. Opening never blocks: a FIFO, socket or device is refused
-// with syscall.EINVAL before it is opened. It implements fs.ReadFileFS, fs.StatFS and, when fsys has [ReadDirFS],
-// fs.ReadDirFS.
+// DirFS returns a read-only [io/fs.FS] (ReadFile, Stat, ReadDir) of the directory dir of fsys
+// for readers; it never opens a special file (syscall.EINVAL).
 func DirFS(fsys FS, dir string) fs.FS { return &dirFS{fsys: fsys, dir: dir} }
 
 type dirFS struct {

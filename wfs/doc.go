@@ -1,76 +1,40 @@
-// Package wfs is the one write layer of harnesskit: the file-system seam every writing
-// package uses ([FS]), an in-memory implementation for tests and hosts without a disk
-// ([MemFS]), real directories reached only through [os.Root] ([OSFS]), and one commit
-// protocol, the transaction [Tx], that every writer in every process follows. patch,
-// astsearch, format and webfetch write through it, so one host value serves them all and a
-// file they edit at the same time is never half-written, overwritten behind a writer's back,
-// or stripped of its owner, mode or attributes.
-//
-// Use it to write files that other writers (agents, formatters, other processes) may edit at
-// the same time, or that must survive a crash in a known state. Do not use it for files only
-// your own process ever touches, or for append-only logs: it replaces whole files.
+// Package wfs is the one write layer of harnesskit: a file-system seam ([FS]) in memory
+// ([MemFS]) or over [os.Root] ([OSFS]), and the commit protocol ([Tx]) that every writer in
+// every process follows, so a file that patch, astsearch, format and webfetch edit at once is
+// never half-written, overwritten behind a writer's back, or stripped of its owner, mode or
+// attributes. Use it for files others may edit at the same time or that must survive a crash
+// in a known state; not for files only your process touches, or append-only logs.
 //
 // # Life cycle
 //
 //	NewOSFS(bases…) or NewMemFS() → FS
-//	Read(ctx, fsys, name, limit) → Snapshot                        (what you plan from)
+//	Read(ctx, fsys, name, limit) → Snapshot          (Follow first to write through a link)
 //	Begin(fsys, root, opts…) → Tx {Write | Create | Delete | Scratch} → Commit | Abort
-//	Recover(ctx, fsys, root) → []Recovery                          (on opening a tree)
-//
-// A writer reads each file it will change with [Read] (after [Follow] when a symbolic link
-// must be written through to its target), computes the new content, and commits every
-// change of one edit in one [Tx]. The Tx checks that each file still holds what the writer
-// read, and writes all changes or none.
+//	Recover(ctx, fsys, root) → []Recovery            (on opening a tree)
 //
 // # The seam
 //
-// [FS] has nine methods over absolute, OS-native names (Stat, Lstat, Readlink, ReadFile,
-// OpenFile, Rename, Remove, Mkdir, Chmod); errors are the os package's: an [*fs.PathError]
-// (an [*os.LinkError] for Rename and Link) wrapping the syscall error, so errors.Is with
-// fs.ErrNotExist, fs.ErrExist and fs.ErrPermission, and comparisons with syscall.ENOTDIR,
-// EISDIR or ENOTEMPTY, work on both implementations. Optional extensions are found by type
-// assertion: [ReadDirFS] (list a directory: needed to find journals), [LinkFS] (hard links:
-// old files are kept by a link instead of a copy, and new files never replace anything),
-// [LockFS] (locks other writers respect: without it a Tx excludes nobody, and only one
-// writer may use the tree), [MetaFS] (owner, group, extended attributes and ACLs: without it
-// only the mode is kept). MemFS has all but MetaFS; OSFS has all four. [DirFS] is a
-// read-only io/fs view for readers. Package wfstest checks an implementation, as
-// testing/fstest does for io/fs.
+// [FS] has nine methods over absolute, OS-native names and the os package's errors.
+// Extensions are found by type assertion: [ReadDirFS], [LinkFS], [LockFS] (without it a Tx
+// excludes nobody), [MetaFS], [KeyFS]; MemFS has all but MetaFS, OSFS all. [DirFS] is an
+// io/fs view for readers; package wfstest checks an implementation.
 //
 // # The commit
 //
-// [Tx.Commit] takes the same steps in every harnesskit writer (PROTOCOL.md beside this file
-// sets each out, with the journal's format and the Windows details):
-//
-//  1. Recovery of dead writers' journals in root/[JournalDir] (see Recovery), so that no
-//     commit builds on a half-switched tree.
-//  2. Locks: the directory of every target, all or none, waiting at most the lock wait
-//     ([WithLockWait], default [DefaultLockWait]), then refusing with ErrBusy, having written
-//     nothing. The kernel drops a dead process's locks, so a dead holder never blocks anyone;
-//     a live one is waited for, never overridden. On Windows a directory's lock is taken on
-//     its empty file ".hkwfs.lock"; a file of that name that is not empty, or not a regular
-//     file, is neither opened nor removed: the commit fails naming it.
-//  3. Check: every target against the [Snapshot] its writer read, metadata first (type, size,
-//     permission bits, modification time, identity), then content. A file over the size
-//     limit, which is never read, is compared by its metadata and, where the system keeps
-//     one (not Windows), its status-change time, which no program can set back. A difference
-//     refuses the commit with ErrChanged; see Files for ErrReadOnly, ErrSpecial and
-//     ErrTooLarge. Nothing is written yet.
-//  4. Journal: the targets, their temporaries, the old files kept aside and the before and
-//     after states, signed (see Trust); synced before anything is staged when the commit has
-//     more than one step (several targets, or a file written in place).
-//  5. Stage: each new content to a temporary sibling with its final metadata, synced; each
-//     replaced or deleted file kept aside (a hard link, or a synced copy); then the journal's
-//     commit mark.
-//  6. Switch, in the order the operations were added: a rename (a new file is linked in, so
-//     it never replaces a file that appeared meanwhile), or a removal for a delete.
-//  7. Sync the directories; remove the kept files, the journal and .hkwfs when empty. A
-//     failure during the switch or the sync restores every switched target from what was
-//     kept, under the locks ([Error].RolledBack, or [Error].NotRestored).
-//
-// A commit of one step does not sync its journal (its one rename is atomic by itself). After a
-// power loss such a journal may be empty or hold zero bytes (recovery sets it aside), and the
-// temporary it named may remain beside its target, where [IsLeftover] recognises it.
+// [Tx.Commit] writes every operation of a Tx or none, in the same steps in every harnesskit
+// writer (PROTOCOL.md beside this file sets them out, with the journal's format and the
+// Windows details). It recovers dead writers' journals (see Recovery); locks the directory
+// of every target, all or none, within the lock wait, else ErrBusy (the kernel drops a dead
+// process's locks; a live holder is never overridden); checks every target against its
+// [Snapshot], metadata then content (a file over the size limit by its metadata and, except
+// on Windows, its status-change time), else ErrChanged, having written nothing; journals its
+// intent, signed (see Trust); stages each new content in a synced temporary with its final
+// metadata and keeps each replaced or deleted file aside (a link or a synced copy); switches
+// in order (a new file is linked in, never replacing one that appeared); and syncs the
+// directories. A failure in the switch or the sync restores every switched target under the
+// locks ([Error].RolledBack, [Error].NotRestored). A one-step commit does not sync its
+// journal: a power loss may leave it empty (recovery sets it aside) and leave its temporary,
+// which [IsLeftover] recognises.
 //
 // # Recovery
 //
@@ -140,86 +104,25 @@
 //
 // # Files
 //
-//   - Metadata. A replaced regular file keeps its whole mode (permissions, setuid, setgid,
-//     sticky), its owner and group where the process may set them (a change of owner needs
-//     privilege; a change of group, membership of it), and its extended attributes, POSIX
-//     ACLs included (Linux and macOS; an attribute the process may not set, such as
-//     security.* without privilege, is skipped). A new file gets [DefaultFileMode] or the
-//     given mode under the umask; NewMode makes a replacing write take nothing from the old
-//     file, and MetaFrom takes everything from another file (the source of a move).
-//   - Hard links. A file with more than one hard link is written in place, under the lock:
-//     its content is staged and a copy of its old content kept aside first, so a crash is
-//     rolled forward from the staged copy and a failure rolled back from the kept one.
-//     Every name of the file sees the new content; none is split off. (Readers may see such a
-//     file partly written during its switch; a file with one link is replaced atomically.)
-//     On Windows, where a FileInfo has no link count, an OSFS reads it from the file by
-//     name at the check.
-//   - Symbolic links. A Tx writes names as given and never follows a final symbolic link
-//     for writing: a Write whose Snapshot is a link is refused unless ReplaceLink says the
-//     link itself is to be replaced. To write through a link to its target, call [Follow]
-//     first; on an OSFS the target must lie inside a base (os.Root refuses others).
-//   - Read-only files. A write needs write permission on the target for the process's class
-//     (owner, group, others), as the kernel decides for an open for writing; and a file with
-//     no write bit at all (0444) is refused to a superuser too, whom the kernel would let
-//     write it: such a file is read-only on purpose. MemFS judges as the file's unprivileged
-//     owner. Deleting a read-only file needs only its directory to be writable, as on disk.
-//   - Special files. A FIFO, socket or device is recognised from Lstat and never opened:
-//     [Read] describes it (TypeSpecial) and a Tx refuses it (ErrSpecial). Every open for
-//     reading is non-blocking and re-checks the type on the open handle, so a name swapped for
-//     a FIFO between the two calls does not block either.
-//   - Size. [Read] does not read a file over its limit (the Snapshot has Large set: such a
-//     file can be deleted, not written), and a Tx refuses to write one, or to write data over
-//     the limit, with ErrTooLarge.
-//
-// # Names
-//
-// Every temporary, kept-aside file and scratch copy is named by [TempName]: "." + the
-// target's name cut to 200 bytes on a UTF-8 boundary + ".hk-" + 16 random hex digits + a
-// suffix (".tmp" for new content, ".old" for a kept file, the caller's for a scratch copy,
-// such as ".rb"), at most 253 bytes: a valid name of 255 bytes has a valid temporary. The
-// names are hidden (a leading dot), so builds and globs skip them. [IsLeftover] recognises
-// them, and the temporaries of earlier patch and format releases. Journals live in
-// root/[JournalDir] (".hkwfs"), which exists only while a commit runs, a journal waits for
-// recovery, or a refused or damaged journal waits for someone to remove it.
-//
-// # Errors
-//
-// Every failure of Read, Tx.Commit and Recover is an [*Error] (Op, Name, and the details of
-// the failure) that unwraps to one of the sentinels ErrChanged (a Create onto a name that
-// exists also matches fs.ErrExist), ErrBusy, ErrTooLarge, ErrReadOnly (also fs.ErrPermission),
-// ErrSpecial, ErrInUse (Windows: another program holds a target open without sharing it),
-// ErrKey (no usable journal key), ErrOutside (a target outside root and its trees, or in a
-// version-control directory), or
-// to the file system's error; a context that ends before the switch returns
-// ctx.Err(). Errors of the FS methods themselves are the os package's, with ErrOutside (also
-// fs.ErrPermission) for a name outside an OSFS's bases and ErrNotAbs for a relative name. On
-// Windows an OSFS returns Windows' own errors: errors.Is with the io/fs sentinels holds, but
-// comparisons with POSIX errnos such as syscall.ENOTEMPTY do not (the package never renames
-// directories, where they would differ).
-//
-// # Differences between MemFS and OSFS
-//
-// A rapid state machine runs random operation sequences on both and requires identical
-// results, error texts included; it avoids, on purpose: symbolic links that leave a base and
-// absolute link targets (OSFS refuses them, MemFS, which has no bases, follows them); chains
-// of more than 8 links (os.Root stops at 8, MemFS at [MaxSymlinks], 40); permission modes
-// that deny the owner (MemFS enforces them as for an unprivileged owner, a process running as
-// root bypasses them on disk). MemFS reports the zero modification time and size 0 for
-// directories, ignores trailing separators, follows POSIX rules on every platform, and keeps
-// no owner or extended attributes.
+//   - A replaced file keeps its whole mode, its owner and group where the process may set
+//     them, and its extended attributes and POSIX ACLs. A file with several hard links is
+//     written in place, its old content kept aside first, so every name sees the new
+//     content (readers may see it half-written; a one-link file is replaced atomically).
+//   - A Tx never writes through a final symbolic link: [Follow] it (on an OSFS, to a target
+//     inside a base) or replace it ([ReplaceLink]).
+//   - A write needs write permission, as the kernel decides; a file with no write bit at all
+//     (0444) is refused to a superuser too (ErrReadOnly). A delete needs a writable directory.
+//   - A FIFO, socket or device is never opened; every open for reading is non-blocking and
+//     re-checks the type on the handle. A file over the size limit is never read.
 //
 // # Security Considerations
 //
-// OSFS reaches real directories only through one os.Root per allowed base: content access and
+// OSFS reaches real directories only through one os.Root per base: content access and
 // changes cannot leave the bases, even if a directory on the way is swapped for a symbolic
-// link; names outside every base and names with ".." are refused (ErrOutside). A Tx never
-// writes through a final symbolic link, never opens a special file, never replaces a name
-// that must be new, and never reads more than its size limit. Temporaries are created
-// exclusively with mode 0600 until they get their final mode. Locks are advisory: they
-// exclude every harnesskit writer (in any process, on the same machine, through the same
-// kernel; not across NFS clients), not programs that take no lock — against those the check
-// narrows the window to the time between the check and the rename, and a Create never
-// replaces. Without [LockFS] (a custom FS) a Tx excludes nobody and recovery takes every
-// journal for a dead writer's; such an FS must have one writer at a time. Journals are
-// acted on only when signed with this user's key for this root (see Trust).
+// link. Temporaries are created exclusively with mode 0600 until they get their final mode.
+// Locks are advisory: they exclude every harnesskit writer on the same kernel (not across NFS
+// clients), not programs that take no lock; against those the check narrows the window to
+// the time between the check and the rename, and a Create never replaces. Without [LockFS] (a
+// custom FS) recovery takes every journal for a dead writer's: such an FS must have one writer
+// at a time. Journals are acted on only when signed for this root (see Trust).
 package wfs

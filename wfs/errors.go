@@ -7,51 +7,37 @@ import (
 	"strings"
 )
 
-// The categories of failure of [Read], [Tx.Commit] and [Recover]. Each is wrapped by an
-// [*Error] that says which name and which step.
+// The sentinels, which a failure of [Read], [Tx.Commit] or [Recover] (an [*Error]) wraps
+// unless it is the file system's error.
 var (
-	// ErrChanged: a name no longer holds what its [Snapshot] recorded (another writer changed
-	// it since it was read); nothing was written. A Create onto a name that now exists also
-	// matches fs.ErrExist.
+	// ErrChanged: a name no longer holds what its [Snapshot] recorded (Create: fs.ErrExist too).
 	ErrChanged = errors.New("changed since it was read")
-	// ErrBusy: another writer held the lock of a target for longer than the lock wait (or
-	// the context allowed); nothing was written. Try again later.
-	ErrBusy = errors.New("being written by another writer")
-	// ErrTooLarge: a file, or the data to write, is over the size limit (Error.Limit).
-	ErrTooLarge = errors.New("file too large")
-	// ErrReadOnly: the process may not write the target (no write permission for it, or no
-	// write bit at all, like mode 0444, also for a superuser); it also matches
-	// fs.ErrPermission, and so does any error wrapping it. Nothing was written.
+	// ErrBusy: another writer held a target's lock beyond the lock wait. Try again later.
+	ErrBusy     = errors.New("being written by another writer")
+	ErrTooLarge = errors.New("file too large") // see Error.Limit
+	// ErrReadOnly: not writable by the process, or no write bit at all; fs.ErrPermission too.
 	ErrReadOnly error = readOnly{}
-	// ErrSpecial: the target is a FIFO, socket or device; it was not opened.
-	ErrSpecial = errors.New("not a regular file (a FIFO, socket or device)")
-	// ErrLocked: [LockFS.TryLock] found the lock held.
-	ErrLocked = errors.New("locked by another writer")
-	// ErrInUse: on Windows, another program holds a target open without sharing delete
-	// access (a sharing or lock violation), so it cannot be replaced or removed now. The
-	// check finds it before anything is staged; a program that opens the file after the
-	// check makes the switch fail instead, and every switched target is restored. Close it
-	// there and try again. Other systems never return it.
+	ErrSpecial        = errors.New("not a regular file (a FIFO, socket or device)")
+	ErrLocked         = errors.New("locked by another writer") // from LockFS.TryLock
+	// ErrInUse (Windows): another program holds a target open without sharing delete access.
 	ErrInUse = errors.New("in use by another program")
+	// ErrKey: no journal key was set and the user's key file is unsafe or cannot be made.
+	ErrKey = errors.New("wfs: no usable journal key")
+	// ErrOutside: a name outside an [OSFS]'s bases or with "..", or a target outside root and
+	// its trees or in a version-control directory. OSFS's refusal is fs.ErrPermission too.
+	ErrOutside = errors.New("path is outside the allowed base directories")
+	ErrNotAbs  = errors.New("path is not absolute; pass an absolute, OS-native path")
 )
 
-// Error is the one typed error of the package: what failed (Op), where (Name) and why (Err,
-// a sentinel above or the file system's error). A failed commit also says whether it was
-// undone.
+// Error is the typed error: what failed (Op), where (Name) and why (Err).
 type Error struct {
-	Op   string // "read", "lock", "check", "stage", "commit", "recover"
-	Name string // the absolute name concerned
-	Err  error  // a sentinel of this package, or the underlying error
-
-	// Limit and Size are set for ErrTooLarge: the limit and the size found.
-	Limit, Size int64
-	// SameAs is set when Name turned out to be the file this transaction already wrote under
-	// the name SameAs (a volume that ignores case): the two names are one file.
-	SameAs string
-	// RolledBack is set when a commit failed after it had started to write and every change
-	// was undone; NotRestored lists the names that could not be restored otherwise.
-	RolledBack  bool
-	NotRestored []string
+	Op          string   // "read", "lock", "check", "stage", "commit", "recover"
+	Name        string   // the absolute name concerned
+	Err         error    // a sentinel of this package, or the underlying error
+	Limit, Size int64    // for ErrTooLarge: the limit and the size found
+	SameAs      string   // Name is the file this commit wrote as SameAs (a volume ignoring case)
+	RolledBack  bool     // the commit had started to switch and was undone
+	NotRestored []string // names the undo could not restore
 }
 
 func (e *Error) Error() string {

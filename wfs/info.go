@@ -19,7 +19,7 @@ func links(fi fs.FileInfo) uint64 {
 // writable reports whether the process may write the file fi describes (see ErrReadOnly).
 // A MemFS file is judged as by its unprivileged owner.
 func writable(fi fs.FileInfo) bool {
-	if _, ok := fi.Sys().(MemID); ok {
+	if _, ok := fi.Sys().(memID); ok {
 		return fi.Mode().Perm()&0o200 != 0
 	}
 	if w, ok := sysWritable(fi); ok {

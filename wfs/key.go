@@ -14,24 +14,15 @@ import (
 	"runtime"
 )
 
-// A KeyFS is an FS that holds the secret its journals are signed with (see "Trust" in the
-// package documentation). [MemFS] holds one per value; [OSFS] uses the user's key file unless
-// [OSFS.SetJournalKey] gave it another. Any other FS uses the user's key file.
+// A KeyFS holds its journals' key (see Trust); other FSs use [UserJournalKey].
 type KeyFS interface {
 	FS
 	// JournalKey returns the secret (at least 16 bytes) that signs and verifies journals.
 	JournalKey() ([]byte, error)
 }
 
-// MinKeySize is the shortest journal key accepted, in bytes.
-const MinKeySize = 16
-
 // userKeyName is the user's journal key file, under os.UserConfigDir.
 const userKeyName = "harnesskit/wfs-journal.key"
-
-// ErrKey is the error for a journal key that cannot be had: the user's key file is unsafe
-// (a link, another user's, readable by others, of the wrong size) or cannot be created.
-var ErrKey = errors.New("wfs: no usable journal key")
 
 // journalKey returns the key that signs fsys's journals.
 func journalKey(fsys FS) ([]byte, error) {
@@ -41,13 +32,9 @@ func journalKey(fsys FS) ([]byte, error) {
 	return UserJournalKey()
 }
 
-// UserJournalKey returns this user's journal key: 32 random bytes in the file
-// harnesskit/wfs-journal.key under [os.UserConfigDir] (created on first use, mode 0600, in a
-// directory of mode 0700). Every process of the user signs and verifies journals with it, so a
-// journal a killed writer left is recovered by the next one, while a journal that came with
-// a tree (a checkout, an archive, a copy) does not verify. A key file that is a link, is
-// another user's or can be read by group or others is refused (ErrKey): remove it and a new
-// one is made.
+// UserJournalKey returns this user's journal key, harnesskit/wfs-journal.key under
+// [os.UserConfigDir], made on first use (see Trust); an unsafe one is refused (ErrKey):
+// remove it and a new one is made.
 func UserJournalKey() ([]byte, error) {
 	dir, err := os.UserConfigDir()
 	if err != nil {
@@ -170,14 +157,10 @@ func chainMAC(key, prev, line []byte) []byte {
 	return h.Sum(nil)[:macSize]
 }
 
-// JournalKey returns the key of this MemFS, made by NewMemFS: journals written through one
-// MemFS value verify only there.
 func (m *MemFS) JournalKey() ([]byte, error) { return m.key, nil }
 
-// SetJournalKey makes o sign and verify journals with key (at least [MinKeySize] bytes)
-// instead of the user's key file: a host that keeps its own secret, or runs where no
-// configuration directory can be written. Every writer of a tree must use the same key for
-// its crashes to be recovered. Call it before the first commit.
+// SetJournalKey makes o sign journals with key (≥ [MinKeySize] bytes), not the user's key;
+// every writer of a tree must use the same key.
 func (o *OSFS) SetJournalKey(key []byte) error {
 	if len(key) < MinKeySize {
 		return fmt.Errorf("%w: a journal key needs at least %d bytes, got %d", ErrKey, MinKeySize, len(key))
@@ -188,8 +171,6 @@ func (o *OSFS) SetJournalKey(key []byte) error {
 	return nil
 }
 
-// JournalKey returns the key SetJournalKey gave, or else the user's ([UserJournalKey]),
-// read once.
 func (o *OSFS) JournalKey() ([]byte, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -13,34 +13,19 @@ import (
 	"time"
 )
 
-// MaxSymlinks is the number of symbolic links [MemFS] follows while resolving one name
-// before it fails with syscall.ELOOP (Linux's limit).
-const MaxSymlinks = 40
-
-// DefaultUmask is the umask a new [MemFS] applies to the permissions given to OpenFile and
-// Mkdir, like a typical OS process.
-const DefaultUmask fs.FileMode = 0o022
-
-// MemFS is an in-memory [FS] that behaves like a POSIX file system seen by an unprivileged
-// user: directories, regular files and symbolic links (relative and absolute targets,
-// followed by Stat, ReadFile, OpenFile and Chmod and in every non-final component, at most
-// [MaxSymlinks] per name), permission bits that are enforced for the owner (search permission
-// on directories, read and write permission on files, write permission on a directory to
-// change its entries), and a umask. Names are resolved element by element, so ".." after a
-// symbolic link climbs from the link's target as it would on disk.
+// MemFS is an in-memory [FS] with every extension but [MetaFS], deterministic and safe for
+// concurrent use. It behaves as Linux does for an unprivileged owner, on every platform:
+// hard and symbolic links (".." after a link climbs from its target), permission bits, a
+// umask, the same errno. A rapid state machine requires OSFS's results from it, except that
+// it has no bases (it follows links that leave one, and absolute targets), follows
+// [MaxSymlinks] links (os.Root 8), denies the owner what the mode denies (root on disk is
+// not denied), ignores trailing separators, and keeps no owner, no attributes, zero times,
+// size 0 for directories.
 //
-// MemFS is deterministic (no clock: every modification time is the zero time; no
-// randomness) and safe for concurrent use. Open files share the node they opened, so writes
-// through a handle are visible at once and survive a rename of the name.
-//
-// It has hard links ([MemFS.Link]) and locks ([MemFS.TryLock]); it keeps no owner and no
-// extended attributes (it is not a [MetaFS]).
-//
-// For tests it records every mutating call and every sync ([MemFS.Calls]), so a test can
-// check the order of a commit's steps, and can fail chosen calls ([MemFS.InjectFault]). The setup methods [MemFS.WriteFile], [MemFS.MkdirAll] and
-// [MemFS.Symlink] are neither recorded nor subject to faults.
-//
-// The zero value is not usable; call [NewMemFS].
+// For tests: Calls logs every mutating call and sync until ResetCalls; InjectFault fails
+// chosen calls until ClearFaults; Tree and TreeUnder copy the entries; the setup methods
+// WriteFile, MkdirAll and Symlink take exact modes, make missing parents (0755), and are
+// neither logged nor faulted.
 type MemFS struct {
 	mu    sync.Mutex
 	vols  map[string]*node // volume name ("" on Unix) → its root directory
@@ -78,9 +63,7 @@ var (
 	_ KeyFS     = (*MemFS)(nil)
 )
 
-// NewMemFS returns an empty MemFS holding only the root directory (mode 0755) of the
-// current platform's volume ("/" on Unix; other Windows volumes appear when setup methods
-// name them).
+// NewMemFS returns an empty MemFS: the platform's root volume, mode 0755.
 func NewMemFS() *MemFS {
 	m := &MemFS{vols: map[string]*node{}, umask: DefaultUmask, key: newKey()}
 	if wd, err := os.Getwd(); err == nil {
@@ -101,73 +84,58 @@ func (m *MemFS) volume(vol string) *node {
 	return r
 }
 
-// SetCaseInsensitive makes names compare case-insensitively (Unicode simple folding), as on
-// the default volumes of macOS and Windows: "README.md" then finds "Readme.md", a new entry
-// keeps the spelling it was created with, and a rename that changes only the case changes the
-// stored spelling.
+// SetCaseInsensitive makes names compare as on macOS and Windows.
 func (m *MemFS) SetCaseInsensitive(on bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.fold = on
 }
 
-// MemID is what the Sys method of a [MemFS] FileInfo returns: the identity of the file, so
+// memID is what the Sys method of a [MemFS] FileInfo returns: the identity of the file, so
 // that [SameFile] can tell whether two names lead to the same file.
-type MemID struct{ n *node }
+type memID struct{ n *node }
 
-// SameFile reports whether a and b describe the same file: like os.SameFile for FileInfos from
-// the os package (and OSFS), by identity for FileInfos from a MemFS.
+// SameFile is os.SameFile that also knows FileInfos from a MemFS.
 func SameFile(a, b fs.FileInfo) bool {
 	if a == nil || b == nil {
 		return false
 	}
-	ia, aok := a.Sys().(MemID)
-	ib, bok := b.Sys().(MemID)
+	ia, aok := a.Sys().(memID)
+	ib, bok := b.Sys().(memID)
 	if aok || bok {
 		return aok && bok && ia.n == ib.n
 	}
 	return os.SameFile(a, b)
 }
 
-// SetUmask sets the bits cleared from the permissions given to OpenFile and Mkdir.
 func (m *MemFS) SetUmask(mask fs.FileMode) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.umask = mask & fs.ModePerm
 }
 
-// InjectFault makes every later mutating call for which match(op, name) returns true fail
-// with err. op is one of "open" (an OpenFile that may create, truncate or write), "write",
-// "sync", "close" (on a file from OpenFile, also one opened read-only), "rename", "link",
-// "remove", "mkdir", "chmod"; name is the path the call changes (the destination of a
-// rename or link; the name a file was opened with).
-// Faults accumulate; the first one that matches wins. A failing call changes nothing, except
-// that a failing "close" still closes the file. err is returned as is when it is an
-// [*fs.PathError] or [*os.LinkError], else wrapped in one. match is called without MemFS locks
-// held, once per call, so it may count calls; it must not call InjectFault or ClearFaults.
+// InjectFault makes every later call for which match(op, name) holds fail with err (in an
+// [*fs.PathError] unless it is one or an [*os.LinkError]), changing nothing ("close" still
+// closes): op is a [Call] Op, "write" or "close", name the name changed; the first match
+// wins, and match must not call InjectFault.
 func (m *MemFS) InjectFault(match func(op, name string) bool, err error) {
 	m.cmu.Lock()
 	defer m.cmu.Unlock()
 	m.faults = append(m.faults, fault{match, err})
 }
 
-// ClearFaults removes every fault added by InjectFault.
 func (m *MemFS) ClearFaults() {
 	m.cmu.Lock()
 	defer m.cmu.Unlock()
 	m.faults = nil
 }
 
-// Calls returns a copy of the log of mutating calls ("open" with a flag that may create,
-// truncate or write, "rename", "link", "remove", "mkdir", "chmod") and of syncs ("sync", of a
-// file or of a directory opened read-only), in call order, including calls that failed.
 func (m *MemFS) Calls() []Call {
 	m.cmu.Lock()
 	defer m.cmu.Unlock()
 	return slices.Clone(m.calls)
 }
 
-// ResetCalls empties the log returned by Calls.
 func (m *MemFS) ResetCalls() {
 	m.cmu.Lock()
 	defer m.cmu.Unlock()
@@ -340,7 +308,7 @@ func (i *memInfo) Size() int64        { return i.size }
 func (i *memInfo) Mode() fs.FileMode  { return i.mode }
 func (i *memInfo) ModTime() time.Time { return time.Time{} }
 func (i *memInfo) IsDir() bool        { return i.mode.IsDir() }
-func (i *memInfo) Sys() any           { return MemID{i.id} }
+func (i *memInfo) Sys() any           { return memID{i.id} }
 func (i *memInfo) nlinks() uint64     { return uint64(max(i.links, 1)) }
 
 func infoOf(name string, n *node) fs.FileInfo {
@@ -364,14 +332,10 @@ func (m *MemFS) stat(op, name string, follow bool) (fs.FileInfo, error) {
 	return infoOf(name, r.n), nil
 }
 
-// Stat describes the named file, following symbolic links.
 func (m *MemFS) Stat(name string) (fs.FileInfo, error) { return m.stat("stat", name, true) }
 
-// Lstat describes the named file without following a final symbolic link.
 func (m *MemFS) Lstat(name string) (fs.FileInfo, error) { return m.stat("lstat", name, false) }
 
-// Readlink returns the stored target of the named symbolic link; syscall.EINVAL when the
-// name is not a symbolic link.
 func (m *MemFS) Readlink(name string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -388,7 +352,6 @@ func (m *MemFS) Readlink(name string) (string, error) {
 	return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
 }
 
-// ReadFile returns a copy of the named file's contents, following symbolic links.
 func (m *MemFS) ReadFile(name string) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -409,11 +372,6 @@ func (m *MemFS) ReadFile(name string) ([]byte, error) {
 
 const accMode = os.O_RDONLY | os.O_WRONLY | os.O_RDWR
 
-// OpenFile opens the named file like os.OpenFile: O_CREATE creates it (permissions perm
-// minus the umask) in an existing directory, O_CREATE|O_EXCL fails with syscall.EEXIST when
-// the name exists (even as a dangling symbolic link, which is not followed), O_TRUNC
-// empties it, O_APPEND writes at its end. Opening a directory for writing fails with
-// syscall.EISDIR.
 func (m *MemFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
 	acc := flag & accMode
 	mutating := acc != os.O_RDONLY || flag&(os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0
@@ -567,10 +525,6 @@ func contains(dir, n *node) bool {
 	return false
 }
 
-// Rename renames oldname to newname like os.Rename on Unix (final symbolic links are
-// renamed, not followed): an existing file at newname is replaced; an existing directory at
-// newname fails with syscall.EEXIST; a directory cannot replace a file (syscall.ENOTDIR) or
-// move below itself (syscall.EINVAL). Errors are [*os.LinkError]s.
 func (m *MemFS) Rename(oldname, newname string) error {
 	if err := m.enter("rename", oldname, newname, true); err != nil {
 		return err
@@ -635,8 +589,6 @@ func (m *MemFS) rename(oldname, newname string) error {
 	return nil
 }
 
-// Remove removes the named file, symbolic link (not its target) or empty directory; a
-// non-empty directory fails with syscall.ENOTEMPTY.
 func (m *MemFS) Remove(name string) error {
 	if err := m.enter("remove", name, "", true); err != nil {
 		return err
@@ -662,9 +614,6 @@ func (m *MemFS) Remove(name string) error {
 	return &fs.PathError{Op: "remove", Path: name, Err: err}
 }
 
-// Mkdir creates the named directory with permissions perm minus the umask; the parent must
-// exist (syscall.ENOENT) and the name must not (syscall.EEXIST, also for a dangling
-// symbolic link).
 func (m *MemFS) Mkdir(name string, perm fs.FileMode) error {
 	if err := m.enter("mkdir", name, "", true); err != nil {
 		return err
@@ -685,12 +634,6 @@ func (m *MemFS) Mkdir(name string, perm fs.FileMode) error {
 	return &fs.PathError{Op: "mkdir", Path: name, Err: err}
 }
 
-// ModeBits are the mode bits Chmod sets and a file keeps: permissions plus setuid, setgid
-// and sticky.
-const ModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
-
-// Chmod sets the permission, setuid, setgid and sticky bits (mode & ModeBits) of the named
-// file, following symbolic links.
 func (m *MemFS) Chmod(name string, mode fs.FileMode) error {
 	if err := m.enter("chmod", name, "", true); err != nil {
 		return err
@@ -751,10 +694,6 @@ func (m *MemFS) create(name string, follow bool) (resolved, error) {
 	return r, err
 }
 
-// WriteFile is a setup method: it writes data to the named file with exactly the permission
-// bits perm (no umask; an existing file's bits are replaced), creating missing parent
-// directories with mode 0755 and following symbolic links. It is not logged and not subject
-// to faults.
 func (m *MemFS) WriteFile(name string, data []byte, perm fs.FileMode) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -774,9 +713,6 @@ func (m *MemFS) WriteFile(name string, data []byte, perm fs.FileMode) error {
 	return &fs.PathError{Op: "open", Path: name, Err: err}
 }
 
-// MkdirAll is a setup method: it creates the named directory and any missing parents with
-// exactly the permission bits perm (no umask). Existing directories are kept as they are.
-// It is not logged and not subject to faults.
 func (m *MemFS) MkdirAll(name string, perm fs.FileMode) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -786,9 +722,6 @@ func (m *MemFS) MkdirAll(name string, perm fs.FileMode) error {
 	return nil
 }
 
-// Symlink is a setup method: it creates name as a symbolic link to target (stored as given,
-// relative or absolute, not checked), creating missing parent directories with mode 0755.
-// It fails with syscall.EEXIST when name exists. It is not logged and not subject to faults.
 func (m *MemFS) Symlink(target, name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -804,8 +737,7 @@ func (m *MemFS) Symlink(target, name string) error {
 	return &os.LinkError{Op: "symlink", Old: target, New: name, Err: err}
 }
 
-// Tree returns a snapshot of every entry, keyed by absolute OS-native path (volume roots
-// excluded). The data are copies.
+// Tree returns the entries by absolute name.
 func (m *MemFS) Tree() map[string]Entry {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -831,15 +763,14 @@ func addTree(out map[string]Entry, dir string, n *node) {
 	}
 }
 
-// TreeUnder returns the entries strictly below dir, keyed by slash-separated paths relative
-// to dir: the shape of a fixture directory.
+// TreeUnder returns the entries below dir by slash-separated relative path.
 func (m *MemFS) TreeUnder(dir string) map[string]Entry {
-	return Under(m.Tree(), dir)
+	return entriesUnder(m.Tree(), dir)
 }
 
-// Under keeps the entries of tree strictly below dir and re-keys them by slash-separated
+// entriesUnder keeps the entries of tree strictly below dir and re-keys them by slash-separated
 // paths relative to dir.
-func Under(tree map[string]Entry, dir string) map[string]Entry {
+func entriesUnder(tree map[string]Entry, dir string) map[string]Entry {
 	dir = filepath.Clean(dir)
 	out := map[string]Entry{}
 	for p, e := range tree {
@@ -852,7 +783,6 @@ func Under(tree map[string]Entry, dir string) map[string]Entry {
 	return out
 }
 
-// ReadDir lists the named directory (following symbolic links), sorted by name.
 func (m *MemFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -878,10 +808,6 @@ func (m *MemFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
-// Link creates newname as a hard link to the file oldname (a final symbolic link of oldname
-// is linked itself, not followed), like link(2): newname must not exist (syscall.EEXIST),
-// directories cannot be linked (syscall.EPERM). It is logged as "link" with Name2 newname, and
-// faults match newname.
 func (m *MemFS) Link(oldname, newname string) error {
 	if err := m.enter("link", oldname, newname, true); err != nil {
 		return err
@@ -919,10 +845,6 @@ func (m *MemFS) Link(oldname, newname string) error {
 	return nil
 }
 
-// TryLock takes the exclusive lock of the named file or directory (following symbolic
-// links), or fails with an error matching [ErrLocked] when it is held. Locks belong to the
-// node, so every name of a file shares one lock. Locks are neither logged nor subject to
-// faults: a lock does not change the tree.
 func (m *MemFS) TryLock(name string) (func(), error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

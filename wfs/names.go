@@ -10,19 +10,10 @@ import (
 	"unicode/utf8"
 )
 
-// JournalDir is the name of the directory, directly under a tree's root, that holds the
-// journals of commits in progress (see the package documentation). A commit creates it when
-// it needs it and removes it when it is empty again.
-const JournalDir = ".hkwfs"
-
-// Limits of the temporary-name scheme: the target's name is cut to maxStem bytes and a
-// caller's suffix may have at most MaxSuffix, so that a temporary name has at most
-// 1+200+4+16+32 = 253 bytes, within the 255 bytes of NAME_MAX on every system.
-const (
-	maxStem = 200
-	// MaxSuffix is the longest suffix [TempName] and [Tx.Scratch] accept, in bytes.
-	MaxSuffix = 32
-)
+// maxStem is how much of the target's name a temporary name keeps: with a suffix of at most
+// MaxSuffix bytes a temporary name has at most 1+200+4+16+32 = 253 bytes, within the 255
+// bytes of NAME_MAX on every system.
+const maxStem = 200
 
 // Suffixes of the temporaries a commit makes.
 const (
@@ -30,12 +21,9 @@ const (
 	suffixAside = ".old" // the old file of a target, kept until the commit is done
 )
 
-// TempName returns a fresh temporary name next to target: "." + target's name (cut to 200
-// bytes on a UTF-8 boundary) + ".hk-" + 16 random hex digits (from rnd, crypto/rand when
-// nil) + suffix, for example ".main.go.hk-9f3a01c2d4e5f607.tmp". The name is hidden, at most
-// 253 bytes long, and recognised by [IsLeftover]. suffix is "" or starts with "." and has at
-// most [MaxSuffix] bytes and no separator; a formatter's scratch copy passes the file's
-// extension, so the tool still sees the language.
+// TempName returns a fresh hidden name of at most 253 bytes next to target: "." + its name
+// (cut to 200 bytes) + ".hk-" + 16 hex digits from rnd (nil: crypto/rand) + suffix ("" or ".…",
+// at most [MaxSuffix] bytes, no separator), such as ".main.go.hk-9f3a01c2d4e5f607.tmp".
 func TempName(target, suffix string, rnd io.Reader) (string, error) {
 	if err := checkSuffix(suffix); err != nil {
 		return "", err
@@ -76,11 +64,7 @@ var suffixRE = regexp.MustCompile(`^\.[^/\\\x00]*$`)
 // of patch (".x.hkpatch-8hex.tmp") and format (".x.hkfmt-…").
 var leftover = regexp.MustCompile(`^\.(?:.*\.)?hk-[0-9a-f]{16}(?:\.[^/\\]{0,31})?$|^\..+\.hkpatch-[0-9a-f]{8}\.tmp$|^\.?.+\.hkfmt-[0-9A-Za-z]+(?:\.[^/\\]*)?$`)
 
-// IsLeftover reports whether base, a file name without directory, is a temporary of some
-// harnesskit writer: new content, an old file kept aside, or a formatter's scratch copy (see
-// [TempName]); also the temporaries of earlier patch (".x.hkpatch-<8 hex>.tmp") and format
-// (".x.hkfmt-…") releases. A commit removes its own temporaries, also when it fails, and
-// [Recover] removes those of a commit interrupted by a crash; one is left only by a crash
-// whose journal was lost with the power (a one-file commit does not sync its journal). A
-// host may remove a leftover once no writer runs.
+// IsLeftover reports whether the file name base is a harnesskit temporary ([TempName]; an old
+// ".x.hkpatch-<8 hex>.tmp" or ".x.hkfmt-…"), left only by a crash that lost a one-step
+// commit's journal: remove it once no writer runs.
 func IsLeftover(base string) bool { return leftover.MatchString(base) }

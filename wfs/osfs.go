@@ -12,22 +12,13 @@ import (
 	"sync"
 )
 
-// OSFS is an [FS] over real directories. It opens one [os.Root] per allowed base and routes
-// each absolute name to the longest base that contains it, so every access that reads
-// content or changes anything stays inside a base even if a directory on the way is swapped
-// for a symbolic link: os.Root refuses symbolic links that leave the base, and absolute
-// link targets altogether.
-//
-// Names outside every base, and names with a ".." element, are refused with an
-// [*fs.PathError] wrapping [ErrOutside] — with one exception. Lstat and Readlink, which reveal
-// only metadata, are answered for any absolute name (through the os package, for names
-// outside the bases): a caller resolving real paths (pathguard walks a path from its volume
-// root) must be able to see that an ancestor of a base, or the target of a link that leaves
-// a base, is a symbolic link, so that it can refuse the path itself.
-//
-// Errors carry the absolute name and the os package's operation names ("open", "stat",
-// "rename", …) with the same underlying syscall errors as the os package. OSFS is safe for
-// concurrent use.
+// OSFS is an [FS] with every extension over real directories, safe for concurrent use. Each
+// name goes to the longest base containing it, each base an [os.Root], so what reads content
+// or changes anything stays inside a base even if a directory on the way is swapped for a
+// symbolic link. Other names, and names with "..", are refused ([ErrOutside]), except that
+// Lstat and Readlink answer any absolute name (a real-path resolver must see that an ancestor
+// of a base is a link). Rename, Link and CopyMeta need both names in one base. On Windows
+// errors are Windows': errors.Is with io/fs sentinels holds, comparisons with errnos do not.
 type OSFS struct {
 	bases []osBase // longest directory first
 
@@ -51,9 +42,7 @@ var (
 	_ KeyFS     = (*OSFS)(nil)
 )
 
-// NewOSFS opens an [os.Root] for each base directory (relative names are made absolute
-// against the working directory). A base reached through symbolic links is also routed by
-// its real path, so names a real-path resolver produced work too. Close releases the roots.
+// NewOSFS opens an [os.Root] per base (made absolute; also routed by real path).
 func NewOSFS(bases ...string) (*OSFS, error) {
 	if len(bases) == 0 {
 		return nil, errors.New("wfs: NewOSFS needs at least one base directory")
@@ -87,8 +76,7 @@ func NewOSFS(bases ...string) (*OSFS, error) {
 	return o, nil
 }
 
-// Bases returns the base directories, longest first (real paths of symlinked bases
-// included).
+// Bases returns the bases, longest first, real paths of linked bases included.
 func (o *OSFS) Bases() []string {
 	out := make([]string, len(o.bases))
 	for i, b := range o.bases {
@@ -97,7 +85,7 @@ func (o *OSFS) Bases() []string {
 	return out
 }
 
-// Close closes every root. Later calls fail with fs.ErrClosed.
+// Close closes every root; later calls fail with fs.ErrClosed.
 func (o *OSFS) Close() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -181,7 +169,6 @@ func rewrap(op, name string, err error) error {
 	return &fs.PathError{Op: op, Path: name, Err: err}
 }
 
-// Stat describes the named file, following symbolic links (inside its base).
 func (o *OSFS) Stat(name string) (fs.FileInfo, error) {
 	root, rel, err := o.route("stat", name)
 	if err != nil {
@@ -191,9 +178,6 @@ func (o *OSFS) Stat(name string) (fs.FileInfo, error) {
 	return fi, rewrap("stat", name, err)
 }
 
-// Lstat describes the named file without following a final symbolic link. Names outside
-// the bases, and a base itself (its entry lives in its parent), are answered by os.Lstat
-// (see [OSFS]).
 func (o *OSFS) Lstat(name string) (fs.FileInfo, error) {
 	root, rel, err := o.route("lstat", name)
 	if errors.Is(err, ErrOutside) && !errors.Is(err, errDotDot) || err == nil && rel == "." {
@@ -206,8 +190,6 @@ func (o *OSFS) Lstat(name string) (fs.FileInfo, error) {
 	return fi, rewrap("lstat", name, err)
 }
 
-// Readlink returns the target of the named symbolic link. Names outside the bases, and a
-// base itself, are answered by os.Readlink (see [OSFS]).
 func (o *OSFS) Readlink(name string) (string, error) {
 	root, rel, err := o.route("readlink", name)
 	if errors.Is(err, ErrOutside) && !errors.Is(err, errDotDot) || err == nil && rel == "." {
@@ -220,7 +202,6 @@ func (o *OSFS) Readlink(name string) (string, error) {
 	return t, rewrap("readlink", name, err)
 }
 
-// ReadFile returns the contents of the named file.
 func (o *OSFS) ReadFile(name string) ([]byte, error) {
 	root, rel, err := o.route("open", name)
 	if err != nil {
@@ -238,7 +219,6 @@ func (o *OSFS) ReadFile(name string) ([]byte, error) {
 	return b, nil
 }
 
-// OpenFile opens the named file with os.OpenFile's flags.
 func (o *OSFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
 	root, rel, err := o.route("open", name)
 	if err != nil {
@@ -278,8 +258,6 @@ func (f *osFile) Stat() (fs.FileInfo, error) {
 func (f *osFile) Sync() error  { return rewrap("sync", f.name, f.f.Sync()) }
 func (f *osFile) Close() error { return rewrap("close", f.name, f.f.Close()) }
 
-// Rename renames oldname to newname; both must lie in the same base. Errors are
-// [*os.LinkError]s.
 func (o *OSFS) Rename(oldname, newname string) error {
 	linkErr := func(err error) error {
 		var pe *fs.PathError
@@ -310,7 +288,6 @@ func (o *OSFS) Rename(oldname, newname string) error {
 	return nil
 }
 
-// Remove removes the named file, symbolic link or empty directory.
 func (o *OSFS) Remove(name string) error {
 	root, rel, err := o.route("remove", name)
 	if err != nil {
@@ -323,7 +300,6 @@ func (o *OSFS) Remove(name string) error {
 	return rewrap("remove", name, err)
 }
 
-// Mkdir creates the named directory (perm minus the umask).
 func (o *OSFS) Mkdir(name string, perm fs.FileMode) error {
 	root, rel, err := o.route("mkdir", name)
 	if err != nil {
@@ -332,8 +308,6 @@ func (o *OSFS) Mkdir(name string, perm fs.FileMode) error {
 	return rewrap("mkdir", name, root.Mkdir(rel, perm&fs.ModePerm))
 }
 
-// Chmod sets the permission, setuid, setgid and sticky bits of the named file, following
-// symbolic links.
 func (o *OSFS) Chmod(name string, mode fs.FileMode) error {
 	root, rel, err := o.route("chmod", name)
 	if err != nil {
@@ -342,8 +316,7 @@ func (o *OSFS) Chmod(name string, mode fs.FileMode) error {
 	return rewrap("chmod", name, root.Chmod(rel, mode&ModeBits))
 }
 
-// ReadTree returns a snapshot of the real directory dir: every entry strictly below it,
-// keyed by slash-separated relative path, in the shape of [MemFS.TreeUnder].
+// ReadTree returns the entries strictly below the real directory dir, as [MemFS.TreeUnder].
 func ReadTree(dir string) (map[string]Entry, error) {
 	out := map[string]Entry{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -383,7 +356,6 @@ func ReadTree(dir string) (map[string]Entry, error) {
 	return out, err
 }
 
-// ReadDir lists the named directory inside its base, sorted by name.
 func (o *OSFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	root, rel, err := o.route("readdir", name)
 	if err != nil {
@@ -402,8 +374,6 @@ func (o *OSFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return ents, nil
 }
 
-// Link creates newname as a hard link to oldname; both must lie in the same base. Errors are
-// [*os.LinkError]s.
 func (o *OSFS) Link(oldname, newname string) error {
 	linkErr := func(err error) error {
 		var pe *fs.PathError
@@ -433,8 +403,6 @@ func (o *OSFS) Link(oldname, newname string) error {
 	return nil
 }
 
-// TryLock takes the exclusive lock of the named file or directory (see the package
-// documentation for what a lock is on each system).
 func (o *OSFS) TryLock(name string) (func(), error) {
 	root, rel, err := o.route("lock", name)
 	if err != nil {
@@ -478,8 +446,6 @@ func (o *OSFS) linkCount(name string) (uint64, bool) {
 	return sysLinkCount(name)
 }
 
-// CopyMeta gives dst the owner, group and extended attributes (POSIX ACLs included) of src,
-// as far as the process may set them (see [MetaFS]); both must lie in the same base.
 func (o *OSFS) CopyMeta(src, dst string) error {
 	r1, rel1, err := o.route("copymeta", src)
 	if err != nil {

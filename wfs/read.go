@@ -10,10 +10,6 @@ import (
 	"syscall"
 )
 
-// DefaultMaxFileSize is the size limit of [Read] and of a [Tx] unless WithMaxFileSize says
-// otherwise: 64 MiB.
-const DefaultMaxFileSize int64 = 64 << 20
-
 // A Type says what a name held when it was read.
 type Type uint8
 
@@ -41,9 +37,8 @@ func (t Type) String() string {
 	return "type(" + string(rune('0'+t)) + ")"
 }
 
-// A Snapshot is what a writer saw of one name when it read it: the basis a [Tx] checks
-// before it writes. Make one with [Read] (or [Absent] for a name that must not exist);
-// [Committed] returns the snapshots of what a commit wrote, so a writer can chain commits.
+// A Snapshot is what a writer saw of one name ([Read], [Absent], [Committed].After): what a
+// [Tx] checks before it writes.
 type Snapshot struct {
 	Name   string      // the absolute name read; a final symbolic link is described, not followed
 	Type   Type        // what the name held
@@ -53,7 +48,7 @@ type Snapshot struct {
 	Target string      // TypeSymlink: the link's target as stored
 }
 
-// Absent returns the snapshot of a name that must not exist when the commit writes it.
+// Absent returns the snapshot of a name that must not exist at the commit.
 func Absent(name string) Snapshot { return Snapshot{Name: name, Type: TypeAbsent} }
 
 // isNotExist reports whether err says a name does not exist (also when a parent is a regular
@@ -65,13 +60,9 @@ func isNotExist(err error) bool {
 // readChunk is how much Read reads between two looks at its context.
 const readChunk = 1 << 20
 
-// Read describes name as it is now, without following a final symbolic link: absent, a
-// directory, a symbolic link (with its target), a FIFO, socket or device (decided from its
-// Lstat: it is never opened, so nothing blocks), or a regular file with its contents. A
-// regular file over limit is not read: the snapshot has Large set. A regular file is opened
-// non-blocking and its open handle checked to be the file Lstat described; when the name is
-// swapped meanwhile, or the file changes size while it is read, Read starts again (three
-// times, then ErrChanged). It reads in chunks and stops with ctx.Err() when ctx ends.
+// Read describes name, without following a final symbolic link; a regular file over limit is
+// not read (Large), a special file never opened. A name swapped or resized while it is read
+// is read again (three times, then ErrChanged).
 //
 // Errors: an [*Error] (Op "read") wrapping the file system's error, ErrChanged, or ctx.Err().
 func Read(ctx context.Context, fsys FS, name string, limit int64) (Snapshot, error) {
@@ -172,14 +163,8 @@ func readFile(ctx context.Context, fsys FS, name string, fi fs.FileInfo, size in
 	return buf, ofi, nil
 }
 
-// Follow returns the real name of name: every symbolic link on the way, the final element's
-// included, is followed (at most [MaxSymlinks]), and "." and ".." are resolved as the file
-// system resolves them. A missing element ends the walk: the rest of the name is appended as
-// given (the name of a file to create). Use it before [Read] when a write must go to a link's
-// target, never replace the link; an FS confined to bases (OSFS) refuses to write a target
-// outside them.
-//
-// Errors: the file system's (an *fs.PathError), or syscall.ELOOP for too many links.
+// Follow returns name with every symbolic link on the way followed, the final one too (at most
+// [MaxSymlinks], else syscall.ELOOP), and "." and ".." resolved; a missing element ends it.
 func Follow(fsys FS, name string) (string, error) {
 	if !filepath.IsAbs(name) {
 		return "", &fs.PathError{Op: "follow", Path: name, Err: ErrNotAbs}
@@ -230,6 +215,5 @@ func Follow(fsys FS, name string) (string, error) {
 	return cur, nil
 }
 
-// Writable reports whether s is a regular file the process may write: the test a commit
-// makes (ErrReadOnly), for a writer that wants to refuse before it plans further.
+// Writable reports whether s is a regular file this process may write.
 func (s Snapshot) Writable() bool { return s.Type == TypeFile && s.Info != nil && writable(s.Info) }

@@ -11,20 +11,13 @@ import (
 	"strings"
 )
 
-// An Outcome says what [Recover] did with an interrupted commit.
+// An Outcome says what [Recover] did with a journal.
 type Outcome uint8
 
 const (
-	// RolledForward: the commit had staged everything; recovery finished it, so every
-	// target holds what the commit wrote.
-	RolledForward Outcome = iota + 1
-	// RolledBack: the commit had not staged everything (or was being undone); recovery
-	// undid it, so every target holds what it held before.
-	RolledBack
-	// Refused: the journal was not written by a writer of this user for this tree (it came
-	// with the files, it is damaged, or it names what no commit writes). Nothing was done
-	// with it: it is left in place, and Reason says why.
-	Refused
+	RolledForward Outcome = iota + 1 // the commit was finished: targets hold what it wrote
+	RolledBack                       // the commit was undone: targets hold what they held
+	Refused                          // the journal was not acted on (see Trust); Reason says why
 )
 
 func (o Outcome) String() string {
@@ -39,20 +32,16 @@ func (o Outcome) String() string {
 	return "unknown outcome"
 }
 
-// A Recovery reports one interrupted commit that [Recover] (or a commit) finished or undid.
+// A Recovery reports one journal that [Recover] (or a commit) handled.
 type Recovery struct {
-	Journal string   // the journal file, now removed
-	Outcome Outcome  // what was done
-	Names   []string // the commit's targets, in its order
-	// Conflicts lists the targets that someone else changed after the crash: they were left
-	// as found (the other writer's content kept), the commit's content dropped.
-	Conflicts []string
-	// Reason says, for a Refused journal, why it was not acted on.
-	Reason string
+	Journal   string   // the journal file (removed unless Refused)
+	Outcome   Outcome  // what was done
+	Names     []string // the commit's targets, in its order
+	Conflicts []string // targets changed since the crash: left as found, the commit's content dropped
+	Reason    string   // for Refused: why
 }
 
-// String is one line for a host's log or a command's stderr, for example "wfs: finished
-// an interrupted commit of 3 files (a.txt, b.txt, c.txt); journal /w/.hkwfs/….journal".
+// String is one line for a log or a command's stderr.
 func (r Recovery) String() string {
 	if r.Outcome == Refused {
 		return "wfs: left alone the journal " + r.Journal + ": " + r.Reason + "; nothing in the tree was changed by it. Remove it once no harnesskit writer runs"
@@ -76,17 +65,8 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// Recover finishes or undoes the commits in root/[JournalDir] whose writers died, and
-// reports each. A journal whose writer is alive (it holds the journal's lock) is left alone,
-// and so is one whose targets' locks stay held by live writers beyond the lock wait. A
-// commit whose every temporary was staged (its journal has the commit mark) is rolled
-// forward; any other is rolled back. Before each step recovery compares the target with the
-// journal's recorded before and after states, so it can run any number of times, be killed
-// at any point and run again, and never overwrites what another writer wrote since the crash
-// (such a target is listed in Conflicts). When nothing is pending its cost is one Lstat.
-//
-// Errors: journals that cannot be read or parsed, and I/O failures, joined; the recoveries
-// that succeeded are returned with them.
+// Recover finishes or undoes dead writers' commits in root/[JournalDir] (see Recovery),
+// reports each, and joins its errors.
 func Recover(ctx context.Context, fsys FS, root string) ([]Recovery, error) {
 	if !filepath.IsAbs(root) {
 		return nil, &fs.PathError{Op: "recover", Path: root, Err: ErrNotAbs}

@@ -16,18 +16,6 @@ import (
 	"time"
 )
 
-// DefaultLockWait is how long a [Tx] waits for the lock of a target held by another writer
-// before it refuses with ErrBusy, unless WithLockWait or the context says otherwise.
-const DefaultLockWait = 10 * time.Second
-
-// DefaultFileMode is the mode (before the umask) of a file a [Tx] creates unless NewMode or
-// ExactMode says otherwise.
-const DefaultFileMode fs.FileMode = 0o644
-
-// DefaultDirMode is the mode (before the umask) of the directories a [Tx] creates for a new
-// file unless WithDirMode says otherwise.
-const DefaultDirMode fs.FileMode = 0o755
-
 // An Option configures a [Tx] (see [Begin]).
 type Option func(*txConfig)
 
@@ -44,8 +32,7 @@ func (c txConfig) GoString() string {
 	return fmt.Sprintf("wfs.txConfig{limit: %d, lockWait: %v, dirMode: %v, rnd: %T}", c.limit, c.lockWait, c.dirMode, c.rnd)
 }
 
-// WithMaxFileSize sets the size limit (default [DefaultMaxFileSize]): a target larger than n,
-// or data longer than n, is refused with ErrTooLarge; n ≤ 0 keeps the default.
+// WithMaxFileSize sets the size limit (n ≤ 0: [DefaultMaxFileSize]).
 func WithMaxFileSize(n int64) Option {
 	return func(c *txConfig) {
 		if n > 0 {
@@ -54,23 +41,19 @@ func WithMaxFileSize(n int64) Option {
 	}
 }
 
-// WithLockWait sets how long Commit waits for a lock held by another writer (default
-// [DefaultLockWait]); the context's end stops the wait earlier. d ≤ 0 means: do not wait.
+// WithLockWait sets how long Commit waits for a held lock (d ≤ 0: not at all).
 func WithLockWait(d time.Duration) Option { return func(c *txConfig) { c.lockWait = max(d, 0) } }
 
-// WithDirMode sets the mode (before the umask) of the directories a write creates for a new
-// file (default [DefaultDirMode]).
+// WithDirMode sets the mode of the directories a write creates.
 func WithDirMode(perm fs.FileMode) Option {
 	return func(c *txConfig) { c.dirMode = perm & fs.ModePerm }
 }
 
-// WithRandom sets the source of the random part of temporary names (default crypto/rand).
-// Tests use it to make names repeat; a commit then draws again until a name is free.
+// WithRandom sets the source of temporary names' random part (crypto/rand).
 func WithRandom(r io.Reader) Option { return func(c *txConfig) { c.rnd = r } }
 
-// WithTrees names directories outside root (absolute; a host's worktrees) whose files the
-// transaction may also write. Without it every target must lie inside root. The journal,
-// which stays in root, records them, and recovery acts on no name outside root and these.
+// WithTrees names absolute directories outside root (a host's worktrees) that the Tx may
+// also write in; recovery acts on no name outside root and these.
 func WithTrees(dirs ...string) Option {
 	return func(c *txConfig) {
 		for _, d := range dirs {
@@ -84,35 +67,26 @@ func WithTrees(dirs ...string) Option {
 // A WriteOption refines one [Tx.Write].
 type WriteOption func(*op)
 
-// NewMode makes the written file a new file with mode perm under the umask, also when prev is
-// a regular file: it takes nothing from the file it replaces (a writer that deleted a file and
-// adds one of the same name). Without it a replaced regular file keeps its whole mode and
-// metadata, and a file created where nothing was gets [DefaultFileMode] under the umask.
+// NewMode makes a new file, mode perm under the umask, taking nothing from prev (else a
+// replaced file keeps its whole mode and metadata).
 func NewMode(perm fs.FileMode) WriteOption {
 	return func(o *op) { o.newMode, o.exact, o.modeSet, o.fresh = perm&fs.ModePerm, false, false, true }
 }
 
-// ExactMode sets the written file's mode bits exactly (permissions, setuid, setgid, sticky;
-// the umask does not apply), whatever the file had.
+// ExactMode sets the written file's [ModeBits] exactly, without the umask.
 func ExactMode(mode fs.FileMode) WriteOption {
 	return func(o *op) { o.mode, o.exact, o.modeSet, o.fresh = mode&ModeBits, true, true, false }
 }
 
-// MetaFrom gives the written file the mode, owner, group and extended attributes of the file
-// src (a move's source, which the same transaction may delete): the destination of a move
-// keeps what its source carried. ExactMode still wins for the mode; with NewMode nothing is
-// taken from src.
+// MetaFrom gives the written file the mode, owner, group and attributes of src (a move's
+// source); ExactMode and NewMode win.
 func MetaFrom(src string) WriteOption { return func(o *op) { o.metaFrom = src } }
 
-// ReplaceLink allows prev to be a symbolic link: the link itself is replaced by the new file
-// (a writer that deleted a link and creates a file in its place). Without it a link is
-// refused: [Follow] it and write its target instead.
+// ReplaceLink lets prev be a symbolic link, which the new file replaces.
 func ReplaceLink() WriteOption { return func(o *op) { o.replaceLink = true } }
 
-// CheckAtTurn checks prev right before this write rather than with the others before the
-// first one: prev (absent) only becomes true once the earlier operations of the transaction
-// have run — the new spelling of a case-only rename on a volume that ignores case, which leads
-// to the old file until that file is deleted.
+// CheckAtTurn checks prev right before this write, for a prev that holds only once earlier
+// operations ran (a case-only rename on a case-blind volume).
 func CheckAtTurn() WriteOption { return func(o *op) { o.atTurn = true } }
 
 type opKind uint8
@@ -143,11 +117,9 @@ type op struct {
 	j       jOp
 }
 
-// A Tx is one commit: writes and deletes of several names that happen all or none, under
-// the locks of their directories, after every name was checked against what the writer read.
-// Build one with [Begin], add operations with [Tx.Write], [Tx.Create] and [Tx.Delete], then
-// call [Tx.Commit] (or [Tx.Abort]). A Tx is used by one goroutine; nothing touches the disk
-// before Commit, except a [Tx.Scratch] copy.
+// A Tx is one commit: writes and deletes that happen all or none. Build one with [Begin],
+// add operations, then call Commit or Abort. A Tx is used by one goroutine; nothing touches
+// the disk before Commit, except a Scratch copy.
 type Tx struct {
 	fsys    FS
 	root    string
@@ -161,13 +133,8 @@ type Tx struct {
 	made    []string // those the commit created
 }
 
-// Begin starts a transaction over fsys for the tree whose root is the absolute directory
-// root: its journal lives in root/[JournalDir], and the transaction recovers the journals
-// of dead writers found there before it writes. Every writer of one tree must pass the same
-// root for recovery to find its journals (a check of every target before each step makes a
-// journal found late harmless).
-//
-// Begin only checks its arguments: root must be absolute.
+// Begin starts a Tx over fsys for the tree at the absolute directory root, journaled in
+// root/[JournalDir]: every writer of a tree must pass the same root.
 func Begin(fsys FS, root string, opts ...Option) (*Tx, error) {
 	if fsys == nil {
 		return nil, errors.New("wfs: Begin: nil FS")
@@ -184,12 +151,8 @@ func Begin(fsys FS, root string, opts ...Option) (*Tx, error) {
 	return &Tx{fsys: fsys, root: filepath.Clean(root), cfg: cfg}, nil
 }
 
-// Write replaces what prev describes with a regular file holding data. prev is a regular
-// file (its whole mode, owner, group, extended attributes and ACLs are kept; a file with more
-// than one hard link is written in place, so every link sees the new content), or absent (a
-// new file, mode [DefaultFileMode] under the umask unless an option says otherwise; missing
-// parent directories are created), or, with ReplaceLink, a symbolic link (replaced by the
-// file). The commit refuses when prev no longer holds.
+// Write replaces what prev describes (a regular file, whose metadata is kept; an absent
+// name, parents created; with ReplaceLink, a link) by a regular file holding data.
 func (tx *Tx) Write(prev Snapshot, data []byte, opts ...WriteOption) {
 	o := &op{kind: opWrite, prev: prev, data: data, newMode: DefaultFileMode}
 	for _, f := range opts {
@@ -200,27 +163,20 @@ func (tx *Tx) Write(prev Snapshot, data []byte, opts ...WriteOption) {
 	tx.ops = append(tx.ops, o)
 }
 
-// Create adds a new file name holding data, mode perm under the umask: Write of
-// Absent(name) with NewMode(perm). No write of an absent name ever replaces anything: the
-// file is linked into place (where the FS has [LinkFS]), so a name that exists at commit,
-// even one created in the last instant by a program that takes no lock, fails the commit
-// with an error matching fs.ErrExist (and ErrChanged).
+// Create adds the new file name (Write of Absent(name) with NewMode(perm)), linked in: a
+// name that exists at commit, even unlocked and an instant old, fails it (fs.ErrExist).
 func (tx *Tx) Create(name string, data []byte, perm fs.FileMode) {
 	o := &op{kind: opWrite, prev: Absent(name), data: data, newMode: perm & fs.ModePerm}
 	tx.ops = append(tx.ops, o)
 }
 
-// Delete removes the regular file or symbolic link prev describes (the link, not its target).
-// A read-only file may be deleted (that needs write permission on its directory only).
+// Delete removes the regular file or symbolic link prev describes.
 func (tx *Tx) Delete(prev Snapshot) {
 	tx.ops = append(tx.ops, &op{kind: opDelete, prev: prev})
 }
 
-// Scratch writes data to a new hidden file next to target, named by [TempName] with suffix
-// (".rb" keeps a formatter's view of the language), and returns its name. The copy is
-// journaled: Commit and Abort remove it, and so does [Recover] after a crash. It is for tools
-// that only work on a file in place (formatters): run them on the copy, read it back, and
-// Write the result to the real target.
+// Scratch writes data to a new hidden file beside target ([TempName] with suffix) for a tool
+// that works only in place, and returns its name; Commit, Abort or Recover removes it.
 func (tx *Tx) Scratch(target, suffix string, data []byte) (string, error) {
 	if tx.done {
 		return "", errors.New("wfs: Scratch after Commit or Abort")
@@ -263,8 +219,7 @@ func (tx *Tx) Scratch(target, suffix string, data []byte) (string, error) {
 	return "", &Error{Op: "stage", Name: target, Err: errors.New("no free scratch name")}
 }
 
-// Abort ends a transaction that will not be committed: it removes its scratch copies and its
-// journal. It does nothing after Commit, so `defer tx.Abort()` is safe.
+// Abort drops a Tx's scratch copies and journal; after Commit it does nothing.
 func (tx *Tx) Abort() error {
 	if tx.done {
 		return nil
@@ -289,27 +244,14 @@ func (tx *Tx) dropScratch() (failed bool) {
 
 // Committed is what a successful commit reports.
 type Committed struct {
-	// After holds, per operation in order, the state now on disk: a fresh Lstat and the
-	// written bytes for a write, an absent snapshot for a delete. A writer that commits again
-	// on these files (the next section of a patch) passes them as prev.
-	After []Snapshot
-	// Recovered lists the interrupted commits of dead writers that this commit finished or
-	// undid before it checked its own targets.
-	Recovered []Recovery
+	After     []Snapshot // per operation, in order, what is now on disk: the prev of a next commit
+	Recovered []Recovery // dead writers' commits this commit handled first
 }
 
-// Commit writes every operation or none. The steps, each described in the package
-// documentation: recover dead writers' journals; lock the directory of every target (waiting
-// at most the lock wait, then ErrBusy); check every prev (cheap metadata first, then the
-// content; ErrChanged, ErrReadOnly, ErrSpecial, ErrTooLarge); journal the intent; stage every
-// new content and keep the old files aside; mark the journal; switch in order; sync the
-// directories; clean up. A failure before the switch removes what was staged; a failure
-// during it restores every target from what was kept aside (Error.RolledBack, or
-// NotRestored). ctx is honoured until the switch starts; the switch itself is not
-// interrupted.
+// Commit writes all or nothing (see The commit); ctx counts until the switch.
 //
 // Errors: an [*Error] wrapping ErrChanged (fs.ErrExist for Create), ErrBusy, ErrReadOnly,
-// ErrSpecial, ErrTooLarge or a file-system error; ctx.Err() before anything was written.
+// ErrSpecial, ErrTooLarge, ErrInUse, ErrKey, ErrOutside or a file-system error; ctx.Err().
 func (tx *Tx) Commit(ctx context.Context) (*Committed, error) {
 	if tx.done {
 		return nil, errors.New("wfs: Commit of a finished transaction")

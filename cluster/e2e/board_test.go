@@ -155,7 +155,7 @@ func TestKillHostMidCancel(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond) // A's session may take a little longer to expire
 	}
-	if err != nil || l.Kind != taskboard.LeaseCancellation {
+	if err != nil || l.Kind != "cancellation" {
 		t.Fatalf("takeover after A died: %+v %v", l, err)
 	}
 	var audit []taskboard.Lease
@@ -388,7 +388,7 @@ func TestDeletionWinsAcrossHosts(t *testing.T) {
 	}
 	fake.Delay(taskboardtest.OpPrompt, 2*time.Second)
 	rv, err := hs[0].d.Revive(context.Background(), orch, res.Alias, "continue")
-	if err != nil || rv.Status != taskboard.ReviveAdmissionUnknown {
+	if err != nil || rv.Status != "admission_unknown" {
 		t.Fatalf("revive at A: %+v %v", rv, err)
 	}
 	hs[1].d.Observe(taskboard.HostEvent{Kind: taskboard.EventDeleted, SessionID: "ses_del"})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harnesskit/harnesskit/taskboard"
+	"github.com/harnesskit/harnesskit/taskboard/store"
 	"github.com/harnesskit/harnesskit/taskboard/taskboardtest"
 )
 
@@ -18,7 +19,7 @@ func calls(fake *taskboardtest.Host, op string) int { return count(fake, op+" ")
 // alive reports whether an incarnation's liveness key exists.
 func alive(t *testing.T, ec *etcdCluster, inc string) bool {
 	cl := ec.client(t)
-	resp, err := cl.Get(context.Background(), "board/"+taskboard.LivenessPrefix+inc)
+	resp, err := cl.Get(context.Background(), "board/"+store.LivenessPrefix+inc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,18 @@ type stdio struct {
 	// reported holds the journals already reported on stderr (reportRecovered), so that a
 	// refused journal, which every step of a command meets again, is reported once.
 	reported map[string]bool
+	// flagSets, when set (by tests), sees every flag set a verb builds, before it parses:
+	// how a test learns which flags each verb defines.
+	flagSets func(*flag.FlagSet)
+}
+
+// newFlagSet returns the flag set of a verb, named as usage errors name it.
+func newFlagSet(std stdio, name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	if std.flagSets != nil {
+		std.flagSets(fs)
+	}
+	return fs
 }
 
 // A command is one subcommand of harnesskit: usually one package, with verbs below it.
@@ -31,8 +43,24 @@ type command struct {
 	name    string // "patch"
 	summary string // one line for the command list
 	usage   string // full usage text, printed by "help <name>" and "<name> -h"
-	// run gets the arguments after the command name. It returns an exit code.
-	run func(ctx context.Context, args []string, std stdio) int
+	// verbs are the command's verbs; run, when set, handles arguments that do not start with
+	// one (webfetch URL). Either gets the arguments after its name and returns an exit code.
+	verbs []verb
+	run   func(ctx context.Context, args []string, std stdio) int
+}
+
+// exec runs c with the arguments after its name: the verb they start with, else run, else
+// the usage error that names the verbs.
+func (c command) exec(ctx context.Context, args []string, std stdio) int {
+	if c.run == nil {
+		return dispatchVerbs(ctx, c.name, c.usage, c.verbs, args, std)
+	}
+	if len(args) > 0 {
+		if i := slices.IndexFunc(c.verbs, func(v verb) bool { return v.name == args[0] }); i >= 0 {
+			return c.verbs[i].run(ctx, args[1:], std)
+		}
+	}
+	return c.run(ctx, args, std)
 }
 
 // commands is the table of subcommands, in the order "help" lists them. Each package's
@@ -71,7 +99,7 @@ func dispatch(ctx context.Context, cmds []command, args []string, std stdio) int
 		fmt.Fprintf(std.err, "harnesskit: unknown command %q (the commands are %s); run `harnesskit help` for more\n", name, commandNames(cmds))
 		return exitUsage
 	}
-	return cmds[i].run(ctx, args[1:], std)
+	return cmds[i].exec(ctx, args[1:], std)
 }
 
 // help prints the command list, or one command's usage, to stdout.

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -235,5 +237,241 @@ func TestDecodeStrict(t *testing.T) {
 				t.Errorf("decodeStrict(%q) = %v: the decoder's own wording leaked", tc.in, err)
 			}
 		})
+	}
+}
+
+// invocations lists every verb of the command table as the words that call it: "patch apply",
+// and a command alone ("edit", "webfetch") when it also runs without a verb.
+func invocations(cmds []command) [][]string {
+	var out [][]string
+	for _, c := range cmds {
+		if c.run != nil {
+			out = append(out, []string{c.name})
+		}
+		for _, v := range c.verbs {
+			out = append(out, []string{c.name, v.name})
+		}
+	}
+	return out
+}
+
+// helpOf runs `harnesskit <inv...> --help` and returns what it printed and the flags the
+// verb defines (read from the flag sets it built, seen through stdio.flagSets).
+func helpOf(t *testing.T, inv []string) (string, []string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	var sets []*flag.FlagSet
+	std := stdio{in: strings.NewReader(""), out: &out, err: &errb, reported: map[string]bool{},
+		flagSets: func(fs *flag.FlagSet) { sets = append(sets, fs) }}
+	if code := dispatch(t.Context(), commands(), append(slices.Clone(inv), "--help"), std); code != exitOK {
+		t.Fatalf("harnesskit %s --help: exit %d, want 0; stderr %q", strings.Join(inv, " "), code, errb.String())
+	}
+	if len(sets) != 1 {
+		t.Fatalf("harnesskit %s --help built %d flag sets, want 1", strings.Join(inv, " "), len(sets))
+	}
+	var flags []string
+	sets[0].VisitAll(func(f *flag.Flag) { flags = append(flags, f.Name) })
+	return out.String(), flags
+}
+
+// flagEntry is a line of a help's Flags section: indented, then the flag with one or two
+// dashes, then its argument and description.
+var flagEntry = regexp.MustCompile(`^\s+--?([a-z][a-z0-9-]*)(\s|$)`)
+
+// helpFlags returns the flags listed in the Flags section of a help text (the lines after
+// "Flags:" up to a blank or unindented line), and the lines of that section that are not a
+// flag's entry: each flag is to be listed on one line of its own.
+func helpFlags(help string) (listed map[string]bool, stray []string) {
+	listed = map[string]bool{}
+	in := false
+	for _, line := range strings.Split(help, "\n") {
+		if line == "Flags:" {
+			in = true
+			continue
+		}
+		if !in {
+			continue
+		}
+		if strings.TrimSpace(line) == "" || !strings.HasPrefix(line, " ") {
+			in = false
+			continue
+		}
+		m := flagEntry.FindStringSubmatch(line)
+		if m == nil {
+			stray = append(stray, line)
+			continue
+		}
+		listed[m[1]] = true
+	}
+	return listed, stray
+}
+
+// TestHelpListsEveryFlag checks each verb's --help: it has a Flags section (when the verb has
+// flags) that gives every flag the verb defines one line of its own, and lists no flag that
+// no verb sharing that help defines.
+func TestHelpListsEveryFlag(t *testing.T) {
+	invs := invocations(commands())
+	if len(invs) < 14 {
+		t.Fatalf("found %d verbs, want at least 14: the command table is not read", len(invs))
+	}
+	// Verbs of one command share its help text, so a flag listed there must be some
+	// verb's of that command.
+	defined := map[string]map[string]bool{}
+	helps := map[string]string{}
+	for _, inv := range invs {
+		help, flags := helpOf(t, inv)
+		name := strings.Join(inv, " ")
+		helps[name] = help
+		if defined[inv[0]] == nil {
+			defined[inv[0]] = map[string]bool{}
+		}
+		for _, f := range flags {
+			defined[inv[0]][f] = true
+		}
+		t.Run(name, func(t *testing.T) {
+			listed, stray := helpFlags(help)
+			for _, line := range stray {
+				t.Errorf("harnesskit %s --help: a line of the Flags section that is not a flag's entry (one line per flag): %q", name, line)
+			}
+			for _, f := range flags {
+				if !listed[f] {
+					t.Errorf("harnesskit %s --help does not list its flag -%s in its Flags section", name, f)
+				}
+			}
+		})
+	}
+	for _, inv := range invs {
+		name := strings.Join(inv, " ")
+		listed, _ := helpFlags(helps[name])
+		for f := range listed {
+			if !defined[inv[0]][f] {
+				t.Errorf("harnesskit %s --help lists -%s, which no %s verb defines", name, f, inv[0])
+			}
+		}
+	}
+}
+
+// readmeCommandLine returns the rows of the table in the README's "The command line" section,
+// each as its cells.
+func readmeCommandLine(t *testing.T) [][]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	start := strings.Index(text, "\n## The command line\n")
+	if start < 0 {
+		t.Fatal(`README.md has no "## The command line" section`)
+	}
+	section := text[start+1:]
+	if end := strings.Index(section[3:], "\n## "); end >= 0 {
+		section = section[:end+3]
+	}
+	var rows [][]string
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		// Split on the | that are not inside backquotes.
+		var cells []string
+		var cell strings.Builder
+		quoted := false
+		for _, r := range strings.TrimSuffix(strings.TrimPrefix(line, "|"), "|") {
+			switch {
+			case r == '`':
+				quoted = !quoted
+			case r == '|' && !quoted:
+				cells = append(cells, strings.TrimSpace(cell.String()))
+				cell.Reset()
+				continue
+			}
+			cell.WriteRune(r)
+		}
+		rows = append(rows, append(cells, strings.TrimSpace(cell.String())))
+	}
+	return rows
+}
+
+// codeSpans returns the backquoted spans of s.
+func codeSpans(s string) []string {
+	parts := strings.Split(s, "`")
+	var spans []string
+	for i := 1; i < len(parts); i += 2 {
+		spans = append(spans, parts[i])
+	}
+	return spans
+}
+
+// TestREADMECommandLine checks the README's table of verbs against the command table: every
+// verb it names exists, every flag it names is defined by the verbs of its row, and every
+// verb of the command line has a row.
+func TestREADMECommandLine(t *testing.T) {
+	cmds := commands()
+	known := map[string]bool{}
+	for _, inv := range invocations(cmds) {
+		known[strings.Join(inv, " ")] = true
+	}
+	isCommand := func(w string) bool {
+		return slices.ContainsFunc(cmds, func(c command) bool { return c.name == w })
+	}
+	rows := readmeCommandLine(t)
+	if len(rows) < 9 {
+		t.Fatalf("found %d rows in the README's command-line table, want at least 9: the parse is broken", len(rows))
+	}
+	named := map[string]bool{}
+	for _, row := range rows {
+		// The first cell names the row's verbs: "patch apply", then bare verbs of the same
+		// command ("resolve"); words in capitals are arguments ("format FILE...").
+		var verbs []string
+		cmd := ""
+		for _, span := range codeSpans(row[0]) {
+			words := strings.Fields(span)
+			if len(words) == 0 {
+				continue
+			}
+			if isCommand(words[0]) {
+				cmd, words = words[0], words[1:]
+			} else if cmd == "" {
+				t.Errorf("README row %q: %q names no command", row[0], span)
+				continue
+			}
+			inv := cmd
+			if len(words) > 0 && words[0] != strings.ToUpper(words[0]) {
+				inv += " " + words[0]
+			}
+			if !known[inv] {
+				t.Errorf("README names `harnesskit %s`, which is no verb of the command line", inv)
+				continue
+			}
+			verbs = append(verbs, inv)
+			named[inv] = true
+		}
+		if len(verbs) == 0 {
+			continue
+		}
+		flags := map[string]bool{}
+		for _, inv := range verbs {
+			_, fl := helpOf(t, strings.Fields(inv))
+			for _, f := range fl {
+				flags[f] = true
+			}
+		}
+		for _, cell := range row[1:] {
+			for _, span := range codeSpans(cell) {
+				if !strings.HasPrefix(span, "-") {
+					continue
+				}
+				name, _, _ := strings.Cut(strings.TrimLeft(span, "-"), "=")
+				if !flags[name] {
+					t.Errorf("README row %s names %s, which %s does not define", row[0], span, strings.Join(verbs, ", "))
+				}
+			}
+		}
+	}
+	for inv := range known {
+		if !named[inv] {
+			t.Errorf("`harnesskit %s` has no row in the README's command-line table", inv)
+		}
 	}
 }

@@ -23,34 +23,44 @@ const astsearchUsage = `usage: harnesskit astsearch search --pattern P --lang L 
 Structural search and rewrite with ast-grep's pattern language. PATHs are files or
 directories under the current directory (default "."); they are walked as ripgrep does
 (hidden entries and .gitignore/.ignore'd paths skipped). Flags come before the paths.
---selector KIND (both verbs) makes P a context: its first node of that kind is the pattern,
-as ast-grep's --selector does (P "func t() { $A := $B }" with KIND short_var_declaration
-finds every x := y); a KIND that is not in P is refused with the kinds P has.
 
 search    prints the matches plugin-style ("<file>:" then "  <line>: <text>", then
           "Found N matches in M files"), or with --json one array whose objects have the
           fields and units of ` + "`ast-grep run --json=compact`" + ` (text, range.byteOffset,
           range.start/end line and column in characters, file, lines, charCount, language,
           metaVariables.single/multi/transformed).
-          --strictness cst|smart|ast|relaxed|signature|template (default smart)
-          --globs G    override glob, repeatable: "!" excludes, the last match wins
-          --max-matches N  keep only the first N matches (in walk order; 0: no cap). With
-                       --json there is no cap by default, as with ast-grep; the text
-                       keeps the first 500 matches and 1 MiB by default. A cap that cut
-                       the output, or the 300 s timeout, is said on stderr (and in the
-                       text's last line): "harnesskit astsearch search: output truncated
-                       (max_matches): 500 of 9415 matches shown; ...". So is a file
-                       left out because its parse did not finish within 30 s
-                       ("harnesskit astsearch search: not searched: 1 file ...").
 rewrite   prints the unified diff of replacing every match by the template R ($NAME,
           $$NAME, $$$NAME are substituted); with --apply it writes the files atomically
           (all or nothing) and prints what was replaced.
-          --format     with --apply: format each rewritten file with the formatter its
-                       project declares (as "harnesskit format" detects it from the current
-                       directory; gofmt in process for Go) before it is written, and print
-                       "<file>: formatted by X:" with the formatter's diff (at most 40
-                       lines) or a note per file. A formatter that fails leaves the file as
-                       the rewrite made it.
+
+Flags:
+  --pattern P        the ast-grep pattern (required)
+  --lang L           the language of the pattern and the files (required)
+  --selector KIND    match P's first node of this kind instead of P itself: see below
+  --strictness S     (search) cst, smart (default), ast, relaxed, signature or template
+  --globs G          (search) override glob, repeatable: "!" excludes, the last match wins
+  --json             (search) print one JSON array, as ast-grep run --json=compact does
+  --max-matches N    (search) keep only the first N matches, in walk order (0: no cap): see below
+  --rewrite R        (rewrite) the template that replaces each match (required)
+  --apply            (rewrite) write the files instead of printing the diff
+  --format           (rewrite, with --apply) format each rewritten file first: see below
+
+--selector KIND makes P a context: its first node of that kind is the pattern, as
+ast-grep's --selector does (P "func t() { $A := $B }" with KIND short_var_declaration
+finds every x := y); a KIND that is not in P is refused with the kinds P has.
+
+--max-matches: with --json there is no cap by default, as with ast-grep; the text keeps
+the first 500 matches and 1 MiB by default. A cap that cut the output, or the 300 s
+timeout, is said on stderr (and in the text's last line): "harnesskit astsearch search:
+output truncated (max_matches): 500 of 9415 matches shown; ...". So is a file left out
+because its parse did not finish within 30 s ("harnesskit astsearch search: not searched:
+1 file ...").
+
+--format formats each rewritten file with the formatter its project declares (as
+"harnesskit format" detects it from the current directory; gofmt in process for Go)
+before it is written, and prints "<file>: formatted by X:" with the formatter's diff (at
+most 40 lines) or a note per file. A formatter that fails leaves the file as the rewrite
+made it.
 
 Exit codes: 0 success (also "no matches"); 1 the tool refused the call (a bad pattern, an
 unknown language, a missing or outside path, a file changed since planning): the message
@@ -62,11 +72,9 @@ func astsearchCommand() command {
 		name:    "astsearch",
 		summary: "structural search and rewrite (ast-grep patterns), native tree-sitter or the ast-grep CLI",
 		usage:   astsearchUsage,
-		run: func(ctx context.Context, args []string, std stdio) int {
-			return dispatchVerbs(ctx, "astsearch", astsearchUsage, []verb{
-				{name: "search", run: func(ctx context.Context, args []string, std stdio) int { return astsearchRun(ctx, args, std, false) }},
-				{name: "rewrite", run: func(ctx context.Context, args []string, std stdio) int { return astsearchRun(ctx, args, std, true) }},
-			}, args, std)
+		verbs: []verb{
+			{name: "search", run: func(ctx context.Context, args []string, std stdio) int { return astsearchRun(ctx, args, std, false) }},
+			{name: "rewrite", run: func(ctx context.Context, args []string, std stdio) int { return astsearchRun(ctx, args, std, true) }},
 		},
 	}
 }
@@ -76,7 +84,7 @@ func astsearchRun(ctx context.Context, args []string, std stdio, rewrite bool) i
 	if rewrite {
 		verbName = "rewrite"
 	}
-	fset := flag.NewFlagSet("astsearch "+verbName, flag.ContinueOnError)
+	fset := newFlagSet(std, "astsearch "+verbName)
 	pattern := fset.String("pattern", "", "the pattern")
 	selector := fset.String("selector", "", "the kind of the node of the pattern to match")
 	lang := fset.String("lang", "", "the language")

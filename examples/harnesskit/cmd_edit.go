@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 
 	"github.com/harnesskit/harnesskit/patch"
@@ -35,8 +34,9 @@ Flags:
   --root DIR          the workspace root (required)
   --worktree DIR      a further allowed directory (repeatable)
   --dry-run           plan only; report what would change, write nothing
-  --format            format the file after the edits with the formatter its project
-                      declares (as "harnesskit format" detects it; gofmt in process for Go)
+  --format            format the file after the edits, with the formatter its project declares
+
+--format finds the formatter as "harnesskit format" does (gofmt in process for Go).
 
 Output:
   {"ok":bool,
@@ -111,7 +111,7 @@ var editShape = jsonShape{noun: "edit request", example: `{"file_path":"a.go","o
 
 func editRun(ctx context.Context, args []string, std stdio) int {
 	const name = "edit"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs := newFlagSet(std, name)
 	var pf patchFlags
 	pf.register(fs)
 	dryRun := fs.Bool("dry-run", false, "plan only")

@@ -27,16 +27,17 @@ Go files are formatted in process, as gofmt does. A formatter found only on PATH
 terraform, …) needs --config true or an override. At most one formatter runs per file.
 
 Flags:
-  --root DIR      the project root: walks up from a file stop here (default: the working
-                  directory); every FILE must be inside it
-  --config V      OpenCode's "formatter" setting, as JSON text or @file: false, true, or an
-                  object of per-name overrides ({"prettier":{"disabled":true}},
-                  {"deno":{"command":["deno","fmt","$FILE"],"extensions":[".md"]}}); the
-                  extras "timeout", "priority", "mode", "chain" and "auto": true (keep
-                  automatic mode while overriding) are accepted
+  --root DIR      the project root, where walks up from a file stop (default: the working directory)
+  --config V      OpenCode's "formatter" setting, as JSON text or @file: see below
   --timeout D     timeout of one formatter run (default 10s)
   --status        list every formatter, whether it applies at the root, and why
   --json          one JSON line per file (or per formatter with --status)
+
+Every FILE must be inside --root. --config is false, true, or an object of per-name
+overrides ({"prettier":{"disabled":true}},
+{"deno":{"command":["deno","fmt","$FILE"],"extensions":[".md"]}}); the extras "timeout",
+"priority", "mode", "chain" and "auto": true (keep automatic mode while overriding) are
+accepted.
 
 Text output: one block per file, "<file>: formatted by X, N lines changed" with the diff
 when it has at most 40 lines, "<file>: not formatted, left as written: <why>", or
@@ -107,7 +108,7 @@ func formatErrorKind(err error) string {
 }
 
 func formatRun(ctx context.Context, args []string, std stdio) int {
-	fs := flag.NewFlagSet("format", flag.ContinueOnError)
+	fs := newFlagSet(std, "format")
 	asJSON := fs.Bool("json", false, "JSON lines output")
 	root := fs.String("root", "", "project root")
 	cfgText := fs.String("config", "", "the formatter setting")

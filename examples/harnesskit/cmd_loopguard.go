@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 
 	"github.com/harnesskit/harnesskit/loopguard"
@@ -48,9 +47,7 @@ func loopguardCommand() command {
 		name:    "loopguard",
 		summary: "replay tool-call events through the repeated-call guard",
 		usage:   loopguardUsage,
-		run: func(ctx context.Context, args []string, std stdio) int {
-			return dispatchVerbs(ctx, "loopguard", loopguardUsage, []verb{{name: "replay", run: loopguardReplay}}, args, std)
-		},
+		verbs:   []verb{{name: "replay", run: loopguardReplay}},
 	}
 }
 
@@ -74,7 +71,7 @@ type loopguardResult struct {
 }
 
 func loopguardReplay(ctx context.Context, args []string, std stdio) int {
-	fs := flag.NewFlagSet("loopguard replay", flag.ContinueOnError)
+	fs := newFlagSet(std, "loopguard replay")
 	warnAt := fs.Int("warn-at", loopguard.DefaultWarnAt, "notices from the Nth identical result on")
 	blockAt := fs.Int("block-at", loopguard.DefaultBlockAt, "refuse block tools after N identical results")
 	keep := fs.Bool("keep-streak", false, "user messages do not reset the loop streak")

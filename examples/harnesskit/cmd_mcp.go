@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,38 +34,39 @@ subprocess); with --http it serves the Streamable HTTP transport at http://ADDR/
 interrupted. The log goes to stderr only.
 
 Flags:
-  --root DIR          the workspace root (required); resolved again on every call, so a
-                      directory replaced there while the server runs is seen
-  --worktree DIR      a further directory the tools may read and write (repeatable)
-  --allow-private     let webfetch reach loopback and private addresses (local servers,
-                      tests); link-local and metadata addresses stay refused. Never give
-                      it to a server whose model reads untrusted pages
-  --format            apply_patch (and edit, multi_edit) formats each file it writes with the formatter the
-                      project under --root declares (as "harnesskit format" detects it;
-                      gofmt in process for Go) before the commit, and its result says
-                      "formatted by X, N lines changed" with the diff (at most 40 lines).
-                      A formatter that fails leaves the file as the patch made it.
-  --http ADDR         serve Streamable HTTP on ADDR (host:port). Without a token ADDR must
-                      be a loopback address (127.0.0.1:PORT, [::1]:PORT, localhost:PORT).
-  --token TOKEN       require "Authorization: Bearer TOKEN" on every HTTP request (401
-                      otherwise); allows a non-loopback ADDR. Default: the environment
-                      variable HARNESSKIT_MCP_TOKEN (the server says so at start).
-  --allow-origin ORIGIN
-                      accept HTTP requests whose Origin header is ORIGIN, e.g.
-                      http://localhost:6274 for a client in that web page (repeatable).
-                      Requests with any other Origin get 403; clients that are not web
-                      pages send none
-  --max-sessions N    HTTP sessions open at once (default 64); when full, idle ones are
-                      closed first, else the new session gets 503
-  --session-idle DURATION
-                      close an HTTP session that has made no request for this long
-                      (default 30m; the client then starts a new one)
-  --tree-cache-bytes N
-                      bytes of syntax trees ast_grep_search and ast_grep_replace keep
-                      between calls, so a search that repeats parses only the files
-                      changed since (default 536870912, 512 MiB; 0 turns it off)
-  --log-level LEVEL   debug, info (default), warn or error. Refused HTTP requests are
-                      logged at warn
+  --root DIR               the workspace root (required), resolved again on every call
+  --worktree DIR           a further directory the tools may read and write (repeatable)
+  --allow-private          let webfetch reach loopback and private addresses: see below
+  --format                 apply_patch, edit and multi_edit format each file they write: see below
+  --http ADDR              serve Streamable HTTP on ADDR (host:port); loopback only without a token
+  --token TOKEN            require "Authorization: Bearer TOKEN" on every HTTP request: see below
+  --allow-origin ORIGIN    accept HTTP requests whose Origin header is ORIGIN (repeatable): see below
+  --max-sessions N         HTTP sessions open at once (default 64): see below
+  --session-idle DURATION  close an HTTP session idle this long (default 30m)
+  --tree-cache-bytes N     syntax trees the ast_grep tools keep between calls: see below
+  --log-level LEVEL        debug, info (default), warn or error (refused HTTP requests: warn)
+
+--root is resolved again on every call, so a directory replaced there while the server runs
+is seen.
+
+--allow-private: link-local and metadata addresses stay refused. Never give it to a server
+whose model reads untrusted pages.
+
+--format: apply_patch (and edit, multi_edit) format each file they write with the formatter
+the project under --root declares (as "harnesskit format" detects it; gofmt in process for
+Go) before the commit, and the result says "formatted by X, N lines changed" with the diff
+(at most 40 lines). A formatter that fails leaves the file as the patch made it.
+
+--http ADDR: without a token ADDR must be a loopback address (127.0.0.1:PORT, [::1]:PORT,
+localhost:PORT). --token TOKEN answers other requests with 401 and allows a non-loopback
+ADDR; its default is the environment variable HARNESSKIT_MCP_TOKEN (the server says so at
+start). --allow-origin ORIGIN, e.g. http://localhost:6274 for a client in that web page:
+requests with any other Origin get 403; clients that are not web pages send none.
+--max-sessions N: when full, idle sessions are closed first, else the new session gets 503.
+--session-idle: the client then starts a new session.
+--tree-cache-bytes N: ast_grep_search and ast_grep_replace keep up to N bytes of syntax trees
+between calls, so a search that repeats parses only the files changed since (default
+536870912, 512 MiB; 0 turns the cache off).
 
 Exit codes: 0 when the client disconnects (stdio) or on interrupt (HTTP), 2 on bad usage,
 an unusable root, a refused address or a transport failure (the reason on stderr).
@@ -83,7 +83,7 @@ func mcpCommand() command {
 
 func mcpServe(ctx context.Context, args []string, std stdio) int {
 	const name = "mcp"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs := newFlagSet(std, name)
 	root := fs.String("root", "", "workspace root")
 	var worktrees multiFlag
 	fs.Var(&worktrees, "worktree", "further allowed directory")

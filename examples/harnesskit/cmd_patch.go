@@ -40,19 +40,24 @@ hook      the host wiring of rewrite: reads one tool call {"tool":"…","args":{
           as given and "reason" says why. Exit 0 in both cases.
 
 Flags:
-  --root DIR          the workspace root (required)
-  --worktree DIR      a further allowed directory (repeatable)
-  --codex-compat      Codex behaviour: overwrite on Add/Move, Codex line endings and final
-                      newline, sections written one by one (a failure keeps earlier ones)
-  --allow-overwrite   let Add File and Move to replace an existing file
-  --dry-run           plan only; report what would change, write nothing
-  --format            format each file the patch writes with the formatter its project
-                      declares (as "harnesskit format" detects it; gofmt in process for Go)
-                      before the commit; the text output adds "formatted by X" with the
-                      formatter's diff (at most 40 lines) or a note per file, the JSON adds
-                      "formatter", "format_diff" and "format_note" to each change. A
-                      formatter that fails leaves the file as the patch made it.
-  --json              print one JSON object instead of text:
+  --root DIR          the workspace root (required; every verb)
+  --worktree DIR      a further allowed directory (repeatable; every verb)
+  --codex-compat      (apply) Codex behaviour: see below
+  --allow-overwrite   (apply) let Add File and Move to replace an existing file
+  --dry-run           (apply) plan only; report what would change, write nothing
+  --format            (apply) format each written file first: see below
+  --json              (apply) print one JSON object instead of text: see below
+
+--codex-compat: overwrite on Add/Move, Codex line endings and final newline, sections
+written one by one (a failure keeps earlier ones).
+
+--format: format each file the patch writes with the formatter its project declares (as
+"harnesskit format" detects it; gofmt in process for Go) before the commit; the text output
+adds "formatted by X" with the formatter's diff (at most 40 lines) or a note per file, the
+JSON adds "formatter", "format_diff" and "format_note" to each change. A formatter that
+fails leaves the file as the patch made it.
+
+--json prints:
     {"ok":bool,
      "changes":[{"op":"add|update|delete|move","path":"…","move_to":"…"}],
      "rescues":[{"path":"…","section":N,"chunk":N,"strategy":"…"}],
@@ -103,12 +108,10 @@ func patchCommand() command {
 		name:    "patch",
 		summary: "apply or rewrite Codex-format apply_patch text, atomically and without guessing",
 		usage:   patchUsage,
-		run: func(ctx context.Context, args []string, std stdio) int {
-			return dispatchVerbs(ctx, "patch", patchUsage, []verb{
-				{name: "apply", run: patchApply},
-				{name: "rewrite", run: patchRewrite},
-				{name: "hook", run: patchHook},
-			}, args, std)
+		verbs: []verb{
+			{name: "apply", run: patchApply},
+			{name: "rewrite", run: patchRewrite},
+			{name: "hook", run: patchHook},
 		},
 	}
 }
@@ -285,7 +288,7 @@ func refuse(std stdio, name string, err error, asJSON bool) int {
 
 func patchApply(ctx context.Context, args []string, std stdio) int {
 	const name = "patch apply"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs := newFlagSet(std, name)
 	var pf patchFlags
 	pf.register(fs)
 	compat := fs.Bool("codex-compat", false, "Codex behaviour")
@@ -351,7 +354,7 @@ func patchApply(ctx context.Context, args []string, std stdio) int {
 
 func patchRewrite(ctx context.Context, args []string, std stdio) int {
 	const name = "patch rewrite"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs := newFlagSet(std, name)
 	var pf patchFlags
 	pf.register(fs)
 	if code, ok := parseFlags(fs, patchUsage, args, std); !ok {

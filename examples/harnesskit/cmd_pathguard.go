@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,12 +51,10 @@ func pathguardCommand() command {
 		name:    "pathguard",
 		summary: "grep/glob search-path pre-check, Node-style path resolution, root containment",
 		usage:   pathguardUsage,
-		run: func(ctx context.Context, args []string, std stdio) int {
-			return dispatchVerbs(ctx, "pathguard", pathguardUsage, []verb{
-				{name: "check", run: pathguardJSONLines("check", pathguardCheckLine)},
-				{name: "resolve", run: pathguardJSONLines("resolve", pathguardResolveLine)},
-				{name: "contains", run: pathguardJSONLines("contains", pathguardContainsLine)},
-			}, args, std)
+		verbs: []verb{
+			{name: "check", run: pathguardJSONLines("check", pathguardCheckLine)},
+			{name: "resolve", run: pathguardJSONLines("resolve", pathguardResolveLine)},
+			{name: "contains", run: pathguardJSONLines("contains", pathguardContainsLine)},
 		},
 	}
 }
@@ -66,7 +63,7 @@ func pathguardCommand() command {
 // error.
 func pathguardJSONLines(verb string, fn func(line []byte) (any, error)) func(context.Context, []string, stdio) int {
 	return func(ctx context.Context, args []string, std stdio) int {
-		fs := flag.NewFlagSet("pathguard "+verb, flag.ContinueOnError)
+		fs := newFlagSet(std, "pathguard "+verb)
 		if code, ok := parseFlags(fs, pathguardUsage, args, std); !ok {
 			return code
 		}

@@ -29,8 +29,7 @@ Flags:
   --json             print the whole result as one JSON object instead of the rendered text
   --llms M           llms.txt probing: auto (docs sites only, default), always or never
   --raw              skip main-content extraction: render the whole page body
-  --allow-private    allow loopback and private addresses (local servers, tests);
-                     cloud metadata addresses stay refused
+  --allow-private    allow loopback and private addresses (not cloud metadata addresses)
   --save-binary DIR  download binary files and save them under DIR
   --url BASE         (extract) the page's URL, used to resolve relative links
 
@@ -44,6 +43,7 @@ func webfetchCommand() command {
 		name:    "webfetch",
 		summary: "fetch a URL for a model: main content as Markdown, SSRF-safe",
 		usage:   webfetchUsage,
+		verbs:   []verb{{name: "extract", run: func(_ context.Context, args []string, std stdio) int { return webfetchExtract(args, std) }}},
 		run:     webfetchRun,
 	}
 }
@@ -69,10 +69,7 @@ func webfetchErrorKind(err error) string {
 }
 
 func webfetchRun(ctx context.Context, args []string, std stdio) int {
-	if len(args) > 0 && args[0] == "extract" {
-		return webfetchExtract(args[1:], std)
-	}
-	fs := flag.NewFlagSet("webfetch", flag.ContinueOnError)
+	fs := newFlagSet(std, "webfetch")
 	format := fs.String("format", "markdown", "markdown, text or html")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	llms := fs.String("llms", "auto", "auto, always or never")
@@ -173,7 +170,7 @@ type webfetchExtractJSON struct {
 }
 
 func webfetchExtract(args []string, std stdio) int {
-	fs := flag.NewFlagSet("webfetch extract", flag.ContinueOnError)
+	fs := newFlagSet(std, "webfetch extract")
 	base := fs.String("url", "", "the page's URL (base for relative links)")
 	asJSON := fs.Bool("json", false, "print title, byline, lang, markdown, text and metadata as JSON")
 	if code, ok := parseFlags(fs, webfetchUsage, args, std); !ok {

@@ -20,6 +20,7 @@ import (
 	"github.com/harnesskit/harnesskit/patch"
 	"github.com/harnesskit/harnesskit/pathguard"
 	"github.com/harnesskit/harnesskit/taskboard"
+	"github.com/harnesskit/harnesskit/taskboard/store"
 	"github.com/harnesskit/harnesskit/webfetch"
 	"github.com/harnesskit/harnesskit/wfs"
 )
@@ -90,7 +91,7 @@ var sentinels = map[string]struct {
 	"taskboard.ErrStaleLease":       {taskboard.ErrStaleLease, toolError},
 	"taskboard.ErrTombstoned":       {taskboard.ErrTombstoned, toolError},
 	"taskboard.ErrExists":           {taskboard.ErrExists, toolError},
-	"taskboard.ErrUncertain":        {taskboard.ErrUncertain, hostError},
+	"taskboard/store.ErrUncertain":  {store.ErrUncertain, hostError},
 
 	"webfetch.ErrInvalidURL":       {webfetch.ErrInvalidURL, toolError},
 	"webfetch.ErrInvalidRequest":   {webfetch.ErrInvalidRequest, toolError},
@@ -130,7 +131,7 @@ var sentinels = map[string]struct {
 // the table has nothing the packages no longer export.
 func TestEverySentinelIsMapped(t *testing.T) {
 	found := map[string]bool{}
-	for _, pkg := range []string{"patch", "pathguard", "loopguard", "taskboard", "webfetch", "astsearch", "format", "wfs"} {
+	for _, pkg := range []string{"patch", "pathguard", "loopguard", "taskboard", "taskboard/store", "webfetch", "astsearch", "format", "wfs"} {
 		for _, name := range exportedErrVars(t, filepath.Join("..", "..", pkg)) {
 			found[pkg+"."+name] = true
 		}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 
 	"github.com/harnesskit/harnesskit/patch"
@@ -137,7 +136,7 @@ type hookOutput struct {
 // that cannot be opened).
 func patchHook(ctx context.Context, args []string, std stdio) int {
 	const name = "patch hook"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs := newFlagSet(std, name)
 	var pf patchFlags
 	pf.register(fs)
 	if code, ok := parseFlags(fs, patchUsage, args, std); !ok {

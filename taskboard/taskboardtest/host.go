@@ -62,16 +62,16 @@ type session struct {
 	idleAt     time.Time
 	transcript []taskboard.TranscriptEntry
 	aborts     int
-	prompts    []taskboard.Prompt
+	prompts    []taskboard.Message
 	messages   []taskboard.Message
 }
 
 // New returns an empty fake host of the given flavour: FlavorV1 offers the status map,
 // FlavorV2 the idle waiter. clock stamps idle times and transcript entries; nil means
-// [taskboard.SystemClock].
+// the wall clock.
 func New(flavor taskboard.Flavor, clock taskboard.Clock) *Host {
 	if clock == nil {
-		clock = taskboard.SystemClock{}
+		clock = wallClock{}
 	}
 	return &Host{flavor: flavor, clock: clock, sessions: map[string]*session{},
 		fail: map[Operation][]error{}, delay: map[Operation]time.Duration{}, changed: make(chan struct{})}
@@ -92,7 +92,7 @@ func (h *Host) Host() taskboard.Host {
 type hostStatus struct{ h *Host }
 type hostIdle struct{ h *Host }
 
-func (s hostStatus) Statuses(ctx context.Context) (map[string]taskboard.StatusEntry, error) {
+func (s hostStatus) Statuses(ctx context.Context) (map[string]taskboard.LiveStatus, error) {
 	return s.h.Statuses(ctx)
 }
 func (i hostIdle) WaitIdle(ctx context.Context, id string) error { return i.h.WaitIdle(ctx, id) }
@@ -191,11 +191,11 @@ func (h *Host) Transcript(sessionID string) []taskboard.TranscriptEntry {
 }
 
 // Prompts returns the prompts queued to the session (revives and parent notifications).
-func (h *Host) Prompts(sessionID string) []taskboard.Prompt {
+func (h *Host) Prompts(sessionID string) []taskboard.Message {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if s := h.sessions[sessionID]; s != nil {
-		return append([]taskboard.Prompt(nil), s.prompts...)
+		return append([]taskboard.Message(nil), s.prompts...)
 	}
 	return nil
 }
@@ -300,7 +300,7 @@ func (h *Host) Enqueue(ctx context.Context, sessionID string, m taskboard.Messag
 }
 
 // PromptAsync queues p as a new turn: a user entry is appended and the session is busy.
-func (h *Host) PromptAsync(ctx context.Context, sessionID string, p taskboard.Prompt) error {
+func (h *Host) PromptAsync(ctx context.Context, sessionID string, p taskboard.Message) error {
 	if err := h.begin(ctx, OpPrompt, sessionID); err != nil {
 		return err
 	}
@@ -315,13 +315,13 @@ func (h *Host) PromptAsync(ctx context.Context, sessionID string, p taskboard.Pr
 }
 
 // Statuses returns the status map (a v1 capability): busy or idle for every session.
-func (h *Host) Statuses(ctx context.Context) (map[string]taskboard.StatusEntry, error) {
+func (h *Host) Statuses(ctx context.Context) (map[string]taskboard.LiveStatus, error) {
 	if err := h.begin(ctx, OpStatuses, ""); err != nil {
 		return nil, err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	snap := map[string]taskboard.StatusEntry{}
+	snap := map[string]taskboard.LiveStatus{}
 	ids := make([]string, 0, len(h.sessions))
 	for id := range h.sessions {
 		ids = append(ids, id)
@@ -332,7 +332,7 @@ func (h *Host) Statuses(ctx context.Context) (map[string]taskboard.StatusEntry, 
 		if h.sessions[id].busy {
 			st = taskboard.LiveBusy
 		}
-		snap[id] = taskboard.StatusEntry{Status: st}
+		snap[id] = st
 	}
 	return snap, nil
 }
@@ -422,3 +422,8 @@ func (c *Clock) Advance(d time.Duration) {
 }
 
 var _ taskboard.Clock = (*Clock)(nil)
+
+// wallClock is the clock of a host built without one: time.Now.
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }

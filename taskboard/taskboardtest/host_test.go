@@ -61,14 +61,14 @@ func TestHostBehaviour(t *testing.T) {
 			if err := h.Enqueue(ctx, "ses_1", taskboard.Message{Text: "note"}); err != nil || h.Busy("ses_1") {
 				t.Fatalf("enqueue %v busy %t", err, h.Busy("ses_1"))
 			}
-			if err := h.PromptAsync(ctx, "ses_1", taskboard.Prompt{Text: "go on"}); err != nil || !h.Busy("ses_1") {
+			if err := h.PromptAsync(ctx, "ses_1", taskboard.Message{Text: "go on"}); err != nil || !h.Busy("ses_1") {
 				t.Fatalf("prompt %v busy %t", err, h.Busy("ses_1"))
 			}
 			if ps := h.Prompts("ses_1"); len(ps) != 1 || ps[0].Text != "go on" || len(h.Transcript("ses_1")) != 3 {
 				t.Fatalf("prompts %+v transcript %+v", ps, h.Transcript("ses_1"))
 			}
 			snap, _ := h.Statuses(ctx)
-			if snap["ses_1"].Status != taskboard.LiveBusy {
+			if snap["ses_1"] != taskboard.LiveBusy {
 				t.Fatalf("status %+v", snap)
 			}
 		}},

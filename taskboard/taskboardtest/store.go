@@ -9,39 +9,39 @@ import (
 	"sync"
 	"time"
 
-	"github.com/harnesskit/harnesskit/taskboard"
 	"github.com/harnesskit/harnesskit/taskboard/internal/memstore"
+	"github.com/harnesskit/harnesskit/taskboard/store"
 )
 
-// Store is an in-memory [taskboard.Store]: several drivers built on one Store with
+// Store is an in-memory [store.Store]: several drivers built on one Store with
 // different incarnations behave as host processes sharing one board. Liveness keys are
 // set and removed by hand ([Store.Live], [Store.Kill]); commits can be made uncertain
 // ([Store.Uncertain]). Safe for concurrent use.
 type Store struct{ *memstore.Store }
 
 // NewStore returns an empty store.
-func NewStore() *Store { return &Store{memstore.New(taskboard.ErrUncertain)} }
+func NewStore() *Store { return &Store{memstore.New(store.ErrUncertain)} }
 
 // Live creates the liveness key of incarnation; Kill removes it, as an expired session would.
 func (s *Store) Live(incarnation string) {
-	s.Put(taskboard.LivenessPrefix+incarnation, []byte("alive"))
+	s.Put(store.LivenessPrefix+incarnation, []byte("alive"))
 }
 
 // Kill removes the liveness key of incarnation.
-func (s *Store) Kill(incarnation string) { s.Delete(taskboard.LivenessPrefix + incarnation) }
+func (s *Store) Kill(incarnation string) { s.Delete(store.LivenessPrefix + incarnation) }
 
-// Uncertain makes the next commit fail with an error wrapping taskboard.ErrUncertain,
+// Uncertain makes the next commit fail with an error wrapping store.ErrUncertain,
 // after applying its write when landed is true, without applying it otherwise.
 func (s *Store) Uncertain(landed bool) { s.Inject(memstore.Fault{Landed: landed}) }
 
-var _ taskboard.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)
 
-// TestStore checks that s behaves as a [taskboard.Store]: reads at one revision, writes
+// TestStore checks that s behaves as a [store.Store]: reads at one revision, writes
 // only when nothing read changed (an absent key included), re-runs on conflicts without
 // losing an update, returns f's error and writes nothing, refuses writes to keys it did
 // not read, and commits multi-key writes atomically. It uses keys under a fresh prefix
 // "conformance/<n>/" and leaves them behind. It returns the first violation found.
-func TestStore(ctx context.Context, s taskboard.Store) error {
+func TestStore(ctx context.Context, s store.Store) error {
 	p := fmt.Sprintf("conformance/%d/", time.Now().UnixNano())
 	k := func(name string) string { return p + name }
 

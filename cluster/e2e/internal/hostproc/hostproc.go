@@ -101,9 +101,7 @@ func run(d *taskboard.Driver, c Command) Answer {
 		res, err = d.Status(ctx, orch, c.Ref)
 		out = res.Render()
 	case "view":
-		var v taskboard.View
-		v, err = d.View(c.Ref)
-		out = v.Text
+		out, err = d.View(c.Ref)
 	case "message":
 		_, err = d.Message(ctx, orch, c.Ref, c.Text)
 	case "cancel":

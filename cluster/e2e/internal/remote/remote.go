@@ -33,7 +33,7 @@ func (c *Client) Host() taskboard.Host {
 type hostCall struct {
 	Op, Session string
 	Message     taskboard.Message
-	Prompt      taskboard.Prompt
+	Prompt      taskboard.Message
 	Limit       int
 }
 
@@ -73,7 +73,7 @@ func (h *Client) Enqueue(ctx context.Context, id string, m taskboard.Message) er
 	_, err := h.call(ctx, hostCall{Op: "enqueue", Session: id, Message: m})
 	return err
 }
-func (h *Client) PromptAsync(ctx context.Context, id string, p taskboard.Prompt) error {
+func (h *Client) PromptAsync(ctx context.Context, id string, p taskboard.Message) error {
 	_, err := h.call(ctx, hostCall{Op: "prompt", Session: id, Prompt: p})
 	return err
 }
