@@ -124,5 +124,5 @@
 // clients), not programs that take no lock; against those the check narrows the window to
 // the time between the check and the rename, and a Create never replaces. Without [LockFS] (a
 // custom FS) recovery takes every journal for a dead writer's: such an FS must have one writer
-// at a time. Journals are acted on only when signed for this root (see Trust).
+// at a time.
 package wfs

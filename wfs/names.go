@@ -21,9 +21,9 @@ const (
 	suffixAside = ".old" // the old file of a target, kept until the commit is done
 )
 
-// TempName returns a fresh hidden name of at most 253 bytes next to target: "." + its name
-// (cut to 200 bytes) + ".hk-" + 16 hex digits from rnd (nil: crypto/rand) + suffix ("" or ".…",
-// at most [MaxSuffix] bytes, no separator), such as ".main.go.hk-9f3a01c2d4e5f607.tmp".
+// TempName returns a fresh hidden name (≤ 253 bytes) next to target, such as
+// ".main.go.hk-9f3a01c2d4e5f607.tmp": 16 hex digits from rnd (nil: crypto/rand) and suffix
+// ("" or ".…", at most [MaxSuffix] bytes).
 func TempName(target, suffix string, rnd io.Reader) (string, error) {
 	if err := checkSuffix(suffix); err != nil {
 		return "", err
@@ -64,7 +64,6 @@ var suffixRE = regexp.MustCompile(`^\.[^/\\\x00]*$`)
 // of patch (".x.hkpatch-8hex.tmp") and format (".x.hkfmt-…").
 var leftover = regexp.MustCompile(`^\.(?:.*\.)?hk-[0-9a-f]{16}(?:\.[^/\\]{0,31})?$|^\..+\.hkpatch-[0-9a-f]{8}\.tmp$|^\.?.+\.hkfmt-[0-9A-Za-z]+(?:\.[^/\\]*)?$`)
 
-// IsLeftover reports whether the file name base is a harnesskit temporary ([TempName]; an old
-// ".x.hkpatch-<8 hex>.tmp" or ".x.hkfmt-…"), left only by a crash that lost a one-step
-// commit's journal: remove it once no writer runs.
+// IsLeftover reports whether base is a harnesskit temporary ([TempName], or an older
+// ".x.hkpatch-…"/".x.hkfmt-…") that a crash left: remove it once no writer runs.
 func IsLeftover(base string) bool { return leftover.MatchString(base) }

@@ -316,7 +316,7 @@ func (o *OSFS) Chmod(name string, mode fs.FileMode) error {
 	return rewrap("chmod", name, root.Chmod(rel, mode&ModeBits))
 }
 
-// ReadTree returns the entries strictly below the real directory dir, as [MemFS.TreeUnder].
+// ReadTree reads what is below the real directory dir, as [MemFS.TreeUnder].
 func ReadTree(dir string) (map[string]Entry, error) {
 	out := map[string]Entry{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
