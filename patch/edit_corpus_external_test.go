@@ -218,3 +218,79 @@ func openCodeOracle(t *testing.T, c *editCorpus) []openCodeResult {
 	}
 	return res
 }
+
+// TestOpenCodeOracleRunner attacks the runner behind the OpenCode column on sources of our
+// own making, shaped as OpenCode's are: it must find the replace function by its message,
+// take along exactly what it reaches, read a Bun executable's bundle chunk, and fail loudly
+// (not as a refusal) when replace reaches an import or a name it did not take along.
+func TestOpenCodeOracleRunner(t *testing.T) {
+	dir := filepath.Join("testdata", "editcorpus", "oracle")
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "typescript")); err != nil {
+		t.Skipf("the oracle's parser is not installed (npm ci --prefix patch/%s)", filepath.ToSlash(dir))
+	}
+	const tsSource = `import z from "zod"
+import { Tool } from "./tool"
+export const EditTool = Tool.define("edit", z.object({}))
+export type Replacer = (content: string, find: string) => Generator<string, void, unknown>
+const LIMIT: number = 1
+export const Exact: Replacer = function* (_content, find) { yield find }
+export const Trimmed: Replacer = function* (content, find) { for (const l of content.split("\n")) if (l.trim() === find.trim()) yield l }
+function count(s: string, f: string): number { return s.split(f).length - 1 }
+export function replace(content: string, oldString: string, newString: string, replaceAll = false): string {
+  for (const replacer of [Exact, Trimmed]) {
+    for (const search of replacer(content, oldString)) {
+      if (count(content, search) === LIMIT) return content.replace(search, newString)
+    }
+  }
+  throw new Error("Could not find oldString in the file. It must match exactly.")
+}
+`
+	// The same shape as a minified bundle chunk inside an executable.
+	const jsChunk = `// @bun
+import{a as q}from"/$bunfs/root/chunk-1.js";var T=q.define("edit"),L=1,X=function*(o,e){yield e},Y=function*(o,e){for(let l of o.split("\n"))if(l.trim()===e.trim())yield l};function C(o,e){return o.split(e).length-1}function R(o,e,r,t=!1){for(let n of[X,Y])for(let y of n(o,e))if(C(o,y)===L)return o.replace(y,r);throw Error("Could not find oldString in the file. It must match exactly.")}export{R as r};
+`
+	edits := `[{"content":"a\n  b\nc\n","old":"b","new":"B"},{"content":"x\n x\n","old":"z","new":"y"}]`
+	want := []openCodeResult{{OK: true, Out: "a\n  B\nc\n"}, {Error: "Could not find oldString in the file. It must match exactly."}}
+	for _, tc := range []struct {
+		name, file, source string
+		wantFail           string // a substring of stderr when the runner must fail
+	}{
+		{"typescript source", "edit.ts", tsSource, ""},
+		{"bun executable", "opencode", "\x7fELF\x00\x00runtime" + jsChunk + "\x00/$bunfs/root/chunk-2.js\x00", ""},
+		{"replace reaches an import", "edit.ts", strings.Replace(tsSource, "=== LIMIT", "=== Tool.n", 1), "reaches the import Tool"},
+		{"replace reaches a name it did not take", "edit.ts", strings.Replace(tsSource, "=== LIMIT", "=== missing()", 1), "ReferenceError"},
+		{"two functions hold the message", "edit.ts", tsSource + "function again() { throw new Error(\"Could not find oldString in the file\") }\n", "2 top-level functions"},
+		{"no replace function", "edit.ts", "export const x = 1\n", "does not hold OpenCode's replace function"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), tc.file)
+			if err := os.WriteFile(src, []byte(tc.source), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("node", filepath.Join(dir, "opencode-oracle.mjs"), src)
+			cmd.Stdin = strings.NewReader(edits)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if tc.wantFail != "" {
+				if err == nil || !strings.Contains(stderr.String(), tc.wantFail) {
+					t.Fatalf("runner: err %v, stderr %q; want a failure saying %q", err, stderr.String(), tc.wantFail)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("runner: %v\n%s", err, stderr.String())
+			}
+			var got []openCodeResult
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("results %+v, want %+v", got, want)
+			}
+		})
+	}
+}
