@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -177,23 +176,25 @@ func sameVersion(was, now fs.FileInfo) bool {
 }
 
 // add stores a copy of the whole tree t of name (t.Src is kept, not copied: the caller
-// must not change it) and returns the copy; it drops the least recently used entries to
-// stay within the budget, but never one this search used or added: when only such entries
-// are left, t is not stored and r becomes full. A tree larger than the budget, or of a
-// file with no metadata, is not stored either.
+// must not change it) and returns the tree to search: the copy when it was stored, else t
+// itself. It drops the least recently used entries to stay within the budget, but never
+// one this search used or added: when only such entries are left, t is not stored and r
+// becomes full. A tree larger than the budget, cut short, or of a file with no metadata is
+// not stored (nor copied).
 func (r *cacheRun) add(name string, lang Lang, g *match.Grammar, info fs.FileInfo, t *match.Tree) *match.Tree {
 	c := r.c
-	kept := &match.Tree{Src: t.Src, Nodes: slices.Clone(t.Nodes)}
-	size := int64(cap(t.Src)) + int64(cap(kept.Nodes))*nodeSize + int64(len(name)) + entryOverhead
-	if info == nil || t.Partial {
-		return kept
+	size := int64(cap(t.Src)) + int64(len(t.Nodes))*nodeSize + int64(len(name)) + entryOverhead
+	if info == nil || t.Partial || size > c.budget {
+		return t
 	}
+	// Copied before the lock, so that workers do not wait on each other's copies; the
+	// nodes of t belong to the parser and are reused for its next file.
+	nodes := make([]match.Node, len(t.Nodes))
+	copy(nodes, t.Nodes)
+	kept := &match.Tree{Src: t.Src, Nodes: nodes}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.lru.Remove(name)
-	if size > c.budget {
-		return kept
-	}
 	for c.bytes+size > c.budget {
 		_, old, ok := c.lru.GetOldest()
 		if !ok {
@@ -204,7 +205,7 @@ func (r *cacheRun) add(name string, lang Lang, g *match.Grammar, info fs.FileInf
 			// for the rest of its files would leave a repeated search of the same tree
 			// nothing to reuse.
 			r.full.Store(true)
-			return kept
+			return t
 		}
 		c.lru.RemoveOldest()
 		c.evicted++
