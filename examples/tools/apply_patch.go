@@ -25,11 +25,7 @@ func newApplyPatch(b *Toolbox, c *config) (*Tool, error) {
 			// One write at a time per toolbox, on the directories as they are now.
 			b.writeMu.Lock()
 			defer b.writeMu.Unlock()
-			opts := []patch.Option{patch.WithWorktrees(w.bases[1:]...), patch.WithContainment(w.contain)}
-			if c.formatter != nil {
-				opts = append(opts, patch.WithFormatter(c.formatter))
-			}
-			a, err := patch.Open(w.root, opts...)
+			a, err := openApplier(c, w)
 			if err != nil {
 				return "", fmt.Errorf("apply_patch: %w", err)
 			}
@@ -95,4 +91,14 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// openApplier opens the patch applier of a write tool (apply_patch, edit, multi_edit) on the
+// workspace as it is now: its root, worktrees and containment, and the host's formatter.
+func openApplier(c *config, w *workspace) (*patch.Applier, error) {
+	opts := []patch.Option{patch.WithWorktrees(w.bases[1:]...), patch.WithContainment(w.contain)}
+	if c.formatter != nil {
+		opts = append(opts, patch.WithFormatter(c.formatter))
+	}
+	return patch.Open(w.root, opts...)
 }

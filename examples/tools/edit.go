@@ -63,11 +63,7 @@ func runEdit(ctx context.Context, b *Toolbox, c *config, w *workspace, tool, pat
 	}
 	b.writeMu.Lock()
 	defer b.writeMu.Unlock()
-	opts := []patch.Option{patch.WithWorktrees(w.bases[1:]...), patch.WithContainment(w.contain)}
-	if c.formatter != nil {
-		opts = append(opts, patch.WithFormatter(c.formatter))
-	}
-	a, err := patch.Open(w.root, opts...)
+	a, err := openApplier(c, w)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", tool, err)
 	}
