@@ -471,27 +471,20 @@ func editBody(ol, nl []string) chunkBody {
 // 3). handled is false when no line of Old carries one.
 func (c *editCtx) lineNumbered(t *editText, s *sectionLocator, starts []int, ol []string, old, nw string) ([]ChunkReport, bool, error) {
 	stripped := make([]string, len(ol))
-	first, next, prefixed := 0, 0, 0
-	gap := false
+	var run numberRun
 	for i, l := range ol {
 		num, text, ok := readPrefix(l)
 		if !ok {
 			stripped[i] = l
 			continue
 		}
-		prefixed++
+		run.add(num)
 		stripped[i] = text
-		switch {
-		case first == 0:
-			first = num
-		case num != next:
-			gap = true
-		}
-		next = num + 1
 	}
-	if prefixed == 0 {
+	if run.prefixed == 0 {
 		return nil, false, nil
 	}
+	first, prefixed, gap := run.first, run.prefixed, run.gap
 	fail := func(why string) ([]ChunkReport, bool, error) {
 		e := c.err(KindNotFound, fmt.Sprintf("old_string is not in %s: %s Line numbers are not part of the file: "+
 			"copy each line after the read tool's number and tab (or arrow)", c.path, why))

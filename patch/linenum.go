@@ -41,6 +41,24 @@ func readPrefix(s string) (num int, text string, ok bool) {
 	return 0, "", false
 }
 
+// numberRun follows the read-tool numbers of the lines of one chunk or old string, in order.
+type numberRun struct {
+	first, next int  // the first number; the one the next prefixed line should carry
+	prefixed    int  // how many lines carried a number
+	gap         bool // the numbers were not consecutive
+}
+
+func (r *numberRun) add(num int) {
+	r.prefixed++
+	switch {
+	case r.first == 0:
+		r.first = num
+	case num != r.next:
+		r.gap = true
+	}
+	r.next = num + 1
+}
+
 // lineNumberNote is the report note of a chunk whose read-tool prefixes were removed.
 const lineNumberNote = "line numbers copied from the read tool removed from the context and removed lines"
 
@@ -53,11 +71,10 @@ const lineNumberNote = "line numbers copied from the read tool removed from the 
 // line numbers are not part of the file.
 func (s *sectionLocator) lineNumbered(k int, ch Chunk, body chunkBody, cursor int, uniqueExact bool, rep *ChunkReport) (p placement, handled bool, err error) {
 	var (
-		stripped           = chunkBody{lines: make([]Line, len(body.lines))}
-		first, next, plain int
-		prefixed           int
-		addedPrefixed      *Line
-		gap                bool
+		stripped      = chunkBody{lines: make([]Line, len(body.lines))}
+		run           numberRun
+		plain         int
+		addedPrefixed *Line
 	)
 	for i, l := range body.lines {
 		stripped.lines[i] = l
@@ -72,19 +89,13 @@ func (s *sectionLocator) lineNumbered(k int, ch Chunk, body chunkBody, cursor in
 			plain++
 			continue
 		}
-		prefixed++
+		run.add(num)
 		stripped.lines[i].Text = text
-		switch {
-		case first == 0:
-			first = num
-		case num != next:
-			gap = true
-		}
-		next = num + 1
 	}
-	if prefixed == 0 {
+	if run.prefixed == 0 {
 		return placement{}, false, nil
 	}
+	first, prefixed, gap := run.first, run.prefixed, run.gap
 	old, oldLines := body.old()
 	fail := func(why string) (placement, bool, error) {
 		e := s.newErr(KindNotFound, k, oldLines[0], fmt.Sprintf(
