@@ -94,13 +94,13 @@
 // the journal's new content, and a kept file is renamed back only while it holds the journal's
 // before state, so recovery never leaves a symbolic link where the before state had none.
 //
-// So an attacker who controls the tree's content gets nothing done through a journal. A planted
-// journal is never acted on: recovery reports it (Outcome Refused, with the reason; the
-// harnesskit command prints it on stderr), leaves it where it is, and the write that ran the
-// recovery goes on and succeeds. A .hkwfs that is not a directory (a file, a link) makes every
-// commit that needs a journal fail with an error naming it, having changed nothing. What the
-// tree's own files do when they are later run or read (a Makefile, a build script) is outside
-// what wfs can see: it writes only what its caller asked.
+// So a planted journal is never acted on: recovery reports it (Outcome Refused, with the
+// reason; the harnesskit command prints it on stderr), leaves it, and the write goes on. A
+// .hkwfs that is not a directory makes every commit that needs a journal fail, naming it. A
+// journal carries no date: one of this user's own, copied at a crash and put back later with
+// its files, is recovered again, but only over files still in its before state (a later edit
+// is kept), so the most it can do is write what this user's writer once meant to write.
+// What the tree's files do when run (a Makefile) is outside what wfs can see.
 //
 // # Files
 //
