@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -75,8 +76,26 @@ func TestUserJournalKey(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{"FIFO", func(t *testing.T) {
+			// Opening a FIFO for reading would block until a writer came.
+			if err := os.Remove(name); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(name, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"directory", func(t *testing.T) {
+			if err := os.Remove(name); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(name, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			_ = os.Remove(name)
 			if err := os.WriteFile(name+".tmp", keys[0], 0o600); err != nil {
 				t.Fatal(err)
 			}
