@@ -3,7 +3,6 @@
 package astsearch
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
@@ -21,7 +20,7 @@ func nativeParserWithin(d time.Duration) parserFactory {
 
 func newNative(l Lang, d time.Duration) (treeParser, error) {
 	if !slices.Contains(tsflat.Languages(), string(l)) {
-		return nil, fmt.Errorf("%w: %s has no native grammar (native languages: %v); use the ast-grep CLI backend", ErrLangUnavailable, l, tsflat.Languages())
+		return nil, &LangNotLinkedError{Lang: l, Linked: NativeLangs()}
 	}
 	p, err := tsflat.NewParser(string(l), uint64(d.Microseconds()))
 	if err != nil {
@@ -31,3 +30,14 @@ func newNative(l Lang, d time.Duration) (treeParser, error) {
 }
 
 const haveNative = true
+
+// NativeLangs returns the languages the native backend can search in this program, sorted:
+// those whose package under astsearch/lang some package imports (see [Lang.ImportPath]).
+// Without cgo it returns nil.
+func NativeLangs() []Lang {
+	var out []Lang
+	for _, name := range tsflat.Languages() {
+		out = append(out, Lang(name))
+	}
+	return out
+}
