@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/harnesskit/harnesskit/astsearch/internal/engine"
 	"github.com/harnesskit/harnesskit/astsearch/internal/match"
 )
 
@@ -21,9 +22,8 @@ import (
 // #include their parser.c in the cgo preamble, so cmd/cgo runs the C compiler over it
 // five times before the compile proper (preprocessing for macros, then twice a
 // kind-guessing pass at -O0 and a DWARF pass at the build's -O level, -O2 by default: the
-// second round asks about the typedefs the first found). All 25 cost about 234 s of CPU
-// from an empty cache, 187 s of it in gcc (Scala's grammar alone 46 s); the package doc of
-// astsearch has the table per host.
+// second round asks about the typedefs the first found), which is most of a cold build's
+// CPU; the package doc of astsearch has the figures per host.
 
 // names are the canonical names a grammar may be registered under: ast-grep's 25.
 var names = []string{"bash", "c", "cpp", "csharp", "css", "elixir", "go", "haskell", "html",
@@ -91,3 +91,20 @@ func expando(name string) rune {
 	}
 	return '$'
 }
+
+// init plugs the parser into astsearch (see package engine): it runs in every program that
+// imports a package under astsearch/lang, and only there.
+func init() {
+	engine.Install(&engine.Engine{
+		Languages: Languages,
+		NewParser: func(name string, timeoutMicros uint64) (engine.Parser, error) {
+			p, err := NewParser(name, timeoutMicros)
+			if err != nil {
+				return nil, err // not a nil *Parser in a non-nil interface
+			}
+			return p, nil
+		},
+	})
+}
+
+var _ engine.Parser = (*Parser)(nil)
