@@ -36,7 +36,11 @@
 //     (harnesskit/astsearch), over paths that all lie in the root or all in one worktree.
 //   - ast_grep_replace: the same search, each match rewritten from a template; a dry run
 //     (the diff, nothing written) unless dryRun is false, then every file written or none.
-//     Both are registered only where astsearch has a backend (see AstGrepAvailable).
+//     Both are registered only where astsearch has a backend (see AstGrepAvailable). This
+//     package links no grammar, so that a host pays the cgo build of none it does not use:
+//     the host imports the astsearch/lang packages of the languages it offers (or
+//     astsearch/lang/all), and the tools' lang argument lists those, or all 25 when the
+//     ast-grep executable is found.
 //
 // Each tool is one file (its argument struct, description and builder) plus one line in
 // the registry.
