@@ -218,16 +218,16 @@
 // part spent in the C compiler), before languages were packages and after:
 //
 //	program                                      before                after
-//	host: astsearch + lang/golang + lang/python  134.5 s (126 gcc)     14.8 s (10 gcc)
-//	examples/tools, no language                  158.1 s (142 gcc)     17.5 s (6 gcc: the runtime)
+//	host: astsearch + lang/golang + lang/python  134.5 s (126 gcc)     14.2 s (9.5 gcc)
+//	examples/tools, no language                  158.1 s (142 gcc)     9.5 s (no C compiled)
 //	go run ./examples/demo (Go only)             168.2 s, 413 s wall   28.1 s, 30 s wall
 //	  the same, the standard library not built   190.1 s, 306 s wall   57.4 s, 61 s wall
 //	examples/harnesskit, the CLI (lang/all)      168.1 s (143 gcc)     142.5 s (120 gcc)
 //
-// Before, the host imported astsearch alone, which linked all 25. The tools figure is from
-// before the runtime moved out of astsearch: it now comes with the first language imported,
-// so a program with no language compiles none of its C. CPU seconds grow with the load (the
-// before column ran at load 10 to 13, the after one at 4 to 7), which is most of the CLI's
+// Before, the host imported astsearch alone, which linked all 25. The tree-sitter runtime
+// comes with the first language imported, so a program with no language compiles no C of
+// ours (with it still in astsearch, tools took 17.5 s, 6 of them gcc). CPU seconds grow with the load (the
+// before column ran at load 10 to 13, the after one at 2 to 7), which is most of the CLI's
 // difference.
 //
 // # Security Considerations
