@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -178,3 +179,90 @@ func TestNestedModules(t *testing.T) {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// grammarModule reports whether a module is a tree-sitter grammar: one of the official
+// grammar modules or a go-sitter-forest one. The runtime, github.com/tree-sitter/go-tree-sitter,
+// is not a grammar (it costs seconds to compile, not minutes) and comes with the first one.
+func grammarModule(mod string) bool {
+	return strings.HasPrefix(mod, "github.com/tree-sitter/tree-sitter-") ||
+		strings.HasPrefix(mod, "github.com/tree-sitter-grammars/") ||
+		strings.HasPrefix(mod, "github.com/alexaandru/go-sitter-forest/")
+}
+
+// TestNoGrammarLinked: the packages that search no language link no tree-sitter code, so a
+// host that imports them compiles none: patch, format, webfetch, wfs, and astsearch and
+// examples/tools too, which import no astsearch/lang package (the runtime comes with the
+// first grammar a host imports). astsearch/lang/golang is the case that shows the check sees
+// a grammar and the runtime. It asks "go list
+// -deps" with cgo on (the grammar imports are in cgo files), then reads every Go file of the
+// harnesskit packages listed, so that a cached pass is redone when one of them changes.
+func TestNoGrammarLinked(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command here:", err)
+	}
+	for _, c := range []struct {
+		dir, pkg     string
+		runtimeOK    bool
+		wantGrammars []string
+	}{
+		{".", "./patch", false, nil},
+		{".", "./format", false, nil},
+		{".", "./webfetch", false, nil},
+		{".", "./wfs", false, nil},
+		{".", "./astsearch", false, nil},
+		{"examples", "./tools", false, nil},
+		{".", "./astsearch/lang/golang", true, []string{"github.com/tree-sitter/tree-sitter-go"}},
+	} {
+		t.Run(strings.Trim(c.pkg, "./"), func(t *testing.T) {
+			cmd := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}\t{{with .Module}}{{.Path}}{{end}}\t{{.Dir}}", c.pkg)
+			cmd.Dir = c.dir
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("go list -deps %s: %v\n%s", c.pkg, err, stderrOf(err))
+			}
+			var grammars []string
+			for line := range strings.Lines(string(out)) {
+				f := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
+				if len(f) != 3 {
+					t.Fatalf("go list printed %q", line)
+				}
+				pkg, mod, dir := f[0], f[1], f[2]
+				switch {
+				case grammarModule(mod):
+					if !slices.Contains(grammars, mod) {
+						grammars = append(grammars, mod)
+					}
+				case mod == "github.com/tree-sitter/go-tree-sitter" && !c.runtimeOK:
+					t.Errorf("%s links the tree-sitter runtime (%s)", c.pkg, pkg)
+				case strings.HasPrefix(mod, module):
+					readGoFiles(t, dir)
+				}
+			}
+			if !slices.Equal(grammars, c.wantGrammars) {
+				t.Errorf("%s links the grammar modules %v, want %v", c.pkg, grammars, c.wantGrammars)
+			}
+		})
+	}
+}
+
+// readGoFiles reads the Go files of a directory, for the test cache to notice a change.
+func readGoFiles(t *testing.T, dir string) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if _, err := os.ReadFile(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func stderrOf(err error) string {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(ee.Stderr)
+	}
+	return ""
+}

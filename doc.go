@@ -38,8 +38,9 @@
 //
 // [github.com/harnesskit/harnesskit/astsearch] is structural search and rewrite over
 // syntax trees with ast-grep's pattern language and JSON results: in process through
-// tree-sitter grammars (cgo), or through the ast-grep executable; rewrites are planned as
-// unified diffs and applied atomically, and every path is checked before it is read.
+// tree-sitter grammars (cgo; a program links the languages it imports from astsearch/lang),
+// or through the ast-grep executable; rewrites are planned as unified diffs and applied
+// atomically, and every path is checked before it is read.
 //
 // [github.com/harnesskit/harnesskit/format] runs the project's own formatter on each file
 // an agent writes: detected from project evidence (a biome.json, prettier in package.json, a

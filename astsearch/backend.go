@@ -125,9 +125,11 @@ func CLI(executable string) Backend {
 	return &cliBackend{exe: executable, goos: runtime.GOOS, command: exec.CommandContext}
 }
 
-// Default returns the native backend for the languages it has, and the ast-grep CLI
-// (found on PATH, or named by $HARNESSKIT_AST_GREP) for the others; without cgo, the CLI
-// for all.
+// Default returns the native backend for the languages whose grammar the program links
+// (see [NativeLangs]), and the ast-grep CLI (found on PATH, or named by
+// $HARNESSKIT_AST_GREP) for the others when that executable is found when the search runs;
+// otherwise a search in an unlinked language fails with a [*LangNotLinkedError] naming the
+// package to import. Without cgo, the CLI for all.
 func Default() Backend {
 	cli := CLI(os.Getenv("HARNESSKIT_AST_GREP"))
 	if n, err := Native(); err == nil {
@@ -141,6 +143,11 @@ type defaultBackend struct{ native, cli Backend }
 func (d *defaultBackend) pick(l Lang) Backend {
 	if d.native.Supports(l) {
 		return d.native
+	}
+	if c, ok := d.cli.(*cliBackend); ok {
+		if _, err := exec.LookPath(c.exe); err != nil {
+			return d.native // no fallback: its error names the package to import
+		}
 	}
 	return d.cli
 }

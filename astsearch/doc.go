@@ -190,7 +190,8 @@
 // tokens of each grammar are derived from its grammar.json, and checked against it in
 // the tests. Neither shortcut ever changes a result.
 //
-// All 25 of ast-grep's languages are native. The runtime is tree-sitter 0.25.0, through
+// Each of ast-grep's 25 languages has a native grammar, linked into a program by importing
+// the language's package (see Languages below). The runtime is tree-sitter 0.25.0, through
 // the tree-sitter project's Go binding (github.com/tree-sitter/go-tree-sitter v0.25.0); each
 // grammar comes from its own Go module, which compiles only the grammar's C. The grammar
 // versions are the ones ast-grep 0.51.1 embeds wherever that version is published as a Go
@@ -222,18 +223,58 @@
 // first. A [Backend] without a language's grammar gives [ErrLangUnavailable] for it.
 //
 // [CLI] runs the ast-grep executable (`ast-grep`, never `sg`, never downloaded) and is the
-// fallback: [Default] uses the native backend (which has every language) and only the CLI
-// when built with CGO_ENABLED=0; without either, searches fail with
-// [ErrUnavailable] (at search time, not at import). The CLI backend passes file paths when
+// fallback: [Default] uses the native backend for the languages the program links and the
+// CLI for the others when the executable is found, and the CLI for all when built with
+// CGO_ENABLED=0; without either, searches fail with [ErrUnavailable] (at search time, not
+// at import), or with a [*LangNotLinkedError] for a language the program does not link. The CLI backend passes file paths when
 // [Request.Dir] names the fs root on disk and feeds stdin otherwise; exit status 8 becomes
 // [ErrBadPattern], any other failure a [*BackendError], never an empty result.
 //
 // A language is any name [ParseLang] accepts (an alias such as "js", any case, spaces
 // trimmed); any other name is [ErrUnknownLang], listing the known ones.
 //
-// Errors: [ErrBadPattern] ([*PatternError]), [ErrUnknownLang], [ErrLangUnavailable],
-// [ErrUnavailable], [ErrBlocked], [ErrConflict], [ErrBackend] ([*BackendError]); I/O
+// Errors: [ErrBadPattern] ([*PatternError]), [ErrUnknownLang], [ErrLangUnavailable]
+// ([*LangNotLinkedError]), [ErrUnavailable], [ErrBlocked], [ErrConflict], [ErrBackend] ([*BackendError]); I/O
 // failures come as [*FileError] wrapping the fs error.
+//
+// # Languages
+//
+// Importing astsearch links no grammar. Each language's grammar is its own package, which
+// registers itself when imported, as database/sql drivers do; a program imports those of
+// the languages it searches, or astsearch/lang/all for the 25 (the harnesskit CLI does):
+//
+//	import (
+//		"github.com/harnesskit/harnesskit/astsearch"
+//		_ "github.com/harnesskit/harnesskit/astsearch/lang/golang"
+//		_ "github.com/harnesskit/harnesskit/astsearch/lang/python"
+//	)
+//
+// The package of a language is [Lang.ImportPath] (astsearch/lang/golang for Go, the
+// language's name otherwise; tsx and typescript share one grammar module, so either package
+// links both), and [NativeLangs] lists what a program links. A search in a language that is
+// not linked fails with a [*LangNotLinkedError] whose message names the import to add,
+// unless [Default] finds the ast-grep executable to run instead. Without cgo the packages
+// link nothing and every search goes to the executable.
+//
+// What a host pays: each grammar is C that cgo compiles on a program's first build, and the
+// large ones take tens of seconds of CPU (Scala about 40 s, C#, Haskell, Kotlin and Swift
+// not far behind). Measured on a 2-core machine shared with other work (load 10 to 13), each
+// build from an empty GOCACHE into which the standard library was first compiled (not
+// counted), in CPU seconds (user+sys of the go command and its children; in parentheses the
+// part spent in the C compiler), before languages were packages and after:
+//
+//	program                                      before                after
+//	host: astsearch + lang/golang + lang/python  134.5 s (126 gcc)     14.2 s (9.5 gcc)
+//	examples/tools, no language                  158.1 s (142 gcc)     9.5 s (no C compiled)
+//	go run ./examples/demo (Go only)             168.2 s, 413 s wall   28.1 s, 30 s wall
+//	  the same, the standard library not built   190.1 s, 306 s wall   57.4 s, 61 s wall
+//	examples/harnesskit, the CLI (lang/all)      168.1 s (143 gcc)     142.5 s (120 gcc)
+//
+// Before, the host imported astsearch alone, which linked all 25. The tree-sitter runtime
+// comes with the first language imported, so a program with no language compiles no C of
+// ours (with it still in astsearch, tools took 17.5 s, 6 of them gcc). CPU seconds grow with the load (the
+// before column ran at load 10 to 13, the after one at 2 to 7), which is most of the CLI's
+// difference.
 //
 // # Security Considerations
 //

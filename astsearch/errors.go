@@ -14,7 +14,8 @@ var (
 	ErrBadPattern = errors.New("astsearch: cannot parse the pattern as a valid pattern")
 	// ErrUnknownLang: the language name is not one of the 25 (see [Langs]).
 	ErrUnknownLang = errors.New("astsearch: unknown language")
-	// ErrLangUnavailable: the backend has no grammar for the language.
+	// ErrLangUnavailable: the backend has no grammar for the language; from the native
+	// backend, a [*LangNotLinkedError] naming the package that registers it.
 	ErrLangUnavailable = errors.New("astsearch: language not available in this backend")
 	// ErrUnavailable: no backend can run (built without cgo and no ast-grep executable).
 	ErrUnavailable = errors.New("astsearch: no search backend available")
@@ -41,6 +42,30 @@ func (e *PatternError) Error() string {
 
 // Unwrap returns [ErrBadPattern].
 func (e *PatternError) Unwrap() error { return ErrBadPattern }
+
+// LangNotLinkedError reports a search in a language whose grammar no package of the program
+// registered: the host imports nothing under astsearch/lang for it, and the ast-grep
+// executable is not there to fall back on. It wraps [ErrLangUnavailable]. Linked lists the
+// languages that are registered.
+type LangNotLinkedError struct {
+	Lang   Lang
+	Linked []Lang
+}
+
+func (e *LangNotLinkedError) Error() string {
+	linked := "none"
+	if len(e.Linked) > 0 {
+		names := make([]string, len(e.Linked))
+		for i, l := range e.Linked {
+			names[i] = string(l)
+		}
+		linked = strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("astsearch: no %s grammar is linked into this program (languages it can search: %s); search one of those, or have the host add import _ %q (or %q for all 25), or install the ast-grep executable", e.Lang, linked, e.Lang.ImportPath(), langModule+"/all")
+}
+
+// Unwrap returns [ErrLangUnavailable].
+func (e *LangNotLinkedError) Unwrap() error { return ErrLangUnavailable }
 
 // BackendError reports a failed run of the ast-grep executable. It wraps [ErrBackend].
 type BackendError struct {

@@ -10,7 +10,11 @@ import (
 // Lang is a language's canonical name, as ast-grep's --lang spells it.
 type Lang string
 
-// The 25 languages of ast-grep, all with a native grammar (see [Native]).
+// langModule is the import path of the packages that register grammars.
+const langModule = "github.com/harnesskit/harnesskit/astsearch/lang"
+
+// The 25 languages of ast-grep. Each has a native grammar (see [Native]) in a program that
+// imports its package, [Lang.ImportPath].
 const (
 	Bash       Lang = "bash"
 	C          Lang = "c"
@@ -121,6 +125,19 @@ func LangForPath(name string) (Lang, bool) {
 
 // Extensions returns the file extensions (without dots) searched for the language.
 func (l Lang) Extensions() []string { return slices.Clone(langTable[l].exts) }
+
+// ImportPath returns the package that links the language's grammar into a program when
+// imported ("github.com/harnesskit/harnesskit/astsearch/lang/golang" for Go, the package
+// named after the language otherwise), or "" for a name that is not one of the 25.
+func (l Lang) ImportPath() string {
+	switch {
+	case !l.valid():
+		return ""
+	case l == Go:
+		return langModule + "/golang"
+	}
+	return langModule + "/" + string(l)
+}
 
 // DisplayName returns the name ast-grep prints in its JSON "language" field ("Go", "Tsx",
 // "CSharp").

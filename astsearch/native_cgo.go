@@ -3,11 +3,10 @@
 package astsearch
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
-	"github.com/harnesskit/harnesskit/astsearch/internal/tsflat"
+	"github.com/harnesskit/harnesskit/astsearch/internal/engine"
 )
 
 // nativeParser returns a tree-sitter parser for the language, each parse bounded by
@@ -19,11 +18,14 @@ func nativeParserWithin(d time.Duration) parserFactory {
 	return func(l Lang) (treeParser, error) { return newNative(l, d) }
 }
 
+// newNative returns the engine's parser; the engine is there when the program imports a
+// package under astsearch/lang (none: the program links no tree-sitter code).
 func newNative(l Lang, d time.Duration) (treeParser, error) {
-	if !slices.Contains(tsflat.Languages(), string(l)) {
-		return nil, fmt.Errorf("%w: %s has no native grammar (native languages: %v); use the ast-grep CLI backend", ErrLangUnavailable, l, tsflat.Languages())
+	e := engine.Installed()
+	if e == nil || !slices.Contains(e.Languages(), string(l)) {
+		return nil, &LangNotLinkedError{Lang: l, Linked: NativeLangs()}
 	}
-	p, err := tsflat.NewParser(string(l), uint64(d.Microseconds()))
+	p, err := e.NewParser(string(l), uint64(d.Microseconds()))
 	if err != nil {
 		return nil, err
 	}
@@ -31,3 +33,18 @@ func newNative(l Lang, d time.Duration) (treeParser, error) {
 }
 
 const haveNative = true
+
+// NativeLangs returns the languages the native backend can search in this program, sorted:
+// those whose package under astsearch/lang some package imports (see [Lang.ImportPath]).
+// Without cgo it returns nil.
+func NativeLangs() []Lang {
+	e := engine.Installed()
+	if e == nil {
+		return nil
+	}
+	var out []Lang
+	for _, name := range e.Languages() {
+		out = append(out, Lang(name))
+	}
+	return out
+}

@@ -9,3 +9,8 @@ func nativeParser(l Lang) (treeParser, error) {
 }
 
 const haveNative = false
+
+// NativeLangs returns the languages the native backend can search in this program, sorted:
+// those whose package under astsearch/lang some package imports (see [Lang.ImportPath]).
+// Without cgo it returns nil.
+func NativeLangs() []Lang { return nil }

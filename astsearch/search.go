@@ -276,6 +276,11 @@ func runEach(ctx context.Context, fsys fs.FS, req *Request, rw *rewriteSpec, onM
 		backend = d.pick(req.Lang)
 	}
 	if !backend.Supports(req.Lang) {
+		if nb, ok := backend.(*nativeBackend); ok {
+			if _, err := nb.factory(req.Lang); err != nil {
+				return nil, nil, err // a *LangNotLinkedError
+			}
+		}
 		return nil, nil, fmt.Errorf("%w: the %s backend cannot search %s", ErrLangUnavailable, backend.Name(), req.Lang)
 	}
 	var pat *Pattern

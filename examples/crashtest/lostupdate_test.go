@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/harnesskit/harnesskit/astsearch"
+	_ "github.com/harnesskit/harnesskit/astsearch/lang/javascript" // the astsearch workers rewrite JavaScript
 	"github.com/harnesskit/harnesskit/format"
 	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/patch"

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/harnesskit/harnesskit/astsearch"
+	_ "github.com/harnesskit/harnesskit/astsearch/lang/golang" // the sample workspace's code is Go: the one grammar the demo compiles
 	"github.com/harnesskit/harnesskit/pathguard"
 	"github.com/harnesskit/harnesskit/wfs"
 )

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/harnesskit/harnesskit/astsearch"
+	_ "github.com/harnesskit/harnesskit/astsearch/lang/all" // the CLI and its MCP server search all 25 languages
 	"github.com/harnesskit/harnesskit/format"
 	"github.com/harnesskit/harnesskit/pathguard"
 	"github.com/harnesskit/harnesskit/wfs"

@@ -23,6 +23,7 @@ import (
 	"testing/fstest"
 
 	"github.com/harnesskit/harnesskit/astsearch"
+	_ "github.com/harnesskit/harnesskit/astsearch/lang/golang" // the README's astsearch snippet searches Go
 )
 
 // clone is the root of the repository, whose README these tests check.

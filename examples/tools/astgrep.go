@@ -42,32 +42,36 @@ type astGrepReplaceArgs struct {
 	Selector string   `json:"selector,omitempty" jsonschema:"optional: a node kind of the language; the pattern is then read as context and its first node of this kind is what is matched, e.g. pattern 'func t() { $A := $B }' with selector short_var_declaration finds every x := y in Go"`
 }
 
-// astBackendAvailable reports whether astsearch can run here: the native backend (cgo),
-// or else the ast-grep executable (exe, or "ast-grep" when empty) found by lookPath.
-func astBackendAvailable(nativeErr error, exe string, lookPath func(string) (string, error)) bool {
-	if nativeErr == nil {
-		return true
-	}
+// searchableLangs returns the languages astsearch can search here: all 25 when the ast-grep
+// executable (exe, or "ast-grep" when empty) is found by lookPath, since astsearch falls
+// back on it for a language without a grammar; otherwise native, the languages whose
+// grammar the program links.
+func searchableLangs(native []astsearch.Lang, exe string, lookPath func(string) (string, error)) []astsearch.Lang {
 	if exe == "" {
 		exe = "ast-grep"
 	}
-	_, err := lookPath(exe)
-	return err == nil
+	if _, err := lookPath(exe); err == nil {
+		return astsearch.Langs()
+	}
+	return native
+}
+
+// astGrepLangs are the languages ast_grep_search and ast_grep_replace offer.
+func astGrepLangs() []astsearch.Lang {
+	return searchableLangs(astsearch.NativeLangs(), os.Getenv("HARNESSKIT_AST_GREP"), exec.LookPath)
 }
 
 // AstGrepAvailable reports whether ast_grep_search and ast_grep_replace can run here, and
-// so whether New registers them: the binary was built with cgo (the in-process tree-sitter
-// backend), or the ast-grep executable ($HARNESSKIT_AST_GREP, else "ast-grep" on PATH)
-// is found.
-func AstGrepAvailable() bool {
-	_, err := astsearch.Native()
-	return astBackendAvailable(err, os.Getenv("HARNESSKIT_AST_GREP"), exec.LookPath)
-}
+// so whether New registers them: the program links the grammar of at least one language (a
+// cgo build whose host imports a package under astsearch/lang: this package imports none),
+// or the ast-grep executable ($HARNESSKIT_AST_GREP, else "ast-grep" on PATH) is found. The
+// tools' lang argument lists the languages linked, or all 25 with the executable.
+func AstGrepAvailable() bool { return len(astGrepLangs()) > 0 }
 
 // astSchema lists the languages in the schema, bounds context and states dryRun's default.
 func astSchema(s *jsonschema.Schema) {
 	var langs []any
-	for _, l := range astsearch.Langs() {
+	for _, l := range astGrepLangs() {
 		langs = append(langs, string(l))
 	}
 	s.Properties["lang"].Enum = langs

@@ -1,45 +1,49 @@
 package tools
 
 import (
-	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/harnesskit/harnesskit/astsearch"
 )
 
-func TestAstBackendAvailable(t *testing.T) {
+func TestSearchableLangs(t *testing.T) {
 	found := func(string) (string, error) { return "/usr/bin/x", nil }
 	missing := func(string) (string, error) { return "", fs.ErrNotExist }
 	var asked string
 	record := func(exe string) (string, error) { asked = exe; return "", fs.ErrNotExist }
+	goPy := []astsearch.Lang{astsearch.Go, astsearch.Python}
 	tests := []struct {
-		name      string
-		nativeErr error
-		exe       string
-		look      func(string) (string, error)
-		want      bool
+		name   string
+		native []astsearch.Lang
+		exe    string
+		look   func(string) (string, error)
+		want   []astsearch.Lang
 	}{
-		{"native", nil, "", missing, true},
-		{"cli_only", errors.New("no cgo"), "", found, true},
-		{"neither", errors.New("no cgo"), "", missing, false},
-		{"neither_named", errors.New("no cgo"), "/opt/ast-grep", missing, false},
+		{"native_only", goPy, "", missing, goPy},
+		{"native_and_cli", goPy, "", found, astsearch.Langs()},
+		{"cli_only", nil, "", found, astsearch.Langs()},
+		{"neither", nil, "", missing, nil},
+		{"neither_named", nil, "/opt/ast-grep", missing, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := astBackendAvailable(tc.nativeErr, tc.exe, tc.look); got != tc.want {
-				t.Fatalf("available = %v, want %v", got, tc.want)
+			if got := searchableLangs(tc.native, tc.exe, tc.look); !slices.Equal(got, tc.want) {
+				t.Fatalf("languages = %v, want %v", got, tc.want)
 			}
 		})
 	}
-	astBackendAvailable(errors.New("no cgo"), "", record)
+	searchableLangs(nil, "", record)
 	if asked != "ast-grep" {
 		t.Errorf("looked up %q, want ast-grep (never sg)", asked)
 	}
-	astBackendAvailable(errors.New("no cgo"), "/opt/sg2", record)
+	searchableLangs(nil, "/opt/sg2", record)
 	if asked != "/opt/sg2" {
 		t.Errorf("looked up %q, want the executable named by the environment", asked)
 	}

@@ -39,6 +39,10 @@
 //     Both are registered only where astsearch has a backend (see AstGrepAvailable). They
 //     share one syntax-tree cache (WithTreeCache), so a search that repeats parses only the
 //     files changed since; the tools that write drop the trees of the files they wrote.
+//     This package links no grammar, so that a host pays the cgo build of none it does not
+//     use: the host imports the astsearch/lang packages of the languages it offers (or
+//     astsearch/lang/all), and the tools' lang argument lists those, or all 25 when the
+//     ast-grep executable is found.
 //
 // Each tool is one file (its argument struct, description and builder) plus one line in
 // the registry.

@@ -3,89 +3,76 @@
 package tsflat
 
 import (
+	"fmt"
+	"slices"
+	"sync"
 	"unsafe"
 
-	// Each grammar's own Go package: cgo packages that compile only the grammar's C (its
-	// parser tables and external scanner) and hand out its TSLanguage as an unsafe.Pointer.
-	// The runtime is github.com/tree-sitter/go-tree-sitter's (imported in tsflat.go).
-	// Versions, and why some differ from ast-grep 0.51.1's, are in the package doc of
-	// astsearch and in versions_test.go.
-	//
-	// The cost of a cold build: the tree-sitter/* and tree-sitter-grammars/* packages
-	// #include their parser.c in the cgo preamble, so cmd/cgo runs the C compiler over it
-	// five times before the compile proper (preprocessing for macros, then twice a
-	// kind-guessing pass at -O0 and a DWARF pass at the build's -O level, -O2 by default: the second
-	// round asks about the typedefs the first found). Measured on a cold cache, the
-	// astsearch test binary: 234 s of CPU, 187 s of it in gcc, 125 s of that in cgo's
-	// passes (Scala's grammar alone 46 s); on smacker's module, whose grammars were
-	// separate C files compiled once, it was 126 s. CI's two configurations (plain and
-	// -race; go test -exec true over both modules, empty GOCACHE, 2 cores): 241 s wall and
-	// 470 s of CPU, against 168 s and 324 s on smacker's module. The alexaandru/go-sitter-forest
-	// packages ship parser.c as a separate file and are compiled once.
-	elixir "github.com/alexaandru/go-sitter-forest/elixir"
-	kotlin "github.com/alexaandru/go-sitter-forest/kotlin"
-	nix "github.com/alexaandru/go-sitter-forest/nix"
-	solidity "github.com/alexaandru/go-sitter-forest/solidity"
-	swift "github.com/alexaandru/go-sitter-forest/swift"
-	lua "github.com/tree-sitter-grammars/tree-sitter-lua/bindings/go"
-	yaml "github.com/tree-sitter-grammars/tree-sitter-yaml/bindings/go"
-	bash "github.com/tree-sitter/tree-sitter-bash/bindings/go"
-	csharp "github.com/tree-sitter/tree-sitter-c-sharp/bindings/go"
-	c "github.com/tree-sitter/tree-sitter-c/bindings/go"
-	cpp "github.com/tree-sitter/tree-sitter-cpp/bindings/go"
-	css "github.com/tree-sitter/tree-sitter-css/bindings/go"
-	golang "github.com/tree-sitter/tree-sitter-go/bindings/go"
-	haskell "github.com/tree-sitter/tree-sitter-haskell/bindings/go"
-	html "github.com/tree-sitter/tree-sitter-html/bindings/go"
-	java "github.com/tree-sitter/tree-sitter-java/bindings/go"
-	javascript "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
-	json "github.com/tree-sitter/tree-sitter-json/bindings/go"
-	php "github.com/tree-sitter/tree-sitter-php/bindings/go"
-	python "github.com/tree-sitter/tree-sitter-python/bindings/go"
-	ruby "github.com/tree-sitter/tree-sitter-ruby/bindings/go"
-	rust "github.com/tree-sitter/tree-sitter-rust/bindings/go"
-	scala "github.com/tree-sitter/tree-sitter-scala/bindings/go"
-	typescript "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
+	"github.com/harnesskit/harnesskit/astsearch/internal/engine"
+	"github.com/harnesskit/harnesskit/astsearch/internal/match"
 )
 
-// entryPoints maps each canonical language name to its grammar's TSLanguage.
-var entryPoints = map[string]func() unsafe.Pointer{
-	"bash":       bash.Language,
-	"c":          c.Language,
-	"cpp":        cpp.Language,
-	"csharp":     csharp.Language,
-	"css":        css.Language,
-	"elixir":     elixir.GetLanguage,
-	"go":         golang.Language,
-	"haskell":    haskell.Language,
-	"html":       html.Language,
-	"java":       java.Language,
-	"javascript": javascript.Language,
-	"json":       json.Language,
-	"kotlin":     kotlin.GetLanguage,
-	"lua":        lua.Language,
-	"nix":        nix.GetLanguage,
-	"php":        php.LanguagePHPOnly, // ast-grep's php is the php_only grammar (no HTML around it)
-	"python":     python.Language,
-	"ruby":       ruby.Language,
-	"rust":       rust.Language,
-	"scala":      scala.Language,
-	"solidity":   solidity.GetLanguage,
-	"swift":      swift.GetLanguage,
-	"tsx":        typescript.LanguageTSX,
-	"typescript": typescript.LanguageTypescript,
-	"yaml":       yaml.Language,
+// Grammars are not linked here: each language's package under astsearch/lang imports its
+// grammar's own Go package (a cgo package that compiles only that grammar's C, its parser
+// tables and external scanner, and hands out its TSLanguage as an unsafe.Pointer) and
+// calls Register from init. A program compiles only the grammars it imports. The runtime
+// is github.com/tree-sitter/go-tree-sitter's (imported in tsflat.go).
+//
+// The cost of a cold build: the tree-sitter/* and tree-sitter-grammars/* packages
+// #include their parser.c in the cgo preamble, so cmd/cgo runs the C compiler over it
+// five times before the compile proper (preprocessing for macros, then twice a
+// kind-guessing pass at -O0 and a DWARF pass at the build's -O level, -O2 by default: the
+// second round asks about the typedefs the first found), which is most of a cold build's
+// CPU; the package doc of astsearch has the figures per host.
+
+// names are the canonical names a grammar may be registered under: ast-grep's 25.
+var names = []string{"bash", "c", "cpp", "csharp", "css", "elixir", "go", "haskell", "html",
+	"java", "javascript", "json", "kotlin", "lua", "nix", "php", "python", "ruby", "rust",
+	"scala", "solidity", "swift", "tsx", "typescript", "yaml"}
+
+var (
+	regMu     sync.Mutex
+	registry  = map[string]func() unsafe.Pointer{} // canonical name → the grammar's TSLanguage
+	grammars  = map[string]*match.Grammar{}        // built on a language's first use
+	allocOnce sync.Once
+)
+
+// Register makes a grammar available under a canonical language name; lang returns its
+// TSLanguage. The packages under astsearch/lang call it from init. It panics on a name that
+// is not one of ast-grep's 25, a nil lang, or a name registered twice: all mistakes in the
+// program's set-up, not its input.
+func Register(name string, lang func() unsafe.Pointer) {
+	if !slices.Contains(names, name) {
+		panic(fmt.Sprintf("tsflat: Register of unknown language %q", name))
+	}
+	if lang == nil {
+		panic("tsflat: Register of " + name + " with a nil grammar")
+	}
+	regMu.Lock()
+	defer regMu.Unlock()
+	if registry[name] != nil {
+		panic("tsflat: Register called twice for " + name)
+	}
+	registry[name] = lang
 }
 
-// Languages lists the canonical names of the languages with a grammar here, sorted.
+// Languages lists the canonical names of the registered languages, sorted.
 func Languages() []string {
-	return []string{"bash", "c", "cpp", "csharp", "css", "elixir", "go", "haskell", "html",
-		"java", "javascript", "json", "kotlin", "lua", "nix", "php", "python", "ruby", "rust",
-		"scala", "solidity", "swift", "tsx", "typescript", "yaml"}
+	regMu.Lock()
+	defer regMu.Unlock()
+	out := make([]string, 0, len(registry))
+	for name := range registry {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func languagePtr(name string) unsafe.Pointer {
-	if f := entryPoints[name]; f != nil {
+	regMu.Lock()
+	f := registry[name]
+	regMu.Unlock()
+	if f != nil {
 		return f()
 	}
 	return nil
@@ -104,3 +91,20 @@ func expando(name string) rune {
 	}
 	return '$'
 }
+
+// init plugs the parser into astsearch (see package engine): it runs in every program that
+// imports a package under astsearch/lang, and only there.
+func init() {
+	engine.Install(&engine.Engine{
+		Languages: Languages,
+		NewParser: func(name string, timeoutMicros uint64) (engine.Parser, error) {
+			p, err := NewParser(name, timeoutMicros)
+			if err != nil {
+				return nil, err // not a nil *Parser in a non-nil interface
+			}
+			return p, nil
+		},
+	})
+}
+
+var _ engine.Parser = (*Parser)(nil)

@@ -1,11 +1,11 @@
 //go:build cgo
 
 // Package tsflat parses source with tree-sitter (the runtime compiled by
-// github.com/tree-sitter/go-tree-sitter, the grammars by their own Go packages, see
-// langs.go) and flattens each tree into a match.Tree, usually in one cgo call: the C side
-// parses, walks the tree with a cursor, writes one fixed-size record per node (or only per
-// node of the candidate subtrees a pattern can match) into a Go buffer and deletes the
-// tree before it returns. When the buffer is too small the tree stays alive, the buffer
+// github.com/tree-sitter/go-tree-sitter, each grammar by its own Go package, which a
+// package under astsearch/lang hands to Register) and flattens each tree into a
+// match.Tree, usually in one cgo call: the C side parses, walks the tree with a cursor,
+// writes one fixed-size record per node (or only per node of the candidate subtrees a
+// pattern can match) into a Go buffer and deletes the tree before it returns. When the buffer is too small the tree stays alive, the buffer
 // grows, and a second call flattens the same tree and deletes it.
 //
 // The walk is C because walking a tree node by node through cgo costs about a microsecond
@@ -31,7 +31,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"unsafe"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -49,40 +48,39 @@ var ErrTooLarge = errors.New("tsflat: source or tree too large")
 // 10 MB minified JavaScript file, measured: 12 million nodes, 530 MB.)
 const MaxNodes = 1 << 25
 
-var (
-	grammarOnce sync.Once
-	grammars    map[string]*match.Grammar
-)
-
 func grammarFor(name string) (*match.Grammar, *C.TSLanguage) {
-	l := languagePtr(name)
-	if l == nil {
+	p := languagePtr(name)
+	if p == nil {
 		return nil, nil
 	}
-	grammarOnce.Do(buildGrammars)
-	return grammars[name], (*C.TSLanguage)(l)
+	// Before the first parser allocates anything: see hk_use_libc_allocator.
+	allocOnce.Do(func() { C.hk_use_libc_allocator() })
+	regMu.Lock()
+	defer regMu.Unlock()
+	g := grammars[name]
+	if g == nil {
+		g = buildGrammar(name, p)
+		grammars[name] = g
+	}
+	return g, (*C.TSLanguage)(p)
 }
 
-func buildGrammars() {
-	// Before the first parser allocates anything: see hk_use_libc_allocator.
-	C.hk_use_libc_allocator()
-	grammars = make(map[string]*match.Grammar)
-	for _, name := range Languages() {
-		l := sitter.NewLanguage(languagePtr(name))
-		kinds := make([]string, l.NodeKindCount())
-		for i := range kinds {
-			kinds[i] = l.NodeKindForId(uint16(i))
-		}
-		exact := make([]bool, len(kinds))
-		for _, tok := range strings.Fields(exactTokens[name]) {
-			for i, k := range kinds {
-				if k == tok && !l.NodeKindIsNamed(uint16(i)) && l.NodeKindIsVisible(uint16(i)) {
-					exact[i] = true
-				}
+// buildGrammar reads a language's symbol table through the binding.
+func buildGrammar(name string, p unsafe.Pointer) *match.Grammar {
+	l := sitter.NewLanguage(p)
+	kinds := make([]string, l.NodeKindCount())
+	for i := range kinds {
+		kinds[i] = l.NodeKindForId(uint16(i))
+	}
+	exact := make([]bool, len(kinds))
+	for _, tok := range strings.Fields(exactTokens[name]) {
+		for i, k := range kinds {
+			if k == tok && !l.NodeKindIsNamed(uint16(i)) && l.NodeKindIsVisible(uint16(i)) {
+				exact[i] = true
 			}
 		}
-		grammars[name] = &match.Grammar{Name: name, Kinds: kinds, Expando: expando(name), Exact: exact}
 	}
+	return &match.Grammar{Name: name, Kinds: kinds, Expando: expando(name), Exact: exact}
 }
 
 // Info describes a language's grammar: the tree-sitter ABI it was generated for, its own

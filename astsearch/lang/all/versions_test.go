@@ -1,14 +1,18 @@
 //go:build cgo
 
-package tsflat
+package all_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/harnesskit/harnesskit/astsearch/internal/tsflat"
+)
 
 // astGrepGrammars are the grammars linked into ast-grep 0.51.1 (the npm package's Linux
 // x86-64 binary), read from the binary itself: each tree_sitter_<lang>() symbol's TSLanguage
 // gives its ABI, its node kinds (symbols and aliases, as ts_language_symbol_count counts
 // them), its parse states and, for ABI 15, its recorded version.
-var astGrepGrammars = map[string]Info{
+var astGrepGrammars = map[string]tsflat.Info{
 	"bash":       {ABI: 15, Version: "0.25.1", Symbols: 280, States: 7571},
 	"c":          {ABI: 15, Version: "0.24.2", Symbols: 363, States: 2015},
 	"cpp":        {ABI: 14, Symbols: 543, States: 8637},
@@ -40,12 +44,16 @@ var astGrepGrammars = map[string]Info{
 // ast-grep's is not published as a Go module (the package doc of astsearch says which).
 var skewed = map[string]bool{"kotlin": true, "nix": true, "php": true, "scala": true, "solidity": true, "swift": true}
 
-// TestGrammarVersions: every other grammar has ast-grep's tables (the same symbol and
+// TestGrammarVersions: the packages under astsearch/lang register all 25 languages, and
+// every grammar not skewed has ast-grep's tables (the same symbol and
 // parse-state counts; haskell's recorded version differs, its tables do not), and a skewed
 // one does not (if it did, the docs would be wrong).
 func TestGrammarVersions(t *testing.T) {
-	for _, name := range Languages() {
-		got, ok := GrammarInfo(name)
+	if got := tsflat.Languages(); len(got) != len(astGrepGrammars) {
+		t.Errorf("lang/all registers %d languages, want ast-grep's %d: %v", len(got), len(astGrepGrammars), got)
+	}
+	for name := range astGrepGrammars {
+		got, ok := tsflat.GrammarInfo(name)
 		want := astGrepGrammars[name]
 		if !ok || want.Symbols == 0 {
 			t.Errorf("%s: no grammar here (%v) or no ast-grep figures", name, ok)

@@ -1,0 +1,12 @@
+// Package java registers the Java grammar with astsearch, so that a search with
+// Lang "java" runs in process. A host links it with a blank import:
+//
+//	import _ "github.com/harnesskit/harnesskit/astsearch/lang/java"
+//
+// It imports nothing but the grammar's own Go package, whose C it compiles through cgo:
+//
+//	github.com/tree-sitter/tree-sitter-java/bindings/go
+//
+// Built without cgo it registers nothing and links no C; astsearch then needs the ast-grep
+// executable for the language.
+package java

@@ -1,0 +1,12 @@
+// Package ruby registers the Ruby grammar with astsearch, so that a search with
+// Lang "ruby" runs in process. A host links it with a blank import:
+//
+//	import _ "github.com/harnesskit/harnesskit/astsearch/lang/ruby"
+//
+// It imports nothing but the grammar's own Go package, whose C it compiles through cgo:
+//
+//	github.com/tree-sitter/tree-sitter-ruby/bindings/go
+//
+// Built without cgo it registers nothing and links no C; astsearch then needs the ast-grep
+// executable for the language.
+package ruby
