@@ -258,23 +258,23 @@
 //
 // What a host pays: each grammar is C that cgo compiles on a program's first build, and the
 // large ones take tens of seconds of CPU (Scala about 40 s, C#, Haskell, Kotlin and Swift
-// not far behind). Measured on a 2-core machine shared with other work (load 10 to 13), each
-// build from an empty GOCACHE into which the standard library was first compiled (not
-// counted), in CPU seconds (user+sys of the go command and its children; in parentheses the
-// part spent in the C compiler), before languages were packages and after:
+// not far behind). Measured on a 2-core machine, each build from an empty GOCACHE into
+// which the standard library was first compiled (not counted) unless the row says
+// otherwise, in CPU seconds (user+sys of the go command and its children), before languages
+// were packages and after:
 //
 //	program                                      before                after
-//	host: astsearch + lang/golang + lang/python  134.5 s (126 gcc)     14.2 s (9.5 gcc)
-//	examples/tools, no language                  158.1 s (142 gcc)     9.5 s (no C compiled)
-//	go run ./examples/demo (Go only)             168.2 s, 413 s wall   28.1 s, 30 s wall
-//	  the same, the standard library not built   190.1 s, 306 s wall   57.4 s, 61 s wall
-//	examples/harnesskit, the CLI (lang/all)      168.1 s (143 gcc)     142.5 s (120 gcc)
+//	host: astsearch + lang/golang + lang/python  134.5 s (126 in gcc)  14.3 s, 8 s wall
+//	examples/tools, no language                  158.1 s (142 in gcc)  10.1 s, no C compiled
+//	go run ./examples/demo (Go only)             168.2 s, 413 s wall   24.8 s, 14 s wall
+//	  the same, the standard library not built   190.1 s, 306 s wall   53.2 s, 35 s wall
+//	examples/harnesskit, the CLI (lang/all)      133.8 s, 75 s wall    136.0 s, 72 s wall
 //
 // Before, the host imported astsearch alone, which linked all 25. The tree-sitter runtime
 // comes with the first language imported, so a program with no language compiles no C of
-// ours (with it still in astsearch, tools took 17.5 s, 6 of them gcc). CPU seconds grow with the load (the
-// before column ran at load 10 to 13, the after one at 2 to 7), which is most of the CLI's
-// difference.
+// ours. The before column ran on a machine shared with other work (load 10 to 13), the
+// after one at load 0.4 to 2.8; the CLI, which compiles all 25 either way, was built before
+// and after back to back at load 1.4 to 2.3.
 //
 // # Security Considerations
 //
