@@ -1,7 +1,9 @@
 package patch
 
+import "github.com/harnesskit/harnesskit/patch/internal/place"
+
 // render applies sorted, non-overlapping placements to d and returns the new bytes.
-func render(d *doc, ps []placement, m EOLMode) []byte {
+func render(d *doc, ps []place.Placement, m EOLMode) []byte {
 	term := d.insertTerm(m)
 	outL := make([]string, 0, len(d.lines)+8)
 	outT := make([]string, 0, len(d.lines)+8)
@@ -12,9 +14,9 @@ func render(d *doc, ps []placement, m EOLMode) []byte {
 		pos = end
 	}
 	for _, p := range ps {
-		copyTo(p.start)
-		for _, e := range p.edits {
-			switch e.op {
+		copyTo(p.Start)
+		for _, e := range p.Edits {
+			switch Op(e.Op) {
 			case Context:
 				outL = append(outL, d.lines[pos])
 				outT = append(outT, d.terms[pos])
@@ -22,7 +24,7 @@ func render(d *doc, ps []placement, m EOLMode) []byte {
 			case Remove:
 				pos++
 			case Insert:
-				outL = append(outL, e.text)
+				outL = append(outL, e.Text)
 				outT = append(outT, term)
 			}
 		}
