@@ -15,19 +15,11 @@ func render(d *doc, ps []place.Placement, m EOLMode) []byte {
 	}
 	for _, p := range ps {
 		copyTo(p.Start)
-		for _, e := range p.Edits {
-			switch Op(e.Op) {
-			case Context:
-				outL = append(outL, d.lines[pos])
-				outT = append(outT, d.terms[pos])
-				pos++
-			case Remove:
-				pos++
-			case Insert:
-				outL = append(outL, e.Text)
-				outT = append(outT, term)
-			}
-		}
+		pos = place.Walk(pos, p.Edits, func(i int) {
+			outL, outT = append(outL, d.lines[i]), append(outT, d.terms[i])
+		}, func(text string) {
+			outL, outT = append(outL, text), append(outT, term)
+		})
 	}
 	copyTo(len(d.lines))
 	// Two lines are never joined: an unterminated line that is no longer last gets one.

@@ -132,18 +132,7 @@ func plannedLines(lines []string, places []place.Placement) []string {
 	pos := 0
 	for _, p := range places {
 		out = append(out, lines[pos:p.Start]...)
-		pos = p.Start
-		for _, e := range p.Edits {
-			switch Op(e.Op) {
-			case Context:
-				out = append(out, lines[pos])
-				pos++
-			case Remove:
-				pos++
-			case Insert:
-				out = append(out, e.Text)
-			}
-		}
+		pos = place.Walk(p.Start, p.Edits, func(i int) { out = append(out, lines[i]) }, func(text string) { out = append(out, text) })
 	}
 	return append(out, lines[pos:]...)
 }

@@ -120,12 +120,12 @@ func (b chunkBody) new() []string {
 	return out
 }
 
-func (b chunkBody) edits() []edit {
-	out := make([]edit, len(b.lines))
+func (b chunkBody) edits() []Edit {
+	out := make([]Edit, len(b.lines))
 	for i, l := range b.lines {
-		out[i] = edit{op: l.Op, text: l.Text}
+		out[i] = Edit{Op: l.Op, Text: l.Text}
 		if l.Op != Insert {
-			out[i].text = ""
+			out[i].Text = ""
 		}
 	}
 	return out
@@ -562,9 +562,9 @@ func (s *Locator) partlyApplied(applied []appliedChunk, places []placement, repo
 			return false
 		}
 		var run []string
-		for _, e := range append(slices.Clone(p.edits), edit{op: Context}) {
-			if e.op == Insert && SignificantLines([]string{e.text}) {
-				run = append(run, e.text)
+		for _, e := range append(slices.Clone(p.edits), Edit{Op: Context}) {
+			if e.Op == Insert && SignificantLines([]string{e.Text}) {
+				run = append(run, e.Text)
 				continue
 			}
 			if len(run) >= 2 {
@@ -590,18 +590,7 @@ func (s *Locator) partlyApplied(applied []appliedChunk, places []placement, repo
 // added lines) is already in the file exactly, at a window overlapping or touching p's.
 func (s *Locator) newSideAround(p placement) bool {
 	var nw []string
-	pos := p.start
-	for _, e := range p.edits {
-		switch e.op {
-		case Context:
-			nw = append(nw, s.lines[pos])
-			pos++
-		case Remove:
-			pos++
-		case Insert:
-			nw = append(nw, e.text)
-		}
-	}
+	Walk(p.start, p.edits, func(i int) { nw = append(nw, s.lines[i]) }, func(text string) { nw = append(nw, text) })
 	if len(nw) == 0 {
 		return false
 	}
@@ -1166,13 +1155,13 @@ func (s *Locator) finish(body chunkBody, pos int, st Strategy, k int, rep *Chunk
 // preceding old line, or, when none precedes, right before the one paired with the nearest
 // following old line.
 func (s *Locator) placeAligned(body chunkBody, start, end int, pair []int, st Strategy, k int, rep *ChunkReport) placement {
-	ed := make([]edit, 0, len(body.lines)+end-start)
+	ed := make([]Edit, 0, len(body.lines)+end-start)
 	pos, oi := start, 0
-	var pending []edit
+	var pending []Edit
 	seen := false
 	for _, l := range body.lines {
 		if l.Op == Insert {
-			e := edit{op: Insert, text: l.Text}
+			e := Edit{Op: Insert, Text: l.Text}
 			if seen {
 				ed = append(ed, e)
 			} else {
@@ -1186,23 +1175,23 @@ func (s *Locator) placeAligned(body chunkBody, start, end int, pair []int, st St
 			continue
 		}
 		for ; pos < q; pos++ {
-			ed = append(ed, edit{op: Context})
+			ed = append(ed, Edit{Op: Context})
 		}
 		if !seen {
 			ed, pending, seen = append(ed, pending...), nil, true
 		}
-		ed = append(ed, edit{op: l.Op})
+		ed = append(ed, Edit{Op: l.Op})
 		pos++
 	}
 	ed = append(ed, pending...)
 	for ; pos < end; pos++ {
-		ed = append(ed, edit{op: Context})
+		ed = append(ed, Edit{Op: Context})
 	}
 	rep.Strategy = st
 	rep.Start, rep.Len = start+1, end-start
 	rep.Removed, rep.Added = 0, 0
 	for _, e := range ed {
-		switch e.op {
+		switch e.Op {
 		case Remove:
 			rep.Removed++
 		case Insert:
@@ -1484,7 +1473,7 @@ func (s *Locator) besideAlready(k int, ch Chunk, p placement) *Error {
 	}
 	first, last := -1, -1
 	for i, e := range p.edits {
-		if e.op != Insert {
+		if e.Op != Insert {
 			if first < 0 {
 				first = i
 			}
@@ -1494,10 +1483,10 @@ func (s *Locator) besideAlready(k int, ch Chunk, p placement) *Error {
 	if first < 0 {
 		return nil // a pure insertion: insertedAlready decides
 	}
-	check := func(run []edit, at int, where string) *Error {
+	check := func(run []Edit, at int, where string) *Error {
 		texts := make([]string, len(run))
 		for i, e := range run {
-			texts[i] = e.text
+			texts[i] = e.Text
 		}
 		if len(texts) == 0 || !SignificantLines(texts) || !s.matchesAnyLevel(texts, at) {
 			return nil
@@ -1512,12 +1501,12 @@ func (s *Locator) besideAlready(k int, ch Chunk, p placement) *Error {
 	}
 	// Added lines next to a removed line replace it; only added lines beside a kept line are
 	// checked.
-	if p.edits[first].op == Context {
+	if p.edits[first].Op == Context {
 		if err := check(p.edits[:first], p.start-first, "right above the lines it was matched on"); err != nil {
 			return err
 		}
 	}
-	if p.edits[last].op == Context {
+	if p.edits[last].Op == Context {
 		return check(p.edits[last+1:], p.end, "right below the lines it was matched on")
 	}
 	return nil

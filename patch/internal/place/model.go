@@ -9,14 +9,14 @@ import (
 // mirror the face's (the Op bytes and Level numbers are the same, so the face converts
 // them with a type conversion).
 
-// An Op says what a chunk line does.
-type Op byte
-
-const (
-	Context Op = ' ' // the line is in the file and stays
-	Insert  Op = '+' // the line is added
-	Remove  Op = '-' // the line is in the file and goes
-)
+// A Chunk is one change of a section: its stacked "@@" anchors (outermost first), its lines,
+// whether it is pinned to the end of the file, and its 1-based line in the patch text.
+type Chunk struct {
+	Anchors []string
+	Lines   []Line
+	EOF     bool
+	Line    int
+}
 
 // A Line is one line of a chunk: its Op, its text without the marker, and its 1-based line in
 // the patch text (0 when the chunk was built in code).
@@ -26,14 +26,12 @@ type Line struct {
 	Line int
 }
 
-// A Chunk is one change of a section: its stacked "@@" anchors (outermost first), its lines,
-// whether it is pinned to the end of the file, and its 1-based line in the patch text.
-type Chunk struct {
-	Anchors []string
-	Lines   []Line
-	EOF     bool
-	Line    int
-}
+// An Op says what a chunk line does: Context (the line is in the file and stays), Insert (the
+// line is added) or Remove (the line is in the file and goes); the bytes are the patch's
+// markers.
+type Op byte
+
+const Context, Insert, Remove Op = ' ', '+', '-'
 
 // A Level is one rung of the tolerance ladder, from strict to loose (see normalize).
 type Level uint8

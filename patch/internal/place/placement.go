@@ -3,18 +3,36 @@ package place
 // A located chunk is a placement: a window of the file and the edits that turn it into the
 // new lines.
 
-// An edit is one step of applying a placed chunk: keep or drop the next file line, or insert
-// authored text.
-type edit struct {
-	op   Op // Context = keep, Remove = drop, Insert = insert text
-	text string
+// An Edit is one step of applying a placed chunk: keep (Context) or drop (Remove) the next
+// file line, or insert Text (Insert).
+type Edit struct {
+	Op   Op
+	Text string
+}
+
+// Walk follows edits from file line start (0-based): keep is called with each file line they
+// keep and add with each text they insert, in order. It returns the line after the window.
+func Walk(start int, edits []Edit, keep func(i int), add func(text string)) int {
+	pos := start
+	for _, e := range edits {
+		switch e.Op {
+		case Context:
+			keep(pos)
+			pos++
+		case Remove:
+			pos++
+		case Insert:
+			add(e.Text)
+		}
+	}
+	return pos
 }
 
 // A placement is a located chunk: the window [start, end) of the section's base lines and the
 // edits that consume exactly end-start file lines.
 type placement struct {
 	start, end int
-	edits      []edit
+	edits      []Edit
 	order      int // chunk index, to keep patch order among equal positions
 	// copies lists the places (0-based starts) of near copies of a stale-edges placement's
 	// lines, each to be excluded by the patch's order once every chunk is placed.
@@ -30,22 +48,11 @@ type Placement struct {
 	Order      int
 }
 
-// An Edit is one step of applying a placement: keep (Context) or drop (Remove) the next file
-// line, or insert Text (Insert).
-type Edit struct {
-	Op   Op
-	Text string
-}
-
 // export converts the core's placements into the face's.
 func export(ps []placement) []Placement {
 	out := make([]Placement, len(ps))
 	for i, p := range ps {
-		es := make([]Edit, len(p.edits))
-		for j, e := range p.edits {
-			es[j] = Edit{Op: e.op, Text: e.text}
-		}
-		out[i] = Placement{Start: p.start, End: p.end, Edits: es, Order: p.order}
+		out[i] = Placement{Start: p.start, End: p.end, Edits: p.edits, Order: p.order}
 	}
 	return out
 }

@@ -13,21 +13,25 @@ func testConfig() Config {
 		Margin: func(m int) int { return max(1, (m+9)/10) }, WorkLimit: 4_000_000}
 }
 
-// testRescuer returns a rescuer for one chunk over file lines.
-func testRescuer(cfg *Config, file []string, body []Line) *rescuer {
-	s := New(cfg, "f", 1, file, false)
+// testRescuer returns a rescuer for one chunk over file lines, with testConfig changed by
+// the change functions.
+func testRescuer(file []string, body []Line, change ...func(*Config)) *rescuer {
+	cfg := testConfig()
+	for _, c := range change {
+		c(&cfg)
+	}
+	s := New(&cfg, "f", 1, file, false)
 	return &rescuer{s: s, ch: Chunk{Lines: body}, body: chunkBody{lines: body}, budget: cfg.WorkLimit}
 }
 
 func TestInternalEdgeCases(t *testing.T) {
 	t.Run("E44_lcs_direct", func(t *testing.T) {
-		cfg := testConfig()
 		mk := func(file []string, body ...string) (*rescuer, *ChunkReport) {
 			var ls []Line
 			for _, b := range body {
 				ls = append(ls, Line{Op: Op(b[0]), Text: b[1:]})
 			}
-			return testRescuer(&cfg, file, ls), &ChunkReport{}
+			return testRescuer(file, ls), &ChunkReport{}
 		}
 		r, rep := mk([]string{"P", "Q", "x", "P", "Q"}, " P", "-Q", "+R")
 		var pe *Error
@@ -74,12 +78,10 @@ func BenchmarkRescue(b *testing.B) {
 			body = append(body, Line{Op: Remove, Text: fmt.Sprint("stale ", i)})
 		}
 		body = append(body, Line{Op: Insert, Text: "fresh"}, Line{Op: Context, Text: "}"})
-		cfg := testConfig()
-		cfg.LCS = false
 		var used int64
 		b.ReportAllocs()
 		for b.Loop() {
-			r := testRescuer(&cfg, file, body)
+			r := testRescuer(file, body, func(c *Config) { c.LCS = false })
 			if _, ok, err := r.run(1, &ChunkReport{}); ok || err != nil || !r.spent {
 				b.Fatalf("ok=%v err=%v spent=%v, want a miss at the work limit", ok, err, r.spent)
 			}
@@ -111,12 +113,10 @@ func BenchmarkRescue(b *testing.B) {
 			body = append(body, Line{Op: op, Text: s})
 		}
 		body = append(body, Line{Op: Insert, Text: "added"})
-		cfg := testConfig()
-		cfg.PrefixSuffix = false
 		var used int64
 		b.ReportAllocs()
 		for b.Loop() {
-			r := testRescuer(&cfg, file, body)
+			r := testRescuer(file, body, func(c *Config) { c.PrefixSuffix = false })
 			_, _, _ = r.run(1, &ChunkReport{})
 			used = r.used
 		}
