@@ -91,19 +91,14 @@
 // file: a line near the change rewritten, added or removed. It leaves out up to three context
 // lines at each end of the chunk, never the one next to a change, and places the chunk by the
 // rest only when that rest (every removed line as written included) matches exactly one place
-// in the file, no other place holds a block that resembles it line by line, no other place
-// holds as many of the chunk's lines in order, and every best alignment of the chunk with the
-// lines around that place puts the change between the same file lines. A place that resembles
-// the block (a near copy) is ruled out only by the patch's order: when a chunk whose place is
-// certain (lines that match as written or loosely and are unique in the file, or another
-// stale-edges placement, whose own near copies are checked the same way) lies between the
-// two — a later chunk below the place and above the copy's end, or an earlier one above the
-// place and below the copy's start — the copy would put the chunks out of the patch's order;
-// any near copy not ruled out so refuses the section as ambiguous, naming both places. The
-// patch's order is taken as evidence here: a patch whose chunks are not in the file's order,
-// on a file whose intended place was edited to resemble another, defeats it. The lines left out are
-// kept as the file has them. It is a fuzz (as GNU patch's) that takes no guess: where
-// fuzz writes the first place that fits, this refuses whenever a second reading exists.
+// in the file, no other place holds a block that resembles it line by line or as many of the
+// chunk's lines in order, and every best alignment puts the change between the same file
+// lines. A near copy of the block elsewhere refuses the section as ambiguous, naming both
+// places, unless the patch's order rules it out: a chunk whose place is certain lies between
+// the two. So a patch whose chunks are not in the file's order, on a file whose intended place
+// was edited to resemble another, defeats it. The lines left out are kept as the file has
+// them. It is a fuzz (as GNU patch's) that takes no guess: where fuzz writes the first place
+// that fits, this refuses whenever a second reading exists.
 //
 // Every rescue also follows one rule for a change next to lines that the file has changed
 // (where a 3-way merge would report a conflict). Lines a change replaces must still be there
