@@ -16,20 +16,29 @@ func locate(cfg *config, path string, section int, d *doc, chunks []Chunk) ([]pl
 	return places, faceReports(reps), faceErr(err)
 }
 
-// coreChunks converts the chunks of a section into the core's.
+// coreChunks converts the chunks of a section into the core's, with the lines of all of them
+// in one allocation.
 func coreChunks(chunks []Chunk) []place.Chunk {
+	n := 0
+	for _, ch := range chunks {
+		n += len(ch.Lines)
+	}
+	lines := make([]place.Line, 0, n)
 	out := make([]place.Chunk, len(chunks))
 	for i, ch := range chunks {
-		out[i] = place.Chunk{Anchors: ch.Anchors, Lines: coreLines(ch.Lines), EOF: ch.EOF, Line: ch.Line}
+		from := len(lines)
+		lines = appendCoreLines(lines, ch.Lines)
+		out[i] = place.Chunk{Anchors: ch.Anchors, Lines: lines[from:len(lines):len(lines)], EOF: ch.EOF, Line: ch.Line}
 	}
 	return out
 }
 
 // coreLines converts chunk lines into the core's.
-func coreLines(ls []Line) []place.Line {
-	out := make([]place.Line, len(ls))
-	for i, l := range ls {
-		out[i] = place.Line{Op: place.Op(l.Op), Text: l.Text, Line: l.Line}
+func coreLines(ls []Line) []place.Line { return appendCoreLines(make([]place.Line, 0, len(ls)), ls) }
+
+func appendCoreLines(out []place.Line, ls []Line) []place.Line {
+	for _, l := range ls {
+		out = append(out, place.Line{Op: place.Op(l.Op), Text: l.Text, Line: l.Line})
 	}
 	return out
 }
