@@ -25,6 +25,11 @@ type Locator struct {
 	placed  []placement // windows placed so far in this section
 }
 
+// New returns the Locator of one Update section: path is the file's name as the patch writes
+// it (for messages), section its 1-based index, lines the file's lines before the section
+// without their terminators (and without a byte order mark), and bom whether the file had one
+// (a leading U+FEFF on a pattern line compared with line 1 is then ignored). cfg is read, never
+// written.
 func New(cfg *Config, path string, section int, lines []string, bom bool) *Locator {
 	return &Locator{cfg: cfg, path: path, section: section, lines: lines, ix: newLineIndex(lines, bom)}
 }

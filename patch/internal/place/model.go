@@ -117,6 +117,7 @@ const (
 var kindNames = [...]string{KindNotFound: "not_found", KindAmbiguous: "ambiguous", KindOverlap: "overlap",
 	KindAlreadyApplied: "already_applied", KindChanged: "changed", KindIO: "io"}
 
+// String returns the kind's snake_case name, as the face's kind of the same meaning.
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
 		return kindNames[k]
@@ -138,6 +139,7 @@ type Error struct {
 	Err        error // cause, may be nil
 }
 
+// Error returns Msg, or the cause's text, or the kind's name.
 func (e *Error) Error() string {
 	if e.Msg == "" && e.Err != nil {
 		return e.Err.Error()
@@ -148,6 +150,7 @@ func (e *Error) Error() string {
 	return e.Msg
 }
 
+// Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Config is what the core needs of the face's configuration. The face embeds it in its own
