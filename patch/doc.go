@@ -121,14 +121,35 @@
 // file as written, and its new lines are in the file exactly once — or, for a chunk that only
 // adds lines, those lines have a letter or digit, stand between context lines on both sides,
 // and the context lines are nowhere in the file next to each other without them (the chunk
-// could not be applied anywhere as written; the addition is there); every other chunk is
+// could not be applied anywhere as written; the addition is there); a chunk found applied is
+// not applied whole when, read with one of its changes not made (a closing bracket it removes
+// beside an equal one, say), it also matches the file over or beside where its new lines are;
+// every other chunk is
 // placed with its lines as written (a ladder level, no rescue), adds no two lines in a row
 // that the file already has, and does not have its new side already over or beside its
 // window; and all the chunks, applied and placed, lie in the patch's order without
 // overlapping. The applied chunks are reported ([StrategyAlreadyApplied], with where their
 // new lines are) and left as they are. Otherwise the whole patch is refused as before, with
-// the message naming each chunk as applied, not applied yet, or failing. So is a chunk whose added lines right above or below the lines it matched
-// (next to a kept line, with a letter or digit among them) are already the file's lines there:
+// the message naming each chunk as applied, partly applied, not applied yet, or failing.
+//
+// A chunk can be partly applied itself: of its changes (the runs of removed and added lines
+// between its context lines), some are in the file and the others not. When such a chunk
+// matches nowhere as written (before any rescue is tried), it is read with each change either
+// made or not; it is applied
+// for the changes not made when exactly one such reading matches the file exactly, in one
+// place only in the whole file, and that reading has at least one change made and one not;
+// each change taken as made adds a line with a letter or digit, has context lines on both
+// sides, and no run of its removed lines with a letter or digit is left in the file as
+// written; and the chunk, with the rest of the patch, meets the rules for a patch partly
+// applied (above). Then
+// the lines around the missing changes are the ones the patch names, in its order, and the
+// made changes are its own, not a second copy it means to add. The chunk is reported with
+// the strategy of an exact match and a note naming the changes left as they are. A chunk with
+// "*** End of File", one that starts with a change, or a reading above the chunk's anchor is
+// not read this way, nor is any chunk in Codex mode.
+//
+// A chunk whose added lines right above or below the lines it matched (next to a kept line,
+// with a letter or digit among them) are already the file's lines there is refused as well:
 // the change looks partly applied, and adding them again would repeat them.
 //
 // Lines copied from a read tool with their line numbers ("    12\t…" or "    12→…") are applied

@@ -21,8 +21,9 @@ type sectionLocator struct {
 	section int    // 1-based
 	d       *doc
 	ix      *lineIndex
-	work    workBudget  // locating budget of the current chunk
-	placed  []placement // windows placed so far in this section
+	work    workBudget     // locating budget of the current chunk
+	placed  []placement    // windows placed so far in this section
+	mixed   []appliedChunk // chunks placed partly applied (mixedApplied): line is the window's first
 }
 
 func newSectionLocator(cfg *config, path string, section int, d *doc) *sectionLocator {
@@ -212,7 +213,7 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 	var applied []appliedChunk
 	cursor := 0
 	fail := func(k int, err error) ([]placement, []ChunkReport, error) {
-		if len(applied) > 0 {
+		if len(applied) > 0 || len(s.mixed) > 0 {
 			return nil, nil, s.alreadyApplied(applied, len(chunks), k, err)
 		}
 		return nil, nil, err
@@ -320,7 +321,7 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 		reports = append(reports, rep)
 		cursor = max(cursor, p.end)
 	}
-	if len(applied) > 0 && (len(places) == 0 || !s.partlyApplied(applied, places, reports)) {
+	if (len(applied) > 0 || len(s.mixed) > 0) && (len(places) == 0 || !s.partlyApplied(applied, places, reports)) {
 		return nil, nil, s.alreadyApplied(applied, len(chunks), 0, nil)
 	}
 	if err := s.rescuedInOrder(places, reports); err != nil {
@@ -485,7 +486,7 @@ func (s *sectionLocator) appliedAt(k int, body chunkBody, line int) appliedChunk
 			return a
 		}
 	}
-	a.sound = gone() && (named || s.additionSettled(body))
+	a.sound = gone() && (named || s.additionSettled(body)) && !s.changeLeft(body, line-1, len(added))
 	return a
 }
 
@@ -769,8 +770,9 @@ func (s *sectionLocator) appliedElsewhere(body chunkBody, cursor int, eof bool) 
 // already applied; failed (1-based, 0 if none) is a chunk that could not be placed, with its
 // error.
 func (s *sectionLocator) alreadyApplied(applied []appliedChunk, chunks, failed int, cause error) *Error {
-	e := s.newErr(KindAlreadyApplied, applied[0].chunk, 0, "")
-	e.FileLine = applied[0].line
+	first := append(slices.Clone(applied), s.mixed...)[0]
+	e := s.newErr(KindAlreadyApplied, first.chunk, 0, "")
+	e.FileLine = first.line
 	if len(applied) == 1 && chunks == 1 {
 		e.Msg = fmt.Sprintf("This change is already in %s at line %d; nothing was written", s.path, applied[0].line)
 		return e
@@ -781,10 +783,16 @@ func (s *sectionLocator) alreadyApplied(applied []appliedChunk, chunks, failed i
 	for _, a := range applied {
 		done[a.chunk] = a.line
 	}
+	part := map[int]int{}
+	for _, a := range s.mixed {
+		part[a.chunk] = a.line
+	}
 	for k := 1; k <= chunks; k++ {
 		switch line, ok := done[k]; {
 		case ok:
 			fmt.Fprintf(&b, "\n  chunk %d: already applied at line %d", k, line)
+		case part[k] > 0:
+			fmt.Fprintf(&b, "\n  chunk %d: partly applied at line %d (some of its changes are there, not all)", k, part[k])
 		case k == failed:
 			kind := KindIO
 			var pe *Error
@@ -954,6 +962,10 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 	}
 	if p, handled, err := s.lineNumbered(k, ch, body, cursor, uniqueExact, rep); handled {
 		return p, 0, err
+	}
+	if mb, pos, ok := s.mixedApplied(ch, body, cursor, !noAnchor, rep); ok {
+		s.mixed = append(s.mixed, appliedChunk{chunk: k, line: pos + 1})
+		return s.finish(mb, pos, Strategy(LevelExact.String()), k, rep), 0, nil
 	}
 	rs := &rescuer{s: s, ch: ch, body: body, cursor: cursor, budget: s.cfg.workLimit}
 	p, ok, err := rs.run(k, rep)
