@@ -41,7 +41,15 @@
 // and at exact level too when the chunk has no "@@ <anchor>" line (counted over the whole
 // file, apart from windows other chunks took); with an anchor the first exact match after it
 // wins, as in Codex, unless the anchor is on several lines and the chunk's lines follow them
-// at different places (taking the first would be a guess: refused as ambiguous). An ambiguity is an error ([KindAmbiguous]) that lists up to six
+// at different places (taking the first would be a guess: refused as ambiguous). One exact
+// tie is not a guess: chunks without an anchor that have the same lines (context, removed and
+// added) and whose old lines are, as written, at exactly as many places in the whole file as
+// there are such chunks, the places apart from one another and from other chunks' windows,
+// none above where the previous chunk left the search, and the new lines nowhere in the file
+// yet. Every place then gets the same change whichever chunk goes where; the chunks take
+// the places in the patch's order, and each is reported with a note naming the others. With
+// one place more or less, or with chunks that add different lines, the tie stays refused.
+// An ambiguity is an error ([KindAmbiguous]) that lists up to six
 // candidate lines and never falls through to a looser level. A chunk matched only at a loose
 // level is also refused as ambiguous when one of its drifted lines could be read as another
 // file line: a context line beside added lines, or a removed line, that equals its file line

@@ -16,14 +16,17 @@ import (
 // trailing-blank retry, chunks given out of order, the already-applied check, rescues
 // (rescue.go), and the nearest-window diagnostic.
 type sectionLocator struct {
-	cfg     *config
-	path    string // as written in the patch
-	section int    // 1-based
-	d       *doc
-	ix      *lineIndex
-	work    workBudget     // locating budget of the current chunk
-	placed  []placement    // windows placed so far in this section
-	mixed   []appliedChunk // chunks placed partly applied (mixedApplied): line is the window's first
+	cfg      *config
+	path     string // as written in the patch
+	section  int    // 1-based
+	d        *doc
+	ix       *lineIndex
+	work     workBudget       // locating budget of the current chunk
+	placed   []placement      // windows placed so far in this section
+	mixed    []appliedChunk   // chunks placed partly applied (mixedApplied): line is the window's first
+	chunks   []Chunk          // the section's chunks (for sameChunks)
+	same     map[string][]int // chunks by their lines, built when first needed (sameAs)
+	assigned map[int]sameSlot // 1-based chunk → its place given out by sameChunks
 }
 
 func newSectionLocator(cfg *config, path string, section int, d *doc) *sectionLocator {
@@ -208,6 +211,7 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 		}
 	}
 	s.ix.restrictExact(texts)
+	s.chunks, s.same, s.assigned = chunks, nil, nil
 	places := make([]placement, 0, len(chunks))
 	reports := make([]ChunkReport, 0, len(chunks))
 	var applied []appliedChunk
@@ -869,8 +873,23 @@ func fileSpan(start, end int) string {
 func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int, noAnchor bool, rep *ChunkReport) (placement, int, error) {
 	old, oldLines := body.old()
 	uniqueExact := noAnchor && !s.cfg.codex
+	if slot, ok := s.assigned[k]; ok {
+		// another chunk with the same lines gave this one its place (sameChunks)
+		pos := slot.ps[slot.i]
+		if q, hit := s.overlapping(pos, pos+len(old)); hit {
+			return placement{}, 0, s.overlapErr(k, oldLines[0], pos, pos+len(old), q)
+		}
+		if pos < cursor {
+			rep.Notes = append(rep.Notes, noteOutOfOrder(pos))
+		}
+		rep.Notes = append(rep.Notes, sameNote(slot))
+		return s.finish(body, pos, Strategy(LevelExact.String()), k, rep), 0, nil
+	}
 	r := s.seek(old, cursor, ch.EOF, uniqueExact)
 	if r.ambiguous {
+		if pos, ok := s.sameChunks(k, ch, old, cursor, r, rep); ok {
+			return s.finish(body, pos, Strategy(LevelExact.String()), k, rep), 0, nil
+		}
 		return placement{}, 0, s.chunkAmbiguous(k, ch, oldLines, r)
 	}
 	if r.pos < 0 && !r.exhausted && old[len(old)-1] == "" && len(old) > 1 && (s.cfg.codex || body.endsWithBlankContext()) {
