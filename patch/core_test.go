@@ -8,31 +8,34 @@ import (
 	"github.com/harnesskit/harnesskit/patch/internal/place"
 )
 
+// coreStrategies pairs each strategy of the face with the core's of the same meaning.
+var coreStrategies = []struct {
+	face Strategy
+	core place.Strategy
+}{
+	{StrategyExact, place.StrategyExact}, {StrategyTrimEnd, place.StrategyTrimEnd},
+	{StrategyUnicode, place.StrategyUnicode}, {StrategyUnicodeTrimEnd, place.StrategyUnicodeTrimEnd},
+	{StrategyTrim, place.StrategyTrim}, {StrategyUnicodeTrim, place.StrategyUnicodeTrim},
+	{StrategyAppend, place.StrategyAppend}, {StrategyAnchor, place.StrategyAnchor},
+	{StrategyPrefixSuffix, place.StrategyPrefixSuffix}, {StrategyLCS, place.StrategyLCS},
+	{StrategyStaleEdges, place.StrategyStaleEdges}, {StrategyLineNumbers, place.StrategyLineNumbers},
+	{StrategyAlreadyApplied, place.StrategyAlreadyApplied},
+}
+
 // TestCoreBoundary checks the conversions of core.go: the core's kinds, strategies, levels and
 // ops mean what the face's of the same name mean, and an error crosses with every field.
 func TestCoreBoundary(t *testing.T) {
+	t.Run("strategies", func(t *testing.T) {
+		for _, tc := range coreStrategies {
+			if tc.face != Strategy(tc.core) {
+				t.Errorf("face %q, core %q", tc.face, tc.core)
+			}
+		}
+	})
 	t.Run("kinds", func(t *testing.T) {
 		for k := place.KindNotFound; k <= place.KindIO; k++ {
 			if got := faceKinds[k]; got.String() != k.String() {
 				t.Errorf("core kind %s maps to %s", k, got)
-			}
-		}
-	})
-	t.Run("strategies", func(t *testing.T) {
-		for _, tc := range []struct {
-			face Strategy
-			core place.Strategy
-		}{
-			{StrategyExact, place.StrategyExact}, {StrategyTrimEnd, place.StrategyTrimEnd},
-			{StrategyUnicode, place.StrategyUnicode}, {StrategyUnicodeTrimEnd, place.StrategyUnicodeTrimEnd},
-			{StrategyTrim, place.StrategyTrim}, {StrategyUnicodeTrim, place.StrategyUnicodeTrim},
-			{StrategyAppend, place.StrategyAppend}, {StrategyAnchor, place.StrategyAnchor},
-			{StrategyPrefixSuffix, place.StrategyPrefixSuffix}, {StrategyLCS, place.StrategyLCS},
-			{StrategyStaleEdges, place.StrategyStaleEdges}, {StrategyLineNumbers, place.StrategyLineNumbers},
-			{StrategyAlreadyApplied, place.StrategyAlreadyApplied},
-		} {
-			if tc.face != Strategy(tc.core) {
-				t.Errorf("face %q, core %q", tc.face, tc.core)
 			}
 		}
 	})

@@ -211,11 +211,9 @@ func WithEOL(m EOLMode) Option { return func(c *config) { c.eol = m } }
 func WithAtomic(on bool) Option { return func(c *config) { c.atomic = on } }
 
 // WithCodexCompat restores Codex's behaviour: it sets WithOverwrite(true), WithEOL(EOLCodex)
-// and WithAtomic(false), and locates chunks as Codex does — an exact match takes the first
-// hit even without an @@ anchor, chunks are sought only below the previous one, a
-// unified-diff header is an ordinary anchor, and a change already in the file is applied
-// again. Leniency, the loose levels' uniqueness rule, anchors, rescues and containment stay as
-// in the default mode. Options given after it override its parts.
+// and WithAtomic(false), and locates chunks as Codex does (the package's Codex compatibility
+// section says how, and what stays as in the default mode). Options given after it override
+// its parts.
 func WithCodexCompat() Option {
 	return func(c *config) {
 		c.overwrite = true

@@ -16,13 +16,17 @@ import (
 // trailing-blank retry, chunks given out of order, the already-applied check, rescues
 // (rescue.go), and the nearest-window diagnostic.
 type Locator struct {
-	cfg     *Config
-	path    string   // as written in the patch
-	section int      // 1-based
-	lines   []string // the section's base version of the file, without terminators
-	ix      *lineIndex
-	work    workBudget  // locating budget of the current chunk
-	placed  []placement // windows placed so far in this section
+	cfg      *Config
+	path     string   // as written in the patch
+	section  int      // 1-based
+	lines    []string // the section's base version of the file, without terminators
+	ix       *lineIndex
+	work     workBudget       // locating budget of the current chunk
+	placed   []placement      // windows placed so far in this section
+	mixed    []appliedChunk   // chunks placed partly applied (mixedApplied): line is the window's first
+	chunks   []Chunk          // the section's chunks (for sameChunks)
+	same     map[string][]int // chunks by their lines, built when first needed (sameAs)
+	assigned map[int]sameSlot // 1-based chunk → its place given out by sameChunks
 }
 
 // New returns the Locator of one Update section: path is the file's name as the patch writes
@@ -219,12 +223,13 @@ func (s *Locator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, error) 
 		}
 	}
 	s.ix.restrictExact(texts)
+	s.chunks, s.same, s.assigned = chunks, nil, nil
 	places := make([]placement, 0, len(chunks))
 	reports := make([]ChunkReport, 0, len(chunks))
 	var applied []appliedChunk
 	cursor := 0
 	fail := func(k int, err error) ([]placement, []ChunkReport, error) {
-		if len(applied) > 0 {
+		if len(applied) > 0 || len(s.mixed) > 0 {
 			return nil, nil, s.alreadyApplied(applied, len(chunks), k, err)
 		}
 		return nil, nil, err
@@ -332,7 +337,7 @@ func (s *Locator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, error) 
 		reports = append(reports, rep)
 		cursor = max(cursor, p.end)
 	}
-	if len(applied) > 0 && (len(places) == 0 || !s.partlyApplied(applied, places, reports)) {
+	if (len(applied) > 0 || len(s.mixed) > 0) && (len(places) == 0 || !s.partlyApplied(applied, places, reports)) {
 		return nil, nil, s.alreadyApplied(applied, len(chunks), 0, nil)
 	}
 	if err := s.rescuedInOrder(places, reports); err != nil {
@@ -497,7 +502,7 @@ func (s *Locator) appliedAt(k int, body chunkBody, line int) appliedChunk {
 			return a
 		}
 	}
-	a.sound = gone() && (named || s.additionSettled(body))
+	a.sound = gone() && (named || s.additionSettled(body)) && !s.changeLeft(body, line-1, len(added))
 	return a
 }
 
@@ -770,8 +775,9 @@ func (s *Locator) appliedElsewhere(body chunkBody, cursor int, eof bool) (int, b
 // already applied; failed (1-based, 0 if none) is a chunk that could not be placed, with its
 // error.
 func (s *Locator) alreadyApplied(applied []appliedChunk, chunks, failed int, cause error) *Error {
-	e := s.newErr(KindAlreadyApplied, applied[0].chunk, 0, "")
-	e.FileLine = applied[0].line
+	first := append(slices.Clone(applied), s.mixed...)[0]
+	e := s.newErr(KindAlreadyApplied, first.chunk, 0, "")
+	e.FileLine = first.line
 	if len(applied) == 1 && chunks == 1 {
 		e.Msg = fmt.Sprintf("This change is already in %s at line %d; nothing was written", s.path, applied[0].line)
 		return e
@@ -782,10 +788,16 @@ func (s *Locator) alreadyApplied(applied []appliedChunk, chunks, failed int, cau
 	for _, a := range applied {
 		done[a.chunk] = a.line
 	}
+	part := map[int]int{}
+	for _, a := range s.mixed {
+		part[a.chunk] = a.line
+	}
 	for k := 1; k <= chunks; k++ {
 		switch line, ok := done[k]; {
 		case ok:
 			fmt.Fprintf(&b, "\n  chunk %d: already applied at line %d", k, line)
+		case part[k] > 0:
+			fmt.Fprintf(&b, "\n  chunk %d: partly applied at line %d (some of its changes are there, not all)", k, part[k])
 		case k == failed:
 			kind := KindIO
 			var pe *Error
@@ -862,8 +874,23 @@ func fileSpan(start, end int) string {
 func (s *Locator) placeChunk(k int, ch Chunk, body chunkBody, cursor int, noAnchor bool, rep *ChunkReport) (placement, int, error) {
 	old, oldLines := body.old()
 	uniqueExact := noAnchor && !s.cfg.Codex
+	if slot, ok := s.assigned[k]; ok {
+		// another chunk with the same lines gave this one its place (sameChunks)
+		pos := slot.ps[slot.i]
+		if q, hit := s.overlapping(pos, pos+len(old)); hit {
+			return placement{}, 0, s.overlapErr(k, oldLines[0], pos, pos+len(old), q)
+		}
+		if pos < cursor {
+			rep.Notes = append(rep.Notes, noteOutOfOrder(pos))
+		}
+		rep.Notes = append(rep.Notes, sameNote(slot))
+		return s.finish(body, pos, Strategy(LevelExact.String()), k, rep), 0, nil
+	}
 	r := s.seek(old, cursor, ch.EOF, uniqueExact)
 	if r.ambiguous {
+		if pos, ok := s.sameChunks(k, ch, old, cursor, r, rep); ok {
+			return s.finish(body, pos, Strategy(LevelExact.String()), k, rep), 0, nil
+		}
 		return placement{}, 0, s.chunkAmbiguous(k, ch, oldLines, r)
 	}
 	if r.pos < 0 && !r.exhausted && old[len(old)-1] == "" && len(old) > 1 && (s.cfg.Codex || body.endsWithBlankContext()) {
@@ -955,6 +982,10 @@ func (s *Locator) placeChunk(k int, ch Chunk, body chunkBody, cursor int, noAnch
 	}
 	if p, handled, err := s.lineNumbered(k, ch, body, cursor, uniqueExact, rep); handled {
 		return p, 0, err
+	}
+	if mb, pos, ok := s.mixedApplied(ch, body, cursor, !noAnchor, rep); ok {
+		s.mixed = append(s.mixed, appliedChunk{chunk: k, line: pos + 1})
+		return s.finish(mb, pos, Strategy(LevelExact.String()), k, rep), 0, nil
 	}
 	rs := &rescuer{s: s, ch: ch, body: body, cursor: cursor, budget: s.cfg.WorkLimit}
 	p, ok, err := rs.run(k, rep)
