@@ -29,7 +29,9 @@
 //  2. The ladder (locate.go, placeChunk; normalize.go for the levels): the old lines are
 //     sought from the cursor at exact, trim-end, unicode, unicode-trim-end, trim and
 //     unicode-trim, up to Config.MaxTol. A loose level must be unique; exact too without an
-//     anchor. An ambiguity is final. A match at a loose level passes the side check
+//     anchor. An ambiguity is final, but for one exact tie (twins.go, sameChunks): chunks
+//     with the same lines at exactly as many places take them in patch order. A chunk given
+//     its place so is placed there at once. A match at a loose level passes the side check
 //     (sideGuess, sideTwin) or is refused.
 //  3. Codex's trailing-blank retry: a final blank context line is dropped and the chunk
 //     sought again; outside Codex mode it is taken only where the rest ends the file.
@@ -43,13 +45,16 @@
 //  7. Read-tool line numbers (linenum.go): old lines that all carry consecutive "    12\t"
 //     prefixes are placed where the numbers say, without them; other prefixed chunks are
 //     refused with a message about line numbers.
-//  8. Rescues (rescue.go, stale.go), in order and each bounded: prefix/suffix (context edges
+//  8. Partly applied itself (mixed.go, mixedApplied): the chunk read with each of its changes
+//     made or not; one reading that matches exactly at one place is applied for the changes
+//     not made, and counts as applied for the section's checks.
+//  9. Rescues (rescue.go, stale.go), in order and each bounded: prefix/suffix (context edges
 //     around an exact middle), LCS (the window that keeps most lines, with a margin over the
 //     runner-up) and stale edges (outer context the file no longer has left out; not in
 //     Codex mode). Every rescue pairs removed lines only with file lines they equal on the
 //     ladder and puts added lines between the file lines their context is paired with
 //     (changesSettled, settleGaps); a guess is refused as ambiguous.
-//  9. Not found (locate.go, notFound): the closest window by votes through the index
+//  10. Not found (locate.go, notFound): the closest window by votes through the index
 //     (nearest) and its first differing line, or the line that changed since the model read
 //     the file (changedErr).
 //
