@@ -72,8 +72,11 @@ func (s *sectionLocator) mixedApplied(ch Chunk, body chunkBody, cursor int, anch
 	if changes < 2 || parts[0].change {
 		return chunkBody{}, 0, false
 	}
+	saved := s.work // a budget of its own: the rescues after it keep theirs
+	s.work = workBudget{limit: s.cfg.workLimit}
+	defer func() { s.work = saved }()
 	var found []mixedMatch
-	s.walkParts(parts, s.ix.positions(LevelExact, parts[0].old, 0, 0, &s.work), func(int) bool { return true }, func(m mixedMatch) bool {
+	s.walkParts(parts, s.ix.positions(LevelExact, parts[0].old, 0, 0, &s.work), func(m mixedMatch) bool {
 		found = append(found, m)
 		return len(found) > 1
 	})
@@ -141,9 +144,9 @@ func (s *sectionLocator) mixedApplied(ch Chunk, body chunkBody, cursor int, anch
 }
 
 // walkParts calls found with each way the parts match the file exactly from one of starts,
-// each change in its old form or, when newOK allows it, its new form, until found returns true.
-// The walk spends the locating budget and stops when it is exhausted.
-func (s *sectionLocator) walkParts(parts []chunkPart, starts []int, newOK func(i int) bool, found func(mixedMatch) bool) {
+// each change in its old form or its new form, until found returns true. The walk spends the
+// locating budget and stops when it is exhausted.
+func (s *sectionLocator) walkParts(parts []chunkPart, starts []int, found func(mixedMatch) bool) {
 	applied := make([]bool, len(parts))
 	stop := false
 	var walk func(i, p, start int)
@@ -167,7 +170,7 @@ func (s *sectionLocator) walkParts(parts []chunkPart, starts []int, newOK func(i
 			applied[i] = false
 		}
 		try(parts[i].old, false)
-		if parts[i].change && newOK(i) {
+		if parts[i].change {
 			try(parts[i].new, true)
 		}
 	}
@@ -185,6 +188,9 @@ func (s *sectionLocator) walkParts(parts []chunkPart, starts []int, newOK func(i
 // overlapping or touching the window. Then that change is not known to be made, and the chunk
 // is not applied whole.
 func (s *sectionLocator) changeLeft(body chunkBody, at, size int) bool {
+	saved := s.work
+	s.work = workBudget{limit: s.cfg.workLimit}
+	defer func() { s.work = saved }()
 	parts := chunkParts(body)
 	old, _ := body.old()
 	var starts []int
@@ -192,7 +198,7 @@ func (s *sectionLocator) changeLeft(body chunkBody, at, size int) bool {
 		starts = append(starts, p)
 	}
 	left := false
-	s.walkParts(parts, starts, func(int) bool { return true }, func(m mixedMatch) bool {
+	s.walkParts(parts, starts, func(m mixedMatch) bool {
 		for i, pt := range parts {
 			if pt.change && !m.applied[i] {
 				left = m.pos <= at+size && m.pos+spanOf(parts, m) >= at
