@@ -559,6 +559,10 @@ func (s *sectionLocator) partlyApplied(applied []appliedChunk, places []placemen
 		if s.newSideAround(p) {
 			return false
 		}
+		if !slices.ContainsFunc(s.mixed, func(a appliedChunk) bool { return a.chunk == p.order+1 }) &&
+			s.changeMade(chunkBody{lines: s.chunks[p.order].Lines}, p) {
+			return false
+		}
 		var run []string
 		for _, e := range append(slices.Clone(p.edits), edit{op: Context}) {
 			if e.op == Insert && significantLines([]string{e.text}) {

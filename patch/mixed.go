@@ -222,3 +222,30 @@ func spanOf(parts []chunkPart, m mixedMatch) int {
 	}
 	return n
 }
+
+// changeMade reports whether the chunk placed at p, read with one of its changes made, also
+// matches the file over or beside p's window: in a file that holds part of the change, such a
+// chunk may be partly applied itself (an added line equal to the context line beside it, say),
+// and applying it as written would repeat that change.
+func (s *sectionLocator) changeMade(body chunkBody, p placement) bool {
+	saved := s.work
+	s.work = workBudget{limit: s.cfg.workLimit}
+	defer func() { s.work = saved }()
+	parts := chunkParts(body)
+	nw := body.new()
+	var starts []int
+	for q := max(0, p.start-len(nw)); q <= min(s.n(), p.end); q++ {
+		starts = append(starts, q)
+	}
+	made := false
+	s.walkParts(parts, starts, func(m mixedMatch) bool {
+		for i, pt := range parts {
+			if pt.change && m.applied[i] {
+				made = m.pos <= p.end && m.pos+spanOf(parts, m) >= p.start
+				return made
+			}
+		}
+		return false
+	})
+	return made || s.work.exhausted()
+}
