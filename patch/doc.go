@@ -134,8 +134,9 @@
 // beside an equal one, say), it also matches the file over or beside where its new lines are;
 // every other chunk is
 // placed with its lines as written (a ladder level, no rescue), adds no two lines in a row
-// that the file already has, and does not have its new side already over or beside its
-// window; and all the chunks, applied and placed, lie in the patch's order without
+// that the file already has, does not have its new side already over or beside its
+// window, and does not match there too when read with one of its changes made (it may be
+// partly applied itself); and all the chunks, applied and placed, lie in the patch's order without
 // overlapping. The applied chunks are reported ([StrategyAlreadyApplied], with where their
 // new lines are) and left as they are. Otherwise the whole patch is refused as before, with
 // the message naming each chunk as applied, partly applied, not applied yet, or failing.
