@@ -122,11 +122,11 @@
 // beside an equal one, say), it also matches the file over or beside where its new lines are;
 // every other chunk is
 // placed with its lines as written (a ladder level, no rescue), adds no two lines in a row
-// that the file already has, and does not have its new side already over or beside its
-// window; and all the chunks, applied and placed, lie in the patch's order without
+// that the file already has, does not have its new side already over or beside its
+// window, and does not match there too when read with one of its changes made; and all the chunks, applied and placed, lie in the patch's order without
 // overlapping. The applied chunks are reported ([StrategyAlreadyApplied], with where their
-// new lines are) and left as they are. Otherwise the whole patch is refused as before, with
-// the message naming each chunk as applied, partly applied, not applied yet, or failing.
+// new lines are) and left as they are. Otherwise the whole patch is refused, the message
+// naming each chunk as applied, partly applied, not applied yet, or failing.
 //
 // A chunk can be partly applied itself: some of its changes (the runs of removed and added
 // lines between its context lines) are in the file, the others not. When it matches nowhere
@@ -143,7 +143,7 @@
 //
 // A chunk whose added lines right above or below the lines it matched (next to a kept line,
 // with a letter or digit among them) are already the file's lines there is refused as well:
-// the change looks partly applied, and adding them again would repeat them.
+// adding them again would repeat them.
 //
 // Lines copied from a read tool with their line numbers ("    12\t…" or "    12→…") are applied
 // with the numbers removed when every context and removed line of the chunk has one, the

@@ -111,6 +111,16 @@ func TestChunkPartlyApplied(t *testing.T) {
 			msg:  []string{"chunk 1: not applied yet", "chunk 2: partly applied at line 8", "nothing was written"},
 		},
 		{
+			// Chunk 1 matches as written, but read with its first change made (an added line
+			// equal to the context line above it) it matches too, beside that window: in a file
+			// that holds part of the change it may be partly applied itself; refused whole.
+			name:  "rest_matches_also_with_a_change_made_refused_whole",
+			files: map[string]string{"p.go": "x\nx\ny\nw\n" + aDone},
+			patch: apText(append([]string{"*** Update File: p.go", "@@", " x", "+x", " y", "+z", " w"}, mixedPatch[strings.Index(mixedPatch, "@@"):strings.LastIndex(mixedPatch, "@@")-1])...),
+			kind:  patch.KindAlreadyApplied,
+			msg:   []string{"chunk 1: not applied yet", "chunk 2: partly applied"},
+		},
+		{
 			name:  "codex_compat_refuses",
 			files: map[string]string{"p.go": aDone},
 			patch: mixedPatch,

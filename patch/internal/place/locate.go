@@ -571,6 +571,10 @@ func (s *Locator) partlyApplied(applied []appliedChunk, places []placement, repo
 		if s.newSideAround(p) {
 			return false
 		}
+		if !slices.ContainsFunc(s.mixed, func(a appliedChunk) bool { return a.chunk == p.order+1 }) &&
+			s.changeMade(chunkBody{lines: s.chunks[p.order].Lines}, p) {
+			return false
+		}
 		var run []string
 		for _, e := range append(slices.Clone(p.edits), Edit{Op: Context}) {
 			if e.Op == Insert && SignificantLines([]string{e.Text}) {

@@ -72,8 +72,11 @@ func (s *Locator) mixedApplied(ch Chunk, body chunkBody, cursor int, anchored bo
 	if changes < 2 || parts[0].change {
 		return chunkBody{}, 0, false
 	}
+	saved := s.work // a budget of its own: the rescues after it keep theirs
+	s.work = workBudget{limit: s.cfg.WorkLimit}
+	defer func() { s.work = saved }()
 	var found []mixedMatch
-	s.walkParts(parts, s.ix.positions(LevelExact, parts[0].old, 0, 0, &s.work), func(int) bool { return true }, func(m mixedMatch) bool {
+	s.walkParts(parts, s.ix.positions(LevelExact, parts[0].old, 0, 0, &s.work), func(m mixedMatch) bool {
 		found = append(found, m)
 		return len(found) > 1
 	})
@@ -141,9 +144,9 @@ func (s *Locator) mixedApplied(ch Chunk, body chunkBody, cursor int, anchored bo
 }
 
 // walkParts calls found with each way the parts match the file exactly from one of starts,
-// each change in its old form or, when newOK allows it, its new form, until found returns true.
-// The walk spends the locating budget and stops when it is exhausted.
-func (s *Locator) walkParts(parts []chunkPart, starts []int, newOK func(i int) bool, found func(mixedMatch) bool) {
+// each change in its old form or its new form, until found returns true. The walk spends the
+// locating budget and stops when it is exhausted.
+func (s *Locator) walkParts(parts []chunkPart, starts []int, found func(mixedMatch) bool) {
 	applied := make([]bool, len(parts))
 	stop := false
 	var walk func(i, p, start int)
@@ -167,7 +170,7 @@ func (s *Locator) walkParts(parts []chunkPart, starts []int, newOK func(i int) b
 			applied[i] = false
 		}
 		try(parts[i].old, false)
-		if parts[i].change && newOK(i) {
+		if parts[i].change {
 			try(parts[i].new, true)
 		}
 	}
@@ -185,6 +188,9 @@ func (s *Locator) walkParts(parts []chunkPart, starts []int, newOK func(i int) b
 // overlapping or touching the window. Then that change is not known to be made, and the chunk
 // is not applied whole.
 func (s *Locator) changeLeft(body chunkBody, at, size int) bool {
+	saved := s.work
+	s.work = workBudget{limit: s.cfg.WorkLimit}
+	defer func() { s.work = saved }()
 	parts := chunkParts(body)
 	old, _ := body.old()
 	var starts []int
@@ -192,7 +198,7 @@ func (s *Locator) changeLeft(body chunkBody, at, size int) bool {
 		starts = append(starts, p)
 	}
 	left := false
-	s.walkParts(parts, starts, func(int) bool { return true }, func(m mixedMatch) bool {
+	s.walkParts(parts, starts, func(m mixedMatch) bool {
 		for i, pt := range parts {
 			if pt.change && !m.applied[i] {
 				left = m.pos <= at+size && m.pos+spanOf(parts, m) >= at
@@ -215,4 +221,31 @@ func spanOf(parts []chunkPart, m mixedMatch) int {
 		}
 	}
 	return n
+}
+
+// changeMade reports whether the chunk placed at p, read with one of its changes made, also
+// matches the file over or beside p's window: in a file that holds part of the change, such a
+// chunk may be partly applied itself (an added line equal to the context line beside it, say),
+// and applying it as written would repeat that change.
+func (s *Locator) changeMade(body chunkBody, p placement) bool {
+	saved := s.work
+	s.work = workBudget{limit: s.cfg.WorkLimit}
+	defer func() { s.work = saved }()
+	parts := chunkParts(body)
+	nw := body.new()
+	var starts []int
+	for q := max(0, p.start-len(nw)); q <= min(s.n(), p.end); q++ {
+		starts = append(starts, q)
+	}
+	made := false
+	s.walkParts(parts, starts, func(m mixedMatch) bool {
+		for i, pt := range parts {
+			if pt.change && m.applied[i] {
+				made = m.pos <= p.end && m.pos+spanOf(parts, m) >= p.start
+				return made
+			}
+		}
+		return false
+	})
+	return made || s.work.exhausted()
 }
