@@ -15,6 +15,8 @@ import (
 
 	"github.com/harnesskit/harnesskit/internal/testenv"
 	"github.com/harnesskit/harnesskit/wfs"
+
+	"github.com/harnesskit/harnesskit/patch/internal/place"
 )
 
 // The properties of spec §6 for the applier (4–17). Files are drawn from a small alphabet so
@@ -463,7 +465,7 @@ func naiveLevel(lines, pat []string, cursor int, eof bool) (Level, []int) {
 			}
 			ok := true
 			for i := range pat {
-				if normalize(l, pat[i]) != normalize(l, lines[p+i]) {
+				if place.Normalize(place.Level(l), pat[i]) != place.Normalize(place.Level(l), lines[p+i]) {
 					ok = false
 					break
 				}

@@ -41,17 +41,22 @@
 // and at exact level too when the chunk has no "@@ <anchor>" line (counted over the whole
 // file, apart from windows other chunks took); with an anchor the first exact match after it
 // wins, as in Codex, unless the anchor is on several lines and the chunk's lines follow them
-// at different places (taking the first would be a guess: refused as ambiguous). An ambiguity is an error ([KindAmbiguous]) that lists up to six
+// at different places (refused as ambiguous). One exact
+// tie is not a guess: chunks without an anchor that have the same lines, whose old lines are,
+// as written, at exactly as many places in the file as there are such chunks (apart from one
+// another and other chunks' windows, none above where the previous chunk left the search),
+// and whose new lines are nowhere in the file yet, take the places in the patch's order (each
+// place gets the same change), each reported with a note naming the others. With one place
+// more or less, or chunks that add different lines, the tie stays refused.
+// An ambiguity is an error ([KindAmbiguous]) that lists up to six
 // candidate lines and never falls through to a looser level. A chunk matched only at a loose
 // level is also refused as ambiguous when one of its drifted lines could be read as another
 // file line: a context line beside added lines, or a removed line, that equals its file line
 // only loosely while a file line near the place (within the chunk's length) is that line as
-// written or at a stricter level. After a file was re-indented, closing brackets and repeated
-// statements are such lines, and the added lines could go next to either. The rescues below
+// written or at a stricter level (closing brackets after a re-indent, say). The rescues below
 // refuse such a placement too. Stacked anchors narrow the
 // search in turn; a chunk with "*** End of File" is tried only at the end. An anchor is a
-// hint, not a requirement: when an anchor is nowhere in the file (the other edit renamed or
-// rewrote the function it named), a chunk with old lines is placed by those lines alone, under
+// hint, not a requirement: when an anchor is nowhere in the file, a chunk with old lines is placed by those lines alone, under
 // every rule of a chunk without an anchor (unique in the whole file at exact level too, the
 // rescues below), and the report says the anchor was not found, naming the nearest line above
 // the chunk that resembles it as the anchor renamed; when the lines do not place it, the
@@ -61,8 +66,7 @@
 // "@@ -a,b +c,d @@ text" is not searched for: its numbers are ignored and the text after it,
 // if any, is the anchor. A blank context line that ends a chunk which matches nowhere is
 // dropped and the chunk sought again, as Codex does, but taken only where the rest of the chunk
-// then ends the file (the blank was the file's final newline; anywhere else the rest could
-// match where the patch did not mean it); a removed blank line, or a blank context line
+// then ends the file (the blank was the file's final newline); a removed blank line, or a blank context line
 // followed by added lines, is never dropped.
 //
 // When no level matches, three bounded rescues may place a chunk whose context drifted:
@@ -74,14 +78,11 @@
 // not name are kept. Added lines keep their place among the context: a drifted context line
 // next to them is paired with the file line it resembles, and when they would have to go on a
 // guessed side of a file line the patch left out (or of one of several equal lines), the
-// rescue refuses — among others when that drifted line equals the file line beside it. Only
-// lines that match as written, or loosely but uniquely, prove a place on their own; a rescue
-// takes the place that fits best. So chunks land in the reverse of the patch's order (a later
-// chunk above an earlier one) only when neither was placed by a rescue (the ladder, or the
-// read-tool line numbers below, placed both): when a rescued chunk
-// would land out of the patch's order with any other, the other edit has moved or swapped the
-// blocks the patch names, which chunk goes where is a guess, and the section is refused as
-// ambiguous, naming both chunks. A removed line that changed since the model read the file is never
+// rescue refuses — among others when that drifted line equals the file line beside it. Chunks
+// land in the reverse of the patch's order (a later chunk above an earlier one) only when
+// neither was placed by a rescue: a rescued chunk that would land out of the patch's order
+// with any other refuses the section as ambiguous, naming both chunks (the other edit moved or
+// swapped the blocks, and which goes where is a guess). A removed line that changed since the model read the file is never
 // "rescued": the error names the line and both versions. Every placement is reported in a
 // [ChunkReport]: strategy, window, the pairing of old lines with file lines, notes. Locating,
 // rescuing and the not-found diagnostic each stop at a deterministic work limit
@@ -91,19 +92,14 @@
 // file: a line near the change rewritten, added or removed. It leaves out up to three context
 // lines at each end of the chunk, never the one next to a change, and places the chunk by the
 // rest only when that rest (every removed line as written included) matches exactly one place
-// in the file, no other place holds a block that resembles it line by line, no other place
-// holds as many of the chunk's lines in order, and every best alignment of the chunk with the
-// lines around that place puts the change between the same file lines. A place that resembles
-// the block (a near copy) is ruled out only by the patch's order: when a chunk whose place is
-// certain (lines that match as written or loosely and are unique in the file, or another
-// stale-edges placement, whose own near copies are checked the same way) lies between the
-// two — a later chunk below the place and above the copy's end, or an earlier one above the
-// place and below the copy's start — the copy would put the chunks out of the patch's order;
-// any near copy not ruled out so refuses the section as ambiguous, naming both places. The
-// patch's order is taken as evidence here: a patch whose chunks are not in the file's order,
-// on a file whose intended place was edited to resemble another, defeats it. The lines left out are
-// kept as the file has them. It is a fuzz (as GNU patch's) that takes no guess: where
-// fuzz writes the first place that fits, this refuses whenever a second reading exists.
+// in the file, no other place holds a block that resembles it line by line or as many of the
+// chunk's lines in order, and every best alignment puts the change between the same file
+// lines. A near copy of the block elsewhere refuses the section as ambiguous, naming both
+// places, unless the patch's order rules it out: a chunk whose place is certain lies between
+// the two. So a patch whose chunks are not in the file's order, on a file whose intended place
+// was edited to resemble another, defeats it. The lines left out are kept as the file has
+// them. Unlike GNU patch's fuzz, which writes the first place that fits, it refuses whenever
+// a second reading exists.
 //
 // Every rescue also follows one rule for a change next to lines that the file has changed
 // (where a 3-way merge would report a conflict). Lines a change replaces must still be there
@@ -121,15 +117,33 @@
 // file as written, and its new lines are in the file exactly once — or, for a chunk that only
 // adds lines, those lines have a letter or digit, stand between context lines on both sides,
 // and the context lines are nowhere in the file next to each other without them (the chunk
-// could not be applied anywhere as written; the addition is there); every other chunk is
+// could not be applied anywhere as written; the addition is there); a chunk found applied is
+// not applied whole when, read with one of its changes not made (a closing bracket it removes
+// beside an equal one, say), it also matches the file over or beside where its new lines are;
+// every other chunk is
 // placed with its lines as written (a ladder level, no rescue), adds no two lines in a row
-// that the file already has, and does not have its new side already over or beside its
-// window; and all the chunks, applied and placed, lie in the patch's order without
+// that the file already has, does not have its new side already over or beside its
+// window, and does not match there too when read with one of its changes made; and all the chunks, applied and placed, lie in the patch's order without
 // overlapping. The applied chunks are reported ([StrategyAlreadyApplied], with where their
-// new lines are) and left as they are. Otherwise the whole patch is refused as before, with
-// the message naming each chunk as applied, not applied yet, or failing. So is a chunk whose added lines right above or below the lines it matched
-// (next to a kept line, with a letter or digit among them) are already the file's lines there:
-// the change looks partly applied, and adding them again would repeat them.
+// new lines are) and left as they are. Otherwise the whole patch is refused, the message
+// naming each chunk as applied, partly applied, not applied yet, or failing.
+//
+// A chunk can be partly applied itself: some of its changes (the runs of removed and added
+// lines between its context lines) are in the file, the others not. When it matches nowhere
+// as written (before any rescue), it is read with each change made or not, and applied for
+// the changes not made when exactly one reading, with at least one change made and one not,
+// matches the file exactly at one place in the whole file; each change taken as made adds a
+// line with a letter or digit, has context lines on both sides, and leaves no run of its
+// removed lines with a letter or digit in the file as written; and the chunk, with the rest of
+// the patch, meets the rules for a patch partly applied (above). Then the lines around the
+// missing changes are the ones the patch names, and the made changes are its own, not a
+// second copy it means to add. It is reported with the strategy of an exact match and a note
+// naming the changes left as they are. Not read this way: a chunk with "*** End of File", one
+// that starts with a change, a reading above the chunk's anchor, any chunk in Codex mode.
+//
+// A chunk whose added lines right above or below the lines it matched (next to a kept line,
+// with a letter or digit among them) are already the file's lines there is refused as well:
+// adding them again would repeat them.
 //
 // Lines copied from a read tool with their line numbers ("    12\t…" or "    12→…") are applied
 // with the numbers removed when every context and removed line of the chunk has one, the
@@ -159,34 +173,25 @@
 // for changes already applied, which Codex leaves out; the last would refuse matches Codex
 // takes).
 //
-// Without atomicity the sections are still planned in one pass over the overlay, up to the
-// first one that fails; the sections before it are then committed one at a time, each all or
-// nothing, and the error's Section says where writing stopped. Its Written lists what those
-// sections wrote, and its message names those files and asks for only the failing section
-// and those after it, so that a model does not send the written ones again.
+// Without atomicity a failing section leaves the sections before it written; [Applier.Apply]
+// says how, and what the error then names.
 //
 // # Files
 //
-// Every commit goes through package wfs, whose documentation is the whole write contract;
-// in short: an update keeps the file's whole mode (permissions, setuid, setgid, sticky), its
-// owner and group where the process may set them, and its extended attributes and ACLs; a
-// file the patch creates gets the configured mode ([WithNewFileMode]) under the umask, also
-// when a later section rewrites or moves it, and a moved file keeps what its source carried.
-// A file with several hard links is written in place, so every name sees the update. A file
-// the process may not write (0444, also for a superuser) is refused ([KindReadOnly]), and so
-// is one over the size limit ([KindTooLarge], naming the limit; it can still be deleted) and
-// an Add File whose content is over it, before anything is written. A FIFO, socket or device
-// is refused ([KindPathConflict]) from its type, before it is ever opened, so nothing blocks.
-// A commit that another writer holds the lock of a target for longer than the lock wait is
-// refused with [KindBusy]. One patch may not reach one file through two names (a symbolic
-// link and its target, two hard links, or two spellings that differ only in Unicode
-// normalisation, such as "café" precomposed and decomposed, which macOS stores as one file:
-// refused on every system, also where case is folded as well), and a Move onto another name
-// of its source is a Move onto an existing file. Delete of a symbolic link removes the link;
-// a later section naming that path means what took the link's place, never its old target.
-// Temporary files are hidden and recognised by [wfs.IsLeftover]; a commit removes its own,
-// recovery removes those of a crashed commit, and Plan reports (never deletes) any left in
-// the directories it touches.
+// Every commit goes through package wfs, whose documentation is the whole write contract
+// (modes, owners, extended attributes and ACLs kept; hard links written in place; temporary
+// files recognised by [wfs.IsLeftover], which Plan reports and never deletes). A file the
+// patch creates gets the configured mode ([WithNewFileMode]) under the umask, also when a
+// later section rewrites or moves it, and a moved file keeps what its source carried. Refused before anything is written: a file the process
+// may not write (0444, also for a superuser: [KindReadOnly]); one over the size limit, or an
+// Add File whose content is ([KindTooLarge], naming the limit; such a file can still be
+// deleted); a FIFO, socket or device, from its type, never opened ([KindPathConflict]); a
+// target whose lock another writer holds longer than the lock wait ([KindBusy]). One patch
+// may not reach one file through two names (a symbolic link and its target, two hard links,
+// or two spellings that differ only in Unicode normalisation, such as "café" precomposed and
+// decomposed, which macOS stores as one file: refused on every system), and a Move onto
+// another name of its source is a Move onto an existing file. Delete of a symbolic link
+// removes the link; a later section naming that path means what took the link's place.
 //
 // # Formatting
 //
@@ -210,17 +215,11 @@
 //
 // Most hosts give models an edit tool instead of apply_patch: a file, an old string, a new
 // string, optionally replace-all, and a list of such edits applied in order. [Applier.Edit]
-// (or [Applier.PlanEdit] then Commit) is that operation; [ApplyEdits] is its pure core. It
-// lives in this package rather than beside it because it is the same job on another input:
-// it reuses the locator's tolerance ladder, its unique-match rule and side check, the
-// read-tool line-number handling, the line-ending rules, the planner's overlay, the formatter
-// step and the commit, and its errors are this package's [*Error] (Op "edit"). The old string
-// is sought as written first (unique, or every place with replace-all), then as whole lines
-// on the ladder; none of the rescues run, since each relies on a threshold or on leaving out
-// lines the model gave: an edit applies where its old text is, or is refused with the
-// closest place and its first differing line, the lines of every match, or a note on line
-// numbers. A host that passes the digest of what it last showed the model
-// ([EditRequest].ReadDigest, [Digest]) has an edit of a file changed since refused.
+// (or [Applier.PlanEdit] then Commit) is that operation and [ApplyEdits] its pure core, whose
+// documentation has the rules: a chunk's ladder, unique-match rule, side check, read-tool
+// line numbers and line endings, no rescue, and this package's [*Error] (Op "edit"). A host
+// that passes the digest of what it last showed the model ([EditRequest].ReadDigest,
+// [Digest]) has an edit of a file changed since refused.
 //
 // # Security Considerations
 //

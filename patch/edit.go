@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/harnesskit/harnesskit/internal/udiff"
+	"github.com/harnesskit/harnesskit/patch/internal/place"
 )
 
 // This file is the string-replacement edit: one file, edits {old, new, replaceAll} applied in
@@ -288,8 +289,8 @@ func (c *editCtx) one(t *editText, old, nw string, all bool) ([]ChunkReport, err
 		}
 		e := c.err(KindAmbiguous, fmt.Sprintf("old_string matches %d places in %s (%s %s); "+
 			"add lines around the change to old_string so that it matches one place, or set replace_all to replace every one",
-			len(hits), c.path, plural(len(lines), "line", "lines"), candidateList(lines, len(lines), false)))
-		e.Candidates, e.FileLine = oneBased(lines), lines[0]+1
+			len(hits), c.path, place.Plural(len(lines), "line", "lines"), place.CandidateList(lines, len(lines), false)))
+		e.Candidates, e.FileLine = place.OneBased(lines), lines[0]+1
 		return nil, e
 	}
 	if len(hits) > 0 {
@@ -307,45 +308,44 @@ func (c *editCtx) one(t *editText, old, nw string, all bool) ([]ChunkReport, err
 	}
 	// 2. Whole lines on the ladder.
 	ol := strings.Split(strings.TrimSuffix(old, "\n"), "\n")
-	d := &doc{lines: t.docLines()}
-	s := newSectionLocator(c.cfg, c.path, 1, d)
-	s.work = workBudget{limit: c.cfg.workLimit}
-	r := s.seekLevels(ol, 0, false, true, LevelExact, c.cfg.maxTol)
+	lines := t.docLines()
+	s := place.New(&c.cfg.Config, c.path, 1, lines, false)
+	r := s.Seek(ol)
 	switch {
-	case r.ambiguous && !all:
-		count := fmt.Sprint(len(r.cands))
-		if r.exhausted {
+	case r.Ambiguous && !all:
+		count := fmt.Sprint(len(r.Cands))
+		if r.Exhausted {
 			count = "at least " + count
 		}
 		e := c.err(KindAmbiguous, fmt.Sprintf("old_string is not in %s as written; compared with %s it matches %s places (lines %s); "+
 			"copy old_string from the file as it is, with lines around the change so that it matches one place, or set replace_all to replace every one",
-			c.path, r.level, count, candidateList(r.cands, len(r.cands), r.exhausted)))
-		e.Candidates, e.FileLine = oneBased(r.cands), r.cands[0]+1
+			c.path, r.Level, count, place.CandidateList(r.Cands, len(r.Cands), r.Exhausted)))
+		e.Candidates, e.FileLine = place.OneBased(r.Cands), r.Cands[0]+1
 		return nil, e
-	case r.ambiguous || r.pos >= 0:
-		places := []int{r.pos}
-		if r.ambiguous {
+	case r.Ambiguous || r.Pos >= 0:
+		places := []int{r.Pos}
+		if r.Ambiguous {
 			places = places[:0]
-			for _, p := range r.cands {
+			for _, p := range r.Cands {
 				if len(places) == 0 || p >= places[len(places)-1]+len(ol) {
 					places = append(places, p)
 				}
 			}
 		}
-		return c.applyLines(t, s, starts, places, r.level, Strategy(r.level.String()), ol, old, nw, nil)
-	case r.exhausted:
+		return c.applyLines(t, s, lines, starts, places, Level(r.Level), Strategy(r.Level.String()), ol, old, nw, nil)
+	case r.Exhausted:
 		e := c.err(KindNotFound, fmt.Sprintf("old_string is not in %s as written, and the search stopped at the work limit; "+
 			"give old_string as the file has it, with lines that occur rarely in the file", c.path))
 		return nil, e
 	}
 	// 3. Read-tool line numbers.
-	if reps, handled, err := c.lineNumbered(t, s, starts, ol, old, nw); handled {
+	if reps, handled, err := c.lineNumbered(t, s, lines, starts, ol, old, nw); handled {
 		return reps, err
 	}
 	// Already applied?
 	// Only a new text long enough to be telling, and found once: a short one is found by
 	// chance.
-	if len(strings.TrimSpace(nw)) >= minAppliedLen && significantLines([]string{nw}) && countAll(text, nw) == 1 {
+	if len(strings.TrimSpace(nw)) >= minAppliedLen && place.SignificantLines([]string{nw}) && countAll(text, nw) == 1 {
 		if i := strings.Index(text, nw); i >= 0 {
 			line, _ := at(starts, i)
 			e := c.err(KindAlreadyApplied, fmt.Sprintf("old_string is not in %s, but new_string is, at line %d: the edit looks applied already; "+
@@ -354,7 +354,7 @@ func (c *editCtx) one(t *editText, old, nw string, all bool) ([]ChunkReport, err
 			return nil, e
 		}
 	}
-	return nil, c.notFound(s, ol)
+	return nil, c.notFound(s, lines, ol)
 }
 
 // minAppliedLen is the shortest new text (trimmed) whose presence, with the old text
@@ -377,7 +377,7 @@ func countAll(s, sub string) int {
 
 // applyLines replaces the whole-line matches of ol at places (0-based first lines, sorted,
 // non-overlapping) found at level l. Lines Old and New share keep the file's text.
-func (c *editCtx) applyLines(t *editText, s *sectionLocator, starts []int, places []int, l Level, st Strategy, ol []string, old, nw string, notes []string) ([]ChunkReport, error) {
+func (c *editCtx) applyLines(t *editText, s *place.Locator, lines []string, starts []int, places []int, l Level, st Strategy, ol []string, old, nw string, notes []string) ([]ChunkReport, error) {
 	oldNL, newNL := strings.HasSuffix(old, "\n"), strings.HasSuffix(nw, "\n")
 	var nl []string
 	if nw != "" {
@@ -393,21 +393,21 @@ func (c *editCtx) applyLines(t *editText, s *sectionLocator, starts []int, place
 			for i := range pair {
 				pair[i] = p + i
 			}
-			if tw, ok := s.sideTwin(body, pair); ok {
+			if tw, ok := s.SideTwin(coreLines(body), pair); ok {
 				e := c.err(KindAmbiguous, fmt.Sprintf("old_string is not in %s as written; compared with %s it matches at line %d, "+
 					"but its line '%s' is paired with file line %d ('%s') while file line %d nearby is that line more exactly, "+
 					"so where the change goes is a guess; copy old_string from the file as it is now",
-					c.path, l, p+1, cutLine(tw.line.Text), tw.f+1, cutLine(s.d.lines[tw.f]), tw.g+1))
-				e.Candidates, e.FileLine = []int{min(tw.f, tw.g) + 1, max(tw.f, tw.g) + 1}, tw.g+1
+					c.path, l, p+1, place.CutLine(tw.Text), tw.F+1, place.CutLine(lines[tw.F]), tw.G+1))
+				e.Candidates, e.FileLine = []int{min(tw.F, tw.G) + 1, max(tw.F, tw.G) + 1}, tw.G+1
 				return nil, e
 			}
 		}
 		var out []string
 		oi := 0
-		for _, bl := range body.lines {
+		for _, bl := range body {
 			switch bl.Op {
 			case Context:
-				out = append(out, s.d.lines[p+oi])
+				out = append(out, lines[p+oi])
 				oi++
 			case Remove:
 				oi++
@@ -430,7 +430,7 @@ func (c *editCtx) applyLines(t *editText, s *sectionLocator, starts []int, place
 		for i := range rep.Pairing {
 			rep.Pairing[i] = p + i + 1
 		}
-		for _, bl := range body.lines {
+		for _, bl := range body {
 			switch bl.Op {
 			case Remove:
 				rep.Removed++
@@ -446,10 +446,10 @@ func (c *editCtx) applyLines(t *editText, s *sectionLocator, starts []int, place
 
 // editBody is the chunk body that turns the lines of Old into those of New: the lines they
 // share are context, as a line diff finds them.
-func editBody(ol, nl []string) chunkBody {
-	var b chunkBody
+func editBody(ol, nl []string) []Line {
+	var b []Line
 	i := 0
-	add := func(op Op, text string, n int) { b.lines = append(b.lines, Line{Op: op, Text: text, Line: n}) }
+	add := func(op Op, text string, n int) { b = append(b, Line{Op: op, Text: text, Line: n}) }
 	for _, ch := range udiff.Compute(ol, nl) {
 		for ; i < ch.A; i++ {
 			add(Context, ol[i], i+1)
@@ -469,22 +469,22 @@ func editBody(ol, nl []string) chunkBody {
 
 // lineNumbered handles an Old whose lines carry read-tool line numbers (see ApplyEdits, step
 // 3). handled is false when no line of Old carries one.
-func (c *editCtx) lineNumbered(t *editText, s *sectionLocator, starts []int, ol []string, old, nw string) ([]ChunkReport, bool, error) {
+func (c *editCtx) lineNumbered(t *editText, s *place.Locator, lines []string, starts []int, ol []string, old, nw string) ([]ChunkReport, bool, error) {
 	stripped := make([]string, len(ol))
-	var run numberRun
+	var run place.NumberRun
 	for i, l := range ol {
-		num, text, ok := readPrefix(l)
+		num, text, ok := place.ReadPrefix(l)
 		if !ok {
 			stripped[i] = l
 			continue
 		}
-		run.add(num)
+		run.Add(num)
 		stripped[i] = text
 	}
-	if run.prefixed == 0 {
+	if run.Prefixed == 0 {
 		return nil, false, nil
 	}
-	first, prefixed, gap := run.first, run.prefixed, run.gap
+	first, prefixed, gap := run.First, run.Prefixed, run.Gap
 	fail := func(why string) ([]ChunkReport, bool, error) {
 		e := c.err(KindNotFound, fmt.Sprintf("old_string is not in %s: %s Line numbers are not part of the file: "+
 			"copy each line after the read tool's number and tab (or arrow)", c.path, why))
@@ -493,7 +493,7 @@ func (c *editCtx) lineNumbered(t *editText, s *sectionLocator, starts []int, ol 
 	newPrefixed := false
 	if nw != "" {
 		for _, l := range strings.Split(strings.TrimSuffix(nw, "\n"), "\n") {
-			if _, _, ok := readPrefix(l); ok {
+			if _, _, ok := place.ReadPrefix(l); ok {
 				newPrefixed = true
 			}
 		}
@@ -507,14 +507,14 @@ func (c *editCtx) lineNumbered(t *editText, s *sectionLocator, starts []int, ol 
 		return fail("its lines start with line numbers as a read tool shows them, and so do those of new_string, which would be written into the file with their numbers.")
 	}
 	p := first - 1
-	for l := LevelExact; l <= c.cfg.maxTol; l++ {
-		if p+len(stripped) <= len(s.d.lines) && s.ix.matchesAt(l, stripped, normAll(l, stripped), p) {
+	for l := LevelExact; l <= Level(c.cfg.MaxTol); l++ {
+		if s.MatchesAt(place.Level(l), stripped, p) {
 			sold := strings.Join(stripped, "\n")
 			if strings.HasSuffix(old, "\n") {
 				sold += "\n"
 			}
-			note := fmt.Sprintf("%s (matched at %s)", lineNumberNote, l)
-			reps, err := c.applyLines(t, s, starts, []int{p}, l, StrategyLineNumbers, stripped, sold, nw, []string{note})
+			note := fmt.Sprintf("%s (matched at %s)", place.LineNumberNote, l)
+			reps, err := c.applyLines(t, s, lines, starts, []int{p}, l, StrategyLineNumbers, stripped, sold, nw, []string{note})
 			return reps, true, err
 		}
 	}
@@ -522,23 +522,22 @@ func (c *editCtx) lineNumbered(t *editText, s *sectionLocator, starts []int, ol 
 }
 
 // notFound is the KindNotFound error with the closest place and its first differing line.
-func (c *editCtx) notFound(s *sectionLocator, ol []string) *Error {
+func (c *editCtx) notFound(s *place.Locator, lines []string, ol []string) *Error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "old_string is not in %s (compared as written, then line by line ignoring whitespace at the ends and typographic punctuation).", c.path)
 	e := c.err(KindNotFound, "")
-	n := len(s.d.lines)
-	w := workBudget{limit: c.cfg.workLimit}
-	start, ok := s.nearest(ol, 0, false, &w)
+	n := len(lines)
+	start, ok, exhausted := s.Nearest(ol)
 	switch {
 	case n == 0:
 		b.WriteString(" The file is empty.")
-	case w.exhausted():
+	case exhausted:
 		b.WriteString(" The search for the closest place stopped at the work limit.")
 	case !ok:
 		b.WriteString(" No line of old_string is in the file.")
 	default:
 		i := 0
-		for i < len(ol) && start+i < n && s.ix.lineMatches(c.cfg.maxTol, ol[i], start+i) {
+		for i < len(ol) && start+i < n && s.LineMatches(c.cfg.MaxTol, ol[i], start+i) {
 			i++
 		}
 		if i == len(ol) {
@@ -547,10 +546,10 @@ func (c *editCtx) notFound(s *sectionLocator, ol []string) *Error {
 		q := start + i + 1
 		ftext := "<end of file>"
 		if q <= n && q >= 1 {
-			ftext = s.d.lines[q-1]
+			ftext = lines[q-1]
 		}
 		fmt.Fprintf(&b, "\nThe closest place starts at line %d; first difference:\n  old_string line %d: %s\n  file line %d: %s",
-			max(start+1, 1), i+1, cutLine(ol[i]), q, cutLine(ftext))
+			max(start+1, 1), i+1, place.CutLine(ol[i]), q, place.CutLine(ftext))
 		e.FileLine = q
 	}
 	b.WriteString("\nRead the file again and copy old_string exactly as it is now (without the read tool's line numbers).")

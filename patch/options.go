@@ -7,6 +7,8 @@ import (
 	"math"
 
 	"github.com/harnesskit/harnesskit/pathguard"
+
+	"github.com/harnesskit/harnesskit/patch/internal/place"
 )
 
 // Defaults of the tunable limits. Each can be overridden per [Applier]: the rescue limits
@@ -84,15 +86,8 @@ const (
 	LevelUnicodeTrim                 // mapped, then both ends trimmed
 )
 
-var levelNames = [...]string{"exact", "trim-end", "unicode", "unicode-trim-end", "trim", "unicode-trim"}
-
 // String returns the level's name as used in reports and messages ("exact", "trim-end", …).
-func (l Level) String() string {
-	if int(l) < len(levelNames) {
-		return levelNames[l]
-	}
-	return fmt.Sprintf("level(%d)", int(l))
-}
+func (l Level) String() string { return place.Level(l).String() }
 
 // Strategy names how a chunk was placed: one of the ladder levels, "append" (a pure insertion
 // at the end of the file), "anchor" (a pure insertion after its @@ anchor), "prefix-suffix" or
@@ -126,21 +121,12 @@ const (
 
 // config is the immutable configuration of an Applier.
 type config struct {
+	place.Config  // what the matching core reads: Codex's locating, the ladder's cap, the rescues
 	worktrees     []string
 	outside       OutsidePolicy
 	overwrite     bool
 	eol           EOLMode
 	atomic        bool
-	codex         bool // Codex's locating: first exact hit, no out-of-order or already-applied checks
-	maxTol        Level
-	prefixSuffix  bool
-	lcs           bool
-	staleEdges    bool
-	lcsMaxLines   int
-	lcsMaxCands   int
-	lcsThreshold  float64
-	margin        func(int) int
-	workLimit     int64
 	maxFileSize   int64
 	fileMode      fs.FileMode
 	dirMode       fs.FileMode
@@ -172,23 +158,23 @@ func (c config) GoString() string {
 	return fmt.Sprintf("patch.config{worktrees:%q outside:%v overwrite:%v eol:%v atomic:%v maxTol:%v "+
 		"prefixSuffix:%v lcs:%v staleEdges:%v lcsLimits:%d/%d/%.2f workLimit:%d maxFileSize:%d "+
 		"modes:%v/%v relPaths:%v merge:%v}",
-		c.worktrees, c.outside, c.overwrite, c.eol, c.atomic, c.maxTol, c.prefixSuffix,
-		c.lcs, c.staleEdges, c.lcsMaxLines, c.lcsMaxCands, c.lcsThreshold,
-		c.workLimit, c.maxFileSize, c.fileMode, c.dirMode, c.relPaths, c.mergeRepeated)
+		c.worktrees, c.outside, c.overwrite, c.eol, c.atomic, c.MaxTol, c.PrefixSuffix,
+		c.LCS, c.StaleEdges, c.LCSMaxLines, c.LCSMaxCands, c.LCSThreshold,
+		c.WorkLimit, c.maxFileSize, c.fileMode, c.dirMode, c.relPaths, c.mergeRepeated)
 }
 
 func (c *config) validate() error {
 	switch {
-	case c.maxTol > LevelUnicodeTrim:
-		return fmt.Errorf("patch: RescueOptions.MaxTolerance: unknown level %d", c.maxTol)
-	case c.lcsMaxLines < 1 || c.lcsMaxCands < 1:
-		return fmt.Errorf("patch: RescueOptions: LCSMaxLines and LCSMaxCandidates must be positive (%d, %d)", c.lcsMaxLines, c.lcsMaxCands)
-	case math.IsNaN(c.lcsThreshold) || c.lcsThreshold <= 0 || c.lcsThreshold > 1:
-		return fmt.Errorf("patch: RescueOptions.LCSThreshold: threshold %v outside (0, 1]", c.lcsThreshold)
-	case c.margin == nil:
+	case c.MaxTol > place.LevelUnicodeTrim:
+		return fmt.Errorf("patch: RescueOptions.MaxTolerance: unknown level %d", c.MaxTol)
+	case c.LCSMaxLines < 1 || c.LCSMaxCands < 1:
+		return fmt.Errorf("patch: RescueOptions: LCSMaxLines and LCSMaxCandidates must be positive (%d, %d)", c.LCSMaxLines, c.LCSMaxCands)
+	case math.IsNaN(c.LCSThreshold) || c.LCSThreshold <= 0 || c.LCSThreshold > 1:
+		return fmt.Errorf("patch: RescueOptions.LCSThreshold: threshold %v outside (0, 1]", c.LCSThreshold)
+	case c.Margin == nil:
 		return fmt.Errorf("patch: RescueOptions.Margin: nil function")
-	case c.workLimit < 1:
-		return fmt.Errorf("patch: RescueOptions.WorkLimit: %d is not positive", c.workLimit)
+	case c.WorkLimit < 1:
+		return fmt.Errorf("patch: RescueOptions.WorkLimit: %d is not positive", c.WorkLimit)
 	case c.maxFileSize < 0:
 		return fmt.Errorf("patch: WithMaxFileSize: %d is negative", c.maxFileSize)
 	case c.outside > PassThrough:
@@ -225,17 +211,15 @@ func WithEOL(m EOLMode) Option { return func(c *config) { c.eol = m } }
 func WithAtomic(on bool) Option { return func(c *config) { c.atomic = on } }
 
 // WithCodexCompat restores Codex's behaviour: it sets WithOverwrite(true), WithEOL(EOLCodex)
-// and WithAtomic(false), and locates chunks as Codex does — an exact match takes the first
-// hit even without an @@ anchor, chunks are sought only below the previous one, a
-// unified-diff header is an ordinary anchor, and a change already in the file is applied
-// again. Leniency, the loose levels' uniqueness rule, anchors, rescues and containment stay as
-// in the default mode. Options given after it override its parts.
+// and WithAtomic(false), and locates chunks as Codex does (the package's Codex compatibility
+// section says how, and what stays as in the default mode). Options given after it override
+// its parts.
 func WithCodexCompat() Option {
 	return func(c *config) {
 		c.overwrite = true
 		c.eol = EOLCodex
 		c.atomic = false
-		c.codex = true
+		c.Codex = true
 	}
 }
 
@@ -295,9 +279,9 @@ func DefaultRescue() RescueOptions {
 // WithRescue replaces the rescue settings (default [DefaultRescue]).
 func WithRescue(r RescueOptions) Option {
 	return func(c *config) {
-		c.maxTol, c.prefixSuffix, c.lcs, c.staleEdges = r.MaxTolerance, r.PrefixSuffix, r.LCS, r.StaleEdges
-		c.lcsMaxLines, c.lcsMaxCands, c.lcsThreshold = r.LCSMaxLines, r.LCSMaxCandidates, r.LCSThreshold
-		c.margin, c.workLimit = r.Margin, r.WorkLimit
+		c.MaxTol, c.PrefixSuffix, c.LCS, c.StaleEdges = place.Level(r.MaxTolerance), r.PrefixSuffix, r.LCS, r.StaleEdges
+		c.LCSMaxLines, c.LCSMaxCands, c.LCSThreshold = r.LCSMaxLines, r.LCSMaxCandidates, r.LCSThreshold
+		c.Margin, c.WorkLimit = r.Margin, r.WorkLimit
 	}
 }
 

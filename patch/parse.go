@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/harnesskit/harnesskit/patch/internal/place"
 )
 
 // Marker texts of the patch format.
@@ -297,7 +299,7 @@ func (ps *patchParser) parseHeader(idx int) (HunkKind, string, *Error) {
 }
 
 func badHeaderMessage(t string) string {
-	return "'" + cutLine(t) + "' is not a valid hunk header. Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'"
+	return "'" + place.CutLine(t) + "' is not a valid hunk header. Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'"
 }
 
 // parseAddBody reads the "+" lines of an Add hunk.
@@ -354,7 +356,7 @@ func (ps *patchParser) parseUpdateBody(h *Hunk) *Error {
 		case strings.HasPrefix(trimPatchSpace(line), markerHunkStart): // (d)
 			return ps.endUpdate(h, header)
 		default: // (e)
-			return ps.hunkError(ps.i, "Expected update hunk to start with a @@ context marker, got: '"+cutLine(line)+"'")
+			return ps.hunkError(ps.i, "Expected update hunk to start with a @@ context marker, got: '"+place.CutLine(line)+"'")
 		}
 		ps.chunk = len(h.Chunks) + 1
 		c, err := ps.parseChunk()
@@ -398,7 +400,7 @@ func (ps *patchParser) parseChunk() (Chunk, *Error) {
 		if ps.i < ps.end {
 			l := ps.lines[ps.i]
 			if !isEOFMarker(l) && !strings.HasPrefix(trimPatchSpace(l), markerHunkStart) {
-				return c, ps.hunkError(ps.i, "Unexpected line found in update hunk: '"+cutLine(l)+"'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)")
+				return c, ps.hunkError(ps.i, "Unexpected line found in update hunk: '"+place.CutLine(l)+"'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)")
 			}
 		}
 		return c, ps.hunkError(ps.i, msgNoLines)

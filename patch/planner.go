@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/harnesskit/harnesskit/wfs"
+
+	"github.com/harnesskit/harnesskit/patch/internal/place"
 )
 
 // family identifies the Applier a plan belongs to (an Applier and those derived by In).
@@ -68,7 +70,7 @@ type planner struct {
 	parents map[string]string   // Delete: raw path → real path of the entry itself
 	folds   map[string][]string // lower-cased key → the keys read under it (see alias)
 	// onSection, when set, sees every located Update section (Rewrite renders from it).
-	onSection func(base []byte, d *doc, places []placement, reps []ChunkReport)
+	onSection func(base []byte, d *doc, places []place.Placement, reps []ChunkReport)
 	// perSection is set for a non-atomic apply: every section is formatted on its own and
 	// recorded in sections, so that the commit can write the sections one at a time.
 	perSection bool
@@ -427,8 +429,7 @@ func (pl *planner) hunk(h *Hunk, section int) error {
 		}
 	}
 	d := parseDoc(e.data, cfg.eol == EOLCodex)
-	loc := newSectionLocator(cfg, h.Path, section, d)
-	places, reps, err := loc.locateAll(h.Chunks)
+	places, reps, err := locate(cfg, h.Path, section, d, h.Chunks)
 	if err != nil {
 		if pe := (*Error)(nil); errors.As(err, &pe) && pe.Line == 0 {
 			pe.Line = h.Line

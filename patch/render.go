@@ -1,7 +1,9 @@
 package patch
 
+import "github.com/harnesskit/harnesskit/patch/internal/place"
+
 // render applies sorted, non-overlapping placements to d and returns the new bytes.
-func render(d *doc, ps []placement, m EOLMode) []byte {
+func render(d *doc, ps []place.Placement, m EOLMode) []byte {
 	term := d.insertTerm(m)
 	outL := make([]string, 0, len(d.lines)+8)
 	outT := make([]string, 0, len(d.lines)+8)
@@ -12,20 +14,12 @@ func render(d *doc, ps []placement, m EOLMode) []byte {
 		pos = end
 	}
 	for _, p := range ps {
-		copyTo(p.start)
-		for _, e := range p.edits {
-			switch e.op {
-			case Context:
-				outL = append(outL, d.lines[pos])
-				outT = append(outT, d.terms[pos])
-				pos++
-			case Remove:
-				pos++
-			case Insert:
-				outL = append(outL, e.text)
-				outT = append(outT, term)
-			}
-		}
+		copyTo(p.Start)
+		pos = place.Walk(pos, p.Edits, func(i int) {
+			outL, outT = append(outL, d.lines[i]), append(outT, d.terms[i])
+		}, func(text string) {
+			outL, outT = append(outL, text), append(outT, term)
+		})
 	}
 	copyTo(len(d.lines))
 	// Two lines are never joined: an unterminated line that is no longer last gets one.

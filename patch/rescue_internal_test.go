@@ -8,6 +8,8 @@ import (
 	"github.com/harnesskit/harnesskit/wfs"
 	"strings"
 	"testing"
+
+	"github.com/harnesskit/harnesskit/patch/internal/place"
 )
 
 var itRoot = testenv.Abs("/w/root")
@@ -77,42 +79,6 @@ func codexModelApply(t testing.TB, files map[string]string, text string) (codexT
 
 func TestInternalEdgeCases(t *testing.T) {
 	ctx := context.Background()
-	t.Run("E44_lcs_direct", func(t *testing.T) {
-		cfg := defaultConfig()
-		mk := func(file []string, body ...string) (*rescuer, *ChunkReport) {
-			d := &doc{lines: file, terms: make([]string, len(file))}
-			s := newSectionLocator(&cfg, "f", 1, d)
-			var ls []Line
-			for _, b := range body {
-				ls = append(ls, Line{Op: Op(b[0]), Text: b[1:]})
-			}
-			ch := Chunk{Lines: ls}
-			return &rescuer{s: s, ch: ch, body: chunkBody{lines: ls}, budget: cfg.workLimit}, &ChunkReport{}
-		}
-		r, rep := mk([]string{"P", "Q", "x", "P", "Q"}, " P", "-Q", "+R")
-		if _, ok, err := r.lcs(1, rep); ok || !errors.Is(err, ErrAmbiguous) {
-			t.Errorf("two equal 2-line windows: ok=%v err=%v, want Ambiguous", ok, err)
-		}
-		r, rep = mk([]string{"P", "z", "y"}, " P", "-Q", "+R")
-		if _, ok, err := r.lcs(1, rep); ok || err != nil {
-			t.Errorf("one edge only: ok=%v err=%v, want a miss", ok, err)
-		}
-		long := []string{}
-		body := []string{}
-		for i := 0; i < 49; i++ {
-			long = append(long, fmt.Sprint("l", i))
-			body = append(body, fmt.Sprint(" l", i))
-		}
-		r, rep = mk(long, append(body, "+x")...)
-		if _, ok, err := r.lcs(1, rep); ok || err != nil {
-			t.Errorf("49-line chunk: ok=%v err=%v, want a miss", ok, err)
-		}
-		r, rep = mk([]string{"A", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "Z"},
-			" A", " b1", " b2", " b3", " b4", " b5", " b6", " b7", "-b8", "+c", " Z")
-		if _, ok, err := r.lcs(1, rep); ok || err != nil {
-			t.Errorf("bound below 70%%: ok=%v err=%v, want a miss", ok, err)
-		}
-	})
 	t.Run("E105_work_limit_is_a_deterministic_miss", func(t *testing.T) {
 		// The left edge "{" occurs 100,000 times; the right edge "]" never does, so every
 		// left occurrence scans its whole span (41 lines) before the rescue gives up.
@@ -127,7 +93,7 @@ func TestInternalEdgeCases(t *testing.T) {
 			_, a := itApplier(t, map[string]string{"a.txt": file}, rescue(func(r *RescueOptions) { r.WorkLimit = 100_000 }))
 			_, err := a.Apply(ctx, itText(body...))
 			var pe *Error
-			if !errors.As(err, &pe) || pe.Kind != KindNotFound || !strings.Contains(pe.Msg, noteWorkLimit) {
+			if !errors.As(err, &pe) || pe.Kind != KindNotFound || !strings.Contains(pe.Msg, place.NoteWorkLimit) {
 				t.Fatalf("err = %v, want NotFound noting the work limit", err)
 			}
 			msgs = append(msgs, pe.Msg)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/harnesskit/harnesskit/patch/internal/place"
 )
 
 // propRescuedOrder: a file of blocks that each hold the same line "x = 1" among lines of their
@@ -110,11 +112,11 @@ func propRescuedOrder(t *rapid.T, outcomes map[string]int, lookalike bool) {
 	}
 	reversed, rescue := false, false
 	for i, ri := range res.Report {
-		rescue = rescue || rescued(ri.Strategy)
+		rescue = rescue || place.Rescued(place.Strategy(ri.Strategy))
 		for _, rj := range res.Report[i+1:] {
 			if rj.Start < ri.Start {
 				reversed = true
-				if rescued(ri.Strategy) || rescued(rj.Strategy) {
+				if place.Rescued(place.Strategy(ri.Strategy)) || place.Rescued(place.Strategy(rj.Strategy)) {
 					t.Fatalf("chunk %d (%s) placed above chunk %d (%s)\nbefore %q\npatch:\n%s", rj.Chunk, rj.Strategy, ri.Chunk, ri.Strategy, before, text.String())
 				}
 			}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/harnesskit/harnesskit/internal/udiff"
+
+	"github.com/harnesskit/harnesskit/patch/internal/place"
 )
 
 // Rewritten is the outcome of [Applier.Rewrite].
@@ -57,7 +59,7 @@ func (a *Applier) Rewrite(ctx context.Context, text string) (*Rewritten, error) 
 	for i := range p.Hunks {
 		h := &p.Hunks[i]
 		var chunks []Chunk
-		pl.onSection = func(base []byte, d *doc, places []placement, reps []ChunkReport) {
+		pl.onSection = func(base []byte, d *doc, places []place.Placement, reps []ChunkReport) {
 			bases[i] = base // the planner's own read: Rewrite never reads a file itself
 			chunks = renderSection(d, h, places, reps)
 		}
@@ -109,7 +111,7 @@ func (a *Applier) renderPath(r resolved) string {
 // window. The result is in file order. The whole section is then checked with Codex's model;
 // when the model does not reach the planned lines with it, the section is rendered as the
 // minimal line difference instead, or, failing that, as one whole-file chunk.
-func renderSection(d *doc, h *Hunk, places []placement, reps []ChunkReport) []Chunk {
+func renderSection(d *doc, h *Hunk, places []place.Placement, reps []ChunkReport) []Chunk {
 	lines := make([]string, len(d.lines))
 	for i := range lines {
 		lines[i] = docLine(d, i)
@@ -125,23 +127,12 @@ func renderSection(d *doc, h *Hunk, places []placement, reps []ChunkReport) []Ch
 }
 
 // plannedLines applies sorted placements to lines (the file as a Codex-like host sees it).
-func plannedLines(lines []string, places []placement) []string {
+func plannedLines(lines []string, places []place.Placement) []string {
 	out := make([]string, 0, len(lines)+8)
 	pos := 0
 	for _, p := range places {
-		out = append(out, lines[pos:p.start]...)
-		pos = p.start
-		for _, e := range p.edits {
-			switch e.op {
-			case Context:
-				out = append(out, lines[pos])
-				pos++
-			case Remove:
-				pos++
-			case Insert:
-				out = append(out, e.text)
-			}
-		}
+		out = append(out, lines[pos:p.Start]...)
+		pos = place.Walk(p.Start, p.Edits, func(i int) { out = append(out, lines[i]) }, func(text string) { out = append(out, text) })
 	}
 	return append(out, lines[pos:]...)
 }
@@ -171,7 +162,7 @@ func codexReaches(lines []string, chunks []Chunk, want []string) bool {
 }
 
 // renderChunks renders each placement of a section (see renderSection).
-func renderChunks(lines []string, h *Hunk, places []placement, reps []ChunkReport) []Chunk {
+func renderChunks(lines []string, h *Hunk, places []place.Placement, reps []ChunkReport) []Chunk {
 	d := &doc{lines: lines} // line 0 already carries the BOM a file has
 	// Chunks are rendered in file order (places is sorted): a chunk the model gave out of
 	// order comes out where Codex, which only searches downwards, finds it.
@@ -180,15 +171,15 @@ func renderChunks(lines []string, h *Hunk, places []placement, reps []ChunkRepor
 	cursor := 0
 	var grown int64 // work spent on trials of chunks grown by context
 	for idx, want := range places {
-		k := want.order
+		k := want.Order
 		ch, rep := h.Chunks[k], reps[k]
-		wStart, wLen := want.start, want.end-want.start
+		wStart, wLen := want.Start, want.End-want.Start
 		if rep.Strategy == StrategyAnchor {
-			wStart, wLen = want.start-1, 1 // rendered with its anchor line as context
+			wStart, wLen = want.Start-1, 1 // rendered with its anchor line as context
 		}
 		next := len(lines)
 		if idx+1 < len(places) {
-			next = places[idx+1].start
+			next = places[idx+1].Start
 		}
 		pure := rep.Strategy == StrategyAppend
 		// unique: without an anchor, the default mode takes an exact match only when it is
@@ -351,19 +342,19 @@ func docLine(d *doc, i int) string {
 
 // fileChunk renders a placement as a bare-@@ chunk whose context and removed lines are the
 // file's bytes; an anchored insertion gets its anchor line as leading context.
-func fileChunk(d *doc, p placement, eof bool, st Strategy) Chunk {
+func fileChunk(d *doc, p place.Placement, eof bool, st Strategy) Chunk {
 	c := Chunk{EOF: eof && st != StrategyAnchor}
-	if st == StrategyAnchor && p.start > 0 {
-		c.Lines = append(c.Lines, Line{Op: Context, Text: docLine(d, p.start-1)})
+	if st == StrategyAnchor && p.Start > 0 {
+		c.Lines = append(c.Lines, Line{Op: Context, Text: docLine(d, p.Start-1)})
 	}
-	pos := p.start
-	for _, e := range p.edits {
-		switch e.op {
+	pos := p.Start
+	for _, e := range p.Edits {
+		switch Op(e.Op) {
 		case Context, Remove:
-			c.Lines = append(c.Lines, Line{Op: e.op, Text: docLine(d, pos)})
+			c.Lines = append(c.Lines, Line{Op: Op(e.Op), Text: docLine(d, pos)})
 			pos++
 		case Insert:
-			c.Lines = append(c.Lines, Line{Op: Insert, Text: e.text})
+			c.Lines = append(c.Lines, Line{Op: Insert, Text: e.Text})
 		}
 	}
 	return c

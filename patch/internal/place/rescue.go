@@ -1,4 +1,4 @@
-package patch
+package place
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 // only when no ladder level matched, and every line comparison and LCS cell spends one unit of
 // the chunk's work budget; reaching the limit is a miss, so results never depend on time.
 type rescuer struct {
-	s       *sectionLocator
+	s       *Locator
 	ch      Chunk
 	body    chunkBody
 	cursor  int
@@ -22,7 +22,7 @@ type rescuer struct {
 }
 
 const (
-	noteWorkLimit  = "rescue work limit reached"
+	NoteWorkLimit  = "rescue work limit reached" // the note of a rescue the work limit stopped
 	noteLCSUnsound = "LCS: the closest window does not contain every removed line as written; nothing is removed that the patch does not name"
 	noteLCSGuess   = "LCS: the closest window holds file lines the patch does not show next to its added lines, so where the added lines go would be a guess; add those lines as context"
 )
@@ -71,33 +71,33 @@ func (r *rescuer) normLevels(pat []string) [][]string {
 // run tries the enabled rescues in order. ok reports a rescue; err is an ambiguity.
 func (r *rescuer) run(k int, rep *ChunkReport) (placement, bool, error) {
 	cfg := r.s.cfg
-	if cfg.prefixSuffix {
+	if cfg.PrefixSuffix {
 		p, ok, err := r.prefixSuffix(k, rep)
 		if err != nil || ok {
 			return p, ok, err
 		}
 		if r.spent {
-			r.notes = append(r.notes, noteWorkLimit)
+			r.notes = append(r.notes, NoteWorkLimit)
 			return placement{}, false, nil
 		}
 	}
-	if cfg.lcs {
+	if cfg.LCS {
 		p, ok, err := r.lcs(k, rep)
 		if err != nil || ok {
 			return p, ok, err
 		}
 		if r.spent {
-			r.notes = append(r.notes, noteWorkLimit)
+			r.notes = append(r.notes, NoteWorkLimit)
 			return placement{}, false, nil
 		}
 	}
-	if cfg.staleEdges && !cfg.codex {
+	if cfg.StaleEdges && !cfg.Codex {
 		p, ok, err := r.staleEdges(k, rep)
 		if err != nil || ok {
 			return p, ok, err
 		}
 		if r.spent {
-			r.notes = append(r.notes, noteWorkLimit)
+			r.notes = append(r.notes, NoteWorkLimit)
 		}
 	}
 	return placement{}, false, nil
@@ -106,7 +106,7 @@ func (r *rescuer) run(k int, rep *ChunkReport) (placement, bool, error) {
 // ladderEqual reports whether patch line p equals file line i at some ladder level up to the
 // cap: the only way a removed line may be paired with a file line.
 func (r *rescuer) ladderEqual(p string, i int) bool {
-	for l := LevelExact; l <= r.s.cfg.maxTol; l++ {
+	for l := LevelExact; l <= r.s.cfg.MaxTol; l++ {
 		if r.s.ix.lineMatches(l, p, i) {
 			return true
 		}
@@ -122,7 +122,7 @@ const resembleMaxLen = 400
 // at least 0.6, M being the length of their longest common subsequence of characters. It
 // spends one unit per character pair.
 func (r *rescuer) resembles(p, f string) bool {
-	a, b := []rune(normalize(LevelUnicodeTrim, p)), []rune(normalize(LevelUnicodeTrim, f))
+	a, b := []rune(Normalize(LevelUnicodeTrim, p)), []rune(Normalize(LevelUnicodeTrim, f))
 	if string(a) == string(b) {
 		return true
 	}
@@ -145,7 +145,7 @@ type changedLine struct {
 
 func (c changedLine) String(path string) string {
 	return fmt.Sprintf("line %d of %s changed since the patch was written: the file has `%s`, the patch expects `%s`; read the file again",
-		c.fileLine+1, path, cutLine(c.file), cutLine(c.patch))
+		c.fileLine+1, path, CutLine(c.file), CutLine(c.patch))
 }
 
 // prefixSuffix is the prefix/suffix rescue. Its edges are the context lines before the first
@@ -226,14 +226,14 @@ func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error)
 				}
 				if !r.ladderEqual(mid.Text, f) {
 					if !r.changed.found {
-						r.changed = changedLine{fileLine: f, file: r.s.d.lines[f], patch: mid.Text, found: true}
+						r.changed = changedLine{fileLine: f, file: r.s.lines[f], patch: mid.Text, found: true}
 					}
 					fits = false
 					break
 				}
 				continue
 			}
-			if !r.resembles(mid.Text, r.s.d.lines[f]) {
+			if !r.resembles(mid.Text, r.s.lines[f]) {
 				fits = false
 				break
 			}
@@ -285,7 +285,7 @@ func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error)
 	p := r.s.placeAligned(r.body, l, l+width, pair, StrategyPrefixSuffix, k, rep)
 	drifted := 0
 	for i, mid := range middle[:span] {
-		if mid.Op == Context && mid.Text != r.s.d.lines[l+pre+i] {
+		if mid.Op == Context && mid.Text != r.s.lines[l+pre+i] {
 			drifted++
 		}
 	}
@@ -294,10 +294,10 @@ func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error)
 	switch {
 	case drifted > 0:
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d context %s differed from the file and %s kept as the file has %s",
-			drifted, plural(drifted, "line", "lines"), plural(drifted, "was", "were"), plural(drifted, "it", "them")))
+			drifted, Plural(drifted, "line", "lines"), Plural(drifted, "was", "were"), Plural(drifted, "it", "them")))
 	case unpaired > 0:
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d context %s of the patch %s not in the file and %s skipped",
-			unpaired, plural(unpaired, "line", "lines"), plural(unpaired, "is", "are"), plural(unpaired, "was", "were")))
+			unpaired, Plural(unpaired, "line", "lines"), Plural(unpaired, "is", "are"), Plural(unpaired, "was", "were")))
 	}
 	return p, true, nil
 }
@@ -329,7 +329,8 @@ func (r *rescuer) guessedNextToAdded(middle []Line, at int) bool {
 	return false
 }
 
-func plural(n int, one, many string) string {
+// Plural returns one when n is 1, else many.
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}
@@ -356,14 +357,14 @@ func (r *rescuer) lcs(k int, rep *ChunkReport) (placement, bool, error) {
 	cfg := r.s.cfg
 	old, _ := r.body.old()
 	m, n := len(old), r.s.n()
-	if m > cfg.lcsMaxLines || n == 0 {
+	if m > cfg.LCSMaxLines || n == 0 {
 		return placement{}, false, nil
 	}
 	needed := m
 	if m > 2 {
-		needed = max(2, int(math.Ceil(cfg.lcsThreshold*float64(m)-1e-9)))
+		needed = max(2, int(math.Ceil(cfg.LCSThreshold*float64(m)-1e-9)))
 	}
-	margin := max(cfg.margin(m), 1)
+	margin := max(cfg.Margin(m), 1)
 	first, last := old[:1], old[m-1:]
 	fn, ln0 := r.normLevels(first), r.normLevels(last)
 	var cands []lcsCand
@@ -391,8 +392,8 @@ func (r *rescuer) lcs(k int, rep *ChunkReport) (placement, bool, error) {
 				}
 			}
 			cands = append(cands, lcsCand{start: p, length: length})
-			if len(cands) > cfg.lcsMaxCands {
-				r.notes = append(r.notes, fmt.Sprintf("LCS: too many candidates (more than %d)", cfg.lcsMaxCands))
+			if len(cands) > cfg.LCSMaxCands {
+				r.notes = append(r.notes, fmt.Sprintf("LCS: too many candidates (more than %d)", cfg.LCSMaxCands))
 				return placement{}, false, nil
 			}
 		}
@@ -522,7 +523,7 @@ func (r *rescuer) lcs(k int, rep *ChunkReport) (placement, bool, error) {
 	p := r.s.placeAligned(r.body, b.start, b.start+b.length, b.pair, StrategyLCS, k, rep)
 	rep.Notes = append(rep.Notes, fmt.Sprintf("LCS %d/%d, runner-up %d", b.score, m, second))
 	if kept := b.length - b.score; kept > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d file %s not named by the patch kept", kept, plural(kept, "line", "lines")))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d file %s not named by the patch kept", kept, Plural(kept, "line", "lines")))
 	}
 	return p, true, nil
 }
@@ -685,7 +686,7 @@ func (r *rescuer) settleGaps(start, end int, pair []int) bool {
 			return
 		}
 		for t, i := range loose {
-			if !r.resembles(r.body.oldText(i), r.s.d.lines[prevQ+1+t]) {
+			if !r.resembles(r.body.oldText(i), r.s.lines[prevQ+1+t]) {
 				ok = false
 				return
 			}

@@ -1,4 +1,4 @@
-package patch
+package place
 
 import (
 	"fmt"
@@ -12,9 +12,9 @@ import (
 // consecutive lines where the chunk then matches, has the prefixes removed and is applied; any
 // other chunk with such prefixes that matches nowhere is refused with a message saying so.
 
-// readPrefix splits a line of the read tools' form: optional spaces, a line number, then a tab
+// ReadPrefix splits a line of the read tools' form: optional spaces, a line number, then a tab
 // or "→" (or nothing, for an empty line whose tab was lost). ok is false for other lines.
-func readPrefix(s string) (num int, text string, ok bool) {
+func ReadPrefix(s string) (num int, text string, ok bool) {
 	i := 0
 	for i < len(s) && s[i] == ' ' {
 		i++
@@ -41,26 +41,28 @@ func readPrefix(s string) (num int, text string, ok bool) {
 	return 0, "", false
 }
 
-// numberRun follows the read-tool numbers of the lines of one chunk or old string, in order.
-type numberRun struct {
-	first, next int  // the first number; the one the next prefixed line should carry
-	prefixed    int  // how many lines carried a number
-	gap         bool // the numbers were not consecutive
+// NumberRun follows the read-tool numbers of the lines of one chunk or old string, in order.
+type NumberRun struct {
+	First    int  // the first number
+	Prefixed int  // how many lines carried a number
+	Gap      bool // the numbers were not consecutive
+	next     int  // the number the next prefixed line should carry
 }
 
-func (r *numberRun) add(num int) {
-	r.prefixed++
+// Add follows the next line that carries a number.
+func (r *NumberRun) Add(num int) {
+	r.Prefixed++
 	switch {
-	case r.first == 0:
-		r.first = num
+	case r.First == 0:
+		r.First = num
 	case num != r.next:
-		r.gap = true
+		r.Gap = true
 	}
 	r.next = num + 1
 }
 
-// lineNumberNote is the report note of a chunk whose read-tool prefixes were removed.
-const lineNumberNote = "line numbers copied from the read tool removed from the context and removed lines"
+// LineNumberNote is the report note of a chunk whose read-tool prefixes were removed.
+const LineNumberNote = "line numbers copied from the read tool removed from the context and removed lines"
 
 // lineNumbered handles a chunk that matched nowhere and whose old lines carry read-tool line
 // numbers. handled is false when no old line carries one (the caller goes on with the
@@ -69,16 +71,16 @@ const lineNumberNote = "line numbers copied from the read tool removed from the 
 // lines match at a ladder level exactly at the line the first number names (unique there, or
 // that line among the candidates: the numbers choose it); else a KindNotFound error says that
 // line numbers are not part of the file.
-func (s *sectionLocator) lineNumbered(k int, ch Chunk, body chunkBody, cursor int, uniqueExact bool, rep *ChunkReport) (p placement, handled bool, err error) {
+func (s *Locator) lineNumbered(k int, ch Chunk, body chunkBody, cursor int, uniqueExact bool, rep *ChunkReport) (p placement, handled bool, err error) {
 	var (
 		stripped      = chunkBody{lines: make([]Line, len(body.lines))}
-		run           numberRun
+		run           NumberRun
 		plain         int
 		addedPrefixed *Line
 	)
 	for i, l := range body.lines {
 		stripped.lines[i] = l
-		num, text, ok := readPrefix(l.Text)
+		num, text, ok := ReadPrefix(l.Text)
 		if l.Op == Insert {
 			if ok && addedPrefixed == nil {
 				addedPrefixed = &body.lines[i]
@@ -89,13 +91,13 @@ func (s *sectionLocator) lineNumbered(k int, ch Chunk, body chunkBody, cursor in
 			plain++
 			continue
 		}
-		run.add(num)
+		run.Add(num)
 		stripped.lines[i].Text = text
 	}
-	if run.prefixed == 0 {
+	if run.Prefixed == 0 {
 		return placement{}, false, nil
 	}
-	first, prefixed, gap := run.first, run.prefixed, run.gap
+	first, prefixed, gap := run.First, run.Prefixed, run.Gap
 	old, oldLines := body.old()
 	fail := func(why string) (placement, bool, error) {
 		e := s.newErr(KindNotFound, k, oldLines[0], fmt.Sprintf(
@@ -105,7 +107,7 @@ func (s *sectionLocator) lineNumbered(k int, ch Chunk, body chunkBody, cursor in
 		return placement{}, true, e
 	}
 	switch {
-	case s.cfg.codex:
+	case s.cfg.Codex:
 		return fail("The lines start with line numbers as a read tool shows them.")
 	case plain > 0:
 		return fail(fmt.Sprintf("%d of the chunk's %d context and removed lines start with a line number as a read tool shows it and %d do not.",
@@ -128,7 +130,7 @@ func (s *sectionLocator) lineNumbered(k int, ch Chunk, body chunkBody, cursor in
 		case r.pos >= 0:
 			where = fmt.Sprintf("are at line %d", r.pos+1)
 		case r.ambiguous:
-			where = fmt.Sprintf("match at lines %s", candidateList(r.cands, len(r.cands), r.exhausted))
+			where = fmt.Sprintf("match at lines %s", CandidateList(r.cands, len(r.cands), r.exhausted))
 		}
 		return fail(fmt.Sprintf("The lines start with line numbers as a read tool shows them; the numbers say line %d, but without them the lines %s.",
 			first, where))
@@ -137,6 +139,6 @@ func (s *sectionLocator) lineNumbered(k int, ch Chunk, body chunkBody, cursor in
 		return placement{}, true, s.overlapErr(k, oldLines[0], at, at+len(sold), q)
 	}
 	p = s.finish(stripped, at, StrategyLineNumbers, k, rep)
-	rep.Notes = append(rep.Notes, fmt.Sprintf("%s (matched at %s)", lineNumberNote, r.level))
+	rep.Notes = append(rep.Notes, fmt.Sprintf("%s (matched at %s)", LineNumberNote, r.level))
 	return p, true, nil
 }

@@ -1,4 +1,4 @@
-package patch
+package place
 
 import (
 	"strings"
@@ -70,8 +70,8 @@ func mapUnicode(s string) string {
 	return b.String()
 }
 
-// normalize returns s as compared at level l.
-func normalize(l Level, s string) string {
+// Normalize returns s as compared at level l.
+func Normalize(l Level, s string) string {
 	switch l {
 	case LevelTrimEnd:
 		return trimEnd(s)

@@ -1,4 +1,4 @@
-package patch
+package place
 
 import (
 	"fmt"
@@ -146,7 +146,7 @@ func (r *rescuer) staleEdges(k int, rep *ChunkReport) (placement, bool, error) {
 		pl := r.s.placeAligned(r.body, start, start+len(block), pair, StrategyStaleEdges, k, rep)
 		pl.copies = copies
 		rep.Notes = append(rep.Notes, fmt.Sprintf("stale edges: %d context %s at the start and %d at the end left out and kept as the file has them",
-			kl, plural(kl, "line", "lines"), kr))
+			kl, Plural(kl, "line", "lines"), kr))
 		if start < r.cursor {
 			rep.Notes = append(rep.Notes, noteOutOfOrder(start))
 		}
@@ -190,7 +190,7 @@ func (r *rescuer) uniqueBlock(block []string, eof bool) (pos int, ok, ambiguous 
 			}
 		}
 		switch {
-		case len(free) > 1 || len(free) == 1 && l > s.cfg.maxTol:
+		case len(free) > 1 || len(free) == 1 && l > s.cfg.MaxTol:
 			return -1, false, true
 		case len(free) == 1 && len(r.ch.Anchors) > 0 && free[0] < r.cursor:
 			return -1, false, false // above the chunk's @@ anchor: not the place it names
@@ -214,7 +214,7 @@ func (r *rescuer) nearCopy(block []string, start int) (near int, copies []int, f
 	li := s.ix.level(LevelUnicodeTrim)
 	tried := map[int]bool{start: true}
 	for i, b := range block {
-		text := normalize(LevelUnicodeTrim, b)
+		text := Normalize(LevelUnicodeTrim, b)
 		for q := li.lookup(text).first; q >= 0; q = li.next[q] {
 			p := int(q) - i
 			if p < 0 || p+m > n || tried[p] {
@@ -229,7 +229,7 @@ func (r *rescuer) nearCopy(block []string, start int) (near int, copies []int, f
 			}
 			all := true
 			for j, bl := range block {
-				if !r.resembles(bl, s.d.lines[p+j]) {
+				if !r.resembles(bl, s.lines[p+j]) {
 					all = false
 					break
 				}

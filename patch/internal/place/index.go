@@ -1,4 +1,4 @@
-package patch
+package place
 
 import (
 	"hash/maphash"
@@ -47,6 +47,9 @@ type posList struct {
 	mixed        bool // the chain holds lines of different text (a hash collision)
 }
 
+// bom is the UTF-8 byte order mark as a string.
+const bom = "\ufeff"
+
 // exactScanBudget bounds the forward scan of an exact first-hit search before the exact index
 // is built.
 const exactScanBudget = 4096
@@ -65,7 +68,7 @@ func (ix *lineIndex) level(l Level) *levelIndex {
 	} else {
 		li.norm = make([]string, len(ix.lines))
 		for i, s := range ix.lines {
-			li.norm[i] = normalize(l, s)
+			li.norm[i] = Normalize(l, s)
 		}
 		// Most files normalise to the same lines at several levels (no trailing blanks, no
 		// typographic characters): share the index of an identical level.
@@ -172,7 +175,7 @@ func (ix *lineIndex) lineMatches(l Level, p string, i int) bool {
 	if i == 0 && ix.bom {
 		p = strings.TrimPrefix(p, bom)
 	}
-	return normalize(l, p) == ix.norms(l)[i]
+	return Normalize(l, p) == ix.norms(l)[i]
 }
 
 // matchesAt reports whether every pattern line matches at position p at level l. pn holds the
@@ -182,7 +185,7 @@ func (ix *lineIndex) matchesAt(l Level, pat, pn []string, p int) bool {
 	for i := range pn {
 		ix.compares++
 		if p+i == 0 && ix.bom {
-			if normalize(l, strings.TrimPrefix(pat[0], bom)) != norm[0] {
+			if Normalize(l, strings.TrimPrefix(pat[0], bom)) != norm[0] {
 				return false
 			}
 			continue
@@ -255,7 +258,7 @@ func (ix *lineIndex) positions(l Level, pat []string, start, limit int, w *workB
 	li := ix.level(l)
 	pn := make([]string, m)
 	for i, s := range pat {
-		pn[i] = normalize(l, s)
+		pn[i] = Normalize(l, s)
 	}
 	var out []int
 	// With a BOM, position 0 compares line 0 without the pattern's U+FEFF: check it apart.

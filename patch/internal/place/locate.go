@@ -1,4 +1,4 @@
-package patch
+package place
 
 import (
 	"errors"
@@ -11,27 +11,36 @@ import (
 	"unicode/utf8"
 )
 
-// sectionLocator places the chunks of one Update section on the section's base version of the
+// Locator places the chunks of one Update section on the section's base version of the
 // file: anchors, the tolerance ladder with the unique-match rules, end-of-file anchoring, the
 // trailing-blank retry, chunks given out of order, the already-applied check, rescues
 // (rescue.go), and the nearest-window diagnostic.
-type sectionLocator struct {
-	cfg     *config
-	path    string // as written in the patch
-	section int    // 1-based
-	d       *doc
-	ix      *lineIndex
-	work    workBudget  // locating budget of the current chunk
-	placed  []placement // windows placed so far in this section
+type Locator struct {
+	cfg      *Config
+	path     string   // as written in the patch
+	section  int      // 1-based
+	lines    []string // the section's base version of the file, without terminators
+	ix       *lineIndex
+	work     workBudget       // locating budget of the current chunk
+	placed   []placement      // windows placed so far in this section
+	mixed    []appliedChunk   // chunks placed partly applied (mixedApplied): line is the window's first
+	chunks   []Chunk          // the section's chunks (for sameChunks)
+	same     map[string][]int // chunks by their lines, built when first needed (sameAs)
+	assigned map[int]sameSlot // 1-based chunk → its place given out by sameChunks
 }
 
-func newSectionLocator(cfg *config, path string, section int, d *doc) *sectionLocator {
-	return &sectionLocator{cfg: cfg, path: path, section: section, d: d, ix: newLineIndex(d.lines, d.bom)}
+// New returns the Locator of one Update section: path is the file's name as the patch writes
+// it (for messages), section its 1-based index, lines the file's lines before the section
+// without their terminators (and without a byte order mark), and bom whether the file had one
+// (a leading U+FEFF on a pattern line compared with line 1 is then ignored). cfg is read, never
+// written.
+func New(cfg *Config, path string, section int, lines []string, bom bool) *Locator {
+	return &Locator{cfg: cfg, path: path, section: section, lines: lines, ix: newLineIndex(lines, bom)}
 }
 
-func (s *sectionLocator) n() int { return len(s.d.lines) }
+func (s *Locator) n() int { return len(s.lines) }
 
-func (s *sectionLocator) newErr(kind Kind, chunk, line int, msg string) *Error {
+func (s *Locator) newErr(kind Kind, chunk, line int, msg string) *Error {
 	return &Error{Kind: kind, Path: s.path, Line: line, Section: s.section, Chunk: chunk, Msg: msg}
 }
 
@@ -47,17 +56,17 @@ type seekResult struct {
 // seek runs the tolerance ladder for pat from start. At exact level the first position wins
 // unless uniqueExact is set; at loose levels the match must be unique, and an ambiguity is
 // final.
-func (s *sectionLocator) seek(pat []string, start int, eof, uniqueExact bool) seekResult {
-	return s.seekLevels(pat, start, eof, uniqueExact, LevelExact, s.cfg.maxTol)
+func (s *Locator) seek(pat []string, start int, eof, uniqueExact bool) seekResult {
+	return s.seekLevels(pat, start, eof, uniqueExact, LevelExact, s.cfg.MaxTol)
 }
 
 // seekLevels runs the ladder from level lo to hi.
-func (s *sectionLocator) seekLevels(pat []string, start int, eof, uniqueExact bool, lo, hi Level) seekResult {
+func (s *Locator) seekLevels(pat []string, start int, eof, uniqueExact bool, lo, hi Level) seekResult {
 	n, m := s.n(), len(pat)
 	for l := lo; l <= hi; l++ {
 		if eof {
 			p := n - m
-			if s.cfg.codex && p < start {
+			if s.cfg.Codex && p < start {
 				// Codex never tries an end-of-file window above its cursor.
 				return seekResult{pos: -1}
 			}
@@ -89,7 +98,7 @@ func (s *sectionLocator) seekLevels(pat []string, start int, eof, uniqueExact bo
 func normAll(l Level, pat []string) []string {
 	out := make([]string, len(pat))
 	for i, p := range pat {
-		out[i] = normalize(l, p)
+		out[i] = Normalize(l, p)
 	}
 	return out
 }
@@ -120,12 +129,12 @@ func (b chunkBody) new() []string {
 	return out
 }
 
-func (b chunkBody) edits() []edit {
-	out := make([]edit, len(b.lines))
+func (b chunkBody) edits() []Edit {
+	out := make([]Edit, len(b.lines))
 	for i, l := range b.lines {
-		out[i] = edit{op: l.Op, text: l.Text}
+		out[i] = Edit{Op: l.Op, Text: l.Text}
 		if l.Op != Insert {
-			out[i].text = ""
+			out[i].Text = ""
 		}
 	}
 	return out
@@ -166,8 +175,8 @@ var unifiedHeader = regexp.MustCompile(`^-(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@(?:[ \
 // anchorsOf returns the anchors a chunk is located with. In the default mode an anchor written
 // as a unified-diff header is not searched for: the text after its second "@@", if any, is
 // the anchor, and the old-side line number it names is returned for diagnostics (0 if none).
-func (s *sectionLocator) anchorsOf(ch Chunk) ([]string, int) {
-	if s.cfg.codex {
+func (s *Locator) anchorsOf(ch Chunk) ([]string, int) {
+	if s.cfg.Codex {
 		return ch.Anchors, 0
 	}
 	var out []string
@@ -196,9 +205,16 @@ type appliedChunk struct {
 	size  int // lines of the new side
 }
 
+// Locate places every chunk of the section and returns the placements sorted by position,
+// with one report per chunk in patch order. A failure is an [*Error].
+func (s *Locator) Locate(chunks []Chunk) ([]Placement, []ChunkReport, error) {
+	places, reports, err := s.locateAll(chunks)
+	return export(places), reports, err
+}
+
 // locateAll places every chunk of the section and returns the placements sorted by position,
 // with one report per chunk in patch order.
-func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, error) {
+func (s *Locator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, error) {
 	var texts []string
 	for _, ch := range chunks {
 		texts = append(texts, ch.Anchors...)
@@ -207,18 +223,19 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 		}
 	}
 	s.ix.restrictExact(texts)
+	s.chunks, s.same, s.assigned = chunks, nil, nil
 	places := make([]placement, 0, len(chunks))
 	reports := make([]ChunkReport, 0, len(chunks))
 	var applied []appliedChunk
 	cursor := 0
 	fail := func(k int, err error) ([]placement, []ChunkReport, error) {
-		if len(applied) > 0 {
+		if len(applied) > 0 || len(s.mixed) > 0 {
 			return nil, nil, s.alreadyApplied(applied, len(chunks), k, err)
 		}
 		return nil, nil, err
 	}
 	for k, ch := range chunks {
-		s.work = workBudget{limit: s.cfg.workLimit}
+		s.work = workBudget{limit: s.cfg.WorkLimit}
 		rep := ChunkReport{Section: s.section, Chunk: k + 1, Path: s.path}
 		body := chunkBody{lines: ch.Lines}
 		old, _ := body.old()
@@ -232,7 +249,7 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 			insertionAnchor := pure && !ch.EOF && i == len(anchors)-1
 			lastFrom = at
 			r := s.seek([]string{a}, at, false, insertionAnchor)
-			if r.pos < 0 && !r.ambiguous && !s.cfg.codex && at > 0 {
+			if r.pos < 0 && !r.ambiguous && !s.cfg.Codex && at > 0 {
 				// An anchor above the cursor: a chunk given out of order, taken only when the
 				// anchor is unique in the whole file.
 				if rr := s.seek([]string{a}, 0, false, true); rr.pos >= 0 || rr.ambiguous {
@@ -246,8 +263,8 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 				return fail(k+1, s.anchorAmbiguous(k+1, ch.Line, a, r))
 			}
 			if r.pos < 0 {
-				e := s.newErr(KindNotFound, k+1, ch.Line, fmt.Sprintf("Failed to find context '%s' in %s", cutLine(a), s.path))
-				if s.cfg.codex || pure {
+				e := s.newErr(KindNotFound, k+1, ch.Line, fmt.Sprintf("Failed to find context '%s' in %s", CutLine(a), s.path))
+				if s.cfg.Codex || pure {
 					return fail(k+1, e)
 				}
 				// The anchor is a hint: the chunk's own lines may still place it, under the
@@ -320,7 +337,7 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 		reports = append(reports, rep)
 		cursor = max(cursor, p.end)
 	}
-	if len(applied) > 0 && (len(places) == 0 || !s.partlyApplied(applied, places, reports)) {
+	if (len(applied) > 0 || len(s.mixed) > 0) && (len(places) == 0 || !s.partlyApplied(applied, places, reports)) {
 		return nil, nil, s.alreadyApplied(applied, len(chunks), 0, nil)
 	}
 	if err := s.rescuedInOrder(places, reports); err != nil {
@@ -336,9 +353,9 @@ func (s *sectionLocator) locateAll(chunks []Chunk) ([]placement, []ChunkReport, 
 	return sorted, reports, nil
 }
 
-// rescued reports whether a strategy is one of the rescues: a placement by lines that did not
+// Rescued reports whether a strategy is one of the rescues: a placement by lines that did not
 // all match, chosen because no other place fits as well.
-func rescued(st Strategy) bool {
+func Rescued(st Strategy) bool {
 	return st == StrategyPrefixSuffix || st == StrategyLCS || st == StrategyStaleEdges
 }
 
@@ -349,8 +366,8 @@ func rescued(st Strategy) bool {
 // its chunks, the file no longer reads as the patch says: the other edit moved or swapped the
 // blocks, and which chunk goes where is a guess. places are in patch order; reports hold one
 // report per chunk.
-func (s *sectionLocator) rescuedInOrder(places []placement, reports []ChunkReport) error {
-	if s.cfg.codex {
+func (s *Locator) rescuedInOrder(places []placement, reports []ChunkReport) error {
+	if s.cfg.Codex {
 		return nil
 	}
 	top, topRescued := -1, -1 // the earlier placement lowest in the file, of any strategy and rescued
@@ -358,7 +375,7 @@ func (s *sectionLocator) rescuedInOrder(places []placement, reports []ChunkRepor
 		if reports[p.order].Strategy == StrategyAppend {
 			continue // the end of the file by definition, whatever the order
 		}
-		r := rescued(reports[p.order].Strategy)
+		r := Rescued(reports[p.order].Strategy)
 		other := top
 		if !r {
 			other = topRescued
@@ -386,8 +403,8 @@ func (s *sectionLocator) rescuedInOrder(places []placement, reports []ChunkRepor
 // anchorChoice refuses an anchor that is on several lines when the chunk's lines, sought
 // exactly after each of them, are at different places: taking the first, as Codex does, would
 // be a guess. at is just below the anchor line found first, from where it was sought.
-func (s *sectionLocator) anchorChoice(k int, ch Chunk, body chunkBody, anchor string, from, at int) *Error {
-	if s.cfg.codex {
+func (s *Locator) anchorChoice(k int, ch Chunk, body chunkBody, anchor string, from, at int) *Error {
+	if s.cfg.Codex {
 		return nil
 	}
 	ps := s.ix.positions(LevelExact, []string{anchor}, from, 0, &s.work)
@@ -433,17 +450,17 @@ const anchorRenameWindow = 200
 // anchorNote is the report note of a chunk placed by its own lines after its anchor was not
 // found: the nearest line above the chunk (below the cursor) that resembles the anchor is
 // named as the anchor renamed.
-func (s *sectionLocator) anchorNote(anchor string, start, cursor int) string {
-	note := fmt.Sprintf("anchor not found: '%s' is not in the file; the chunk's own lines placed it (unique in the file)", cutLine(anchor))
+func (s *Locator) anchorNote(anchor string, start, cursor int) string {
+	note := fmt.Sprintf("anchor not found: '%s' is not in the file; the chunk's own lines placed it (unique in the file)", CutLine(anchor))
 	if strings.TrimSpace(anchor) == "" {
 		return note
 	}
-	r := &rescuer{s: s, budget: s.cfg.workLimit}
+	r := &rescuer{s: s, budget: s.cfg.WorkLimit}
 	for i := start - 1; i >= max(0, cursor, start-anchorRenameWindow); i-- {
-		f := s.d.lines[i]
+		f := s.lines[i]
 		if strings.TrimSpace(f) != "" && r.resembles(anchor, f) {
 			return fmt.Sprintf("anchor renamed: '%s' is not in the file; file line %d '%s' above the chunk resembles it, and the chunk's own lines placed it (unique in the file)",
-				cutLine(anchor), i+1, cutLine(f))
+				CutLine(anchor), i+1, CutLine(f))
 		}
 		if r.spent {
 			break
@@ -458,10 +475,10 @@ func (s *sectionLocator) anchorNote(anchor string, start, cursor int) string {
 // unless additionSettled),
 // its new side is there exactly and nowhere else in the file, and no run of its removed lines
 // that has a letter or a digit is still in the file as written (the change replaced them).
-func (s *sectionLocator) appliedAt(k int, body chunkBody, line int) appliedChunk {
+func (s *Locator) appliedAt(k int, body chunkBody, line int) appliedChunk {
 	added := body.new()
 	a := appliedChunk{chunk: k, line: line, size: len(added)}
-	if s.cfg.codex || len(added) == 0 {
+	if s.cfg.Codex || len(added) == 0 {
 		return a
 	}
 	if ps := s.ix.positions(LevelExact, added, 0, 2, &s.work); len(ps) != 1 || ps[0] != line-1 || s.work.exhausted() {
@@ -470,7 +487,7 @@ func (s *sectionLocator) appliedAt(k int, body chunkBody, line int) appliedChunk
 	var run []string
 	named := false // a removed run with a letter or digit: a chunk that only adds lines may mean them twice
 	gone := func() bool {
-		sig := significantLines(run)
+		sig := SignificantLines(run)
 		named = named || sig
 		ok := !sig || len(s.ix.positions(LevelExact, run, 0, 1, &s.work)) == 0 && !s.work.exhausted()
 		run = run[:0]
@@ -485,7 +502,7 @@ func (s *sectionLocator) appliedAt(k int, body chunkBody, line int) appliedChunk
 			return a
 		}
 	}
-	a.sound = gone() && (named || s.additionSettled(body))
+	a.sound = gone() && (named || s.additionSettled(body)) && !s.changeLeft(body, line-1, len(added))
 	return a
 }
 
@@ -496,7 +513,7 @@ func (s *sectionLocator) appliedAt(k int, body chunkBody, line int) appliedChunk
 // names around the addition are in the file only with the addition between them: the change
 // is there (made by the other edit too, as a 3-way merge reads it), not a second copy the
 // patch means to add.
-func (s *sectionLocator) additionSettled(body chunkBody) bool {
+func (s *Locator) additionSettled(body chunkBody) bool {
 	first, last := -1, -1
 	var ins []string
 	for i, l := range body.lines {
@@ -511,7 +528,7 @@ func (s *sectionLocator) additionSettled(body chunkBody) bool {
 			ins = append(ins, l.Text)
 		}
 	}
-	if first <= 0 || last == len(body.lines)-1 || !significantLines(ins) {
+	if first <= 0 || last == len(body.lines)-1 || !SignificantLines(ins) {
 		return false
 	}
 	old, _ := body.old()
@@ -519,7 +536,7 @@ func (s *sectionLocator) additionSettled(body chunkBody) bool {
 }
 
 // appliedReport is the report of a chunk found already applied (rep has its anchor level).
-func (s *sectionLocator) appliedReport(rep ChunkReport, a appliedChunk) ChunkReport {
+func (s *Locator) appliedReport(rep ChunkReport, a appliedChunk) ChunkReport {
 	rep.Strategy = StrategyAlreadyApplied
 	rep.Start, rep.Len = a.line, a.size
 	rep.Notes = append(rep.Notes, fmt.Sprintf("already applied: the chunk's new lines are at file line %d; left as they are", a.line))
@@ -535,7 +552,7 @@ func (s *sectionLocator) appliedReport(rep ChunkReport, a appliedChunk) ChunkRep
 // lines still match after it was applied); and the windows of all the chunks, applied and placed, are disjoint and in the
 // patch's order (a change found applied out of that order is more likely at a near copy of
 // the chunk's real place).
-func (s *sectionLocator) partlyApplied(applied []appliedChunk, places []placement, reports []ChunkReport) bool {
+func (s *Locator) partlyApplied(applied []appliedChunk, places []placement, reports []ChunkReport) bool {
 	type win struct{ order, start, end int }
 	var ws []win
 	for _, a := range applied {
@@ -554,10 +571,14 @@ func (s *sectionLocator) partlyApplied(applied []appliedChunk, places []placemen
 		if s.newSideAround(p) {
 			return false
 		}
+		if !slices.ContainsFunc(s.mixed, func(a appliedChunk) bool { return a.chunk == p.order+1 }) &&
+			s.changeMade(chunkBody{lines: s.chunks[p.order].Lines}, p) {
+			return false
+		}
 		var run []string
-		for _, e := range append(slices.Clone(p.edits), edit{op: Context}) {
-			if e.op == Insert && significantLines([]string{e.text}) {
-				run = append(run, e.text)
+		for _, e := range append(slices.Clone(p.edits), Edit{Op: Context}) {
+			if e.Op == Insert && SignificantLines([]string{e.Text}) {
+				run = append(run, e.Text)
 				continue
 			}
 			if len(run) >= 2 {
@@ -581,20 +602,9 @@ func (s *sectionLocator) partlyApplied(applied []appliedChunk, places []placemen
 
 // newSideAround reports whether the new side of placement p (the file's kept lines and the
 // added lines) is already in the file exactly, at a window overlapping or touching p's.
-func (s *sectionLocator) newSideAround(p placement) bool {
+func (s *Locator) newSideAround(p placement) bool {
 	var nw []string
-	pos := p.start
-	for _, e := range p.edits {
-		switch e.op {
-		case Context:
-			nw = append(nw, s.d.lines[pos])
-			pos++
-		case Remove:
-			pos++
-		case Insert:
-			nw = append(nw, e.text)
-		}
-	}
+	Walk(p.start, p.edits, func(i int) { nw = append(nw, s.lines[i]) }, func(text string) { nw = append(nw, text) })
 	if len(nw) == 0 {
 		return false
 	}
@@ -614,7 +624,7 @@ func (s *sectionLocator) newSideAround(p placement) bool {
 // where the chunk before it was put: a ladder match that is unique in the whole file, or
 // another stale-edges placement (a block unique in the whole file, whose own copies are checked
 // here too). Any copy not excluded refuses the section, naming both places.
-func (s *sectionLocator) copiesExcluded(places []placement, reports []ChunkReport, chunks []Chunk) error {
+func (s *Locator) copiesExcluded(places []placement, reports []ChunkReport, chunks []Chunk) error {
 	proven := map[int]bool{} // by chunk index, computed once
 	isProven := func(o placement) bool {
 		if v, ok := proven[o.order]; ok {
@@ -627,7 +637,7 @@ func (s *sectionLocator) copiesExcluded(places []placement, reports []ChunkRepor
 			v = true
 		case ladder && !rep.BlankRetry && o.end > o.start:
 			old, _ := chunkBody{lines: chunks[o.order].Lines}.old()
-			w := workBudget{limit: s.cfg.workLimit}
+			w := workBudget{limit: s.cfg.WorkLimit}
 			v = len(s.ix.positions(l, old, 0, 2, &w)) == 1 && !w.exhausted()
 		}
 		proven[o.order] = v
@@ -696,11 +706,11 @@ func (b chunkBody) hasRemove() bool {
 }
 
 // matchesAnyLevel reports whether pat matches at p at some ladder level up to the cap.
-func (s *sectionLocator) matchesAnyLevel(pat []string, p int) bool {
+func (s *Locator) matchesAnyLevel(pat []string, p int) bool {
 	if p < 0 || p+len(pat) > s.n() {
 		return false
 	}
-	for l := LevelExact; l <= s.cfg.maxTol; l++ {
+	for l := LevelExact; l <= s.cfg.MaxTol; l++ {
 		if !s.work.spend(int64(len(pat))) {
 			return false
 		}
@@ -713,8 +723,8 @@ func (s *sectionLocator) matchesAnyLevel(pat []string, p int) bool {
 
 // insertedAlready reports whether the added lines of a pure insertion are already at its
 // insertion point: right after the anchor, or at the end of the file for an append.
-func (s *sectionLocator) insertedAlready(body chunkBody, at int, appendAtEnd bool) (int, bool) {
-	if s.cfg.codex || !body.hasAddedText() {
+func (s *Locator) insertedAlready(body chunkBody, at int, appendAtEnd bool) (int, bool) {
+	if s.cfg.Codex || !body.hasAddedText() {
 		return 0, false
 	}
 	added := body.new()
@@ -730,8 +740,8 @@ func (s *sectionLocator) insertedAlready(body chunkBody, at int, appendAtEnd boo
 // appliedAround reports whether a chunk without removed lines, whose old (context) lines
 // were found at pos, already has its added lines there: its new side matches at pos, shifted
 // up by the added lines that precede its first context line.
-func (s *sectionLocator) appliedAround(body chunkBody, pos int) (int, bool) {
-	if s.cfg.codex || body.hasRemove() || !body.hasAddedText() {
+func (s *Locator) appliedAround(body chunkBody, pos int) (int, bool) {
+	if s.cfg.Codex || body.hasRemove() || !body.hasAddedText() {
 		return 0, false
 	}
 	lead := 0
@@ -750,8 +760,8 @@ func (s *sectionLocator) appliedAround(body chunkBody, pos int) (int, bool) {
 
 // appliedElsewhere reports whether a chunk whose old side was found nowhere has its new side at
 // or after the cursor (exactly, or uniquely at a loose level): the change is already there.
-func (s *sectionLocator) appliedElsewhere(body chunkBody, cursor int, eof bool) (int, bool) {
-	if s.cfg.codex || !body.hasAddedText() {
+func (s *Locator) appliedElsewhere(body chunkBody, cursor int, eof bool) (int, bool) {
+	if s.cfg.Codex || !body.hasAddedText() {
 		return 0, false
 	}
 	r := s.seek(body.new(), cursor, eof, false)
@@ -768,9 +778,10 @@ func (s *sectionLocator) appliedElsewhere(body chunkBody, cursor int, eof bool) 
 // alreadyApplied builds the KindAlreadyApplied error of a section in which some chunks are
 // already applied; failed (1-based, 0 if none) is a chunk that could not be placed, with its
 // error.
-func (s *sectionLocator) alreadyApplied(applied []appliedChunk, chunks, failed int, cause error) *Error {
-	e := s.newErr(KindAlreadyApplied, applied[0].chunk, 0, "")
-	e.FileLine = applied[0].line
+func (s *Locator) alreadyApplied(applied []appliedChunk, chunks, failed int, cause error) *Error {
+	first := append(slices.Clone(applied), s.mixed...)[0]
+	e := s.newErr(KindAlreadyApplied, first.chunk, 0, "")
+	e.FileLine = first.line
 	if len(applied) == 1 && chunks == 1 {
 		e.Msg = fmt.Sprintf("This change is already in %s at line %d; nothing was written", s.path, applied[0].line)
 		return e
@@ -781,10 +792,16 @@ func (s *sectionLocator) alreadyApplied(applied []appliedChunk, chunks, failed i
 	for _, a := range applied {
 		done[a.chunk] = a.line
 	}
+	part := map[int]int{}
+	for _, a := range s.mixed {
+		part[a.chunk] = a.line
+	}
 	for k := 1; k <= chunks; k++ {
 		switch line, ok := done[k]; {
 		case ok:
 			fmt.Fprintf(&b, "\n  chunk %d: already applied at line %d", k, line)
+		case part[k] > 0:
+			fmt.Fprintf(&b, "\n  chunk %d: partly applied at line %d (some of its changes are there, not all)", k, part[k])
 		case k == failed:
 			kind := KindIO
 			var pe *Error
@@ -805,7 +822,7 @@ func (s *sectionLocator) alreadyApplied(applied []appliedChunk, chunks, failed i
 
 // elsewhere returns the other places where the old lines of body match at level l in the
 // whole file, leaving out pos and windows that overlap the chunks placed so far.
-func (s *sectionLocator) elsewhere(body chunkBody, l Level, pos int) []int {
+func (s *Locator) elsewhere(body chunkBody, l Level, pos int) []int {
 	old, _ := body.old()
 	var out []int
 	for _, p := range s.ix.positions(l, old, 0, 0, &s.work) {
@@ -817,7 +834,7 @@ func (s *sectionLocator) elsewhere(body chunkBody, l Level, pos int) []int {
 }
 
 // overlapping returns the first window placed earlier that [start, end) overlaps.
-func (s *sectionLocator) overlapping(start, end int) (placement, bool) {
+func (s *Locator) overlapping(start, end int) (placement, bool) {
 	for _, p := range s.placed {
 		if start < p.end && p.start < end {
 			return p, true
@@ -828,7 +845,7 @@ func (s *sectionLocator) overlapping(start, end int) (placement, bool) {
 
 // overlapErr is the KindOverlap error of chunk k, whose lines are at [start, end), a window
 // that overlaps chunk q's.
-func (s *sectionLocator) overlapErr(k, line, start, end int, q placement) *Error {
+func (s *Locator) overlapErr(k, line, start, end int, q placement) *Error {
 	e := s.newErr(KindOverlap, k, line, overlapMsg(s.path, q, placement{start: start, end: end, order: k - 1}))
 	e.FileLine = start + 1
 	return e
@@ -858,21 +875,36 @@ func fileSpan(start, end int) string {
 // placeChunk locates a chunk with old lines: ladder, trailing-blank retry, out-of-order
 // search, the already-applied check, rescues. A chunk found already applied returns the file
 // line where its new side is (and no placement).
-func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int, noAnchor bool, rep *ChunkReport) (placement, int, error) {
+func (s *Locator) placeChunk(k int, ch Chunk, body chunkBody, cursor int, noAnchor bool, rep *ChunkReport) (placement, int, error) {
 	old, oldLines := body.old()
-	uniqueExact := noAnchor && !s.cfg.codex
+	uniqueExact := noAnchor && !s.cfg.Codex
+	if slot, ok := s.assigned[k]; ok {
+		// another chunk with the same lines gave this one its place (sameChunks)
+		pos := slot.ps[slot.i]
+		if q, hit := s.overlapping(pos, pos+len(old)); hit {
+			return placement{}, 0, s.overlapErr(k, oldLines[0], pos, pos+len(old), q)
+		}
+		if pos < cursor {
+			rep.Notes = append(rep.Notes, noteOutOfOrder(pos))
+		}
+		rep.Notes = append(rep.Notes, sameNote(slot))
+		return s.finish(body, pos, Strategy(LevelExact.String()), k, rep), 0, nil
+	}
 	r := s.seek(old, cursor, ch.EOF, uniqueExact)
 	if r.ambiguous {
+		if pos, ok := s.sameChunks(k, ch, old, cursor, r, rep); ok {
+			return s.finish(body, pos, Strategy(LevelExact.String()), k, rep), 0, nil
+		}
 		return placement{}, 0, s.chunkAmbiguous(k, ch, oldLines, r)
 	}
-	if r.pos < 0 && !r.exhausted && old[len(old)-1] == "" && len(old) > 1 && (s.cfg.codex || body.endsWithBlankContext()) {
+	if r.pos < 0 && !r.exhausted && old[len(old)-1] == "" && len(old) > 1 && (s.cfg.Codex || body.endsWithBlankContext()) {
 		retry := body.withoutTrailingBlank()
 		rold, rlines := retry.old()
 		rr := s.seek(rold, cursor, ch.EOF, uniqueExact)
 		if rr.ambiguous {
 			return placement{}, 0, s.chunkAmbiguous(k, ch, rlines, rr)
 		}
-		if rr.pos >= 0 && !s.cfg.codex && rr.pos+len(rold) < s.n() {
+		if rr.pos >= 0 && !s.cfg.Codex && rr.pos+len(rold) < s.n() {
 			// The retry is for the blank line a final newline leaves at the end of a chunk
 			// that reaches the end of the file. Anywhere else the file has another line where
 			// the patch has the blank, perhaps after a line the patch left out: added lines
@@ -916,7 +948,7 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 		}
 		return p, 0, nil
 	}
-	if !s.cfg.codex && !ch.EOF && cursor > 0 {
+	if !s.cfg.Codex && !ch.EOF && cursor > 0 {
 		// Chunks given out of order: the lines are sought in the whole file, and must be
 		// unique there at every level.
 		rr := s.seek(old, 0, false, true)
@@ -938,24 +970,28 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 	if line, ok := s.appliedElsewhere(body, cursor, ch.EOF); ok {
 		return placement{}, line, nil
 	}
-	if s.cfg.maxTol < LevelUnicodeTrim {
+	if s.cfg.MaxTol < LevelUnicodeTrim {
 		// Levels beyond the cap are not accepted, but they still decide whether a rescue
 		// may run: a chunk that would match (or be ambiguous) there is not rescued, so that
 		// lowering the cap never turns a failure into a success.
-		beyond := s.seekLevels(old, cursor, ch.EOF, false, s.cfg.maxTol+1, LevelUnicodeTrim)
+		beyond := s.seekLevels(old, cursor, ch.EOF, false, s.cfg.MaxTol+1, LevelUnicodeTrim)
 		if beyond.ambiguous {
 			return placement{}, 0, s.chunkAmbiguous(k, ch, oldLines, beyond)
 		}
 		if beyond.pos >= 0 {
 			note := fmt.Sprintf("the lines match only at %s (file line %d), beyond the tolerance cap %s",
-				beyond.level, beyond.pos+1, s.cfg.maxTol)
+				beyond.level, beyond.pos+1, s.cfg.MaxTol)
 			return placement{}, 0, s.notFound(k, ch, body, cursor, []string{note})
 		}
 	}
 	if p, handled, err := s.lineNumbered(k, ch, body, cursor, uniqueExact, rep); handled {
 		return p, 0, err
 	}
-	rs := &rescuer{s: s, ch: ch, body: body, cursor: cursor, budget: s.cfg.workLimit}
+	if mb, pos, ok := s.mixedApplied(ch, body, cursor, !noAnchor, rep); ok {
+		s.mixed = append(s.mixed, appliedChunk{chunk: k, line: pos + 1})
+		return s.finish(mb, pos, Strategy(LevelExact.String()), k, rep), 0, nil
+	}
+	rs := &rescuer{s: s, ch: ch, body: body, cursor: cursor, budget: s.cfg.WorkLimit}
 	p, ok, err := rs.run(k, rep)
 	if err != nil {
 		return placement{}, 0, err
@@ -971,8 +1007,8 @@ func (s *sectionLocator) placeChunk(k int, ch Chunk, body chunkBody, cursor int,
 
 // lineLevel returns the strictest ladder level, up to the cap, at which patch line p equals
 // file line i.
-func (s *sectionLocator) lineLevel(p string, i int) (Level, bool) {
-	for l := LevelExact; l <= s.cfg.maxTol; l++ {
+func (s *Locator) lineLevel(p string, i int) (Level, bool) {
+	for l := LevelExact; l <= s.cfg.MaxTol; l++ {
 		if s.ix.lineMatches(l, p, i) {
 			return l, true
 		}
@@ -982,8 +1018,8 @@ func (s *sectionLocator) lineLevel(p string, i int) (Level, bool) {
 
 // sideGuess checks a chunk that the ladder matched at pos at a loose level (default mode);
 // see sideTwin for the rule.
-func (s *sectionLocator) sideGuess(k int, body chunkBody, pos int, level Level) *Error {
-	if s.cfg.codex || level == LevelExact {
+func (s *Locator) sideGuess(k int, body chunkBody, pos int, level Level) *Error {
+	if s.cfg.Codex || level == LevelExact {
 		return nil
 	}
 	var pair []int
@@ -1014,7 +1050,7 @@ func (s *sectionLocator) sideGuess(k int, body chunkBody, pos int, level Level) 
 		"Ambiguous placement in %s: chunk %d matches only when compared with %s, and its %s '%s' "+
 			"is paired with file line %d ('%s'), but %s is that line %s; %s. "+
 			"Copy the context and removed lines as the file has them now, or add an @@ line",
-		s.path, k, level, what, cutLine(tw.line.Text), tw.f+1, cutLine(s.d.lines[tw.f]), where, as, effect))
+		s.path, k, level, what, CutLine(tw.line.Text), tw.f+1, CutLine(s.lines[tw.f]), where, as, effect))
 	e.Candidates = []int{min(tw.f, tw.g) + 1, max(tw.f, tw.g) + 1}
 	e.FileLine = tw.g + 1
 	return e
@@ -1041,7 +1077,7 @@ type sideTwinOf struct {
 // is settled; so is a context line whose neighbour across the added lines is a removed line
 // (removed lines fix the place of the lines that replace them), and a file line paired with a
 // patch line of the same text is no second reading.
-func (s *sectionLocator) sideTwin(body chunkBody, pair []int) (sideTwinOf, bool) {
+func (s *Locator) sideTwin(body chunkBody, pair []int) (sideTwinOf, bool) {
 	ls := body.lines
 	old, _ := body.old()
 	lo, hi := s.n(), -1
@@ -1119,7 +1155,7 @@ func (r *rescuer) sideTwinRefused(pair []int) bool {
 
 // changedErr is the KindNotFound error of a chunk whose removed line no longer equals the file
 // line it would remove: the file changed since the model read it.
-func (s *sectionLocator) changedErr(k int, ch Chunk, body chunkBody, c changedLine, notes []string) *Error {
+func (s *Locator) changedErr(k int, ch Chunk, body chunkBody, c changedLine, notes []string) *Error {
 	old, oldLines := body.old()
 	var b strings.Builder
 	fmt.Fprintf(&b, "Failed to find expected lines in %s:\n%s\n%s.", s.path, joinLines(old), c.String(s.path))
@@ -1142,7 +1178,7 @@ func (s *sectionLocator) changedErr(k int, ch Chunk, body chunkBody, c changedLi
 
 // finish builds the placement of body at pos (old line i on file line pos+i) and fills the
 // report.
-func (s *sectionLocator) finish(body chunkBody, pos int, st Strategy, k int, rep *ChunkReport) placement {
+func (s *Locator) finish(body chunkBody, pos int, st Strategy, k int, rep *ChunkReport) placement {
 	old, _ := body.old()
 	pair := make([]int, len(old))
 	for i := range pair {
@@ -1158,14 +1194,14 @@ func (s *sectionLocator) finish(body chunkBody, pos int, st Strategy, k int, rep
 // patch are skipped; added lines go right after the file line paired with the nearest
 // preceding old line, or, when none precedes, right before the one paired with the nearest
 // following old line.
-func (s *sectionLocator) placeAligned(body chunkBody, start, end int, pair []int, st Strategy, k int, rep *ChunkReport) placement {
-	ed := make([]edit, 0, len(body.lines)+end-start)
+func (s *Locator) placeAligned(body chunkBody, start, end int, pair []int, st Strategy, k int, rep *ChunkReport) placement {
+	ed := make([]Edit, 0, len(body.lines)+end-start)
 	pos, oi := start, 0
-	var pending []edit
+	var pending []Edit
 	seen := false
 	for _, l := range body.lines {
 		if l.Op == Insert {
-			e := edit{op: Insert, text: l.Text}
+			e := Edit{Op: Insert, Text: l.Text}
 			if seen {
 				ed = append(ed, e)
 			} else {
@@ -1179,23 +1215,23 @@ func (s *sectionLocator) placeAligned(body chunkBody, start, end int, pair []int
 			continue
 		}
 		for ; pos < q; pos++ {
-			ed = append(ed, edit{op: Context})
+			ed = append(ed, Edit{Op: Context})
 		}
 		if !seen {
 			ed, pending, seen = append(ed, pending...), nil, true
 		}
-		ed = append(ed, edit{op: l.Op})
+		ed = append(ed, Edit{Op: l.Op})
 		pos++
 	}
 	ed = append(ed, pending...)
 	for ; pos < end; pos++ {
-		ed = append(ed, edit{op: Context})
+		ed = append(ed, Edit{Op: Context})
 	}
 	rep.Strategy = st
 	rep.Start, rep.Len = start+1, end-start
 	rep.Removed, rep.Added = 0, 0
 	for _, e := range ed {
-		switch e.op {
+		switch e.Op {
 		case Remove:
 			rep.Removed++
 		case Insert:
@@ -1211,7 +1247,7 @@ func (s *sectionLocator) placeAligned(body chunkBody, start, end int, pair []int
 
 // order sorts placements by position (insertions before a window starting at the same line,
 // equal positions in patch order) and rejects overlaps.
-func (s *sectionLocator) order(ps []placement) ([]placement, error) {
+func (s *Locator) order(ps []placement) ([]placement, error) {
 	sorted := slices.Clone(ps)
 	slices.SortStableFunc(sorted, func(a, b placement) int {
 		if a.start != b.start {
@@ -1258,13 +1294,13 @@ func joinLines(ls []string) string {
 	}
 	out := make([]string, len(ls))
 	for i, l := range ls {
-		out[i] = cutLine(l)
+		out[i] = CutLine(l)
 	}
 	return strings.Join(out, "\n")
 }
 
-// cutLine bounds one quoted line to about maxQuotedLine bytes, cut at a character boundary.
-func cutLine(l string) string {
+// CutLine bounds one quoted line to about maxQuotedLine bytes, cut at a character boundary.
+func CutLine(l string) string {
 	if len(l) <= maxQuotedLine {
 		return l
 	}
@@ -1278,10 +1314,10 @@ func cutLine(l string) string {
 // maxListed is how many candidate lines an error message lists.
 const maxListed = 6
 
-// candidateList renders 0-based candidates as 1-based line numbers, at most maxListed of
+// CandidateList renders 0-based candidates as 1-based line numbers, at most maxListed of
 // them, followed by how many more there are ("12, 40, … and 7 more"). total is the number of
 // candidates (at least len(cands)); atLeast says the count stopped at the work limit.
-func candidateList(cands []int, total int, atLeast bool) string {
+func CandidateList(cands []int, total int, atLeast bool) string {
 	var b strings.Builder
 	for i, c := range cands {
 		if i == maxListed {
@@ -1302,7 +1338,8 @@ func candidateList(cands []int, total int, atLeast bool) string {
 	return b.String()
 }
 
-func oneBased(cands []int) []int {
+// OneBased returns 0-based line numbers as 1-based ones.
+func OneBased(cands []int) []int {
 	cands = cands[:min(len(cands), maxListed)]
 	out := make([]int, len(cands))
 	for i, c := range cands {
@@ -1311,7 +1348,7 @@ func oneBased(cands []int) []int {
 	return out
 }
 
-func (s *sectionLocator) chunkAmbiguous(k int, ch Chunk, oldLines []int, r seekResult) *Error {
+func (s *Locator) chunkAmbiguous(k int, ch Chunk, oldLines []int, r seekResult) *Error {
 	line := ch.Line
 	if len(oldLines) > 0 {
 		line = oldLines[0]
@@ -1323,23 +1360,23 @@ func (s *sectionLocator) chunkAmbiguous(k int, ch Chunk, oldLines []int, r seekR
 	e := s.newErr(KindAmbiguous, k, line, fmt.Sprintf(
 		"Ambiguous match in %s: chunk %d matches %s places when compared with %s (file lines %s); "+
 			"add more context lines or an @@ line to choose one",
-		s.path, k, count, r.level, candidateList(r.cands, len(r.cands), r.exhausted)))
-	e.Candidates = oneBased(r.cands)
+		s.path, k, count, r.level, CandidateList(r.cands, len(r.cands), r.exhausted)))
+	e.Candidates = OneBased(r.cands)
 	e.FileLine = r.cands[0] + 1
 	return e
 }
 
-func (s *sectionLocator) anchorAmbiguous(k, line int, anchor string, r seekResult) *Error {
+func (s *Locator) anchorAmbiguous(k, line int, anchor string, r seekResult) *Error {
 	e := s.newErr(KindAmbiguous, k, line, fmt.Sprintf(
 		"Ambiguous context '%s' in %s: matches file lines %s (compared with %s)",
-		cutLine(anchor), s.path, candidateList(r.cands, len(r.cands), r.exhausted), r.level))
-	e.Candidates = oneBased(r.cands)
+		CutLine(anchor), s.path, CandidateList(r.cands, len(r.cands), r.exhausted), r.level))
+	e.Candidates = OneBased(r.cands)
 	e.FileLine = r.cands[0] + 1
 	return e
 }
 
 // notFound builds the KindNotFound error with the nearest-window diagnostic.
-func (s *sectionLocator) notFound(k int, ch Chunk, body chunkBody, cursor int, notes []string) *Error {
+func (s *Locator) notFound(k int, ch Chunk, body chunkBody, cursor int, notes []string) *Error {
 	old, oldLines := body.old()
 	n, m := s.n(), len(old)
 	var b strings.Builder
@@ -1353,7 +1390,7 @@ func (s *sectionLocator) notFound(k int, ch Chunk, body chunkBody, cursor int, n
 	if ch.EOF {
 		lo = max(n-m, 0)
 	}
-	w := workBudget{limit: s.cfg.workLimit}
+	w := workBudget{limit: s.cfg.WorkLimit}
 	start, ok := s.nearest(old, cursor, ch.EOF, &w)
 	switch {
 	case n == 0:
@@ -1377,7 +1414,7 @@ func (s *sectionLocator) notFound(k int, ch Chunk, body chunkBody, cursor int, n
 		fmt.Fprintf(&b, "No similar lines found in file lines %d-%d.", min(lo+1, n), n)
 	default:
 		i := 0
-		for i < m && start+i < n && s.ix.lineMatches(s.cfg.maxTol, old[i], start+i) {
+		for i < m && start+i < n && s.ix.lineMatches(s.cfg.MaxTol, old[i], start+i) {
 			i++
 		}
 		if i == m {
@@ -1386,10 +1423,10 @@ func (s *sectionLocator) notFound(k int, ch Chunk, body chunkBody, cursor int, n
 		q := start + i + 1
 		ftext := "<end of file>"
 		if q <= n {
-			ftext = s.d.lines[q-1]
+			ftext = s.lines[q-1]
 		}
 		fmt.Fprintf(&b, "Closest match starts at file line %d; first difference:\n  patch line %d: %s\n  file line %d: %s",
-			start+1, oldLines[i], cutLine(old[i]), q, cutLine(ftext))
+			start+1, oldLines[i], CutLine(old[i]), q, CutLine(ftext))
 		e.Line, e.FileLine = oldLines[i], q
 	}
 	for _, note := range notes {
@@ -1402,7 +1439,7 @@ func (s *sectionLocator) notFound(k int, ch Chunk, body chunkBody, cursor int, n
 // above explains a chunk whose lines are not below the cursor but are above it (chunks out of
 // order, which Codex-compatibility mode does not look for, or lines that overlap a chunk placed
 // earlier); "" when they are not there either.
-func (s *sectionLocator) above(old []string, cursor int, eof bool) string {
+func (s *Locator) above(old []string, cursor int, eof bool) string {
 	if cursor == 0 || eof {
 		return ""
 	}
@@ -1423,7 +1460,7 @@ func (s *sectionLocator) above(old []string, cursor int, eof bool) string {
 // through the index; ties go to the smallest start.
 //
 // Every vote costs one unit of w; when w runs out the search stops without a result.
-func (s *sectionLocator) nearest(old []string, cursor int, eof bool, w *workBudget) (int, bool) {
+func (s *Locator) nearest(old []string, cursor int, eof bool, w *workBudget) (int, bool) {
 	n, m := s.n(), len(old)
 	if n == 0 {
 		return 0, false
@@ -1432,7 +1469,7 @@ func (s *sectionLocator) nearest(old []string, cursor int, eof bool, w *workBudg
 	// votes[p+m] counts the old lines that match with the window starting at p (p ≥ -m+1).
 	votes := make([]int32, n+m)
 	for i, o := range old {
-		text := normalize(LevelUnicodeTrim, o)
+		text := Normalize(LevelUnicodeTrim, o)
 		h := li.lookup(text)
 		if h.first < 0 {
 			continue
@@ -1470,13 +1507,13 @@ func (s *sectionLocator) nearest(old []string, cursor int, eof bool, w *workBudg
 // digit among them: the same lines would be added a second time, which is what a change that
 // is partly applied already looks like (git's 3-way merge takes such lines once). Codex
 // compatibility mode does not check.
-func (s *sectionLocator) besideAlready(k int, ch Chunk, p placement) *Error {
-	if s.cfg.codex {
+func (s *Locator) besideAlready(k int, ch Chunk, p placement) *Error {
+	if s.cfg.Codex {
 		return nil
 	}
 	first, last := -1, -1
 	for i, e := range p.edits {
-		if e.op != Insert {
+		if e.Op != Insert {
 			if first < 0 {
 				first = i
 			}
@@ -1486,37 +1523,37 @@ func (s *sectionLocator) besideAlready(k int, ch Chunk, p placement) *Error {
 	if first < 0 {
 		return nil // a pure insertion: insertedAlready decides
 	}
-	check := func(run []edit, at int, where string) *Error {
+	check := func(run []Edit, at int, where string) *Error {
 		texts := make([]string, len(run))
 		for i, e := range run {
-			texts[i] = e.text
+			texts[i] = e.Text
 		}
-		if len(texts) == 0 || !significantLines(texts) || !s.matchesAnyLevel(texts, at) {
+		if len(texts) == 0 || !SignificantLines(texts) || !s.matchesAnyLevel(texts, at) {
 			return nil
 		}
 		e := s.newErr(KindAlreadyApplied, k, ch.Line, fmt.Sprintf(
 			"Chunk %d adds, %s, %s that %s already has there (%s):\n%s\n"+
 				"The change may be partly applied already; nothing was written. Remove those lines from the chunk, "+
 				"or, if they must appear twice, add the file's lines there as context.",
-			k, where, plural(len(texts), "a line", fmt.Sprint(len(texts))+" lines"), s.path, fileSpan(at, at+len(texts)), joinLines(texts)))
+			k, where, Plural(len(texts), "a line", fmt.Sprint(len(texts))+" lines"), s.path, fileSpan(at, at+len(texts)), joinLines(texts)))
 		e.FileLine = at + 1
 		return e
 	}
 	// Added lines next to a removed line replace it; only added lines beside a kept line are
 	// checked.
-	if p.edits[first].op == Context {
+	if p.edits[first].Op == Context {
 		if err := check(p.edits[:first], p.start-first, "right above the lines it was matched on"); err != nil {
 			return err
 		}
 	}
-	if p.edits[last].op == Context {
+	if p.edits[last].Op == Context {
 		return check(p.edits[last+1:], p.end, "right below the lines it was matched on")
 	}
 	return nil
 }
 
-// significantLines reports whether some line has a letter or a digit.
-func significantLines(lines []string) bool {
+// SignificantLines reports whether some line has a letter or a digit.
+func SignificantLines(lines []string) bool {
 	for _, l := range lines {
 		for _, c := range l {
 			if unicode.IsLetter(c) || unicode.IsDigit(c) {
