@@ -17,24 +17,7 @@ import (
 // leaves a chunk or part of one as it is, gives exactly what the patch gives on the file it was
 // written for.
 func propChunkPartlyApplied(t *rapid.T, outcomes map[string]int) {
-	n := rapid.IntRange(3, 30).Draw(t, "n")
-	alphabet := append(slices.Clone(staleAlphabet), "\tcall(a)", "\tcall(b)", "type T struct{}", "\tv := 1", "\tw := 2")
-	a := make([]string, n)
-	for i := range a {
-		a[i] = rapid.SampledFrom(alphabet).Draw(t, "line")
-	}
-	b := slices.Clone(a)
-	for k := rapid.IntRange(2, 5).Draw(t, "edits"); k > 0; k-- {
-		switch op := rapid.IntRange(0, 2).Draw(t, "edit"); {
-		case op == 0 && len(b) > 0:
-			b[rapid.IntRange(0, len(b)-1).Draw(t, "at")] = rapid.SampledFrom([]string{"\tchanged()", "\tcall(c)", "}", "\tv := 10"}).Draw(t, "text")
-		case op == 1 && len(b) > 1:
-			i := rapid.IntRange(0, len(b)-1).Draw(t, "at")
-			b = slices.Delete(b, i, i+1)
-		default:
-			b = slices.Insert(b, rapid.IntRange(0, len(b)).Draw(t, "at"), rapid.SampledFrom([]string{"\tadded()", "\tcall(a)", "", "\tw := 20"}).Draw(t, "text"))
-		}
-	}
+	a, b := drawEdited(t, 3, []string{"type T struct{}", "\tv := 1", "\tw := 2"}, []string{"\tchanged()", "\tcall(c)", "}", "\tv := 10"}, []string{"\tadded()", "\tcall(a)", "", "\tw := 20"})
 	ops := lineDiff(a, b)
 	// The file: a with some of the diff's change runs made.
 	var half []string

@@ -14,24 +14,7 @@ import (
 // what the whole patch gives on the file it was written for whenever a chunk is left as it
 // is, reported as already applied.
 func propPartlyApplied(t *rapid.T, outcomes map[string]int) {
-	n := rapid.IntRange(2, 30).Draw(t, "n")
-	alphabet := append(slices.Clone(staleAlphabet), "\tcall(a)", "\tcall(b)", "type T struct{}")
-	a := make([]string, n)
-	for i := range a {
-		a[i] = rapid.SampledFrom(alphabet).Draw(t, "line")
-	}
-	b := slices.Clone(a)
-	for k := rapid.IntRange(2, 5).Draw(t, "edits"); k > 0; k-- {
-		switch op := rapid.IntRange(0, 2).Draw(t, "edit"); {
-		case op == 0 && len(b) > 0:
-			b[rapid.IntRange(0, len(b)-1).Draw(t, "at")] = rapid.SampledFrom([]string{"\tchanged()", "\tcall(c)", "}"}).Draw(t, "text")
-		case op == 1 && len(b) > 1:
-			i := rapid.IntRange(0, len(b)-1).Draw(t, "at")
-			b = slices.Delete(b, i, i+1)
-		default:
-			b = slices.Insert(b, rapid.IntRange(0, len(b)).Draw(t, "at"), rapid.SampledFrom([]string{"\tadded()", "\tcall(a)", ""}).Draw(t, "text"))
-		}
-	}
+	a, b := drawEdited(t, 2, []string{"type T struct{}"}, []string{"\tchanged()", "\tcall(c)", "}"}, []string{"\tadded()", "\tcall(a)", ""})
 	ops := lineDiff(a, b)
 	if !slices.ContainsFunc(ops, func(o dop) bool { return o.op != Context }) {
 		t.Skip("no change")
@@ -110,4 +93,28 @@ func TestPartlyAppliedProperty(t *testing.T) {
 	if outcomes["applied around applied chunks"] == 0 {
 		t.Errorf("no partly applied patch was applied: the property tests nothing (%v)", outcomes)
 	}
+}
+
+// drawEdited draws a file a of at least min lines from staleAlphabet, the call lines and
+// extra, and b: a after two to five edits (a line replaced by one of changed, a line
+// deleted, one of added inserted).
+func drawEdited(t *rapid.T, min int, extra, changed, added []string) (a, b []string) {
+	alphabet := append(append(slices.Clone(staleAlphabet), "\tcall(a)", "\tcall(b)"), extra...)
+	a = make([]string, rapid.IntRange(min, 30).Draw(t, "n"))
+	for i := range a {
+		a[i] = rapid.SampledFrom(alphabet).Draw(t, "line")
+	}
+	b = slices.Clone(a)
+	for k := rapid.IntRange(2, 5).Draw(t, "edits"); k > 0; k-- {
+		switch op := rapid.IntRange(0, 2).Draw(t, "edit"); {
+		case op == 0 && len(b) > 0:
+			b[rapid.IntRange(0, len(b)-1).Draw(t, "at")] = rapid.SampledFrom(changed).Draw(t, "text")
+		case op == 1 && len(b) > 1:
+			i := rapid.IntRange(0, len(b)-1).Draw(t, "at")
+			b = slices.Delete(b, i, i+1)
+		default:
+			b = slices.Insert(b, rapid.IntRange(0, len(b)).Draw(t, "at"), rapid.SampledFrom(added).Draw(t, "text"))
+		}
+	}
+	return a, b
 }
