@@ -43,6 +43,25 @@ func TestSameChunksAtAsManyPlaces(t *testing.T) {
 			},
 		},
 		{
+			// An anchor that is nowhere in the file is a hint only: the chunk is one of the
+			// same chunks as if it had none, and the report says the anchor was not found.
+			name:  "same_chunk_with_an_anchor_not_in_the_file",
+			files: map[string]string{"t.go": file("TestA", "TestB")},
+			patch: apText(append(append([]string{"*** Update File: t.go"}, same...), append([]string{"@@ func TestGone(t *testing.T) {"}, same[1:]...)...)...),
+			want:  map[string]string{"t.go": changed(file("TestA", "TestB"))},
+			check: noteWith(2, "anchor"),
+		},
+		{
+			// An anchor the file has keeps its chunk out of the same chunks: after it, the
+			// chunk matches once and takes that place, so the other chunk's two places stay
+			// a choice.
+			name:  "same_chunk_with_an_anchor_in_the_file_refused",
+			files: map[string]string{"t.go": file("TestA", "TestB")},
+			patch: apText(append(append([]string{"*** Update File: t.go"}, same...), append([]string{"@@ func TestB(t *testing.T) {"}, same[1:]...)...)...),
+			kind:  patch.KindAmbiguous,
+			msg:   []string{"chunk 1 matches 2 places"},
+		},
+		{
 			name:  "three_same_chunks_around_another_chunk",
 			files: map[string]string{"t.go": file("TestA") + mid + file("TestB", "TestC")},
 			patch: apText(append(append(append(append([]string{"*** Update File: t.go"}, same...), other...), same...), same...)...),

@@ -11,9 +11,9 @@ import (
 // patch has such chunks, which chunk goes where does not matter: every place gets the same
 // change. sameChunks places them, the i-th of them in patch order at the i-th place.
 
-// sameChunks decides chunk k (1-based; without an anchor or "*** End of File"), whose old lines
+// sameChunks decides chunk k (1-based; anchorFree, without "*** End of File"), whose old lines
 // match exactly at several places from the cursor on: when the section has as many chunks with
-// exactly its lines (context, removed and added; none with an anchor or "*** End of File") as
+// exactly its lines (context, removed and added; each anchorFree, without "*** End of File") as
 // the places where its old lines match exactly in the whole file, those places do not overlap
 // one another nor a window placed before, the first is at or below the cursor, chunk k is the
 // first of those chunks and their new side is nowhere in the file yet (else the change may be
@@ -21,7 +21,7 @@ import (
 // order: chunk k takes the first, the others are recorded in s.assigned. It returns chunk k's
 // place.
 func (s *Locator) sameChunks(k int, ch Chunk, old []string, cursor int, r seekResult, rep *ChunkReport) (int, bool) {
-	if s.cfg.Codex || r.level != LevelExact || len(ch.Anchors) > 0 || ch.EOF || len(old) == 0 {
+	if s.cfg.Codex || r.level != LevelExact || !s.anchorFree(ch) || ch.EOF || len(old) == 0 {
 		return 0, false
 	}
 	members := s.sameAs(k)
@@ -77,20 +77,34 @@ func (s *Locator) sameAs(k int) []int {
 	if s.same == nil {
 		s.same = map[string][]int{}
 		for i, ch := range s.chunks {
-			if key, ok := chunkKey(ch); ok {
+			if key, ok := s.chunkKey(ch); ok {
 				s.same[key] = append(s.same[key], i+1)
 			}
 		}
 	}
-	key, ok := chunkKey(s.chunks[k-1])
+	key, ok := s.chunkKey(s.chunks[k-1])
 	if !ok {
 		return nil
 	}
 	return s.same[key]
 }
 
-func chunkKey(ch Chunk) (string, bool) {
-	if len(ch.Anchors) > 0 || ch.EOF {
+// anchorFree reports whether chunk ch is placed as a chunk without an anchor: it has none
+// (a unified "@@ -a,b +c,d @@" header with no text is none), or its first one is nowhere in
+// the file at any level of the ladder, which makes it a hint only wherever the cursor is.
+func (s *Locator) anchorFree(ch Chunk) bool {
+	anchors, _ := s.anchorsOf(ch)
+	if len(anchors) == 0 {
+		return true
+	}
+	r := s.seek(anchors[:1], 0, false, false)
+	return r.pos < 0 && !r.ambiguous && !s.work.exhausted()
+}
+
+// chunkKey is the lines of ch, for grouping the chunks that have the same ones; ok is false
+// for a chunk with an anchor the file has or with "*** End of File".
+func (s *Locator) chunkKey(ch Chunk) (key string, ok bool) {
+	if ch.EOF || !s.anchorFree(ch) {
 		return "", false
 	}
 	var b strings.Builder
