@@ -32,7 +32,12 @@
 // Strictness ([Strictness], default Smart) is ast-grep's: cst compares every token; smart
 // skips unnamed tokens and comments in the source; ast also ignores unnamed tokens of the
 // pattern; relaxed also skips comments; signature ignores the text of named leaves; template
-// ignores node kinds.
+// ignores node kinds. So under signature a pattern without metavariables, `foo(bar)`, finds
+// calls of any name with one argument of any name. Every file is searched: ast-grep's
+// command line, given files by path, skips a file that lacks the pattern's fixed string
+// (the longest text among its leaves, whatever the strictness) and so finds `baz(qux)` only
+// in files that also contain `foo`; astsearch reports the matches there too, as ast-grep
+// does on stdin.
 //
 // Go gotcha, reproduced on purpose: in tree-sitter-go `pkg.F()`, `pkg.F($X)` and
 // `pkg.F($$$)` parse as type conversions and match no calls; write `pkg.F($A, $$$)` or
