@@ -41,13 +41,14 @@
 // and at exact level too when the chunk has no "@@ <anchor>" line (counted over the whole
 // file, apart from windows other chunks took); with an anchor the first exact match after it
 // wins, as in Codex, unless the anchor is on several lines and the chunk's lines follow them
-// at different places (refused as ambiguous). One exact
-// tie is not a guess: chunks without an anchor that have the same lines, whose old lines are,
-// as written, at exactly as many places in the file as there are such chunks (apart from one
+// at different places (refused as ambiguous). Uniqueness is judged in the file as it is: lines
+// that were also at a place since edited go to the one place left. One exact tie is not a
+// guess: chunks without an anchor that have the same lines, whose old lines are at exactly as
+// many places in the file as there are such chunks (apart from one
 // another and other chunks' windows, none above where the previous chunk left the search),
 // and whose new lines are nowhere in the file yet, take the places in the patch's order (each
-// place gets the same change), each reported with a note naming the others. With one place
-// more or less, or chunks that add different lines, the tie stays refused.
+// place gets the same change), each noted in the report. With one place more or less, or
+// chunks that add different lines, the tie stays refused.
 // An ambiguity is an error ([KindAmbiguous]) that lists up to six
 // candidate lines and never falls through to a looser level. A chunk matched only at a loose
 // level is also refused as ambiguous when one of its drifted lines could be read as another
