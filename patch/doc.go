@@ -91,16 +91,19 @@
 //
 // The stale-edges rescue is for context that another edit changed after the model read the
 // file: a line near the change rewritten, added or removed. It leaves out up to three context
-// lines at each end of the chunk, never the one next to a change, and places the chunk by the
-// rest only when that rest (every removed line as written included) matches exactly one place
-// in the file, no other place holds a block that resembles it line by line or as many of the
-// chunk's lines in order, and every best alignment puts the change between the same file
-// lines. A near copy of the block elsewhere refuses the section as ambiguous, naming both
+// lines at each end of the chunk, never the one next to a change, as few as give a match,
+// and places the chunk by the rest only when that rest (every removed line as written
+// included) matches exactly one place in the file, no other place holds a block that
+// resembles it line by line or as many of the chunk's lines in order, and every best
+// alignment puts the change between the same file lines. A near copy of the block elsewhere refuses the section as ambiguous, naming both
 // places, unless the patch's order rules it out: a chunk whose place is certain lies between
 // the two. So a patch whose chunks are not in the file's order, on a file whose intended place
 // was edited to resemble another, defeats it. The lines left out are kept as the file has
 // them. Unlike GNU patch's fuzz, which writes the first place that fits, it refuses whenever
-// a second reading exists.
+// a second reading with as few lines left out exists; a place that fits only with more left
+// out does not count, nor, for LCS, a window more line edits away. These two preferences are
+// judgements, not proofs: where the other edit changed just the lines that tell the two
+// places apart, the change can land at the wrong one.
 //
 // Every rescue also follows one rule for a change next to lines that the file has changed
 // (where a 3-way merge would report a conflict). Lines a change replaces must still be there
