@@ -183,5 +183,31 @@ func TestAttackChunkPartlyApplied(t *testing.T) {
 			patch: sec([]string{"@@", " a", "+b", " b", "-c", "+d", " e"}),
 			want:  map[string]string{"p.go": lines("a", "b", "b", "d", "e")},
 		},
+		{
+			// The same chunk twice, one place partly applied, the other applied whole: the
+			// chunk is found applied; refused whole, nothing written.
+			name:  "same_chunk_twice_one_place_partly_one_whole_refused",
+			files: map[string]string{"p.go": aDone + whole},
+			patch: sec(chunk, chunk),
+			kind:  patch.KindAlreadyApplied,
+			msg:   []string{"chunk 1: already applied", "nothing was written"},
+		},
+		{
+			// The same chunk twice, both places with the same change made: the reading
+			// matches two places.
+			name:  "same_chunk_twice_both_places_partly_applied_same_way_refused",
+			files: map[string]string{"p.go": aDone + aDone},
+			patch: sec(chunk, chunk),
+			kind:  patch.KindAmbiguous,
+		},
+		{
+			// The same chunk twice meaning the change twice, one place only, partly applied:
+			// the second copy has no place; refused whole.
+			name:  "same_partly_applied_chunk_twice_one_place_refused",
+			files: map[string]string{"p.go": aDone},
+			patch: sec(chunk, chunk),
+			kind:  patch.KindAlreadyApplied,
+			msg:   []string{"chunk 1: partly applied at line 1", "chunk 2: cannot be placed"},
+		},
 	})
 }
