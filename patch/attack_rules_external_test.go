@@ -28,6 +28,16 @@ func TestAttackSameChunks(t *testing.T) {
 	}
 	apRun(t, []apCase{
 		{
+			// Patch order: same chunk, mid's chunk, same chunk; the file has both places above
+			// mid. The second same chunk's place is above where mid's chunk left the search
+			// (the patch may mean a place below mid the file no longer has): refused.
+			name:  "same_chunks_around_a_chunk_placed_below_both_refused",
+			files: map[string]string{"t.go": block("A") + block("B") + mid},
+			patch: sec(same, other, same),
+			kind:  patch.KindAmbiguous,
+			msg:   []string{"chunk 3 matches 2 places"},
+		},
+		{
 			name:  "same_chunks_both_after_another_chunk",
 			files: map[string]string{"t.go": mid + block("A") + block("B")},
 			patch: sec(other, same, same),
