@@ -885,7 +885,9 @@ func (s *Locator) placeChunk(k int, ch Chunk, body chunkBody, cursor int, noAnch
 			return placement{}, 0, s.overlapErr(k, oldLines[0], pos, pos+len(old), q)
 		}
 		if pos < cursor {
-			rep.Notes = append(rep.Notes, noteOutOfOrder(pos))
+			// a chunk between the same chunks took a place below this one: the patch's order
+			// does not give this chunk that place, and which place it means is not known
+			return placement{}, 0, s.chunkAmbiguous(k, ch, oldLines, seekResult{level: LevelExact, ambiguous: true, cands: slot.ps})
 		}
 		rep.Notes = append(rep.Notes, sameNote(slot))
 		return s.finish(body, pos, Strategy(LevelExact.String()), k, rep), 0, nil
