@@ -108,7 +108,7 @@ var faces = []struct {
 }{
 	{pkg: "taskboard", maxTypes: 35, maxGoDocLines: 650},
 	{pkg: "wfs", maxTypes: 20, maxGoDocLines: 600},
-	{pkg: "patch", maxTypes: 25, maxGoDocLines: 1129},
+	{pkg: "patch", maxTypes: 25, maxGoDocLines: 1130},
 }
 
 // exportedTypes returns the exported type names declared by the non-test Go files of dir (the

@@ -28,6 +28,16 @@ func TestAttackSameChunks(t *testing.T) {
 	}
 	apRun(t, []apCase{
 		{
+			// Both chunks name f in a second anchor the file has (the first anchor is gone):
+			// the author's version had both places in f, so they are not the file's f and g.
+			// Not same chunks; refused.
+			name: "second_anchor_in_the_file_keeps_chunks_apart_refused",
+			files: map[string]string{"t.go": lines("func f() {", "\tgot := run()", "\twant := 1", "\tcheck(got, want)", "}",
+				"func g() {", "\tgot := run()", "\twant := 1", "\tcheck(got, want)", "}")},
+			patch: sec([]string{"@@ type Gone struct{}", "@@ func f() {"}, same[1:], []string{"@@ type Gone struct{}", "@@ func f() {"}, same[1:]),
+			kind:  patch.KindAmbiguous,
+		},
+		{
 			// Patch order: same chunk, mid's chunk, same chunk; the file has both places above
 			// mid. The second same chunk's place is above where mid's chunk left the search
 			// (the patch may mean a place below mid the file no longer has): refused.
@@ -111,6 +121,26 @@ func TestAttackChunkPartlyApplied(t *testing.T) {
 	}
 	apRun(t, []apCase{
 		{
+			// The chunk was meant for f, whose first change was made another way (logf); h
+			// looks like the chunk with that change made. The change left (save → store)
+			// stands between the same lines in f and h, so which one it is meant for is not
+			// known: refused (no reading of the chunk is certain; LCS then finds f and h alike).
+			name: "lookalike_block_with_the_change_made_refused",
+			files: map[string]string{"t.go": "func f() {\n\tx := load()\n\tlogf(x)\n\tcheck(x)\n\tsave(x)\n\tdone()\n}\n\n" +
+				"func h() {\n\tx := load()\n\tlog.Print(x)\n\tcheck(x)\n\tsave(x)\n\tdone()\n}\n"},
+			patch: apText("*** Update File: t.go", "@@", " \tx := load()", "-\tlog(x)", "+\tlog.Print(x)", " \tcheck(x)", "-\tsave(x)", "+\tstore(x)", " \tdone()"),
+			kind:  patch.KindAmbiguous, // the LCS rescue after it finds two windows
+		},
+		{
+			// The change taken as made removes a blank line: the first block still has it
+			// between the same lines (a(), blank, c()), so that block may be the chunk's,
+			// with d() edited since. Refused.
+			name:  "made_change_removing_a_blank_line_still_in_the_file_refused",
+			files: map[string]string{"t.go": lines("a()", "", "c()", "d2()", "e()", "", "a()", "b()", "c()", "d()", "e()")},
+			patch: apText("*** Update File: t.go", "@@", " a()", "-", "+b()", " c()", "-d()", "+D()", " e()"),
+			kind:  patch.KindAmbiguous, // the LCS rescue after it finds two windows
+		},
+		{
 			name:  "crlf_file_partly_applied",
 			files: map[string]string{"p.go": strings.ReplaceAll(aDone, "\n", "\r\n")},
 			patch: sec(chunk),
@@ -187,11 +217,14 @@ func TestAttackChunkPartlyApplied(t *testing.T) {
 			kind:  patch.KindNotFound,
 		},
 		{
-			// The change taken as made is a duplicate-looking insertion between repeated lines.
-			name:  "insertion_between_repeated_lines",
+			// The change taken as made is an insertion of a line equal to the next one: the
+			// file's "a", "b" is also the insertion not made, so whether it is made is not
+			// known. Refused whole.
+			name:  "insertion_between_repeated_lines_refused",
 			files: map[string]string{"p.go": lines("a", "b", "b", "c", "e")},
 			patch: sec([]string{"@@", " a", "+b", " b", "-c", "+d", " e"}),
-			want:  map[string]string{"p.go": lines("a", "b", "b", "d", "e")},
+			kind:  patch.KindNotFound,
+			msg:   []string{"Failed to find expected lines"},
 		},
 		{
 			// The same chunk twice, one place partly applied, the other applied whole: the

@@ -43,9 +43,9 @@
 // wins, as in Codex, unless the anchor is on several lines and the chunk's lines follow them
 // at different places (refused as ambiguous). Uniqueness is judged in the file as it is: lines
 // that were also at a place since edited go to the one place left. One exact tie is not a
-// guess: chunks without an anchor that have the same lines, whose old lines are at exactly as
-// many places in the file as there are such chunks (apart from one
-// another and other chunks' windows, none above where the previous chunk left the search),
+// guess: chunks with the same lines and no anchor the file has, whose old lines are at exactly
+// as many places in the file as there are such chunks (apart from one another and other
+// chunks' windows, none above where the previous chunk left the search),
 // and whose new lines are nowhere in the file yet, take the places in the patch's order (each
 // place gets the same change), each noted in the report. With one place more or less, or
 // chunks that add different lines, the tie stays refused.
@@ -138,7 +138,8 @@
 // the changes not made when exactly one reading, with at least one change made and one not,
 // matches the file exactly at one place in the whole file; each change taken as made adds a
 // line with a letter or digit, has context lines on both sides, and leaves no run of its
-// removed lines with a letter or digit in the file as written; and the chunk, with the rest of
+// removed lines with a letter or digit in the file as written, nor its old form between those
+// context lines; each change not made stands between its context lines once in the file; and the chunk, with the rest of
 // the patch, meets the rules for a patch partly applied (above). Then the lines around the
 // missing changes are the ones the patch names, and the made changes are its own, not a
 // second copy it means to add. It is reported with the strategy of an exact match and a note

@@ -52,8 +52,9 @@ type mixedMatch struct {
 // the file exactly, at one place only and in one way only in the whole file, with at least one
 // change made and one not. Each change taken as made must prove it: it adds a line with a
 // letter or a digit, has a context line after it (before it there always is one: the chunk must
-// start with context), and its removed lines with a letter or a digit are nowhere in the file
-// as written. Then the lines around the changes that are not made yet are the lines the patch
+// start with context), its removed lines with a letter or a digit are nowhere in the file
+// as written, and nor is its old form between the context lines beside it; each change not
+// made, between its context lines, is in the file once only. Then the lines around the changes that are not made yet are the lines the patch
 // names, in the order it names them, and the changes found made are the patch's own (a second
 // copy of them is not what it means: the context it names has them in between). The returned
 // body turns the made changes into context lines; rep gets a note naming them. A match that
@@ -102,6 +103,23 @@ func (s *Locator) mixedApplied(ch Chunk, body chunkBody, cursor int, anchored bo
 	}
 	if made == 0 || notMade == 0 || anchored && m.pos < cursor {
 		return chunkBody{}, 0, false
+	}
+	// Each change with the context lines on its two sides, in its old form: for a change
+	// taken as made, that form anywhere in the file is a place where it is not made, which may
+	// be the chunk's own (its other lines edited since); for a change not made yet, a second
+	// copy of it is a place the change may be meant for as well.
+	for i, pt := range parts {
+		if !pt.change {
+			continue
+		}
+		around := slices.Concat(parts[i-1].old, pt.old)
+		if i+1 < len(parts) {
+			around = append(around, parts[i+1].old...)
+		}
+		ps := s.ix.positions(LevelExact, around, 0, 2, &s.work)
+		if s.work.exhausted() || m.applied[i] && len(ps) > 0 || !m.applied[i] && len(ps) > 1 {
+			return chunkBody{}, 0, false
+		}
 	}
 	var out []Line
 	var at []int // file line of each made change

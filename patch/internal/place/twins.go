@@ -89,16 +89,19 @@ func (s *Locator) sameAs(k int) []int {
 	return s.same[key]
 }
 
-// anchorFree reports whether chunk ch is placed as a chunk without an anchor: it has none
-// (a unified "@@ -a,b +c,d @@" header with no text is none), or its first one is nowhere in
-// the file at any level of the ladder, which makes it a hint only wherever the cursor is.
+// anchorFree reports whether chunk ch counts as a chunk without an anchor among the same
+// chunks: it has none (a unified "@@ -a,b +c,d @@" header with no text is none), or none of
+// its anchors is anywhere in the file at any level of the ladder (an anchor the file has
+// still names where the chunk goes, though an earlier one is gone).
 func (s *Locator) anchorFree(ch Chunk) bool {
 	anchors, _ := s.anchorsOf(ch)
-	if len(anchors) == 0 {
-		return true
+	for _, a := range anchors {
+		r := s.seek([]string{a}, 0, false, false)
+		if r.pos >= 0 || r.ambiguous || s.work.exhausted() {
+			return false
+		}
 	}
-	r := s.seek(anchors[:1], 0, false, false)
-	return r.pos < 0 && !r.ambiguous && !s.work.exhausted()
+	return true
 }
 
 // chunkKey is the lines of ch, for grouping the chunks that have the same ones; ok is false
