@@ -119,6 +119,21 @@ func (b chunkBody) old() (texts []string, lines []int) {
 	return texts, lines
 }
 
+// changeSpan returns the indexes of the first and last changed (removed or added) line of
+// the body, or -1, -1 when it changes nothing.
+func (b chunkBody) changeSpan() (first, last int) {
+	first, last = -1, -1
+	for i, l := range b.lines {
+		if l.Op != Context {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	return first, last
+}
+
 func (b chunkBody) new() []string {
 	var out []string
 	for _, l := range b.lines {

@@ -157,15 +157,7 @@ func (c changedLine) String(path string) string {
 // removed line that differs is a miss that names the line, never a removal.
 func (r *rescuer) prefixSuffix(k int, rep *ChunkReport) (placement, bool, error) {
 	lines := r.body.lines
-	first, last := -1, -1
-	for i, l := range lines {
-		if l.Op != Context {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
+	first, last := r.body.changeSpan()
 	if first < 0 {
 		return placement{}, false, nil
 	}

@@ -55,15 +55,7 @@ const (
 // staleEdges is the stale-edges rescue (see above).
 func (r *rescuer) staleEdges(k int, rep *ChunkReport) (placement, bool, error) {
 	lines := r.body.lines
-	first, last := -1, -1
-	for i, l := range lines {
-		if l.Op != Context {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
+	first, last := r.body.changeSpan()
 	if first < 0 {
 		return placement{}, false, nil
 	}
