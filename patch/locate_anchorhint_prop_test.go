@@ -17,23 +17,8 @@ import (
 // with nothing written. The file may have changed since the patch was written (one line
 // inserted, deleted or edited), so the rescues are exercised too.
 func propAnchorHint(t *rapid.T) {
-	n := rapid.IntRange(1, 25).Draw(t, "n")
-	a := make([]string, n)
-	for i := range a {
-		a[i] = rapid.SampledFrom(staleAlphabet).Draw(t, "line")
-	}
-	b := slices.Clone(a)
-	for k := rapid.IntRange(1, 3).Draw(t, "edits"); k > 0; k-- {
-		switch op := rapid.IntRange(0, 2).Draw(t, "edit"); {
-		case op == 0 && len(b) > 0:
-			b[rapid.IntRange(0, len(b)-1).Draw(t, "at")] = "\tchanged()"
-		case op == 1 && len(b) > 1:
-			i := rapid.IntRange(0, len(b)-1).Draw(t, "at")
-			b = slices.Delete(b, i, i+1)
-		default:
-			b = slices.Insert(b, rapid.IntRange(0, len(b)).Draw(t, "at"), "\tadded()")
-		}
-	}
+	a, b := staleEdits.draw(t)
+	n := len(a)
 	ops := lineDiff(a, b)
 	if !slices.ContainsFunc(ops, func(o dop) bool { return o.op != Context }) {
 		t.Skip("no change")

@@ -17,7 +17,7 @@ import (
 // leaves a chunk or part of one as it is, gives exactly what the patch gives on the file it was
 // written for.
 func propChunkPartlyApplied(t *rapid.T, outcomes map[string]int) {
-	a, b := drawEdited(t, 3, []string{"type T struct{}", "\tv := 1", "\tw := 2"}, []string{"\tchanged()", "\tcall(c)", "}", "\tv := 10"}, []string{"\tadded()", "\tcall(a)", "", "\tw := 20"})
+	a, b := partEdits(3, []string{"type T struct{}", "\tv := 1", "\tw := 2"}, []string{"\tchanged()", "\tcall(c)", "}", "\tv := 10"}, []string{"\tadded()", "\tcall(a)", "", "\tw := 20"}).draw(t)
 	ops := lineDiff(a, b)
 	// The file: a with some of the diff's change runs made.
 	var half []string

@@ -14,7 +14,7 @@ import (
 // what the whole patch gives on the file it was written for whenever a chunk is left as it
 // is, reported as already applied.
 func propPartlyApplied(t *rapid.T, outcomes map[string]int) {
-	a, b := drawEdited(t, 2, []string{"type T struct{}"}, []string{"\tchanged()", "\tcall(c)", "}"}, []string{"\tadded()", "\tcall(a)", ""})
+	a, b := partEdits(2, []string{"type T struct{}"}, []string{"\tchanged()", "\tcall(c)", "}"}, []string{"\tadded()", "\tcall(a)", ""}).draw(t)
 	ops := lineDiff(a, b)
 	if !slices.ContainsFunc(ops, func(o dop) bool { return o.op != Context }) {
 		t.Skip("no change")
@@ -95,26 +95,49 @@ func TestPartlyAppliedProperty(t *testing.T) {
 	}
 }
 
-// drawEdited draws a file a of at least min lines from staleAlphabet, the call lines and
-// extra, and b: a after two to five edits (a line replaced by one of changed, a line
-// deleted, one of added inserted).
-func drawEdited(t *rapid.T, min int, extra, changed, added []string) (a, b []string) {
-	alphabet := append(append(slices.Clone(staleAlphabet), "\tcall(a)", "\tcall(b)"), extra...)
-	a = make([]string, rapid.IntRange(min, 30).Draw(t, "n"))
+// fileEdits says how to draw a file and an edited copy of it: minN to maxN lines from
+// alphabet, then minEdits to maxEdits edits (a line replaced by one of changed, a line
+// deleted, one of added inserted; a list of one is taken without a draw).
+type fileEdits struct {
+	minN, maxN, minEdits, maxEdits int
+	alphabet, changed, added       []string
+}
+
+// draw returns the file a and its edited copy b.
+func (e fileEdits) draw(t *rapid.T) (a, b []string) {
+	pick := func(vs []string) string {
+		if len(vs) == 1 {
+			return vs[0]
+		}
+		return rapid.SampledFrom(vs).Draw(t, "text")
+	}
+	a = make([]string, rapid.IntRange(e.minN, e.maxN).Draw(t, "n"))
 	for i := range a {
-		a[i] = rapid.SampledFrom(alphabet).Draw(t, "line")
+		a[i] = rapid.SampledFrom(e.alphabet).Draw(t, "line")
 	}
 	b = slices.Clone(a)
-	for k := rapid.IntRange(2, 5).Draw(t, "edits"); k > 0; k-- {
+	for k := rapid.IntRange(e.minEdits, e.maxEdits).Draw(t, "edits"); k > 0; k-- {
 		switch op := rapid.IntRange(0, 2).Draw(t, "edit"); {
 		case op == 0 && len(b) > 0:
-			b[rapid.IntRange(0, len(b)-1).Draw(t, "at")] = rapid.SampledFrom(changed).Draw(t, "text")
+			b[rapid.IntRange(0, len(b)-1).Draw(t, "at")] = pick(e.changed)
 		case op == 1 && len(b) > 1:
 			i := rapid.IntRange(0, len(b)-1).Draw(t, "at")
 			b = slices.Delete(b, i, i+1)
 		default:
-			b = slices.Insert(b, rapid.IntRange(0, len(b)).Draw(t, "at"), rapid.SampledFrom(added).Draw(t, "text"))
+			b = slices.Insert(b, rapid.IntRange(0, len(b)).Draw(t, "at"), pick(e.added))
 		}
 	}
 	return a, b
+}
+
+// staleEdits is the draw of the stale-context properties: up to 25 lines of staleAlphabet,
+// one to three edits.
+var staleEdits = fileEdits{minN: 1, maxN: 25, minEdits: 1, maxEdits: 3, alphabet: staleAlphabet,
+	changed: []string{"\tchanged()"}, added: []string{"\tadded()"}}
+
+// partEdits is the draw of the partly-applied properties: min to 30 lines of staleAlphabet,
+// the call lines and extra, two to five edits.
+func partEdits(min int, extra, changed, added []string) fileEdits {
+	return fileEdits{minN: min, maxN: 30, minEdits: 2, maxEdits: 5,
+		alphabet: slices.Concat(staleAlphabet, []string{"\tcall(a)", "\tcall(b)"}, extra), changed: changed, added: added}
 }

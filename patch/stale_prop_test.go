@@ -17,23 +17,8 @@ var staleAlphabet = []string{"func f() {", "\tstmt(1)", "\tstmt(2)", "}", "", "\
 // when the change to A lies outside every chunk's region and each chunk's old lines occur
 // exactly once in A', give B with the same change — or refuse with nothing written.
 func propStaleFile(t *rapid.T, outcomes map[string]int) {
-	n := rapid.IntRange(1, 25).Draw(t, "n")
-	a := make([]string, n)
-	for i := range a {
-		a[i] = rapid.SampledFrom(staleAlphabet).Draw(t, "line")
-	}
-	b := slices.Clone(a)
-	for k := rapid.IntRange(1, 3).Draw(t, "edits"); k > 0; k-- {
-		switch op := rapid.IntRange(0, 2).Draw(t, "edit"); {
-		case op == 0 && len(b) > 0:
-			b[rapid.IntRange(0, len(b)-1).Draw(t, "at")] = "\tchanged()"
-		case op == 1 && len(b) > 1:
-			i := rapid.IntRange(0, len(b)-1).Draw(t, "at")
-			b = slices.Delete(b, i, i+1)
-		default:
-			b = slices.Insert(b, rapid.IntRange(0, len(b)).Draw(t, "at"), "\tadded()")
-		}
-	}
+	a, b := staleEdits.draw(t)
+	n := len(a)
 	ops := lineDiff(a, b)
 	if !slices.ContainsFunc(ops, func(o dop) bool { return o.op != Context }) {
 		t.Skip("no change")
