@@ -1,6 +1,7 @@
 package patch_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -26,7 +27,27 @@ func TestAttackSameChunks(t *testing.T) {
 		}
 		return apText(ls...)
 	}
+	var many, manyChunks []string
+	for i := range 2000 {
+		many = append(many, block(fmt.Sprint("T", i)))
+		manyChunks = append(manyChunks, same...)
+	}
 	apRun(t, []apCase{
+		{
+			// Degenerate size: 2,000 same chunks at 2,000 places all apply; one chunk fewer is
+			// refused.
+			name:  "two_thousand_same_chunks_at_as_many_places",
+			files: map[string]string{"t.go": strings.Join(many, "")},
+			patch: sec(manyChunks),
+			want:  map[string]string{"t.go": done(strings.Join(many, ""))},
+		},
+		{
+			name:  "two_thousand_places_one_chunk_fewer_refused",
+			files: map[string]string{"t.go": strings.Join(many, "")},
+			patch: sec(manyChunks[len(same):]),
+			kind:  patch.KindAmbiguous,
+			msg:   []string{"chunk 1 matches 2000 places"},
+		},
 		{
 			// Both chunks name f in a second anchor the file has (the first anchor is gone):
 			// the author's version had both places in f, so they are not the file's f and g.
